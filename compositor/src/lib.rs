@@ -1,1 +1,25 @@
-//! compositor
+//! The render core of Reelsmith.
+//!
+//! The pipeline builds a [`plan::VideoPlan`] for a video (scenes with backgrounds, narrator
+//! cards, word-timed captions and overlay objects) and hands it here. The crate then works like
+//! resvg: [`plan::resolve`] does everything that can fail (fonts, image decoding, SVG parsing)
+//! and pre-rasterises every static layer; the resulting [`plan::ResolvedVideo`] renders frames
+//! that cannot fail ([`frame`]), pulled in parallel by the MP4 encoder in [`media`] through
+//! [`media::FrameSource`], and the editor's stills come from the same renderer ([`still`]).
+//!
+//! Spaces: the video canvas is 720×1280, the editor preview 280×498; [`geom`] keeps them apart.
+//! This crate knows nothing of HTTP, async runtimes or storage, and its only text engine is the
+//! `typography` crate with the pinned fonts in `assets/fonts`.
+#![forbid(unsafe_code)]
+
+pub mod frame;
+pub mod geom;
+mod layers;
+pub mod media;
+pub mod plan;
+mod raster;
+pub mod still;
+
+pub use frame::{FRAME_BYTES, View};
+pub use plan::{ResolveError, ResolvedVideo, VideoPlan, resolve};
+pub use still::{overlay_poster, screenshot_280x498};

@@ -1,0 +1,136 @@
+//! Frame rendering: a [`ResolvedVideo`] → 720×1280 RGBA frames.
+//!
+//! One renderer serves everything: the MP4 (through [`FrameSource`]), the editor screenshot and
+//! the overlay poster all call [`ResolvedVideo::render_scene`]. Rendering cannot fail; it only
+//! copies and blends what [`crate::plan::resolve`] prepared. Frames are opaque, so the RGBA bytes
+//! are the same whether read as premultiplied or straight alpha.
+
+use crate::geom::{CANVAS_H, CANVAS_W};
+use crate::layers::{self, Pose};
+use crate::media::FrameSource;
+use crate::plan::{CROSSFADE_SECONDS, ResolvedVideo, Transition};
+use std::cell::RefCell;
+use tiny_skia::{Color, PixmapMut};
+
+/// Bytes in one canvas frame (720 × 1280 × 4).
+pub const FRAME_BYTES: usize = CANVAS_W as usize * CANVAS_H as usize * 4;
+
+/// Which layers of a scene to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Everything, as in the final video.
+    Full,
+    /// The overlay objects alone, fully entered regardless of time, on solid black (the poster).
+    OverlayPoster,
+}
+
+thread_local! {
+    /// Scratch frame for the incoming scene of a crossfade, one per rendering thread.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+impl ResolvedVideo {
+    /// Renders frame `index` (time `index / fps`) into `rgba`, which must be [`FRAME_BYTES`] long.
+    /// Indices past the end render the last moment of the video.
+    ///
+    /// # Panics
+    /// If `rgba` has the wrong length (a caller bug, not a data problem).
+    pub fn render_frame(&self, index: u64, rgba: &mut [u8]) {
+        let t = index as f64 / f64::from(self.fps);
+        let (scene, local) = self.scene_at(t);
+        self.render_scene(scene, local, View::Full, rgba);
+        let s = &self.scenes[scene];
+        let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
+        let into_fade = local - (s.duration - fade);
+        if s.transition == Transition::Fade && scene + 1 < self.scenes.len() && into_fade > 0.0 {
+            let alpha = (into_fade / fade).clamp(0.0, 1.0);
+            SCRATCH.with(|cell| {
+                let mut next = cell.borrow_mut();
+                next.resize(FRAME_BYTES, 0);
+                self.render_scene(scene + 1, 0.0, View::Full, &mut next);
+                crossfade(rgba, &next, alpha);
+            });
+        }
+    }
+
+    /// Renders scene `scene` at `t` seconds from its start into `rgba` ([`FRAME_BYTES`] long),
+    /// without transitions. Out-of-range scene indices are clamped to the last scene.
+    ///
+    /// # Panics
+    /// If `rgba` has the wrong length.
+    pub fn render_scene(&self, scene: usize, t: f64, view: View, rgba: &mut [u8]) {
+        assert_eq!(
+            rgba.len(),
+            FRAME_BYTES,
+            "frame buffer must be 720×1280×4 bytes"
+        );
+        let s = &self.scenes[scene.min(self.scenes.len() - 1)];
+        let t = if t.is_finite() {
+            t.clamp(0.0, s.duration)
+        } else {
+            0.0
+        };
+        let mut dst =
+            PixmapMut::from_bytes(rgba, CANVAS_W, CANVAS_H).expect("length checked above");
+        match view {
+            View::Full => {
+                s.background.draw(t, &mut dst);
+                if let Some(n) = &s.narrator {
+                    n.draw(t, &mut dst);
+                }
+                for o in &s.overlay {
+                    if let Some(pose) = o.pose_at(t) {
+                        o.draw(pose, &mut dst);
+                    }
+                }
+                if let Some(chunk) = layers::visible_chunk(&s.captions, t) {
+                    chunk.draw(t, &mut dst);
+                }
+            }
+            View::OverlayPoster => {
+                dst.fill(Color::BLACK);
+                for o in &s.overlay {
+                    o.draw(Pose::SETTLED, &mut dst);
+                }
+            }
+        }
+    }
+}
+
+/// `out = out·(1−a) + next·a`, per byte, in fixed point.
+fn crossfade(out: &mut [u8], next: &[u8], alpha: f64) {
+    let a = (alpha * 256.0).round() as u32;
+    let ia = 256 - a;
+    for (o, n) in out.iter_mut().zip(next) {
+        *o = ((u32::from(*o) * ia + u32::from(*n) * a + 128) >> 8) as u8;
+    }
+}
+
+impl FrameSource for ResolvedVideo {
+    fn frame_count(&self) -> u64 {
+        ResolvedVideo::frame_count(self)
+    }
+    fn fps(&self) -> u32 {
+        self.fps
+    }
+    fn render(&self, index: u64, rgba: &mut [u8]) {
+        self.render_frame(index, rgba);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossfade_endpoints() {
+        let mut a = vec![0u8, 100, 255];
+        crossfade(&mut a, &[255, 100, 0], 0.0);
+        assert_eq!(a, [0, 100, 255]);
+        crossfade(&mut a, &[255, 100, 0], 1.0);
+        assert_eq!(a, [255, 100, 0]);
+        let mut m = vec![0u8];
+        crossfade(&mut m, &[200], 0.5);
+        assert_eq!(m, [100]);
+    }
+}

@@ -1,0 +1,66 @@
+//! Stills for the editor and the API's `scene_inspector`: the 280×498 JPEG screenshot and the
+//! overlay poster (overlay objects alone on black, PNG).
+//!
+//! Both render a full 720×1280 frame with the same code as the video ([`View`]) and downscale it
+//! with an area filter, so a still is exactly what the MP4 shows at that moment.
+
+use crate::frame::{FRAME_BYTES, View};
+use crate::geom::{CANVAS_H, CANVAS_W, PREVIEW_H, PREVIEW_W};
+use crate::plan::ResolvedVideo;
+use crate::raster;
+use tiny_skia::{IntSize, Pixmap};
+
+/// Where in a scene the default screenshot is taken, as a fraction of its duration: late enough
+/// that overlays have entered and captions are showing.
+pub const DEFAULT_SEEK_FRACTION: f64 = 0.4;
+/// JPEG quality of screenshots.
+pub const JPEG_QUALITY: u8 = 88;
+
+fn render_preview(video: &ResolvedVideo, scene: usize, t: f64, view: View) -> Pixmap {
+    let mut frame = vec![0u8; FRAME_BYTES];
+    video.render_scene(scene, t, view, &mut frame);
+    let full = Pixmap::from_vec(
+        frame,
+        IntSize::from_wh(CANVAS_W, CANVAS_H).expect("constant"),
+    )
+    .expect("length matches");
+    raster::resize(full.as_ref(), PREVIEW_W, PREVIEW_H).expect("constant, non-zero size")
+}
+
+/// Screenshot of scene `scene_index` at `seek_seconds` from its start (default: 40 % of the
+/// scene), as a 280×498 baseline JPEG. The scene index is clamped to the last scene and the seek
+/// time into the scene (callers validate user input before this point).
+pub fn screenshot_280x498(
+    video: &ResolvedVideo,
+    scene_index: usize,
+    seek_seconds: Option<f64>,
+) -> Vec<u8> {
+    let scene = scene_index.min(video.scene_count() - 1);
+    let duration = video.scene_duration(scene).unwrap_or(0.0);
+    let t = seek_seconds
+        .filter(|s| s.is_finite())
+        .unwrap_or(duration * DEFAULT_SEEK_FRACTION)
+        .clamp(0.0, duration);
+    let small = render_preview(video, scene, t, View::Full);
+    let mut jpeg = Vec::new();
+    // Frames are opaque, so premultiplied bytes are the straight colours.
+    jpeg_encoder::Encoder::new(&mut jpeg, JPEG_QUALITY)
+        .encode(
+            small.data(),
+            PREVIEW_W as u16,
+            PREVIEW_H as u16,
+            jpeg_encoder::ColorType::Rgba,
+        )
+        .expect("in-memory JPEG encoding of a valid 280×498 buffer cannot fail");
+    jpeg
+}
+
+/// The overlay objects of scene `scene_index`, all fully entered, alone on solid black, as a
+/// 280×498 PNG. `None` when the scene does not exist or has no overlay objects.
+pub fn overlay_poster(video: &ResolvedVideo, scene_index: usize) -> Option<Vec<u8>> {
+    if !video.scene_has_overlay(scene_index) {
+        return None;
+    }
+    let small = render_preview(video, scene_index, 0.0, View::OverlayPoster);
+    small.encode_png().ok()
+}
