@@ -1,1 +1,378 @@
-//! test support
+//! Support for the black-box tests in `tests/tests/`: start the real
+//! `reelsmith` binary on 127.0.0.1:0 with a temporary data directory, talk
+//! HTTP to it, and receive its webhooks on a real local server.
+//!
+//! The test files are compiled as integration tests of the `reelsmith`
+//! package (see `daemon/Cargo.toml`) so cargo builds the binary for them.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hmac::{KeyInit, Mac};
+use serde_json::Value;
+use warp::Filter;
+use warp::http::{HeaderMap, StatusCode};
+
+pub const SECRET: &str = "test-signing-secret-0123456789";
+
+/// A running daemon process.
+pub struct Daemon {
+    bin: PathBuf,
+    child: Option<Child>,
+    pub dir: tempfile::TempDir,
+    pub base: String,
+    pub key: String,
+    env: Vec<(String, String)>,
+    pub http: reqwest::Client,
+}
+
+impl Daemon {
+    /// Starts the daemon with a base config file plus `env` overrides
+    /// (`REELSMITH__SECTION__KEY` pairs), which also exercises that layer.
+    pub fn start(bin: &str, env: &[(&str, &str)]) -> Daemon {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut d = Daemon {
+            bin: PathBuf::from(bin),
+            child: None,
+            dir,
+            base: String::new(),
+            key: String::new(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .expect("client"),
+        };
+        d.spawn();
+        d.key = std::fs::read_to_string(d.dir.path().join("data/bootstrap-key"))
+            .expect("bootstrap key written")
+            .trim()
+            .to_string();
+        d
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    fn config_path(&self) -> PathBuf {
+        self.dir.path().join("reelsmith.toml")
+    }
+
+    fn spawn(&mut self) {
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+        let toml = format!(
+            "mode = \"dev\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\nassets_dir = {:?}\n[webhook]\nsigning_secret = \"{SECRET}\"\n",
+            self.data_dir().display().to_string(),
+            assets.display().to_string(),
+        );
+        std::fs::write(self.config_path(), toml).expect("config written");
+        let mut child = Command::new(&self.bin)
+            .args(["serve", "--config"])
+            .arg(self.config_path())
+            .env("REELSMITH_LOG", "info")
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("daemon starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines
+            .next()
+            .expect("daemon printed a line")
+            .expect("readable stdout");
+        let addr = first
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {first}"));
+        self.base = addr.to_string();
+        // Keep draining stdout so the daemon never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        self.child = Some(child);
+    }
+
+    /// Stops with SIGKILL (no cleanup at all) and starts again on the same
+    /// data directory.
+    pub fn kill_and_restart(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().expect("kill");
+            c.wait().expect("reaped");
+        }
+        self.spawn();
+    }
+
+    /// Sends SIGTERM and waits for a clean exit; returns the exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("running");
+        // SAFETY: plain kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(c.id() as i32, libc::SIGTERM);
+        }
+        let start = Instant::now();
+        loop {
+            if let Some(s) = c.try_wait().expect("wait") {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "daemon did not stop on SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn restart(&mut self) {
+        self.spawn();
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value, HeaderMap) {
+        let r = self
+            .http
+            .post(self.url(path))
+            .bearer_auth(&self.key)
+            .json(body)
+            .send()
+            .await
+            .expect("request sent");
+        split(r).await
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value, HeaderMap) {
+        let r = self
+            .http
+            .get(self.url(path))
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .expect("request sent");
+        split(r).await
+    }
+
+    /// Polls `/v1/status/{id}` until `done` says so, or panics after `timeout`.
+    pub async fn wait_for(
+        &self,
+        id: &str,
+        timeout: Duration,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let start = Instant::now();
+        loop {
+            let (code, v, _) = self.get(&format!("/v1/status/{id}")).await;
+            assert_eq!(code, 200, "{v}");
+            if done(&v) {
+                return v;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "timed out waiting; last status {v}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+pub async fn split(r: reqwest::Response) -> (u16, Value, HeaderMap) {
+    let code = r.status().as_u16();
+    let headers = r.headers().clone();
+    let text = r.text().await.expect("body");
+    let v = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (code, v, headers)
+}
+
+/// A script of `n` words in sentences of about 12 words.
+pub fn script(n: usize) -> String {
+    const WORDS: &[&str] = &[
+        "video", "teams", "publish", "stories", "every", "week", "because", "short", "clips",
+        "reach", "people", "quickly", "and", "clearly", "with", "simple", "words",
+    ];
+    let mut out = String::new();
+    for i in 0..n {
+        let w = WORDS[(i * 7 + i / 3) % WORDS.len()];
+        if i % 12 == 0 {
+            let mut c = w.chars();
+            let first = c.next().unwrap().to_ascii_uppercase();
+            out.push(first);
+            out.push_str(c.as_str());
+        } else {
+            out.push_str(w);
+        }
+        out.push(if i % 12 == 11 || i == n - 1 { '.' } else { ' ' });
+        if i % 12 == 11 {
+            out.push(' ');
+        }
+    }
+    out.trim().to_string()
+}
+
+/// One webhook delivery as the receiver saw it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Received {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).expect("webhook body is JSON")
+    }
+    pub fn header(&self, name: &str) -> String {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string()
+    }
+}
+
+/// A real HTTP server that records deliveries and answers with the statuses
+/// it is told to (then 200 forever).
+pub struct Receiver {
+    pub url: String,
+    pub got: Arc<Mutex<Vec<Received>>>,
+    answers: Arc<Mutex<Vec<u16>>>,
+}
+
+impl Receiver {
+    pub async fn start(answers: Vec<u16>) -> Receiver {
+        Receiver::start_for(None, answers).await
+    }
+
+    /// Like [`Receiver::start`], but only deliveries of `event_type` consume
+    /// the scripted answers (others get 200).
+    pub async fn start_for(event_type: Option<&str>, answers: Vec<u16>) -> Receiver {
+        let only = event_type.map(|e| format!("\"event_type\":\"{e}\""));
+        let got: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let answers = Arc::new(Mutex::new(answers));
+        let (g, a) = (got.clone(), answers.clone());
+        let route = warp::post()
+            .and(warp::header::headers_cloned())
+            .and(warp::body::bytes())
+            .map(move |headers: HeaderMap, body: Bytes| {
+                let body = String::from_utf8_lossy(&body).into_owned();
+                let scripted = only.as_ref().is_none_or(|o| body.contains(o.as_str()));
+                g.lock().unwrap().push(Received { headers, body });
+                let mut a = a.lock().unwrap();
+                let code = if a.is_empty() || !scripted {
+                    200
+                } else {
+                    a.remove(0)
+                };
+                warp::reply::with_status("ok", StatusCode::from_u16(code).unwrap())
+            });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        tokio::spawn(warp::serve(route).incoming(listener).run());
+        Receiver {
+            url: format!("http://{addr}/hook"),
+            got,
+            answers,
+        }
+    }
+
+    pub fn deliveries(&self) -> Vec<Received> {
+        self.got.lock().unwrap().clone()
+    }
+
+    pub fn set_answers(&self, a: Vec<u16>) {
+        *self.answers.lock().unwrap() = a;
+    }
+
+    /// Waits until at least `n` deliveries arrived.
+    pub async fn wait_for(&self, n: usize, timeout: Duration) -> Vec<Received> {
+        let start = Instant::now();
+        loop {
+            let d = self.deliveries();
+            if d.len() >= n {
+                return d;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "expected {n} deliveries, got {}: {d:?}",
+                d.len()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Verifies `X-Service-Signature` the way a client would: split on commas,
+/// read `t` and `v1`, recompute HMAC-SHA256 over `t.raw_body`, compare in
+/// constant time, and reject timestamps older than five minutes.
+pub fn verify_signature(secret: &str, header: &str, raw_body: &str) -> bool {
+    let mut t = None;
+    let mut v1 = None;
+    for part in header.split(',') {
+        match part.split_once('=') {
+            Some(("t", x)) => t = x.parse::<i64>().ok(),
+            Some(("v1", x)) => v1 = hex::decode(x).ok(),
+            _ => {}
+        }
+    }
+    let (Some(t), Some(v1)) = (t, v1) else {
+        return false;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    if (now - t).abs() > 300 {
+        return false;
+    }
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(raw_body.as_bytes());
+    mac.verify_slice(&v1).is_ok()
+}
+
+/// A local fixture server (the config's `fetch.allow` must list it): serves
+/// `/image.png` (a real PNG) and 404 for anything else. Returns `host:port`.
+pub async fn fixture_server() -> String {
+    let mut pm = tiny_skia::Pixmap::new(320, 320).unwrap();
+    let mut paint = tiny_skia::Paint::default();
+    paint.set_color_rgba8(30, 140, 220, 255);
+    pm.fill_rect(
+        tiny_skia::Rect::from_xywh(0.0, 0.0, 320.0, 320.0).unwrap(),
+        &paint,
+        tiny_skia::Transform::identity(),
+        None,
+    );
+    paint.set_color_rgba8(250, 200, 40, 255);
+    pm.fill_rect(
+        tiny_skia::Rect::from_xywh(80.0, 80.0, 160.0, 160.0).unwrap(),
+        &paint,
+        tiny_skia::Transform::identity(),
+        None,
+    );
+    let png = Bytes::from(pm.encode_png().unwrap());
+    let route = warp::path!("image.png").map(move || {
+        warp::http::Response::builder()
+            .header("content-type", "image/png")
+            .body(png.clone())
+            .unwrap()
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(warp::serve(route).incoming(listener).run());
+    addr.to_string()
+}

@@ -1,1 +1,175 @@
-//! api
+//! The `/v1` HTTP layer (warp). Explicit DTO handling per endpoint family,
+//! bearer auth, the error envelope with `request_id`, the public media
+//! origin, the webhook test inbox and the review page. This is the only
+//! crate that knows HTTP.
+//!
+//! [`run`] takes an already-bound listener and a shutdown future (the
+//! mini-redis shape), so tests and the daemon start it the same way.
+
+mod errors;
+mod filters;
+mod inbox;
+mod openapi;
+mod pages;
+mod reply;
+mod v1;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pipeline::config::{Config, Settings};
+use pipeline::fetch::Fetcher;
+use pipeline::jobs::Engine;
+use pipeline::store::Store;
+use pipeline::webhooks::Dispatcher;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use warp::Filter;
+
+pub use errors::{status_of, type_of};
+
+/// What every handler can reach.
+pub struct State {
+    pub settings: Arc<Settings>,
+    pub store: Arc<Store>,
+    pub engine: Arc<Engine>,
+    pub fetcher: Fetcher,
+    pub inbox: inbox::Inboxes,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    #[error("cannot prepare the data directory {0}: {1}")]
+    DataDir(String, std::io::Error),
+    #[error("cannot open the database: {0}")]
+    Store(#[from] pipeline::store::StoreError),
+    #[error("cannot start the voice engine: {0}")]
+    Voice(String),
+}
+
+/// Starts everything on `listener` and serves until `shutdown` resolves:
+/// then stops accepting, hands in-flight jobs back to the queue and closes
+/// the store.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
+    let bound: SocketAddr = listener
+        .local_addr()
+        .map_err(|e| StartError::Config(e.to_string()))?;
+    let settings = Arc::new(config.finish(bound).map_err(StartError::Config)?);
+    let data_dir = settings.data_dir.clone();
+    for sub in ["", "videos", "public", "public/videos"] {
+        std::fs::create_dir_all(data_dir.join(sub))
+            .map_err(|e| StartError::DataDir(data_dir.display().to_string(), e))?;
+    }
+
+    tracing::info!("Initializing store");
+    let store = Arc::new(Store::open(&data_dir.join("reelsmith.redb"))?);
+    if let Some(key) = pipeline::accounts::bootstrap(&store, &data_dir)
+        .map_err(|e| StartError::DataDir(data_dir.display().to_string(), e))?
+    {
+        tracing::info!(
+            key = %key,
+            file = %data_dir.join("bootstrap-key").display(),
+            "created account `default`; this API key is shown once"
+        );
+    }
+
+    tracing::info!("Initializing providers");
+    let fetcher = Fetcher::new(&settings.fetch.allow, "Reelsmith/0.1");
+    let voice = pipeline::voice::Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
+    let work = Arc::new(pipeline::work::Context {
+        voice: Arc::new(voice),
+        fetcher: fetcher.clone(),
+        runtime: tokio::runtime::Handle::current(),
+    });
+
+    tracing::info!("Initializing jobs and webhooks");
+    let dispatcher = Arc::new(Dispatcher::new(
+        store.clone(),
+        settings.clone(),
+        fetcher.clone(),
+    ));
+    let engine = Arc::new(Engine::new(
+        store.clone(),
+        settings.clone(),
+        work,
+        dispatcher.wake.clone(),
+    ));
+    let state = Arc::new(State {
+        settings: settings.clone(),
+        store: store.clone(),
+        engine: engine.clone(),
+        fetcher,
+        inbox: inbox::Inboxes::default(),
+    });
+
+    let stopping = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(Notify::new());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let workers = tokio::spawn(engine.clone().run_workers(stopping.clone(), stop.clone()));
+    let outbox = tokio::spawn({
+        let mut rx = stop_rx.clone();
+        dispatcher.run(async move {
+            let _ = rx.wait_for(|s| *s).await;
+        })
+    });
+
+    let routes = routes(state.clone());
+    let mut server_rx = stop_rx.clone();
+    let server = warp::serve(routes)
+        .incoming(listener)
+        .graceful(async move {
+            let _ = server_rx.wait_for(|s| *s).await;
+        })
+        .run();
+    println!("listening on http://{bound}");
+    tracing::info!(%bound, base_url = %settings.base_url, "serving");
+
+    let server = tokio::spawn(server);
+    shutdown.await;
+    tracing::info!("shutting down: no new requests, jobs go back to the queue");
+    stopping.store(true, Ordering::SeqCst);
+    stop.notify_waiters();
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), server).await;
+    let _ = workers.await;
+    let _ = outbox.await;
+    if let Err(e) = engine.release_leases(true) {
+        tracing::error!(error = %e, "could not hand leases back");
+    }
+    drop(state);
+    drop(engine);
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Every route, with the rejection handler last.
+pub fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
+    let healthz = warp::path!("healthz")
+        .and(warp::get())
+        .map(|| reply::ok(serde_json::json!({ "status": "ok" })));
+    let media = warp::path("media")
+        .and(warp::get().or(warp::head()).unify())
+        .and(warp::fs::dir(state.settings.data_dir.join("public")))
+        .map(|f: warp::fs::File| reply::tag(warp::Reply::into_response(f)));
+    healthz
+        .or(v1::routes(state.clone()))
+        .unify()
+        .or(inbox::routes(state.clone()))
+        .unify()
+        .or(pages::routes(state.clone()))
+        .unify()
+        .or(media)
+        .unify()
+        .recover(errors::recover)
+        .unify()
+}

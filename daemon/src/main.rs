@@ -1,1 +1,148 @@
-fn main() {}
+//! `reelsmith`: the daemon and its tools. Thin by design: parsing flags and
+//! config, then handing over to the library crates.
+
+mod config;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use pipeline::model::Plan;
+
+#[derive(Parser)]
+#[command(
+    name = "reelsmith",
+    version,
+    about = "Self-hosted video production engine"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the /v1 API daemon.
+    Serve {
+        /// TOML config file (optional; defaults apply without one).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Overrides `listen`.
+        #[arg(long)]
+        listen: Option<String>,
+        /// Overrides `data_dir`.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Create an API key (and the account when new); prints the key once.
+    Create {
+        #[arg(long)]
+        data_dir: PathBuf,
+        #[arg(long)]
+        account: String,
+        #[arg(long, default_value = "paid", value_parser = ["free", "trial", "paid"])]
+        plan: String,
+        #[arg(long, default_value_t = pipeline::accounts::DEFAULT_CREDITS)]
+        credits: i64,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("REELSMITH_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve {
+            config,
+            listen,
+            data_dir,
+        } => serve(config, listen, data_dir),
+        Command::Keys {
+            command:
+                KeysCommand::Create {
+                    data_dir,
+                    account,
+                    plan,
+                    credits,
+                },
+        } => keys_create(&data_dir, &account, &plan, credits),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("reelsmith: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(
+    file: Option<PathBuf>,
+    listen: Option<String>,
+    data_dir: Option<PathBuf>,
+) -> Result<(), String> {
+    let cfg = config::load(file.as_deref(), listen, data_dir)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(cfg.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+        api::run(listener, cfg, shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())
+    })?;
+    // Blocking job threads may still be finishing a frame; the work they
+    // were doing is already back in the queue, so do not wait for them.
+    rt.shutdown_timeout(std::time::Duration::from_millis(200));
+    Ok(())
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+fn keys_create(
+    data_dir: &std::path::Path,
+    account: &str,
+    plan: &str,
+    credits: i64,
+) -> Result<(), String> {
+    std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
+    let store = pipeline::store::Store::open(&data_dir.join("reelsmith.redb"))
+        .map_err(|e| format!("cannot open the database (is the daemon running?): {e}"))?;
+    let plan = Plan::parse(plan).ok_or("plan must be free, trial or paid")?;
+    let key = pipeline::accounts::create_key(&store, account, plan, credits)
+        .map_err(|e| e.to_string())?;
+    println!("{key}");
+    Ok(())
+}

@@ -1,1 +1,25 @@
-//! pipeline
+//! The domain and its lifecycle: the redb store, jobs and their state
+//! machine, scene building, providers (voice, writer, B-roll), signed
+//! webhooks and the guarded outbound client. Async (tokio); knows nothing of
+//! HTTP serving — that is the `api` crate's job.
+
+pub mod accounts;
+pub mod config;
+pub mod create;
+pub mod document;
+pub mod error;
+pub mod fetch;
+pub mod ids;
+pub mod jobs;
+pub mod links;
+pub mod model;
+pub mod render;
+pub mod script;
+pub mod store;
+pub mod time;
+pub mod voice;
+pub mod webhooks;
+pub mod work;
+pub mod writer;
+
+pub use error::{Code, Error, Result};

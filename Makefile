@@ -1,0 +1,42 @@
+# Reelsmith — the two entry points the README promises.
+#   make demo  set up, start the daemon on embedded defaults, turn a script into ./demo.mp4
+#   make run   set up and run the daemon alone
+#   make test  set up and pass the tests
+SHELL := /bin/bash
+APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
+  libespeak-ng-dev espeak-ng ffmpeg
+CONFIG ?= reelsmith.example.toml
+
+.PHONY: setup build demo run test bench lint
+
+# Installs the Debian packages that are missing (needs root or sudo).
+setup:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: setup
+	cargo build --release --locked -p reelsmith
+
+# The main job: a script becomes ./demo.mp4 through the running daemon.
+demo: build
+	scripts/demo.sh
+
+# The daemon alone, on embedded defaults.
+run: build
+	target/release/reelsmith serve --config $(CONFIG)
+
+test: setup
+	cargo test --workspace --locked
+
+bench: setup
+	cargo bench --workspace --locked
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings

@@ -1,0 +1,176 @@
+//! The one table from error code to HTTP status, and the error envelope.
+//! Every failure — ours or warp's — leaves through [`recover`], so no
+//! default rejection text ever reaches a client.
+
+use pipeline::{Code, Error};
+use serde_json::json;
+use warp::http::StatusCode;
+use warp::reject::Reject;
+use warp::{Rejection, Reply};
+
+use crate::reply::with_request_id;
+
+/// A domain error travelling through warp as a rejection.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl Reject for ApiError {}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        ApiError(e)
+    }
+}
+
+/// Shorthand for handlers: a domain error as a rejection.
+pub fn reject(e: Error) -> Rejection {
+    warp::reject::custom(ApiError(e))
+}
+
+/// The HTTP status of every code. Exhaustive on purpose: a new code does not
+/// compile until it has a status here.
+pub fn status_of(code: Code) -> StatusCode {
+    use Code::*;
+    match code {
+        RouteNotFound | VideoNotFound => StatusCode::NOT_FOUND,
+        MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        InvalidJson
+        | MissingField
+        | InvalidField
+        | InvalidSource
+        | InvalidOutputType
+        | InvalidLanguage
+        | InvalidVideoLength
+        | InvalidResearchEnabled
+        | InvalidWaitForRender
+        | InvalidMetadata
+        | InvalidCallbackUrl
+        | ScriptTooShort
+        | ScriptTooLong
+        | InputTooShort
+        | MediaTooLong
+        | FileTooLarge
+        | UnsupportedMediaUrl
+        | InvalidAdjust
+        | InvalidFaceless
+        | InvalidId => StatusCode::BAD_REQUEST,
+        MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
+        AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
+        ScenesNotReady => StatusCode::CONFLICT,
+        // Job failure codes only appear inside status objects; if one ever
+        // reaches the envelope it is a server fault.
+        SceneBuildFailed | RenderFailed | MediaSourceUnsupported | Internal => {
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
+        MediaFetchFailed => StatusCode::BAD_GATEWAY,
+    }
+}
+
+/// The error `type` for a status (DESIGN.md §3).
+pub fn type_of(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "invalid_request_error",
+        401 => "authentication_error",
+        402 => "payment_required",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        409 => "precondition_failed",
+        413 => "payload_too_large",
+        415 => "invalid_request_error",
+        422 => "unprocessable_entity",
+        429 => "rate_limit_error",
+        502 => "upstream_error",
+        _ => "api_error",
+    }
+}
+
+/// The envelope for a domain error.
+pub fn error_reply(e: &Error) -> warp::reply::Response {
+    let status = status_of(e.code);
+    let body = json!({
+        "error": {
+            "type": type_of(status),
+            "code": e.code.as_str(),
+            "message": e.message,
+            "param": e.param,
+            "details": e.details,
+        }
+    });
+    with_request_id(status, body)
+}
+
+/// Turns every rejection into the envelope.
+pub async fn recover(r: Rejection) -> Result<warp::reply::Response, std::convert::Infallible> {
+    let e = if let Some(ApiError(e)) = r.find::<ApiError>() {
+        e.clone()
+    } else if r.is_not_found() {
+        Error::new(Code::RouteNotFound, "No route matches this path.")
+    } else if r.find::<warp::reject::MethodNotAllowed>().is_some() {
+        Error::new(
+            Code::MethodNotAllowed,
+            "This route does not accept this HTTP method.",
+        )
+    } else if r.find::<warp::reject::PayloadTooLarge>().is_some() {
+        Error::new(
+            Code::PayloadTooLarge,
+            "The request body is too large for this route.",
+        )
+    } else if r.find::<warp::reject::UnsupportedMediaType>().is_some() {
+        Error::new(
+            Code::UnsupportedMediaType,
+            "The request's content type is not supported here.",
+        )
+    } else if r.find::<warp::reject::InvalidQuery>().is_some() {
+        Error::new(
+            Code::InvalidField,
+            "The query string is not valid for this route.",
+        )
+    } else if r.find::<warp::reject::LengthRequired>().is_some() {
+        Error::new(Code::InvalidJson, "The request needs a body.")
+    } else if let Some(h) = r.find::<warp::reject::InvalidHeader>() {
+        Error::new(
+            Code::InvalidField,
+            format!("The `{}` header is not valid.", h.name()),
+        )
+    } else if let Some(h) = r.find::<warp::reject::MissingHeader>() {
+        Error::new(
+            Code::MissingField,
+            format!("The `{}` header is required.", h.name()),
+        )
+    } else {
+        tracing::error!(rejection = ?r, "unhandled rejection");
+        Error::new(
+            Code::Internal,
+            "The server hit an internal error; try again later.",
+        )
+    };
+    Ok(error_reply(&e).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_a_status_and_type() {
+        for &c in Code::ALL {
+            let s = status_of(c);
+            assert!(s.is_client_error() || s.is_server_error(), "{c}");
+            assert!(!type_of(s).is_empty());
+        }
+        assert_eq!(
+            type_of(status_of(Code::ScenesNotReady)),
+            "precondition_failed"
+        );
+        assert_eq!(
+            type_of(status_of(Code::MissingApiKey)),
+            "authentication_error"
+        );
+        assert_eq!(
+            type_of(status_of(Code::ScriptTooShort)),
+            "invalid_request_error"
+        );
+    }
+}

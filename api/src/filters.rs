@@ -1,0 +1,97 @@
+//! Shared filters: authentication and size-limited JSON bodies.
+
+use std::sync::Arc;
+
+use bytes::{Buf, BytesMut};
+use futures_util::StreamExt;
+use pipeline::model::Account;
+use pipeline::{Code, Error};
+use serde_json::Value;
+use warp::{Filter, Rejection};
+
+use crate::State;
+use crate::errors::reject;
+
+/// Resolves `Authorization: Bearer <key>` to an account, or 401.
+pub fn auth(state: Arc<State>) -> impl Filter<Extract = (Account,), Error = Rejection> + Clone {
+    warp::header::optional::<String>("authorization").and_then(move |h: Option<String>| {
+        let state = state.clone();
+        async move {
+            let key = h
+                .as_deref()
+                .and_then(|v| {
+                    let (scheme, rest) = v.trim().split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+                })
+                .filter(|k| !k.is_empty());
+            let Some(key) = key else {
+                return Err(reject(Error::new(
+                    Code::MissingApiKey,
+                    "Send your API key as `Authorization: Bearer <key>`.",
+                )));
+            };
+            match pipeline::accounts::authenticate(&state.store, key) {
+                Ok(Some(account)) => Ok(account),
+                Ok(None) => Err(reject(Error::new(
+                    Code::InvalidApiKey,
+                    "The API key is not valid.",
+                ))),
+                Err(e) => Err(reject(Error::internal(e))),
+            }
+        }
+    })
+}
+
+/// Reads at most `limit` bytes of body (413 beyond) and parses JSON
+/// (400 `invalid_json`). serde_json's recursion limit bounds nesting depth.
+pub fn json_body(limit: usize) -> impl Filter<Extract = (Value,), Error = Rejection> + Clone {
+    warp::header::optional::<u64>("content-length")
+        .and(warp::body::stream())
+        .and_then(move |len: Option<u64>, stream| read_json(len, stream, limit))
+}
+
+async fn read_json<S, B>(len: Option<u64>, stream: S, limit: usize) -> Result<Value, Rejection>
+where
+    S: futures_util::Stream<Item = Result<B, warp::Error>>,
+    B: Buf,
+{
+    if len.is_some_and(|l| l > limit as u64) {
+        return Err(reject(too_large(limit)));
+    }
+    futures_util::pin_mut!(stream);
+    let mut buf = BytesMut::new();
+    while let Some(chunk) = stream.next().await {
+        let mut chunk = chunk.map_err(|_| {
+            reject(Error::new(
+                Code::InvalidJson,
+                "The request body could not be read.",
+            ))
+        })?;
+        if buf.len() + chunk.remaining() > limit {
+            return Err(reject(too_large(limit)));
+        }
+        while chunk.has_remaining() {
+            let c = chunk.chunk();
+            let n = c.len();
+            buf.extend_from_slice(c);
+            chunk.advance(n);
+        }
+    }
+    serde_json::from_slice::<Value>(&buf).map_err(|e| {
+        reject(Error::new(
+            Code::InvalidJson,
+            format!(
+                "The request body is not valid JSON (line {}, column {}).",
+                e.line(),
+                e.column()
+            ),
+        ))
+    })
+}
+
+fn too_large(limit: usize) -> Error {
+    Error::new(
+        Code::PayloadTooLarge,
+        format!("The request body is larger than this route's limit of {limit} bytes."),
+    )
+}

@@ -1,0 +1,77 @@
+//! `GET /v1/openapi.json`: every route that exists, kept in step with the
+//! router by a test that compares the two lists.
+
+use serde_json::{Value, json};
+
+/// (method, path, summary) of every served route.
+pub const ROUTES: &[(&str, &str, &str)] = &[
+    ("get", "/healthz", "Liveness check (no auth)."),
+    ("get", "/v1/openapi.json", "This document."),
+    (
+        "post",
+        "/v1/create_video",
+        "Submit a video job (202, status object).",
+    ),
+    ("get", "/v1/status/{id}", "Status object of a job."),
+    (
+        "post",
+        "/v1/export_video",
+        "Render the MP4 of a scene-ready video.",
+    ),
+    (
+        "post",
+        "/app/webhook_test",
+        "Create a webhook test inbox (no auth).",
+    ),
+    (
+        "get",
+        "/app/webhook_test/{inbox}",
+        "Deliveries received by a test inbox, newest first.",
+    ),
+    (
+        "post",
+        "/app/webhook_test/{inbox}",
+        "Receive a delivery into a test inbox.",
+    ),
+    (
+        "get",
+        "/app/editor/{topic_id}",
+        "Review page opened by review_url (signed token).",
+    ),
+    (
+        "get",
+        "/media/{path}",
+        "Public media files (no auth, unguessable names).",
+    ),
+];
+
+pub fn document() -> Value {
+    let mut paths = serde_json::Map::new();
+    for (method, path, summary) in ROUTES {
+        let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
+        let mut op = json!({
+            "summary": summary,
+            "responses": {
+                "default": { "description": "Success body, or the error envelope `{error:{type,code,message,param,details}, request_id}`." }
+            }
+        });
+        if path.starts_with("/v1/") {
+            op["security"] = json!([{ "bearer": [] }]);
+        }
+        let params: Vec<Value> = path
+            .split('/')
+            .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+            .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
+            .collect();
+        if !params.is_empty() {
+            op["parameters"] = Value::Array(params);
+        }
+        entry[*method] = op;
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": { "title": "Reelsmith", "version": "0.1.0" },
+        "components": { "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } } },
+        "paths": paths,
+    })
+}

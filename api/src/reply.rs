@@ -1,0 +1,44 @@
+//! Successful replies: JSON with `request_id` in the body and the
+//! `X-Request-Id` header.
+
+use serde_json::Value;
+use warp::http::{HeaderValue, StatusCode};
+use warp::reply::Response;
+
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// A JSON reply carrying a fresh request id in body (when an object) and header.
+pub fn with_request_id(status: StatusCode, mut body: Value) -> Response {
+    let request_id = pipeline::ids::request_id();
+    if let Value::Object(m) = &mut body {
+        m.insert("request_id".into(), Value::String(request_id.clone()));
+    }
+    let mut resp = Response::new(body.to_string().into());
+    *resp.status_mut() = status;
+    let h = resp.headers_mut();
+    h.insert(
+        warp::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(
+        REQUEST_ID_HEADER,
+        HeaderValue::from_str(&request_id).expect("ids are ASCII"),
+    );
+    resp
+}
+
+pub fn ok(body: Value) -> Response {
+    with_request_id(StatusCode::OK, body)
+}
+
+/// Adds an `X-Request-Id` header to a non-JSON reply (pages, files).
+pub fn tag(mut resp: Response) -> Response {
+    if !resp.headers().contains_key(REQUEST_ID_HEADER) {
+        let id = pipeline::ids::request_id();
+        resp.headers_mut().insert(
+            REQUEST_ID_HEADER,
+            HeaderValue::from_str(&id).expect("ids are ASCII"),
+        );
+    }
+    resp
+}

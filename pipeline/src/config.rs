@@ -1,0 +1,176 @@
+//! Typed configuration. The daemon layers defaults → TOML file →
+//! `REELSMITH__SECTION__KEY` environment → command-line flags into a
+//! [`Config`], and validates it once with [`Config::finish`].
+
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// `dev` allows http and loopback callback URLs; `production` requires https
+/// callbacks and applies the SSRF guard to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    Dev,
+    Production,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub mode: Mode,
+    /// Address to bind; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// Holds `reelsmith.redb`, per-video files and the public media folder.
+    pub data_dir: PathBuf,
+    /// Public address of the API; defaults to the bound address.
+    pub base_url: Option<String>,
+    /// Public host of temporary media; defaults to `{base_url}/media`.
+    pub origin_url: Option<String>,
+    /// Public web pages (editor, viewer, webhook test inbox); defaults to `{base_url}/app`.
+    pub app_url: Option<String>,
+    /// Where pinned fonts and the B-roll library live.
+    pub assets_dir: PathBuf,
+    pub webhook: WebhookConfig,
+    pub fetch: FetchConfig,
+    pub render: RenderConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebhookConfig {
+    /// The single shared HMAC-SHA256 secret of v0.1.0.
+    pub signing_secret: String,
+    /// Attempt offsets from the event's creation, in seconds; its length is
+    /// the attempt count.
+    pub retry_schedule_secs: Vec<u64>,
+    /// Per-attempt timeout; the spec's acknowledgement window.
+    pub timeout_secs: u64,
+    /// Deliveries older than this are dropped.
+    pub max_age_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchConfig {
+    /// `host:port` pairs exempt from the private-address guard (test fixtures).
+    pub allow: Vec<String>,
+    /// Largest media download, bytes.
+    pub max_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderConfig {
+    /// Jobs worked on at once (scene building and rendering share the pool).
+    pub workers: usize,
+    /// x264 speed preset used when no hardware encoder is present.
+    pub preset: String,
+    /// Seconds a worker's lease on a job lasts before another may take it.
+    pub lease_secs: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            mode: Mode::Dev,
+            listen: "127.0.0.1:8080".parse().expect("static address"),
+            data_dir: PathBuf::from("data"),
+            base_url: None,
+            origin_url: None,
+            app_url: None,
+            assets_dir: PathBuf::from("assets"),
+            webhook: WebhookConfig::default(),
+            fetch: FetchConfig::default(),
+            render: RenderConfig::default(),
+        }
+    }
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        WebhookConfig {
+            signing_secret: "whsec_reelsmith_dev_secret".into(),
+            retry_schedule_secs: vec![0, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400],
+            timeout_secs: 30,
+            max_age_secs: 86400 + 600,
+        }
+    }
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            workers: 1,
+            preset: "veryfast".into(),
+            lease_secs: 120,
+        }
+    }
+}
+
+/// Config after validation, with every URL resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub mode: Mode,
+    pub data_dir: PathBuf,
+    pub assets_dir: PathBuf,
+    pub base_url: String,
+    pub origin_url: String,
+    pub app_url: String,
+    pub webhook: WebhookConfig,
+    pub fetch: FetchConfig,
+    pub render: RenderConfig,
+}
+
+impl Config {
+    /// Validates the config and resolves the URLs against the address the
+    /// server actually bound (port 0 becomes a real port).
+    pub fn finish(self, bound: SocketAddr) -> Result<Settings, String> {
+        if self.webhook.retry_schedule_secs.is_empty() {
+            return Err("webhook.retry_schedule_secs must not be empty".into());
+        }
+        if self
+            .webhook
+            .retry_schedule_secs
+            .windows(2)
+            .any(|w| w[0] > w[1])
+        {
+            return Err("webhook.retry_schedule_secs must be ascending".into());
+        }
+        if self.mode == Mode::Production && self.webhook.signing_secret.len() < 16 {
+            return Err(
+                "webhook.signing_secret must be at least 16 characters in production".into(),
+            );
+        }
+        if self.render.workers == 0 {
+            return Err("render.workers must be at least 1".into());
+        }
+        for a in &self.fetch.allow {
+            if a.rsplit_once(':')
+                .and_then(|(_, p)| p.parse::<u16>().ok())
+                .is_none()
+            {
+                return Err(format!("fetch.allow entry {a:?} must be host:port"));
+            }
+        }
+        let trim = |s: String| s.trim_end_matches('/').to_string();
+        let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
+        let origin_url = trim(
+            self.origin_url
+                .unwrap_or_else(|| format!("{base_url}/media")),
+        );
+        let app_url = trim(self.app_url.unwrap_or_else(|| format!("{base_url}/app")));
+        Ok(Settings {
+            mode: self.mode,
+            data_dir: self.data_dir,
+            assets_dir: self.assets_dir,
+            base_url,
+            origin_url,
+            app_url,
+            webhook: self.webhook,
+            fetch: self.fetch,
+            render: self.render,
+        })
+    }
+}

@@ -1,0 +1,354 @@
+//! The API foundation, black-box: auth, the error envelope, request ids,
+//! every create_video validation code, status and export errors, the CLI.
+
+use reelsmith_tests::{Daemon, script};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+
+fn assert_envelope(code: u16, v: &Value, h: &reqwest::header::HeaderMap, status: u16, err: &str) {
+    assert_eq!(code, status, "{v}");
+    assert_eq!(v["error"]["code"], err, "{v}");
+    assert!(
+        v["error"]["type"].is_string() && v["error"]["message"].is_string(),
+        "{v}"
+    );
+    assert!(
+        v["error"].get("param").is_some() && v["error"].get("details").is_some(),
+        "{v}"
+    );
+    let rid = v["request_id"].as_str().expect("request_id in body");
+    assert!(rid.starts_with("req_") && rid.len() == 28, "{rid}");
+    assert_eq!(h["x-request-id"].to_str().unwrap(), rid);
+}
+
+#[tokio::test]
+async fn startup_auth_and_envelope() {
+    let d = Daemon::start(BIN, &[]);
+    // bootstrap key: 0600, rsk_ + 32
+    let meta = std::fs::metadata(d.data_dir().join("bootstrap-key")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(d.key.starts_with("rsk_") && d.key.len() == 36);
+
+    let r = d.http.get(d.url("/healthz")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("x-request-id"));
+
+    // missing and invalid keys
+    let r = d.http.get(d.url("/v1/status/wcabc")).send().await.unwrap();
+    let (c, v, h) = reelsmith_tests::split(r).await;
+    assert_envelope(c, &v, &h, 401, "missing_api_key");
+    assert_eq!(v["error"]["type"], "authentication_error");
+    let r = d
+        .http
+        .get(d.url("/v1/status/wcabc"))
+        .bearer_auth("rsk_nope")
+        .send()
+        .await
+        .unwrap();
+    let (c, v, h) = reelsmith_tests::split(r).await;
+    assert_envelope(c, &v, &h, 401, "invalid_api_key");
+
+    // routing failures
+    let (c, v, h) = d.get("/v1/nope").await;
+    assert_envelope(c, &v, &h, 404, "route_not_found");
+    let (c, v, h) = d.get("/v1/create_video").await;
+    assert_envelope(c, &v, &h, 405, "method_not_allowed");
+
+    // body failures
+    let r = d
+        .http
+        .post(d.url("/v1/create_video"))
+        .bearer_auth(&d.key)
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    let (c, v, h) = reelsmith_tests::split(r).await;
+    assert_envelope(c, &v, &h, 400, "invalid_json");
+    let big = "x".repeat(300 * 1024);
+    let (c, v, h) = d
+        .post("/v1/create_video", &json!({ "script_text": big }))
+        .await;
+    assert_envelope(c, &v, &h, 413, "payload_too_large");
+    let (c, v, h) = d.post("/v1/create_video", &json!({})).await;
+    assert_envelope(c, &v, &h, 400, "missing_field");
+    assert_eq!(v["error"]["param"], "script_text");
+
+    // openapi lists the routes
+    let (c, v, _) = d.get("/v1/openapi.json").await;
+    assert_eq!(c, 200);
+    for p in [
+        "/v1/create_video",
+        "/v1/status/{id}",
+        "/v1/export_video",
+        "/healthz",
+    ] {
+        assert!(v["paths"].get(p).is_some(), "openapi misses {p}");
+    }
+}
+
+#[tokio::test]
+async fn create_video_validation_codes() {
+    let d = Daemon::start(BIN, &[]);
+    let s = script(100);
+    let cases: Vec<(Value, u16, &str, Option<&str>)> = vec![
+        (
+            json!({ "script_text": script(79) }),
+            400,
+            "script_too_short",
+            Some("script_text"),
+        ),
+        (
+            json!({ "script_text": script(501) }),
+            400,
+            "script_too_long",
+            Some("script_text"),
+        ),
+        (
+            json!({ "source": "tv", "script_text": s }),
+            400,
+            "invalid_source",
+            Some("source"),
+        ),
+        (
+            json!({ "script_text": s, "output_type": "movie" }),
+            400,
+            "invalid_output_type",
+            Some("output_type"),
+        ),
+        (
+            json!({ "script_text": s, "output_type": "text" }),
+            400,
+            "invalid_output_type",
+            Some("output_type"),
+        ),
+        (
+            json!({ "source": "idea", "idea_text": "five words are right here", "language": "French" }),
+            400,
+            "invalid_language",
+            Some("language"),
+        ),
+        (
+            json!({ "source": "idea", "idea_text": "five words are right here", "video_length": "long" }),
+            400,
+            "invalid_video_length",
+            Some("video_length"),
+        ),
+        (
+            json!({ "source": "idea", "idea_text": "too few words" }),
+            400,
+            "input_too_short",
+            Some("idea_text"),
+        ),
+        (
+            json!({ "source": "blog", "blog_text": script(29) }),
+            400,
+            "input_too_short",
+            Some("blog_text"),
+        ),
+        (
+            json!({ "source": "idea" }),
+            400,
+            "missing_field",
+            Some("idea_text"),
+        ),
+        (
+            json!({ "source": "idea", "idea_text": "five words are right here", "output_type": "text", "faceless": true }),
+            400,
+            "invalid_faceless",
+            Some("faceless"),
+        ),
+        (
+            json!({ "source": "video_url", "video_url": "https://93.184.216.34/a.mp4", "faceless": true }),
+            400,
+            "invalid_faceless",
+            Some("faceless"),
+        ),
+        (
+            json!({ "script_text": s, "adjust": { "mode": "normalize" } }),
+            400,
+            "invalid_adjust",
+            Some("adjust"),
+        ),
+        (
+            json!({ "source": "audio_url", "audio_url": "https://93.184.216.34/a.mp3", "adjust": { "mode": "normalize", "target_lufs": 3 } }),
+            400,
+            "invalid_adjust",
+            Some("adjust"),
+        ),
+        (
+            json!({ "source": "audio_url", "audio_url": "https://93.184.216.34/a.mp3", "adjust": "louder" }),
+            400,
+            "invalid_adjust",
+            Some("adjust"),
+        ),
+        (
+            json!({ "script_text": s, "metadata": [1] }),
+            400,
+            "invalid_metadata",
+            Some("metadata"),
+        ),
+        (
+            json!({ "script_text": s, "callback_url": "ftp://x.example/hook" }),
+            400,
+            "invalid_callback_url",
+            Some("callback_url"),
+        ),
+        (
+            json!({ "script_text": s, "faceless": "yes" }),
+            400,
+            "invalid_faceless",
+            Some("faceless"),
+        ),
+    ];
+    for (body, status, code, param) in cases {
+        let (c, v, h) = d.post("/v1/create_video", &body).await;
+        assert_envelope(c, &v, &h, status, code);
+        if let Some(p) = param {
+            assert_eq!(v["error"]["param"], p, "{body} → {v}");
+        }
+    }
+    for url in [
+        "http://127.0.0.1/a.mp4",
+        "http://2130706433/a.mp4",
+        "http://[::ffff:127.0.0.1]/a.mp4",
+        "http://[64:ff9b::a00:1]/a.mp4",
+        "http://10.1.2.3/a.mp4",
+        "http://169.254.169.254/a.mp4",
+        "http://localhost:8080/a.mp4",
+        "http://cam.local/a.mp4",
+        "file:///etc/passwd",
+    ] {
+        let (c, v, h) = d
+            .post(
+                "/v1/create_video",
+                &json!({ "source": "video_url", "video_url": url }),
+            )
+            .await;
+        assert_envelope(c, &v, &h, 400, "unsupported_media_url");
+        assert_eq!(v["error"]["param"], "video_url");
+    }
+}
+
+#[tokio::test]
+async fn accepted_jobs_status_and_export_errors() {
+    let d = Daemon::start(BIN, &[]);
+    // idea truncation, echoed metadata, 202 status object
+    let idea = script(1200);
+    let (c, v, h) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "idea", "idea_text": idea, "output_type": "text", "metadata": { "ref": "abc" } }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    assert!(
+        id.starts_with("wc")
+            && id.len() == 24
+            && id[2..].chars().all(|c| c.is_ascii_alphanumeric())
+    );
+    assert_eq!(v["object"], "status");
+    assert_eq!(v["status"], "processing");
+    assert_eq!(v["type"], "video");
+    assert_eq!(v["topic_id"], id);
+    assert_eq!(v["details"]["input_truncated_from"], 1200);
+    assert_eq!(v["metadata"]["ref"], "abc");
+    assert_eq!(
+        h["x-request-id"].to_str().unwrap(),
+        v["request_id"].as_str().unwrap()
+    );
+
+    let (c, v, _) = d.get(&format!("/v1/status/{id}")).await;
+    assert_eq!(c, 200);
+    assert_eq!(v["id"], id);
+
+    let (c, v, h) = d.get("/v1/status/wcDoesNotExist0000000000").await;
+    assert_envelope(c, &v, &h, 404, "video_not_found");
+
+    // export errors
+    let (c, v, h) = d.post("/v1/export_video", &json!({})).await;
+    assert_envelope(c, &v, &h, 400, "missing_field");
+    let (c, v, h) = d
+        .post("/v1/export_video", &json!({ "id": "../../etc" }))
+        .await;
+    assert_envelope(c, &v, &h, 400, "invalid_id");
+    let (c, v, h) = d
+        .post(
+            "/v1/export_video",
+            &json!({ "id": "wcNoSuchVideo00000000000" }),
+        )
+        .await;
+    assert_envelope(c, &v, &h, 404, "video_not_found");
+    let r = d
+        .http
+        .post(d.url("/v1/export_video"))
+        .bearer_auth(&d.key)
+        .body("{")
+        .send()
+        .await
+        .unwrap();
+    let (c, v, h) = reelsmith_tests::split(r).await;
+    assert_envelope(c, &v, &h, 400, "invalid_json");
+
+    // A text-only (Remake-style) job never reaches scenes: export refuses.
+    let done = d
+        .wait_for(&id, std::time::Duration::from_secs(60), |v| {
+            v["status"] != "processing"
+        })
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(done["result"]["review_url"].as_str().unwrap().contains(&id));
+    let (c, v, h) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_envelope(c, &v, &h, 409, "scenes_not_ready");
+    assert_eq!(v["error"]["param"], "id");
+}
+
+#[tokio::test]
+async fn keys_cli_and_sigterm() {
+    let mut d = Daemon::start(BIN, &[]);
+    let status = d.terminate();
+    assert!(status.success(), "clean exit on SIGTERM: {status:?}");
+    let out = std::process::Command::new(BIN)
+        .args([
+            "keys",
+            "create",
+            "--account",
+            "acme",
+            "--plan",
+            "trial",
+            "--credits",
+            "5",
+            "--data-dir",
+        ])
+        .arg(d.data_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let key = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(key.starts_with("rsk_"));
+    // The key is stored only as a hash.
+    let db = std::fs::read(d.data_dir().join("reelsmith.redb")).unwrap();
+    assert!(!db.windows(key.len()).any(|w| w == key.as_bytes()));
+    d.restart();
+    // The new key works, and sees none of the default account's jobs.
+    let (c, v, _) = d
+        .post("/v1/create_video", &json!({ "script_text": script(90) }))
+        .await;
+    assert_eq!(c, 202);
+    let id = v["id"].as_str().unwrap().to_string();
+    let r = d
+        .http
+        .get(d.url(&format!("/v1/status/{id}")))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+}
