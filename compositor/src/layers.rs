@@ -165,18 +165,6 @@ pub(crate) fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<Pat
     pb.finish()
 }
 
-/// Adds ±1.5 levels of deterministic noise so smooth gradients do not band after H.264/JPEG.
-fn dither(p: &mut Pixmap, seed: u64) {
-    let mut rng = Rng::new(seed ^ 0xD17E);
-    for px in p.data_mut().chunks_exact_mut(4) {
-        let n = rng.next_u64();
-        for (c, shift) in px[..3].iter_mut().zip([0u32, 8, 16]) {
-            let d = ((n >> shift) & 3) as i16 - 1; // -1..=2, mean ~0.5 → bias-free enough
-            *c = (i16::from(*c) + d).clamp(0, 255) as u8;
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Background.
 
@@ -416,7 +404,6 @@ fn paint_procedural(seed: u64, style: ProceduralStyle, pal: Palette) -> Pixmap {
     if let Some(paint) = shader_paint(vignette) {
         fill_all(&mut p, &paint);
     }
-    dither(&mut p, seed);
     p
 }
 
@@ -642,7 +629,7 @@ fn word_sprites(
         [255, 255, 255, 255],
     );
     // Highlight: dark text on a rounded accent box spanning the line box.
-    let pad_x = (px * 0.22).round();
+    let pad_x = (px * 0.13).round();
     let pad_y = (px * 0.10).round();
     let box_x = pen - pad_x;
     let box_y = baseline - metrics.ascent - pad_y;

@@ -1,0 +1,435 @@
+//! Golden-image tests: real renders compared with reference PNGs in `tests/golden/`.
+//!
+//! - Fonts are the pinned files in `assets/fonts`; fixture images are generated here, so nothing
+//!   depends on the machine.
+//! - Tolerance: a pixel differs when any channel is off by more than 2; a test fails when more
+//!   than 0.1 % of pixels differ.
+//! - `MAKE_REF=1 cargo test -p compositor --test golden` rewrites the references.
+//! - On failure, `target/golden-failures/<name>.png` shows expected | diff | actual side by side.
+
+use compositor::frame::{FRAME_BYTES, View};
+use compositor::geom::{CANVAS_H, CANVAS_W, CanvasRect, PREVIEW_H, PREVIEW_W, PreviewRect};
+use compositor::plan::{
+    Animation, Background, CaptionChunk, Narrator, OverlayObject, OverlayPayload, Palette,
+    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan, resolve,
+};
+use compositor::{ResolvedVideo, overlay_poster, screenshot_280x498};
+use std::path::{Path, PathBuf};
+use tiny_skia::{
+    Color, GradientStop, IntSize, LinearGradient, Paint, PathBuilder, Pixmap, Point, SpreadMode,
+    Transform,
+};
+
+const MAX_CHANNEL_DELTA: u8 = 2;
+const MAX_BAD_FRACTION: f64 = 0.001;
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fonts_dir() -> PathBuf {
+    manifest().join("../assets/fonts")
+}
+
+/// Compares opaque RGBA pixels with `tests/golden/<name>.png`.
+fn check(name: &str, width: u32, height: u32, rgba: &[u8]) {
+    let actual = Pixmap::from_vec(rgba.to_vec(), IntSize::from_wh(width, height).unwrap()).unwrap();
+    let path = manifest().join("tests/golden").join(format!("{name}.png"));
+    if std::env::var_os("MAKE_REF").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual.encode_png().unwrap()).unwrap();
+        return;
+    }
+    let expected = Pixmap::load_png(&path).unwrap_or_else(|e| {
+        panic!(
+            "missing reference {} ({e}); run with MAKE_REF=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        (expected.width(), expected.height()),
+        (width, height),
+        "{name}: size differs from reference"
+    );
+    let mut diff = Pixmap::new(width, height).unwrap();
+    let mut bad = 0usize;
+    for ((e, a), d) in expected
+        .data()
+        .chunks_exact(4)
+        .zip(actual.data().chunks_exact(4))
+        .zip(diff.data_mut().chunks_exact_mut(4))
+    {
+        let delta = e
+            .iter()
+            .zip(a)
+            .map(|(x, y)| x.abs_diff(*y))
+            .max()
+            .unwrap_or(0);
+        if delta > MAX_CHANNEL_DELTA {
+            bad += 1;
+            d.copy_from_slice(&[255, 0, 0, 255]);
+        } else {
+            let g = a[0] / 4 + a[1] / 4 + a[2] / 4;
+            d.copy_from_slice(&[g, g, g, 255]);
+        }
+    }
+    let fraction = bad as f64 / f64::from(width * height);
+    if fraction > MAX_BAD_FRACTION {
+        let out = manifest().join("../target/golden-failures");
+        std::fs::create_dir_all(&out).unwrap();
+        let mut sheet = Pixmap::new(width * 3, height).unwrap();
+        for (i, p) in [&expected, &diff, &actual].into_iter().enumerate() {
+            sheet.draw_pixmap(
+                (width * i as u32) as i32,
+                0,
+                p.as_ref(),
+                &tiny_skia::PixmapPaint::default(),
+                Transform::identity(),
+                None,
+            );
+        }
+        let file = out.join(format!("{name}.png"));
+        sheet.save_png(&file).unwrap();
+        panic!(
+            "{name}: {bad} pixels ({:.3} %) differ by more than {MAX_CHANNEL_DELTA}; see {}",
+            fraction * 100.0,
+            file.display()
+        );
+    }
+}
+
+fn base_scene(style: ProceduralStyle, palette: Palette) -> ScenePlan {
+    ScenePlan {
+        duration: 4.0,
+        background: Background::Procedural {
+            seed: 42,
+            style,
+            palette,
+        },
+        narrator: None,
+        captions: vec![],
+        caption_y: 330.0,
+        overlay: vec![],
+        transition: Transition::Cut,
+    }
+}
+
+fn video(scenes: Vec<ScenePlan>) -> ResolvedVideo {
+    resolve(&VideoPlan {
+        fps: 30,
+        scenes,
+        fonts_dir: fonts_dir(),
+    })
+    .unwrap()
+}
+
+fn render(v: &ResolvedVideo, scene: usize, t: f64) -> Vec<u8> {
+    let mut frame = vec![0u8; FRAME_BYTES];
+    v.render_scene(scene, t, View::Full, &mut frame);
+    frame
+}
+
+fn check_frame(name: &str, v: &ResolvedVideo, scene: usize, t: f64) {
+    check(name, CANVAS_W, CANVAS_H, &render(v, scene, t));
+}
+
+fn words(text: &str, start: f64, step: f64) -> CaptionChunk {
+    CaptionChunk {
+        words: text
+            .split_whitespace()
+            .enumerate()
+            .map(|(i, w)| TimedWord {
+                text: w.to_string(),
+                start: start + i as f64 * step,
+                end: start + i as f64 * step + step * 0.9,
+            })
+            .collect(),
+    }
+}
+
+const STAT_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="400" height="220" viewBox="0 0 400 220">
+  <rect x="4" y="4" width="392" height="212" rx="28" fill="#ffffff" fill-opacity="0.95"/>
+  <rect x="28" y="28" width="12" height="164" rx="6" fill="#ff4d6d"/>
+  <text x="64" y="122" font-family="Inter" font-weight="700" font-size="96" fill="#111111">42%</text>
+  <text x="66" y="178" font-family="Inter" font-size="34" fill="#444444">faster renders</text>
+</svg>"##;
+
+const BADGE_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200" viewBox="0 0 200 200">
+  <circle cx="100" cy="100" r="92" fill="#ffd60a"/>
+  <path d="M55 105 L88 138 L148 70" stroke="#111" stroke-width="18" fill="none" stroke-linecap="round" stroke-linejoin="round"/>
+</svg>"##;
+
+fn stat_object(animation: Animation, y: f64, z: i32) -> OverlayObject {
+    OverlayObject {
+        rect: CanvasRect::new(160.0, y, 400.0, 220.0),
+        z,
+        animation,
+        start: 1.0,
+        end: 3.8,
+        payload: OverlayPayload::Svg(STAT_SVG.into()),
+    }
+}
+
+/// A synthetic "photo": sky gradient, sun, hills. Written as JPEG to exercise that decoder.
+fn photo_fixture(dir: &Path) -> PathBuf {
+    let (w, h) = (1200u32, 900u32);
+    let mut p = Pixmap::new(w, h).unwrap();
+    let sky = LinearGradient::new(
+        Point::from_xy(0.0, 0.0),
+        Point::from_xy(0.0, h as f32),
+        vec![
+            GradientStop::new(0.0, Color::from_rgba8(40, 90, 170, 255)),
+            GradientStop::new(1.0, Color::from_rgba8(250, 180, 120, 255)),
+        ],
+        SpreadMode::Pad,
+        Transform::identity(),
+    )
+    .unwrap();
+    let paint = Paint {
+        shader: sky,
+        ..Paint::default()
+    };
+    p.fill_rect(
+        tiny_skia::Rect::from_xywh(0.0, 0.0, w as f32, h as f32).unwrap(),
+        &paint,
+        Transform::identity(),
+        None,
+    );
+    let mut solid = Paint::default();
+    solid.anti_alias = true;
+    solid.set_color_rgba8(255, 230, 140, 255);
+    p.fill_path(
+        &PathBuilder::from_circle(800.0, 380.0, 110.0).unwrap(),
+        &solid,
+        tiny_skia::FillRule::Winding,
+        Transform::identity(),
+        None,
+    );
+    let mut pb = PathBuilder::new();
+    pb.move_to(0.0, 650.0);
+    pb.quad_to(300.0, 480.0, 600.0, 640.0);
+    pb.quad_to(900.0, 780.0, 1200.0, 560.0);
+    pb.line_to(1200.0, 900.0);
+    pb.line_to(0.0, 900.0);
+    pb.close();
+    solid.set_color_rgba8(30, 70, 50, 255);
+    p.fill_path(
+        &pb.finish().unwrap(),
+        &solid,
+        tiny_skia::FillRule::Winding,
+        Transform::identity(),
+        None,
+    );
+    let path = dir.join("photo.jpg");
+    let rgb: Vec<u8> = p
+        .data()
+        .chunks_exact(4)
+        .flat_map(|c| [c[0], c[1], c[2]])
+        .collect();
+    jpeg_encoder::Encoder::new(std::fs::File::create(&path).unwrap(), 92)
+        .encode(&rgb, w as u16, h as u16, jpeg_encoder::ColorType::Rgb)
+        .unwrap();
+    path
+}
+
+fn fixture_dir(name: &str) -> PathBuf {
+    let dir = manifest().join("../target/golden-fixtures").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn procedural_backgrounds() {
+    let v = video(vec![
+        base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT),
+        base_scene(ProceduralStyle::Bokeh, Palette::SUNSET),
+        base_scene(ProceduralStyle::Gradient, Palette::OCEAN),
+    ]);
+    check_frame("procedural_grid", &v, 0, 1.0);
+    check_frame("procedural_bokeh", &v, 1, 1.0);
+    check_frame("procedural_gradient", &v, 2, 1.0);
+}
+
+#[test]
+fn image_background_ken_burns() {
+    let photo = photo_fixture(&fixture_dir("image_background"));
+    let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    s.background = Background::Image(photo);
+    let v = video(vec![s]);
+    check_frame("image_background", &v, 0, 2.0);
+    // The drift moves the picture, but gently: start and end differ, yet not by much.
+    let (a, b) = (render(&v, 0, 0.0), render(&v, 0, 3.99));
+    assert_ne!(a, b);
+}
+
+#[test]
+fn captions_highlight_the_spoken_word() {
+    let mut s = base_scene(ProceduralStyle::Gradient, Palette::MIDNIGHT);
+    s.captions = vec![
+        words("Every scene gets captions that", 0.2, 0.3),
+        words("follow the voice word by word", 2.0, 0.3),
+    ];
+    let v = video(vec![s]);
+    // Third word ("captions") of the first chunk is being spoken.
+    check_frame("captions_highlight", &v, 0, 0.2 + 2.0 * 0.3 + 0.1);
+    // Before the first word nothing shows; between chunks the next one takes over.
+    let plain = video(vec![base_scene(
+        ProceduralStyle::Gradient,
+        Palette::MIDNIGHT,
+    )]);
+    assert_eq!(render(&v, 0, 0.05), render(&plain, 0, 0.05));
+}
+
+#[test]
+fn vietnamese_caption() {
+    let mut s = base_scene(ProceduralStyle::Bokeh, Palette::OCEAN);
+    s.captions = vec![words("Xin chào thế giới, đây là tiếng Việt", 0.0, 0.25)];
+    s.caption_y = 300.0;
+    let v = video(vec![s]);
+    check_frame("caption_vietnamese", &v, 0, 1.1);
+}
+
+#[test]
+fn narrator_cards() {
+    let mut wide = base_scene(ProceduralStyle::Grid, Palette::OCEAN);
+    wide.narrator = Some(Narrator::Card {
+        name: "Ada Lovelace".into(),
+        rect: PreviewRect::new(20.0, 60.0, 240.0, 80.0),
+    });
+    wide.captions = vec![words("Hello from the narrator", 0.0, 0.4)];
+    let mut tall = base_scene(ProceduralStyle::Gradient, Palette::SUNSET);
+    tall.narrator = Some(Narrator::Card {
+        name: "Nguyễn Văn An".into(),
+        rect: PreviewRect::new(60.0, 70.0, 160.0, 200.0),
+    });
+    let v = video(vec![wide, tall]);
+    check_frame("narrator_card_wide", &v, 0, 0.5);
+    check_frame("narrator_card_tall", &v, 1, 0.9);
+    // The pulse animates.
+    assert_ne!(render(&v, 1, 0.2), render(&v, 1, 0.9));
+}
+
+#[test]
+fn overlay_objects_mid_animation() {
+    let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    s.overlay = vec![
+        stat_object(Animation::SlideUp, 240.0, 1),
+        OverlayObject {
+            rect: CanvasRect::new(460.0, 560.0, 200.0, 200.0),
+            z: 2,
+            animation: Animation::Pop,
+            start: 1.1,
+            end: 3.8,
+            payload: OverlayPayload::Svg(BADGE_SVG.into()),
+        },
+        OverlayObject {
+            rect: CanvasRect::new(60.0, 600.0, 360.0, 36.0),
+            z: 0,
+            animation: Animation::GrowX,
+            start: 1.0,
+            end: 3.8,
+            payload: OverlayPayload::Svg(
+                r##"<svg xmlns="http://www.w3.org/2000/svg" width="360" height="36"><rect width="360" height="36" rx="18" fill="#50c8ff"/></svg>"##.into(),
+            ),
+        },
+    ];
+    let v = video(vec![s]);
+    // 0.2 s into the 0.45 s entrances: slide-up partly risen, pop overshooting, bar half grown.
+    check_frame("overlay_mid_animation", &v, 0, 1.2);
+    check_frame("overlay_settled", &v, 0, 2.5);
+    // Before start and after end the objects are gone.
+    let plain = video(vec![base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT)]);
+    assert_eq!(render(&v, 0, 0.5), render(&plain, 0, 0.5));
+    assert_eq!(render(&v, 0, 3.9), render(&plain, 0, 3.9));
+}
+
+#[test]
+fn every_preset_renders_between_hidden_and_settled() {
+    let plain = video(vec![base_scene(ProceduralStyle::Gradient, Palette::OCEAN)]);
+    for a in Animation::ALL {
+        let mut s = base_scene(ProceduralStyle::Gradient, Palette::OCEAN);
+        s.overlay = vec![stat_object(a, 500.0, 0)];
+        let v = video(vec![s]);
+        let (before, mid, settled) = (render(&v, 0, 0.9), render(&v, 0, 1.15), render(&v, 0, 2.0));
+        assert_eq!(before, render(&plain, 0, 0.9), "{a:?}");
+        assert_ne!(mid, settled, "{a:?} does not move");
+        assert_ne!(mid, render(&plain, 0, 1.15), "{a:?} invisible mid-way");
+    }
+}
+
+fn full_video() -> ResolvedVideo {
+    let photo = photo_fixture(&fixture_dir("full"));
+    let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    s.background = Background::Image(photo);
+    s.narrator = Some(Narrator::Card {
+        name: "Ada Lovelace".into(),
+        rect: PreviewRect::new(16.0, 56.0, 200.0, 64.0),
+    });
+    s.overlay = vec![stat_object(Animation::SlideLeft, 300.0, 0)];
+    s.captions = vec![
+        words("Render once, preview anywhere", 0.2, 0.35),
+        words("the same pixels", 1.8, 0.35),
+    ];
+    s.transition = Transition::Fade;
+    let next = base_scene(ProceduralStyle::Bokeh, Palette::SUNSET);
+    video(vec![s, next])
+}
+
+#[test]
+fn screenshot_and_poster() {
+    let v = full_video();
+    let jpeg = screenshot_280x498(&v, 0, Some(1.3));
+    assert!(jpeg.starts_with(&[0xFF, 0xD8]));
+    let mut dec = zune_jpeg::JpegDecoder::new_with_options(
+        zune_jpeg::zune_core::bytestream::ZCursor::new(&jpeg),
+        zune_jpeg::zune_core::options::DecoderOptions::default()
+            .jpeg_set_out_colorspace(zune_jpeg::zune_core::colorspace::ColorSpace::RGBA),
+    );
+    let pixels = dec.decode().unwrap();
+    let info = dec.info().unwrap();
+    assert_eq!(
+        (u32::from(info.width), u32::from(info.height)),
+        (PREVIEW_W, PREVIEW_H)
+    );
+    check("screenshot_280x498", PREVIEW_W, PREVIEW_H, &pixels);
+    // The default seek is 40 % into the scene.
+    assert_eq!(
+        screenshot_280x498(&v, 0, None),
+        screenshot_280x498(&v, 0, Some(1.6))
+    );
+
+    let png = overlay_poster(&v, 0).expect("scene 0 has an overlay");
+    let poster = Pixmap::decode_png(&png).unwrap();
+    assert_eq!((poster.width(), poster.height()), (PREVIEW_W, PREVIEW_H));
+    check("overlay_poster", PREVIEW_W, PREVIEW_H, poster.data());
+    // Black around the object.
+    assert_eq!(
+        poster.pixel(2, 2).unwrap(),
+        tiny_skia::PremultipliedColorU8::from_rgba(0, 0, 0, 255).unwrap()
+    );
+    assert!(overlay_poster(&v, 1).is_none(), "scene 1 has no overlay");
+    assert!(overlay_poster(&v, 7).is_none(), "no scene 7");
+}
+
+#[test]
+fn full_frame_and_crossfade() {
+    let v = full_video();
+    // Full composition mid-scene, through the video timeline.
+    let mut frame = vec![0u8; FRAME_BYTES];
+    v.render_frame(39, &mut frame); // t = 1.3 s
+    check("full_frame", CANVAS_W, CANVAS_H, &frame);
+    // Inside the crossfade the frame sits between the two scenes.
+    let d0 = v.scene_duration(0).unwrap();
+    let idx = ((d0 - 0.15) * 30.0).round() as u64;
+    v.render_frame(idx, &mut frame);
+    let (s, t) = v.scene_at(idx as f64 / 30.0);
+    assert_eq!(s, 0);
+    let (a, b) = (render(&v, 0, t), render(&v, 1, 0.0));
+    let between = frame.iter().zip(a.iter().zip(&b)).all(|(&f, (&x, &y))| {
+        let (f, lo, hi) = (i16::from(f), i16::from(x.min(y)), i16::from(x.max(y)));
+        f >= lo - 1 && f <= hi + 1
+    });
+    assert!(between);
+    assert_ne!(frame, a);
+    assert_ne!(frame, b);
+}
