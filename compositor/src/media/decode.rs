@@ -1,0 +1,296 @@
+//! Reading input media: duration, and audio decoded to mono PCM.
+//!
+//! Both open the file with `filesrc ! decodebin` and keep decodebin from running decoders whose
+//! output nobody needs (`autoplug-select` → *expose*): measuring a duration needs no decoder at
+//! all, and decoding narration out of an uploaded video should not decode its pictures.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use gstreamer as gst;
+use gstreamer::glib;
+use gstreamer::prelude::*;
+use gstreamer_app as gst_app;
+use gstreamer_audio as gst_audio;
+
+use super::AudioTrack;
+use super::error::MediaError;
+use super::gst_util::{
+    PipelineGuard, bus_error, capsfilter, init, is_unsupported_format, make, set_state,
+};
+
+/// How long opening a file (typefinding, demuxing headers) may take before we give up.
+const OPEN_TIMEOUT_SECS: u64 = 60;
+/// Posted by `no-more-pads` when a file turns out to have no audio stream.
+const NO_AUDIO_MESSAGE: &str = "reelsmith-no-audio";
+
+/// The length in seconds of any audio or video file GStreamer can demux.
+///
+/// Reads only the container (or parser) metadata; when the container does not state a duration
+/// the streams are read to the end without decoding and the last position is used.
+pub fn probe_duration(path: &Path) -> Result<f64, MediaError> {
+    check_readable(path)?;
+    init()?;
+    // Expose every stream before its decoder: demuxers and parsers know the duration.
+    let (pipeline, decodebin) = open(path, |_klass| true)?;
+    let pipeline_weak = pipeline.downgrade();
+    decodebin.connect_pad_added(move |_, pad| {
+        if let Some(pipeline) = pipeline_weak.upgrade() {
+            attach_fakesink(&pipeline, pad);
+        }
+    });
+
+    set_state(&pipeline, gst::State::Paused)?;
+    wait_for(&pipeline, path, gst::MessageType::AsyncDone)?;
+    if let Some(duration) = pipeline.query_duration::<gst::ClockTime>() {
+        return Ok(duration.nseconds() as f64 / 1e9);
+    }
+    // No duration in the headers (e.g. a raw ADTS stream): read it through once.
+    set_state(&pipeline, gst::State::Playing)?;
+    wait_for(&pipeline, path, gst::MessageType::Eos)?;
+    pipeline
+        .query_position::<gst::ClockTime>()
+        .or_else(|| pipeline.query_duration::<gst::ClockTime>())
+        .filter(|t| !t.is_zero())
+        .map(|t| t.nseconds() as f64 / 1e9)
+        .ok_or_else(|| MediaError::UnknownDuration {
+            path: path.to_owned(),
+        })
+}
+
+/// Decodes the first audio stream of any audio or video file to mono signed 16-bit PCM at
+/// `sample_rate` (channels are mixed down, the rate converted).
+pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaError> {
+    if !(8_000..=192_000).contains(&sample_rate) {
+        return Err(MediaError::InvalidInput(format!(
+            "unsupported output sample rate {sample_rate} Hz (expected 8000–192000)"
+        )));
+    }
+    check_readable(path)?;
+    init()?;
+    // Expose video and image streams undecoded; audio is decoded as usual.
+    let (pipeline, decodebin) = open(path, |klass| {
+        klass.contains("Video") || klass.contains("Image")
+    })?;
+
+    let caps = gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, sample_rate, 1)
+        .build()
+        .and_then(|info| info.to_caps())
+        .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let convert = make("audioconvert")?;
+    let resample = make("audioresample")?;
+    let filter = capsfilter(&caps)?;
+    let samples = Arc::new(Mutex::new(Vec::<i16>::new()));
+    let sink_samples = Arc::clone(&samples);
+    let sink = gst_app::AppSink::builder()
+        .sync(false)
+        .caps(&caps)
+        .callbacks(
+            gst_app::AppSinkCallbacks::builder()
+                .new_sample(move |sink| {
+                    let sample = sink.pull_sample().map_err(|_| gst::FlowError::Eos)?;
+                    let buffer = sample.buffer().ok_or(gst::FlowError::Error)?;
+                    let map = buffer.map_readable().map_err(|_| gst::FlowError::Error)?;
+                    let mut out = sink_samples.lock().map_err(|_| gst::FlowError::Error)?;
+                    out.extend(
+                        map.chunks_exact(2)
+                            .map(|b| i16::from_le_bytes([b[0], b[1]])),
+                    );
+                    Ok(gst::FlowSuccess::Ok)
+                })
+                .build(),
+        )
+        .build();
+    let chain = [&convert, &resample, &filter, sink.upcast_ref()];
+    pipeline
+        .add_many(chain)
+        .map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+    gst::Element::link_many(chain).map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+
+    let audio_linked = Arc::new(AtomicBool::new(false));
+    let pipeline_weak = pipeline.downgrade();
+    let convert_weak = convert.downgrade();
+    let linked = Arc::clone(&audio_linked);
+    decodebin.connect_pad_added(move |_, pad| {
+        let (Some(pipeline), Some(convert)) = (pipeline_weak.upgrade(), convert_weak.upgrade())
+        else {
+            return;
+        };
+        let is_raw_audio = pad
+            .current_caps()
+            .unwrap_or_else(|| pad.query_caps(None))
+            .structure(0)
+            .is_some_and(|s| s.name() == "audio/x-raw");
+        // The first audio stream feeds our chain; everything else is drained and dropped.
+        if is_raw_audio && !linked.swap(true, Ordering::SeqCst) {
+            if let Some(sinkpad) = convert.static_pad("sink")
+                && pad.link(&sinkpad).is_ok()
+            {
+                return;
+            }
+            linked.store(false, Ordering::SeqCst);
+        }
+        attach_fakesink(&pipeline, pad);
+    });
+    let linked = Arc::clone(&audio_linked);
+    decodebin.connect_no_more_pads(move |decodebin| {
+        if !linked.load(Ordering::SeqCst) {
+            let msg =
+                gst::message::Application::builder(gst::Structure::new_empty(NO_AUDIO_MESSAGE))
+                    .src(decodebin)
+                    .build();
+            let _ = decodebin.post_message(msg);
+        }
+    });
+
+    set_state(&pipeline, gst::State::Playing)?;
+    wait_for(&pipeline, path, gst::MessageType::Eos)?;
+    set_state(&pipeline, gst::State::Null)?;
+
+    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
+    if !audio_linked.load(Ordering::SeqCst) {
+        return Err(MediaError::NoAudio {
+            path: path.to_owned(),
+        });
+    }
+    Ok(AudioTrack {
+        sample_rate,
+        samples,
+    })
+}
+
+/// A readable regular file, or an I/O error naming it.
+fn check_readable(path: &Path) -> Result<(), MediaError> {
+    let io = |source| MediaError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    if meta.len() == 0 {
+        return Err(MediaError::UnsupportedFormat {
+            path: path.to_owned(),
+            detail: "the file is empty".into(),
+        });
+    }
+    Ok(())
+}
+
+/// `filesrc ! decodebin` in a fresh pipeline. Decoders whose klass satisfies `expose` are not
+/// run: decodebin exposes the (parsed, still encoded) stream instead.
+fn open(
+    path: &Path,
+    expose: fn(&str) -> bool,
+) -> Result<(PipelineGuard, gst::Element), MediaError> {
+    let pipeline = PipelineGuard(gst::Pipeline::with_name("reelsmith-decode"));
+    let src = make("filesrc")?;
+    src.set_property("location", path.to_string_lossy().as_ref());
+    let decodebin = make("decodebin")?;
+    pipeline
+        .add_many([&src, &decodebin])
+        .map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+    src.link(&decodebin)
+        .map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+
+    // GstAutoplugSelectResult is registered by decodebin's class, so it exists by now.
+    if let Some(select) = glib::Type::from_name("GstAutoplugSelectResult") {
+        decodebin.connect("autoplug-select", false, move |args| {
+            let factory = args
+                .get(3)
+                .and_then(|v| v.get::<gst::ElementFactory>().ok());
+            let skip = factory.is_some_and(|f| {
+                let klass = f.metadata(gst::ELEMENT_METADATA_KLASS).unwrap_or_default();
+                klass.contains("Decoder") && expose(klass)
+            });
+            glib::EnumClass::with_type(select)?.to_value_by_nick(if skip {
+                "expose"
+            } else {
+                "try"
+            })
+        });
+    }
+    Ok((pipeline, decodebin))
+}
+
+/// Drains a stream nobody needs.
+fn attach_fakesink(pipeline: &gst::Pipeline, pad: &gst::Pad) {
+    let Ok(sink) = gst::ElementFactory::make("fakesink")
+        .property("sync", false)
+        .build()
+    else {
+        return;
+    };
+    if pipeline.add(&sink).is_err() {
+        return;
+    }
+    let _ = sink.sync_state_with_parent();
+    if let Some(sinkpad) = sink.static_pad("sink") {
+        let _ = pad.link(&sinkpad);
+    }
+}
+
+/// Waits for `until` (EOS or ASYNC_DONE) on the pipeline's bus, turning errors into
+/// [`MediaError`]s: "not a media file" errors become [`MediaError::UnsupportedFormat`].
+fn wait_for(
+    pipeline: &gst::Pipeline,
+    path: &Path,
+    until: gst::MessageType,
+) -> Result<(), MediaError> {
+    let bus = pipeline
+        .bus()
+        .ok_or_else(|| MediaError::pipeline("decode", "pipeline has no bus"))?;
+    // Opening is bounded; reading a long file to its end is not.
+    let timeout = (until == gst::MessageType::AsyncDone)
+        .then(|| gst::ClockTime::from_seconds(OPEN_TIMEOUT_SECS));
+    loop {
+        let Some(msg) = bus.timed_pop_filtered(
+            timeout,
+            &[
+                until,
+                gst::MessageType::Error,
+                gst::MessageType::Application,
+            ],
+        ) else {
+            return Err(MediaError::pipeline(
+                "decode",
+                format!("{}: timed out opening the file", path.display()),
+            ));
+        };
+        match msg.view() {
+            gst::MessageView::Error(err) => {
+                if is_unsupported_format(err) || is_missing_decoder(err) {
+                    let detail = err.error().to_string();
+                    return Err(MediaError::UnsupportedFormat {
+                        path: path.to_owned(),
+                        detail,
+                    });
+                }
+                return Err(bus_error(err));
+            }
+            gst::MessageView::Application(app)
+                if app
+                    .structure()
+                    .is_some_and(|s| s.name() == NO_AUDIO_MESSAGE) =>
+            {
+                return Err(MediaError::NoAudio {
+                    path: path.to_owned(),
+                });
+            }
+            gst::MessageView::Application(_) => {}
+            // ASYNC_DONE from a child bin is not the pipeline's preroll.
+            gst::MessageView::AsyncDone(_) if msg.src() != Some(pipeline.upcast_ref()) => {}
+            _ => return Ok(()),
+        }
+    }
+}
+
+fn is_missing_decoder(err: &gst::message::Error) -> bool {
+    err.error().matches(gst::StreamError::CodecNotFound)
+        || err.error().matches(gst::CoreError::MissingPlugin)
+}

@@ -1,0 +1,853 @@
+//! MP4 assembly: rendered frames + narration → H.264 High / AAC in a fast-start MP4.
+//!
+//! ```text
+//! appsrc (I420, bt709) ─► [videoconvert ─►] h264 encoder ─► video/x-h264,profile=high ─► h264parse ─┐
+//! appsrc (S16LE mono)  ─► audioconvert ─► audioresample ─► 48 kHz ─► AAC encoder ─► aacparse ──────┴► mp4mux faststart ─► filesink (temp name)
+//! ```
+//!
+//! The calling thread renders frames in windows of `2 × threads` on rayon, converts them to I420
+//! itself and pushes them with timestamps computed from the frame index (no drift, whatever the
+//! frame rate). `appsrc` blocks once about one window is queued, so memory stays bounded while
+//! the encoder (in GStreamer's streaming thread) works on window *n* and rayon renders *n + 1*.
+//! Audio is pushed ahead of the video it belongs to, padded with silence or trimmed to exactly
+//! the video's length. A second thread watches the bus; an error there stops the pipeline, which
+//! unblocks the pushing thread, and the error is what the caller gets.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use gstreamer as gst;
+use gstreamer::prelude::*;
+use gstreamer_app as gst_app;
+use gstreamer_audio as gst_audio;
+use gstreamer_video as gst_video;
+use rayon::prelude::*;
+
+use super::convert::{I420Layout, rgba_to_i420};
+use super::error::MediaError;
+use super::gst_util::{
+    PipelineGuard, bus_error, capsfilter, has_factory, init, make, missing, set_if_present,
+    set_state,
+};
+use super::{AudioTrack, FrameSource};
+
+/// The output audio rate (DESIGN §3).
+const OUTPUT_SAMPLE_RATE: i32 = 48_000;
+
+/// x264's speed/quality trade-off (`speed-preset`); faster presets give bigger files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[allow(missing_docs)]
+pub enum X264Preset {
+    Ultrafast,
+    Superfast,
+    #[default]
+    Veryfast,
+    Faster,
+    Fast,
+    Medium,
+    Slow,
+    Slower,
+    Veryslow,
+}
+
+impl X264Preset {
+    /// Every preset, fastest first.
+    pub const ALL: [X264Preset; 9] = [
+        X264Preset::Ultrafast,
+        X264Preset::Superfast,
+        X264Preset::Veryfast,
+        X264Preset::Faster,
+        X264Preset::Fast,
+        X264Preset::Medium,
+        X264Preset::Slow,
+        X264Preset::Slower,
+        X264Preset::Veryslow,
+    ];
+
+    /// The name x264 (and `x264enc`'s `speed-preset`) uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            X264Preset::Ultrafast => "ultrafast",
+            X264Preset::Superfast => "superfast",
+            X264Preset::Veryfast => "veryfast",
+            X264Preset::Faster => "faster",
+            X264Preset::Fast => "fast",
+            X264Preset::Medium => "medium",
+            X264Preset::Slow => "slow",
+            X264Preset::Slower => "slower",
+            X264Preset::Veryslow => "veryslow",
+        }
+    }
+}
+
+impl fmt::Display for X264Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for X264Preset {
+    type Err = MediaError;
+    fn from_str(s: &str) -> Result<Self, MediaError> {
+        X264Preset::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                MediaError::InvalidInput(format!(
+                    "unknown x264 preset {s:?} (expected one of ultrafast … veryslow)"
+                ))
+            })
+    }
+}
+
+/// Which H.264 encoder to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EncoderChoice {
+    /// A hardware encoder when one works on this machine, x264 otherwise.
+    #[default]
+    Auto,
+    /// Always x264 (reproducible output, e.g. for tests).
+    Software,
+    /// A hardware encoder or an error ([`MediaError::NoHardwareEncoder`]).
+    Hardware,
+}
+
+/// How to encode; `Default` is the product format with x264 `veryfast`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeSettings {
+    /// Frame width in pixels (even); the frame source renders at this size.
+    pub width: u32,
+    /// Frame height in pixels (even).
+    pub height: u32,
+    /// x264 speed preset (ignored by hardware encoders).
+    pub preset: X264Preset,
+    /// Hardware, software, or whichever works.
+    pub encoder: EncoderChoice,
+    /// Rayon workers for rendering and x264 threads; `None` uses the global rayon pool and lets
+    /// x264 decide.
+    pub threads: Option<usize>,
+    /// x264 constant-rate-factor (lower is better; 23 is x264's default).
+    pub crf: u8,
+    /// Peak video bitrate in kbit/s (x264 VBV cap), so a busy scene cannot balloon the file.
+    pub max_bitrate_kbps: u32,
+    /// Seconds between keyframes (seeking granularity in players and editors).
+    pub keyframe_interval_secs: u32,
+    /// AAC bitrate in bit/s.
+    pub audio_bitrate: u32,
+}
+
+impl Default for EncodeSettings {
+    fn default() -> Self {
+        EncodeSettings {
+            width: 720,
+            height: 1280,
+            preset: X264Preset::Veryfast,
+            encoder: EncoderChoice::Auto,
+            threads: None,
+            crf: 23,
+            max_bitrate_kbps: 8_000,
+            keyframe_interval_secs: 2,
+            audio_bitrate: 128_000,
+        }
+    }
+}
+
+/// What [`encode_mp4`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodeReport {
+    /// The H.264 encoder element that was used (`x264enc`, `nvh264enc`, …).
+    pub encoder: String,
+    /// Whether that encoder is a hardware one.
+    pub hardware: bool,
+    /// The AAC encoder element that was used.
+    pub audio_encoder: String,
+    /// Frames encoded.
+    pub frames: u64,
+    /// Media length in seconds (`frames / fps`); the audio track has exactly this length.
+    pub duration_secs: f64,
+    /// Wall-clock time of the whole encode, rendering included.
+    pub wall: Duration,
+}
+
+impl EncodeReport {
+    /// Frames per second of wall-clock time (rendering + conversion + encoding).
+    pub fn fps(&self) -> f64 {
+        self.frames as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Renders every frame of `frames`, muxes it with `audio` and writes an MP4 to `out`.
+///
+/// The file appears at `out` only when complete (written under a temporary name in the same
+/// directory, then renamed). `progress` is called on the calling thread with frames handed to the
+/// encoder so far and the total, and once more with `(total, total)` when the file is finished.
+pub fn encode_mp4(
+    frames: &dyn FrameSource,
+    audio: &AudioTrack,
+    settings: &EncodeSettings,
+    out: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<EncodeReport, MediaError> {
+    let started = Instant::now();
+    let job = Job::validate(frames, audio, settings)?;
+    init()?;
+
+    let (video_encoder, hardware) = choose_video_encoder(settings)?;
+    let audio_encoder = ["fdkaacenc", "avenc_aac", "voaacenc"]
+        .into_iter()
+        .find(|name| has_factory(name))
+        .ok_or_else(|| missing("avenc_aac"))?;
+
+    let tmp = temp_path(out)?;
+    let result = run_encode(
+        &job,
+        frames,
+        audio,
+        settings,
+        video_encoder,
+        audio_encoder,
+        &tmp,
+        progress,
+    )
+    .and_then(|()| {
+        std::fs::rename(&tmp, out).map_err(|source| MediaError::Io {
+            path: out.to_owned(),
+            source,
+        })
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(faststart_path(&tmp));
+    }
+    result?;
+    progress(job.frame_count, job.frame_count);
+
+    Ok(EncodeReport {
+        encoder: video_encoder.to_owned(),
+        hardware,
+        audio_encoder: audio_encoder.to_owned(),
+        frames: job.frame_count,
+        duration_secs: job.frame_count as f64 / f64::from(job.fps),
+        wall: started.elapsed(),
+    })
+}
+
+/// Validated numbers for one encode.
+struct Job {
+    frame_count: u64,
+    fps: u32,
+    layout: I420Layout,
+    /// Audio samples the output must have: exactly `frame_count / fps` seconds.
+    audio_samples: u64,
+}
+
+impl Job {
+    fn validate(
+        frames: &dyn FrameSource,
+        audio: &AudioTrack,
+        settings: &EncodeSettings,
+    ) -> Result<Job, MediaError> {
+        let frame_count = frames.frame_count();
+        let fps = frames.fps();
+        if frame_count == 0 {
+            return Err(MediaError::InvalidInput(
+                "the frame source has no frames".into(),
+            ));
+        }
+        if fps == 0 || fps > 240 {
+            return Err(MediaError::InvalidInput(format!(
+                "unsupported frame rate {fps} fps"
+            )));
+        }
+        if audio.sample_rate < 8_000 || audio.sample_rate > 192_000 {
+            return Err(MediaError::InvalidInput(format!(
+                "unsupported audio sample rate {} Hz (expected 8000–192000)",
+                audio.sample_rate
+            )));
+        }
+        if audio.samples.is_empty() {
+            return Err(MediaError::InvalidInput(
+                "the audio track has no samples".into(),
+            ));
+        }
+        if settings.threads == Some(0) {
+            return Err(MediaError::InvalidInput(
+                "threads must be at least 1".into(),
+            ));
+        }
+        let layout = I420Layout::new(settings.width, settings.height)?;
+        let audio_samples = scale(frame_count, u64::from(audio.sample_rate), u64::from(fps));
+        Ok(Job {
+            frame_count,
+            fps,
+            layout,
+            audio_samples,
+        })
+    }
+}
+
+/// `value × num / den`, rounded down, without overflow.
+fn scale(value: u64, num: u64, den: u64) -> u64 {
+    (u128::from(value) * u128::from(num) / u128::from(den)) as u64
+}
+
+/// The timestamp of unit `index` of a stream with `rate` units per second.
+fn timestamp(index: u64, rate: u64) -> gst::ClockTime {
+    gst::ClockTime::from_nseconds(scale(index, gst::ClockTime::SECOND.nseconds(), rate))
+}
+
+/// A unique name next to `out`, so the final rename stays on one filesystem (atomic).
+fn temp_path(out: &Path) -> Result<PathBuf, MediaError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = out
+        .file_name()
+        .ok_or_else(|| MediaError::InvalidInput(format!("{} is not a file path", out.display())))?;
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(MediaError::Io {
+            path: dir,
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "output directory does not exist",
+            ),
+        });
+    }
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    Ok(dir.join(format!(
+        ".{}.{}-{n}.part",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
+}
+
+/// Where mp4mux parks the media data while it waits to write `moov` first.
+fn faststart_path(tmp: &Path) -> PathBuf {
+    let mut p = tmp.as_os_str().to_owned();
+    p.push(".mdat");
+    PathBuf::from(p)
+}
+
+/// Hardware H.264 encoders, most preferred first.
+const HARDWARE_ENCODERS: &[&str] = &[
+    "nvh264enc",
+    "nvcudah264enc",
+    "nvautogpuh264enc",
+    "vah264enc",
+    "vaapih264enc",
+    "qsvh264enc",
+    "vah264lpenc",
+    "v4l2h264enc",
+];
+
+fn choose_video_encoder(settings: &EncodeSettings) -> Result<(&'static str, bool), MediaError> {
+    let software = || {
+        if has_factory("x264enc") {
+            Ok(("x264enc", false))
+        } else {
+            Err(missing("x264enc"))
+        }
+    };
+    match settings.encoder {
+        EncoderChoice::Software => software(),
+        EncoderChoice::Auto => match working_hardware_encoder(settings.width, settings.height) {
+            Ok(name) => Ok((name, true)),
+            Err(_) => software(),
+        },
+        EncoderChoice::Hardware => working_hardware_encoder(settings.width, settings.height)
+            .map(|name| (name, true))
+            .map_err(|tried| MediaError::NoHardwareEncoder { tried }),
+    }
+}
+
+/// The first hardware encoder that really encodes a few frames at this size; the answer is
+/// cached per size for the life of the process. `Err` lists what was tried.
+fn working_hardware_encoder(width: u32, height: u32) -> Result<&'static str, String> {
+    type Cache = Mutex<Vec<((u32, u32), Result<&'static str, String>)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, found)) = cache.iter().find(|(size, _)| *size == (width, height)) {
+        return found.clone();
+    }
+    let mut tried = Vec::new();
+    let mut found = None;
+    for &name in HARDWARE_ENCODERS.iter().filter(|name| has_factory(name)) {
+        match probe_encoder(name, width, height) {
+            Ok(()) => {
+                found = Some(name);
+                break;
+            }
+            Err(e) => tried.push(format!("{name}: {e}")),
+        }
+    }
+    let found = found.ok_or_else(|| {
+        if tried.is_empty() {
+            "none installed".to_owned()
+        } else {
+            tried.join("; ")
+        }
+    });
+    cache.push(((width, height), found.clone()));
+    found
+}
+
+/// Encodes a few test frames with `name`: the element must reach PLAYING and produce High
+/// profile output (a present factory without a GPU or driver fails here, not mid-render).
+fn probe_encoder(name: &str, width: u32, height: u32) -> Result<(), MediaError> {
+    let pipeline = PipelineGuard(gst::Pipeline::new());
+    let src = gst::ElementFactory::make("videotestsrc")
+        .property("num-buffers", 5i32)
+        .build()
+        .map_err(|_| missing("videotestsrc"))?;
+    let raw = capsfilter(&i420_caps(width, height, 30)?)?;
+    let convert = make("videoconvert")?;
+    let encoder = make(name)?;
+    configure_hardware(&encoder, 30, &EncodeSettings::default());
+    let h264 = capsfilter(&h264_high_caps())?;
+    let sink = make("fakesink")?;
+    let elements = [&src, &raw, &convert, &encoder, &h264, &sink];
+    pipeline
+        .add_many(elements)
+        .map_err(|e| MediaError::pipeline(name, e.to_string()))?;
+    gst::Element::link_many(elements).map_err(|e| MediaError::pipeline(name, e.to_string()))?;
+    set_state(&pipeline, gst::State::Playing)?;
+    let bus = pipeline
+        .bus()
+        .ok_or_else(|| MediaError::pipeline(name, "no bus"))?;
+    match bus.timed_pop_filtered(
+        gst::ClockTime::from_seconds(10),
+        &[gst::MessageType::Eos, gst::MessageType::Error],
+    ) {
+        Some(msg) => match msg.view() {
+            gst::MessageView::Error(err) => Err(bus_error(err)),
+            _ => Ok(()),
+        },
+        None => Err(MediaError::pipeline(name, "timed out encoding test frames")),
+    }
+}
+
+/// Caps our converted frames carry: I420, BT.709 limited range, square pixels.
+fn i420_caps(width: u32, height: u32, fps: u32) -> Result<gst::Caps, MediaError> {
+    video_info(width, height, fps)?
+        .to_caps()
+        .map_err(|e| MediaError::pipeline("appsrc", e.to_string()))
+}
+
+fn video_info(width: u32, height: u32, fps: u32) -> Result<gst_video::VideoInfo, MediaError> {
+    let colorimetry = gst_video::VideoColorimetry::new(
+        gst_video::VideoColorRange::Range16_235,
+        gst_video::VideoColorMatrix::Bt709,
+        gst_video::VideoTransferFunction::Bt709,
+        gst_video::VideoColorPrimaries::Bt709,
+    );
+    gst_video::VideoInfo::builder(gst_video::VideoFormat::I420, width, height)
+        .fps(gst::Fraction::new(fps as i32, 1))
+        .par(gst::Fraction::new(1, 1))
+        .colorimetry(&colorimetry)
+        .build()
+        .map_err(|e| MediaError::InvalidInput(format!("video format {width}x{height}@{fps}: {e}")))
+}
+
+fn h264_high_caps() -> gst::Caps {
+    gst::Caps::builder("video/x-h264")
+        .field("profile", "high")
+        .build()
+}
+
+fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSettings) {
+    let gop = (fps * settings.keyframe_interval_secs.max(1)).to_string();
+    for property in ["gop-size", "key-int-max", "keyframe-period", "idr-interval"] {
+        set_if_present(encoder, property, &gop);
+    }
+    // nvenc/va default to constant bitrate targets; cap them like x264's VBV.
+    let kbps = settings.max_bitrate_kbps.to_string();
+    set_if_present(encoder, "max-bitrate", &kbps);
+}
+
+fn software_encoder(job: &Job, settings: &EncodeSettings) -> Result<gst::Element, MediaError> {
+    let gop = job.fps * settings.keyframe_interval_secs.max(1);
+    let threads = settings.threads.unwrap_or(0).min(u32::MAX as usize) as u32;
+    let crf = settings.crf.clamp(1, 50).to_string();
+    if !has_factory("x264enc") {
+        return Err(missing("x264enc"));
+    }
+    gst::ElementFactory::make("x264enc")
+        .property_from_str("speed-preset", settings.preset.as_str())
+        // Constant quality (CRF) capped by VBV: small files for calm scenes, bounded peaks.
+        .property_from_str("pass", "qual")
+        .property_from_str("quantizer", &crf)
+        .property("bitrate", settings.max_bitrate_kbps.max(100))
+        .property("key-int-max", gop)
+        .property("threads", threads)
+        .build()
+        .map_err(|e| MediaError::pipeline("x264enc", e.to_string()))
+}
+
+/// The video and audio `appsrc`s of a built pipeline.
+struct Sources {
+    video: gst_app::AppSrc,
+    audio: gst_app::AppSrc,
+}
+
+fn build_pipeline(
+    job: &Job,
+    audio: &AudioTrack,
+    settings: &EncodeSettings,
+    video_encoder: &str,
+    audio_encoder: &str,
+    tmp: &Path,
+    window: usize,
+) -> Result<(PipelineGuard, Sources), MediaError> {
+    let pipeline = PipelineGuard(gst::Pipeline::with_name("reelsmith-encode"));
+    let link_err =
+        |e: gst::glib::BoolError| MediaError::pipeline("reelsmith-encode", e.to_string());
+
+    // Video branch.
+    let video_caps = i420_caps(settings.width, settings.height, job.fps)?;
+    let video = gst_app::AppSrc::builder()
+        .name("video-src")
+        .caps(&video_caps)
+        .format(gst::Format::Time)
+        .is_live(false)
+        .block(true)
+        .max_bytes((job.layout.size * window) as u64)
+        .build();
+    let mut video_chain: Vec<gst::Element> = vec![video.clone().upcast()];
+    if video_encoder == "x264enc" {
+        video_chain.push(software_encoder(job, settings)?);
+    } else {
+        video_chain.push(make("videoconvert")?);
+        let encoder = make(video_encoder)?;
+        configure_hardware(&encoder, job.fps, settings);
+        video_chain.push(encoder);
+    }
+    video_chain.push(capsfilter(&h264_high_caps())?);
+    video_chain.push(make("h264parse")?);
+
+    // Audio branch: our samples at their own rate, resampled to 48 kHz mono for AAC.
+    let audio_caps =
+        gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, audio.sample_rate, 1)
+            .build()
+            .and_then(|info| info.to_caps())
+            .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let audio_src = gst_app::AppSrc::builder()
+        .name("audio-src")
+        .caps(&audio_caps)
+        .format(gst::Format::Time)
+        .is_live(false)
+        // Audio is tiny next to video and pushed ahead of it: never block on it (0 = unlimited).
+        .max_bytes(0)
+        .build();
+    let aac_in = gst::Caps::builder("audio/x-raw")
+        .field("rate", OUTPUT_SAMPLE_RATE)
+        .field("channels", 1i32)
+        .build();
+    let aenc = make(audio_encoder)?;
+    if aenc.find_property("bitrate").is_some() {
+        aenc.set_property_from_str("bitrate", &settings.audio_bitrate.to_string());
+    }
+    let mut audio_chain: Vec<gst::Element> = vec![
+        audio_src.clone().upcast(),
+        make("audioconvert")?,
+        make("audioresample")?,
+        capsfilter(&aac_in)?,
+        aenc,
+    ];
+    if has_factory("aacparse") {
+        audio_chain.push(make("aacparse")?);
+    }
+
+    // Muxer and sink.
+    let mux = make("mp4mux")?;
+    mux.set_property("faststart", true);
+    mux.set_property(
+        "faststart-file",
+        faststart_path(tmp).to_string_lossy().as_ref(),
+    );
+    let sink = make("filesink")?;
+    sink.set_property("location", tmp.to_string_lossy().as_ref());
+
+    pipeline.add_many(&video_chain).map_err(link_err)?;
+    pipeline.add_many(&audio_chain).map_err(link_err)?;
+    pipeline.add_many([&mux, &sink]).map_err(link_err)?;
+    gst::Element::link_many(&video_chain).map_err(link_err)?;
+    gst::Element::link_many(&audio_chain).map_err(link_err)?;
+    for last in [video_chain.last(), audio_chain.last()]
+        .into_iter()
+        .flatten()
+    {
+        last.link(&mux).map_err(link_err)?;
+    }
+    mux.link(&sink).map_err(link_err)?;
+
+    Ok((
+        pipeline,
+        Sources {
+            video,
+            audio: audio_src,
+        },
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_encode(
+    job: &Job,
+    frames: &dyn FrameSource,
+    audio: &AudioTrack,
+    settings: &EncodeSettings,
+    video_encoder: &str,
+    audio_encoder: &str,
+    tmp: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), MediaError> {
+    let pool = match settings.threads {
+        Some(n) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("reelsmith-encode-{i}"))
+                .build()
+                .map_err(|e| MediaError::InvalidInput(format!("thread pool: {e}")))?,
+        ),
+        None => None,
+    };
+    let workers = pool
+        .as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+    let window = (2 * workers).clamp(2, 64);
+
+    let (pipeline, sources) = build_pipeline(
+        job,
+        audio,
+        settings,
+        video_encoder,
+        audio_encoder,
+        tmp,
+        window,
+    )?;
+    let bus = pipeline
+        .bus()
+        .ok_or_else(|| MediaError::pipeline("reelsmith-encode", "pipeline has no bus"))?;
+    set_state(&pipeline, gst::State::Playing)?;
+
+    let outcome = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| watch_bus(&bus, &pipeline));
+        // Wakes the watcher if we leave early (push failure, or a panic unwinding from render).
+        let stop = StopWatcher(&bus);
+        let pushed = push_everything(
+            job,
+            frames,
+            audio,
+            &sources,
+            pool.as_ref(),
+            window,
+            progress,
+        );
+        if pushed.is_err() {
+            drop(stop);
+        }
+        let watched = watcher.join().unwrap_or_else(|_| {
+            Err(MediaError::pipeline(
+                "reelsmith-encode",
+                "bus watcher panicked",
+            ))
+        });
+        // A bus error explains a failed push better than the push's own flow error.
+        match (pushed, watched) {
+            (_, Err(e)) | (Err(e), Ok(())) => Err(e),
+            (Ok(()), Ok(())) => Ok(()),
+        }
+    });
+    // Null finalises and closes the file before it is renamed.
+    set_state(&pipeline, gst::State::Null)?;
+    outcome
+}
+
+/// Posts a stop request on the bus when dropped.
+struct StopWatcher<'a>(&'a gst::Bus);
+
+const STOP_MESSAGE: &str = "reelsmith-stop";
+
+impl Drop for StopWatcher<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .0
+            .post(gst::message::Application::new(gst::Structure::new_empty(
+                STOP_MESSAGE,
+            )));
+    }
+}
+
+/// Waits for EOS; on an error, stops the pipeline (unblocking any `push_buffer`) and returns it.
+fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), MediaError> {
+    for msg in bus.iter_timed(gst::ClockTime::NONE) {
+        match msg.view() {
+            gst::MessageView::Eos(_) => return Ok(()),
+            gst::MessageView::Error(err) => {
+                let error = bus_error(err);
+                let _ = pipeline.set_state(gst::State::Null);
+                return Err(error);
+            }
+            gst::MessageView::Application(app)
+                if app.structure().is_some_and(|s| s.name() == STOP_MESSAGE) =>
+            {
+                return Err(MediaError::pipeline(
+                    "reelsmith-encode",
+                    "encode stopped early",
+                ));
+            }
+            _ => {}
+        }
+    }
+    Err(MediaError::pipeline(
+        "reelsmith-encode",
+        "bus closed before end of stream",
+    ))
+}
+
+/// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length.
+struct AudioFeed<'a> {
+    src: &'a gst_app::AppSrc,
+    samples: &'a [i16],
+    rate: u64,
+    total: u64,
+    next: u64,
+}
+
+impl AudioFeed<'_> {
+    fn push_until(&mut self, until: u64) -> Result<(), MediaError> {
+        let until = until.min(self.total);
+        let chunk = (self.rate / 10).max(1);
+        while self.next < until {
+            let end = (self.next + chunk).min(until);
+            let mut bytes = Vec::with_capacity(((end - self.next) * 2) as usize);
+            for i in self.next..end {
+                let sample = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| self.samples.get(i))
+                    .copied()
+                    .unwrap_or(0);
+                bytes.extend_from_slice(&sample.to_le_bytes());
+            }
+            let mut buffer = gst::Buffer::from_mut_slice(bytes);
+            {
+                let buffer = buffer.make_mut();
+                let pts = timestamp(self.next, self.rate);
+                buffer.set_pts(pts);
+                buffer.set_duration(timestamp(end, self.rate) - pts);
+                buffer.set_offset(self.next);
+                buffer.set_offset_end(end);
+            }
+            self.src
+                .push_buffer(buffer)
+                .map_err(|e| MediaError::pipeline("audio-src", format!("push failed: {e:?}")))?;
+            self.next = end;
+        }
+        Ok(())
+    }
+}
+
+fn push_everything(
+    job: &Job,
+    frames: &dyn FrameSource,
+    audio: &AudioTrack,
+    sources: &Sources,
+    pool: Option<&rayon::ThreadPool>,
+    window: usize,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), MediaError> {
+    let rate = u64::from(audio.sample_rate);
+    let fps = u64::from(job.fps);
+    let mut feed = AudioFeed {
+        src: &sources.audio,
+        samples: &audio.samples,
+        rate,
+        total: job.audio_samples,
+        next: 0,
+    };
+    let layout = job.layout;
+    let mut rgba: Vec<Vec<u8>> = (0..window).map(|_| vec![0u8; layout.rgba_len()]).collect();
+
+    let mut first = 0u64;
+    while first < job.frame_count {
+        let count = (job.frame_count - first).min(window as u64) as usize;
+        // Audio for this window (and half a second more) goes first, so the muxer never waits
+        // on audio while our video push is blocked.
+        feed.push_until(scale(first + count as u64, rate, fps) + rate / 2)?;
+
+        let mut buffers = (0..count)
+            .map(|_| gst::Buffer::with_size(layout.size))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| MediaError::pipeline("video-src", format!("allocating a frame: {e}")))?;
+        let mut render = || {
+            rgba[..count]
+                .par_iter_mut()
+                .zip(buffers.par_iter_mut())
+                .enumerate()
+                .try_for_each(|(i, (rgba, buffer))| {
+                    let index = first + i as u64;
+                    rgba.fill(0);
+                    frames.render(index, rgba);
+                    let buffer = buffer.make_mut();
+                    let pts = timestamp(index, fps);
+                    buffer.set_pts(pts);
+                    buffer.set_duration(timestamp(index + 1, fps) - pts);
+                    buffer.set_offset(index);
+                    buffer.set_offset_end(index + 1);
+                    let mut map = buffer.map_writable().map_err(|e| {
+                        MediaError::pipeline("video-src", format!("mapping a frame: {e}"))
+                    })?;
+                    rgba_to_i420(rgba, &layout, &mut map)
+                })
+        };
+        match pool {
+            Some(pool) => pool.install(render)?,
+            None => render()?,
+        }
+        for buffer in buffers {
+            sources
+                .video
+                .push_buffer(buffer)
+                .map_err(|e| MediaError::pipeline("video-src", format!("push failed: {e:?}")))?;
+        }
+        first += count as u64;
+        progress(first, job.frame_count);
+    }
+
+    feed.push_until(job.audio_samples)?;
+    for src in [&sources.audio, &sources.video] {
+        src.end_of_stream()
+            .map_err(|e| MediaError::pipeline(src.name(), format!("end of stream: {e:?}")))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_do_not_drift() {
+        // 30 fps: frame 30 is exactly one second, frame 1 is 33_333_333 ns.
+        assert_eq!(timestamp(30, 30), gst::ClockTime::SECOND);
+        assert_eq!(timestamp(1, 30).nseconds(), 33_333_333);
+        assert_eq!(timestamp(90_000, 30), gst::ClockTime::from_seconds(3000));
+        assert_eq!(scale(90, 48_000, 30), 144_000);
+    }
+
+    #[test]
+    fn presets_parse() {
+        assert_eq!(
+            "VeryFast".parse::<X264Preset>().unwrap(),
+            X264Preset::Veryfast
+        );
+        assert!("turbo".parse::<X264Preset>().is_err());
+        assert_eq!(X264Preset::default().to_string(), "veryfast");
+    }
+}

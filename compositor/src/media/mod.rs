@@ -1,0 +1,53 @@
+//! GStreamer, in process: the compositor's only door to encoded media.
+//!
+//! Two directions meet here:
+//! - **assembly** ([`encode_mp4`]): frames pulled from a [`FrameSource`] are rendered in bounded,
+//!   rayon-parallel windows, converted to I420 by us (BT.709 limited range, see [`convert`]) and
+//!   pushed with frame-accurate timestamps into `appsrc ! H.264 encoder ! mp4mux (faststart)`,
+//!   next to the narration pushed as 16-bit PCM into `appsrc ! AAC encoder`. The output is the
+//!   product format of DESIGN §3: 720×1280, 30 fps, H.264 High yuv420p, AAC 48 kHz, `moov` first.
+//! - **inputs** ([`probe_duration`], [`decode_audio`]): any file GStreamer can demux, measured or
+//!   decoded to mono PCM for the planner.
+//!
+//! Every pipeline is torn down to `Null` on every exit path, and every failure (a bus error, a
+//! missing plugin, bad input) comes back as a typed [`MediaError`], never a panic.
+
+pub mod convert;
+mod decode;
+mod encode;
+mod error;
+mod gst_util;
+
+pub use decode::{decode_audio, probe_duration};
+pub use encode::{EncodeReport, EncodeSettings, EncoderChoice, X264Preset, encode_mp4};
+pub use error::MediaError;
+
+/// Frames come from the renderer; rendering is infallible.
+pub trait FrameSource: Sync {
+    /// How many frames the video has.
+    fn frame_count(&self) -> u64;
+    /// Frames per second (30 for the product format).
+    fn fps(&self) -> u32;
+    /// Draws frame `index` into `rgba` (tightly packed, `width × height × 4` bytes, opaque).
+    fn render(&self, index: u64, rgba: &mut [u8]);
+}
+
+/// Mono 16-bit PCM: the narration pushed into an encode, or what [`decode_audio`] returns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AudioTrack {
+    /// Samples per second (48 000 in practice; others are resampled when encoding).
+    pub sample_rate: u32,
+    /// Interleaved-free mono samples, in time order.
+    pub samples: Vec<i16>,
+}
+
+impl AudioTrack {
+    /// Length in seconds (0 when the rate is 0).
+    pub fn duration_secs(&self) -> f64 {
+        if self.sample_rate == 0 {
+            0.0
+        } else {
+            self.samples.len() as f64 / f64::from(self.sample_rate)
+        }
+    }
+}
