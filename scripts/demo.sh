@@ -3,7 +3,7 @@
 # for the rendered MP4, download it to ./demo.mp4, stop the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=target/release/reelsmith
+BIN=${BIN:-target/release/reelsmith}
 DATA=$(mktemp -d)
 LOG="$DATA/daemon.log"
 "$BIN" serve --config reelsmith.example.toml --listen 127.0.0.1:0 --data-dir "$DATA/data" >"$DATA/out" 2>"$LOG" &

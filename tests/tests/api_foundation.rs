@@ -352,3 +352,20 @@ async fn keys_cli_and_sigterm() {
         .unwrap();
     assert_eq!(r.status(), 404);
 }
+
+#[tokio::test]
+async fn production_mode_guards_callbacks() {
+    let d = Daemon::start(BIN, &[("REELSMITH__MODE", "production")]);
+    let s = script(90);
+    for (url, why) in [
+        ("http://93.184.216.34/hook", "plain http"),
+        ("https://127.0.0.1/hook", "loopback"),
+        ("https://[::1]/hook", "loopback v6"),
+        ("https://10.0.0.8/hook", "private"),
+        ("https://hooks.local/hook", "mDNS name"),
+    ] {
+        let (c, v, h) = d.post("/v1/create_video", &json!({ "script_text": s, "callback_url": url })).await;
+        assert_envelope(c, &v, &h, 400, "invalid_callback_url");
+        assert_eq!(v["error"]["param"], "callback_url", "{why}");
+    }
+}
