@@ -697,7 +697,7 @@ const PULSE_PERIOD_S: f64 = 1.6;
 fn initials(name: &str) -> String {
     let mut it = name.split_whitespace().filter_map(|w| w.chars().next());
     let first = it.next();
-    let last = it.last();
+    let last = it.next_back();
     first
         .into_iter()
         .chain(last)

@@ -195,8 +195,10 @@ fn photo_fixture(dir: &Path) -> PathBuf {
         Transform::identity(),
         None,
     );
-    let mut solid = Paint::default();
-    solid.anti_alias = true;
+    let mut solid = Paint {
+        anti_alias: true,
+        ..Paint::default()
+    };
     solid.set_color_rgba8(255, 230, 140, 255);
     p.fill_path(
         &PathBuilder::from_circle(800.0, 380.0, 110.0).unwrap(),
