@@ -555,7 +555,10 @@ fn layout_chunk(chunk: &CaptionChunk, center_y: f64, fonts: &[Font]) -> Vec<Word
     let line_h = (px * 1.22).round();
     let space = text_width(fonts, "a a", px) - 2.0 * text_width(fonts, "a", px);
     let block_h = line_h * lines.len() as f32;
-    let top = (center_y as f32 - block_h / 2.0).clamp(8.0, CANVAS_H as f32 - block_h - 8.0);
+    // Keep the block on the canvas; an over-tall block (a plan with a huge chunk) starts at the top.
+    let top = (center_y as f32 - block_h / 2.0)
+        .min(CANVAS_H as f32 - block_h - 8.0)
+        .max(8.0);
     let outline = (px / 13.0).round().max(3.0) as usize;
     let mut out = Vec::new();
     for (li, line) in lines.iter().enumerate() {
@@ -855,6 +858,9 @@ impl NarratorLayer {
 
 /// Largest side of an overlay object's raster, pixels.
 const MAX_OBJECT_SIDE: f64 = 4096.0;
+/// Farthest an overlay object's corner may sit from the canvas origin, pixels (objects may be
+/// partly off-canvas, the API allows negative group y).
+const MAX_OBJECT_OFFSET: f64 = 16384.0;
 /// Largest SVG source accepted, bytes.
 const MAX_SVG_BYTES: usize = 4 << 20;
 
@@ -948,6 +954,12 @@ impl OverlaySprite {
         if !o.rect.is_valid() {
             return Err(format!(
                 "rect {:?} must be finite with positive size",
+                o.rect
+            ));
+        }
+        if o.rect.x.abs() > MAX_OBJECT_OFFSET || o.rect.y.abs() > MAX_OBJECT_OFFSET {
+            return Err(format!(
+                "rect {:?} is placed more than {MAX_OBJECT_OFFSET} px from the canvas",
                 o.rect
             ));
         }

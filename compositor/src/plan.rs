@@ -634,6 +634,41 @@ mod tests {
     }
 
     #[test]
+    fn extreme_but_valid_plans_render_without_panicking() {
+        let mut p = plan(&[2.0]);
+        let long: Vec<TimedWord> = (0..120)
+            .map(|i| TimedWord {
+                text: format!("word{i}"),
+                start: f64::from(i) * 0.01,
+                end: f64::from(i) * 0.01 + 0.01,
+            })
+            .collect();
+        p.scenes[0].captions = vec![CaptionChunk { words: long }, CaptionChunk { words: vec![] }];
+        p.scenes[0].caption_y = -1e9;
+        p.scenes[0].narrator = Some(Narrator::Card {
+            name: String::new(),
+            rect: PreviewRect::new(1e6, -1e6, 1e9, 0.1),
+        });
+        p.scenes[0].overlay.push(OverlayObject {
+            rect: CanvasRect::new(-700.0, 1270.0, 4000.0, 30.0),
+            z: -5,
+            animation: Animation::Pop,
+            start: -1.0,
+            end: 1e6,
+            payload: OverlayPayload::Svg(
+                "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>".into(),
+            ),
+        });
+        let v = resolve(&p).unwrap();
+        let mut frame = vec![0u8; crate::FRAME_BYTES];
+        for i in 0..v.frame_count() {
+            v.render_frame(i, &mut frame);
+        }
+        p.scenes[0].overlay[0].rect.x = 1e300;
+        assert!(matches!(resolve(&p), Err(ResolveError::Overlay { .. })));
+    }
+
+    #[test]
     fn chunking_groups_three_to_six_words() {
         let words: Vec<TimedWord> = "one two three four five six seven eight. nine ten"
             .split(' ')
