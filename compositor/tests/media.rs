@@ -308,6 +308,24 @@ fn probe_and_decode_the_encoded_mp4() {
     let level = rms(tone) / f64::from(i16::MAX);
     assert!((level - 0.354).abs() < 0.03, "tone rms {level}");
     assert!(rms(pad) < 50.0, "padding rms {}", rms(pad));
+
+    // A/V sync: the tone is where it was pushed, sample-exactly (the AAC encoder's priming is
+    // compensated), not 1024 samples (21 ms) late.
+    let misalignment = |shift: i64| {
+        let reference = sine(48_000, 2.5, 440.0);
+        let err: f64 = (10_000..40_000)
+            .map(|k: i64| {
+                let want = f64::from(reference.samples[(k - shift) as usize]);
+                (f64::from(pcm.samples[k as usize]) - want).powi(2)
+            })
+            .sum();
+        (err / 30_000.0).sqrt() / f64::from(i16::MAX)
+    };
+    let (aligned, late) = (misalignment(0), misalignment(1024));
+    assert!(
+        aligned < 0.03,
+        "aligned error {aligned} (late by 1024: {late})"
+    );
 }
 
 #[test]
@@ -432,4 +450,40 @@ fn hardware_choice_falls_back_or_reports() {
         Ok(r) => assert!(r.hardware),
         Err(e) => assert!(matches!(e, MediaError::NoHardwareEncoder { .. }), "{e}"),
     }
+}
+
+/// A renderer that dies mid-video: the encode must unwind (not hang on a blocked appsrc) and
+/// leave no temporary files.
+struct Exploding;
+
+impl FrameSource for Exploding {
+    fn frame_count(&self) -> u64 {
+        60
+    }
+    fn fps(&self) -> u32 {
+        FPS
+    }
+    fn render(&self, index: u64, rgba: &mut [u8]) {
+        assert!(index < 20, "renderer bug at frame {index}");
+        rgba.fill(index as u8);
+    }
+}
+
+#[test]
+fn a_panicking_renderer_unwinds_and_cleans_up() {
+    let dir = scratch().join("panic");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("boom.mp4");
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        encode_mp4(
+            &Exploding,
+            &sine(48_000, 2.0, 440.0),
+            &software(),
+            &out,
+            &mut |_, _| {},
+        )
+    }));
+    assert!(result.is_err(), "the renderer's panic propagates");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -197,33 +197,28 @@ pub fn encode_mp4(
     init()?;
 
     let (video_encoder, hardware) = choose_video_encoder(settings)?;
-    let audio_encoder = ["fdkaacenc", "avenc_aac", "voaacenc"]
+    // avenc_aac first: its priming delay is known (see `priming_samples`) and compensated.
+    let audio_encoder = ["avenc_aac", "fdkaacenc", "voaacenc"]
         .into_iter()
         .find(|name| has_factory(name))
         .ok_or_else(|| missing("avenc_aac"))?;
 
-    let tmp = temp_path(out)?;
-    let result = run_encode(
+    // Removed on every exit path (errors, and a panic unwinding out of `render`) unless renamed.
+    let tmp = TempOutput(temp_path(out)?);
+    run_encode(
         &job,
         frames,
         audio,
         settings,
         video_encoder,
         audio_encoder,
-        &tmp,
+        &tmp.0,
         progress,
-    )
-    .and_then(|()| {
-        std::fs::rename(&tmp, out).map_err(|source| MediaError::Io {
-            path: out.to_owned(),
-            source,
-        })
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        let _ = std::fs::remove_file(faststart_path(&tmp));
-    }
-    result?;
+    )?;
+    std::fs::rename(&tmp.0, out).map_err(|source| MediaError::Io {
+        path: out.to_owned(),
+        source,
+    })?;
     progress(job.frame_count, job.frame_count);
 
     Ok(EncodeReport {
@@ -325,6 +320,17 @@ fn temp_path(out: &Path) -> Result<PathBuf, MediaError> {
         name.to_string_lossy(),
         std::process::id()
     )))
+}
+
+/// The temporary output and mp4mux's fast-start scratch file; both are deleted on drop (after
+/// a successful rename the first no longer exists and the second was already removed by mp4mux).
+struct TempOutput(PathBuf);
+
+impl Drop for TempOutput {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(faststart_path(&self.0));
+    }
 }
 
 /// Where mp4mux parks the media data while it waits to write `moov` first.
@@ -494,6 +500,8 @@ fn software_encoder(job: &Job, settings: &EncodeSettings) -> Result<gst::Element
 struct Sources {
     video: gst_app::AppSrc,
     audio: gst_app::AppSrc,
+    /// The AAC encoder's priming delay in 48 kHz samples ([`priming_samples`]).
+    audio_priming: u64,
 }
 
 fn build_pipeline(
@@ -592,6 +600,7 @@ fn build_pipeline(
         Sources {
             video,
             audio: audio_src,
+            audio_priming: priming_samples(audio_encoder),
         },
     ))
 }
@@ -711,11 +720,27 @@ fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), MediaError>
     ))
 }
 
+/// Encoder delay ("priming") of an AAC encoder, in samples at 48 kHz, where it is known.
+///
+/// mp4mux (1.22) writes no edit list for it, so decoders play the priming samples first and the
+/// audio would land this late (21 ms for libav's encoder) and run this much longer than the
+/// video. We compensate by starting the pushed audio this far into the track: the decoded output
+/// then lines up sample-exactly with the video and ends with it.
+fn priming_samples(audio_encoder: &str) -> u64 {
+    match audio_encoder {
+        "avenc_aac" => 1024,
+        _ => 0,
+    }
+}
+
 /// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length.
 struct AudioFeed<'a> {
     src: &'a gst_app::AppSrc,
     samples: &'a [i16],
     rate: u64,
+    /// Input samples skipped at the start to cancel the encoder's priming delay.
+    skip: u64,
+    /// Samples to push in all (the job's length minus `skip`).
     total: u64,
     next: u64,
 }
@@ -730,6 +755,7 @@ impl AudioFeed<'_> {
             for i in self.next..end {
                 let sample = usize::try_from(i)
                     .ok()
+                    .and_then(|i| i.checked_add(self.skip as usize))
                     .and_then(|i| self.samples.get(i))
                     .copied()
                     .unwrap_or(0);
@@ -764,11 +790,15 @@ fn push_everything(
 ) -> Result<(), MediaError> {
     let rate = u64::from(audio.sample_rate);
     let fps = u64::from(job.fps);
+    // Priming is counted at the encoder's 48 kHz; skip the same duration of input.
+    let skip = scale(sources.audio_priming, rate, OUTPUT_SAMPLE_RATE as u64)
+        .min(job.audio_samples.saturating_sub(1));
     let mut feed = AudioFeed {
         src: &sources.audio,
         samples: &audio.samples,
         rate,
-        total: job.audio_samples,
+        skip,
+        total: job.audio_samples - skip,
         next: 0,
     };
     let layout = job.layout;
@@ -820,7 +850,7 @@ fn push_everything(
         progress(first, job.frame_count);
     }
 
-    feed.push_until(job.audio_samples)?;
+    feed.push_until(feed.total)?;
     for src in [&sources.audio, &sources.video] {
         src.end_of_stream()
             .map_err(|e| MediaError::pipeline(src.name(), format!("end of stream: {e:?}")))?;
