@@ -364,7 +364,12 @@ async fn production_mode_guards_callbacks() {
         ("https://10.0.0.8/hook", "private"),
         ("https://hooks.local/hook", "mDNS name"),
     ] {
-        let (c, v, h) = d.post("/v1/create_video", &json!({ "script_text": s, "callback_url": url })).await;
+        let (c, v, h) = d
+            .post(
+                "/v1/create_video",
+                &json!({ "script_text": s, "callback_url": url }),
+            )
+            .await;
         assert_envelope(c, &v, &h, 400, "invalid_callback_url");
         assert_eq!(v["error"]["param"], "callback_url", "{why}");
     }
