@@ -8,7 +8,6 @@ use compositor::plan::{
     Transition, VideoPlan, resolve,
 };
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 fn manifest() -> PathBuf {
@@ -39,66 +38,8 @@ fn plan(scenes: Vec<ScenePlan>) -> VideoPlan {
     }
 }
 
-/// `typography` and `compositor` never pull in async runtimes, HTTP stacks or the database.
-#[test]
-fn render_core_has_no_server_dependencies() {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .current_dir(manifest())
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: HashMap<&str, &str> = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
-        .collect();
-    let nodes: HashMap<&str, Vec<&str>> = meta["resolve"]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            let deps = n["deps"]
-                .as_array()
-                .unwrap()
-                .iter()
-                // Normal (non-dev) dependencies only.
-                .filter(|d| {
-                    d["dep_kinds"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .any(|k| k["kind"].is_null())
-                })
-                .map(|d| d["pkg"].as_str().unwrap())
-                .collect();
-            (n["id"].as_str().unwrap(), deps)
-        })
-        .collect();
-    for root in ["compositor", "typography"] {
-        let start = names.iter().find(|(_, n)| **n == root).unwrap().0;
-        let mut seen = HashSet::new();
-        let mut stack = vec![*start];
-        while let Some(id) = stack.pop() {
-            if seen.insert(id) {
-                stack.extend(nodes.get(id).into_iter().flatten());
-            }
-        }
-        for id in seen {
-            let name = names[id];
-            assert!(
-                !["tokio", "warp", "hyper", "reqwest", "redb"].contains(&name),
-                "{root} depends on {name}"
-            );
-        }
-    }
-}
+// The dependency invariant (no tokio/warp/hyper/reqwest/redb) is checked once for the
+// whole workspace in `tests/tests/architecture.rs`.
 
 /// SVG overlays never load files or URLs: an `<image>` pointing at a real PNG on disk stays
 /// empty, while the same picture as a `data:` URL shows.
