@@ -212,7 +212,10 @@ impl BackgroundLayer {
                     Transform::identity(),
                     None,
                 );
-                let seed = path.to_string_lossy().bytes().fold(index as u64, |h, b| {
+                // The drift direction comes from the image's own bytes (and the scene's
+                // position), never from where the file lives, so the same video renders
+                // the same frames on every machine and in every checkout.
+                let seed = bytes.iter().step_by(61).fold(index as u64, |h, &b| {
                     h.wrapping_mul(31).wrapping_add(u64::from(b))
                 });
                 (plate, seed)
