@@ -271,6 +271,12 @@ pub struct QueueEntry {
 /// A webhook delivery waiting in the outbox.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Delivery {
+    /// The job the event is about; deliveries of one job go out in order.
+    #[serde(default)]
+    pub topic_id: String,
+    /// Creation order (unix nanoseconds), finer than `created_at`.
+    #[serde(default)]
+    pub seq: i128,
     pub event_id: String,
     pub event_type: String,
     pub url: String,

@@ -57,6 +57,11 @@ pub fn queue_event(tx: &mut Tx, job: &Job, event_type: &str) -> StoreResult<()> 
     })
     .to_string();
     let delivery = Delivery {
+        topic_id: job.topic_id.clone(),
+        seq: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or_default(),
         event_id,
         event_type: event_type.to_string(),
         url: url.clone(),
@@ -97,6 +102,8 @@ pub struct Dispatcher {
     fetcher: Fetcher,
     /// Rung when a new row is written, so the first attempt is immediate.
     pub wake: Arc<Notify>,
+    /// Jobs with an attempt in flight: one delivery per job at a time, so a
+    /// receiver sees `video.processing` before `video.completed`.
     in_flight: Arc<Mutex<HashSet<String>>>,
 }
 
@@ -129,17 +136,29 @@ impl Dispatcher {
 
     fn tick(self: &Arc<Self>) -> StoreResult<()> {
         let t = now();
-        for (id, d) in self.store.outbox()? {
-            if d.next_at > t {
-                continue;
-            }
-            if !self.in_flight.lock().expect("poisoned").insert(id.clone()) {
+        let mut due: Vec<(String, Delivery)> = self
+            .store
+            .outbox()?
+            .into_iter()
+            .filter(|(_, d)| d.next_at <= t)
+            .collect();
+        // Oldest first; only the oldest due delivery of each job is sent now.
+        due.sort_by_key(|(_, d)| d.seq);
+        for (id, d) in due {
+            let key = if d.topic_id.is_empty() {
+                id.clone()
+            } else {
+                d.topic_id.clone()
+            };
+            if !self.in_flight.lock().expect("poisoned").insert(key.clone()) {
                 continue;
             }
             let this = self.clone();
             tokio::spawn(async move {
                 this.attempt(&id, d).await;
-                this.in_flight.lock().expect("poisoned").remove(&id);
+                this.in_flight.lock().expect("poisoned").remove(&key);
+                // The job's next event may be waiting on this one.
+                this.wake.notify_one();
             });
         }
         Ok(())
