@@ -7,6 +7,7 @@ use crate::config::Mode;
 use crate::error::{Code, Error, Result};
 use crate::fetch::{FetchError, Fetcher};
 use crate::model::{Language, OutputType, Source, VideoLength, VideoRequest};
+use crate::script::word_count;
 
 pub const SCRIPT_MIN_WORDS: usize = 80;
 pub const SCRIPT_MAX_WORDS: usize = 500;
@@ -24,10 +25,6 @@ pub struct Accepted {
     pub metadata: Value,
     pub callback_url: Option<String>,
     pub input_truncated_from: Option<usize>,
-}
-
-pub fn word_count(s: &str) -> usize {
-    s.split_whitespace().count()
 }
 
 /// The first `max` whitespace-separated words of `s`, cut at whitespace.

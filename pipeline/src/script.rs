@@ -419,6 +419,22 @@ const NEVER_FINAL: &[&str] = &[
     "rep", "ft", "est", "ca", "viz", "ths", "ts", "pgs", "gs",
 ];
 
+/// The spoken sentences of `text` (media removed, very long sentences split), by the same
+/// rules as scene splitting. The writer scores these.
+pub fn split_sentences(text: &str) -> Vec<String> {
+    let parsed = parse(text);
+    sentences(&parsed)
+        .into_iter()
+        .map(|s| {
+            parsed.words[s.start..s.end]
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 fn sentences(parsed: &Parsed) -> Vec<Span> {
     let words = &parsed.words;
     let mut out = Vec::new();

@@ -4,6 +4,7 @@
 //! order until the length target is reached.
 
 use crate::model::VideoLength;
+use crate::script::split_sentences;
 
 /// Narration pace used for length targets, words per minute.
 const WORDS_PER_MINUTE: usize = 150;
@@ -24,31 +25,6 @@ pub fn target_words(length: VideoLength) -> usize {
     }
 }
 
-fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-        if word.ends_with(['.', '!', '?', '…']) && !is_abbreviation(word) {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn is_abbreviation(w: &str) -> bool {
-    matches!(
-        w.to_ascii_lowercase().as_str(),
-        "e.g." | "i.e." | "dr." | "mr." | "mrs." | "ms." | "vs." | "etc." | "u.s." | "st."
-    )
-}
-
 fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {
     s.split_whitespace()
         .map(|w| {
@@ -61,7 +37,7 @@ fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {
 /// Narration for `input` of about `target` words. Ends with sentence
 /// punctuation so the voice closes naturally.
 pub fn narrate(input: &str, target: usize) -> String {
-    let sents = sentences(input);
+    let sents = split_sentences(input);
     let mut freq = std::collections::HashMap::<String, usize>::new();
     for w in content_words(input) {
         *freq.entry(w).or_default() += 1;
@@ -106,7 +82,7 @@ pub fn narrate(input: &str, target: usize) -> String {
 
 /// A short title: the first sentence, at most 8 words.
 pub fn title(text: &str) -> String {
-    let first = sentences(text).into_iter().next().unwrap_or_default();
+    let first = split_sentences(text).into_iter().next().unwrap_or_default();
     let words: Vec<&str> = first.split_whitespace().take(8).collect();
     words
         .join(" ")
