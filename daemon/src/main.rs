@@ -103,7 +103,9 @@ fn serve(
         let listener = tokio::net::TcpListener::bind(cfg.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
-        api::run(listener, cfg, shutdown_signal())
+        let shutdown =
+            shutdown_signal().map_err(|e| format!("cannot install signal handlers: {e}"))?;
+        api::run(listener, cfg, shutdown)
             .await
             .map_err(|e| e.to_string())
     })?;
@@ -113,22 +115,25 @@ fn serve(
     Ok(())
 }
 
-/// Resolves on SIGTERM or Ctrl-C.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Installs the SIGTERM and Ctrl-C handlers now (before the daemon announces
+/// its address, so no early signal hits the default handler) and returns a
+/// future that resolves on either.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("installing a SIGTERM handler");
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    #[cfg(unix)]
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    Ok(async move {
+        #[cfg(unix)]
         tokio::select! {
-            _ = ctrl_c => {}
             _ = term.recv() => {}
+            _ = int.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    })
 }
 
 fn keys_create(
