@@ -42,6 +42,9 @@ pub fn auth(state: Arc<State>) -> impl Filter<Extract = (Account,), Error = Reje
     })
 }
 
+/// Bodies up to this size are read to the end even when over a route's limit.
+const DRAIN_MAX: usize = 4 * 1024 * 1024;
+
 /// Reads at most `limit` bytes of body (413 beyond) and parses JSON
 /// (400 `invalid_json`). serde_json's recursion limit bounds nesting depth.
 pub fn json_body(limit: usize) -> impl Filter<Extract = (Value,), Error = Rejection> + Clone {
@@ -55,11 +58,12 @@ where
     S: futures_util::Stream<Item = Result<B, warp::Error>>,
     B: Buf,
 {
-    if len.is_some_and(|l| l > limit as u64) {
+    if len.is_some_and(|l| l > DRAIN_MAX as u64) {
         return Err(reject(too_large(limit)));
     }
     futures_util::pin_mut!(stream);
     let mut buf = BytesMut::new();
+    let mut seen = 0usize;
     while let Some(chunk) = stream.next().await {
         let mut chunk = chunk.map_err(|_| {
             reject(Error::new(
@@ -67,8 +71,16 @@ where
                 "The request body could not be read.",
             ))
         })?;
-        if buf.len() + chunk.remaining() > limit {
-            return Err(reject(too_large(limit)));
+        seen += chunk.remaining();
+        if seen > limit {
+            // Keep reading (and discarding) a moderately oversized body so the
+            // client, still sending, reliably receives the 413 instead of a
+            // reset connection; give up on anything larger.
+            if seen > DRAIN_MAX {
+                break;
+            }
+            chunk.advance(chunk.remaining());
+            continue;
         }
         while chunk.has_remaining() {
             let c = chunk.chunk();
@@ -76,6 +88,9 @@ where
             buf.extend_from_slice(c);
             chunk.advance(n);
         }
+    }
+    if seen > limit {
+        return Err(reject(too_large(limit)));
     }
     serde_json::from_slice::<Value>(&buf).map_err(|e| {
         reject(Error::new(
