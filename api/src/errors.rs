@@ -32,8 +32,11 @@ pub fn reject(e: Error) -> Rejection {
 pub fn status_of(code: Code) -> StatusCode {
     use Code::*;
     match code {
-        RouteNotFound | VideoNotFound => StatusCode::NOT_FOUND,
+        RouteNotFound | VideoNotFound | SceneNotFound | TopicNotFound | TypographyNotFound => {
+            StatusCode::NOT_FOUND
+        }
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        FileExpired => StatusCode::GONE,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         InvalidJson
@@ -55,10 +58,47 @@ pub fn status_of(code: Code) -> StatusCode {
         | UnsupportedMediaUrl
         | InvalidAdjust
         | InvalidFaceless
-        | InvalidId => StatusCode::BAD_REQUEST,
+        | InvalidId
+        | InvalidBy
+        | InvalidFieldName
+        | InvalidValue
+        | MixedFieldFamilies
+        | InvalidAction
+        | InvalidRole
+        | InvalidWords
+        | InvalidDuration
+        | InvalidWait
+        | InvalidBrand
+        | InvalidLook
+        | TextTooLong
+        | QuoteTooLong
+        | InvalidContentType
+        | InvalidFileData
+        | AssetTooLarge
+        | UnsupportedAssetType
+        | PresignExpired
+        | PresignInvalid
+        | InvalidKind
+        | InvalidRatio
+        | InvalidLimit => StatusCode::BAD_REQUEST,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
-        ScenesNotReady => StatusCode::CONFLICT,
+        ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed => {
+            StatusCode::CONFLICT
+        }
+        // A layout edit on a scene whose overlay the user disabled: the request is well formed
+        // but the scene's state forbids it, like the other state preconditions.
+        RemotionSpecDisabled => StatusCode::CONFLICT,
+        Svg2specFailed | NoSvgOverlaySource | MediaDecodeFailed => StatusCode::UNPROCESSABLE_ENTITY,
+        ScriptParseFailed | TopicFetchFailed | DownloadFailed | SearchFailed | UpstreamFailed
+        | TranscriptionFailed => StatusCode::BAD_GATEWAY,
+        SceneGeometryFailed
+        | ScreenshotPublishFailed
+        | OverlayPublishFailed
+        | VideoDataPublishFailed
+        | TypographyFailed
+        | UploadFailed
+        | PresignFailed => StatusCode::INTERNAL_SERVER_ERROR,
         // Job failure codes only appear inside status objects; if one ever
         // reaches the envelope it is a server fault.
         SceneBuildFailed | RenderFailed | MediaSourceUnsupported | Internal => {
@@ -77,6 +117,7 @@ pub fn type_of(status: StatusCode) -> &'static str {
         404 => "not_found",
         405 => "method_not_allowed",
         409 => "precondition_failed",
+        410 => "not_found",
         413 => "payload_too_large",
         415 => "invalid_request_error",
         422 => "unprocessable_entity",

@@ -110,3 +110,10 @@ fn too_large(limit: usize) -> Error {
         format!("The request body is larger than this route's limit of {limit} bytes."),
     )
 }
+
+/// Hands every handler the shared state.
+pub fn with_state(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Arc<State>,), Error = std::convert::Infallible> + Clone {
+    warp::any().map(move || state.clone())
+}

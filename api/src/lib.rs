@@ -6,13 +6,18 @@
 //! [`run`] takes an already-bound listener and a shutdown future (the
 //! mini-redis shape), so tests and the daemon start it the same way.
 
+mod assets;
 mod errors;
 mod filters;
 mod inbox;
+mod inspector;
 mod openapi;
 mod pages;
 mod reply;
+mod scenes;
+mod typography;
 mod v1;
+mod video_data;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -22,6 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pipeline::config::{Config, Settings};
 use pipeline::fetch::Fetcher;
 use pipeline::jobs::Engine;
+use pipeline::public::PublicFiles;
 use pipeline::store::Store;
 use pipeline::webhooks::Dispatcher;
 use tokio::net::TcpListener;
@@ -37,6 +43,7 @@ pub struct State {
     pub engine: Arc<Engine>,
     pub fetcher: Fetcher,
     pub inbox: inbox::Inboxes,
+    pub public: PublicFiles,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +115,7 @@ pub async fn run(
         engine: engine.clone(),
         fetcher,
         inbox: inbox::Inboxes::default(),
+        public: PublicFiles::new(&settings),
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -120,6 +128,14 @@ pub async fn run(
             let _ = rx.wait_for(|s| *s).await;
         })
     });
+
+    let sweeper = tokio::spawn(sweep_public_files(state.public.clone(), {
+        let interval = settings.public.sweep_interval_secs;
+        let mut rx = stop_rx.clone();
+        (interval, async move {
+            let _ = rx.wait_for(|s| *s).await;
+        })
+    }));
 
     let routes = routes(state.clone());
     let mut server_rx = stop_rx.clone();
@@ -141,6 +157,7 @@ pub async fn run(
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), server).await;
     let _ = workers.await;
     let _ = outbox.await;
+    let _ = sweeper.await;
     if let Err(e) = engine.release_leases(true) {
         tracing::error!(error = %e, "could not hand leases back");
     }
@@ -150,6 +167,32 @@ pub async fn run(
     Ok(())
 }
 
+/// Deletes expired public files every `interval` seconds until `stop` resolves.
+async fn sweep_public_files(
+    public: PublicFiles,
+    (interval, stop): (u64, impl Future<Output = ()>),
+) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(interval));
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            _ = &mut stop => return,
+            _ = tick.tick() => {
+                let public = public.clone();
+                let swept = tokio::task::spawn_blocking(move || {
+                    public.sweep(std::time::SystemTime::now())
+                })
+                .await;
+                match swept {
+                    Ok(Ok(n)) if n > 0 => tracing::info!(files = n, "swept expired public files"),
+                    Ok(Err(e)) => tracing::warn!(error = %e, "sweeping public files failed"),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
 /// Every route, with the rejection handler last.
 pub fn routes(
     state: Arc<State>,
@@ -157,12 +200,44 @@ pub fn routes(
     let healthz = warp::path!("healthz")
         .and(warp::get())
         .map(|| reply::ok(serde_json::json!({ "status": "ok" })));
+    let expired = {
+        let state = state.clone();
+        warp::path::peek()
+            .and_then(move |tail: warp::path::Peek| {
+                let state = state.clone();
+                async move {
+                    if state
+                        .public
+                        .is_expired(tail.as_str(), std::time::SystemTime::now())
+                    {
+                        Err(errors::reject(pipeline::Error::new(
+                            pipeline::Code::FileExpired,
+                            "This temporary file has expired.",
+                        )))
+                    } else {
+                        Ok(())
+                    }
+                }
+            })
+            .untuple_one()
+    };
     let media = warp::path("media")
         .and(warp::get().or(warp::head()).unify())
+        .and(expired)
         .and(warp::fs::dir(state.settings.data_dir.join("public")))
         .map(|f: warp::fs::File| reply::tag(warp::Reply::into_response(f)));
     healthz
         .or(v1::routes(state.clone()))
+        .unify()
+        .or(video_data::routes(state.clone()))
+        .unify()
+        .or(scenes::routes(state.clone()))
+        .unify()
+        .or(inspector::routes(state.clone()))
+        .unify()
+        .or(typography::routes(state.clone()))
+        .unify()
+        .or(assets::routes(state.clone()))
         .unify()
         .or(inbox::routes(state.clone()))
         .unify()

@@ -10,17 +10,11 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, json_body};
+use crate::filters::{auth, json_body, with_state};
 use crate::reply::with_request_id;
 
 /// JSON bodies of job routes are small; media uploads use multipart routes.
 const JOB_BODY_LIMIT: usize = 256 * 1024;
-
-fn with_state(
-    state: Arc<State>,
-) -> impl Filter<Extract = (Arc<State>,), Error = std::convert::Infallible> + Clone {
-    warp::any().map(move || state.clone())
-}
 
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let create = warp::path!("v1" / "create_video")

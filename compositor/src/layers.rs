@@ -982,6 +982,10 @@ impl OverlaySprite {
         let h = o.rect.h.round().max(1.0) as u32;
         let pixmap = match &o.payload {
             OverlayPayload::Svg(src) => rasterize_svg(src, w, h, fonts)?,
+            OverlayPayload::SvgFile(path) => {
+                let src = read_limited(path, crate::plan::MAX_SVG_FILE_BYTES)?;
+                rasterize_svg(&src, w, h, fonts)?
+            }
             OverlayPayload::Png(path) => {
                 let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let img =
@@ -1056,6 +1060,20 @@ impl OverlaySprite {
 /// Parses and rasterises SVG into a `w`×`h` pixmap (aspect kept, centred). No external file or URL
 /// is ever loaded: string hrefs resolve to nothing, only `data:` URLs are decoded, and there is no
 /// resources directory.
+/// Reads a UTF-8 file of at most `limit` bytes.
+fn read_limited(path: &std::path::Path, limit: u64) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut text = String::new();
+    file.take(limit + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.len() as u64 > limit {
+        return Err(format!("{} is over {limit} bytes", path.display()));
+    }
+    Ok(text)
+}
+
 fn rasterize_svg(src: &str, w: u32, h: u32, fonts: &Fonts) -> Result<Pixmap, String> {
     if src.len() > MAX_SVG_BYTES {
         return Err(format!("SVG is over {MAX_SVG_BYTES} bytes"));

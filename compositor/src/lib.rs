@@ -18,6 +18,7 @@ mod layers;
 pub mod media;
 pub mod plan;
 mod raster;
+pub mod spec;
 pub mod still;
 
 pub use frame::{FRAME_BYTES, View};

@@ -21,6 +21,8 @@ pub use crate::geom::{
 pub const DEFAULT_FPS: u32 = 30;
 /// Length of a [`Transition::Fade`] crossfade, seconds.
 pub const CROSSFADE_SECONDS: f64 = 0.3;
+/// Largest SVG overlay file read by [`OverlayPayload::SvgFile`].
+pub const MAX_SVG_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// Longest video a plan may describe (four hours), so frame counts stay sane.
 pub const MAX_TOTAL_SECONDS: f64 = 4.0 * 3600.0;
 
@@ -262,6 +264,8 @@ pub enum OverlayPayload {
     /// SVG source, rasterised with resvg. External references (files, URLs) are never loaded;
     /// `data:` URLs are.
     Svg(String),
+    /// An SVG file, read (at most [`MAX_SVG_FILE_BYTES`]) and rasterised like [`Self::Svg`].
+    SvgFile(PathBuf),
     /// A raster image file (PNG; JPEG and WebP are recognised too).
     Png(PathBuf),
 }
@@ -385,9 +389,12 @@ fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
     let (inter_bytes, inter) = load_font(dir, "Inter-Bold.otf")?;
     let (noto_bytes, noto) = load_font(dir, "NotoSans-Bold.ttf")?;
     let needs_svg = plan.scenes.iter().any(|s| {
-        s.overlay
-            .iter()
-            .any(|o| matches!(o.payload, OverlayPayload::Svg(_)))
+        s.overlay.iter().any(|o| {
+            matches!(
+                o.payload,
+                OverlayPayload::Svg(_) | OverlayPayload::SvgFile(_)
+            )
+        })
     });
     let svg_db = needs_svg.then(|| {
         let mut db = usvg::fontdb::Database::new();

@@ -35,6 +35,29 @@ pub struct Config {
     pub webhook: WebhookConfig,
     pub fetch: FetchConfig,
     pub render: RenderConfig,
+    pub public: PublicConfig,
+}
+
+/// Lifetimes of the public origin's expiring files.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PublicConfig {
+    /// Screenshots, posters, video-data files (spec: 900 s).
+    pub temp_ttl_secs: u64,
+    /// Uploaded assets (spec: 24 h).
+    pub asset_ttl_secs: u64,
+    /// How often the sweeper deletes expired files.
+    pub sweep_interval_secs: u64,
+}
+
+impl Default for PublicConfig {
+    fn default() -> Self {
+        PublicConfig {
+            temp_ttl_secs: 900,
+            asset_ttl_secs: 24 * 3600,
+            sweep_interval_secs: 60,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,6 +107,7 @@ impl Default for Config {
             webhook: WebhookConfig::default(),
             fetch: FetchConfig::default(),
             render: RenderConfig::default(),
+            public: PublicConfig::default(),
         }
     }
 }
@@ -121,6 +145,7 @@ pub struct Settings {
     pub webhook: WebhookConfig,
     pub fetch: FetchConfig,
     pub render: RenderConfig,
+    pub public: PublicConfig,
 }
 
 impl Config {
@@ -142,6 +167,12 @@ impl Config {
             return Err(
                 "webhook.signing_secret must be at least 16 characters in production".into(),
             );
+        }
+        if self.public.temp_ttl_secs == 0
+            || self.public.asset_ttl_secs == 0
+            || self.public.sweep_interval_secs == 0
+        {
+            return Err("public.*_secs values must be at least 1".into());
         }
         if self.render.workers == 0 {
             return Err("render.workers must be at least 1".into());
@@ -171,6 +202,7 @@ impl Config {
             webhook: self.webhook,
             fetch: self.fetch,
             render: self.render,
+            public: self.public,
         })
     }
 }

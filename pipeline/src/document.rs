@@ -13,7 +13,7 @@ pub struct Word {
 }
 
 /// A rectangle in the 280×498 editor preview space.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
 pub struct PreviewRect {
     pub x: f64,
     pub y: f64,
@@ -29,9 +29,47 @@ pub enum Background {
     Procedural { style: String, seed: u64 },
     /// A still image stored under the video's folder.
     Image { file: String },
+    /// A video clip stored under the video's folder, looped or trimmed to the scene.
+    Video { file: String },
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+impl Default for Background {
+    fn default() -> Self {
+        Background::Procedural {
+            style: "gradient".into(),
+            seed: 0,
+        }
+    }
+}
+
+/// A trim window into a video asset, seconds.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct VideoTrim {
+    pub start: f64,
+    pub end: f64,
+}
+
+/// The scene's narrator as the Scene record shows it (`{}` when unset).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct NarratorInfo {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub voice_id: String,
+    #[serde(default)]
+    pub face_id: String,
+    #[serde(default)]
+    pub audio_url: String,
+    #[serde(default)]
+    pub video_url: String,
+}
+
+/// The spec token meaning "the user disabled this scene's overlay".
+pub const SPEC_DISABLED: &str = "none";
+
+/// One scene. New fields take `#[serde(default)]` so stored documents keep loading, and
+/// constructors use `..Default::default()`.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Segment {
     /// Stable per-scene id; never changes after creation.
     pub voice_file: String,
@@ -50,6 +88,10 @@ pub struct Segment {
     pub keyword: String,
     #[serde(default)]
     pub pattern: String,
+    /// Creative type of the moment (HOOK, STAT, KEY POINT, DATA, FACT, CALL TO ACTION); the
+    /// metadata branch's `type`. Published as `scene_type` (the record's `type` is the roll).
+    #[serde(default)]
+    pub scene_type: String,
     pub duration: f64,
     /// Narration WAV, relative to the video folder. Empty before voicing.
     #[serde(default)]
@@ -61,11 +103,32 @@ pub struct Segment {
     pub media_url: String,
     #[serde(default)]
     pub media_type: String,
+    #[serde(default)]
+    pub thumbnail_url: String,
+    #[serde(default)]
+    pub broll_url: String,
+    #[serde(default)]
+    pub broll_thumbnail_url: String,
+    /// A user asset placed on an A-roll scene (kept beside the narrator).
+    #[serde(default)]
+    pub user_asset_url: String,
+    #[serde(default)]
+    pub video_trim: Option<VideoTrim>,
     pub caption_rect: PreviewRect,
     pub narrator_rect: PreviewRect,
     #[serde(default)]
     pub narrator_touched: bool,
-    /// `""` (no overlay built), a version token, or `none` (disabled).
+    /// The scene's narrator record (spec `narrator`).
+    #[serde(default)]
+    pub narrator: NarratorInfo,
+    /// A presenter clip for this scene (file in the video folder), shown in the narrator rect.
+    #[serde(default)]
+    pub narrator_video: Option<String>,
+    /// The presenter's face in narrator-media space (280×498 over the narrator media).
+    #[serde(default)]
+    pub narrator_face: Option<PreviewRect>,
+    /// `""` (no overlay built), a version token (the spec file's version), or
+    /// [`SPEC_DISABLED`].
     #[serde(default)]
     pub remotion_spec: String,
 }
@@ -81,6 +144,10 @@ pub struct VideoDocument {
     pub segments: Vec<Segment>,
     #[serde(default)]
     pub voice_id: String,
+    /// 16 hex: the unguessable part of the folder holding the public per-scene files
+    /// (overlay specs and their payloads), `{origin_url}/specs/{topic}-{key}/`.
+    #[serde(default)]
+    pub public_key: String,
 }
 
 /// Default caption container: lower third, above the bottom dead zone.
@@ -99,7 +166,56 @@ pub const NARRATOR_RECT: PreviewRect = PreviewRect {
     h: 140.0,
 };
 
+/// The overlay spec file name of a scene.
+pub fn spec_file_name(voice_file: &str) -> String {
+    format!("{voice_file}_spec.json")
+}
+
+/// Where a spec's state stands, from the segment's token and whether the file exists.
+pub fn spec_state(token: &str, exists: bool) -> &'static str {
+    if token == SPEC_DISABLED {
+        "disabled"
+    } else if exists && !token.is_empty() {
+        "ready"
+    } else {
+        "missing"
+    }
+}
+
+impl Segment {
+    /// Whether the scene shows its narrator (A-roll in a video that is not faceless).
+    pub fn is_a_roll(&self) -> bool {
+        self.roll == "A-roll"
+    }
+
+    /// Whether the user disabled the overlay.
+    pub fn overlay_disabled(&self) -> bool {
+        self.remotion_spec == SPEC_DISABLED
+    }
+}
+
 impl VideoDocument {
+    /// The public folder (below the public root) holding this video's per-scene files.
+    pub fn public_folder(&self) -> String {
+        if self.public_key.is_empty() {
+            format!("specs/{}", self.topic_id)
+        } else {
+            format!("specs/{}-{}", self.topic_id, self.public_key)
+        }
+    }
+
+    /// The scene with this stable id.
+    pub fn segment(&self, voice_file: &str) -> Option<&Segment> {
+        self.segments.iter().find(|s| s.voice_file == voice_file)
+    }
+
+    /// The scene with this stable id, mutable.
+    pub fn segment_mut(&mut self, voice_file: &str) -> Option<&mut Segment> {
+        self.segments
+            .iter_mut()
+            .find(|s| s.voice_file == voice_file)
+    }
+
     pub fn total_duration(&self) -> f64 {
         self.segments.iter().map(|s| s.duration).sum()
     }

@@ -13,6 +13,7 @@ pub mod ids;
 pub mod jobs;
 pub mod links;
 pub mod model;
+pub mod public;
 pub mod render;
 pub mod script;
 pub mod store;

@@ -52,6 +52,13 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
                     palette: palette_for(*seed),
                 },
                 Background::Image { file } => PlanBackground::Image(dir.join(file)),
+                // Clip backgrounds arrive with the compositor's video decoding (issue 4);
+                // until then the scene keeps a procedural plate.
+                Background::Video { .. } => PlanBackground::Procedural {
+                    seed: i as u64,
+                    style: ProceduralStyle::Gradient,
+                    palette: palette_for(i as u64),
+                },
             };
             let narrator = (s.roll == "A-roll" && !doc.faceless).then(|| Narrator::Card {
                 name: "Reelsmith".into(),

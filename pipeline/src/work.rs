@@ -118,8 +118,7 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
                 media_type: String::new(),
                 caption_rect: CAPTION_RECT,
                 narrator_rect: NARRATOR_RECT,
-                narrator_touched: false,
-                remotion_spec: String::new(),
+                ..Default::default()
             }
         })
         .collect();
@@ -132,6 +131,7 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         script: narration.clone(),
         segments: Vec::new(),
         voice_id: voice_id.into(),
+        public_key: ids::file_token(),
     };
 
     if job.output_type != OutputType::Text {
