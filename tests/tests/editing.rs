@@ -1,0 +1,1 @@
+//! Black-box tests (placeholder until this family lands; see ARCHITECTURE.md).
