@@ -13,6 +13,7 @@ pub mod ids;
 pub mod jobs;
 pub mod links;
 pub mod model;
+pub mod overlay_edits;
 pub mod public;
 pub mod render;
 pub mod script;
