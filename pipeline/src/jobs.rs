@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 
 use crate::config::Settings;
 use crate::create::Accepted;
+use crate::document::VideoDocument;
 use crate::error::{Code, Error, Result};
 use crate::model::{Job, JobError, JobStatus, OutputType, QueueEntry, Task};
 use crate::store::{Store, StoreError, StoreResult, Tx};
@@ -136,6 +137,31 @@ impl Engine {
                 "No video with this id exists on the account.",
             )
             .param("id")),
+        }
+    }
+
+    /// The video document of `account`'s video `id`, for the scene endpoints (video_data,
+    /// scene_geometry, scene_inspector, modify_scene): 400 `invalid_id` for a malformed id, 404
+    /// `video_not_found`, 409 `script_not_ready` while the scenes are being built (or when the
+    /// job failed before it had any), 502 `script_parse_failed` when the stored document does
+    /// not parse.
+    pub fn document_for(&self, account: &str, id: &str) -> Result<(Job, VideoDocument)> {
+        if !ids::is_topic_id(id) {
+            return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
+        }
+        let job = self.job_for(account, id)?;
+        match self.store.document::<VideoDocument>(id) {
+            Ok(Some(doc)) => Ok((job, doc)),
+            Ok(None) => Err(Error::new(
+                Code::ScriptNotReady,
+                "The video has no scenes yet; poll its status until scenes are ready.",
+            )
+            .param("id")),
+            Err(StoreError::Corrupt { .. }) => Err(Error::new(
+                Code::ScriptParseFailed,
+                "The stored scenes of this video could not be read.",
+            )),
+            Err(e) => Err(Error::internal(e)),
         }
     }
 
