@@ -44,6 +44,7 @@ pub struct State {
     pub fetcher: Fetcher,
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
+    pub stills: pipeline::stills::Stills,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +117,7 @@ pub async fn run(
         fetcher,
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(&settings),
+        stills: pipeline::stills::Stills::default(),
     });
 
     let stopping = Arc::new(AtomicBool::new(false));

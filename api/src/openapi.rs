@@ -20,6 +20,11 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     (
         "post",
+        "/v1/scene_inspector",
+        "Scene screenshot or overlay poster from the server compositor; live-editor actions.",
+    ),
+    (
+        "post",
         "/app/webhook_test",
         "Create a webhook test inbox (no auth).",
     ),

@@ -17,6 +17,7 @@ pub mod overlay_edits;
 pub mod public;
 pub mod render;
 pub mod script;
+pub mod stills;
 pub mod store;
 pub mod time;
 pub mod voice;
