@@ -75,6 +75,17 @@ fn required_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a st
 /// Validates a `create_video` JSON body. Media URLs are checked against the
 /// SSRF guard here, before anything is stored.
 pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Accepted> {
+    validate_with_upload(body, mode, fetcher, None).await
+}
+
+/// Validates a `create_video` request; `upload` is the `video_file`/`audio_file` of a
+/// multipart request, already stored and probed (a path relative to the data directory).
+pub async fn validate_with_upload(
+    body: &Value,
+    mode: Mode,
+    fetcher: &Fetcher,
+    upload: Option<String>,
+) -> Result<Accepted> {
     let Some(body) = body.as_object() else {
         return Err(Error::new(
             Code::InvalidJson,
@@ -156,7 +167,8 @@ pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Acc
         )
         .param("faceless"));
     }
-    let adjust = validate_adjust(body.get("adjust"), source)?;
+    let adjust = crate::adjust::parse(body.get("adjust"), source)?
+        .map(|a| serde_json::to_value(a).expect("plain struct"));
 
     // Source payload.
     let mut text = None;
@@ -220,6 +232,7 @@ pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Acc
                 .param(field),
                 other => Error::new(Code::UnsupportedMediaUrl, other.to_string()).param(field),
             })?;
+            crate::media_source::check_url(fetcher, url, field, source.is_audio()).await?;
             media_url = Some(url.trim().to_string());
         }
         Source::VideoFile | Source::AudioFile => {
@@ -228,13 +241,15 @@ pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Acc
             } else {
                 "audio_file"
             };
-            return Err(Error::new(
-                Code::UnsupportedMediaType,
-                format!(
-                    "source {field} needs a multipart/form-data request with the file in `{field}`."
-                ),
-            )
-            .param(field));
+            if upload.is_none() {
+                return Err(Error::new(
+                    Code::UnsupportedMediaType,
+                    format!(
+                        "source {field} needs a multipart/form-data request with the file in `{field}`."
+                    ),
+                )
+                .param(field));
+            }
         }
     }
 
@@ -272,58 +287,13 @@ pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Acc
             faceless,
             wait_for_render,
             adjust,
+            media_file: upload,
         },
         output_type,
         metadata,
         callback_url,
         input_truncated_from,
     })
-}
-
-/// `adjust`: `"off"`, or an object `{mode, target_lufs?, ...}`; anything but
-/// off on a non-audio source is rejected. The audio treatment itself belongs
-/// to the media-sources work; here only its shape and ranges are checked.
-fn validate_adjust(v: Option<&Value>, source: Source) -> Result<Option<Value>> {
-    let bad = |m: &str| Err(Error::new(Code::InvalidAdjust, m.to_string()).param("adjust"));
-    let mode = match v {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::String(s)) => s.as_str(),
-        Some(Value::Object(o)) => match o.get("mode") {
-            Some(Value::String(s)) => s.as_str(),
-            None => "normalize",
-            Some(_) => return bad("`adjust.mode` must be a string."),
-        },
-        Some(_) => return bad("`adjust` must be a string or an object."),
-    };
-    if !matches!(mode, "off" | "normalize" | "denoise" | "trim_silence") {
-        return bad("`adjust.mode` must be off, normalize, denoise or trim_silence.");
-    }
-    if mode == "off" {
-        return Ok(None);
-    }
-    if !source.is_audio() {
-        return bad("`adjust` applies only to audio sources (audio_url, audio_file).");
-    }
-    if let Some(Value::Object(o)) = v {
-        for (key, lo, hi) in [
-            ("target_lufs", -40.0, -5.0),
-            ("denoise_strength", 0.0, 1.0),
-            ("silence_threshold_db", -80.0, -20.0),
-            ("min_silence_ms", 50.0, 5000.0),
-        ] {
-            if let Some(val) = o.get(key) {
-                match val.as_f64() {
-                    Some(x) if (lo..=hi).contains(&x) => {}
-                    _ => {
-                        return bad(&format!(
-                            "`adjust.{key}` must be a number from {lo} to {hi}."
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    Ok(v.cloned())
 }
 
 async fn validate_callback(url: &str, mode: Mode, fetcher: &Fetcher) -> Result<String> {

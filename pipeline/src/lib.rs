@@ -4,6 +4,8 @@
 //! HTTP serving — that is the `api` crate's job.
 
 pub mod accounts;
+pub mod adjust;
+pub mod assets;
 pub mod config;
 pub mod create;
 pub mod document;
@@ -12,6 +14,7 @@ pub mod fetch;
 pub mod ids;
 pub mod jobs;
 pub mod links;
+pub mod media_source;
 pub mod model;
 pub mod overlay_edits;
 pub mod public;
@@ -20,6 +23,7 @@ pub mod script;
 pub mod stills;
 pub mod store;
 pub mod time;
+pub mod transcribe;
 pub mod voice;
 pub mod webhooks;
 pub mod work;

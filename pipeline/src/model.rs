@@ -139,6 +139,10 @@ pub struct VideoRequest {
     pub wait_for_render: bool,
     #[serde(default)]
     pub adjust: Option<Value>,
+    /// An uploaded `video_file`/`audio_file`, relative to the data directory
+    /// (`uploads/{token}.{ext}`); the build task moves it into the video's folder.
+    #[serde(default)]
+    pub media_file: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -62,11 +62,8 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         Source::Idea | Source::Blog => {
             writer::narrate(&input, writer::target_words(job.request.video_length))
         }
-        _ => {
-            return Err(failure(
-                Code::MediaSourceUnsupported,
-                "Videos from media sources are not available on this server yet.",
-            ));
+        Source::VideoUrl | Source::VideoFile | Source::AudioUrl | Source::AudioFile => {
+            return crate::media_source::build(engine, job);
         }
     };
     let drafts = script::split_script(&narration);
