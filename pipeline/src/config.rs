@@ -36,10 +36,35 @@ pub struct Config {
     pub fetch: FetchConfig,
     pub render: RenderConfig,
     pub public: PublicConfig,
+    pub edit: EditConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
     pub transcription: TranscriptionConfig,
+}
+
+/// Scene editing: edit sessions (the spec's `cache_enabled` and idle auto-commit).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EditConfig {
+    /// Whether `edit_session` may cache a video's document in memory (backed by a write-ahead
+    /// journal). Off: no sessions; every edit is written straight to the store under the
+    /// per-video lock.
+    pub cache_enabled: bool,
+    /// A session idle this long is committed automatically (spec: 45 minutes, `ttl_seconds`).
+    pub session_idle_secs: u64,
+    /// How often idle sessions are looked for.
+    pub idle_check_secs: u64,
+}
+
+impl Default for EditConfig {
+    fn default() -> Self {
+        EditConfig {
+            cache_enabled: true,
+            session_idle_secs: 2700,
+            idle_check_secs: 30,
+        }
+    }
 }
 
 /// Lifetimes of the public origin's expiring files.
@@ -112,6 +137,7 @@ impl Default for Config {
             fetch: FetchConfig::default(),
             render: RenderConfig::default(),
             public: PublicConfig::default(),
+            edit: EditConfig::default(),
             media: MediaConfig::default(),
             transcription: TranscriptionConfig::default(),
         }
@@ -152,6 +178,7 @@ pub struct Settings {
     pub fetch: FetchConfig,
     pub render: RenderConfig,
     pub public: PublicConfig,
+    pub edit: EditConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
@@ -184,6 +211,9 @@ impl Config {
         {
             return Err("public.*_secs values must be at least 1".into());
         }
+        if self.edit.session_idle_secs == 0 || self.edit.idle_check_secs == 0 {
+            return Err("edit.*_secs values must be at least 1".into());
+        }
         if self.render.workers == 0 {
             return Err("render.workers must be at least 1".into());
         }
@@ -213,6 +243,7 @@ impl Config {
             fetch: self.fetch,
             render: self.render,
             public: self.public,
+            edit: self.edit,
             media: self.media,
             transcription: self.transcription,
         })

@@ -92,6 +92,10 @@ pub struct Segment {
     /// metadata branch's `type`. Published as `scene_type` (the record's `type` is the roll).
     #[serde(default)]
     pub scene_type: String,
+    /// The scene shows typography only, no visual (metadata branch `typography_only`; setting
+    /// it clears `visual`).
+    #[serde(default)]
+    pub typography_only: bool,
     pub duration: f64,
     /// Narration WAV, relative to the video folder. Empty before voicing.
     #[serde(default)]
