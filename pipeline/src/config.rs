@@ -37,6 +37,12 @@ pub struct Config {
     pub render: RenderConfig,
     pub public: PublicConfig,
     pub edit: EditConfig,
+    /// Idea/blog → narration.
+    pub writer: WriterConfig,
+    /// Narration voices (TTS).
+    pub voice: VoiceConfig,
+    /// B-roll search for scene backgrounds.
+    pub broll: BrollConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
@@ -63,6 +69,118 @@ impl Default for EditConfig {
             cache_enabled: true,
             session_idle_secs: 2700,
             idle_check_secs: 30,
+        }
+    }
+}
+
+/// Which writer turns ideas and blog posts into narration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum WriterKind {
+    /// The embedded extractive writer (offline, deterministic).
+    #[default]
+    Extractive,
+    /// An OpenAI-compatible `POST {base_url}/chat/completions` (OpenAI, Ollama, llama.cpp, vLLM).
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WriterConfig {
+    pub provider: WriterKind,
+    /// API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. The host goes
+    /// through the SSRF guard: a local server must be listed in `fetch.allow`.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as `Authorization: Bearer <api_key>` when not empty.
+    pub api_key: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for WriterConfig {
+    fn default() -> Self {
+        WriterConfig {
+            provider: WriterKind::Extractive,
+            base_url: String::new(),
+            model: String::new(),
+            api_key: String::new(),
+            timeout_secs: 120,
+        }
+    }
+}
+
+/// Which engine speaks the narration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum VoiceKind {
+    /// The embedded espeak-ng (offline; engine word events).
+    #[default]
+    Espeak,
+    /// An OpenAI-compatible `POST {base_url}/audio/speech` returning WAV.
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VoiceConfig {
+    pub provider: VoiceKind,
+    /// API root of the speech server (connector only).
+    pub base_url: String,
+    /// `model` of the speech request, e.g. `tts-1` or `kokoro`.
+    pub model: String,
+    pub api_key: String,
+    /// Connector voice used when the narrator's voice id is not one of the server's.
+    pub voice: String,
+    /// Ask the server for word timestamps (`return_timestamps: true`, answered as JSON
+    /// `{audio: base64, words|timestamps: [...]}`); servers without it answer plain WAV and the
+    /// timings are derived from the audio instead (voice/http.rs).
+    pub request_word_timings: bool,
+    pub timeout_secs: u64,
+}
+
+impl Default for VoiceConfig {
+    fn default() -> Self {
+        VoiceConfig {
+            provider: VoiceKind::Espeak,
+            base_url: String::new(),
+            model: "tts-1".into(),
+            api_key: String::new(),
+            voice: "alloy".into(),
+            request_word_timings: false,
+            timeout_secs: 120,
+        }
+    }
+}
+
+/// Where scene backgrounds are searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum BrollKind {
+    /// The local library in `{assets_dir}/broll` plus procedural backgrounds.
+    #[default]
+    Library,
+    /// The Pexels API (photos and videos); the library stays the fallback.
+    Pexels,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BrollConfig {
+    pub provider: BrollKind,
+    /// Pexels API root (`https://api.pexels.com`).
+    pub base_url: String,
+    /// Sent as `Authorization: <api_key>` (Pexels' scheme).
+    pub api_key: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for BrollConfig {
+    fn default() -> Self {
+        BrollConfig {
+            provider: BrollKind::Library,
+            base_url: "https://api.pexels.com".into(),
+            api_key: String::new(),
+            timeout_secs: 30,
         }
     }
 }
@@ -123,6 +241,17 @@ pub struct RenderConfig {
     pub lease_secs: u64,
 }
 
+/// `./assets` when the working directory has one (a checkout, a container with the assets
+/// beside the binary), else the assets of the source tree this binary was built from.
+fn default_assets_dir() -> PathBuf {
+    let here = PathBuf::from("assets");
+    if here.join("fonts").is_dir() {
+        here
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets"))
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -132,12 +261,15 @@ impl Default for Config {
             base_url: None,
             origin_url: None,
             app_url: None,
-            assets_dir: PathBuf::from("assets"),
+            assets_dir: default_assets_dir(),
             webhook: WebhookConfig::default(),
             fetch: FetchConfig::default(),
             render: RenderConfig::default(),
             public: PublicConfig::default(),
             edit: EditConfig::default(),
+            writer: WriterConfig::default(),
+            voice: VoiceConfig::default(),
+            broll: BrollConfig::default(),
             media: MediaConfig::default(),
             transcription: TranscriptionConfig::default(),
         }
@@ -179,6 +311,9 @@ pub struct Settings {
     pub render: RenderConfig,
     pub public: PublicConfig,
     pub edit: EditConfig,
+    pub writer: WriterConfig,
+    pub voice: VoiceConfig,
+    pub broll: BrollConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
@@ -225,6 +360,21 @@ impl Config {
                 return Err(format!("fetch.allow entry {a:?} must be host:port"));
             }
         }
+        if self.writer.provider == WriterKind::Openai
+            && (self.writer.base_url.is_empty() || self.writer.model.is_empty())
+        {
+            return Err("writer.base_url and writer.model are required (openai)".into());
+        }
+        if self.voice.provider == VoiceKind::Openai
+            && (self.voice.base_url.is_empty() || self.voice.model.is_empty())
+        {
+            return Err("voice.base_url and voice.model are required (openai)".into());
+        }
+        if self.broll.provider == BrollKind::Pexels
+            && (self.broll.base_url.is_empty() || self.broll.api_key.is_empty())
+        {
+            return Err("broll.base_url and broll.api_key are required (pexels)".into());
+        }
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(
@@ -244,6 +394,9 @@ impl Config {
             render: self.render,
             public: self.public,
             edit: self.edit,
+            writer: self.writer,
+            voice: self.voice,
+            broll: self.broll,
             media: self.media,
             transcription: self.transcription,
         })

@@ -6,14 +6,18 @@
 pub mod accounts;
 pub mod adjust;
 pub mod assets;
+pub mod broll;
 pub mod config;
+pub mod connector;
 pub mod create;
+pub mod direction;
 pub mod document;
 pub mod error;
 pub mod fetch;
 pub mod ids;
 pub mod jobs;
 pub mod links;
+pub mod llm;
 pub mod media_source;
 pub mod model;
 pub mod overlay_edits;
@@ -30,5 +34,8 @@ pub mod voice;
 pub mod webhooks;
 pub mod work;
 pub mod writer;
+
+#[cfg(test)]
+mod testserver;
 
 pub use error::{Code, Error, Result};

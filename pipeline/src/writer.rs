@@ -1,20 +1,145 @@
-//! The embedded writer: idea or blog text → narration, deterministically and
-//! offline. Extractive: sentences are scored by the frequency of their
-//! content words across the input, the best are kept in their original
-//! order until the length target is reached.
+//! The writer capability: idea or blog text → narration (DESIGN.md §2, providers).
+//!
+//! [`Writer`] is the trait; [`Extractive`] the embedded default, deterministic and offline:
+//! sentences are scored by the frequency of their content words across the input, the best are
+//! kept in their original order until the length target is reached. The OpenAI-compatible chat
+//! connector lives in `llm.rs`. Both aim at the same targets: `video_length` short ≈ 90 s
+//! (content_type 9), normal ≈ 3 min at most (content_type 10), at [`WORDS_PER_MINUTE`].
 
-use crate::model::VideoLength;
+use crate::model::{Language, Source, VideoLength};
 use crate::script::split_sentences;
 
+/// What the writer is asked for.
+#[derive(Debug, Clone)]
+pub struct WriteRequest<'a> {
+    /// The idea or blog text (already truncated to the source's limit).
+    pub input: &'a str,
+    pub source: Source,
+    pub language: Language,
+    pub video_length: VideoLength,
+    /// Whether the writer may add facts from its own knowledge (connectors) — recorded either way.
+    pub research_enabled: bool,
+}
+
+impl WriteRequest<'_> {
+    /// Words to aim for.
+    pub fn target_words(&self) -> usize {
+        target_words(self.video_length)
+    }
+
+    /// Hard cap: ≈ 90 s for short, 3 min for normal (a little headroom over the target for short).
+    pub fn max_words(&self) -> usize {
+        match self.video_length {
+            VideoLength::Short => self.target_words() + self.target_words() / 10,
+            VideoLength::Normal => self.target_words(),
+        }
+    }
+
+    /// The spec's content type: 9 short, 10 normal.
+    pub fn content_type(&self) -> u8 {
+        content_type(self.video_length)
+    }
+}
+
+/// The spec's content type of a video length.
+pub fn content_type(length: VideoLength) -> u8 {
+    match length {
+        VideoLength::Short => 9,
+        VideoLength::Normal => 10,
+    }
+}
+
+/// Narration and how it was written (recorded in the document).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub narration: String,
+    /// `extractive` or `openai`.
+    pub provider: String,
+    /// The model that wrote it (connectors).
+    pub model: String,
+    pub research_enabled: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriterError {
+    #[error("writer upstream failed: {0}")]
+    Upstream(String),
+    #[error("the writer returned no usable narration")]
+    Empty,
+}
+
+/// Idea/blog → narration.
+pub trait Writer: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError>;
+}
+
+/// The embedded extractive writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extractive;
+
+impl Writer for Extractive {
+    fn name(&self) -> &'static str {
+        "extractive"
+    }
+
+    fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError> {
+        let narration = narrate(req.input, req.target_words());
+        let narration = cap_words(&narration, req.max_words());
+        if narration.split_whitespace().count() == 0 {
+            return Err(WriterError::Empty);
+        }
+        Ok(Written {
+            narration,
+            provider: "extractive".into(),
+            model: String::new(),
+            research_enabled: req.research_enabled,
+        })
+    }
+}
+
+/// At most `max` words, cut after the last whole sentence that fits (or at `max` words when
+/// even the first sentence is longer), ending with sentence punctuation.
+pub fn cap_words(text: &str, max: usize) -> String {
+    if text.split_whitespace().count() <= max {
+        return text.trim().to_string();
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let mut n = 0;
+    let sents = split_sentences(text);
+    for s in &sents {
+        let k = s.split_whitespace().count();
+        if n + k > max {
+            break;
+        }
+        out.push(s);
+        n += k;
+    }
+    let mut s = if out.is_empty() {
+        text.split_whitespace()
+            .take(max)
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        out.join(" ")
+    };
+    if !s.ends_with(['.', '!', '?', '…']) {
+        s = s.trim_end_matches([',', ';', ':', '-', '—']).to_string();
+        s.push('.');
+    }
+    s
+}
+
 /// Narration pace used for length targets, words per minute.
-const WORDS_PER_MINUTE: usize = 150;
+pub const WORDS_PER_MINUTE: usize = 150;
 
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "for", "with", "by",
     "from", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these",
     "those", "as", "we", "you", "they", "he", "she", "i", "our", "your", "their", "not", "so",
     "do", "does", "can", "will", "just", "than", "then", "there", "what", "which", "who", "how",
-    "và", "là", "của", "có", "cho", "không", "những", "các", "một", "được", "trong", "với",
+    "và", "là", "của", "có", "cho", "không", "những", "các", "một", "được", "trong", "với", "này",
+    "đó", "khi", "thì", "mà", "đã", "sẽ", "đang", "rất", "cũng", "như", "người", "bạn",
 ];
 
 /// Target narration length in words.
@@ -134,6 +259,86 @@ mod tests {
             narrate("Why remote teams need rituals", 225),
             "Why remote teams need rituals."
         );
+    }
+
+    fn request(input: &str, length: VideoLength, language: Language) -> WriteRequest<'_> {
+        WriteRequest {
+            input,
+            source: Source::Blog,
+            language,
+            video_length: length,
+            research_enabled: true,
+        }
+    }
+
+    fn blog(sentences: usize, vietnamese: bool) -> String {
+        (0..sentences)
+            .map(|i| {
+                if vietnamese {
+                    format!("Câu số {i} nói về năng lượng mặt trời và hóa đơn điện của gia đình.")
+                } else {
+                    format!(
+                        "Sentence {i} explains how solar panels lower the power bills of families."
+                    )
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn length_targets_short_and_normal() {
+        for vi in [false, true] {
+            let language = if vi {
+                Language::Vietnamese
+            } else {
+                Language::English
+            };
+            let input = blog(300, vi);
+            let short = Extractive
+                .write(&request(&input, VideoLength::Short, language))
+                .unwrap();
+            let n = short.narration.split_whitespace().count();
+            assert!((180..=240).contains(&n), "short: {n} words");
+            let normal = Extractive
+                .write(&request(&input, VideoLength::Normal, language))
+                .unwrap();
+            let n = normal.narration.split_whitespace().count();
+            assert!(
+                (380..=450).contains(&n),
+                "normal: {n} words (3 min cap is 450)"
+            );
+            assert!(normal.research_enabled);
+            assert_eq!(normal.provider, "extractive");
+            // Deterministic.
+            assert_eq!(
+                Extractive
+                    .write(&request(&input, VideoLength::Short, language))
+                    .unwrap(),
+                short
+            );
+        }
+        assert_eq!(
+            request("", VideoLength::Short, Language::English).content_type(),
+            9
+        );
+        assert_eq!(
+            request("", VideoLength::Normal, Language::English).content_type(),
+            10
+        );
+    }
+
+    #[test]
+    fn caps_at_sentence_boundaries() {
+        assert_eq!(
+            cap_words("One two. Three four five. Six.", 5),
+            "One two. Three four five."
+        );
+        assert_eq!(
+            cap_words("one two three four five six", 3),
+            "one two three."
+        );
+        assert_eq!(cap_words("Short.", 10), "Short.");
     }
 
     #[test]

@@ -7,15 +7,18 @@
 //! `samples.len() / SAMPLE_RATE`.
 //!
 //! The embedded, offline default is [`Espeak`] (libespeak-ng through a small FFI module, see
-//! `espeak.rs`). HTTP connectors implement the same trait elsewhere.
+//! `espeak.rs`). [`OpenAiSpeech`] (`http.rs`) is the OpenAI-compatible `/audio/speech` connector
+//! behind the same trait.
 //!
 //! The helpers here are engine-independent and pure: [`resample_to`] (windowed-sinc), [`write_wav`]
 //! (atomic PCM WAV writer) and the word aligner used by the engines, which turns sparse,
 //! sometimes odd engine word events into exactly one monotonic timing per input word.
 
 mod espeak;
+mod http;
 
 pub use espeak::Espeak;
+pub use http::{OpenAiSpeech, decode_wav};
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -94,6 +97,31 @@ pub trait VoiceProvider: Send + Sync {
 
     /// The voices this provider offers.
     fn voices(&self) -> Vec<VoiceInfo>;
+
+    /// The voice to use for a narrator: `requested` when this provider offers it (case-
+    /// insensitive), else the provider's voice for `language` (`English` → American English
+    /// when offered, `Vietnamese` → `vi`), else its first voice.
+    fn pick_voice(&self, requested: &str, language: &str) -> String {
+        let voices = self.voices();
+        let r = requested.trim().to_ascii_lowercase();
+        if let Some(v) = voices
+            .iter()
+            .find(|v| !r.is_empty() && v.id.to_ascii_lowercase() == r)
+        {
+            return v.id.clone();
+        }
+        let (preferred, lang) = match language {
+            "Vietnamese" | "vi" => ("vi", "vi"),
+            _ => ("en-us", "en"),
+        };
+        voices
+            .iter()
+            .find(|v| v.id == preferred)
+            .or_else(|| voices.iter().find(|v| v.language == lang))
+            .or_else(|| voices.first())
+            .map(|v| v.id.clone())
+            .unwrap_or_else(|| preferred.to_string())
+    }
 }
 
 /// Writes `n` as a PCM WAV file (s16le, mono, at `n.sample_rate`).
@@ -440,7 +468,7 @@ pub(crate) fn align_words(
 /// Rough relative speaking time of a word, for sharing time among words without an event:
 /// letters count one, digits three (numbers are read out as several words), and a token without
 /// letters or digits (a dash, an ellipsis) is not spoken at all.
-fn spoken_weight(word: &str) -> f64 {
+pub(crate) fn spoken_weight(word: &str) -> f64 {
     word.chars()
         .map(|c| match c {
             c if c.is_numeric() => 3.0,
