@@ -45,6 +45,8 @@ pub struct State {
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
     pub stills: pipeline::stills::Stills,
+    /// Scene editing: per-video locks, edit sessions, the realtime hub.
+    pub editor: Arc<pipeline::scenes::Editor>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +112,18 @@ pub async fn run(
         work,
         dispatcher.wake.clone(),
     ));
+    tracing::info!("Initializing scene editing (replaying edit journals)");
+    let editor = Arc::new(
+        pipeline::scenes::Editor::new(
+            store.clone(),
+            settings.clone(),
+            Arc::new(pipeline::realtime::Hub::new()),
+            engine.work.voice.clone(),
+            fetcher.clone(),
+            tokio::runtime::Handle::current(),
+        )
+        .map_err(|e| StartError::DataDir(settings.data_dir.display().to_string(), e))?,
+    );
     let state = Arc::new(State {
         settings: settings.clone(),
         store: store.clone(),
@@ -118,6 +132,7 @@ pub async fn run(
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(&settings),
         stills: pipeline::stills::Stills::default(),
+        editor: editor.clone(),
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -137,6 +152,13 @@ pub async fn run(
         (interval, async move {
             let _ = rx.wait_for(|s| *s).await;
         })
+    }));
+
+    let idle_commits = tokio::spawn(editor.clone().run_idle_commits({
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
     }));
 
     let routes = routes(state.clone());
@@ -160,6 +182,7 @@ pub async fn run(
     let _ = workers.await;
     let _ = outbox.await;
     let _ = sweeper.await;
+    let _ = idle_commits.await;
     if let Err(e) = engine.release_leases(true) {
         tracing::error!(error = %e, "could not hand leases back");
     }

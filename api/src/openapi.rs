@@ -44,6 +44,26 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
         "Review page opened by review_url (signed token).",
     ),
     (
+        "post",
+        "/v1/modify_scene",
+        "Edit one scene in place (200 applied or clarification, 202 queued upload).",
+    ),
+    (
+        "post",
+        "/v1/edit_session",
+        "Start, commit, abort or inspect an edit session (journaled cache).",
+    ),
+    (
+        "post",
+        "/v1/scene_geometry",
+        "Read-only layout geometry of one scene, with optional diagnostics.",
+    ),
+    (
+        "get",
+        "/app/editor/{topic_id}/events",
+        "Realtime editor messages as server-sent events (signed token).",
+    ),
+    (
         "get",
         "/media/{path}",
         "Public media files (no auth, unguessable names).",
