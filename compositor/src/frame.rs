@@ -97,6 +97,110 @@ impl ResolvedVideo {
     }
 }
 
+impl ResolvedVideo {
+    /// The scenes (and their scene-local times) that frames `first .. first + count` show,
+    /// including the incoming scene of a crossfade, in timeline order.
+    fn window_times(&self, first: u64, count: u64) -> Vec<(usize, f64)> {
+        let mut out = Vec::with_capacity(count as usize + 1);
+        for index in first..first.saturating_add(count) {
+            let t = index as f64 / f64::from(self.fps);
+            let (scene, local) = self.scene_at(t);
+            out.push((scene, local));
+            let s = &self.scenes[scene];
+            let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
+            if s.transition == Transition::Fade
+                && scene + 1 < self.scenes.len()
+                && local - (s.duration - fade) > 0.0
+            {
+                out.push((scene + 1, 0.0));
+            }
+        }
+        out
+    }
+
+    /// Decodes, in order, the clip frames that frames `first .. first + count` show, so the
+    /// parallel render that follows only reads them; closes the decoders of scenes before the
+    /// window. Called by the encoder before each window ([`FrameSource::prepare`]); callers that
+    /// render frames themselves in parallel can call it too. Never fails: decoding problems are
+    /// reported by [`Self::media_errors`] and the layer holds its last frame.
+    pub fn prefetch(&self, first: u64, count: u64) {
+        if !self.has_clips() || count == 0 {
+            return;
+        }
+        let times = self.window_times(first, count);
+        let Some(lowest) = times.iter().map(|(s, _)| *s).min() else {
+            return;
+        };
+        for (i, s) in self.scenes.iter().enumerate() {
+            let layers = s
+                .background
+                .clip()
+                .into_iter()
+                .chain(s.narrator.as_ref().and_then(|n| n.clip()));
+            if i < lowest {
+                for l in layers {
+                    if l.is_open() {
+                        l.release();
+                    }
+                }
+                continue;
+            }
+            let local: Vec<f64> = times
+                .iter()
+                .filter(|(scene, _)| *scene == i)
+                .map(|(_, t)| *t)
+                .collect();
+            if local.is_empty() {
+                continue;
+            }
+            for l in layers {
+                l.prefetch(&local);
+            }
+        }
+    }
+
+    /// Closes every clip decoder and drops decoded frames (they reopen on demand). Call when a
+    /// resolved video is kept around idle (a cache of stills) to free their memory and threads.
+    pub fn release_media(&self) {
+        for l in self.clip_layers() {
+            l.release();
+        }
+    }
+
+    /// Clip decoding failures seen while rendering (each layer then held its last good frame or
+    /// showed black), as `"scene N: path: reason"`. Empty when every frame decoded.
+    pub fn media_errors(&self) -> Vec<String> {
+        self.scenes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                s.background
+                    .clip()
+                    .into_iter()
+                    .chain(s.narrator.as_ref().and_then(|n| n.clip()))
+                    .filter_map(move |l| {
+                        l.error()
+                            .map(|e| format!("scene {i}: {}: {e}", l.path().display()))
+                    })
+            })
+            .collect()
+    }
+
+    /// Whether any scene plays a video clip.
+    pub fn has_clips(&self) -> bool {
+        self.clip_layers().next().is_some()
+    }
+
+    fn clip_layers(&self) -> impl Iterator<Item = &crate::clip::ClipLayer> {
+        self.scenes.iter().flat_map(|s| {
+            s.background
+                .clip()
+                .into_iter()
+                .chain(s.narrator.as_ref().and_then(|n| n.clip()))
+        })
+    }
+}
+
 /// `out = out·(1−a) + next·a`, per byte, in fixed point.
 fn crossfade(out: &mut [u8], next: &[u8], alpha: f64) {
     let a = (alpha * 256.0).round() as u32;
@@ -115,6 +219,9 @@ impl FrameSource for ResolvedVideo {
     }
     fn render(&self, index: u64, rgba: &mut [u8]) {
         self.render_frame(index, rgba);
+    }
+    fn prepare(&self, first: u64, count: u64) {
+        self.prefetch(first, count);
     }
 }
 

@@ -5,10 +5,11 @@
 //! motion snapped to whole pixels where that looks the same). Drawing order, bottom to top:
 //! background → narrator → overlay objects (by z) → captions.
 
-use crate::geom::{CANVAS_H, CANVAS_W, preview_y_to_canvas};
+use crate::clip::{ClipBackground, ClipLayer, ClipNarrator};
+use crate::geom::{CANVAS_H, CANVAS_W, PreviewRect, preview_y_to_canvas};
 use crate::plan::{
-    Animation, Background, CaptionChunk, Fonts, Narrator, OverlayObject, OverlayPayload, Palette,
-    ProceduralStyle, ResolveError, Rgb, ScenePlan, Transition,
+    Animation, Background, CaptionChunk, Clip, ClipProbes, Fonts, Narrator, OverlayObject,
+    OverlayPayload, Palette, ProceduralStyle, ResolveError, Rgb, ScenePlan, Transition,
 };
 use crate::raster;
 use tiny_skia::{
@@ -32,12 +33,29 @@ pub(crate) fn resolve_scene(
     index: usize,
     plan: &ScenePlan,
     fonts: &Fonts,
+    clips: &ClipProbes,
 ) -> Result<ResolvedScene, ResolveError> {
-    let background = BackgroundLayer::prepare(index, plan)?;
-    let narrator = match &plan.narrator {
-        None => None,
-        Some(n) => Some(NarratorLayer::prepare(index, n, palette_of(plan), fonts)?),
+    let background = match &plan.background {
+        Background::Clip(clip) => {
+            let layer = clip_layer(index, "background", clip, clips, CANVAS_W, CANVAS_H)?;
+            BackgroundLayer::Clip(ClipBackground { clip: layer })
+        }
+        _ => BackgroundLayer::Plate(PlateBackground::prepare(index, plan)?),
     };
+    let narrator =
+        match &plan.narrator {
+            None => None,
+            Some(Narrator::Clip { clip, rect }) => {
+                let (x, y, w, h) = narrator_bounds(index, rect)?;
+                let layer = clip_layer(index, "narrator", clip, clips, w, h)?;
+                Some(NarratorLayer::Clip(Box::new(ClipNarrator::new(
+                    layer, x, y, w, h,
+                ))))
+            }
+            Some(Narrator::Card { name, rect }) => Some(NarratorLayer::Card(
+                NarratorCard::prepare(index, name, rect, palette_of(plan), fonts)?,
+            )),
+        };
     let captions = prepare_captions(plan, fonts);
     let mut overlay = plan
         .overlay
@@ -65,7 +83,91 @@ pub(crate) fn resolve_scene(
 fn palette_of(plan: &ScenePlan) -> Palette {
     match plan.background {
         Background::Procedural { palette, .. } => palette,
-        Background::Image(_) => Palette::MIDNIGHT,
+        Background::Image(_) | Background::Clip(_) => Palette::MIDNIGHT,
+    }
+}
+
+/// A clip layer of `w × h` pixels from its probe result.
+fn clip_layer(
+    scene: usize,
+    role: &'static str,
+    clip: &Clip,
+    probes: &ClipProbes,
+    w: u32,
+    h: u32,
+) -> Result<ClipLayer, ResolveError> {
+    let err = |reason: String| ResolveError::Clip {
+        scene,
+        role,
+        path: clip.path.clone(),
+        reason,
+    };
+    let info = match probes.get(&clip.path) {
+        Some(Ok(info)) => *info,
+        Some(Err(e)) => return Err(err(e.clone())),
+        None => return Err(err("the clip was not probed".into())),
+    };
+    ClipLayer::prepare(clip, info, w, h).map_err(err)
+}
+
+/// The narrator rect on the canvas, whole pixels, kept inside the canvas: `(x, y, w, h)`.
+fn narrator_bounds(scene: usize, rect: &PreviewRect) -> Result<(u32, u32, u32, u32), ResolveError> {
+    if !rect.is_valid() {
+        return Err(ResolveError::NarratorRect { scene, rect: *rect });
+    }
+    let c = rect.to_canvas();
+    let x = c.x.clamp(0.0, f64::from(CANVAS_W) - 8.0).round() as u32;
+    let y = c.y.clamp(0.0, f64::from(CANVAS_H) - 8.0).round() as u32;
+    let w = c.w.round().clamp(8.0, f64::from(CANVAS_W - x)) as u32;
+    let h = c.h.round().clamp(8.0, f64::from(CANVAS_H - y)) as u32;
+    Ok((x, y, w, h))
+}
+
+/// What fills the frame first.
+pub(crate) enum BackgroundLayer {
+    /// A painted or decoded still, panned.
+    Plate(PlateBackground),
+    /// A video clip.
+    Clip(ClipBackground),
+}
+
+impl BackgroundLayer {
+    pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
+        match self {
+            BackgroundLayer::Plate(p) => p.draw(t, dst),
+            BackgroundLayer::Clip(c) => c.draw(t, dst),
+        }
+    }
+
+    pub(crate) fn clip(&self) -> Option<&ClipLayer> {
+        match self {
+            BackgroundLayer::Clip(c) => Some(&c.clip),
+            BackgroundLayer::Plate(_) => None,
+        }
+    }
+}
+
+/// The A-roll presenter.
+pub(crate) enum NarratorLayer {
+    /// The animated card.
+    Card(NarratorCard),
+    /// The presenter clip (boxed: it carries a decoder's state and its mask).
+    Clip(Box<ClipNarrator>),
+}
+
+impl NarratorLayer {
+    pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
+        match self {
+            NarratorLayer::Card(c) => c.draw(t, dst),
+            NarratorLayer::Clip(c) => c.draw(t, dst),
+        }
+    }
+
+    pub(crate) fn clip(&self) -> Option<&ClipLayer> {
+        match self {
+            NarratorLayer::Clip(c) => Some(&c.clip),
+            NarratorLayer::Card(_) => None,
+        }
     }
 }
 
@@ -170,7 +272,7 @@ pub(crate) fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<Pat
 
 /// An opaque plate a little larger than the canvas, panned with whole-pixel offsets: every frame
 /// is a straight row copy, never a blend or a resample.
-pub(crate) struct BackgroundLayer {
+pub(crate) struct PlateBackground {
     plate: Pixmap,
     /// Offset of the canvas window in the plate at the scene start and end.
     from: (f64, f64),
@@ -181,7 +283,7 @@ pub(crate) struct BackgroundLayer {
 /// Drift speed of backgrounds, canvas pixels per second (gentle).
 const DRIFT_PX_PER_S: f64 = 14.0;
 
-impl BackgroundLayer {
+impl PlateBackground {
     fn prepare(index: usize, plan: &ScenePlan) -> Result<Self, ResolveError> {
         let (plate, seed) = match &plan.background {
             Background::Procedural {
@@ -189,6 +291,11 @@ impl BackgroundLayer {
                 style,
                 palette,
             } => (paint_procedural(*seed, *style, *palette), *seed),
+            // Clip backgrounds are resolved by `resolve_scene`; this arm never runs for them.
+            Background::Clip(_) => (
+                paint_procedural(index as u64, ProceduralStyle::Gradient, Palette::MIDNIGHT),
+                index as u64,
+            ),
             Background::Image(path) => {
                 let err = |reason: String| ResolveError::Image {
                     scene: index,
@@ -228,7 +335,7 @@ impl BackgroundLayer {
         let (cx, cy) = (mx / 2.0, my / 2.0);
         let angle = (seed % 8) as f64 * std::f64::consts::FRAC_PI_4 + 0.3;
         let (dx, dy) = (angle.cos() * travel / 2.0, angle.sin() * travel / 2.0);
-        Ok(BackgroundLayer {
+        Ok(PlateBackground {
             plate,
             from: (cx - dx, cy - dy),
             to: (cx + dx, cy + dy),
@@ -690,7 +797,7 @@ fn word_sprites(
 // Narrator card.
 
 /// The animated narrator card: a static pre-rendered card plus a pulsing ring drawn per frame.
-pub(crate) struct NarratorLayer {
+pub(crate) struct NarratorCard {
     card: Sprite,
     /// Avatar centre and radius, canvas space.
     avatar: (f32, f32, f32),
@@ -711,23 +818,17 @@ fn initials(name: &str) -> String {
         .collect()
 }
 
-impl NarratorLayer {
+impl NarratorCard {
     fn prepare(
         scene: usize,
-        n: &Narrator,
+        name: &str,
+        rect: &PreviewRect,
         pal: Palette,
         fonts: &Fonts,
     ) -> Result<Self, ResolveError> {
-        let Narrator::Card { name, rect } = n;
-        if !rect.is_valid() {
-            return Err(ResolveError::NarratorRect { scene, rect: *rect });
-        }
-        let c = rect.to_canvas();
         // Keep the card on the canvas.
-        let x = c.x.clamp(0.0, f64::from(CANVAS_W) - 8.0).round() as i32;
-        let y = c.y.clamp(0.0, f64::from(CANVAS_H) - 8.0).round() as i32;
-        let w = c.w.round().clamp(8.0, f64::from(CANVAS_W) - f64::from(x)) as u32;
-        let h = c.h.round().clamp(8.0, f64::from(CANVAS_H) - f64::from(y)) as u32;
+        let (x, y, w, h) = narrator_bounds(scene, rect)?;
+        let (x, y) = (x as i32, y as i32);
         let (wf, hf) = (w as f32, h as f32);
         let mut card = Pixmap::new(w, h).expect("clamped, non-zero size");
         // Panel.
@@ -825,7 +926,7 @@ impl NarratorLayer {
                 [255, 255, 255, 255],
             );
         }
-        Ok(NarratorLayer {
+        Ok(NarratorCard {
             card: Sprite { x, y, pixmap: card },
             avatar: (x as f32 + acx, y as f32 + acy, r),
             accent: pal.accent,

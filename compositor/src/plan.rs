@@ -73,6 +73,35 @@ pub enum Background {
     },
     /// A still image (PNG, JPEG or WebP), cover-fitted with a slow Ken Burns drift.
     Image(PathBuf),
+    /// A video clip (anything GStreamer decodes), cover-fitted, frame-accurate, its trim window
+    /// looped to fill the scene (or cut short by it).
+    Clip(Clip),
+}
+
+/// A video clip played in a layer. The scene's first frame shows the clip at `start`; when the
+/// window `[start, end)` has played it starts over, so a short clip loops and a long one is cut
+/// off by the scene's end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clip {
+    /// The video file.
+    pub path: PathBuf,
+    /// Trim start, seconds into the file.
+    #[serde(default)]
+    pub start: f64,
+    /// Trim end, seconds into the file; `None` (or past the end) means the clip's end.
+    #[serde(default)]
+    pub end: Option<f64>,
+}
+
+impl Clip {
+    /// The whole file, looped.
+    pub fn new(path: impl Into<PathBuf>) -> Clip {
+        Clip {
+            path: path.into(),
+            start: 0.0,
+            end: None,
+        }
+    }
 }
 
 /// Looks for procedural backgrounds.
@@ -147,6 +176,13 @@ pub enum Narrator {
         /// Display name; initials are taken from it.
         name: String,
         /// Where the card sits, preview space (the API's `overlay.narrator.rect`).
+        rect: PreviewRect,
+    },
+    /// The account's presenter clip, cover-fitted into the rect with rounded corners, looped.
+    Clip {
+        /// The presenter clip.
+        clip: Clip,
+        /// Where it plays, preview space (the API's `overlay.narrator.rect`).
         rect: PreviewRect,
     },
 }
@@ -320,6 +356,19 @@ pub enum ResolveError {
         /// What went wrong.
         reason: String,
     },
+    /// A video clip (background or presenter) is missing, undecodable, has no picture, or its
+    /// trim window is invalid.
+    #[error("scene {scene}: {role} clip {path}: {reason}")]
+    Clip {
+        /// Scene index.
+        scene: usize,
+        /// `background` or `narrator`.
+        role: &'static str,
+        /// The clip file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
     /// The narrator rect is not a positive finite rectangle.
     #[error("scene {scene}: narrator rect {rect:?} must be finite with positive size")]
     NarratorRect {
@@ -418,8 +467,43 @@ fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
     })
 }
 
+/// Probe results of every distinct clip file of a plan.
+pub(crate) type ClipProbes =
+    std::collections::HashMap<PathBuf, Result<crate::media::ClipInfo, String>>;
+
+/// Probes each distinct clip of the plan once (in parallel): a presenter clip shared by every
+/// A-roll scene is opened a single time.
+fn probe_clips(plan: &VideoPlan) -> ClipProbes {
+    use rayon::prelude::*;
+    let mut paths: Vec<&Path> = plan
+        .scenes
+        .iter()
+        .flat_map(|s| {
+            let bg = match &s.background {
+                Background::Clip(c) => Some(c.path.as_path()),
+                _ => None,
+            };
+            let narrator = match &s.narrator {
+                Some(Narrator::Clip { clip, .. }) => Some(clip.path.as_path()),
+                _ => None,
+            };
+            bg.into_iter().chain(narrator)
+        })
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+        .into_par_iter()
+        .map(|p| {
+            let info = crate::media::probe_clip(p).map_err(|e| e.to_string());
+            (p.to_owned(), info)
+        })
+        .collect()
+}
+
 /// Checks and prepares a plan for rendering: validates timings and rects, loads the pinned fonts,
-/// decodes and pre-scales images (each side at most 8192 px), rasterises SVG overlays (without
+/// decodes and pre-scales images (each side at most 8192 px), probes video clips (each must
+/// decode a first frame; see [`crate::media::probe_clip`]), rasterises SVG overlays (without
 /// loading any external reference) and pre-renders captions, narrator cards and backgrounds.
 pub fn resolve(plan: &VideoPlan) -> Result<ResolvedVideo, ResolveError> {
     if plan.scenes.is_empty() {
@@ -444,11 +528,12 @@ pub fn resolve(plan: &VideoPlan) -> Result<ResolvedVideo, ResolveError> {
         return Err(ResolveError::TooLong(total));
     }
     let fonts = load_fonts(plan)?;
+    let clips = probe_clips(plan);
     let scenes = plan
         .scenes
         .iter()
         .enumerate()
-        .map(|(i, s)| layers::resolve_scene(i, s, &fonts))
+        .map(|(i, s)| layers::resolve_scene(i, s, &fonts, &clips))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(ResolvedVideo {
         fps: plan.fps,

@@ -24,6 +24,8 @@ use super::gst_util::{
 const OPEN_TIMEOUT_SECS: u64 = 60;
 /// Posted by `no-more-pads` when a file turns out to have no audio stream.
 const NO_AUDIO_MESSAGE: &str = "reelsmith-no-audio";
+/// Posted by `no-more-pads` when a clip turns out to have no video stream.
+pub(crate) const NO_VIDEO_MESSAGE: &str = "reelsmith-no-video";
 
 /// The length in seconds of any audio or video file GStreamer can demux.
 ///
@@ -161,7 +163,7 @@ pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaEr
 }
 
 /// A readable regular file, or an I/O error naming it.
-fn check_readable(path: &Path) -> Result<(), MediaError> {
+pub(crate) fn check_readable(path: &Path) -> Result<(), MediaError> {
     let io = |source| MediaError::Io {
         path: path.to_owned(),
         source,
@@ -184,7 +186,7 @@ fn check_readable(path: &Path) -> Result<(), MediaError> {
 
 /// `filesrc ! decodebin` in a fresh pipeline. Decoders whose klass satisfies `expose` are not
 /// run: decodebin exposes the (parsed, still encoded) stream instead.
-fn open(
+pub(crate) fn open(
     path: &Path,
     expose: fn(&str) -> bool,
 ) -> Result<(PipelineGuard, gst::Element), MediaError> {
@@ -219,7 +221,7 @@ fn open(
 }
 
 /// Drains a stream nobody needs.
-fn attach_fakesink(pipeline: &gst::Pipeline, pad: &gst::Pad) {
+pub(crate) fn attach_fakesink(pipeline: &gst::Pipeline, pad: &gst::Pad) {
     let Ok(sink) = gst::ElementFactory::make("fakesink")
         .property("sync", false)
         .build()
@@ -237,7 +239,7 @@ fn attach_fakesink(pipeline: &gst::Pipeline, pad: &gst::Pad) {
 
 /// Waits for `until` (EOS or ASYNC_DONE) on the pipeline's bus, turning errors into
 /// [`MediaError`]s: "not a media file" errors become [`MediaError::UnsupportedFormat`].
-fn wait_for(
+pub(crate) fn wait_for(
     pipeline: &gst::Pipeline,
     path: &Path,
     until: gst::MessageType,
@@ -279,6 +281,15 @@ fn wait_for(
                     .is_some_and(|s| s.name() == NO_AUDIO_MESSAGE) =>
             {
                 return Err(MediaError::NoAudio {
+                    path: path.to_owned(),
+                });
+            }
+            gst::MessageView::Application(app)
+                if app
+                    .structure()
+                    .is_some_and(|s| s.name() == NO_VIDEO_MESSAGE) =>
+            {
+                return Err(MediaError::NoVideo {
                     path: path.to_owned(),
                 });
             }

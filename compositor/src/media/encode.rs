@@ -811,6 +811,8 @@ fn push_everything(
         // on audio while our video push is blocked.
         feed.push_until(scale(first + count as u64, rate, fps) + rate / 2)?;
 
+        // Sequential work for the window (clip decoding) before the parallel render.
+        frames.prepare(first, count as u64);
         let mut buffers = (0..count)
             .map(|_| gst::Buffer::with_size(layout.size))
             .collect::<Result<Vec<_>, _>>()

@@ -38,6 +38,13 @@ pub enum MediaError {
         path: PathBuf,
     },
 
+    /// The file has no video stream (a clip was expected).
+    #[error("{}: the file has no video stream", path.display())]
+    NoVideo {
+        /// The file that was opened.
+        path: PathBuf,
+    },
+
     /// The file's duration could not be determined.
     #[error("{}: duration could not be determined", path.display())]
     UnknownDuration {
@@ -93,8 +100,9 @@ pub(crate) fn package_of(element: &str) -> &'static str {
         "vaapih264enc" => "gstreamer1.0-vaapi",
         "v4l2h264enc" => "gstreamer1.0-plugins-good",
         "aacparse" => "gstreamer1.0-plugins-good",
-        "appsrc" | "appsink" | "audioconvert" | "audioresample" | "videoconvert" | "decodebin"
-        | "uridecodebin" | "typefind" | "videotestsrc" => "gstreamer1.0-plugins-base",
+        "videocrop" | "videoflip" => "gstreamer1.0-plugins-good",
+        "appsrc" | "appsink" | "videoscale" | "audioconvert" | "audioresample" | "videoconvert"
+        | "decodebin" | "uridecodebin" | "typefind" | "videotestsrc" => "gstreamer1.0-plugins-base",
         "filesrc" | "filesink" | "queue" | "capsfilter" | "fakesink" => {
             "libgstreamer1.0-0 (GStreamer core)"
         }

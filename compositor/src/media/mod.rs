@@ -7,17 +7,20 @@
 //!   next to the narration pushed as 16-bit PCM into `appsrc ! AAC encoder`. The output is the
 //!   product format of DESIGN §3: 720×1280, 30 fps, H.264 High yuv420p, AAC 48 kHz, `moov` first.
 //! - **inputs** ([`probe_duration`], [`decode_audio`]): any file GStreamer can demux, measured or
-//!   decoded to mono PCM for the planner.
+//!   decoded to mono PCM for the planner; video clips ([`probe_clip`], [`ClipDecoder`]) decoded
+//!   frame-accurately, cover-fitted to a layer's size, just ahead of the renderer (see `clip.rs`).
 //!
 //! Every pipeline is torn down to `Null` on every exit path, and every failure (a bus error, a
 //! missing plugin, bad input) comes back as a typed [`MediaError`], never a panic.
 
+mod clip;
 pub mod convert;
 mod decode;
 mod encode;
 mod error;
 mod gst_util;
 
+pub use clip::{ClipDecoder, ClipFrame, ClipInfo, cover_crop, probe_clip};
 pub use decode::{decode_audio, probe_duration};
 pub use encode::{EncodeReport, EncodeSettings, EncoderChoice, X264Preset, encode_mp4};
 pub use error::MediaError;
@@ -30,6 +33,12 @@ pub trait FrameSource: Sync {
     fn fps(&self) -> u32;
     /// Draws frame `index` into `rgba` (tightly packed, `width × height × 4` bytes, opaque).
     fn render(&self, index: u64, rgba: &mut [u8]);
+    /// Called on the encoding thread before frames `first .. first + count` are rendered in
+    /// parallel: the place for sequential work the window needs (decoding video clips). The
+    /// default does nothing.
+    fn prepare(&self, first: u64, count: u64) {
+        let _ = (first, count);
+    }
 }
 
 /// Mono 16-bit PCM: the narration pushed into an encode, or what [`decode_audio`] returns.
