@@ -29,7 +29,6 @@ use pipeline::fetch::Fetcher;
 use pipeline::jobs::Engine;
 use pipeline::public::PublicFiles;
 use pipeline::store::Store;
-use pipeline::webhooks::Dispatcher;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use warp::Filter;
@@ -49,17 +48,7 @@ pub struct State {
     pub editor: Arc<pipeline::scenes::Editor>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error("invalid configuration: {0}")]
-    Config(String),
-    #[error("cannot prepare the data directory {0}: {1}")]
-    DataDir(String, std::io::Error),
-    #[error("cannot open the database: {0}")]
-    Store(#[from] pipeline::store::StoreError),
-    #[error("cannot start the voice engine: {0}")]
-    Voice(String),
-}
+pub use pipeline::assemble::StartError;
 
 /// Starts everything on `listener` and serves until `shutdown` resolves:
 /// then stops accepting, hands in-flight jobs back to the queue and closes
@@ -73,45 +62,17 @@ pub async fn run(
         .local_addr()
         .map_err(|e| StartError::Config(e.to_string()))?;
     let settings = Arc::new(config.finish(bound).map_err(StartError::Config)?);
-    let data_dir = settings.data_dir.clone();
-    for sub in ["", "videos", "public", "public/videos"] {
-        std::fs::create_dir_all(data_dir.join(sub))
-            .map_err(|e| StartError::DataDir(data_dir.display().to_string(), e))?;
-    }
-
-    tracing::info!("Initializing store");
-    let store = Arc::new(Store::open(&data_dir.join("reelsmith.redb"))?);
-    if let Some(key) = pipeline::accounts::bootstrap(&store, &data_dir)
-        .map_err(|e| StartError::DataDir(data_dir.display().to_string(), e))?
-    {
+    let core = pipeline::assemble::open(settings.clone())?;
+    let data_dir = &settings.data_dir;
+    if let Some(key) = &core.bootstrap_key {
         tracing::info!(
             key = %key,
             file = %data_dir.join("bootstrap-key").display(),
             "created account `default`; this API key is shown once"
         );
     }
-
-    tracing::info!("Initializing providers");
-    let fetcher = Fetcher::new(&settings.fetch.allow, "Reelsmith/0.1");
-    let voice = pipeline::voice::Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
-    let work = Arc::new(pipeline::work::Context {
-        voice: Arc::new(voice),
-        fetcher: fetcher.clone(),
-        runtime: tokio::runtime::Handle::current(),
-    });
-
-    tracing::info!("Initializing jobs and webhooks");
-    let dispatcher = Arc::new(Dispatcher::new(
-        store.clone(),
-        settings.clone(),
-        fetcher.clone(),
-    ));
-    let engine = Arc::new(Engine::new(
-        store.clone(),
-        settings.clone(),
-        work,
-        dispatcher.wake.clone(),
-    ));
+    let (store, engine, dispatcher, fetcher) =
+        (core.store, core.engine, core.dispatcher, core.fetcher);
     tracing::info!("Initializing scene editing (replaying edit journals)");
     let editor = Arc::new(
         pipeline::scenes::Editor::new(
@@ -250,9 +211,13 @@ pub fn routes(
         .and(warp::get().or(warp::head()).unify())
         .and(expired)
         .and(warp::fs::dir(state.settings.data_dir.join("public")))
-        .map(|f: warp::fs::File| reply::tag(warp::Reply::into_response(f)));
+        .map(|f: warp::fs::File| reply::tag(warp::Reply::into_response(f)))
+        .boxed();
+    // Each family is boxed: the combined filter type stays shallow, so adding routes never
+    // hits the compiler's recursion limit, at the cost of one indirection per family.
     healthz
-        .or(v1::routes(state.clone()))
+        .boxed()
+        .or(v1::routes(state.clone()).boxed())
         .unify()
         .or(video_data::routes(state.clone()))
         .unify()
@@ -264,9 +229,9 @@ pub fn routes(
         .unify()
         .or(assets::routes(state.clone()))
         .unify()
-        .or(inbox::routes(state.clone()))
+        .or(inbox::routes(state.clone()).boxed())
         .unify()
-        .or(pages::routes(state.clone()))
+        .or(pages::routes(state.clone()).boxed())
         .unify()
         .or(media)
         .unify()

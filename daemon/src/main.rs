@@ -2,6 +2,7 @@
 //! config, then handing over to the library crates.
 
 mod config;
+mod oneshot;
 
 use std::path::PathBuf;
 
@@ -30,6 +31,43 @@ enum Command {
         #[arg(long)]
         listen: Option<String>,
         /// Overrides `data_dir`.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Turn a script file into an MP4 in-process, without the server.
+    Render {
+        /// The script (or idea / blog text with --source).
+        script: PathBuf,
+        /// Where to write the MP4.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// What the file holds.
+        #[arg(long, default_value = "text", value_parser = ["text", "idea", "blog"])]
+        source: String,
+        /// Every scene B-roll, no narrator.
+        #[arg(long)]
+        faceless: bool,
+        /// Narration language (English or Vietnamese); picks the voice.
+        #[arg(long)]
+        language: Option<String>,
+        /// TOML config file (optional).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Keep the job's files in this data dir (default: a temporary folder, removed after).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Re-render exported videos in a data dir, reusing their stored scenes (the daemon must
+    /// not be running on it).
+    Rerender {
+        /// Every video that has an MP4.
+        #[arg(long)]
+        all: bool,
+        /// One video; repeat for several.
+        #[arg(long = "topic")]
+        topics: Vec<String>,
+        #[arg(long)]
+        config: Option<PathBuf>,
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
@@ -70,6 +108,34 @@ fn main() -> std::process::ExitCode {
             listen,
             data_dir,
         } => serve(config, listen, data_dir),
+        Command::Render {
+            script,
+            out,
+            source,
+            faceless,
+            language,
+            config,
+            data_dir,
+        } => config::load(config.as_deref(), None, None).and_then(|cfg| {
+            oneshot::render(
+                cfg,
+                oneshot::RenderArgs {
+                    script,
+                    out,
+                    source,
+                    faceless,
+                    language,
+                    data_dir,
+                },
+            )
+        }),
+        Command::Rerender {
+            all,
+            topics,
+            config,
+            data_dir,
+        } => config::load(config.as_deref(), None, data_dir)
+            .and_then(|cfg| oneshot::rerender(cfg, all, topics)),
         Command::Keys {
             command:
                 KeysCommand::Create {

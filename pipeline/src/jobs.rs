@@ -371,6 +371,57 @@ impl Engine {
         }
     }
 
+    /// Runs `topic`'s queued tasks on this thread, one after another, until nothing is queued
+    /// for it (a build chains into its render for `output_type=video`): the worker of the
+    /// one-shot commands. Returns the final job.
+    pub fn run_queued(&self, topic: &str) -> Result<Job> {
+        loop {
+            let entry = self
+                .store
+                .queue()?
+                .into_iter()
+                .find(|(t, _)| t == topic)
+                .map(|(_, e)| e);
+            let Some(entry) = entry else { break };
+            let outcome = self.run_task(topic, entry.task);
+            self.finish(topic, entry.task, outcome);
+        }
+        self.job_for_any(topic)
+    }
+
+    fn job_for_any(&self, topic: &str) -> Result<Job> {
+        self.store.job(topic)?.ok_or_else(|| {
+            Error::new(Code::VideoNotFound, "No video with this id exists.").param("id")
+        })
+    }
+
+    /// Queues a fresh render of a video whose scenes are ready (`reelsmith rerender`): like a
+    /// first export, but also for videos already rendered. Returns `false` when the video has
+    /// no scenes to render.
+    pub fn queue_rerender(&self, topic: &str) -> Result<bool> {
+        self.store.write(|tx| -> Result<bool> {
+            let Some(mut job) = tx.job(topic)? else {
+                return Ok(false);
+            };
+            if tx.queue_entry(topic)?.is_some() {
+                return Ok(false);
+            }
+            let ready = job.stage.as_deref() == Some(STAGE_READY) || job.video_url.is_some();
+            if !ready {
+                return Ok(false);
+            }
+            job.status = JobStatus::Processing;
+            job.output_type = OutputType::Video;
+            job.stage = Some(STAGE_RENDERING.into());
+            job.step = 6;
+            job.progress = RENDER_START;
+            job.updated_at = now();
+            tx.put_queue_entry(topic, &QueueEntry::new(Task::Render, now()))?;
+            tx.put_job(&job)?;
+            Ok(true)
+        })
+    }
+
     /// Runs one task; a render returns the published video's URL.
     fn run_task(&self, topic: &str, task: Task) -> std::result::Result<Option<String>, JobFailure> {
         let job = self

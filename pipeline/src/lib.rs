@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod adjust;
+pub mod assemble;
 pub mod assets;
 pub mod broll;
 pub mod config;
@@ -21,6 +22,7 @@ pub mod llm;
 pub mod media_source;
 pub mod model;
 pub mod overlay_edits;
+pub mod overlays;
 pub mod public;
 pub mod realtime;
 pub mod render;

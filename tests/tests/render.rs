@@ -189,3 +189,130 @@ async fn inspector_errors_and_live_editor_actions() {
         .unwrap();
     assert_eq!(c, 401, "{v:?}");
 }
+
+/// Top-level MP4 boxes in order, with the movie duration in seconds from `mvhd`.
+fn mp4_layout(b: &[u8]) -> (Vec<String>, f64) {
+    let (mut boxes, mut seconds, mut i) = (Vec::new(), 0.0, 0usize);
+    while i + 8 <= b.len() {
+        let size = u32::from_be_bytes(b[i..i + 4].try_into().unwrap()) as usize;
+        let kind = String::from_utf8_lossy(&b[i + 4..i + 8]).to_string();
+        if kind == "moov" {
+            // mvhd is the first child of moov in our files; version 0 layout.
+            let m = i + 8;
+            assert_eq!(&b[m + 4..m + 8], b"mvhd");
+            let timescale = u32::from_be_bytes(b[m + 20..m + 24].try_into().unwrap());
+            let duration = u32::from_be_bytes(b[m + 24..m + 28].try_into().unwrap());
+            seconds = f64::from(duration) / f64::from(timescale);
+        }
+        boxes.push(kind);
+        if size < 8 {
+            break;
+        }
+        i += size;
+    }
+    (boxes, seconds)
+}
+
+#[test]
+fn render_command_turns_a_script_file_into_an_mp4() {
+    let dir = tempfile::tempdir().unwrap();
+    let script_file = dir.path().join("script.txt");
+    std::fs::write(&script_file, script(90)).unwrap();
+    let out = dir.path().join("out.mp4");
+    let status = std::process::Command::new(BIN)
+        .arg("render")
+        .arg(&script_file)
+        .arg("-o")
+        .arg(&out)
+        .arg("--faceless")
+        .current_dir(dir.path())
+        .env("REELSMITH_LOG", "warn")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let bytes = std::fs::read(&out).unwrap();
+    let (boxes, seconds) = mp4_layout(&bytes);
+    assert_eq!(boxes.first().map(String::as_str), Some("ftyp"), "{boxes:?}");
+    let moov = boxes.iter().position(|b| b == "moov").expect("moov");
+    let mdat = boxes.iter().position(|b| b == "mdat").expect("mdat");
+    assert!(moov < mdat, "moov first (fast start): {boxes:?}");
+    assert!(seconds > 15.0, "90 words take well over 15 s: {seconds}");
+    // Nothing but the output is left behind in the working directory.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+
+    // A bad input is a clear failure, not a crash.
+    let short = dir.path().join("short.txt");
+    std::fs::write(&short, "Too short to narrate.").unwrap();
+    let o = std::process::Command::new(BIN)
+        .arg("render")
+        .arg(&short)
+        .arg("-o")
+        .arg(dir.path().join("x.mp4"))
+        .env("REELSMITH_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("script_too_short"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[tokio::test]
+async fn rerender_replaces_the_mp4_of_exported_videos() {
+    let mut d = Daemon::start(BIN, &[]);
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(85), "output_type": "video", "faceless": true }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let old = done["result"]["video_url"].as_str().unwrap().to_string();
+    let videos = d.data_dir().join("public/videos");
+    let old_file = videos.join(old.rsplit('/').next().unwrap());
+    assert!(old_file.exists());
+    assert!(d.terminate().success());
+
+    let o = std::process::Command::new(BIN)
+        .args(["rerender", "--all", "--data-dir"])
+        .arg(d.data_dir())
+        .env("REELSMITH_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Both --all and --topic, or neither, is a usage error.
+    let o2 = std::process::Command::new(BIN)
+        .args(["rerender", "--data-dir"])
+        .arg(d.data_dir())
+        .output()
+        .unwrap();
+    assert!(!o2.status.success());
+
+    d.restart();
+    let (c, now, _) = d.get(&format!("/v1/status/{id}")).await;
+    assert_eq!(c, 200, "{now}");
+    assert_eq!(now["status"], "completed");
+    let new = now["result"]["video_url"].as_str().unwrap();
+    assert_ne!(new, old, "a new file replaces the old one");
+    // Same origin as before, new name; the old file is gone, the new one is served.
+    assert_eq!(
+        new.rsplit_once('/').unwrap().0,
+        old.rsplit_once('/').unwrap().0
+    );
+    assert!(!old_file.exists());
+    let name = new.rsplit('/').next().unwrap();
+    assert!(videos.join(name).exists());
+    let resp = reqwest::get(d.url(&format!("/media/videos/{name}")))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+}

@@ -1,0 +1,261 @@
+//! The one-shot commands: `reelsmith render` (a script file → an MP4 without the server) and
+//! `reelsmith rerender` (re-render exported videos in a data dir after a renderer or asset
+//! change). Both assemble the same core as the server (`pipeline::assemble`) and run the queued
+//! tasks on this thread, so their output is what the API would produce.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use pipeline::assemble::Core;
+use pipeline::config::Config;
+use pipeline::model::{JobStatus, Language};
+use serde_json::json;
+
+/// Options of `reelsmith render`.
+pub struct RenderArgs {
+    pub script: PathBuf,
+    pub out: PathBuf,
+    pub source: String,
+    pub faceless: bool,
+    pub language: Option<String>,
+    /// Keep the job's files here instead of a temporary folder.
+    pub data_dir: Option<PathBuf>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+fn open(cfg: Config) -> Result<Core, String> {
+    let bound = "127.0.0.1:0".parse().expect("static address");
+    let settings = Arc::new(cfg.finish(bound)?);
+    pipeline::assemble::open(settings).map_err(|e| match e {
+        pipeline::assemble::StartError::Store(e) => {
+            format!("cannot open the database (is a daemon using this data dir?): {e}")
+        }
+        e => e.to_string(),
+    })
+}
+
+/// A progress line on stderr while `topic` works: a bar on a terminal, one line per step
+/// otherwise. Stops when `done` is set.
+fn progress(core: &Core, topic: &str, done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    let store = core.store.clone();
+    let topic = topic.to_string();
+    std::thread::spawn(move || {
+        let tty = std::io::stderr().is_terminal();
+        let mut last_note = String::new();
+        while !done.load(Ordering::SeqCst) {
+            if let Ok(Some(job)) = store.job(&topic) {
+                let note = job.notes.clone().unwrap_or_default();
+                let pct = (job.progress * 100.0).round() as usize;
+                if tty {
+                    let filled = pct.min(100) * 30 / 100;
+                    eprint!(
+                        "\r[{}{}] {pct:>3}%  {note:<40}",
+                        "#".repeat(filled),
+                        " ".repeat(30 - filled)
+                    );
+                    let _ = std::io::stderr().flush();
+                } else if note != last_note {
+                    eprintln!("{pct:>3}%  {note}");
+                }
+                last_note = note;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        if tty {
+            eprintln!();
+        }
+    })
+}
+
+/// Runs `topic`'s queued tasks with a progress display.
+fn run_with_progress(core: &Core, topic: &str) -> Result<pipeline::model::Job, String> {
+    let done = Arc::new(AtomicBool::new(false));
+    let shown = progress(core, topic, done.clone());
+    let engine = core.engine.clone();
+    let job = engine.run_queued(topic).map_err(|e| e.message);
+    done.store(true, Ordering::SeqCst);
+    let _ = shown.join();
+    job
+}
+
+/// The file behind a published video URL (`{origin_url}/videos/NAME`).
+fn video_file(core: &Core, url: &str) -> Option<PathBuf> {
+    let name = url.rsplit('/').next()?;
+    Some(core.settings.data_dir.join("public/videos").join(name))
+}
+
+pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
+    let text = std::fs::read_to_string(&args.script)
+        .map_err(|e| format!("{}: {e}", args.script.display()))?;
+    let temp = args.data_dir.is_none().then(|| {
+        std::env::temp_dir().join(format!(
+            "reelsmith-render-{}-{}",
+            std::process::id(),
+            pipeline::ids::file_token()
+        ))
+    });
+    let mut cfg = cfg;
+    if let Some(dir) = args.data_dir.clone().or_else(|| temp.clone()) {
+        cfg.data_dir = dir;
+    }
+    let result = runtime()?.block_on(async {
+        let core = open(cfg)?;
+        let field = match args.source.as_str() {
+            "text" => "script_text",
+            "idea" => "idea_text",
+            "blog" => "blog_text",
+            other => return Err(format!("--source must be text, idea or blog, not {other}")),
+        };
+        let mut body = json!({
+            "source": args.source,
+            field: text,
+            "output_type": "video",
+            "faceless": args.faceless,
+        });
+        if let Some(l) = &args.language
+            && args.source != "text"
+        {
+            body["language"] = json!(l);
+        }
+        let mut accepted = pipeline::create::validate(&body, core.settings.mode, &core.fetcher)
+            .await
+            .map_err(|e| format!("{}: {}", e.code, e.message))?;
+        // The API ignores `language` for scripts (the spec); here it picks the narrator voice.
+        if let Some(l) = &args.language {
+            accepted.request.language = match l.to_ascii_lowercase().as_str() {
+                "english" | "en" => Language::English,
+                "vietnamese" | "vi" => Language::Vietnamese,
+                _ => return Err("--language must be English or Vietnamese".into()),
+            };
+        }
+        let job = core
+            .engine
+            .create_video(pipeline::accounts::DEFAULT_ACCOUNT, accepted, None)
+            .map_err(|e| e.message)?;
+        let topic = job.topic_id.clone();
+        let engine_core = &core;
+        let job = tokio::task::block_in_place(|| run_with_progress(engine_core, &topic))?;
+        if job.status != JobStatus::Completed {
+            let why = job.error.map(|e| e.message).unwrap_or_default();
+            return Err(format!("the render failed: {why}"));
+        }
+        let url = job.video_url.ok_or("the job finished without a video")?;
+        let file = video_file(&core, &url).ok_or("unexpected video URL")?;
+        copy_out(&file, &args.out)?;
+        let seconds = core
+            .store
+            .document::<pipeline::document::VideoDocument>(&topic)
+            .ok()
+            .flatten()
+            .map_or(0.0, |d| d.total_duration());
+        eprintln!("wrote {} ({seconds:.1} s of video)", args.out.display());
+        Ok(())
+    });
+    if let Some(dir) = temp {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+/// Copies the rendered file to `out` through a temporary name, so `out` is whole or absent.
+fn copy_out(file: &Path, out: &Path) -> Result<(), String> {
+    let tmp = out.with_extension("mp4.part");
+    std::fs::copy(file, &tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, out).map_err(|e| format!("{}: {e}", out.display()))
+}
+
+/// Rewrites the job's new video URL onto the origin of its old one.
+fn keep_origin(core: &Core, topic: &str, old: &str, new: &str) -> Result<String, String> {
+    let (Some((origin, _)), Some((_, name))) =
+        (old.rsplit_once("/videos/"), new.rsplit_once("/videos/"))
+    else {
+        return Ok(new.to_string());
+    };
+    let url = format!("{origin}/videos/{name}");
+    core.store
+        .write(|tx| -> Result<(), pipeline::store::StoreError> {
+            if let Some(mut job) = tx.job(topic)? {
+                job.video_url = Some(url.clone());
+                tx.put_job(&job)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(url)
+}
+
+/// Re-renders `topics` (or, with `all`, every exported video) in the data dir of `cfg`.
+pub fn rerender(cfg: Config, all: bool, topics: Vec<String>) -> Result<(), String> {
+    if all == !topics.is_empty() {
+        return Err("give either --all or one or more --topic ID".into());
+    }
+    // URLs stored with a video carry the daemon's public origin. Without one in the config,
+    // this command cannot know it, so the new URL keeps the old one's origin.
+    let explicit_origin = cfg.origin_url.is_some() || cfg.base_url.is_some();
+    runtime()?.block_on(async {
+        let core = open(cfg)?;
+        let chosen: Vec<String> = if all {
+            core.store
+                .jobs()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter(|(_, j)| j.video_url.is_some())
+                .map(|(t, _)| t)
+                .collect()
+        } else {
+            topics
+        };
+        let (mut ok, mut failed) = (0, 0);
+        for (i, topic) in chosen.iter().enumerate() {
+            eprintln!("[{}/{}] {topic}", i + 1, chosen.len());
+            let before = core.store.job(topic).map_err(|e| e.to_string())?;
+            let Some(before) = before else {
+                eprintln!("  no such video");
+                failed += 1;
+                continue;
+            };
+            if !core.engine.queue_rerender(topic).map_err(|e| e.message)? {
+                eprintln!("  skipped: its scenes are not ready, or it is already queued");
+                failed += 1;
+                continue;
+            }
+            let job = tokio::task::block_in_place(|| run_with_progress(&core, topic))?;
+            match (&job.status, &job.video_url) {
+                (JobStatus::Completed, Some(url)) => {
+                    let mut url = url.clone();
+                    if let Some(old) = before.video_url.filter(|o| *o != url) {
+                        // The new MP4 replaces the old one.
+                        if let Some(path) = video_file(&core, &old) {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        if !explicit_origin {
+                            url = keep_origin(&core, topic, &old, &url)?;
+                        }
+                    }
+                    eprintln!("  {url}");
+                    ok += 1;
+                }
+                _ => {
+                    let why = job.error.map(|e| e.message).unwrap_or_default();
+                    eprintln!("  failed: {why}");
+                    failed += 1;
+                }
+            }
+        }
+        eprintln!("re-rendered {ok}, failed or skipped {failed}");
+        if failed > 0 {
+            Err(format!("{failed} video(s) were not re-rendered"))
+        } else {
+            Ok(())
+        }
+    })
+}

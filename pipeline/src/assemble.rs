@@ -1,0 +1,93 @@
+//! Putting the core together: data folders, the store, the providers and the job engine.
+//! The daemon's server (`api::run`) and its one-shot commands (`reelsmith render`,
+//! `reelsmith rerender`) assemble the same core here, so a render without the server is the
+//! same pipeline as one through the API.
+
+use std::sync::Arc;
+
+use crate::config::Settings;
+use crate::fetch::Fetcher;
+use crate::jobs::Engine;
+use crate::store::Store;
+use crate::webhooks::Dispatcher;
+
+/// Why the core could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    #[error("cannot prepare the data directory {0}: {1}")]
+    DataDir(String, std::io::Error),
+    #[error("cannot open the database: {0}")]
+    Store(#[from] crate::store::StoreError),
+    #[error("cannot start the voice engine: {0}")]
+    Voice(String),
+}
+
+/// The assembled core.
+pub struct Core {
+    pub settings: Arc<Settings>,
+    pub store: Arc<Store>,
+    pub fetcher: Fetcher,
+    pub engine: Arc<Engine>,
+    pub dispatcher: Arc<Dispatcher>,
+    /// The API key of the account created on an empty data dir (shown once).
+    pub bootstrap_key: Option<String>,
+}
+
+/// The providers behind the work: embedded defaults, or connectors when configured.
+pub fn providers(
+    settings: &Settings,
+    fetcher: &Fetcher,
+    runtime: tokio::runtime::Handle,
+) -> Result<crate::work::Context, StartError> {
+    let _ = settings;
+    let voice = crate::voice::Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
+    Ok(crate::work::Context {
+        voice: Arc::new(voice),
+        fetcher: fetcher.clone(),
+        runtime,
+    })
+}
+
+/// Creates the data folders, opens the store (creating the bootstrap account on an empty data
+/// dir), and builds the providers and the engine. Must run inside a tokio runtime.
+pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
+    let data_dir = settings.data_dir.clone();
+    let data_dir_error = |e| StartError::DataDir(data_dir.display().to_string(), e);
+    for sub in ["", "videos", "public", "public/videos"] {
+        std::fs::create_dir_all(data_dir.join(sub)).map_err(data_dir_error)?;
+    }
+    tracing::info!("Initializing store");
+    let store = Arc::new(Store::open(&data_dir.join("reelsmith.redb"))?);
+    let bootstrap_key = crate::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
+
+    tracing::info!("Initializing providers");
+    let fetcher = Fetcher::new(&settings.fetch.allow, "Reelsmith/0.1");
+    let work = Arc::new(providers(
+        &settings,
+        &fetcher,
+        tokio::runtime::Handle::current(),
+    )?);
+
+    tracing::info!("Initializing jobs and webhooks");
+    let dispatcher = Arc::new(Dispatcher::new(
+        store.clone(),
+        settings.clone(),
+        fetcher.clone(),
+    ));
+    let engine = Arc::new(Engine::new(
+        store.clone(),
+        settings.clone(),
+        work,
+        dispatcher.wake.clone(),
+    ));
+    Ok(Core {
+        settings,
+        store,
+        fetcher,
+        engine,
+        dispatcher,
+        bootstrap_key,
+    })
+}
