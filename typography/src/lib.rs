@@ -14,7 +14,14 @@
 //!   compositor needs word spans to highlight the word being spoken).
 //! - [`rasterize_line`]: a laid-out line → an 8-bit [`Coverage`] mask the compositor colours and
 //!   blends.
+//! - [`outline`]: a laid-out line → SVG path data (text as outlines, no `<text>`, no font needed
+//!   by whoever renders it).
+//! - [`design`]: the typography endpoint's designer: roles, poster copy rules, fitting into the
+//!   safe band, word-timed phases, brand colours and `look` styles, each object as an SVG.
 #![forbid(unsafe_code)]
+
+pub mod design;
+pub mod outline;
 
 use std::sync::Arc;
 
