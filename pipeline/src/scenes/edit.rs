@@ -896,8 +896,10 @@ fn no_spec() -> Error {
     .param("fields")
 }
 
+/// A rect as JSON, rounded to 1/1000 px (conversions leave float noise).
 fn rect_json<S>(r: compositor::geom::Rect<S>) -> Value {
-    json!({ "x": r.x, "y": r.y, "w": r.w, "h": r.h })
+    let k = |v: f64| (v * 1000.0).round() / 1000.0;
+    json!({ "x": k(r.x), "y": k(r.y), "w": k(r.w), "h": k(r.h) })
 }
 
 /// The voice the document was narrated with.
@@ -1161,4 +1163,690 @@ pub fn move_group(
         o.rect = remap(o.rect, from, rect, scale);
     }
     Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::document::{CAPTION_RECT, NARRATOR_RECT};
+    use crate::voice::{Narration, VoiceError, VoiceInfo, WordTiming};
+    use compositor::plan::Animation;
+    use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
+
+    /// Half a second per word, so timings are easy to predict.
+    pub(crate) struct FakeVoice;
+
+    impl VoiceProvider for FakeVoice {
+        fn synthesize(&self, text: &str, _voice: &str) -> Result<Narration, VoiceError> {
+            let words: Vec<WordTiming> = text
+                .split_whitespace()
+                .enumerate()
+                .map(|(i, w)| WordTiming {
+                    word: w.into(),
+                    start: i as f64 * 0.5,
+                    end: i as f64 * 0.5 + 0.4,
+                })
+                .collect();
+            Ok(Narration {
+                sample_rate: 48_000,
+                samples: vec![0; words.len() * 24_000],
+                words,
+            })
+        }
+        fn voices(&self) -> Vec<VoiceInfo> {
+            Vec::new()
+        }
+    }
+
+    pub(crate) fn doc() -> VideoDocument {
+        let seg = |i: u32, roll: &str| Segment {
+            voice_file: format!("v{i}"),
+            id: i,
+            roll: roll.into(),
+            text: "one two three four".into(),
+            visual: "a city at night".into(),
+            duration: 4.0,
+            caption_rect: CAPTION_RECT,
+            narrator_rect: NARRATOR_RECT,
+            remotion_spec: "1".into(),
+            ..Default::default()
+        };
+        VideoDocument {
+            topic_id: "wcDoc".into(),
+            title: "t".into(),
+            language: "English".into(),
+            faceless: false,
+            script: String::new(),
+            segments: vec![seg(1, "A-roll"), seg(2, "B-roll")],
+            voice_id: "en-us".into(),
+            public_key: "k".into(),
+        }
+    }
+
+    fn object(id: &str, rect: CanvasRect) -> SpecObject {
+        SpecObject {
+            layout_id: id.into(),
+            kind: ObjectKind::Text,
+            text: Some("HI".into()),
+            rect,
+            z: 0,
+            animation: Animation::Fade,
+            start: 0.0,
+            end: None,
+            payload: SpecPayload::Svg {
+                file: format!("{id}.svg"),
+            },
+        }
+    }
+
+    pub(crate) fn spec() -> OverlaySpec {
+        let mut s = OverlaySpec::new(SpecSource::Generated);
+        s.groups.push(SpecGroup {
+            id: "g1".into(),
+            rect: CanvasRect::new(100.0, 200.0, 400.0, 400.0),
+            temporal_policy: TemporalPolicy::Scene,
+            objects: vec![object("title", CanvasRect::new(100.0, 200.0, 200.0, 100.0))],
+        });
+        s.groups.push(SpecGroup {
+            id: "list".into(),
+            rect: CanvasRect::new(60.0, 700.0, 600.0, 300.0),
+            temporal_policy: TemporalPolicy::OneByOne,
+            objects: vec![
+                object("i1", CanvasRect::new(60.0, 700.0, 600.0, 100.0)),
+                object("i2", CanvasRect::new(60.0, 900.0, 600.0, 100.0)),
+            ],
+        });
+        s
+    }
+
+    fn parse1(name: &str, value: Value) -> Result<Vec<Edit>> {
+        parse_field(name, &value, "fields[0].value")
+    }
+
+    /// Every branch's field with a valid value parses to the expected edit.
+    #[test]
+    fn valid_values_parse() {
+        let cases: Vec<(&str, Value, Edit)> = vec![
+            (
+                "mediaUrl",
+                json!("https://cdn.example.com/a.jpg"),
+                Edit::Background {
+                    url: "https://cdn.example.com/a.jpg".into(),
+                    kind: None,
+                },
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "title", "x": 28, "y": 49.8, "w": 140, "h": 99.6}),
+                Edit::ObjectRect {
+                    layout_id: "title".into(),
+                    rect: GeomPreviewRect::new(28.0, 49.8, 140.0, 99.6).to_canvas(),
+                },
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "title", "rect": {"x": 72, "y": 128, "w": 360, "h": 256}, "coordinate_space": "canvas"}),
+                Edit::ObjectRect {
+                    layout_id: "title".into(),
+                    rect: CanvasRect::new(72.0, 128.0, 360.0, 256.0),
+                },
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g1", "x": 0, "y": -40, "w": 720, "h": 300}),
+                Edit::GroupRect {
+                    id: "g1".into(),
+                    rect: CanvasRect::new(0.0, -40.0, 720.0, 300.0),
+                    scale_children: true,
+                    wrapper_only: false,
+                },
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g1", "x": 0, "y": 0, "w": 280, "h": 498, "coordinate_space": "preview", "scale_children": false}),
+                Edit::GroupRect {
+                    id: "g1".into(),
+                    rect: CanvasRect::new(0.0, 0.0, 720.0, 1280.0),
+                    scale_children: false,
+                    wrapper_only: false,
+                },
+            ),
+            (
+                "overlay.narrator.rect",
+                json!({"x": 10, "y": 20, "w": 100, "h": 120}),
+                Edit::NarratorRect(RectPatch {
+                    x: Some(10.0),
+                    y: Some(20.0),
+                    w: Some(100.0),
+                    h: Some(120.0),
+                }),
+            ),
+            (
+                "overlay.narrator.y",
+                json!(33),
+                Edit::NarratorRect(RectPatch {
+                    y: Some(33.0),
+                    ..Default::default()
+                }),
+            ),
+            ("overlay.caption.y", json!(250), Edit::CaptionY(250.0)),
+            (
+                "voice.upload",
+                json!({"url": "https://x.example/v.wav"}),
+                Edit::VoiceUpload {
+                    url: "https://x.example/v.wav".into(),
+                },
+            ),
+            (
+                "narrator.upload_video",
+                json!("https://x.example/n.mp4"),
+                Edit::NarratorVideo {
+                    url: "https://x.example/n.mp4".into(),
+                },
+            ),
+            (
+                "roll.active",
+                json!("b-roll"),
+                Edit::Roll(RollChange::Set("B-roll")),
+            ),
+            ("roll.switch", json!(true), Edit::Roll(RollChange::Toggle)),
+            (
+                "segment.text",
+                json!(" New words here "),
+                Edit::Text("New words here".into()),
+            ),
+            (
+                "type",
+                json!("key point"),
+                Edit::Meta(Meta::SceneType("KEY POINT")),
+            ),
+            (
+                "type",
+                json!("CALL_TO_ACTION"),
+                Edit::Meta(Meta::SceneType("CALL TO ACTION")),
+            ),
+            (
+                "pattern",
+                json!("Myth-Fact"),
+                Edit::Meta(Meta::Pattern("myth_fact")),
+            ),
+            (
+                "quote",
+                json!("Be brief."),
+                Edit::Meta(Meta::Quote("Be brief.".into())),
+            ),
+            (
+                "typography_only",
+                json!(true),
+                Edit::Meta(Meta::TypographyOnly(true)),
+            ),
+            ("disable_overlay", json!(true), Edit::DisableOverlay),
+            ("remotion_spec.none", json!("none"), Edit::DisableOverlay),
+        ];
+        for (name, value, want) in cases {
+            let got = parse1(name, value.clone());
+            assert_eq!(
+                got.as_ref().ok(),
+                Some(&vec![want]),
+                "{name} {value}: {got:?}"
+            );
+        }
+    }
+
+    /// Invalid values are rejected with the code and param that name the problem.
+    #[test]
+    fn invalid_values_are_named() {
+        let cases: Vec<(&str, Value, Code)> = vec![
+            ("mediaUrl", json!("ftp://x/a.png"), Code::InvalidValue),
+            ("mediaUrl", json!(5), Code::InvalidValue),
+            ("mediaType", json!("gif"), Code::InvalidValue),
+            (
+                "remotion.object.rect",
+                json!({"x": 1, "y": 1, "w": 1, "h": 1}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "a", "x": 1, "y": 1, "w": 0, "h": 1}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "a", "x": 1, "y": 1, "w": 5, "h": 1, "coordinate_space": "mm"}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g", "x": 0, "y": 99999, "w": 5, "h": 5}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.group.rect",
+                json!({"x": 0, "y": 0, "w": 5, "h": 5}),
+                Code::InvalidValue,
+            ),
+            (
+                "overlay.narrator.rect",
+                json!({"x": 1, "y": 2, "w": 3}),
+                Code::InvalidValue,
+            ),
+            ("overlay.narrator.x", json!("left"), Code::InvalidValue),
+            ("overlay.caption.y", json!(null), Code::InvalidValue),
+            ("overlay.caption.x", json!(5), Code::InvalidFieldName),
+            ("voice.upload", json!("not a url"), Code::InvalidValue),
+            ("roll.active", json!("C-roll"), Code::InvalidValue),
+            ("segment.text", json!("   "), Code::InvalidValue),
+            (
+                "segment.text",
+                json!("x".repeat(MAX_TEXT_CHARS + 1)),
+                Code::InvalidValue,
+            ),
+            ("type", json!("STORY"), Code::InvalidValue),
+            ("pattern", json!("freestyle"), Code::InvalidValue),
+            ("typography_only", json!("maybe"), Code::InvalidValue),
+            ("disable_overlay", json!(false), Code::InvalidValue),
+            ("layout.batch", json!([]), Code::InvalidValue),
+            (
+                "layout.batch",
+                json!([{"field_name": "pattern", "value": "list"}]),
+                Code::MixedFieldFamilies,
+            ),
+            ("bogus.field", json!(1), Code::InvalidFieldName),
+        ];
+        for (name, value, code) in cases {
+            match parse1(name, value.clone()) {
+                Err(e) => {
+                    assert_eq!(e.code, code, "{name} {value}: {e}");
+                    assert!(e.param.is_some(), "{name}: error names no param");
+                }
+                Ok(v) => panic!("{name} {value} parsed as {v:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn envelope_fields() {
+        let fam = |v: Value| parse_fields(Some(&v)).map(|(f, e)| (f, e.len()));
+        let code = |v: Value| parse_fields(Some(&v)).unwrap_err().code;
+        assert_eq!(
+            fam(json!([{"field_name": "mediaUrl", "value": "https://x.example/a"}, {"field_name": "mediaType", "value": "video"}])).unwrap(),
+            (Family::Media, 1)
+        );
+        assert_eq!(
+            fam(json!([{"field_name": "overlay.narrator.x", "value": 5}, {"field_name": "overlay.caption.y", "value": 200}])).unwrap(),
+            (Family::Layout, 2)
+        );
+        assert_eq!(
+            fam(json!([{"field_name": "layout.batch", "value": [
+                {"field_name": "overlay.narrator.rect", "value": {"x": 1, "y": 2, "w": 50, "h": 50}},
+                {"field_name": "remotion.group.rect", "value": {"id": "g1", "x": 0, "y": 0, "w": 10, "h": 10}}
+            ]}])).unwrap(),
+            (Family::Layout, 2)
+        );
+        assert_eq!(
+            fam(json!([{"field_name": "pattern", "value": "list"}, {"field_name": "quote", "value": "q"}])).unwrap(),
+            (Family::Metadata, 2)
+        );
+        assert_eq!(code(json!([])), Code::MissingField);
+        assert_eq!(code(json!({"field_name": "quote"})), Code::InvalidField);
+        assert_eq!(code(json!([{"value": 1}])), Code::MissingField);
+        assert_eq!(
+            code(
+                json!([{"field_name": "quote", "value": "q"}, {"field_name": "overlay.caption.y", "value": 200}])
+            ),
+            Code::MixedFieldFamilies
+        );
+        assert_eq!(
+            code(
+                json!([{"field_name": "disable_overlay", "value": true}, {"field_name": "overlay.disable", "value": true}])
+            ),
+            Code::MixedFieldFamilies
+        );
+        assert_eq!(
+            code(json!([{"field_name": "mediaType", "value": "image"}])),
+            Code::MissingField
+        );
+        assert_eq!(
+            code(
+                json!([{"field_name": "segment.text", "value": "a"}, {"field_name": "segment.text", "value": "b"}])
+            ),
+            Code::InvalidFieldName
+        );
+        assert!(parse_fields(None).is_err());
+    }
+
+    fn run(
+        doc: &mut VideoDocument,
+        index: usize,
+        edits: &[Edit],
+        spec: Option<&mut OverlaySpec>,
+    ) -> Result<(Value, bool)> {
+        apply(
+            Inputs {
+                voice: &FakeVoice,
+                media: None,
+                spec,
+            },
+            doc,
+            index,
+            edits,
+        )
+    }
+
+    #[test]
+    fn background_swap_follows_the_lane() {
+        let m = PreparedMedia {
+            url: "https://x.example/a.png".into(),
+            kind: MediaKind::Image,
+            file: "media_1.png".into(),
+        };
+        let e = [Edit::Background {
+            url: m.url.clone(),
+            kind: None,
+        }];
+        let mut d = doc();
+        // B-roll: the asset is the background and every synced field.
+        let inputs = |m| Inputs {
+            voice: &FakeVoice,
+            media: Some(m),
+            spec: None,
+        };
+        apply(inputs(&m), &mut d, 1, &e).unwrap();
+        let s = &d.segments[1];
+        assert_eq!(
+            s.background,
+            Background::Image {
+                file: "media_1.png".into()
+            }
+        );
+        for u in [
+            &s.media_url,
+            &s.thumbnail_url,
+            &s.broll_url,
+            &s.broll_thumbnail_url,
+        ] {
+            assert_eq!(u, &m.url);
+        }
+        assert_eq!(s.media_type, "image");
+        // A-roll: the narrator stays; the asset becomes brollUrl and user_asset_url.
+        let before = d.segments[0].clone();
+        apply(inputs(&m), &mut d, 0, &e).unwrap();
+        let s = &d.segments[0];
+        assert_eq!(s.roll, "A-roll");
+        assert_eq!(s.narrator_rect, before.narrator_rect);
+        assert_eq!(s.media_url, before.media_url);
+        assert_eq!(s.broll_url, m.url);
+        assert_eq!(s.user_asset_url, m.url);
+    }
+
+    #[test]
+    fn object_rects_convert_and_one_by_one_moves_all_items() {
+        let mut d = doc();
+        let mut s = spec();
+        // Preview → canvas through geom: (28, 49.8) preview is (72, 128) canvas.
+        let e = parse1(
+            "remotion.object.rect",
+            json!({"layout_id": "title", "x": 28, "y": 49.8, "w": 140, "h": 99.6}),
+        )
+        .unwrap();
+        let (applied, changed) = run(&mut d, 0, &e, Some(&mut s)).unwrap();
+        assert!(changed);
+        let r = s.groups[0].objects[0].rect;
+        assert!(
+            (r.x - 72.0).abs() < 1e-9
+                && (r.y - 128.0).abs() < 1e-9
+                && (r.w - 360.0).abs() < 1e-9
+                && (r.h - 256.0).abs() < 1e-9,
+            "{r:?}"
+        );
+        assert_eq!(applied["remotion.object.rect"][0]["rect"]["x"], json!(28.0));
+        // The logical id moves both items: bbox (60,700,600,300) → (0,100,300,150).
+        let e = parse1("remotion.object.rect", json!({"layout_id": "list.one_by_one", "x": 0, "y": 100, "w": 300, "h": 150, "coordinate_space": "canvas"})).unwrap();
+        run(&mut d, 0, &e, Some(&mut s)).unwrap();
+        let items: Vec<CanvasRect> = s.groups[1].objects.iter().map(|o| o.rect).collect();
+        assert_eq!(
+            items,
+            vec![
+                CanvasRect::new(0.0, 100.0, 300.0, 50.0),
+                CanvasRect::new(0.0, 200.0, 300.0, 50.0)
+            ]
+        );
+        // Unknown id: named, nothing changed.
+        let before = s.clone();
+        let e = parse1(
+            "remotion.object.rect",
+            json!({"layout_id": "nope", "x": 0, "y": 0, "w": 5, "h": 5}),
+        )
+        .unwrap();
+        let err = run(&mut d, 0, &e, Some(&mut s)).unwrap_err();
+        assert_eq!(err.code, Code::InvalidValue);
+        assert_eq!(s, before);
+        // No spec at all → overlay_not_available.
+        assert_eq!(
+            run(&mut d, 0, &e, None).unwrap_err().code,
+            Code::OverlayNotAvailable
+        );
+    }
+
+    #[test]
+    fn group_rects_scale_translate_or_keep_children() {
+        let g = |s: &OverlaySpec| (s.groups[0].rect, s.groups[0].objects[0].rect);
+        // Scale (default): frame (100,200,400,400) → (0,-40,800,200); child (100,200,200,100).
+        let mut s = spec();
+        let e = parse1(
+            "remotion.group.rect",
+            json!({"id": "g1", "x": 0, "y": -40, "w": 800, "h": 200}),
+        )
+        .unwrap();
+        run(&mut doc(), 0, &e, Some(&mut s)).unwrap();
+        assert_eq!(
+            g(&s),
+            (
+                CanvasRect::new(0.0, -40.0, 800.0, 200.0),
+                CanvasRect::new(0.0, -40.0, 400.0, 50.0)
+            )
+        );
+        // Translate only.
+        let mut s = spec();
+        let e = parse1(
+            "remotion.group.rect",
+            json!({"id": "g1", "x": 110, "y": 190, "w": 50, "h": 50, "scale_children": false}),
+        )
+        .unwrap();
+        run(&mut doc(), 0, &e, Some(&mut s)).unwrap();
+        assert_eq!(g(&s).1, CanvasRect::new(110.0, 190.0, 200.0, 100.0));
+        // Wrapper only.
+        let mut s = spec();
+        let e = parse1(
+            "remotion.group.rect",
+            json!({"id": "g1", "x": 0, "y": 0, "w": 720, "h": 1280, "wrapper_only": true}),
+        )
+        .unwrap();
+        run(&mut doc(), 0, &e, Some(&mut s)).unwrap();
+        assert_eq!(
+            g(&s),
+            (
+                CanvasRect::new(0.0, 0.0, 720.0, 1280.0),
+                CanvasRect::new(100.0, 200.0, 200.0, 100.0)
+            )
+        );
+        let e = parse1(
+            "remotion.group.rect",
+            json!({"id": "zz", "x": 0, "y": 0, "w": 1, "h": 1}),
+        )
+        .unwrap();
+        assert_eq!(
+            run(&mut doc(), 0, &e, Some(&mut spec())).unwrap_err().code,
+            Code::InvalidValue
+        );
+    }
+
+    #[test]
+    fn layout_edits_on_a_disabled_overlay_are_refused() {
+        let mut d = doc();
+        d.segments[0].remotion_spec = SPEC_DISABLED.into();
+        let e = parse1(
+            "remotion.object.rect",
+            json!({"layout_id": "title", "x": 0, "y": 0, "w": 5, "h": 5}),
+        )
+        .unwrap();
+        assert_eq!(
+            run(&mut d, 0, &e, Some(&mut spec())).unwrap_err().code,
+            Code::RemotionSpecDisabled
+        );
+        // Narrator and caption are not part of the overlay.
+        let e = parse1("overlay.caption.y", json!(200)).unwrap();
+        assert!(run(&mut d, 0, &e, None).is_ok());
+    }
+
+    #[test]
+    fn narrator_and_caption_layout() {
+        let mut d = doc();
+        let e = parse1("overlay.narrator.x", json!(20)).unwrap();
+        run(&mut d, 0, &e, None).unwrap();
+        let s = &d.segments[0];
+        assert_eq!(
+            s.narrator_rect,
+            PreviewRect {
+                x: 20.0,
+                ..NARRATOR_RECT
+            }
+        );
+        assert!(s.narrator_touched);
+        for (v, ok) in [
+            (json!({"x": 0, "y": 0, "w": 280, "h": 498}), true),
+            (json!({"x": 275, "y": 0, "w": 100, "h": 100}), false),
+            (json!({"x": 0, "y": 0, "w": 5, "h": 100}), false),
+        ] {
+            let mut d = doc();
+            let e = parse1("overlay.narrator.rect", v.clone()).unwrap();
+            let r = run(&mut d, 0, &e, None);
+            assert_eq!(r.is_ok(), ok, "{v}");
+            if !ok {
+                assert!(
+                    !d.segments[0].narrator_touched && d.segments[0].narrator_rect == NARRATOR_RECT
+                );
+            }
+        }
+        for (y, ok) in [(0.0, true), (438.0, true), (438.5, false), (-1.0, false)] {
+            let mut d = doc();
+            let r = run(&mut d, 0, &[Edit::CaptionY(y)], None);
+            assert_eq!(r.is_ok(), ok, "{y}");
+            assert_eq!(
+                d.segments[0].caption_rect.y,
+                if ok { y } else { CAPTION_RECT.y }
+            );
+            assert_eq!(
+                d.segments[0].caption_rect.h, CAPTION_RECT.h,
+                "only y changes"
+            );
+        }
+    }
+
+    #[test]
+    fn roll_switch_keeps_both_lanes() {
+        let mut d = doc();
+        d.segments[0].broll_url = "https://x.example/b.png".into();
+        let before = d.segments[0].clone();
+        run(&mut d, 0, &[Edit::Roll(RollChange::Toggle)], None).unwrap();
+        assert_eq!(d.segments[0].roll, "B-roll");
+        run(&mut d, 0, &[Edit::Roll(RollChange::Set("A-roll"))], None).unwrap();
+        let s = &d.segments[0];
+        assert_eq!(
+            (
+                s.roll.as_str(),
+                &s.background,
+                &s.broll_url,
+                s.narrator_rect
+            ),
+            (
+                "A-roll",
+                &before.background,
+                &before.broll_url,
+                before.narrator_rect
+            )
+        );
+    }
+
+    #[test]
+    fn text_edit_retimes_words_over_the_same_duration() {
+        let mut d = doc();
+        run(
+            &mut d,
+            0,
+            &[Edit::Text("alpha beta gamma delta epsilon".into())],
+            None,
+        )
+        .unwrap();
+        let s = &d.segments[0];
+        assert_eq!(s.duration, 4.0, "duration unchanged");
+        assert_eq!(s.words.len(), 5);
+        assert_eq!(s.words[4].word, "epsilon");
+        // Fake voice: 2.5 s of speech scaled to 4 s; word 4 starts at 2.0 · 1.6 = 3.2.
+        assert!((s.words[4].start - 3.2).abs() < 1e-9, "{:?}", s.words[4]);
+        assert!(s.words.iter().all(|w| w.end <= 4.0));
+        assert!(d.script.starts_with("alpha beta"));
+        // The fallback without a voice spreads words over the duration.
+        struct Mute;
+        impl VoiceProvider for Mute {
+            fn synthesize(&self, _: &str, v: &str) -> Result<Narration, VoiceError> {
+                Err(VoiceError::UnknownVoice(v.into()))
+            }
+            fn voices(&self) -> Vec<VoiceInfo> {
+                Vec::new()
+            }
+        }
+        let w = retime(&Mute, "aa bb", "x", 2.0);
+        assert_eq!(w.len(), 2);
+        assert!((w[1].start - 1.0).abs() < 1e-9 && w[1].end <= 2.0);
+    }
+
+    #[test]
+    fn metadata_edits() {
+        let mut d = doc();
+        let edits = [
+            Edit::Meta(Meta::SceneType("STAT")),
+            Edit::Meta(Meta::Pattern("list")),
+            Edit::Meta(Meta::TypographyOnly(true)),
+        ];
+        let (applied, _) = run(&mut d, 1, &edits, None).unwrap();
+        let s = &d.segments[1];
+        assert_eq!(
+            (
+                s.scene_type.as_str(),
+                s.pattern.as_str(),
+                s.visual.as_str(),
+                s.typography_only
+            ),
+            ("STAT", "list", "", true)
+        );
+        assert_eq!(applied["visual"], "");
+        assert!(PATTERNS.iter().all(|p| pattern(&json!(p), "p").is_ok()));
+        assert!(
+            SCENE_TYPES
+                .iter()
+                .all(|t| scene_type(&json!(t), "t").is_ok())
+        );
+    }
+
+    #[test]
+    fn disabling_keeps_files_and_blocks_layout() {
+        let mut d = doc();
+        run(&mut d, 0, &[Edit::DisableOverlay], None).unwrap();
+        assert_eq!(d.segments[0].remotion_spec, SPEC_DISABLED);
+        assert!(d.segments[0].overlay_disabled());
+    }
+
+    #[test]
+    fn media_kinds() {
+        assert_eq!(
+            kind_from_extension("https://x.example/a.JPG?x=1"),
+            Some(MediaKind::Image)
+        );
+        assert_eq!(
+            kind_from_extension("https://x.example/clip.mp4"),
+            Some(MediaKind::Video)
+        );
+        assert_eq!(kind_from_extension("https://x.example/page"), None);
+    }
 }

@@ -549,3 +549,300 @@ pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
         warnings: w,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenes::edit::tests::{doc, spec};
+    use compositor::spec::SpecGroup;
+
+    fn meta() -> SpecMeta {
+        SpecMeta {
+            file: "v1_spec.json".into(),
+            url: "http://o/specs/x/v1_spec.json?v=1".into(),
+            version: "1".into(),
+            exists: true,
+            state: "ready",
+        }
+    }
+
+    fn geometry(d: &VideoDocument, s: Option<&OverlaySpec>, diag: bool) -> Value {
+        build(&Input {
+            doc: d,
+            index: 0,
+            spec: s,
+            spec_meta: meta(),
+            poster: None,
+            include_diagnostics: diag,
+            score: 1.0,
+            company_id: "acme",
+        })
+    }
+
+    #[test]
+    fn safe_zones_have_the_spec_numbers() {
+        let z = safe_zones();
+        let f = |k: &str, f: &str| z[k][f].as_f64().unwrap();
+        assert_eq!((f("dead_top", "y"), f("dead_top", "h")), (0.0, 49.8));
+        assert_eq!(
+            (f("dead_bottom", "y"), f("dead_bottom", "h")),
+            (373.5, 124.5)
+        );
+        assert_eq!(f("safe_rect", "y"), 49.8);
+        assert!((f("safe_rect", "h") - 323.7).abs() < 1e-9);
+        assert_eq!(z["dead_top"]["reason"], "top_10_percent_reserved");
+        assert_eq!(z["dead_bottom"]["reason"], "bottom_25_percent_reserved");
+        assert_eq!(z["safe_rect"]["w"], 280.0);
+        assert_eq!(z["safe_rect"]["coordinate_space"], "editor_preview");
+    }
+
+    #[test]
+    fn face_goes_through_the_narrator_rect() {
+        // Narrator (70,90,140,140): half the preview width, 140/498 of its height.
+        let n = PreviewRect::new(70.0, 90.0, 140.0, 140.0);
+        let f = face_in_preview(n, PreviewRect::new(140.0, 0.0, 140.0, 249.0));
+        assert_eq!(f, PreviewRect::new(140.0, 90.0, 70.0, 70.0));
+        let f = face_in_preview(n, PreviewRect::new(0.0, 0.0, 280.0, 498.0));
+        assert_eq!(f, n);
+    }
+
+    #[test]
+    fn boxes_summary_and_conversions() {
+        let mut d = doc();
+        d.segments[0].narrator_face = Some(crate::document::PreviewRect {
+            x: 70.0,
+            y: 124.5,
+            w: 140.0,
+            h: 249.0,
+        });
+        let s = spec();
+        let g = geometry(&d, Some(&s), false);
+        assert_eq!(g["object"], "scene_geometry");
+        assert_eq!(
+            g["coordinate_space"],
+            json!({"width": 280, "height": 498, "unit": "editor_preview_px"})
+        );
+        assert_eq!(g["scene"]["show_narrator"], true);
+        assert_eq!(g["scene"]["active_roll"], "A-roll");
+        let n = &g["boxes"]["narrator"];
+        assert_eq!(
+            n["face"],
+            json!({"x": 105.0, "y": 125.0, "w": 70.0, "h": 70.0})
+        );
+        assert_eq!(n["face_center"], json!({"x": 140.0, "y": 160.0}));
+        assert_eq!(n["face_source_coordinate_space"], "narrator_media_280x498");
+        // Canvas (100,200,200,100) → preview (100·280/720, 200·498/1280, …).
+        let title = &g["boxes"]["remotion"]["objects"][0];
+        assert_eq!(
+            title["rect"],
+            json!({"x": 38.889, "y": 77.813, "w": 77.778, "h": 38.906})
+        );
+        let layer = g["boxes"]["remotion"]["object_layer"]["objects"]
+            .as_array()
+            .unwrap();
+        let ids: Vec<&str> = layer
+            .iter()
+            .map(|o| o["layout_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, vec!["title", "list.one_by_one"]);
+        assert_eq!(
+            layer[0]["rect_canvas"],
+            json!({"x": 100.0, "y": 200.0, "w": 200.0, "h": 100.0})
+        );
+        assert_eq!(layer[0]["update_field"], "remotion.object.rect");
+        assert_eq!(
+            layer[1]["rect_canvas"],
+            json!({"x": 60.0, "y": 700.0, "w": 600.0, "h": 300.0})
+        );
+        assert_eq!(
+            g["boxes"]["remotion"]["sequence_objects"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        let sum = &g["summary"];
+        assert_eq!(sum["remotion_object_count"], 3);
+        assert_eq!(sum["remotion_object_layer_count"], 2);
+        assert_eq!(sum["remotion_sequence_object_count"], 2);
+        assert_eq!(sum["remotion_group_count"], 2);
+        assert_eq!(
+            sum["remotion_temporal_policies"],
+            json!(["scene", "one_by_one"])
+        );
+        assert_eq!(sum["remotion_geometry_basis"], "spec_file");
+        assert!(g.get("violations").is_none());
+        // Caption estimate: centred, inside the preview, around the container's centre.
+        let c = caption_text_estimate(&d.segments[0]).unwrap();
+        assert!((c.center().0 - 140.0).abs() < 1e-9);
+        assert!((c.center().1 - (300.0 + 30.0)).abs() < 1e-6);
+        assert!(c.w > 0.0 && c.w <= 620.0 * 280.0 / 720.0 + 1e-9);
+    }
+
+    fn codes(g: &Value, key: &str) -> Vec<(String, String)> {
+        g[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["code"].as_str().unwrap().to_string(),
+                    v["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn has(list: &[(String, String)], code: &str, severity: &str) -> bool {
+        list.iter().any(|(c, s)| c == code && s == severity)
+    }
+
+    /// One constructed scene per rule, each triggering its code.
+    #[test]
+    fn every_violation_and_warning_code() {
+        use compositor::spec::TemporalPolicy;
+        let mut d = doc();
+        // Narrator (70,90,140,140) preview; face = its top half.
+        d.segments[0].narrator_face = Some(crate::document::PreviewRect {
+            x: 0.0,
+            y: 0.0,
+            w: 280.0,
+            h: 249.0,
+        });
+        let c = |x: f64, y: f64, w: f64, h: f64| PreviewRect::new(x, y, w, h).to_canvas();
+        let mut s = spec();
+        s.groups = vec![
+            // Over the face (and so the body).
+            SpecGroup {
+                id: "gf".into(),
+                rect: c(80.0, 100.0, 50.0, 30.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![obj("face_hit", c(80.0, 100.0, 50.0, 30.0))],
+            },
+            // In the top dead zone, content too → group warning.
+            SpecGroup {
+                id: "gtop".into(),
+                rect: c(0.0, 0.0, 60.0, 40.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![obj("top", c(0.0, 10.0, 60.0, 30.0))],
+            },
+            // Bottom: only the frame reaches the dead zone → group info.
+            SpecGroup {
+                id: "gbottom".into(),
+                rect: c(0.0, 300.0, 280.0, 120.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![obj("mid", c(10.0, 300.0, 100.0, 40.0))],
+            },
+            // An object in the bottom dead zone, and a tiny one.
+            SpecGroup {
+                id: "gb2".into(),
+                rect: c(200.0, 380.0, 60.0, 60.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![
+                    obj("low", c(200.0, 380.0, 60.0, 30.0)),
+                    obj("tiny", c(200.0, 420.0, 30.0, 10.0)),
+                ],
+            },
+        ];
+        // Caption text over the face: move the caption up to the face.
+        d.segments[0].caption_rect.y = 100.0;
+        let g = geometry(&d, Some(&s), true);
+        let v = codes(&g, "violations");
+        let w = codes(&g, "warnings");
+        assert!(
+            has(&v, "remotion_object_overlaps_narrator_face", "error"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_object_overlaps_narrator_body", "info"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_object_in_top_dead_zone", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_object_in_bottom_dead_zone", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_group_in_top_dead_zone", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_group_in_bottom_dead_zone", "info"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "caption_text_overlaps_narrator_face", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&w, "remotion_object_too_small_for_mobile", "warning"),
+            "{w:?}"
+        );
+        let first = &g["violations"][0];
+        assert_eq!(
+            (first["a"].as_str(), first["b"].as_str()),
+            (Some("face_hit"), Some("narrator_face"))
+        );
+        assert!(first["overlap"]["area"].as_f64().unwrap() > 0.0);
+        let errors = v.iter().filter(|x| x.1 == "error").count();
+        assert_eq!(g["summary"]["error_count"], errors);
+        assert_eq!(
+            g["summary"]["warning_count"],
+            v.iter().filter(|x| x.1 == "warning").count() + w.len()
+        );
+
+        // Face outside the narrator rect; then no face at all.
+        d.segments[0].narrator_face = Some(crate::document::PreviewRect {
+            x: 200.0,
+            y: 0.0,
+            w: 120.0,
+            h: 100.0,
+        });
+        let w = codes(&geometry(&d, None, true), "warnings");
+        assert!(
+            has(&w, "narrator_face_outside_narrator", "warning"),
+            "{w:?}"
+        );
+        d.segments[0].narrator_face = None;
+        let g = geometry(&d, None, true);
+        assert!(has(
+            &codes(&g, "warnings"),
+            "missing_narrator_face",
+            "warning"
+        ));
+        assert_eq!(g["summary"]["remotion_geometry_basis"], "none");
+        // B-roll: no narrator, so no narrator diagnostics.
+        d.segments[0].roll = "B-roll".into();
+        let g = geometry(&d, Some(&s), true);
+        assert!(
+            codes(&g, "violations")
+                .iter()
+                .all(|(c, _)| !c.contains("narrator"))
+        );
+        assert!(
+            codes(&g, "warnings")
+                .iter()
+                .all(|(c, _)| !c.contains("narrator"))
+        );
+    }
+
+    #[test]
+    fn overlap_ignores_slivers() {
+        let a = PreviewRect::new(0.0, 0.0, 100.0, 100.0);
+        assert!(overlap(a, PreviewRect::new(99.95, 0.0, 100.0, 100.0)).is_none());
+        let o = overlap(a, PreviewRect::new(50.0, 50.0, 100.0, 100.0)).unwrap();
+        assert_eq!(o["area"], 2500.0);
+        assert_eq!(o["fraction_of_smaller"], 0.25);
+        assert!(overlap(a, PreviewRect::new(100.0, 0.0, 5.0, 5.0)).is_none());
+    }
+
+    fn obj(id: &str, rect: CanvasRect) -> compositor::spec::SpecObject {
+        let mut o = spec().groups[0].objects[0].clone();
+        o.layout_id = id.into();
+        o.rect = rect;
+        o
+    }
+}
