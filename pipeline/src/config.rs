@@ -239,6 +239,10 @@ pub struct RenderConfig {
     pub preset: String,
     /// Seconds a worker's lease on a job lasts before another may take it.
     pub lease_secs: u64,
+    /// H.264 encoder: `auto` (nvh264enc / vah264enc / vaapih264enc when installed and a probe
+    /// encode succeeds, else x264 with `preset`), `x264`, `nvh264` or `vaapi` (those two fail
+    /// renders clearly when the hardware does not work). Always High profile, yuv420p.
+    pub encoder: String,
 }
 
 /// `./assets` when the working directory has one (a checkout, a container with the assets
@@ -293,6 +297,7 @@ impl Default for RenderConfig {
             workers: 1,
             preset: "veryfast".into(),
             lease_secs: 120,
+            encoder: "auto".into(),
         }
     }
 }
@@ -351,6 +356,20 @@ impl Config {
         }
         if self.render.workers == 0 {
             return Err("render.workers must be at least 1".into());
+        }
+        if let Err(e) = self
+            .render
+            .encoder
+            .parse::<compositor::media::EncoderChoice>()
+        {
+            return Err(format!("render.encoder: {e}"));
+        }
+        if let Err(e) = self
+            .render
+            .preset
+            .parse::<compositor::media::X264Preset>()
+        {
+            return Err(format!("render.preset: {e}"));
         }
         for a in &self.fetch.allow {
             if a.rsplit_once(':')

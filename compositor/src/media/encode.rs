@@ -104,16 +104,53 @@ impl FromStr for X264Preset {
     }
 }
 
-/// Which H.264 encoder to use.
+/// Which H.264 encoder to use. Every choice writes High profile, yuv420p.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum EncoderChoice {
-    /// A hardware encoder when one works on this machine, x264 otherwise.
+    /// A hardware encoder when one is installed *and* passes a tiny probe encode on this
+    /// machine, x264 (with the configured preset) otherwise.
     #[default]
     Auto,
-    /// Always x264 (reproducible output, e.g. for tests).
+    /// Always x264 (reproducible output, e.g. for tests). Config name `x264`.
     Software,
-    /// A hardware encoder or an error ([`MediaError::NoHardwareEncoder`]).
+    /// Any working hardware encoder or an error ([`MediaError::NoHardwareEncoder`]).
     Hardware,
+    /// NVIDIA NVENC (`nvh264enc`, `nvcudah264enc`) or an error. Config name `nvh264`.
+    Nvenc,
+    /// VA-API (`vah264enc`, `vaapih264enc`, `vah264lpenc`) or an error. Config name `vaapi`.
+    Vaapi,
+}
+
+impl EncoderChoice {
+    /// The config names, as [`FromStr`] accepts them.
+    pub const NAMES: [&'static str; 5] = ["auto", "x264", "hardware", "nvh264", "vaapi"];
+
+    /// The hardware factories this choice may use, most preferred first (empty for x264).
+    pub fn hardware_candidates(self) -> &'static [&'static str] {
+        match self {
+            EncoderChoice::Auto | EncoderChoice::Hardware => HARDWARE_ENCODERS,
+            EncoderChoice::Software => &[],
+            EncoderChoice::Nvenc => &["nvh264enc", "nvcudah264enc", "nvautogpuh264enc"],
+            EncoderChoice::Vaapi => &["vah264enc", "vaapih264enc", "vah264lpenc"],
+        }
+    }
+}
+
+impl FromStr for EncoderChoice {
+    type Err = MediaError;
+    fn from_str(s: &str) -> Result<Self, MediaError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(EncoderChoice::Auto),
+            "x264" | "software" => Ok(EncoderChoice::Software),
+            "hardware" => Ok(EncoderChoice::Hardware),
+            "nvh264" | "nvenc" => Ok(EncoderChoice::Nvenc),
+            "vaapi" | "va" => Ok(EncoderChoice::Vaapi),
+            _ => Err(MediaError::InvalidInput(format!(
+                "unknown encoder {s:?} (expected one of {})",
+                EncoderChoice::NAMES.join(", ")
+            ))),
+        }
+    }
 }
 
 /// How to encode; `Default` is the product format with x264 `veryfast`.
@@ -360,31 +397,71 @@ fn choose_video_encoder(settings: &EncodeSettings) -> Result<(&'static str, bool
             Err(missing("x264enc"))
         }
     };
+    let candidates = settings.encoder.hardware_candidates();
     match settings.encoder {
         EncoderChoice::Software => software(),
-        EncoderChoice::Auto => match working_hardware_encoder(settings.width, settings.height) {
-            Ok(name) => Ok((name, true)),
-            Err(_) => software(),
-        },
-        EncoderChoice::Hardware => working_hardware_encoder(settings.width, settings.height)
-            .map(|name| (name, true))
-            .map_err(|tried| MediaError::NoHardwareEncoder { tried }),
+        EncoderChoice::Auto => {
+            match working_hardware_encoder(candidates, settings.width, settings.height) {
+                Ok(name) => Ok((name, true)),
+                Err(_) => software(),
+            }
+        }
+        EncoderChoice::Hardware | EncoderChoice::Nvenc | EncoderChoice::Vaapi => {
+            working_hardware_encoder(candidates, settings.width, settings.height)
+                .map(|name| (name, true))
+                .map_err(|tried| MediaError::NoHardwareEncoder { tried })
+        }
     }
 }
 
-/// The first hardware encoder that really encodes a few frames at this size; the answer is
-/// cached per size for the life of the process. `Err` lists what was tried.
-fn working_hardware_encoder(width: u32, height: u32) -> Result<&'static str, String> {
-    type Cache = Mutex<Vec<((u32, u32), Result<&'static str, String>)>>;
+/// Which encoder `choice` resolves to on this machine at `width × height`, without encoding
+/// anything but the probe: `(factory, hardware)`. For logs and start-up checks.
+pub fn selected_encoder(
+    choice: EncoderChoice,
+    width: u32,
+    height: u32,
+) -> Result<(&'static str, bool), MediaError> {
+    init()?;
+    choose_video_encoder(&EncodeSettings {
+        width,
+        height,
+        encoder: choice,
+        ..EncodeSettings::default()
+    })
+}
+
+/// The first of `candidates` that is installed and really encodes a few frames at this size;
+/// the answer is cached per (candidates, size) for the life of the process. `Err` lists what
+/// was tried.
+fn working_hardware_encoder(
+    candidates: &'static [&'static str],
+    width: u32,
+    height: u32,
+) -> Result<&'static str, String> {
+    type Key = (&'static [&'static str], u32, u32);
+    type Cache = Mutex<Vec<(Key, Result<&'static str, String>)>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, found)) = cache.iter().find(|(size, _)| *size == (width, height)) {
+    let key = (candidates, width, height);
+    if let Some((_, found)) = cache.iter().find(|(k, _)| *k == key) {
         return found.clone();
     }
+    let found = first_working(candidates, width, height);
+    cache.push((key, found.clone()));
+    found
+}
+
+/// The first of `candidates` that is installed and passes [`probe_encoder`]; `Err` lists each
+/// installed candidate's failure, or says none is installed.
+fn first_working(
+    candidates: &[&'static str],
+    width: u32,
+    height: u32,
+) -> Result<&'static str, String> {
     let mut tried = Vec::new();
     let mut found = None;
-    for &name in HARDWARE_ENCODERS.iter().filter(|name| has_factory(name)) {
+    for &name in candidates.iter().filter(|name| has_factory(name)) {
         match probe_encoder(name, width, height) {
             Ok(()) => {
                 found = Some(name);
@@ -393,15 +470,13 @@ fn working_hardware_encoder(width: u32, height: u32) -> Result<&'static str, Str
             Err(e) => tried.push(format!("{name}: {e}")),
         }
     }
-    let found = found.ok_or_else(|| {
+    found.ok_or_else(|| {
         if tried.is_empty() {
             "none installed".to_owned()
         } else {
             tried.join("; ")
         }
-    });
-    cache.push(((width, height), found.clone()));
-    found
+    })
 }
 
 /// Encodes a few test frames with `name`: the element must reach PLAYING and produce High
@@ -871,6 +946,72 @@ mod tests {
         assert_eq!(timestamp(1, 30).nseconds(), 33_333_333);
         assert_eq!(timestamp(90_000, 30), gst::ClockTime::from_seconds(3000));
         assert_eq!(scale(90, 48_000, 30), 144_000);
+    }
+
+    #[test]
+    fn encoder_names_parse() {
+        for (name, choice) in [
+            ("auto", EncoderChoice::Auto),
+            ("x264", EncoderChoice::Software),
+            ("NVH264", EncoderChoice::Nvenc),
+            ("vaapi", EncoderChoice::Vaapi),
+            ("hardware", EncoderChoice::Hardware),
+        ] {
+            assert_eq!(name.parse::<EncoderChoice>().unwrap(), choice);
+        }
+        let e = "quicksync".parse::<EncoderChoice>().unwrap_err();
+        assert!(e.to_string().contains("nvh264"), "{e}");
+        assert!(EncoderChoice::Software.hardware_candidates().is_empty());
+        assert!(
+            EncoderChoice::Nvenc
+                .hardware_candidates()
+                .contains(&"nvh264enc")
+        );
+        assert!(
+            EncoderChoice::Vaapi
+                .hardware_candidates()
+                .contains(&"vaapih264enc")
+        );
+    }
+
+    #[test]
+    fn an_installed_encoder_that_fails_the_probe_is_skipped() {
+        init().unwrap();
+        // `jpegenc` is installed but cannot produce H.264 High: it must be skipped with its
+        // reason, exactly like an NVENC element on a machine without a GPU.
+        let err = first_working(&["jpegenc", "no-such-encoder"], 64, 64).unwrap_err();
+        assert!(err.starts_with("jpegenc: "), "{err}");
+        assert_eq!(
+            first_working(&["no-such-encoder"], 64, 64).unwrap_err(),
+            "none installed"
+        );
+        // x264 passes the same probe, so the probe itself is sound.
+        assert_eq!(
+            first_working(&["jpegenc", "x264enc"], 64, 64),
+            Ok("x264enc")
+        );
+    }
+
+    #[test]
+    fn auto_falls_back_to_x264_and_explicit_hardware_fails_clearly() {
+        init().unwrap();
+        for choice in [EncoderChoice::Nvenc, EncoderChoice::Vaapi] {
+            if choice
+                .hardware_candidates()
+                .iter()
+                .any(|name| has_factory(name))
+            {
+                continue; // a machine with the element: nothing to assert about absence
+            }
+            let err = selected_encoder(choice, 720, 1280).unwrap_err();
+            assert!(matches!(err, MediaError::NoHardwareEncoder { .. }), "{err}");
+        }
+        let (name, hardware) = selected_encoder(EncoderChoice::Auto, 720, 1280).unwrap();
+        assert_eq!(hardware, name != "x264enc");
+        assert_eq!(
+            selected_encoder(EncoderChoice::Software, 720, 1280).unwrap(),
+            ("x264enc", false)
+        );
     }
 
     #[test]

@@ -22,7 +22,9 @@ mod gst_util;
 
 pub use clip::{ClipDecoder, ClipFrame, ClipInfo, cover_crop, probe_clip};
 pub use decode::{decode_audio, probe_duration};
-pub use encode::{EncodeReport, EncodeSettings, EncoderChoice, X264Preset, encode_mp4};
+pub use encode::{
+    EncodeReport, EncodeSettings, EncoderChoice, X264Preset, encode_mp4, selected_encoder,
+};
 pub use error::MediaError;
 
 /// Frames come from the renderer; rendering is infallible.
