@@ -21,6 +21,7 @@ pub mod plan;
 mod raster;
 pub mod spec;
 pub mod still;
+pub mod svg2spec;
 
 pub use frame::{FRAME_BYTES, View};
 pub use plan::{ResolveError, ResolvedVideo, VideoPlan, resolve};
