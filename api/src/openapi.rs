@@ -20,6 +20,11 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     (
         "post",
+        "/v1/video_data",
+        "Scene data of a video: a small envelope and an expiring public JSON file.",
+    ),
+    (
+        "post",
         "/v1/scene_inspector",
         "Scene screenshot or overlay poster from the server compositor; live-editor actions.",
     ),

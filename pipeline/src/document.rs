@@ -135,6 +135,27 @@ pub struct Segment {
     /// [`SPEC_DISABLED`].
     #[serde(default)]
     pub remotion_spec: String,
+    /// The scene's narration WAV on the public origin (`{origin_url}/{public_folder}/…`).
+    #[serde(default)]
+    pub audio_url: String,
+    /// Where the background came from: `user` (inline media), `library`, `pexels`,
+    /// `procedural`.
+    #[serde(default)]
+    pub broll_source: String,
+}
+
+/// How an idea or blog post became narration (recorded for `video_data` and support).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct WriterInfo {
+    /// `extractive` or `openai`.
+    pub provider: String,
+    #[serde(default)]
+    pub model: String,
+    pub research_enabled: bool,
+    /// 9 short (≈ 90 s), 10 normal (≈ 3 min cap).
+    pub content_type: u8,
+    /// `short` or `normal`.
+    pub video_length: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -152,6 +173,49 @@ pub struct VideoDocument {
     /// (overlay specs and their payloads), `{origin_url}/specs/{topic}-{key}/`.
     #[serde(default)]
     pub public_key: String,
+    /// `text`, `idea`, `blog`, … as requested.
+    #[serde(default)]
+    pub source: String,
+    /// Idea/blog only: how the narration was written.
+    #[serde(default)]
+    pub writer: Option<WriterInfo>,
+}
+
+/// What [`VideoDocument::to_public`] needs to know about where files are served.
+#[derive(Debug, Clone)]
+pub struct PublicView<'a> {
+    pub review_url: &'a str,
+    /// `{origin_url}` without a trailing slash.
+    pub origin_url: &'a str,
+    /// `data_dir/public` on disk.
+    pub public_root: &'a std::path::Path,
+    /// Adds the `remotion_poster_*` fields.
+    pub include_diagnostics: bool,
+}
+
+/// The modification-time version token of a file (16 hex), if it exists.
+pub fn file_version(path: &std::path::Path) -> Option<String> {
+    let t = std::fs::metadata(path).ok()?.modified().ok()?;
+    let nanos = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    Some(format!("{nanos:016x}"))
+}
+
+/// Both coordinate spaces of the Scene record (not interchangeable).
+pub fn coordinate_spaces() -> Value {
+    json!({
+        "remotion_canvas": {
+            "width": 720, "height": 1280, "unit": "canvas_px",
+            "used_by": ["remotion_spec content", "remotion.group.rect (default)", "rect_canvas"]
+        },
+        "editor_preview": {
+            "width": 280, "height": 498, "unit": "editor_preview_px",
+            "used_by": ["overlay.narrator.*", "overlay.caption.*", "remotion.object.rect", "geometry boxes"]
+        },
+        "note": "Multiply preview coordinates by 720/280 (x) and 1280/498 (y) to get canvas coordinates."
+    })
 }
 
 /// Default caption container: lower third, above the bottom dead zone.
@@ -224,36 +288,132 @@ impl VideoDocument {
         self.segments.iter().map(|s| s.duration).sum()
     }
 
-    /// The scene tree as `video_data` publishes it (word timings trimmed).
-    pub fn to_public(&self, review_url: &str) -> Value {
+    /// The scene tree as `video_data` publishes it: every Scene-record field, the top level of
+    /// the video-data file, agent metadata and coordinate spaces. Word timings, the full script
+    /// and internal fields (file names on disk, seeds) are left out.
+    pub fn to_public(&self, view: &PublicView<'_>) -> Value {
+        let folder = self.public_folder();
+        let spec_dir = view.public_root.join(&folder);
+        let poster_folder = folder.strip_prefix("specs/").unwrap_or(&folder).to_string();
         let segments: Vec<Value> = self
             .segments
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                json!({
+                let file = spec_file_name(&s.voice_file);
+                let exists = spec_dir.join(&file).is_file();
+                let state = spec_state(&s.remotion_spec, exists);
+                let version = if state == "ready" {
+                    s.remotion_spec.clone()
+                } else {
+                    String::new()
+                };
+                let url = if state == "ready" {
+                    format!("{}/{folder}/{file}?v={version}", view.origin_url)
+                } else {
+                    String::new()
+                };
+                let narrator = if s.narrator == NarratorInfo::default() {
+                    json!({})
+                } else {
+                    json!(s.narrator)
+                };
+                let show_narrator = s.is_a_roll();
+                let mut seg = json!({
                     "voice_file": s.voice_file,
                     "scene_uid": s.voice_file,
                     "id": s.id.to_string(),
                     "order_id": s.id,
                     "scene_index": i,
                     "type": s.roll,
+                    "scene_type": s.scene_type,
                     "text": s.text,
                     "talking_point": s.talking_point,
                     "visual": s.visual,
                     "quote": s.quote,
                     "keyword": s.keyword,
                     "pattern": s.pattern,
+                    "typography_only": s.typography_only,
                     "duration": s.duration,
                     "mediaUrl": s.media_url,
                     "mediaType": s.media_type,
+                    "thumbnailUrl": s.thumbnail_url,
+                    "videoTrim": s.video_trim,
+                    "brollUrl": s.broll_url,
+                    "brollThumbnailUrl": s.broll_thumbnail_url,
+                    "user_asset_url": s.user_asset_url,
+                    "broll_source": s.broll_source,
+                    "audio_url": s.audio_url,
+                    "show_narrator": show_narrator,
+                    "active_roll": s.roll,
                     "overlay": {
                         "caption": { "rect": s.caption_rect },
-                        "narrator": { "rect": s.narrator_rect, "touched": s.narrator_touched },
+                        "narrator": {
+                            "rect": s.narrator_rect,
+                            "touched": s.narrator_touched,
+                            "visible": show_narrator,
+                        },
                     },
-                })
+                    "narrator": narrator,
+                    "narrator_face": s.narrator_face,
+                    "remotion_spec": s.remotion_spec,
+                    "remotion_spec_file": file,
+                    "remotion_spec_url": url,
+                    "remotion_spec_version": version,
+                    "remotion_spec_exists": exists,
+                    "remotion_spec_state": state,
+                });
+                seg["agent_meta"] = json!({
+                        "stable_scene_id_field": "voice_file",
+                        "stable_scene_id": s.voice_file,
+                        "order_field": "id",
+                        "order_value": s.id,
+                        "scene_index": i,
+                        "remotion_spec": {
+                            "file": file,
+                            "url": url,
+                            "state": state,
+                            "exists": exists,
+                            "version": version,
+                        },
+                        "coordinate_spaces": {
+                            "overlay.caption.rect": "editor_preview",
+                            "overlay.narrator.rect": "editor_preview",
+                            "remotion_spec": "remotion_canvas",
+                        },
+                });
+                if view.include_diagnostics {
+                    let poster = format!("{}_poster.png", s.voice_file);
+                    let path = view
+                        .public_root
+                        .join("tmp/posters")
+                        .join(&poster_folder)
+                        .join(&poster);
+                    let pv = file_version(&path);
+                    let (pstate, warnings) = if s.overlay_disabled() {
+                        ("disabled", vec!["overlay_disabled"])
+                    } else if pv.is_some() {
+                        ("ready", vec![])
+                    } else if state == "ready" {
+                        ("missing", vec!["poster_not_rendered_yet"])
+                    } else {
+                        ("missing", vec!["no_overlay_spec"])
+                    };
+                    let purl = pv.as_ref().map_or(String::new(), |v| {
+                        format!("{}/tmp/posters/{poster_folder}/{poster}?v={v}", view.origin_url)
+                    });
+                    seg["remotion_poster_file"] = json!(poster);
+                    seg["remotion_poster_url"] = json!(purl);
+                    seg["remotion_poster_version"] = json!(pv.unwrap_or_default());
+                    seg["remotion_poster_state"] = json!(pstate);
+                    seg["remotion_poster_exists"] = json!(pstate == "ready");
+                    seg["remotion_poster_warnings"] = json!(warnings);
+                }
+                seg
             })
             .collect();
+        let voice_type = if self.faceless { "voice_only" } else { "narrator" };
+        let avatar_type = if self.faceless { "none" } else { "narrator_card" };
         json!({
             "object": "video_data",
             "id": self.topic_id,
@@ -261,10 +421,31 @@ impl VideoDocument {
             "aspect_ratio": "9:16",
             "title": self.title,
             "language": self.language,
+            "source": self.source,
+            "faceless": self.faceless,
+            "voice_id": self.voice_id,
+            "writer": self.writer,
             "total_segments": self.segments.len(),
-            "total_duration": self.total_duration(),
+            "total_duration": (self.total_duration() * 1000.0).round() / 1000.0,
+            "scene_identity": {
+                "stable_scene_id_field": "voice_file",
+                "order_field": "id",
+                "notes": [
+                    "voice_file (= scene_uid) never changes; select scenes by it.",
+                    "id, order_id and scene_index are display order only and change on reorder, add and delete.",
+                    "The overlay spec of a scene is {voice_file}_spec.json; fetch remotion_spec_url only when remotion_spec_state is ready.",
+                ],
+            },
+            "coordinate_spaces": coordinate_spaces(),
+            "global_settings": {
+                "aspectRatio": "9:16",
+                "voice_type": voice_type,
+                "avatar_type": avatar_type,
+                "last_voice_type": voice_type,
+                "last_avatar_type": avatar_type,
+            },
             "segments": segments,
-            "review_url": review_url,
+            "review_url": view.review_url,
         })
     }
 }

@@ -23,6 +23,7 @@ pub mod media_source;
 pub mod model;
 pub mod overlay_edits;
 pub mod overlays;
+pub mod providers;
 pub mod public;
 pub mod realtime;
 pub mod render;

@@ -4,15 +4,23 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use crate::broll::{self, AssetKind, Pick, SceneQuery};
 use crate::config::Settings;
-use crate::document::{Background, CAPTION_RECT, NARRATOR_RECT, Segment, VideoDocument, Word};
+use crate::direction::{self, SceneInput};
+use crate::document::{
+    Background, CAPTION_RECT, NARRATOR_RECT, NarratorInfo, Segment, VideoDocument, VideoTrim, Word,
+    WriterInfo,
+};
 use crate::error::Code;
 use crate::fetch::Fetcher;
 use crate::jobs::{Engine, JobFailure, RENDER_START};
-use crate::model::{Job, Language, OutputType, Source};
+use crate::model::{Job, Language, OutputType, Source, VideoLength};
+use crate::overlays::{self, OverlayFonts, SceneOverlay};
+use crate::providers::Providers;
 use crate::voice::{VoiceProvider, write_wav};
+use crate::writer::WriteRequest;
 use crate::{ids, script, writer};
 
 /// Largest inline media file fetched for a scene.
@@ -53,133 +61,37 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
     } else {
         1.0
     };
-
-    // Step 2: the narration script.
     engine.set_progress(topic, 2, 0.05 * total_build, Some("Writing the script"));
-    let input = job.request.text.clone().unwrap_or_default();
-    let narration = match job.request.source {
-        Source::Text => input,
-        Source::Idea | Source::Blog => {
-            writer::narrate(&input, writer::target_words(job.request.video_length))
-        }
+    match job.request.source {
+        Source::Text | Source::Idea | Source::Blog => {}
         Source::VideoUrl | Source::VideoFile | Source::AudioUrl | Source::AudioFile => {
             return crate::media_source::build(engine, job);
         }
-    };
-    let drafts = script::split_script(&narration);
-    if drafts.is_empty() {
-        return Err(failure(
-            Code::SceneBuildFailed,
-            "The script has no spoken words.",
-        ));
     }
-    let language = match job.request.language {
-        Language::English => "English",
-        Language::Vietnamese => "Vietnamese",
-    };
-    let voice_id = match job.request.language {
-        Language::English => "en-us",
-        Language::Vietnamese => "vi",
-    };
-    let dir = video_dir(settings, topic);
-    std::fs::create_dir_all(&dir).map_err(io_failure)?;
-
-    let mut segments: Vec<Segment> = drafts
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let keyword = writer::keyword(&d.text);
-            let roll = if job.request.faceless || i % 2 == 1 {
-                "B-roll"
-            } else {
-                "A-roll"
-            };
-            Segment {
-                voice_file: format!("v{}", ids::file_token()),
-                id: i as u32 + 1,
-                roll: roll.into(),
-                talking_point: writer::title(&d.text),
-                visual: String::new(),
-                quote: String::new(),
-                pattern: String::new(),
-                duration: 0.0,
-                audio_file: String::new(),
-                words: Vec::new(),
-                background: Background::Procedural {
-                    style: PROCEDURAL_STYLES[i % PROCEDURAL_STYLES.len()].into(),
-                    seed: seed_of(&keyword),
-                },
-                keyword,
-                text: d.text.clone(),
-                media_url: String::new(),
-                media_type: String::new(),
-                caption_rect: CAPTION_RECT,
-                narrator_rect: NARRATOR_RECT,
-                ..Default::default()
-            }
-        })
-        .collect();
-
-    let mut doc = VideoDocument {
-        topic_id: topic.clone(),
-        title: writer::title(&narration),
-        language: language.into(),
-        faceless: job.request.faceless,
-        script: narration.clone(),
-        segments: Vec::new(),
-        voice_id: voice_id.into(),
-        public_key: ids::file_token(),
-    };
-
-    if job.output_type != OutputType::Text {
-        // Step 3: voice, scene by scene.
-        let n = segments.len();
-        for (i, seg) in segments.iter_mut().enumerate() {
-            let narration = ctx.voice.synthesize(&seg.text, voice_id).map_err(|e| {
+    let providers =
+        Providers::from_settings(settings, &ctx.fetcher, &ctx.runtime, ctx.voice.clone()).map_err(
+            |e| {
                 failure(
                     Code::SceneBuildFailed,
-                    format!("Voice synthesis failed: {e}"),
+                    format!("Providers are unavailable: {e}"),
                 )
-            })?;
-            let file = format!("{}.wav", seg.voice_file);
-            write_wav(&dir.join(&file), &narration).map_err(io_failure)?;
-            seg.duration = narration.duration();
-            seg.audio_file = file;
-            seg.words = narration
-                .words
-                .iter()
-                .map(|w| Word {
-                    word: w.word.clone(),
-                    start: w.start,
-                    end: w.end,
-                })
-                .collect();
-            let p = 0.1 + 0.6 * (i + 1) as f64 / n as f64;
-            engine.set_progress(topic, 3, p * total_build, Some("Recording the narration"));
-        }
-
-        // Step 4: media. Inline media from the script wins over B-roll.
-        engine.set_progress(topic, 4, 0.75 * total_build, Some("Choosing the visuals"));
-        for (seg, draft) in segments.iter_mut().zip(&drafts) {
-            let Some(media) = &draft.media else { continue };
-            if media.kind != script::MediaKind::Image {
-                // Video clips as backgrounds arrive with the media work;
-                // keep the link so the editor shows it.
-                seg.media_url = media.url.clone();
-                seg.media_type = "video".into();
-                continue;
-            }
-            let file = fetch_image(ctx, &dir, &seg.voice_file, &media.url)?;
-            seg.background = Background::Image { file };
-            seg.media_url = media.url.clone();
-            seg.media_type = "image".into();
-            if let Some(alt) = &media.alt {
-                seg.visual = alt.clone();
-            }
-        }
-    }
-
-    doc.segments = segments;
+            },
+        )?;
+    let request = BuildRequest {
+        topic,
+        source: job.request.source,
+        text: job.request.text.as_deref().unwrap_or_default(),
+        language: job.request.language,
+        video_length: job.request.video_length,
+        research_enabled: job.request.research_enabled,
+        faceless: job.request.faceless,
+        output_type: job.output_type,
+    };
+    let mut progress = |step: u8, p: f64, note: &str| {
+        engine.set_progress(topic, step, p * total_build, Some(note));
+    };
+    let (doc, times) = build_document(settings, &providers, &request, &mut progress)?;
+    tracing::info!(topic = %topic, scenes = doc.segments.len(), ?times, "scenes built");
     // Step 5: scenes ready (the job's state change is recorded by the engine).
     engine
         .store
@@ -188,8 +100,368 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
     Ok(())
 }
 
-/// Procedural background looks, cycled through scenes.
-const PROCEDURAL_STYLES: &[&str] = &["gradient", "grid", "bokeh"];
+/// What scene building needs from the job.
+#[derive(Debug, Clone)]
+pub struct BuildRequest<'a> {
+    pub topic: &'a str,
+    pub source: Source,
+    /// Script, idea or blog text.
+    pub text: &'a str,
+    pub language: Language,
+    pub video_length: VideoLength,
+    pub research_enabled: bool,
+    pub faceless: bool,
+    pub output_type: OutputType,
+}
+
+/// Wall time of each stage of [`build_document`] (the benchmark reports these).
+#[derive(Debug, Clone, Default)]
+pub struct StageTimes {
+    pub write: Duration,
+    pub split_and_direct: Duration,
+    pub voice: Duration,
+    /// Seconds of narration synthesised (voice realtime factor = `voice / audio_seconds`).
+    pub audio_seconds: f64,
+    pub media: Duration,
+    pub overlays: Duration,
+    pub total: Duration,
+}
+
+/// Text → a complete video document: narration (writer for idea/blog), scenes split at
+/// sentences with inline media, direction, voice per scene, visuals (inline media, else B-roll),
+/// overlays. Files go to the video folder and its public folder; the document is returned, not
+/// stored. `progress(step, fraction 0..1, note)` reports along the way.
+pub fn build_document(
+    settings: &Settings,
+    providers: &Providers,
+    req: &BuildRequest<'_>,
+    progress: &mut dyn FnMut(u8, f64, &str),
+) -> Result<(VideoDocument, StageTimes), JobFailure> {
+    let started = Instant::now();
+    let mut times = StageTimes::default();
+    let language = match req.language {
+        Language::English => "English",
+        Language::Vietnamese => "Vietnamese",
+    };
+
+    // Step 2: the narration script.
+    let t = Instant::now();
+    let (narration, writer_info) = match req.source {
+        Source::Text => (req.text.to_string(), None),
+        _ => {
+            let wr = WriteRequest {
+                input: req.text,
+                source: req.source,
+                language: req.language,
+                video_length: req.video_length,
+                research_enabled: req.research_enabled,
+            };
+            let written = providers.writer.write(&wr).map_err(|e| {
+                tracing::warn!(error = %e, "writer failed");
+                failure(
+                    Code::SceneBuildFailed,
+                    format!("The script could not be written: {e}"),
+                )
+            })?;
+            let info = WriterInfo {
+                provider: written.provider.clone(),
+                model: written.model.clone(),
+                research_enabled: written.research_enabled,
+                content_type: wr.content_type(),
+                video_length: match req.video_length {
+                    VideoLength::Short => "short".into(),
+                    VideoLength::Normal => "normal".into(),
+                },
+            };
+            (written.narration, Some(info))
+        }
+    };
+    times.write = t.elapsed();
+
+    let t = Instant::now();
+    let drafts = script::split_script(&narration);
+    if drafts.is_empty() {
+        return Err(failure(
+            Code::SceneBuildFailed,
+            "The script has no spoken words.",
+        ));
+    }
+    let inputs: Vec<SceneInput<'_>> = drafts
+        .iter()
+        .map(|d| SceneInput {
+            text: &d.text,
+            has_media: d.media.is_some(),
+        })
+        .collect();
+    let directions = direction::direct(&inputs, req.faceless);
+    let voice_id = providers.voice.pick_voice("", language);
+    let mut doc = VideoDocument {
+        topic_id: req.topic.to_string(),
+        title: writer::title(&narration),
+        language: language.into(),
+        faceless: req.faceless,
+        script: narration.clone(),
+        segments: Vec::new(),
+        voice_id: voice_id.clone(),
+        public_key: ids::file_token(),
+        source: source_name(req.source).into(),
+        writer: writer_info,
+    };
+    let mut segments: Vec<Segment> = drafts
+        .iter()
+        .zip(&directions)
+        .enumerate()
+        .map(|(i, (d, dir))| Segment {
+            voice_file: format!("v{}", ids::file_token()),
+            id: i as u32 + 1,
+            roll: dir.roll.into(),
+            scene_type: dir.scene_type.into(),
+            pattern: dir.pattern.into(),
+            keyword: dir.keyword.clone(),
+            talking_point: dir.talking_point.clone(),
+            quote: dir.quote.clone(),
+            text: d.text.clone(),
+            background: Background::Procedural {
+                style: "gradient".into(),
+                seed: seed_of(&dir.keyword),
+            },
+            caption_rect: CAPTION_RECT,
+            narrator_rect: NARRATOR_RECT,
+            narrator: if req.faceless {
+                NarratorInfo::default()
+            } else {
+                NarratorInfo {
+                    name: "Narrator".into(),
+                    voice_id: voice_id.clone(),
+                    ..NarratorInfo::default()
+                }
+            },
+            ..Default::default()
+        })
+        .collect();
+    times.split_and_direct = t.elapsed();
+    progress(2, 0.1, "Writing the script");
+
+    if req.output_type == OutputType::Text {
+        doc.segments = segments;
+        times.total = started.elapsed();
+        return Ok((doc, times));
+    }
+    let dir = video_dir(settings, req.topic);
+    let public_rel = doc.public_folder();
+    let public = public_dir(settings).join(&public_rel);
+    std::fs::create_dir_all(&dir).map_err(io_failure)?;
+    std::fs::create_dir_all(&public).map_err(io_failure)?;
+    let public_url = |file: &str| format!("{}/{public_rel}/{file}", settings.origin_url);
+
+    // Step 3: voice, scene by scene.
+    let t = Instant::now();
+    let n = segments.len();
+    for (i, seg) in segments.iter_mut().enumerate() {
+        let voice = if seg.narrator.voice_id.is_empty() {
+            voice_id.clone()
+        } else {
+            providers.voice.pick_voice(&seg.narrator.voice_id, language)
+        };
+        let narration = providers.voice.synthesize(&seg.text, &voice).map_err(|e| {
+            failure(
+                Code::SceneBuildFailed,
+                format!("Voice synthesis failed: {e}"),
+            )
+        })?;
+        let file = format!("{}.wav", seg.voice_file);
+        write_wav(&dir.join(&file), &narration).map_err(io_failure)?;
+        publish_link(&dir.join(&file), &public.join(&file)).map_err(io_failure)?;
+        seg.duration = narration.duration();
+        times.audio_seconds += seg.duration;
+        seg.audio_file = file.clone();
+        seg.audio_url = public_url(&file);
+        if !req.faceless {
+            seg.narrator.audio_url = seg.audio_url.clone();
+        }
+        seg.words = narration
+            .words
+            .iter()
+            .map(|w| Word {
+                word: w.word.clone(),
+                start: w.start,
+                end: w.end,
+            })
+            .collect();
+        progress(
+            3,
+            0.1 + 0.6 * (i + 1) as f64 / n as f64,
+            "Recording the narration",
+        );
+    }
+    times.voice = t.elapsed();
+
+    // Step 4: visuals. Inline media from the script wins over B-roll.
+    let t = Instant::now();
+    progress(4, 0.75, "Choosing the visuals");
+    for (seg, draft) in segments.iter_mut().zip(&drafts) {
+        let Some(media) = &draft.media else { continue };
+        let (file, kind) = fetch_inline(providers, &dir, &seg.voice_file, media)?;
+        publish_link(&dir.join(&file), &public.join(&file)).map_err(io_failure)?;
+        seg.media_url = media.url.clone();
+        seg.broll_source = "user".into();
+        seg.visual = media
+            .alt
+            .clone()
+            .unwrap_or_else(|| "The creator's own media".into());
+        if seg.is_a_roll() {
+            seg.user_asset_url = media.url.clone();
+        }
+        seg.broll_url = media.url.clone();
+        if kind == "video" {
+            seg.media_type = "video".into();
+            if let Ok(d) = compositor::media::probe_duration(&dir.join(&file)) {
+                seg.video_trim = Some(VideoTrim {
+                    start: 0.0,
+                    end: d.min(seg.duration.max(0.1)),
+                });
+            }
+            seg.background = Background::Video { file };
+        } else {
+            seg.media_type = "image".into();
+            seg.thumbnail_url = public_url(&file);
+            seg.broll_thumbnail_url = seg.thumbnail_url.clone();
+            seg.background = Background::Image { file };
+        }
+    }
+    let queries: Vec<SceneQuery<'_>> = segments
+        .iter()
+        .zip(&drafts)
+        .map(|(s, d)| SceneQuery {
+            keyword: &s.keyword,
+            text: &s.text,
+            wanted: d.media.is_none(),
+        })
+        .collect();
+    let picks = broll::pick_for_scenes(providers.broll.as_ref(), &queries);
+    for (seg, pick) in segments.iter_mut().zip(picks) {
+        let Some(pick) = pick else { continue };
+        apply_pick(providers, &dir, &public, &public_url, seg, pick)?;
+    }
+    times.media = t.elapsed();
+
+    // Overlays for the scene types that call for one.
+    let t = Instant::now();
+    progress(4, 0.9, "Designing the overlays");
+    let fonts = OverlayFonts::load(&settings.assets_dir.join("fonts"))
+        .map_err(|e| failure(Code::SceneBuildFailed, format!("Fonts are missing: {e}")))?;
+    for seg in segments.iter_mut() {
+        let spec = SceneOverlay {
+            voice_file: &seg.voice_file,
+            scene_type: &seg.scene_type,
+            quote: &seg.quote,
+            a_roll: seg.is_a_roll() && !req.faceless,
+            language,
+            words: &seg.words,
+            duration: seg.duration,
+        };
+        if let Some(w) = overlays::build(&fonts, &spec, &public).map_err(io_failure)? {
+            seg.remotion_spec = w.token;
+        }
+    }
+    times.overlays = t.elapsed();
+
+    doc.segments = segments;
+    times.total = started.elapsed();
+    Ok((doc, times))
+}
+
+fn source_name(s: Source) -> &'static str {
+    Source::NAMES
+        .iter()
+        .copied()
+        .find(|n| Source::parse(n) == Some(s))
+        .unwrap_or("text")
+}
+
+/// Makes `src` (in the video folder) reachable at `dst` (in the public folder) without a
+/// second copy when the file system allows it.
+fn publish_link(src: &Path, dst: &Path) -> std::io::Result<()> {
+    if dst.exists() {
+        std::fs::remove_file(dst)?;
+    }
+    std::fs::hard_link(src, dst).or_else(|_| std::fs::copy(src, dst).map(|_| ()))
+}
+
+/// Sets a scene's background from a B-roll pick: library and stock files are copied into the
+/// video folder and published; procedural backgrounds are drawn at render time.
+fn apply_pick(
+    providers: &Providers,
+    dir: &Path,
+    public: &Path,
+    public_url: &dyn Fn(&str) -> String,
+    seg: &mut Segment,
+    pick: Pick,
+) -> Result<(), JobFailure> {
+    let item = pick.item;
+    if let Some((style, seed)) = &item.procedural {
+        seg.background = Background::Procedural {
+            style: style.clone(),
+            seed: *seed,
+        };
+        seg.broll_source = "procedural".into();
+        seg.visual = item.title.clone();
+        return Ok(());
+    }
+    let bytes = match providers.broll.download(&item) {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::warn!(error = %e, id = %item.id, "B-roll download failed; procedural background");
+            seg.broll_source = "procedural".into();
+            seg.visual = "Procedural gradient background".into();
+            return Ok(());
+        }
+    };
+    let ext = match item.kind {
+        AssetKind::Video => "mp4",
+        AssetKind::Image => sniff_image(&bytes).unwrap_or("jpg"),
+    };
+    let file = format!("{}_broll.{ext}", seg.voice_file);
+    write_atomic(&dir.join(&file), &bytes).map_err(io_failure)?;
+    publish_link(&dir.join(&file), &public.join(&file)).map_err(io_failure)?;
+    seg.media_url = public_url(&file);
+    seg.broll_url = seg.media_url.clone();
+    seg.media_type = item.kind.as_str().into();
+    seg.visual = item.title.clone();
+    seg.broll_source = pick.provider.into();
+    // Thumbnail: the image itself, or the clip's poster frame.
+    let thumb_url = match (&item.local_thumb, item.kind) {
+        (_, AssetKind::Image) => seg.media_url.clone(),
+        (Some(local), AssetKind::Video) => {
+            let tf = format!("{}_broll_thumb.jpg", seg.voice_file);
+            match std::fs::read(local) {
+                Ok(b) => {
+                    write_atomic(&public.join(&tf), &b).map_err(io_failure)?;
+                    public_url(&tf)
+                }
+                Err(_) => String::new(),
+            }
+        }
+        (None, AssetKind::Video) => item.thumbnail_url.clone(),
+    };
+    seg.thumbnail_url = thumb_url.clone();
+    seg.broll_thumbnail_url = thumb_url;
+    match item.kind {
+        AssetKind::Video => {
+            seg.video_trim = Some(VideoTrim {
+                start: 0.0,
+                end: if item.duration > 0.0 {
+                    item.duration.min(seg.duration.max(0.1))
+                } else {
+                    seg.duration
+                },
+            });
+            seg.background = Background::Video { file };
+        }
+        AssetKind::Image => seg.background = Background::Image { file },
+    }
+    Ok(())
+}
 
 fn seed_of(s: &str) -> u64 {
     // FNV-1a: stable across runs and platforms.
@@ -198,11 +470,31 @@ fn seed_of(s: &str) -> u64 {
     })
 }
 
-fn fetch_image(ctx: &Context, dir: &Path, stem: &str, url: &str) -> Result<String, JobFailure> {
-    let resp = ctx
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Fetches inline media through the guarded client and stores it as `{stem}_media.{ext}`;
+/// returns the file and `image` or `video` (by magic bytes; the URL's extension is never
+/// trusted).
+fn fetch_inline(
+    providers: &Providers,
+    dir: &Path,
+    stem: &str,
+    media: &script::InlineMedia,
+) -> Result<(String, &'static str), JobFailure> {
+    let url = &media.url;
+    let resp = providers
         .runtime
         .block_on(
-            ctx.fetcher
+            providers
+                .fetcher
                 .get(url, INLINE_MEDIA_MAX_BYTES, Duration::from_secs(60)),
         )
         .map_err(|e| {
@@ -211,23 +503,24 @@ fn fetch_image(ctx: &Context, dir: &Path, stem: &str, url: &str) -> Result<Strin
                 format!("Could not fetch inline media {url}: {e}"),
             )
         })?;
-    let ext = match sniff_image(&resp.body) {
-        Some(ext) => ext,
-        None => {
-            return Err(failure(
-                Code::MediaFetchFailed,
-                format!("Inline media {url} is not a PNG, JPEG or WebP image."),
-            ));
-        }
+    let (ext, kind) = if let Some(ext) = sniff_image(&resp.body) {
+        (ext, "image")
+    } else if let Some(ext) = sniff_video(&resp.body) {
+        (ext, "video")
+    } else {
+        return Err(failure(
+            Code::MediaFetchFailed,
+            format!(
+                "Inline media {url} is not a PNG, JPEG or WebP image or an MP4, MOV or WebM video."
+            ),
+        ));
     };
     let file = format!("{stem}_media.{ext}");
-    let tmp = dir.join(format!(".{file}.tmp"));
-    std::fs::write(&tmp, &resp.body).map_err(io_failure)?;
-    std::fs::rename(&tmp, dir.join(&file)).map_err(io_failure)?;
-    Ok(file)
+    write_atomic(&dir.join(&file), &resp.body).map_err(io_failure)?;
+    Ok((file, kind))
 }
 
-/// The image type by magic bytes; the URL's extension is never trusted.
+/// The image type by magic bytes.
 fn sniff_image(b: &[u8]) -> Option<&'static str> {
     if b.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("png")
@@ -235,6 +528,17 @@ fn sniff_image(b: &[u8]) -> Option<&'static str> {
         Some("jpg")
     } else if b.len() > 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
         Some("webp")
+    } else {
+        None
+    }
+}
+
+/// The video container by magic bytes.
+fn sniff_video(b: &[u8]) -> Option<&'static str> {
+    if b.len() > 12 && &b[4..8] == b"ftyp" {
+        Some(if &b[8..10] == b"qt" { "mov" } else { "mp4" })
+    } else if b.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
+        Some("webm")
     } else {
         None
     }
