@@ -9,8 +9,9 @@
 
 use compositor::frame::{FRAME_BYTES, View};
 use compositor::geom::{CANVAS_H, CANVAS_W, CanvasRect, PREVIEW_H, PREVIEW_W, PreviewRect};
+use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, FrameSource, encode_mp4};
 use compositor::plan::{
-    Animation, Background, CaptionChunk, Narrator, OverlayObject, OverlayPayload, Palette,
+    Animation, Background, CaptionChunk, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
     ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan, resolve,
 };
 use compositor::{ResolvedVideo, overlay_poster, screenshot_280x498};
@@ -434,4 +435,159 @@ fn full_frame_and_crossfade() {
     assert!(between);
     assert_ne!(frame, a);
     assert_ne!(frame, b);
+}
+
+/// A deterministic little film: a warm gradient with a disc orbiting and a bar sweeping, so
+/// each frame differs and the time a frame comes from is visible.
+struct Film {
+    width: u32,
+    height: u32,
+    frames: u64,
+    hue: u8,
+}
+
+impl FrameSource for Film {
+    fn frame_count(&self) -> u64 {
+        self.frames
+    }
+    fn fps(&self) -> u32 {
+        30
+    }
+    fn render(&self, index: u64, rgba: &mut [u8]) {
+        let (w, h) = (self.width as f32, self.height as f32);
+        let mut p = Pixmap::new(self.width, self.height).unwrap();
+        let bg = LinearGradient::new(
+            Point::from_xy(0.0, 0.0),
+            Point::from_xy(w, h),
+            vec![
+                GradientStop::new(0.0, Color::from_rgba8(self.hue, 60, 120, 255)),
+                GradientStop::new(1.0, Color::from_rgba8(240, 150, self.hue, 255)),
+            ],
+            SpreadMode::Pad,
+            Transform::identity(),
+        )
+        .unwrap();
+        let paint = Paint {
+            shader: bg,
+            ..Paint::default()
+        };
+        p.fill_rect(
+            tiny_skia::Rect::from_xywh(0.0, 0.0, w, h).unwrap(),
+            &paint,
+            Transform::identity(),
+            None,
+        );
+        let phase = index as f32 / self.frames as f32 * std::f32::consts::TAU;
+        let mut solid = Paint {
+            anti_alias: true,
+            ..Paint::default()
+        };
+        solid.set_color_rgba8(255, 250, 220, 255);
+        p.fill_path(
+            &PathBuilder::from_circle(
+                w / 2.0 + phase.cos() * w * 0.3,
+                h / 2.0 + phase.sin() * h * 0.3,
+                w.min(h) * 0.12,
+            )
+            .unwrap(),
+            &solid,
+            tiny_skia::FillRule::Winding,
+            Transform::identity(),
+            None,
+        );
+        solid.set_color_rgba8(20, 20, 30, 255);
+        let x = index as f32 / self.frames as f32 * (w - 20.0);
+        p.fill_rect(
+            tiny_skia::Rect::from_xywh(x, 0.0, 20.0, h).unwrap(),
+            &solid,
+            Transform::identity(),
+            None,
+        );
+        rgba.copy_from_slice(p.data());
+    }
+}
+
+/// Encodes `film` to `dir/name` with our own x264 path (deterministic) unless already there.
+fn film_fixture(dir: &Path, name: &str, film: &Film) -> PathBuf {
+    let path = dir.join(name);
+    let seconds = film.frames as f64 / 30.0;
+    encode_mp4(
+        film,
+        &AudioTrack {
+            sample_rate: 48_000,
+            samples: vec![0; (seconds * 48_000.0) as usize],
+        },
+        &EncodeSettings {
+            width: film.width,
+            height: film.height,
+            encoder: EncoderChoice::Software,
+            threads: Some(1),
+            crf: 16,
+            ..EncodeSettings::default()
+        },
+        &path,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn clip_background_and_presenter_clip() {
+    let dir = fixture_dir("clips");
+    let bg = film_fixture(
+        &dir,
+        "background.mp4",
+        &Film {
+            width: 480,
+            height: 640,
+            frames: 60,
+            hue: 30,
+        },
+    );
+    let presenter = film_fixture(
+        &dir,
+        "presenter.mp4",
+        &Film {
+            width: 320,
+            height: 240,
+            frames: 45,
+            hue: 200,
+        },
+    );
+    let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    // Trim 0.5–1.5 s of the background, looped; the presenter loops whole.
+    s.background = Background::Clip(Clip {
+        path: bg,
+        start: 0.5,
+        end: Some(1.5),
+    });
+    s.narrator = Some(Narrator::Clip {
+        clip: Clip::new(presenter),
+        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
+    });
+    s.captions = vec![words("Clips under captions", 2.0, 0.3)];
+    s.overlay = vec![stat_object(Animation::Fade, 420.0, 0)];
+    let mut bare = s.clone();
+    bare.captions.clear();
+    bare.overlay.clear();
+    let v = video(vec![s]);
+    // t = 2.2 s: background clip time 0.5 + (2.2 mod 1.0) = 0.7 s, presenter 2.2 mod 1.5 = 0.7 s.
+    check_frame("clip_background_presenter", &v, 0, 2.2);
+    // Both loops line up again after 3 s: the same picture, decoded after a seek back.
+    let bare = video(vec![bare]);
+    assert_eq!(render(&bare, 0, 3.2), render(&bare, 0, 0.2), "clips loop");
+    let jpeg = screenshot_280x498(&v, 0, Some(2.2));
+    let mut dec = zune_jpeg::JpegDecoder::new_with_options(
+        zune_jpeg::zune_core::bytestream::ZCursor::new(&jpeg),
+        zune_jpeg::zune_core::options::DecoderOptions::default()
+            .jpeg_set_out_colorspace(zune_jpeg::zune_core::colorspace::ColorSpace::RGBA),
+    );
+    check(
+        "clip_screenshot_280x498",
+        PREVIEW_W,
+        PREVIEW_H,
+        &dec.decode().unwrap(),
+    );
+    assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
 }

@@ -487,3 +487,108 @@ fn a_panicking_renderer_unwinds_and_cleans_up() {
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A 2-scene video whose first scene plays a clip background (trimmed, looped) under a
+/// presenter clip, rendered and encoded end to end.
+#[test]
+fn a_video_with_clip_backgrounds_is_the_product_format() {
+    use compositor::geom::PreviewRect;
+    use compositor::plan::{
+        Background, Clip, Narrator, Palette, ProceduralStyle, ScenePlan, Transition, VideoPlan,
+    };
+    let dir = scratch().join("clip-video");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The clip itself comes from our encoder: 2 s of the synthetic pattern.
+    let clip = dir.join("clip.mp4");
+    encode_mp4(
+        &Synthetic { frames: 60 },
+        &sine(48_000, 2.0, 220.0),
+        &software(),
+        &clip,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let scene = |duration: f64, background: Background| ScenePlan {
+        duration,
+        background,
+        narrator: None,
+        captions: vec![],
+        caption_y: 330.0,
+        overlay: vec![],
+        transition: Transition::Fade,
+    };
+    let mut first = scene(
+        2.4,
+        Background::Clip(Clip {
+            path: clip.clone(),
+            start: 0.5,
+            end: Some(1.5),
+        }),
+    );
+    first.narrator = Some(Narrator::Clip {
+        clip: Clip::new(&clip),
+        rect: PreviewRect::new(70.0, 90.0, 140.0, 140.0),
+    });
+    let second = scene(
+        1.35,
+        Background::Procedural {
+            seed: 3,
+            style: ProceduralStyle::Bokeh,
+            palette: Palette::SUNSET,
+        },
+    );
+    let plan = VideoPlan {
+        fps: FPS,
+        scenes: vec![first, second],
+        fonts_dir: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/fonts")),
+    };
+    let video = compositor::resolve(&plan).unwrap();
+    let expected = 2.4 + 1.35;
+    let out = dir.join("with-clips.mp4");
+    let report = encode_mp4(
+        &video,
+        &sine(48_000, expected, 440.0),
+        &software(),
+        &out,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert!(
+        video.media_errors().is_empty(),
+        "{:?}",
+        video.media_errors()
+    );
+    assert_eq!(report.frames, (expected * 30.0_f64).round() as u64);
+
+    let probe = ffprobe(&out);
+    let (v, a) = (stream(&probe, "video"), stream(&probe, "audio"));
+    assert_eq!(v["codec_name"], "h264");
+    assert_eq!(v["profile"], "High");
+    assert_eq!(v["pix_fmt"], "yuv420p");
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(720), Some(1280))
+    );
+    assert_eq!(v["avg_frame_rate"], "30/1");
+    assert_eq!(num(&v["nb_frames"]), report.frames as f64);
+    assert_eq!(a["codec_name"], "aac");
+    let total = num(&probe["format"]["duration"]);
+    assert!(
+        (total - expected).abs() <= ONE_FRAME,
+        "{total} s vs {expected} s"
+    );
+    let (vd, ad) = (num(&v["duration"]), num(&a["duration"]));
+    assert!((vd - expected).abs() <= ONE_FRAME, "video {vd} s");
+    assert!((ad - vd).abs() <= ONE_FRAME, "audio {ad} s vs video {vd} s");
+    let (vs, as_) = (num(&v["start_time"]), num(&a["start_time"]));
+    assert!(
+        (vs - as_).abs() <= ONE_FRAME,
+        "streams start at {vs} and {as_}"
+    );
+    let boxes = top_level_boxes(&out);
+    let moov = boxes.iter().position(|b| b == "moov").unwrap();
+    let mdat = boxes.iter().position(|b| b == "mdat").unwrap();
+    assert!(moov < mdat, "{boxes:?}");
+    // Once encoded, the decoders of finished scenes were closed (bounded resources).
+    video.release_media();
+}
