@@ -1211,16 +1211,10 @@ pub(crate) mod tests {
             remotion_spec: "1".into(),
             ..Default::default()
         };
-        VideoDocument {
-            topic_id: "wcDoc".into(),
-            title: "t".into(),
-            language: "English".into(),
-            faceless: false,
-            script: String::new(),
-            segments: vec![seg(1, "A-roll"), seg(2, "B-roll")],
-            voice_id: "en-us".into(),
-            public_key: "k".into(),
-        }
+        let mut d = crate::scenes::test_doc("wcDoc", vec![seg(1, "A-roll"), seg(2, "B-roll")]);
+        d.voice_id = "en-us".into();
+        d.public_key = "k".into();
+        d
     }
 
     fn object(id: &str, rect: CanvasRect) -> SpecObject {

@@ -1147,6 +1147,23 @@ impl Editor {
     }
 }
 
+/// A document for tests, built through serde so fields added later (all `#[serde(default)]`)
+/// never break the tests.
+#[cfg(test)]
+pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
+    let mut d: VideoDocument = serde_json::from_value(json!({
+        "topic_id": topic,
+        "title": "t",
+        "language": "English",
+        "faceless": false,
+        "script": "",
+        "segments": [],
+    }))
+    .expect("minimal document");
+    d.segments = segments;
+    d
+}
+
 fn scenes_not_ready() -> Error {
     Error::new(
         Code::ScenesNotReady,

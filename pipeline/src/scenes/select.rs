@@ -255,13 +255,9 @@ mod tests {
     use crate::document::Segment;
 
     fn doc(texts: &[&str]) -> VideoDocument {
-        VideoDocument {
-            topic_id: "wcT".into(),
-            title: String::new(),
-            language: "English".into(),
-            faceless: false,
-            script: String::new(),
-            segments: texts
+        crate::scenes::test_doc(
+            "wcT",
+            texts
                 .iter()
                 .enumerate()
                 .map(|(i, t)| Segment {
@@ -271,9 +267,7 @@ mod tests {
                     ..Default::default()
                 })
                 .collect(),
-            voice_id: String::new(),
-            public_key: String::new(),
-        }
+        )
     }
 
     const TEXTS: &[&str] = &[

@@ -304,16 +304,9 @@ mod tests {
     use super::*;
 
     fn doc(title: &str) -> VideoDocument {
-        VideoDocument {
-            topic_id: "wcS".into(),
-            title: title.into(),
-            language: "English".into(),
-            faceless: false,
-            script: String::new(),
-            segments: Vec::new(),
-            voice_id: String::new(),
-            public_key: String::new(),
-        }
+        let mut d = crate::scenes::test_doc("wcS", Vec::new());
+        d.title = title.into();
+        d
     }
 
     #[test]
