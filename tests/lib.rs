@@ -376,3 +376,72 @@ pub async fn fixture_server() -> String {
     tokio::spawn(warp::serve(route).incoming(listener).run());
     addr.to_string()
 }
+
+/// A PNG of `w`×`h` (two flat colours), for fixtures.
+pub fn png_bytes(w: u32, h: u32) -> Vec<u8> {
+    let mut pm = tiny_skia::Pixmap::new(w, h).unwrap();
+    pm.fill(tiny_skia::Color::from_rgba8(200, 60, 90, 255));
+    let mut paint = tiny_skia::Paint::default();
+    paint.set_color_rgba8(20, 20, 20, 255);
+    pm.fill_rect(
+        tiny_skia::Rect::from_xywh(0.0, 0.0, w as f32 / 2.0, h as f32).unwrap(),
+        &paint,
+        tiny_skia::Transform::identity(),
+        None,
+    );
+    pm.encode_png().unwrap()
+}
+
+/// A mono 16-bit PCM WAV of a 440 Hz tone, `seconds` long at `rate` Hz.
+pub fn wav_bytes(seconds: f64, rate: u32) -> Vec<u8> {
+    let n = (seconds * rate as f64) as usize;
+    let mut out = Vec::with_capacity(44 + n * 2);
+    let data = (n * 2) as u32;
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + data).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&rate.to_le_bytes());
+    out.extend_from_slice(&(rate * 2).to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&16u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&data.to_le_bytes());
+    for i in 0..n {
+        let t = i as f64 / rate as f64;
+        let s = (t * 440.0 * std::f64::consts::TAU).sin() * 8000.0;
+        out.extend_from_slice(&(s as i16).to_le_bytes());
+    }
+    out
+}
+
+/// A local fixture server for the given files: `(path without leading slash, content type,
+/// bytes)`; 404 for anything else. The config's `fetch.allow` must list it. Returns
+/// `host:port`.
+pub async fn fixture_files(files: Vec<(&'static str, &'static str, Vec<u8>)>) -> String {
+    let files: Arc<Vec<(&'static str, &'static str, Bytes)>> = Arc::new(
+        files
+            .into_iter()
+            .map(|(p, t, b)| (p, t, Bytes::from(b)))
+            .collect(),
+    );
+    let route = warp::path::full().map(move |full: warp::path::FullPath| {
+        let path = full.as_str().trim_start_matches('/');
+        match files.iter().find(|(p, _, _)| *p == path) {
+            Some((_, t, b)) => warp::http::Response::builder()
+                .header("content-type", *t)
+                .body(b.clone())
+                .unwrap(),
+            None => warp::http::Response::builder()
+                .status(404)
+                .body(Bytes::new())
+                .unwrap(),
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(warp::serve(route).incoming(listener).run());
+    addr.to_string()
+}

@@ -1,1 +1,693 @@
-//! Black-box tests (placeholder until this family lands; see ARCHITECTURE.md).
+//! Scene editing end to end: modify_scene branches over HTTP with the realtime stream, rejected
+//! edits that change nothing, 20 concurrent edits on one video, edit sessions that survive a
+//! SIGKILL, idle auto-commit, and `cache_enabled = false`.
+
+use std::time::{Duration, Instant};
+
+use reelsmith_tests::{Daemon, fixture_files, png_bytes, script, wav_bytes};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+const LONG: Duration = Duration::from_secs(240);
+
+/// A scene-ready video of a 100-word script: (topic id, review url, voice_files in order).
+async fn scene_video(d: &Daemon) -> (String, String, Vec<String>) {
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(100), "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let review = done["result"]["review_url"].as_str().unwrap().to_string();
+    let mut scenes = Vec::new();
+    for n in 1.. {
+        let (c, g) = geometry(d, &id, json!({ "scene_id": n })).await;
+        if c == 404 {
+            assert_eq!(g["error"]["code"], "scene_not_found", "{g}");
+            break;
+        }
+        assert_eq!(c, 200, "{g}");
+        scenes.push(g["voice_file"].as_str().unwrap().to_string());
+    }
+    assert!(scenes.len() >= 4, "a 100-word script makes several scenes");
+    (id, review, scenes)
+}
+
+async fn modify(d: &Daemon, id: &str, voice_file: &str, fields: Value) -> (u16, Value) {
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": voice_file, "fields": fields }),
+        )
+        .await;
+    (c, v)
+}
+
+async fn geometry(d: &Daemon, id: &str, mut body: Value) -> (u16, Value) {
+    body["id"] = json!(id);
+    let (c, v, _) = d.post("/v1/scene_geometry", &body).await;
+    (c, v)
+}
+
+async fn scene_of(d: &Daemon, id: &str, voice_file: &str) -> Value {
+    let (c, g) = geometry(d, id, json!({ "voice_file": voice_file })).await;
+    assert_eq!(c, 200, "{g}");
+    g
+}
+
+async fn session(d: &Daemon, id: &str, action: &str) -> (u16, Value) {
+    let (c, v, _) = d
+        .post("/v1/edit_session", &json!({ "id": id, "action": action }))
+        .await;
+    (c, v)
+}
+
+/// The editor's server-sent event stream.
+struct Events {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl Events {
+    async fn open(d: &Daemon, review_url: &str) -> Events {
+        let url = review_url.replacen("?token=", "/events?token=", 1);
+        let resp = d.http.get(url).send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let mut e = Events {
+            resp,
+            buf: String::new(),
+        };
+        let (name, _) = e.next(Duration::from_secs(10)).await;
+        assert_eq!(name, "ready");
+        e
+    }
+
+    async fn next(&mut self, timeout: Duration) -> (String, Value) {
+        let start = Instant::now();
+        loop {
+            while let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let mut name = String::new();
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(n) = line.strip_prefix("event:") {
+                        name = n.trim().to_string();
+                    } else if let Some(x) = line.strip_prefix("data:") {
+                        data.push_str(x.trim_start());
+                    }
+                }
+                if !name.is_empty() {
+                    return (name, serde_json::from_str(&data).unwrap_or(Value::Null));
+                }
+            }
+            let left = timeout
+                .checked_sub(start.elapsed())
+                .expect("timed out waiting for a realtime event");
+            let chunk = tokio::time::timeout(left, self.resp.chunk())
+                .await
+                .expect("timed out waiting for a realtime event")
+                .unwrap()
+                .expect("stream open");
+            self.buf.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Skips to the next event called `name`.
+    async fn until(&mut self, name: &str, timeout: Duration) -> Value {
+        loop {
+            let (n, v) = self.next(timeout).await;
+            if n == name {
+                return v;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn modify_scene_branches_over_http() {
+    let fixture = fixture_files(vec![
+        ("bg.png", "image/png", png_bytes(320, 320)),
+        ("voice.wav", "audio/wav", wav_bytes(1.5, 22_050)),
+        (
+            "not-audio.wav",
+            "audio/wav",
+            b"definitely not audio".to_vec(),
+        ),
+    ])
+    .await;
+    let allow = format!("[\"{fixture}\"]");
+    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+
+    // Before scenes are ready: 409.
+    let (_, v, _) = d
+        .post("/v1/create_video", &json!({ "script_text": script(100) }))
+        .await;
+    let early = v["id"].as_str().unwrap().to_string();
+    let (c, v) = modify(
+        &d,
+        &early,
+        "v1",
+        json!([{ "field_name": "quote", "value": "q" }]),
+    )
+    .await;
+    if c != 200 {
+        assert!(
+            c == 409 && v["error"]["code"] == "scenes_not_ready"
+                || c == 404 && v["error"]["code"] == "scene_not_found",
+            "{c} {v}"
+        );
+    }
+
+    let (id, review, scenes) = scene_video(&d).await;
+    let mut events = Events::open(&d, &review).await;
+    let (a_roll, b_roll) = (&scenes[0], &scenes[1]);
+
+    // E: narrator rect.
+    let rect = json!({ "x": 20.0, "y": 60.0, "w": 120.0, "h": 150.0 });
+    let (c, v) = modify(
+        &d,
+        &id,
+        a_roll,
+        json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["segment"]["overlay"]["narrator"]["rect"], rect);
+    assert_eq!(v["segment"]["overlay"]["narrator"]["touched"], true);
+    assert!(v["request_id"].as_str().unwrap().starts_with("req_"));
+    let ev = events.next(Duration::from_secs(10)).await;
+    assert_eq!(ev.0, "scene_modified");
+    assert_eq!(ev.1["voice_file"], a_roll.as_str());
+    assert_eq!(ev.1["topic_id"], id.as_str());
+    let g = scene_of(&d, &id, a_roll).await;
+    assert_eq!(g["boxes"]["narrator"]["rect"], rect);
+
+    // Rejected edits change nothing and publish nothing.
+    let before = scene_of(&d, &id, b_roll).await;
+    let rejected: Vec<(Value, u16, &str)> = vec![
+        (
+            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "pattern", "value": "freestyle" }] }),
+            400,
+            "invalid_value",
+        ),
+        (
+            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "quote", "value": "x" }, { "field_name": "overlay.caption.y", "value": 100 }] }),
+            400,
+            "mixed_field_families",
+        ),
+        (
+            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "no.such.field", "value": 1 }] }),
+            400,
+            "invalid_field_name",
+        ),
+        (
+            json!({ "by": "voice_file", "value": b_roll, "fields": [] }),
+            400,
+            "missing_field",
+        ),
+        (
+            json!({ "by": "name", "value": b_roll, "fields": [{ "field_name": "quote", "value": "x" }] }),
+            400,
+            "invalid_by",
+        ),
+        (
+            json!({ "by": "voice_file", "value": "vnope", "fields": [{ "field_name": "quote", "value": "x" }] }),
+            404,
+            "scene_not_found",
+        ),
+        (
+            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "overlay.caption.y", "value": 480 }] }),
+            400,
+            "invalid_value",
+        ),
+        (
+            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "type", "value": "STORY" }] }),
+            400,
+            "invalid_value",
+        ),
+    ];
+    for (mut body, code, err) in rejected {
+        body["id"] = json!(id);
+        let (c, v, _) = d.post("/v1/modify_scene", &body).await;
+        assert_eq!(
+            (c, v["error"]["code"].as_str()),
+            (code, Some(err)),
+            "{body} → {v}"
+        );
+    }
+    let (c, v, _) = d
+        .post("/v1/modify_scene", &json!({ "id": "wcNoSuchVideo", "by": "id", "value": 1, "fields": [{ "field_name": "quote", "value": "x" }] }))
+        .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (404, Some("video_not_found"))
+    );
+    let after = scene_of(&d, &id, b_roll).await;
+    assert_eq!(before["scene"], after["scene"]);
+    assert_eq!(before["boxes"], after["boxes"]);
+
+    // L: metadata (and the event that follows is this edit's: nothing was published above).
+    let (c, v) = modify(
+        &d,
+        &id,
+        b_roll,
+        json!([
+            { "field_name": "type", "value": "stat" },
+            { "field_name": "pattern", "value": "Before After" },
+            { "field_name": "quote", "value": "Ship it." },
+        ]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    let ev = events.next(Duration::from_secs(10)).await;
+    assert_eq!(
+        (ev.0.as_str(), ev.1["family"].as_str()),
+        ("scene_modified", Some("metadata"))
+    );
+    let g = scene_of(&d, &id, b_roll).await;
+    assert_eq!(g["scene"]["type"], "STAT");
+    assert_eq!(g["scene"]["pattern"], "before_after");
+    assert_eq!(g["scene"]["quote"], "Ship it.");
+    let duration = v["segment"]["duration"].as_f64().unwrap();
+
+    // K: text rebuilt over the same audio.
+    let (c, v) = modify(
+        &d,
+        &id,
+        b_roll,
+        json!([{ "field_name": "segment.text", "value": "Alpha beta gamma delta." }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["segment"]["duration"].as_f64().unwrap(), duration);
+    let words = v["segment"]["words"].as_array().unwrap();
+    assert_eq!(words.len(), 4);
+    assert!(words[3]["end"].as_f64().unwrap() <= duration + 1e-9);
+    // Two scenes with the same text: a text match is ambiguous → clarification, nothing changed.
+    let (c, _) = modify(
+        &d,
+        &id,
+        &scenes[2],
+        json!([{ "field_name": "segment.text", "value": "Alpha beta gamma delta." }]),
+    )
+    .await;
+    assert_eq!(c, 200);
+    let (c, v, _) = d
+        .post("/v1/modify_scene", &json!({ "id": id, "by": "text", "value": "alpha beta gamma delta", "fields": [{ "field_name": "quote", "value": "ambiguous" }] }))
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["clarification_required"], true);
+    assert_eq!(v["candidates"].as_array().unwrap().len(), 2);
+    assert_ne!(
+        scene_of(&d, &id, b_roll).await["scene"]["quote"],
+        "ambiguous"
+    );
+    // A fragment of the same text is still ambiguous (both score alike)...
+    let (c, v, _) = d
+        .post("/v1/modify_scene", &json!({ "id": id, "by": "text", "value": "alpha beta gamma", "fields": [{ "field_name": "keyword", "value": "k" }] }))
+        .await;
+    assert_eq!(
+        (c, v["clarification_required"].as_bool()),
+        (200, Some(true)),
+        "{v}"
+    );
+    // ...while a fuzzy fragment of a unique text selects its scene.
+    let (c, _) = modify(
+        &d,
+        &id,
+        &scenes[3],
+        json!([{ "field_name": "segment.text", "value": "Zebras paint violet mangoes at dawn." }]),
+    )
+    .await;
+    assert_eq!(c, 200);
+    let (c, v, _) = d
+        .post("/v1/modify_scene", &json!({ "id": id, "by": "text", "value": "zebras paint violet", "fields": [{ "field_name": "keyword", "value": "zebra" }] }))
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["voice_file"], scenes[3].as_str(), "{v}");
+    let score = v["score"].as_f64().unwrap();
+    assert!((0.5..1.0).contains(&score), "{score}");
+    assert_eq!(
+        scene_of(&d, &id, &scenes[3]).await["scene"]["keyword"],
+        "zebra"
+    );
+
+    // J: roll switch keeps both lanes.
+    let (c, v) = modify(
+        &d,
+        &id,
+        a_roll,
+        json!([{ "field_name": "roll.switch", "value": true }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["segment"]["type"], "B-roll");
+    assert_eq!(
+        scene_of(&d, &id, a_roll).await["scene"]["show_narrator"],
+        false
+    );
+    let (c, v) = modify(
+        &d,
+        &id,
+        a_roll,
+        json!([{ "field_name": "roll.active", "value": "A-roll" }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        v["segment"]["overlay"]["narrator"]["rect"], rect,
+        "narrator lane kept"
+    );
+
+    // F: caption y only; G: batch with one persist.
+    let (c, v) = modify(
+        &d,
+        &id,
+        a_roll,
+        json!([{ "field_name": "layout.batch", "value": [
+        { "field_name": "overlay.caption.y", "value": 200 },
+        { "field_name": "overlay.narrator.x", "value": 30 },
+    ] }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    let g = scene_of(&d, &id, a_roll).await;
+    assert_eq!(g["boxes"]["caption"]["container_rect"]["y"], 200.0);
+    assert_eq!(g["boxes"]["narrator"]["rect"]["x"], 30.0);
+
+    // A: background swap on a B-roll scene.
+    let url = format!("http://{fixture}/bg.png");
+    let (c, v) = modify(
+        &d,
+        &id,
+        b_roll,
+        json!([{ "field_name": "mediaUrl", "value": url }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["media_type"], "image");
+    assert_eq!(v["media_url"], url.as_str());
+    for k in ["mediaUrl", "thumbnailUrl", "brollUrl", "brollThumbnailUrl"] {
+        assert_eq!(v["segment"][k], url.as_str(), "{k}");
+    }
+    let (c, v) = modify(
+        &d,
+        &id,
+        b_roll,
+        json!([{ "field_name": "mediaUrl", "value": format!("http://{fixture}/missing.png") }]),
+    )
+    .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (502, Some("download_failed")),
+        "{v}"
+    );
+
+    // N: disable the overlay, alone; layout edits on it are then refused.
+    let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "disable_overlay", "value": true }, { "field_name": "overlay.disable", "value": true }])).await;
+    assert_eq!(c, 400, "{v}");
+    let (c, v) = modify(
+        &d,
+        &id,
+        a_roll,
+        json!([{ "field_name": "remotion.disable_overlay", "value": true }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["segment"]["remotion_spec"], "none");
+    assert_eq!(v["segment"]["remotion_spec_state"], "disabled");
+    let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "remotion.object.rect", "value": { "layout_id": "x", "x": 1, "y": 1, "w": 10, "h": 10 } }])).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (409, Some("remotion_spec_disabled")),
+        "{v}"
+    );
+    let g = scene_of(&d, &id, a_roll).await;
+    assert_eq!(g["remotion_spec"]["remotion_spec_state"], "disabled");
+
+    // H: voice upload, queued, applied later with new timings.
+    let (c, v) = modify(
+        &d,
+        &id,
+        b_roll,
+        json!([{ "field_name": "voice.upload", "value": format!("http://{fixture}/voice.wav") }]),
+    )
+    .await;
+    assert_eq!(c, 202, "{v}");
+    assert_eq!(v["status"], "scene_voice_upload_queued");
+    let queue_id = v["queue_id"].as_str().unwrap().to_string();
+    assert!(queue_id.starts_with("vq_"));
+    let applied = events
+        .until("scene_voice_upload_applied", Duration::from_secs(60))
+        .await;
+    assert_eq!(applied["queue_id"], queue_id.as_str());
+    let seconds = applied["segment"]["duration"].as_f64().unwrap();
+    assert!((seconds - 1.5).abs() < 0.05, "{seconds}");
+    let words = applied["segment"]["words"].as_array().unwrap();
+    assert_eq!(words.len(), 4);
+    assert!(words[3]["end"].as_f64().unwrap() <= seconds + 1e-9);
+    // A file that is not audio fails on the realtime channel.
+    let (c, v) = modify(&d, &id, b_roll, json!([{ "field_name": "voice.upload", "value": format!("http://{fixture}/not-audio.wav") }])).await;
+    assert_eq!(c, 202, "{v}");
+    let failed = events
+        .until("scene_upload_failed", Duration::from_secs(60))
+        .await;
+    assert_eq!(failed["queue_id"], v["queue_id"]);
+
+    // Geometry errors.
+    let (c, v) = geometry(&d, &id, json!({ "by": "colour", "value": "red" })).await;
+    assert_eq!((c, v["error"]["code"].as_str()), (400, Some("invalid_by")));
+    let (c, v) = geometry(&d, &id, json!({})).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (400, Some("missing_field"))
+    );
+    let (c, v) = geometry(&d, "not-an-id", json!({ "scene_id": 1 })).await;
+    assert_eq!((c, v["error"]["code"].as_str()), (400, Some("invalid_id")));
+    let (c, v) = geometry(&d, "wcUnknownVideo1", json!({ "scene_id": 1 })).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (404, Some("video_not_found"))
+    );
+    let (c, v) = geometry(
+        &d,
+        &id,
+        json!({ "voice_file": a_roll, "include_diagnostics": true }),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["safe_zones"]["dead_bottom"]["y"], 373.5);
+    assert!(v["summary"]["warning_count"].is_number());
+    assert!(v["violations"].is_array() && v["warnings"].is_array());
+}
+
+#[tokio::test]
+async fn twenty_concurrent_edits_all_land() {
+    let d = std::sync::Arc::new(Daemon::start(BIN, &[]));
+    let (id, _, scenes) = scene_video(&d).await;
+    const FIELDS: &[&str] = &[
+        "quote",
+        "keyword",
+        "talking_point",
+        "visual",
+        "type",
+        "pattern",
+    ];
+    const TYPES: &[&str] = &[
+        "HOOK",
+        "STAT",
+        "KEY POINT",
+        "DATA",
+        "FACT",
+        "CALL TO ACTION",
+    ];
+    const PATTERNS: &[&str] = &[
+        "hook", "list", "story", "summary", "quote", "example", "timeline",
+    ];
+    // Twenty distinct (scene, field) pairs, each written by exactly one request.
+    let mut jobs = Vec::new();
+    'outer: for (fi, f) in FIELDS.iter().enumerate() {
+        for (si, vf) in scenes.iter().enumerate() {
+            if jobs.len() == 20 {
+                break 'outer;
+            }
+            let n = jobs.len();
+            let value = match *f {
+                "type" => TYPES[(si + n) % TYPES.len()].to_string(),
+                "pattern" => PATTERNS[(si + n) % PATTERNS.len()].to_string(),
+                _ => format!("value {n} of {fi}"),
+            };
+            jobs.push((vf.clone(), f.to_string(), value));
+        }
+    }
+    assert_eq!(jobs.len(), 20);
+    let mut handles = Vec::new();
+    for (vf, f, value) in jobs.clone() {
+        let d = d.clone();
+        let id = id.clone();
+        handles.push(tokio::spawn(async move {
+            modify(&d, &id, &vf, json!([{ "field_name": f, "value": value }])).await
+        }));
+    }
+    for h in handles {
+        let (c, v) = h.await.unwrap();
+        assert_eq!(c, 200, "{v}");
+    }
+    for (vf, f, value) in jobs {
+        let g = scene_of(&d, &id, &vf).await;
+        let key = if f == "type" { "type" } else { f.as_str() };
+        assert_eq!(g["scene"][key], value.as_str(), "lost update: {vf} {f}");
+    }
+}
+
+#[tokio::test]
+async fn edit_session_survives_sigkill() {
+    let mut d = Daemon::start(BIN, &[]);
+    let (id, _, scenes) = scene_video(&d).await;
+    let vf = &scenes[0];
+
+    // Errors first.
+    let (c, v) = session(&d, &id, "pause").await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (400, Some("invalid_action"))
+    );
+    let (c, v) = session(&d, "bad-id", "start").await;
+    assert_eq!((c, v["error"]["code"].as_str()), (400, Some("invalid_id")));
+    let (c, v) = session(&d, "wcNoSuchTopic0", "start").await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (404, Some("topic_not_found"))
+    );
+
+    let (c, v) = session(&d, &id, "start").await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["object"], "edit_session");
+    assert_eq!(v["active"], true);
+    assert_eq!(v["ttl_seconds"], 2700);
+    assert_eq!(v["cache_enabled"], true);
+    for q in ["staged one", "staged two"] {
+        let (c, v) = modify(&d, &id, vf, json!([{ "field_name": "quote", "value": q }])).await;
+        assert_eq!(c, 200, "{v}");
+        assert_eq!(v["edit_session"]["active"], true);
+    }
+    let (_, st) = session(&d, &id, "status").await;
+    assert_eq!(
+        (st["active"].as_bool(), st["staged_writes"].as_u64()),
+        (Some(true), Some(2)),
+        "{st}"
+    );
+    assert!(st["started"].is_string() && st["last_write"].is_string());
+    assert_eq!(scene_of(&d, &id, vf).await["scene"]["quote"], "staged two");
+
+    // SIGKILL: the staged edits come back from the journal.
+    d.kill_and_restart();
+    let (_, st) = session(&d, &id, "status").await;
+    assert_eq!(
+        (st["active"].as_bool(), st["staged_writes"].as_u64()),
+        (Some(true), Some(2)),
+        "{st}"
+    );
+    assert_eq!(scene_of(&d, &id, vf).await["scene"]["quote"], "staged two");
+
+    let (c, v) = session(&d, &id, "commit").await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        (v["committed"].as_bool(), v["active"].as_bool()),
+        (Some(true), Some(false))
+    );
+    let (_, st) = session(&d, &id, "status").await;
+    assert_eq!(st["active"], false);
+    d.kill_and_restart();
+    assert_eq!(scene_of(&d, &id, vf).await["scene"]["quote"], "staged two");
+
+    // Abort discards.
+    session(&d, &id, "start").await;
+    let (c, _) = modify(
+        &d,
+        &id,
+        vf,
+        json!([{ "field_name": "quote", "value": "discard me" }]),
+    )
+    .await;
+    assert_eq!(c, 200);
+    let (_, v) = session(&d, &id, "abort").await;
+    assert_eq!(
+        (v["aborted"].as_bool(), v["active"].as_bool()),
+        (Some(true), Some(false)),
+        "{v}"
+    );
+    assert_eq!(scene_of(&d, &id, vf).await["scene"]["quote"], "staged two");
+    d.kill_and_restart();
+    assert_eq!(scene_of(&d, &id, vf).await["scene"]["quote"], "staged two");
+    let (_, v) = session(&d, &id, "commit").await;
+    assert_eq!(v["committed"], false);
+}
+
+#[tokio::test]
+async fn idle_sessions_commit_themselves() {
+    let d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__EDIT__SESSION_IDLE_SECS", "2"),
+            ("REELSMITH__EDIT__IDLE_CHECK_SECS", "1"),
+        ],
+    );
+    let (id, _, scenes) = scene_video(&d).await;
+    let (_, v) = session(&d, &id, "start").await;
+    assert_eq!(v["ttl_seconds"], 2);
+    let (c, _) = modify(
+        &d,
+        &id,
+        &scenes[1],
+        json!([{ "field_name": "keyword", "value": "idle" }]),
+    )
+    .await;
+    assert_eq!(c, 200);
+    let start = Instant::now();
+    loop {
+        let (_, st) = session(&d, &id, "status").await;
+        if st["active"] == false {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never auto-committed: {st}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert_eq!(
+        scene_of(&d, &id, &scenes[1]).await["scene"]["keyword"],
+        "idle"
+    );
+}
+
+#[tokio::test]
+async fn without_the_cache_edits_write_straight_through() {
+    let mut d = Daemon::start(BIN, &[("REELSMITH__EDIT__CACHE_ENABLED", "false")]);
+    let (id, _, scenes) = scene_video(&d).await;
+    let (c, v) = session(&d, &id, "start").await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        (v["cache_enabled"].as_bool(), v["active"].as_bool()),
+        (Some(false), Some(false))
+    );
+    let (c, v) = modify(
+        &d,
+        &id,
+        &scenes[0],
+        json!([{ "field_name": "quote", "value": "direct" }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["edit_session"]["active"], false);
+    d.kill_and_restart();
+    assert_eq!(
+        scene_of(&d, &id, &scenes[0]).await["scene"]["quote"],
+        "direct"
+    );
+}
