@@ -288,6 +288,14 @@ pub fn build_document(
                 end: w.end,
             })
             .collect();
+        // The word timings beside the audio, for the editor's caption preview (video_data
+        // trims them from the scene tree).
+        let words_json = serde_json::to_vec(&seg.words).expect("words serialise");
+        write_atomic(
+            &public.join(format!("{}_words.json", seg.voice_file)),
+            &words_json,
+        )
+        .map_err(io_failure)?;
         progress(
             3,
             0.1 + 0.6 * (i + 1) as f64 / n as f64,
