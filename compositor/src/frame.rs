@@ -159,6 +159,29 @@ impl ResolvedVideo {
         }
     }
 
+    /// Decodes the clip frames scene `scene` shows at `t`, every clip layer at once (each has
+    /// its own decoder), so a still waits for the slowest seek rather than the sum of them.
+    pub fn prefetch_scene(&self, scene: usize, t: f64) {
+        use rayon::prelude::*;
+        let Some(s) = self.scenes.get(scene) else {
+            return;
+        };
+        let t = if t.is_finite() {
+            t.clamp(0.0, s.duration)
+        } else {
+            0.0
+        };
+        let layers: Vec<_> = s
+            .background
+            .clip()
+            .into_iter()
+            .chain(s.narrator.as_ref().and_then(|n| n.clip()))
+            .collect();
+        if layers.len() > 1 {
+            layers.par_iter().for_each(|l| l.prefetch(&[t]));
+        }
+    }
+
     /// Closes every clip decoder and drops decoded frames (they reopen on demand). Call when a
     /// resolved video is kept around idle (a cache of stills) to free their memory and threads.
     pub fn release_media(&self) {

@@ -41,6 +41,7 @@ pub fn screenshot_280x498(
         .filter(|s| s.is_finite())
         .unwrap_or(duration * DEFAULT_SEEK_FRACTION)
         .clamp(0.0, duration);
+    video.prefetch_scene(scene, t);
     let small = render_preview(video, scene, t, View::Full);
     let mut jpeg = Vec::new();
     // Frames are opaque, so premultiplied bytes are the straight colours.
