@@ -324,16 +324,19 @@ mod tests {
             narrator_rect: NARRATOR_RECT,
             ..Default::default()
         };
-        VideoDocument {
-            topic_id: "wcRender".into(),
-            title: "t".into(),
-            language: "English".into(),
-            faceless: false,
-            script: String::new(),
-            segments: vec![seg(1, "A-roll"), seg(2, "B-roll"), seg(3, "A-roll")],
-            voice_id: String::new(),
-            public_key: "0123456789abcdef".into(),
-        }
+        // Through serde, so fields added to the document later take their defaults here.
+        let mut doc: VideoDocument = serde_json::from_value(serde_json::json!({
+            "topic_id": "wcRender",
+            "title": "t",
+            "language": "English",
+            "faceless": false,
+            "script": "",
+            "segments": [],
+            "public_key": "0123456789abcdef",
+        }))
+        .unwrap();
+        doc.segments = vec![seg(1, "A-roll"), seg(2, "B-roll"), seg(3, "A-roll")];
+        doc
     }
 
     fn spec() -> OverlaySpec {
