@@ -50,6 +50,16 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     (
         "post",
+        "/v1/typography",
+        "Design text as outlined SVG/PNG objects (1 credit; 200 done, 202 processing).",
+    ),
+    (
+        "get",
+        "/v1/typography/{id}",
+        "A typography result; `?wait=` seconds (0 to 100) to wait while processing.",
+    ),
+    (
+        "post",
         "/v1/modify_scene",
         "Edit one scene in place (200 applied or clarification, 202 queued upload).",
     ),

@@ -1,17 +1,94 @@
-//! `POST /v1/typography` and `GET /v1/typography/{id}`.
+//! `POST /v1/typography` and `GET /v1/typography/{id}?wait=`: DTO handling only; validation,
+//! credits, the design job and its records live in `pipeline::typography_jobs`.
+//!
+//! Status codes: 200 with the finished result, 202 with `status: processing` when `wait`
+//! elapsed first (poll `GET …?wait=`); a failed design answers 500 `typography_failed` (its
+//! credit is refunded).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use pipeline::model::Account;
+use pipeline::typography_jobs::{self, Outcome, Typography};
+use pipeline::{Code, Error};
+use serde_json::Value;
 use warp::Filter;
 use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
 use warp::reply::Response;
 
 use crate::State;
+use crate::errors::reject;
+use crate::filters::{auth, json_body};
+use crate::reply::with_request_id;
 
-/// Not built yet (typography issue).
+/// Bodies hold at most 2000 + 300 characters of copy plus word timings.
+const BODY_LIMIT: usize = 512 * 1024;
+
 pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
-    let _ = state;
-    warp::any()
-        .and_then(|| async { Err::<Response, _>(warp::reject::not_found()) })
-        .boxed()
+    let svc = Arc::new(Typography::new(state.settings.clone(), state.store.clone()));
+    let with_svc = {
+        let svc = svc.clone();
+        warp::any().map(move || svc.clone())
+    };
+    let post = warp::path!("v1" / "typography")
+        .and(warp::post())
+        .and(auth(state.clone()))
+        .and(json_body(BODY_LIMIT))
+        .and(with_svc.clone())
+        .and_then(create);
+    let get = warp::path!("v1" / "typography" / String)
+        .and(warp::get())
+        .and(auth(state))
+        .and(warp::query::<HashMap<String, String>>())
+        .and(with_svc)
+        .and_then(fetch);
+    post.or(get).unify().boxed()
+}
+
+fn answer(outcome: Outcome) -> Result<Response, warp::Rejection> {
+    match outcome.body.get("status").and_then(Value::as_str) {
+        Some("failed") => {
+            let message = outcome
+                .body
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .unwrap_or("The design could not be made.")
+                .to_string();
+            Err(reject(Error::new(Code::TypographyFailed, message).details(
+                serde_json::json!({ "id": outcome.body.get("id"), "credits_charged": 0 }),
+            )))
+        }
+        _ => {
+            let status = if outcome.finished {
+                StatusCode::OK
+            } else {
+                StatusCode::ACCEPTED
+            };
+            Ok(with_request_id(status, outcome.body))
+        }
+    }
+}
+
+async fn create(
+    account: Account,
+    body: Value,
+    svc: Arc<Typography>,
+) -> Result<Response, warp::Rejection> {
+    let req = typography_jobs::validate(&body).map_err(reject)?;
+    let outcome = svc.submit(&account, req).await.map_err(reject)?;
+    answer(outcome)
+}
+
+async fn fetch(
+    id: String,
+    account: Account,
+    query: HashMap<String, String>,
+    svc: Arc<Typography>,
+) -> Result<Response, warp::Rejection> {
+    let wait =
+        typography_jobs::parse_wait(query.get("wait").map(|w| Value::String(w.clone())).as_ref())
+            .map_err(reject)?;
+    let outcome = svc.get(&account.name, &id, wait).await.map_err(reject)?;
+    answer(outcome)
 }

@@ -33,6 +33,7 @@ pub mod stills;
 pub mod store;
 pub mod time;
 pub mod transcribe;
+pub mod typography_jobs;
 pub mod voice;
 pub mod webhooks;
 pub mod work;

@@ -1,1 +1,265 @@
-//! Black-box tests (placeholder until this family lands; see ARCHITECTURE.md).
+//! `POST /v1/typography` and `GET /v1/typography/{id}`, black-box: validation and limits (clear
+//! 400s, never charged), one credit per call with 402 when out of credits, `wait` semantics,
+//! the response shape, and the public SVG/PNG files (outlines only, every box inside y 128–960).
+
+use reelsmith_tests::{Daemon, split};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+
+async fn post_as(d: &Daemon, key: &str, body: &Value) -> (u16, Value) {
+    let r = d
+        .http
+        .post(d.url("/v1/typography"))
+        .bearer_auth(key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let (c, v, _) = split(r).await;
+    (c, v)
+}
+
+async fn get_as(d: &Daemon, key: &str, path: &str) -> (u16, Value) {
+    let r = d
+        .http
+        .get(d.url(path))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    let (c, v, _) = split(r).await;
+    (c, v)
+}
+
+fn check_result(v: &Value) {
+    assert_eq!(v["object"], "typography", "{v}");
+    assert_eq!(v["status"], "completed", "{v}");
+    assert!(v["id"].as_str().unwrap().starts_with("typo_"));
+    assert_eq!(v["canvas"]["width"], 720);
+    assert_eq!(v["canvas"]["height"], 1280);
+    assert_eq!(v["canvas"]["safe_top"], 128.0);
+    assert_eq!(v["canvas"]["safe_bottom"], 960.0);
+    assert_eq!(v["credits_charged"], 1);
+    assert!(v["request_id"].as_str().unwrap().starts_with("req_"));
+    assert!(!v["lines"].as_array().unwrap().is_empty());
+    let objects = v["objects"].as_array().unwrap();
+    assert!(!objects.is_empty());
+    for (i, o) in objects.iter().enumerate() {
+        assert_eq!(o["index"], i);
+        assert!(
+            o["name"].is_string() && o["kind"].is_string() && o["phase"].is_u64(),
+            "{o}"
+        );
+        let y = o["box"]["y"].as_f64().unwrap();
+        let h = o["box"]["h"].as_f64().unwrap();
+        assert!(y >= 128.0 && y + h <= 960.0, "{o}");
+        if o["kind"] == "text" {
+            assert!(o["text"].is_string());
+        } else {
+            assert!(o["text"].is_null());
+        }
+    }
+}
+
+async fn fetch_public(d: &Daemon, url: &str) -> Vec<u8> {
+    // Public: no Authorization header.
+    let r = d.http.get(url).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{url}");
+    r.bytes().await.unwrap().to_vec()
+}
+
+#[tokio::test]
+async fn typography_calls_charge_credits_and_publish_outlines() {
+    let mut d = Daemon::start(BIN, &[]);
+    assert!(d.terminate().success());
+    let out = std::process::Command::new(BIN)
+        .args([
+            "keys",
+            "create",
+            "--account",
+            "poor",
+            "--credits",
+            "2",
+            "--data-dir",
+        ])
+        .arg(d.data_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let poor = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    d.restart();
+
+    // Validation: clear 400s naming the field, and nothing is charged.
+    let bad: &[(Value, &str, &str)] = &[
+        (json!({"text": "x"}), "missing_field", "role"),
+        (
+            json!({"role": "banner", "text": "x"}),
+            "invalid_role",
+            "role",
+        ),
+        (json!({"role": "typography"}), "missing_field", "text"),
+        (
+            json!({"role": "typography", "text": "a".repeat(2001)}),
+            "text_too_long",
+            "text",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "quote": "q".repeat(301)}),
+            "quote_too_long",
+            "quote",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "duration": 0}),
+            "invalid_duration",
+            "duration",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "duration": 61}),
+            "invalid_duration",
+            "duration",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "wait": 101}),
+            "invalid_wait",
+            "wait",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "look": "no spaces"}),
+            "invalid_look",
+            "look",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "brand": {"colors": ["#12345"]}}),
+            "invalid_brand",
+            "brand.colors",
+        ),
+        (
+            json!({"role": "typography", "text": "x", "words": [{"word": "x"}]}),
+            "invalid_words",
+            "words",
+        ),
+    ];
+    for (body, code, param) in bad {
+        let (c, v) = post_as(&d, &poor, body).await;
+        assert_eq!(c, 400, "{body} → {v}");
+        assert_eq!(v["error"]["code"], *code, "{body} → {v}");
+        assert_eq!(v["error"]["param"], *param, "{body} → {v}");
+        assert_eq!(v["error"]["type"], "invalid_request_error");
+    }
+
+    // Two credits: two calls succeed, the third is refused with 402.
+    let (c, v) = post_as(
+        &d,
+        &poor,
+        &json!({
+            "role": "typography",
+            "text": "Người Việt ưu tiên chất lượng",
+            "quote": "Người Việt | ưu tiên chất lượng",
+            "words": [
+                {"word": "Người", "start": 0.0, "end": 0.3},
+                {"word": "Việt", "start": 0.3, "end": 0.6},
+                {"word": "ưu", "start": 0.8, "end": 1.0},
+                {"word": "tiên", "start": 1.0, "end": 1.2},
+                {"word": "chất", "start": 1.2, "end": 1.5},
+                {"word": "lượng", "start": 1.5, "end": 1.9}
+            ],
+            "brand": {"colors": ["#E63946"]},
+            "look": "brand-red",
+            "wait": 60
+        }),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    check_result(&v);
+    assert_eq!(v["language"], "vi");
+    assert_eq!(v["look"], "brand-red");
+    assert_eq!(v["brand"]["colors"][0], "#E63946");
+    assert_eq!(v["brand"]["applied"], true);
+    let texts: Vec<&Value> = v["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "text")
+        .collect();
+    let last = texts.last().unwrap();
+    assert!(last["start"].as_f64().unwrap() >= 0.8, "{last}");
+    assert!(last["phase"].as_u64().unwrap() > texts[0]["phase"].as_u64().unwrap());
+    for o in v["objects"].as_array().unwrap() {
+        let svg =
+            String::from_utf8(fetch_public(&d, o["svg_url"].as_str().unwrap()).await).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<path") || svg.contains("<rect"),
+            "{svg}"
+        );
+        assert!(!svg.contains("<text"), "text must be outlined");
+        let png = fetch_public(&d, o["image_url"].as_str().unwrap()).await;
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    }
+    let preview = fetch_public(&d, v["preview_url"].as_str().unwrap()).await;
+    assert!(preview.starts_with(b"\x89PNG"));
+    let id = v["id"].as_str().unwrap().to_string();
+
+    // GET returns the same result; other accounts cannot see it.
+    let (c, again) = get_as(&d, &poor, &format!("/v1/typography/{id}?wait=5")).await;
+    assert_eq!(c, 200, "{again}");
+    assert_eq!(again["objects"], v["objects"]);
+    let (c, other) = get_as(&d, &d.key, &format!("/v1/typography/{id}")).await;
+    assert_eq!(c, 404, "{other}");
+    assert_eq!(other["error"]["code"], "typography_not_found");
+    let (c, e) = get_as(&d, &poor, &format!("/v1/typography/{id}?wait=101")).await;
+    assert_eq!(
+        (c, e["error"]["code"].as_str()),
+        (400, Some("invalid_wait"))
+    );
+
+    // wait 0: answers at once (processing, or done if it was that quick); GET ?wait= polls.
+    let (c, v2) = post_as(
+        &d,
+        &poor,
+        &json!({"role": "opening_poster", "text": "Why most small businesses fail in year one.", "language": "en"}),
+    )
+    .await;
+    assert!(c == 202 || c == 200, "{v2}");
+    if c == 202 {
+        assert_eq!(v2["status"], "processing");
+    }
+    let id2 = v2["id"].as_str().unwrap();
+    let (c, done) = get_as(&d, &poor, &format!("/v1/typography/{id2}?wait=60")).await;
+    assert_eq!(c, 200, "{done}");
+    check_result(&done);
+    for l in done["lines"].as_array().unwrap() {
+        let l = l.as_str().unwrap();
+        assert_eq!(l, l.to_uppercase());
+        assert!(l.split_whitespace().count() <= 4);
+    }
+    assert!(done["lines"].as_array().unwrap().len() <= 3);
+
+    let (c, v3) = post_as(
+        &d,
+        &poor,
+        &json!({"role": "typography", "text": "one more"}),
+    )
+    .await;
+    assert_eq!(c, 402, "{v3}");
+    assert_eq!(v3["error"]["code"], "credit_exhausted");
+    assert_eq!(v3["error"]["type"], "payment_required");
+
+    // The default account still has credits; a cta_poster falls back to its profile.
+    let (c, cta) = post_as(
+        &d,
+        &d.key,
+        &json!({"role": "cta_poster", "text": "Call us today", "wait": 60, "show_narrator": true}),
+    )
+    .await;
+    assert_eq!(c, 200, "{cta}");
+    check_result(&cta);
+    for o in cta["objects"].as_array().unwrap() {
+        assert!(o["box"]["y"].as_f64().unwrap() >= 640.0, "lower band: {o}");
+    }
+    let (c, missing) = get_as(&d, &d.key, "/v1/typography/typo_000000000000000000000000").await;
+    assert_eq!(
+        (c, missing["error"]["code"].as_str()),
+        (404, Some("typography_not_found"))
+    );
+}
