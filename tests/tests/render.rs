@@ -316,3 +316,103 @@ async fn rerender_replaces_the_mp4_of_exported_videos() {
         .unwrap();
     assert_eq!(resp.status(), 200);
 }
+
+/// The scene tree of a video, through `video_data`'s public file.
+async fn scene_tree(d: &Daemon, id: &str) -> Value {
+    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    assert_eq!(c, 200, "{v}");
+    let url = v["data"]["url"].as_str().unwrap();
+    reqwest::get(url).await.unwrap().json().await.unwrap()
+}
+
+#[tokio::test]
+async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
+    let d = Daemon::start(BIN, &[]);
+    let id = scene_video(&d).await;
+    let tree = scene_tree(&d, &id).await;
+    let segments = tree["segments"].as_array().unwrap();
+    let ready = segments
+        .iter()
+        .find(|s| s["remotion_spec_state"] == "ready")
+        .unwrap_or_else(|| panic!("the hook scene has an overlay: {tree}"));
+    let vf = ready["voice_file"].as_str().unwrap();
+
+    let body = json!({ "id": id, "action": "overlay_poster", "voice_file": vf });
+    let (c, a) = inspect(&d, body.clone()).await;
+    assert_eq!(c, 200, "{a}");
+    assert_eq!(a["status"], "completed");
+    let poster = &a["result"]["overlay_poster"];
+    assert_eq!(poster["mime_type"], "image/png");
+    assert_eq!(
+        (poster["width"].as_u64(), poster["height"].as_u64()),
+        (Some(280), Some(498))
+    );
+    assert_eq!(poster["ttl_seconds"], 900);
+    let checklist = a["result"]["review_checklist"].as_str().unwrap();
+    assert_eq!(checklist.lines().count(), 8, "{checklist}");
+    let url1 = poster["url"].as_str().unwrap().to_string();
+    let (path1, v1) = url1.split_once("?v=").expect("cache-busting token");
+    assert!(path1.ends_with(&format!("{vf}_poster.png")), "{url1}");
+
+    // The PNG: 280×498, black where no object is.
+    let png = reqwest::get(&url1).await.unwrap().bytes().await.unwrap();
+    let img = tiny_skia::Pixmap::decode_png(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (280, 498));
+    let corner = img.pixel(0, 0).unwrap();
+    assert_eq!((corner.red(), corner.green(), corner.blue()), (0, 0, 0));
+    assert!(
+        img.pixels()
+            .iter()
+            .any(|p| p.red() > 40 || p.green() > 40 || p.blue() > 40),
+        "the overlay shows"
+    );
+
+    let (_, b) = inspect(&d, body).await;
+    let url2 = b["result"]["overlay_poster"]["url"].as_str().unwrap();
+    let (path2, v2) = url2.split_once("?v=").unwrap();
+    assert_eq!(path1, path2, "stable per scene");
+    assert_ne!(v1, v2, "a new token on each write");
+
+    // A scene without an overlay has no poster.
+    if let Some(plain) = segments
+        .iter()
+        .find(|s| s["remotion_spec_state"] == "missing")
+    {
+        let (c, v) = inspect(
+            &d,
+            json!({ "id": id, "action": "overlay_poster", "voice_file": plain["voice_file"] }),
+        )
+        .await;
+        assert_eq!(
+            (c, v["error"]["code"].as_str()),
+            (409, Some("overlay_not_available")),
+            "{v}"
+        );
+    }
+
+    // Disabling the overlay takes the poster away; the screenshot still works.
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": vf,
+                     "fields": [{ "field_name": "disable_overlay", "value": true }] }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let (c, v) = inspect(
+        &d,
+        json!({ "id": id, "action": "overlay_poster", "voice_file": vf }),
+    )
+    .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (409, Some("overlay_not_available")),
+        "{v}"
+    );
+    let (c, v) = inspect(
+        &d,
+        json!({ "id": id, "action": "screenshot_scene_280x498", "voice_file": vf }),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+}
