@@ -138,6 +138,10 @@ pub struct OverlaySpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<SpecPayload>,
     pub groups: Vec<SpecGroup>,
+    /// For `svg2spec` specs: the uploaded SVG (a file next to the spec), kept so text edits
+    /// (modify_scene branch O) can change it and convert again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_svg: Option<String>,
 }
 
 /// Why a spec is not usable.
@@ -172,6 +176,7 @@ impl OverlaySpec {
             source,
             background: None,
             groups: Vec::new(),
+            source_svg: None,
         }
     }
 
@@ -203,6 +208,11 @@ impl OverlaySpec {
             && !is_plain_file_name(bg.file())
         {
             return Err(SpecError::PayloadPath(bg.file().to_string()));
+        }
+        if let Some(src) = &self.source_svg
+            && !is_plain_file_name(src)
+        {
+            return Err(SpecError::PayloadPath(src.clone()));
         }
         for o in self.objects() {
             if !o.rect.is_valid() {
