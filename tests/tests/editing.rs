@@ -407,6 +407,58 @@ async fn modify_scene_branches_over_http() {
         "{v}"
     );
 
+    // C and D on a generated overlay, when scene building made one.
+    for vf in &scenes {
+        let g = scene_of(&d, &id, vf).await;
+        let layer = g["boxes"]["remotion"]["object_layer"]["objects"].clone();
+        let Some(first) = layer.as_array().and_then(|l| l.first()) else {
+            continue;
+        };
+        let layout_id = first["layout_id"].as_str().unwrap().to_string();
+        let version = g["remotion_spec"]["remotion_spec_version"].clone();
+        let want = json!({ "x": 28.0, "y": 60.0, "w": 140.0, "h": 50.0 });
+        let mut value = want.clone();
+        value["layout_id"] = json!(layout_id);
+        let (c, v) = modify(
+            &d,
+            &id,
+            vf,
+            json!([{ "field_name": "remotion.object.rect", "value": value }]),
+        )
+        .await;
+        assert_eq!(c, 200, "{v}");
+        let g = scene_of(&d, &id, vf).await;
+        let moved = g["boxes"]["remotion"]["object_layer"]["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["layout_id"] == layout_id.as_str())
+            .unwrap()
+            .clone();
+        assert_eq!(moved["rect"], want, "{moved}");
+        assert_eq!(
+            moved["rect_canvas"],
+            json!({ "x": 72.0, "y": 154.217, "w": 360.0, "h": 128.514 })
+        );
+        assert_ne!(
+            g["remotion_spec"]["remotion_spec_version"], version,
+            "version bumped"
+        );
+        assert_eq!(g["remotion_spec"]["remotion_spec_state"], "ready");
+        let group = g["boxes"]["remotion"]["groups"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let (c, v) = modify(&d, &id, vf, json!([{ "field_name": "remotion.group.rect", "value": { "id": group, "x": 0, "y": -40, "w": 720, "h": 400, "wrapper_only": true } }])).await;
+        assert_eq!(c, 200, "{v}");
+        let g = scene_of(&d, &id, vf).await;
+        assert_eq!(
+            g["boxes"]["remotion"]["groups"][0]["rect_canvas"],
+            json!({ "x": 0.0, "y": -40.0, "w": 720.0, "h": 400.0 })
+        );
+        break;
+    }
+
     // N: disable the overlay, alone; layout edits on it are then refused.
     let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "disable_overlay", "value": true }, { "field_name": "overlay.disable", "value": true }])).await;
     assert_eq!(c, 400, "{v}");
