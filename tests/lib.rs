@@ -18,6 +18,10 @@ use serde_json::Value;
 use warp::Filter;
 use warp::http::{HeaderMap, StatusCode};
 
+/// Crates the test files use through this one (they are targets of the `reelsmith` package,
+/// whose dev-dependencies stay small).
+pub use ::{bytes, tempfile, warp};
+
 pub const SECRET: &str = "test-signing-secret-0123456789";
 
 /// A running daemon process.

@@ -30,6 +30,16 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     (
         "post",
+        "/v1/upload_asset",
+        "Upload a temporary asset: multipart `file`, JSON presign, or JSON base64.",
+    ),
+    (
+        "put",
+        "/v1/upload_asset/put/{folder}/{name}",
+        "Presigned upload of an asset's bytes (signed URL from `mode: presign`, no auth).",
+    ),
+    (
+        "post",
         "/app/webhook_test",
         "Create a webhook test inbox (no auth).",
     ),

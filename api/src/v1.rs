@@ -45,7 +45,10 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
                 &crate::openapi::document(),
             )))
         });
-    create
+    // Multipart (`video_file`/`audio_file`) first: the JSON route would consume the body.
+    crate::assets::create_multipart(state.clone())
+        .or(create)
+        .unify()
         .or(status)
         .unify()
         .or(export)

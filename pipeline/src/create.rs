@@ -78,13 +78,22 @@ pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Acc
     validate_with_upload(body, mode, fetcher, None).await
 }
 
+/// A `video_file`/`audio_file` already stored and probed by the API.
+#[derive(Debug, Clone)]
+pub struct Upload {
+    /// Path relative to the data directory.
+    pub file: String,
+    /// `Some(false)`: GStreamer could not read it; `None`: not known yet.
+    pub decodable: Option<bool>,
+}
+
 /// Validates a `create_video` request; `upload` is the `video_file`/`audio_file` of a
 /// multipart request, already stored and probed (a path relative to the data directory).
 pub async fn validate_with_upload(
     body: &Value,
     mode: Mode,
     fetcher: &Fetcher,
-    upload: Option<String>,
+    upload: Option<Upload>,
 ) -> Result<Accepted> {
     let Some(body) = body.as_object() else {
         return Err(Error::new(
@@ -287,7 +296,8 @@ pub async fn validate_with_upload(
             faceless,
             wait_for_render,
             adjust,
-            media_file: upload,
+            media_decodable: upload.as_ref().and_then(|u| u.decodable),
+            media_file: upload.map(|u| u.file),
         },
         output_type,
         metadata,

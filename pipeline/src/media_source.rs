@@ -83,8 +83,7 @@ fn tags<'a>(html: &'a str, name: &str) -> Vec<Vec<(String, &'a str)>> {
     while let Some(i) = lower[from..].find(&open) {
         let start = from + i + open.len();
         from = start;
-        if !lower[start..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
-        {
+        if !lower[start..].starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/') {
             continue;
         }
         let bytes = html.as_bytes();
@@ -167,7 +166,12 @@ pub fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<ur
             })
         })
     };
-    let video_meta = ["og:video:secure_url", "og:video:url", "og:video", "twitter:player:stream"];
+    let video_meta = [
+        "og:video:secure_url",
+        "og:video:url",
+        "og:video",
+        "twitter:player:stream",
+    ];
     let audio_meta = ["og:audio:secure_url", "og:audio:url", "og:audio"];
     let (first, second) = if audio {
         (&audio_meta[..], &video_meta[..])
@@ -184,7 +188,9 @@ pub fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<ur
             })
         })
     };
-    let raw = meta(first).or_else(from_elements).or_else(|| meta(second))?;
+    let raw = meta(first)
+        .or_else(from_elements)
+        .or_else(|| meta(second))?;
     let link = page.join(&unescape(raw)).ok()?;
     matches!(link.scheme(), "http" | "https").then_some(link)
 }
@@ -192,7 +198,12 @@ pub fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<ur
 /// `create_video`'s synchronous look at a media URL that is not plainly a media file: a page
 /// must expose a direct media link, else `unsupported_media_url` (400). Large or non-HTML
 /// answers are taken as media; their problems surface in the job.
-pub async fn check_url(fetcher: &Fetcher, raw: &str, field: &str, audio: bool) -> Result<(), Error> {
+pub async fn check_url(
+    fetcher: &Fetcher,
+    raw: &str,
+    field: &str,
+    audio: bool,
+) -> Result<(), Error> {
     let Ok(url) = url::Url::parse(raw.trim()) else {
         return Ok(());
     };
@@ -208,7 +219,9 @@ pub async fn check_url(fetcher: &Fetcher, raw: &str, field: &str, audio: bool) -
             let html = String::from_utf8_lossy(&resp.body);
             match media_link_in_page(&html, &resp.final_url, audio) {
                 Some(link) => fetcher.guard(link.as_str()).await.map(|_| ()).map_err(|e| {
-                    bad(format!("The media link on the `{field}` page is not accepted: {e}."))
+                    bad(format!(
+                        "The media link on the `{field}` page is not accepted: {e}."
+                    ))
                 }),
                 None => Err(bad(format!(
                     "`{field}` is a web page without a direct media link (og:video, og:audio, \
@@ -428,18 +441,26 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
     let path: PathBuf = dir.join(&file);
 
     engine.set_progress(topic, 2, 0.15 * scale, Some("Reading the media"));
-    let duration = compositor::media::probe_duration(&path).map_err(|e| {
-        tracing::info!(topic = %topic, error = %e, "media not decodable");
+    let undecodable = || {
         fail(
             Code::MediaDecodeFailed,
             "The media could not be decoded: it is not an audio or video file this server can read.",
         )
+    };
+    if job.request.media_decodable == Some(false) {
+        return Err(undecodable());
+    }
+    let duration = compositor::media::probe_duration(&path).map_err(|e| {
+        tracing::info!(topic = %topic, error = %e, "media not decodable");
+        undecodable()
     })?;
     let max = settings.media.max_duration_secs;
     if duration > max + 0.05 {
         return Err(fail(
             Code::MediaTooLong,
-            format!("The media is {duration:.1} s long; media sources may be at most {max:.0} s (5 minutes)."),
+            format!(
+                "The media is {duration:.1} s long; media sources may be at most {max:.0} s (5 minutes)."
+            ),
         ));
     }
     let track = compositor::media::decode_audio(&path, SAMPLE_RATE).map_err(|e| {
@@ -456,9 +477,8 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
     })?;
     let mut samples = track.samples;
     if let Some(raw) = &job.request.adjust
-        && let Some(adjust) = crate::adjust::parse(Some(raw), source).map_err(|e| {
-            fail(Code::InvalidAdjust, e.message)
-        })?
+        && let Some(adjust) = crate::adjust::parse(Some(raw), source)
+            .map_err(|e| fail(Code::InvalidAdjust, e.message))?
     {
         engine.set_progress(topic, 2, 0.2 * scale, Some("Treating the audio"));
         crate::adjust::apply(&adjust, &mut samples, SAMPLE_RATE);
@@ -470,7 +490,10 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         crate::transcribe::from_settings(settings, &engine.work.fetcher, &engine.work.runtime);
     let transcript = transcriber.transcribe(&samples, SAMPLE_RATE).map_err(|e| {
         tracing::warn!(topic = %topic, error = %e, "transcription failed");
-        fail(Code::TranscriptionFailed, format!("The speech could not be transcribed: {e}"))
+        fail(
+            Code::TranscriptionFailed,
+            format!("The speech could not be transcribed: {e}"),
+        )
     })?;
     if transcript.words.is_empty() {
         return Err(fail(
@@ -480,9 +503,7 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
     }
     let mut words = transcript.words;
     let cuts = cut_scenes(&words, total);
-    let punctuated = words
-        .iter()
-        .any(|w| w.word.ends_with(['.', '!', '?', ',']));
+    let punctuated = words.iter().any(|w| w.word.ends_with(['.', '!', '?', ',']));
     if !punctuated {
         for c in &cuts {
             sentence_case(&mut words[c.words.clone()]);
@@ -546,7 +567,12 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
                 })
                 .collect();
             let p = 0.4 + 0.5 * (i + 1) as f64 / n as f64;
-            engine.set_progress(topic, 3, p * scale, Some("Cutting the narration into scenes"));
+            engine.set_progress(
+                topic,
+                3,
+                p * scale,
+                Some("Cutting the narration into scenes"),
+            );
         }
         segments.push(seg);
     }
@@ -556,16 +582,25 @@ pub fn build(engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         .map(|s| s.text.as_str())
         .collect::<Vec<_>>()
         .join("\n\n");
-    let doc = VideoDocument {
-        topic_id: topic.clone(),
-        title: writer::title(&script),
-        language: "English".into(),
-        faceless: job.request.faceless,
-        script,
-        segments,
-        voice_id: String::new(),
-        public_key: ids::file_token(),
-    };
+    // Built through its serde form so that fields the document gains later take their
+    // `#[serde(default)]` values, as they do for stored documents.
+    let source_name = crate::model::Source::NAMES
+        .iter()
+        .find(|n| crate::model::Source::parse(n) == Some(source))
+        .copied()
+        .unwrap_or_default();
+    let doc: VideoDocument = serde_json::from_value(serde_json::json!({
+        "topic_id": topic,
+        "title": writer::title(&script),
+        "language": "English",
+        "faceless": job.request.faceless,
+        "script": script,
+        "segments": segments,
+        "voice_id": "",
+        "public_key": ids::file_token(),
+        "source": source_name,
+    }))
+    .map_err(|e| fail(Code::Internal, format!("video document: {e}")))?;
     engine.set_progress(topic, 4, 0.95 * scale, Some("Scenes ready"));
     engine
         .store
@@ -594,7 +629,11 @@ mod tests {
         for s in 0..2 {
             for k in 0..12 {
                 let last = k == 11;
-                let word = if last { format!("end{s}.") } else { format!("w{s}{k}") };
+                let word = if last {
+                    format!("end{s}.")
+                } else {
+                    format!("w{s}{k}")
+                };
                 words.push(w(&word, t, t + 0.35));
                 t += 0.42;
             }
@@ -620,14 +659,21 @@ mod tests {
 
     #[test]
     fn short_tail_joins_the_previous_scene_and_long_speech_is_bounded() {
-        let mut words: Vec<TimedWord> = (0..20).map(|k| w("a.", k as f64 * 0.5, k as f64 * 0.5 + 0.4)).collect();
+        let mut words: Vec<TimedWord> = (0..20)
+            .map(|k| w("a.", k as f64 * 0.5, k as f64 * 0.5 + 0.4))
+            .collect();
         words.push(w("tail", 10.0, 10.3));
         let cuts = cut_scenes(&words, 10.5);
         assert_eq!(cuts.last().unwrap().words.end, 21);
         // 60 s of words without pauses or punctuation: no scene over MAX_SCENE_SECS.
-        let long: Vec<TimedWord> = (0..200).map(|k| w("b", k as f64 * 0.3, k as f64 * 0.3 + 0.3)).collect();
+        let long: Vec<TimedWord> = (0..200)
+            .map(|k| w("b", k as f64 * 0.3, k as f64 * 0.3 + 0.3))
+            .collect();
         let cuts = cut_scenes(&long, 60.0);
-        assert!(cuts.iter().all(|c| c.end - c.start <= MAX_SCENE_SECS + 0.5), "{cuts:?}");
+        assert!(
+            cuts.iter().all(|c| c.end - c.start <= MAX_SCENE_SECS + 0.5),
+            "{cuts:?}"
+        );
     }
 
     #[test]

@@ -143,6 +143,10 @@ pub struct VideoRequest {
     /// (`uploads/{token}.{ext}`); the build task moves it into the video's folder.
     #[serde(default)]
     pub media_file: Option<String>,
+    /// `Some(false)` when GStreamer could not read the upload at `create_video`: the build
+    /// task fails at once with `media_decode_failed` instead of probing again.
+    #[serde(default)]
+    pub media_decodable: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

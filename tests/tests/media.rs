@@ -1,1 +1,827 @@
-//! Black-box tests (placeholder until this family lands; see ARCHITECTURE.md).
+//! Media in, black-box: `upload_asset` in its three shapes with hostile input, presigned PUTs
+//! (expired, tampered, replayed), the expiring-asset sweeper, and videos made from a generated
+//! speech WAV (espeak-ng) and a generated MP4 (GStreamer test sources) served by a local
+//! fixture server that `fetch.allow` permits, plus a fake OpenAI-compatible transcription
+//! server for the connector.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reelsmith_tests::bytes::Bytes;
+use reelsmith_tests::warp::{self, Filter};
+use reelsmith_tests::{Daemon, split, tempfile};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+const LONG: Duration = Duration::from_secs(300);
+
+/// A tiny PNG-looking payload (the server never decodes assets).
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake image bytes for upload tests";
+
+// ------------------------------------------------------------------ helpers
+
+/// A multipart/form-data body: text fields, then optional file parts
+/// `(field, filename, content_type, bytes)`.
+fn multipart(fields: &[(&str, &str)], files: &[(&str, &str, &str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "----reelsmith-test-boundary-7d2f";
+    let mut b = Vec::new();
+    for (k, v) in fields {
+        b.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n")
+                .as_bytes(),
+        );
+    }
+    for (field, filename, ct, bytes) in files {
+        b.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\nContent-Type: {ct}\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        b.extend_from_slice(bytes);
+        b.extend_from_slice(b"\r\n");
+    }
+    b.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), b)
+}
+
+async fn post_multipart(
+    d: &Daemon,
+    path: &str,
+    fields: &[(&str, &str)],
+    files: &[(&str, &str, &str, &[u8])],
+) -> (u16, Value) {
+    let (ct, body) = multipart(fields, files);
+    let r = d
+        .http
+        .post(d.url(path))
+        .bearer_auth(&d.key)
+        .header("content-type", ct)
+        .body(body)
+        .send()
+        .await
+        .expect("sent");
+    let (c, v, _) = split(r).await;
+    (c, v)
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+/// A local server for fixture files: path → (bytes, content type).
+async fn file_server(files: HashMap<String, (Bytes, &'static str)>) -> String {
+    let files = Arc::new(files);
+    let route =
+        warp::path::tail().map(
+            move |tail: warp::path::Tail| match files.get(tail.as_str()) {
+                Some((bytes, ct)) => warp::http::Response::builder()
+                    .header("content-type", *ct)
+                    .body(bytes.clone())
+                    .unwrap(),
+                None => warp::http::Response::builder()
+                    .status(404)
+                    .body(Bytes::new())
+                    .unwrap(),
+            },
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(warp::serve(route).incoming(listener).run());
+    addr.to_string()
+}
+
+const SPEECH: &str = "Welcome to the studio. Today we turn a short recording into a finished \
+    video. The narration is cut into scenes at every pause. Thank you for watching and see you \
+    next time.";
+
+/// About 12 s of English speech from the espeak-ng command line.
+fn speech_wav(dir: &Path) -> PathBuf {
+    let out = dir.join("speech.wav");
+    let ok = Command::new("espeak-ng")
+        .args(["-s", "150", "-w"])
+        .arg(&out)
+        .arg(SPEECH)
+        .status()
+        .expect("espeak-ng runs");
+    assert!(ok.success());
+    out
+}
+
+/// A 10 s 320×568 H.264/AAC MP4 from GStreamer's test source, with `wav` as its sound.
+fn test_mp4(dir: &Path, wav: &Path) -> PathBuf {
+    let out = dir.join("clip.mp4");
+    let ok = Command::new("gst-launch-1.0")
+        .args([
+            "-q",
+            "-e",
+            "videotestsrc",
+            "pattern=ball",
+            "num-buffers=300",
+            "!",
+        ])
+        .args(["video/x-raw,width=320,height=568,framerate=30/1", "!"])
+        .args(["x264enc", "speed-preset=ultrafast", "!", "h264parse", "!"])
+        .args(["mp4mux", "name=m", "!", "filesink"])
+        .arg(format!("location={}", out.display()))
+        .args(["filesrc"])
+        .arg(format!("location={}", wav.display()))
+        .args([
+            "!",
+            "wavparse",
+            "!",
+            "audioconvert",
+            "!",
+            "audioresample",
+            "!",
+        ])
+        .args(["avenc_aac", "!", "aacparse", "!", "m."])
+        .status()
+        .expect("gst-launch-1.0 runs");
+    assert!(ok.success());
+    out
+}
+
+/// A WAV of `secs` seconds of a quiet tone, 8 kHz mono.
+fn long_wav(secs: u32) -> Vec<u8> {
+    let rate = 8000u32;
+    let n = secs * rate;
+    let mut b = Vec::with_capacity(44 + n as usize * 2);
+    b.extend_from_slice(b"RIFF");
+    b.extend_from_slice(&(36 + n * 2).to_le_bytes());
+    b.extend_from_slice(b"WAVEfmt ");
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&rate.to_le_bytes());
+    b.extend_from_slice(&(rate * 2).to_le_bytes());
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&16u16.to_le_bytes());
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&(n * 2).to_le_bytes());
+    for i in 0..n {
+        let s = ((i as f64 * 0.3).sin() * 3000.0) as i16;
+        b.extend_from_slice(&s.to_le_bytes());
+    }
+    b
+}
+
+// ------------------------------------------------------------------ upload_asset
+
+#[tokio::test]
+async fn upload_asset_shapes_and_hostile_input() {
+    let d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__MEDIA__ASSET_MAX_BYTES", "1000"),
+            ("REELSMITH__MEDIA__PRESIGN_TTL_SECS", "5"),
+        ],
+    );
+
+    // Multipart: a path-traversal filename becomes a plain generated name.
+    let (c, v) = post_multipart(
+        &d,
+        "/v1/upload_asset",
+        &[],
+        &[("file", "../../etc/evil name.png", "image/png", PNG)],
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["object"], "asset");
+    assert_eq!(v["content_type"], "image/png");
+    assert_eq!(v["size_bytes"], PNG.len());
+    assert_eq!(v["filename"], "evil_name.png");
+    assert_eq!(v["ttl_hours"], 24);
+    assert!(v["expires_at"].as_str().unwrap().ends_with('Z'));
+    assert!(v["request_id"].as_str().unwrap().starts_with("req_"));
+    let url = v["url"].as_str().unwrap().to_string();
+    let rest = url
+        .strip_prefix(&format!("{}/media/assets/", d.base))
+        .unwrap_or_else(|| panic!("{url}"));
+    let (token, name) = rest.split_once('/').unwrap();
+    assert_eq!(token.len(), 32, "unguessable folder");
+    assert_eq!(name, "evil_name.png");
+    // Public: no auth, the exact bytes, the type from the extension.
+    let got = reqwest::get(&url).await.unwrap();
+    assert_eq!(got.status(), 200);
+    assert_eq!(got.headers()["content-type"], "image/png");
+    assert_eq!(got.bytes().await.unwrap().as_ref(), PNG);
+    assert!(!d.data_dir().join("etc").exists());
+
+    // Multipart hostile: wrong type, zero bytes, oversize, no file part, no auth.
+    for (files, want) in [
+        (
+            vec![("file", "run.exe", "application/x-msdownload", PNG)],
+            "unsupported_asset_type",
+        ),
+        (
+            vec![("file", "empty.png", "image/png", &b""[..])],
+            "invalid_file_data",
+        ),
+        (
+            vec![("file", "big.png", "image/png", &[7u8; 2000][..])],
+            "asset_too_large",
+        ),
+        (vec![("other", "x.png", "image/png", PNG)], "missing_field"),
+    ] {
+        let (c, v) = post_multipart(&d, "/v1/upload_asset", &[], &files).await;
+        assert_eq!((c, code(&v)), (400, want), "{v}");
+    }
+    let r = d
+        .http
+        .post(d.url("/v1/upload_asset"))
+        .header("content-type", "text/plain")
+        .body("hello")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let r = d
+        .http
+        .post(d.url("/v1/upload_asset"))
+        .bearer_auth(&d.key)
+        .header("content-type", "text/plain")
+        .body("hello")
+        .send()
+        .await
+        .unwrap();
+    let (c, v, _) = split(r).await;
+    assert_eq!((c, code(&v)), (400, "invalid_content_type"), "{v}");
+    // Nothing half-written is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(d.data_dir().join("uploads"))
+        .map(|r| r.flatten().filter(|e| e.path().is_file()).collect())
+        .unwrap_or_default();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // Base64: the data: prefix is stripped; the type comes from the extension.
+    let (c, v, _) = d
+        .post(
+            "/v1/upload_asset",
+            &json!({ "file_data": "data:text/markdown;base64,IyBIZWxsbwo=", "filename": "notes/readme.md" }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["object"], "asset");
+    assert_eq!(v["content_type"], "text/markdown");
+    assert_eq!(v["filename"], "readme.md");
+    assert_eq!(v["size_bytes"], 8);
+    let body = reqwest::get(v["url"].as_str().unwrap()).await.unwrap();
+    assert_eq!(body.text().await.unwrap(), "# Hello\n");
+    for (body, want) in [
+        (
+            json!({ "file_data": "not base64!!", "filename": "a.png" }),
+            "invalid_file_data",
+        ),
+        (
+            json!({ "file_data": "====", "filename": "a.png" }),
+            "invalid_file_data",
+        ),
+        (
+            json!({ "file_data": "", "filename": "a.png" }),
+            "missing_field",
+        ),
+        (json!({ "file_data": "aGVsbG8=" }), "missing_field"),
+        (
+            json!({ "file_data": "aGVsbG8=", "filename": "a.sh" }),
+            "unsupported_asset_type",
+        ),
+        (
+            json!({ "file_data": "A".repeat(2000), "filename": "big.png" }),
+            "asset_too_large",
+        ),
+    ] {
+        let (c, v, _) = d.post("/v1/upload_asset", &body).await;
+        assert_eq!((c, code(&v)), (400, want), "{body} → {v}");
+    }
+
+    // Presign: the shape, then a plain PUT with no extra headers.
+    let presign = |filename: &str| json!({ "mode": "presign", "filename": filename, "content_type": "video/mp4" });
+    let (c, p, _) = d
+        .post("/v1/upload_asset", &presign("/tmp/../my clip.mp4"))
+        .await;
+    assert_eq!(c, 200, "{p}");
+    assert_eq!(p["object"], "asset_presign");
+    assert_eq!(p["filename"], "my_clip.mp4");
+    assert_eq!(p["content_type"], "video/mp4");
+    assert_eq!(p["headers_required"], json!({}));
+    assert_eq!(p["max_bytes"], 1000);
+    assert_eq!(p["ttl_hours"], 24);
+    assert_eq!(p["url"], p["get_url"]);
+    assert!(p["key"].as_str().unwrap().starts_with("assets/"));
+    assert!(
+        p["url"]
+            .as_str()
+            .unwrap()
+            .ends_with(p["key"].as_str().unwrap())
+    );
+    assert!(p["put_expires_at"].as_str().unwrap() < p["expires_at"].as_str().unwrap());
+    let put_url = p["put_url"].as_str().unwrap().to_string();
+    let get_url = p["get_url"].as_str().unwrap().to_string();
+    // Before the PUT there is nothing to get.
+    assert_eq!(reqwest::get(&get_url).await.unwrap().status(), 404);
+    let put = |url: String, body: Vec<u8>| async move {
+        let r = reqwest::Client::new()
+            .put(url)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let (c, v, _) = split(r).await;
+        (c, v)
+    };
+    // Tampered: a longer expiry, a bigger cap, another name, a broken signature.
+    for bad in [
+        put_url.replace("&exp=", "&exp=9"),
+        put_url.replace("max=1000", "max=99999999"),
+        put_url.replace("my_clip.mp4", "other.mp4"),
+        format!("{}0", put_url),
+        put_url.split('?').next().unwrap().to_string(),
+    ] {
+        let (c, v) = put(bad.clone(), b"bytes".to_vec()).await;
+        assert_eq!((c, code(&v)), (400, "presign_invalid"), "{bad} → {v}");
+    }
+    // Over max_bytes: refused, and the URL stays usable.
+    let (c, v) = put(put_url.clone(), vec![1u8; 1001]).await;
+    assert_eq!((c, code(&v)), (400, "asset_too_large"), "{v}");
+    let (c, v) = put(put_url.clone(), b"mp4 bytes".to_vec()).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["object"], "asset");
+    assert_eq!(v["url"], get_url);
+    let got = reqwest::get(&get_url).await.unwrap();
+    assert_eq!(got.status(), 200);
+    assert_eq!(got.bytes().await.unwrap().as_ref(), b"mp4 bytes");
+    // Replayed.
+    let (c, v) = put(put_url.clone(), b"again".to_vec()).await;
+    assert_eq!((c, code(&v)), (409, "presign_used"), "{v}");
+    assert_eq!(
+        reqwest::get(&get_url)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap()
+            .as_ref(),
+        b"mp4 bytes"
+    );
+    // Expired.
+    let (_, p2, _) = d.post("/v1/upload_asset", &presign("late.wav")).await;
+    tokio::time::sleep(Duration::from_millis(5500)).await;
+    let (c, v) = put(
+        p2["put_url"].as_str().unwrap().to_string(),
+        b"late".to_vec(),
+    )
+    .await;
+    assert_eq!((c, code(&v)), (400, "presign_expired"), "{v}");
+    // Presign input errors.
+    let (c, v, _) = d
+        .post("/v1/upload_asset", &json!({ "mode": "presign" }))
+        .await;
+    assert_eq!((c, code(&v)), (400, "missing_field"), "{v}");
+    let (c, v, _) = d
+        .post(
+            "/v1/upload_asset",
+            &json!({ "mode": "presign", "filename": "x.dll" }),
+        )
+        .await;
+    assert_eq!((c, code(&v)), (400, "unsupported_asset_type"), "{v}");
+}
+
+#[tokio::test]
+async fn expired_assets_answer_410_and_the_sweeper_deletes_them() {
+    let d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__PUBLIC__ASSET_TTL_SECS", "2"),
+            ("REELSMITH__PUBLIC__SWEEP_INTERVAL_SECS", "1"),
+        ],
+    );
+    let (c, v, _) = d
+        .post(
+            "/v1/upload_asset",
+            &json!({ "file_data": "aGVsbG8=", "filename": "hello.md" }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let url = v["url"].as_str().unwrap().to_string();
+    let rel = url.split("/media/").nth(1).unwrap().to_string();
+    let file = d.data_dir().join("public").join(&rel);
+    assert!(file.exists());
+    assert_eq!(reqwest::get(&url).await.unwrap().status(), 200);
+    let start = Instant::now();
+    while file.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "sweeper never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let gone = reqwest::get(&url).await.unwrap().status().as_u16();
+    assert!(gone == 404 || gone == 410, "{gone}");
+}
+
+// ------------------------------------------------------------------ videos from media
+
+#[tokio::test]
+async fn speech_wav_and_test_mp4_become_videos() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wav = speech_wav(tmp.path());
+    let mp4 = test_mp4(tmp.path(), &wav);
+    let mut files = HashMap::new();
+    files.insert(
+        "speech.wav".to_string(),
+        (Bytes::from(std::fs::read(&wav).unwrap()), "audio/wav"),
+    );
+    files.insert(
+        "clip.mp4".to_string(),
+        (Bytes::from(std::fs::read(&mp4).unwrap()), "video/mp4"),
+    );
+    // A video-sharing page exposing its file through og:video.
+    files.insert(
+        "watch/42".to_string(),
+        (
+            Bytes::from_static(
+                b"<!doctype html><html><head><meta property=\"og:video\" content=\"/clip.mp4\"></head><body>A video</body></html>",
+            ),
+            "text/html; charset=utf-8",
+        ),
+    );
+    let server = file_server(files).await;
+    let allow = format!("[\"{server}\"]");
+    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+
+    // Audio URL with loudness normalisation, straight to the MP4; faceless is allowed here.
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({
+                "source": "audio_url",
+                "audio_url": format!("http://{server}/speech.wav"),
+                "output_type": "video",
+                "faceless": true,
+                "adjust": { "mode": "normalize", "target_lufs": -16 },
+            }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let audio_id = v["id"].as_str().unwrap().to_string();
+
+    // A video-sharing page URL, resolved to its MP4; scenes for review.
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "video_url", "video_url": format!("http://{server}/watch/42") }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let video_id = v["id"].as_str().unwrap().to_string();
+
+    let done = d
+        .wait_for(&audio_id, LONG, |v| v["status"] != "processing")
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let video_url = done["result"]["video_url"].as_str().unwrap();
+    let bytes = reqwest::get(video_url)
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert!(bytes.len() > 10_000);
+    assert_eq!(&bytes[4..8], b"ftyp");
+
+    let done = d
+        .wait_for(&video_id, LONG, |v| v["status"] != "processing")
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["stage"], "scenes_ready_for_review");
+    let page = d
+        .http
+        .get(done["result"]["review_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("A-roll"), "the video's picture is the A-roll");
+    // The source and its per-scene narration live in the video's folder.
+    let dir = d.data_dir().join("videos").join(&video_id);
+    assert!(dir.join("source.mp4").exists());
+    let wavs = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".wav"))
+        .count();
+    assert!(wavs >= 1);
+
+    // Export renders the video source too.
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": video_id })).await;
+    assert_eq!(c, 202, "{v}");
+    let done = d
+        .wait_for(&video_id, LONG, |v| v["status"] != "processing")
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(
+        done["result"]["video_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(".mp4")
+    );
+}
+
+/// The parts of a multipart/form-data body, parsed the plain way: (name, bytes).
+fn parse_multipart(content_type: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let Some(boundary) = content_type.split("boundary=").nth(1) else {
+        return Vec::new();
+    };
+    let delim = format!("--{}", boundary.trim_matches('"'));
+    let d = delim.as_bytes();
+    let find = |hay: &[u8], needle: &[u8], from: usize| {
+        (from..hay.len().saturating_sub(needle.len() - 1))
+            .find(|&i| &hay[i..i + needle.len()] == needle)
+    };
+    let mut parts = Vec::new();
+    let mut at = match find(body, d, 0) {
+        Some(i) => i + d.len(),
+        None => return parts,
+    };
+    while body[at..].starts_with(b"\r\n") {
+        let head_end = match find(body, b"\r\n\r\n", at) {
+            Some(i) => i,
+            None => break,
+        };
+        let head = String::from_utf8_lossy(&body[at + 2..head_end]).into_owned();
+        let next = match find(body, d, head_end) {
+            Some(i) => i,
+            None => break,
+        };
+        let data = body[head_end + 4..next - 2].to_vec();
+        let name = head
+            .split("name=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or("")
+            .to_string();
+        parts.push((name, data));
+        at = next + d.len();
+    }
+    parts
+}
+
+/// A fake OpenAI-compatible `/v1/audio/transcriptions`: checks the multipart request the way
+/// the real service parses it and answers `verbose_json` with word timings.
+async fn fake_whisper(seen: Arc<Mutex<Vec<String>>>) -> String {
+    let route = warp::path!("v1" / "audio" / "transcriptions")
+        .and(warp::post())
+        .and(warp::header::<String>("authorization"))
+        .and(warp::header::<String>("content-type"))
+        .and(warp::body::bytes())
+        .map(move |auth: String, ct: String, body: Bytes| {
+            let parts = parse_multipart(&ct, &body);
+            let field = |n: &str| {
+                parts
+                    .iter()
+                    .filter(|(k, _)| k == n)
+                    .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+                    .collect::<Vec<_>>()
+            };
+            let file = parts
+                .iter()
+                .find(|(k, _)| k == "file")
+                .map(|(_, v)| v.clone());
+            let ok = auth == "Bearer sk-test"
+                && field("model") == ["whisper-test"]
+                && field("response_format") == ["verbose_json"]
+                && field("timestamp_granularities[]").contains(&"word".to_string())
+                && file
+                    .as_ref()
+                    .is_some_and(|f| f.starts_with(b"RIFF") && f.len() > 1000);
+            seen.lock().unwrap().push(format!(
+                "ok={ok} model={:?} format={:?} granularities={:?}",
+                field("model"),
+                field("response_format"),
+                field("timestamp_granularities[]")
+            ));
+            if !ok {
+                return warp::reply::with_status(
+                    warp::reply::json(&json!({"error": {"message": "bad request"}})),
+                    warp::http::StatusCode::BAD_REQUEST,
+                );
+            }
+            let text = "Zanzibar quokkas dance at dawn. They sing loudly, then rest.";
+            let words: Vec<Value> = text
+                .split_whitespace()
+                .enumerate()
+                .map(|(i, w)| {
+                    let bare: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+                    let start = 0.3 + i as f64 * 0.6 + if i >= 5 { 1.5 } else { 0.0 };
+                    json!({ "word": bare, "start": start, "end": start + 0.5 })
+                })
+                .collect();
+            warp::reply::with_status(
+                warp::reply::json(&json!({
+                    "task": "transcribe", "language": "english", "duration": 11.9,
+                    "text": text, "words": words,
+                })),
+                warp::http::StatusCode::OK,
+            )
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(warp::serve(route).incoming(listener).run());
+    addr.to_string()
+}
+
+#[tokio::test]
+async fn remake_of_an_uploaded_file_through_the_transcription_connector() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wav = std::fs::read(speech_wav(tmp.path())).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let whisper = fake_whisper(seen.clone()).await;
+    let allow = format!("[\"{whisper}\"]");
+    let base = format!("http://{whisper}/v1");
+    let d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__FETCH__ALLOW", &allow),
+            ("REELSMITH__TRANSCRIPTION__PROVIDER", "openai"),
+            ("REELSMITH__TRANSCRIPTION__BASE_URL", &base),
+            ("REELSMITH__TRANSCRIPTION__MODEL", "whisper-test"),
+            ("REELSMITH__TRANSCRIPTION__API_KEY", "sk-test"),
+        ],
+    );
+    // Remake: output_type=text; the source is inferred from the file field.
+    let (c, v) = post_multipart(
+        &d,
+        "/v1/create_video",
+        &[
+            ("output_type", "text"),
+            ("adjust", "{\"mode\":\"trim_silence\"}"),
+            ("metadata", "{\"k\":7}"),
+        ],
+        &[("audio_file", "talk.wav", "audio/wav", &wav)],
+    )
+    .await;
+    assert_eq!(c, 202, "{v}");
+    assert_eq!(v["metadata"]["k"], 7);
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .any(|s| s.starts_with("ok=true")),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    let page = d
+        .http
+        .get(done["result"]["review_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    // The transcript, with the punctuation of `text`, is the script.
+    assert!(page.contains("Zanzibar quokkas dance at dawn."), "{page}");
+    // The upload was moved into the video's folder.
+    assert!(
+        d.data_dir()
+            .join("videos")
+            .join(&id)
+            .join("source.wav")
+            .exists()
+    );
+}
+
+#[tokio::test]
+async fn media_limits_and_bad_media() {
+    let long = Bytes::from(long_wav(301));
+    let mut files = HashMap::new();
+    files.insert("long.wav".to_string(), (long.clone(), "audio/wav"));
+    files.insert(
+        "broken.mp3".to_string(),
+        (
+            Bytes::from_static(b"this is not an mp3 at all, just text"),
+            "audio/mpeg",
+        ),
+    );
+    files.insert(
+        "page".to_string(),
+        (
+            Bytes::from_static(b"<html><body><p>No media here</p></body></html>"),
+            "text/html",
+        ),
+    );
+    let server = file_server(files).await;
+    let allow = format!("[\"{server}\"]");
+    let d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__FETCH__ALLOW", &allow),
+            ("REELSMITH__MEDIA__UPLOAD_MAX_BYTES", "6000000"),
+        ],
+    );
+
+    // A 301 s upload is refused at once.
+    let (c, v) = post_multipart(
+        &d,
+        "/v1/create_video",
+        &[("source", "audio_file")],
+        &[("audio_file", "long.wav", "audio/wav", &long)],
+    )
+    .await;
+    assert_eq!((c, code(&v)), (400, "media_too_long"), "{v}");
+    assert_eq!(v["error"]["param"], "audio_file");
+    // Over the upload cap (configured small here; 100 MB by default).
+    let big = vec![0u8; 6_000_001];
+    let (c, v) = post_multipart(
+        &d,
+        "/v1/create_video",
+        &[],
+        &[("video_file", "big.mp4", "video/mp4", &big)],
+    )
+    .await;
+    assert_eq!((c, code(&v)), (400, "file_too_large"), "{v}");
+    // Multipart without the file the source names.
+    let (c, v) = post_multipart(&d, "/v1/create_video", &[("source", "video_file")], &[]).await;
+    assert_eq!((c, code(&v)), (400, "missing_field"), "{v}");
+    // adjust on a video source, out of range, faceless with a video source, a private host.
+    for (body, want) in [
+        (
+            json!({ "source": "video_url", "video_url": format!("http://{server}/a.mp4"), "adjust": "normalize" }),
+            "invalid_adjust",
+        ),
+        (
+            json!({ "source": "audio_url", "audio_url": format!("http://{server}/a.mp3"), "adjust": { "target_lufs": -3 } }),
+            "invalid_adjust",
+        ),
+        (
+            json!({ "source": "video_url", "video_url": format!("http://{server}/a.mp4"), "faceless": true }),
+            "invalid_faceless",
+        ),
+        (
+            json!({ "source": "video_url", "video_url": "http://127.0.0.1:1/x.mp4" }),
+            "unsupported_media_url",
+        ),
+        (
+            json!({ "source": "video_url", "video_url": format!("http://{server}/page") }),
+            "unsupported_media_url",
+        ),
+    ] {
+        let (c, v, _) = d.post("/v1/create_video", &body).await;
+        assert_eq!((c, code(&v)), (400, want), "{body} → {v}");
+    }
+
+    // URL sources are measured after the download: the job fails, clearly.
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let long_id = v["id"].as_str().unwrap().to_string();
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/broken.mp3") }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let broken_id = v["id"].as_str().unwrap().to_string();
+    // An undecodable upload is accepted and fails the same way.
+    let (c, v) = post_multipart(
+        &d,
+        "/v1/create_video",
+        &[("source", "video_file")],
+        &[(
+            "video_file",
+            "junk.mp4",
+            "video/mp4",
+            b"\0\0\0\x18ftypjunkjunkjunk",
+        )],
+    )
+    .await;
+    assert_eq!(c, 202, "{v}");
+    let junk_id = v["id"].as_str().unwrap().to_string();
+
+    let done = d
+        .wait_for(&long_id, LONG, |v| v["status"] != "processing")
+        .await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], "media_too_long");
+    for id in [broken_id, junk_id] {
+        let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+        assert_eq!(done["status"], "failed", "{done}");
+        assert_eq!(done["error"]["code"], "media_decode_failed", "{done}");
+    }
+    // The daemon is still healthy.
+    let (c, _, _) = d.get("/healthz").await;
+    assert_eq!(c, 200);
+}
