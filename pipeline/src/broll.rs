@@ -826,4 +826,67 @@ mod tests {
         assert_eq!(v[0].duration, 12.0);
         assert_eq!(v[0].title, "solar farm at dawn 9");
     }
+
+    #[test]
+    fn pexels_connector_speaks_the_api_to_a_fake_server() {
+        let server = crate::testserver::start(|req| {
+            if req.headers.get("authorization").map(String::as_str) != Some("px-key") {
+                return (401, "application/json".into(), b"{}".to_vec());
+            }
+            let body = match req.path() {
+                "/v1/search" => serde_json::json!({"page": 1, "per_page": 2, "photos": [
+                    {"id": 1, "width": 3000, "height": 4000, "photographer": "Ann", "alt": "Solar roof",
+                     "src": {"original": "https://img.example/1.jpg", "portrait": "https://img.example/1p.jpg", "medium": "https://img.example/1m.jpg"}}]}),
+                "/videos/search" => {
+                    serde_json::json!({"videos": [{"id": 2, "duration": 8, "image": "https://img.example/2.jpg",
+                    "url": "https://www.pexels.com/video/roof-2/", "user": {"name": "Bo"},
+                    "video_files": [{"link": "https://v.example/2.mp4", "file_type": "video/mp4", "width": 720, "height": 1280}]}]})
+                }
+                _ => return (404, "text/plain".into(), Vec::new()),
+            };
+            assert_eq!(req.query("query").as_deref(), Some("solar roof"));
+            assert_eq!(req.query("orientation").as_deref(), Some("portrait"));
+            (
+                200,
+                "application/json".into(),
+                body.to_string().into_bytes(),
+            )
+        });
+        let (_rt, http) = crate::testserver::http_for(&server);
+        let px = Pexels {
+            http,
+            base_url: server.url(),
+            api_key: "px-key".into(),
+        };
+        let q = |kind| Query {
+            keyword: "solar roof",
+            context: "",
+            kind,
+            ratio: Ratio::Portrait,
+            limit: 5,
+        };
+        let (photos, videos) = std::thread::scope(|s| {
+            s.spawn(|| {
+                (
+                    px.search(&q(Some(AssetKind::Image))),
+                    px.search(&q(Some(AssetKind::Video))),
+                )
+            })
+            .join()
+            .unwrap()
+        });
+        let photos = photos.unwrap();
+        assert_eq!(photos[0].url, "https://img.example/1p.jpg");
+        assert_eq!(photos[0].source, "pexels");
+        let videos = videos.unwrap();
+        assert_eq!(videos[0].url, "https://v.example/2.mp4");
+        let seen = server.requests();
+        assert_eq!(seen[0].query("per_page").as_deref(), Some("5"));
+        let bad = Pexels {
+            api_key: "wrong".into(),
+            ..px
+        };
+        let err = std::thread::scope(|s| s.spawn(|| bad.search(&q(None))).join().unwrap());
+        assert!(matches!(err, Err(BrollError::Upstream(_))));
+    }
 }

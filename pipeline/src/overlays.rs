@@ -271,7 +271,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
             });
             if !label.is_empty() {
                 let label = label.join(" ").to_uppercase();
-                let lines = wrap(&label, 40.0 * k as f32);
+                let lines = wrap(&label, 40.0 * k);
                 if let Some(block) = set_block(fonts, &lines, 40.0 * k, WHITE, Some(BACKDROP)) {
                     items.push(Placed {
                         id: "stat_label",
@@ -297,7 +297,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
                 animation: Animation::SlideRight,
                 start: 0.0,
             });
-            let lines = wrap(quote, 52.0 * k as f32);
+            let lines = wrap(quote, 52.0 * k);
             if let Some(block) = set_block(fonts, &lines, 52.0 * k, WHITE, Some(BACKDROP)) {
                 items.push(Placed {
                     id: "point",

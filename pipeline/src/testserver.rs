@@ -115,7 +115,7 @@ pub fn http_for(server: &Server) -> (tokio::runtime::Runtime, crate::connector::
         .build()
         .unwrap();
     let http = crate::connector::Http {
-        fetcher: crate::fetch::Fetcher::new(&[server.addr.clone()], "test"),
+        fetcher: crate::fetch::Fetcher::new(std::slice::from_ref(&server.addr), "test"),
         runtime: rt.handle().clone(),
         timeout: std::time::Duration::from_secs(10),
         max_bytes: 64 * 1024 * 1024,

@@ -368,8 +368,8 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
     let inf = f64::INFINITY;
     let mut dp = vec![vec![inf; m]; k_gaps];
     let mut back = vec![vec![usize::MAX; m]; k_gaps];
-    for j in 0..m {
-        dp[0][j] = cost(0, j);
+    for (j, d) in dp[0].iter_mut().enumerate() {
+        *d = cost(0, j);
     }
     for k in 1..k_gaps {
         let mut best = inf;
@@ -417,11 +417,11 @@ mod tests {
                 (a * f64::from(rate)) as usize,
                 (b * f64::from(rate)) as usize,
             );
-            for i in ia..ib {
+            for (i, out) in s.iter_mut().enumerate().take(ib).skip(ia) {
                 let x = (i - ia) as f64 / (ib - ia) as f64;
                 let env = (std::f64::consts::PI * x).sin().powf(0.3);
                 let tone = (2.0 * std::f64::consts::PI * 180.0 * i as f64 / f64::from(rate)).sin();
-                s[i] = (9000.0 * env * tone) as i16;
+                *out = (9000.0 * env * tone) as i16;
             }
         }
         s
