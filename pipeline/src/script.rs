@@ -1059,4 +1059,55 @@ mod tests {
             }
         }
     }
+
+    /// The split rules over a corpus of natural scripts: words verbatim; no sentence of at most
+    /// `MAX_SENTENCE_WORDS` words is ever split across scenes; scenes stay within
+    /// `MAX_SCENE_WORDS` unless one sentence alone is longer.
+    #[test]
+    fn split_rules_hold_on_a_corpus() {
+        const CORPUS: &[&str] = &[
+            "Hà Nội có hơn 8 triệu dân. Mỗi sáng, hàng nghìn xe máy đổ ra đường lúc 6 giờ 30. \
+             Bạn có thể xem bản đồ tại https://maps.example.vn/hanoi?zoom=12 trước khi đi. Giá vé xe buýt chỉ 7.000 đồng.\n\n\
+             Hãy thử đi bộ quanh Hồ Gươm vào cuối tuần! Không khí ở đó trong lành hơn bạn nghĩ.",
+            "In 2023, revenue rose 12.5% to $4.2 million. Costs fell by 1,200 dollars per month, \
+             see https://example.com/report.pdf?page=3 for details. Q3 was the best quarter since 2019.",
+            "\n\n\nFirst line after empty lines.\n\n\n\nSecond paragraph with more words in it than the first one had.\n\n",
+            "Short. Very short. Tiny. Small sentences keep coming. And more. Until the end. Done now.",
+            "Visit www.example.org or email hello@example.com today. Call +1 (555) 010-9999 after 5 p.m. \
+             The U.S. office opens at 9 a.m. on weekdays and closes at noon on Fridays.",
+            "Một câu rất dài không có dấu chấm nào cả nhưng vẫn tiếp tục nói về nhiều điều khác nhau như \
+             thời tiết công việc gia đình bạn bè và những kế hoạch cho tương lai gần của chúng ta",
+            "Step 1: open the app.\nStep 2: tap the plus button.\nStep 3: record for 30 seconds.\n\nThat's it, you're done!",
+            "He said \"don't stop\" and left. She replied: \"Why not?\" Nobody knew the answer to that one.",
+            "Prices: 3.99, 4.50 and 10.00 dollars. Version 2.1.3 fixed the bug. Call it v2 for short, \
+             or 2.x if you prefer, since https://x.example/a.b.c/ redirects anyway.",
+            "![A chart](https://x.example/chart.png)\nSales doubled in 2024 thanks to video.\n\nhttps://x.example/clip.mp4\nWatch the clip to see how our team did it.",
+        ];
+        for script in CORPUS {
+            let scenes = split_script(script);
+            assert_words_preserved(script, &scenes);
+            let mut scene_of = Vec::new();
+            for (i, s) in scenes.iter().enumerate() {
+                scene_of.extend(std::iter::repeat_n(i, word_count(&s.text)));
+            }
+            let mut at = 0;
+            for sentence in split_sentences(script) {
+                let n = word_count(&sentence);
+                if n <= MAX_SENTENCE_WORDS {
+                    assert_eq!(
+                        scene_of[at],
+                        scene_of[at + n - 1],
+                        "sentence {sentence:?} split in {scenes:?}"
+                    );
+                }
+                at += n;
+            }
+            for s in &scenes {
+                let n = word_count(&s.text);
+                let single = split_sentences(&s.text).len() == 1;
+                assert!(n <= MAX_SCENE_WORDS || single, "{n} words: {s:?}");
+                assert!(n <= MAX_SENTENCE_WORDS.max(MAX_SCENE_WORDS), "{s:?}");
+            }
+        }
+    }
 }
