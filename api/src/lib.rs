@@ -211,7 +211,21 @@ pub fn routes(
         .and(warp::get().or(warp::head()).unify())
         .and(expired)
         .and(warp::fs::dir(state.settings.data_dir.join("public")))
-        .map(|f: warp::fs::File| reply::tag(warp::Reply::into_response(f)))
+        .map(|f: warp::fs::File| {
+            // Uploaded files (HTML, SVG) are served from this origin: never sniffed into
+            // something else, never run as a page with access to it.
+            let mut resp = reply::tag(warp::Reply::into_response(f));
+            let h = resp.headers_mut();
+            h.insert(
+                "x-content-type-options",
+                warp::http::HeaderValue::from_static("nosniff"),
+            );
+            h.insert(
+                "content-security-policy",
+                warp::http::HeaderValue::from_static("sandbox; default-src 'none'"),
+            );
+            resp
+        })
         .boxed();
     // Each family is boxed: the combined filter type stays shallow, so adding routes never
     // hits the compiler's recursion limit, at the cost of one indirection per family.

@@ -90,6 +90,8 @@ async fn screenshots_are_public_unique_and_expire() {
     let plain = reqwest::Client::new();
     let resp = plain.get(&url).send().await.unwrap();
     assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["x-content-type-options"], "nosniff");
+    assert!(resp.headers()["content-security-policy"].to_str().unwrap().contains("sandbox"));
     let bytes = resp.bytes().await.unwrap();
     assert_eq!(bytes.len() as u64, shot["bytes"].as_u64().unwrap());
     assert_eq!(jpeg_size(&bytes), Some((280, 498)));
