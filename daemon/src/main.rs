@@ -71,6 +71,19 @@ enum Command {
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
+    /// Convert overlay SVGs (every .svg/.svgz in each folder, or single files) into overlay
+    /// specs, in parallel: `{out}/{file stem}/spec.json` plus payload PNGs per file.
+    Svg2spec {
+        /// Folders (or files) to convert.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output folder.
+        #[arg(short, long, default_value = "svg2spec-out")]
+        out: PathBuf,
+        /// TOML config file (optional; its `assets_dir` supplies the pinned fonts).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Manage API keys.
     Keys {
         #[command(subcommand)]
@@ -136,6 +149,12 @@ fn main() -> std::process::ExitCode {
             data_dir,
         } => config::load(config.as_deref(), None, data_dir)
             .and_then(|cfg| oneshot::rerender(cfg, all, topics)),
+        Command::Svg2spec {
+            inputs,
+            out,
+            config,
+        } => config::load(config.as_deref(), None, None)
+            .and_then(|cfg| svg2spec(&inputs, &out, &cfg.assets_dir)),
         Command::Keys {
             command:
                 KeysCommand::Create {
@@ -153,6 +172,37 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// `reelsmith svg2spec`: one line per file, a summary, failure when any file failed.
+fn svg2spec(
+    inputs: &[PathBuf],
+    out: &std::path::Path,
+    assets: &std::path::Path,
+) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let items = pipeline::overlay_edits::convert_folders(inputs, out, assets)
+        .map_err(|e| format!("cannot read the inputs: {e}"))?;
+    let mut failed = 0;
+    for item in &items {
+        match &item.result {
+            Ok(dir) => println!("ok     {} -> {}", item.input.display(), dir.display()),
+            Err(e) => {
+                failed += 1;
+                println!("failed {}: {e}", item.input.display());
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{} converted, {failed} failed in {secs:.2} s ({:.1} SVGs/s)",
+        items.len() - failed,
+        items.len() as f64 / secs.max(1e-9)
+    );
+    if failed > 0 {
+        return Err(format!("{failed} of {} SVGs failed", items.len()));
+    }
+    Ok(())
 }
 
 fn serve(
