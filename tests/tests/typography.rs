@@ -2,7 +2,9 @@
 //! 400s, never charged), one credit per call with 402 when out of credits, `wait` semantics,
 //! the response shape, and the public SVG/PNG files (outlines only, every box inside y 128–960).
 
-use reelsmith_tests::{Daemon, split};
+use std::time::Duration;
+
+use reelsmith_tests::{Daemon, fixture_files, script, split};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -261,5 +263,117 @@ async fn typography_calls_charge_credits_and_publish_outlines() {
     assert_eq!(
         (c, missing["error"]["code"].as_str()),
         (404, Some("typography_not_found"))
+    );
+}
+
+const OVERLAY_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 1280" width="720" height="1280">
+<g data-wc-object="panel" data-wc-kind="callout" data-wc-anim="fade"><rect x="60" y="300" width="600" height="300" fill="#FF00FF"/></g>
+<g data-wc-object="title" data-wc-kind="text"><text x="80" y="700" font-size="72" font-family="Inter" fill="#00FF00">Xin chào</text></g>
+</svg>"##;
+
+async fn inspector(d: &Daemon, body: Value) -> Value {
+    let (c, v, _) = d.post("/v1/scene_inspector", &body).await;
+    assert_eq!(c, 200, "{v}");
+    v
+}
+
+/// Branch B through modify_scene, then O, seen by the renderer: the screenshot changes and
+/// the overlay poster shows the uploaded panel where the SVG put it.
+#[tokio::test]
+async fn overlay_upload_through_modify_scene_shows_in_the_render() {
+    let fixture = fixture_files(vec![(
+        "overlay.svg",
+        "image/svg+xml",
+        OVERLAY_SVG.as_bytes().to_vec(),
+    )])
+    .await;
+    let allow = format!("[\"{fixture}\"]");
+    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(90), "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d
+        .wait_for(&id, Duration::from_secs(300), |v| {
+            v["status"] != "processing"
+        })
+        .await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let (c, g, _) = d
+        .post("/v1/scene_geometry", &json!({ "id": id, "scene_id": 1 }))
+        .await;
+    assert_eq!(c, 200, "{g}");
+    let vf = g["voice_file"].as_str().unwrap().to_string();
+    let shot = |seek: f64| json!({ "id": id, "action": "screenshot_scene_280x498", "voice_file": vf, "seek_seconds": seek });
+    let before = inspector(&d, shot(1.0)).await;
+    let before_url = before["result"]["screenshot"]["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before_jpeg = fetch_public(&d, &before_url).await;
+
+    let url = format!("http://{fixture}/overlay.svg");
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": vf,
+                     "fields": [{ "field_name": "remotion.upload_overlay", "value": { "url": url } }] }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let applied = &v["applied"]["remotion.upload_overlay"];
+    assert_eq!(applied["source"], "svg2spec", "{v}");
+    assert_eq!(applied["objects"].as_array().unwrap().len(), 2, "{v}");
+
+    let after = inspector(&d, shot(1.0)).await;
+    let after_jpeg = fetch_public(&d, after["result"]["screenshot"]["url"].as_str().unwrap()).await;
+    assert_ne!(
+        before_jpeg, after_jpeg,
+        "the overlay changes the rendered frame"
+    );
+
+    let poster = inspector(
+        &d,
+        json!({ "id": id, "action": "overlay_poster", "voice_file": vf }),
+    )
+    .await;
+    let png = fetch_public(
+        &d,
+        poster["result"]["overlay_poster"]["url"].as_str().unwrap(),
+    )
+    .await;
+    let pm = tiny_skia::Pixmap::decode_png(&png).unwrap();
+    // The panel (canvas 60,300 600×300) sits at preview (23,117 233×117): magenta in its middle.
+    let sx = pm.width() as f32 / 720.0;
+    let p = pm
+        .pixel((360.0 * sx) as u32, (450.0 * sx) as u32)
+        .unwrap()
+        .demultiply();
+    assert!(p.red() > 200 && p.green() < 60 && p.blue() > 200, "{p:?}");
+    // Outside the panel and the title: black.
+    let q = pm.pixel((360.0 * sx) as u32, (1100.0 * sx) as u32).unwrap();
+    assert!(q.red() < 30 && q.green() < 30, "{q:?}");
+
+    // O: a text edit on the uploaded SVG; poster rules come back as warnings.
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": vf,
+                     "fields": [{ "field_name": "overlay.text_edit", "value": { "wc_object": "title", "lines": ["new copy here"] } }] }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let warnings = v["applied"]["overlay.text_edit"]["warnings"]
+        .as_array()
+        .unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("uppercase")),
+        "{v}"
     );
 }
