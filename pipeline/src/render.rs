@@ -309,8 +309,10 @@ mod tests {
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
 
     fn settings(data: &Path) -> Settings {
-        let mut config = Config::default();
-        config.data_dir = data.to_owned();
+        let config = Config {
+            data_dir: data.to_owned(),
+            ..Config::default()
+        };
         config.finish("127.0.0.1:1".parse().unwrap()).unwrap()
     }
 

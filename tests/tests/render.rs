@@ -21,7 +21,7 @@ fn jpeg_size(b: &[u8]) -> Option<(u16, u16)> {
         }
         let marker = b[i + 1];
         let len = u16::from_be_bytes([b[i + 2], b[i + 3]]) as usize;
-        if matches!(marker, 0xc0 | 0xc1 | 0xc2) {
+        if matches!(marker, 0xc0..=0xc2) {
             let h = u16::from_be_bytes([b[i + 5], b[i + 6]]);
             let w = u16::from_be_bytes([b[i + 7], b[i + 8]]);
             return Some((w, h));
