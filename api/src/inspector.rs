@@ -198,9 +198,14 @@ async fn inspect(account: Account, body: Value, state: Arc<State>) -> Result<Res
     let req = parse(&body)?;
     let engine = state.engine.clone();
     let (account_name, id) = (account.name.clone(), req.id.clone());
-    let (_job, doc) = tokio::task::spawn_blocking(move || engine.document_for(&account_name, &id))
-        .await
-        .map_err(Error::internal)??;
+    let (_job, mut doc) =
+        tokio::task::spawn_blocking(move || engine.document_for(&account_name, &id))
+            .await
+            .map_err(Error::internal)??;
+    // Edits staged in an open edit session show in stills before they are committed.
+    if let Some(staged) = state.editor.staged(&req.id) {
+        doc = staged;
+    }
     let envelope = |status: &str, code: Value, result: Value| {
         json!({
             "object": "scene_inspector_result",

@@ -78,17 +78,21 @@ async fn video_data(
     let account_name = account.name.clone();
     let id2 = id.clone();
     let published = tokio::task::spawn_blocking(move || -> Result<_, Error> {
-        let (job, doc) = st
-            .engine
-            .document_for(&account_name, &id2)
-            .map_err(|e| match e.code {
-                Code::InvalidId => Error::new(
-                    Code::VideoNotFound,
-                    "No video with this id exists on the account.",
-                )
-                .param("video_id"),
-                _ => e.param("video_id"),
-            })?;
+        let (job, mut doc) =
+            st.engine
+                .document_for(&account_name, &id2)
+                .map_err(|e| match e.code {
+                    Code::InvalidId => Error::new(
+                        Code::VideoNotFound,
+                        "No video with this id exists on the account.",
+                    )
+                    .param("video_id"),
+                    _ => e.param("video_id"),
+                })?;
+        // Edits staged in an open edit session show here before they are committed.
+        if let Some(staged) = st.editor.staged(&id2) {
+            doc = staged;
+        }
         if job.status == JobStatus::Processing && job.step < 5 {
             return Err(Error::new(
                 Code::ScriptNotReady,

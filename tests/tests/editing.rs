@@ -635,6 +635,22 @@ async fn edit_session_survives_sigkill() {
     );
     assert!(st["started"].is_string() && st["last_write"].is_string());
     assert_eq!(scene_of(&d, &id, vf).await["scene"]["quote"], "staged two");
+    // video_data shows the staged edit too.
+    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    assert_eq!(c, 200, "{v}");
+    let tree: Value = reqwest::get(v["data"]["url"].as_str().unwrap())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let seg = tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["voice_file"] == vf.as_str())
+        .unwrap();
+    assert_eq!(seg["quote"], "staged two");
 
     // SIGKILL: the staged edits come back from the journal.
     d.kill_and_restart();

@@ -201,6 +201,11 @@ impl Editor {
         }
     }
 
+    /// The document staged in an active edit session, if one is open.
+    pub fn staged(&self, topic: &str) -> Option<VideoDocument> {
+        self.sessions.doc(topic)
+    }
+
     /// The current document: the session's copy when a session is active, else the store's.
     pub fn document(&self, topic: &str) -> Result<Option<VideoDocument>, StoreError> {
         if let Some(d) = self.sessions.doc(topic) {
