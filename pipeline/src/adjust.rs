@@ -119,11 +119,7 @@ fn parse_object(o: &Map<String, Value>, adjust: &mut Adjust) -> Result<(), Error
         let Some(&(_, lo, hi)) = RANGES.iter().find(|(k, _, _)| k == key) else {
             return Err(bad(format!(
                 "`adjust.{key}` is not a known field (mode, {}).",
-                RANGES
-                    .iter()
-                    .map(|r| r.0)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                RANGES.iter().map(|r| r.0).collect::<Vec<_>>().join(", ")
             )));
         };
         let x = match val.as_f64() {
@@ -265,7 +261,9 @@ fn normalize(samples: &mut [i16], rate: u32, target: f64) {
         .iter()
         .map(|s| f64::from(*s).abs() / 32768.0)
         .fold(0.0, f64::max);
-    let mut gain = 10f64.powf((target - measured) / 20.0).min(10f64.powf(24.0 / 20.0));
+    let mut gain = 10f64
+        .powf((target - measured) / 20.0)
+        .min(10f64.powf(24.0 / 20.0));
     let ceiling = 10f64.powf(-1.0 / 20.0);
     if peak > 0.0 && peak * gain > ceiling {
         gain = ceiling / peak;
@@ -345,7 +343,8 @@ mod tests {
     fn sine(secs: f64, hz: f64, amp: f64) -> Vec<i16> {
         (0..(secs * f64::from(RATE)) as usize)
             .map(|i| {
-                (amp * 32767.0 * (2.0 * std::f64::consts::PI * hz * i as f64 / f64::from(RATE)).sin())
+                (amp * 32767.0
+                    * (2.0 * std::f64::consts::PI * hz * i as f64 / f64::from(RATE)).sin())
                     as i16
             })
             .collect()
@@ -356,7 +355,10 @@ mod tests {
         let p = |v: Value, s| parse(Some(&v), s);
         assert_eq!(p(json!("off"), Source::VideoUrl).unwrap(), None);
         assert_eq!(
-            p(json!("normalize"), Source::AudioUrl).unwrap().unwrap().mode,
+            p(json!("normalize"), Source::AudioUrl)
+                .unwrap()
+                .unwrap()
+                .mode,
             Mode::Normalize
         );
         let a = p(
@@ -365,7 +367,10 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!((a.mode, a.min_silence_ms, a.keep_silence_ms), (Mode::TrimSilence, 300.0, 50.0));
+        assert_eq!(
+            (a.mode, a.min_silence_ms, a.keep_silence_ms),
+            (Mode::TrimSilence, 300.0, 50.0)
+        );
         for (v, s) in [
             (json!("normalize"), Source::VideoUrl),
             (json!({"mode": "denoise"}), Source::Text),
@@ -376,7 +381,11 @@ mod tests {
             (json!("louder"), Source::AudioUrl),
             (json!(3), Source::AudioUrl),
         ] {
-            assert_eq!(p(v.clone(), s).unwrap_err().code, Code::InvalidAdjust, "{v}");
+            assert_eq!(
+                p(v.clone(), s).unwrap_err().code,
+                Code::InvalidAdjust,
+                "{v}"
+            );
         }
     }
 
@@ -402,7 +411,9 @@ mod tests {
 
     #[test]
     fn denoise_quietens_noise_and_keeps_speech() {
-        let mut s: Vec<i16> = (0..48_000).map(|i| ((i * 7919 % 200) as i16) - 100).collect();
+        let mut s: Vec<i16> = (0..48_000)
+            .map(|i| ((i * 7919 % 200) as i16) - 100)
+            .collect();
         s.extend(sine(1.0, 440.0, 0.5));
         let before_noise: f64 = s[..48_000].iter().map(|x| f64::from(*x).abs()).sum();
         let before_tone: f64 = s[52_000..].iter().map(|x| f64::from(*x).abs()).sum();

@@ -194,7 +194,9 @@ pub fn folder_token() -> String {
 
 /// Whether `s` is a folder token this module made.
 fn is_folder_token(s: &str) -> bool {
-    s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
 /// Whether `s` is a name [`stored_name`] could have produced.
@@ -282,8 +284,9 @@ impl Presigner {
     pub fn open(data_dir: &Path) -> io::Result<Presigner> {
         let path = data_dir.join("presign.key");
         let key = match std::fs::read_to_string(&path) {
-            Ok(s) => hex::decode(s.trim())
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "presign.key is not hex"))?,
+            Ok(s) => hex::decode(s.trim()).map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidData, "presign.key is not hex")
+            })?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let mut key = [0u8; 32];
                 rand::Rng::fill(&mut rand::rng(), &mut key[..]);
@@ -429,7 +432,10 @@ impl Presigner {
             )),
             Err(e) => {
                 tracing::error!(error = %e, "cannot claim a presigned upload");
-                Err(Error::new(Code::UploadFailed, "The upload could not be stored."))
+                Err(Error::new(
+                    Code::UploadFailed,
+                    "The upload could not be stored.",
+                ))
             }
         }
     }
@@ -480,9 +486,15 @@ mod tests {
     #[test]
     fn classifies_by_extension_then_type() {
         let t = classify("clip.MP4", None).unwrap();
-        assert_eq!((t.ext.as_str(), t.content_type.as_str()), ("mp4", "video/mp4"));
+        assert_eq!(
+            (t.ext.as_str(), t.content_type.as_str()),
+            ("mp4", "video/mp4")
+        );
         let t = classify("voice", Some("audio/x-wav")).unwrap();
-        assert_eq!((t.ext.as_str(), t.content_type.as_str()), ("wav", "audio/x-wav"));
+        assert_eq!(
+            (t.ext.as_str(), t.content_type.as_str()),
+            ("wav", "audio/x-wav")
+        );
         let t = classify("notes.md", Some("application/octet-stream")).unwrap();
         assert_eq!(t.content_type, "text/markdown");
         let t = classify("page", Some("application/xhtml+xml; charset=utf-8")).unwrap();
@@ -499,7 +511,10 @@ mod tests {
         }
         // An allowed type with an unknown extension keeps the type, and a safe extension.
         let t = classify("a.weird", Some("image/x-icon")).unwrap();
-        assert_eq!((t.ext.as_str(), t.content_type.as_str()), ("bin", "image/x-icon"));
+        assert_eq!(
+            (t.ext.as_str(), t.content_type.as_str()),
+            ("bin", "image/x-icon")
+        );
     }
 
     #[test]
@@ -514,8 +529,14 @@ mod tests {
             ("", "file.mp3"),
             ("ünïcode.mp3", "n_code.mp3"),
         ] {
-            let ext = extension(input).unwrap_or_else(|| "mp3".into()).to_ascii_lowercase();
-            let ext = if ext_type(&ext).is_some() { ext } else { "mp3".into() };
+            let ext = extension(input)
+                .unwrap_or_else(|| "mp3".into())
+                .to_ascii_lowercase();
+            let ext = if ext_type(&ext).is_some() {
+                ext
+            } else {
+                "mp3".into()
+            };
             let got = stored_name(input, &ext);
             assert_eq!(got, want, "{input}");
             assert!(is_stored_name(&got));
@@ -562,14 +583,26 @@ mod tests {
         };
         assert_eq!(code(&t.folder, &t.name, &q, 4600), Code::PresignExpired);
         let longer = q.replace("exp=4600", "exp=9600");
-        assert_eq!(code(&t.folder, &t.name, &longer, 2000), Code::PresignInvalid);
+        assert_eq!(
+            code(&t.folder, &t.name, &longer, 2000),
+            Code::PresignInvalid
+        );
         let bigger = q.replace("max=10", "max=99999");
-        assert_eq!(code(&t.folder, &t.name, &bigger, 2000), Code::PresignInvalid);
+        assert_eq!(
+            code(&t.folder, &t.name, &bigger, 2000),
+            Code::PresignInvalid
+        );
         assert_eq!(code(&t.folder, "other.mp4", &q, 2000), Code::PresignInvalid);
         assert_eq!(code(&t.folder, "../x.mp4", &q, 2000), Code::PresignInvalid);
-        assert_eq!(code(&folder_token(), &t.name, &q, 2000), Code::PresignInvalid);
+        assert_eq!(
+            code(&folder_token(), &t.name, &q, 2000),
+            Code::PresignInvalid
+        );
         let doubled = format!("{q}&sig=00");
-        assert_eq!(code(&t.folder, &t.name, &doubled, 2000), Code::PresignInvalid);
+        assert_eq!(
+            code(&t.folder, &t.name, &doubled, 2000),
+            Code::PresignInvalid
+        );
         assert_eq!(code(&t.folder, &t.name, "", 2000), Code::PresignInvalid);
         // Another data directory's key does not verify.
         let other = tempfile::tempdir().unwrap();

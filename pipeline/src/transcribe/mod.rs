@@ -184,7 +184,9 @@ pub fn spread_words(words: &[&str], runs: &[(f64, f64)], fallback: (f64, f64)) -
     let mut i = 0;
     while i < words.len() {
         let k = owner[i];
-        let j = (i..words.len()).find(|&j| owner[j] != k).unwrap_or(words.len());
+        let j = (i..words.len())
+            .find(|&j| owner[j] != k)
+            .unwrap_or(words.len());
         let (a, b) = runs[k];
         let w_sum: f64 = words[i..j].iter().map(|w| weight(w)).sum();
         let mut t = a;

@@ -78,10 +78,12 @@ impl OpenAiTranscriber {
         if !self.api_key.is_empty() {
             req = req.bearer_auth(&self.api_key);
         }
-        let mut resp = req
-            .send()
-            .await
-            .map_err(|e| failed(format!("the service could not be reached: {}", e.without_url())))?;
+        let mut resp = req.send().await.map_err(|e| {
+            failed(format!(
+                "the service could not be reached: {}",
+                e.without_url()
+            ))
+        })?;
         let status = resp.status().as_u16();
         let mut out = Vec::new();
         while let Some(chunk) = resp
@@ -203,7 +205,11 @@ pub fn parse_verbose_json(v: &Value) -> Result<Transcript, TranscribeError> {
                 continue;
             };
             let tokens: Vec<&str> = text.split_whitespace().collect();
-            words.extend(spread_words(&tokens, &[(start, end.max(start))], (start, end)));
+            words.extend(spread_words(
+                &tokens,
+                &[(start, end.max(start))],
+                (start, end),
+            ));
         }
     }
     if words.is_empty() && v.get("text").and_then(Value::as_str).is_none() {
@@ -296,7 +302,9 @@ mod tests {
     fn multipart_body_is_well_formed() {
         let b = form("XyZ", b"RIFF", &[("model", "whisper-1")]);
         let s = String::from_utf8_lossy(&b);
-        assert!(s.starts_with("--XyZ\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n"));
+        assert!(s.starts_with(
+            "--XyZ\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n"
+        ));
         assert!(s.contains("name=\"file\"; filename=\"audio.wav\"\r\nContent-Type: audio/wav\r\n\r\nRIFF\r\n--XyZ--\r\n"));
         assert_eq!(&wav_bytes(&[1, 2], 16000)[..4], b"RIFF");
     }

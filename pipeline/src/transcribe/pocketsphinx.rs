@@ -69,7 +69,10 @@ impl Transcriber for PocketSphinx {
                 .collect();
             if !tokens.is_empty() {
                 let runs = voiced_runs(&pcm, RATE, prev_end, end, None, 0.12);
-                let window = (prev_end as f64 / f64::from(RATE), end as f64 / f64::from(RATE));
+                let window = (
+                    prev_end as f64 / f64::from(RATE),
+                    end as f64 / f64::from(RATE),
+                );
                 words.extend(spread_words(&tokens, &runs, window));
             }
             prev_end = end;
@@ -156,7 +159,10 @@ fn run(pcm: &[i16]) -> Result<Heard, TranscribeError> {
         .0
         .set_state(gst::State::Playing)
         .map_err(|e| failed(format!("cannot start the recogniser: {e}")))?;
-    let bus = pipeline.0.bus().ok_or_else(|| failed("pipeline has no bus"))?;
+    let bus = pipeline
+        .0
+        .bus()
+        .ok_or_else(|| failed("pipeline has no bus"))?;
     // Recognition runs faster than real time; 5 minutes of speech takes well under this.
     let limit = gst::ClockTime::from_seconds(600);
     match bus.timed_pop_filtered(limit, &[gst::MessageType::Eos, gst::MessageType::Error]) {
