@@ -759,3 +759,144 @@ async fn without_the_cache_edits_write_straight_through() {
         "direct"
     );
 }
+
+/// A 2 s 180×320 H.264 MP4 from GStreamer's test source.
+fn presenter_mp4() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("presenter.mp4");
+    let ok = std::process::Command::new("gst-launch-1.0")
+        .args([
+            "-q",
+            "-e",
+            "videotestsrc",
+            "pattern=smpte",
+            "num-buffers=60",
+            "!",
+        ])
+        .args(["video/x-raw,width=180,height=320,framerate=30/1", "!"])
+        .args([
+            "x264enc",
+            "speed-preset=ultrafast",
+            "!",
+            "h264parse",
+            "!",
+            "mp4mux",
+            "!",
+        ])
+        .arg("filesink")
+        .arg(format!("location={}", out.display()))
+        .status()
+        .expect("gst-launch-1.0 runs");
+    assert!(ok.success());
+    std::fs::read(out).unwrap()
+}
+
+#[tokio::test]
+async fn narrator_video_upload_turns_b_roll_into_a_roll() {
+    let fixture = fixture_files(vec![("presenter.mp4", "video/mp4", presenter_mp4())]).await;
+    let allow = format!("[\"{fixture}\"]");
+    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let mut events = Events::open(&d, &review).await;
+    // The second scene is B-roll (scene direction: A, B, B, …).
+    let b_roll = &scenes[1];
+    let before = scene_of(&d, &id, b_roll).await;
+    assert_eq!(before["scene"]["active_roll"], "B-roll", "{before}");
+    let shot_before = screenshot(&d, &id, b_roll).await;
+    let media_of = |tree: &Value| {
+        tree["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["voice_file"] == b_roll.as_str())
+            .map(|s| s["mediaUrl"].clone())
+            .unwrap()
+    };
+    let media_before = media_of(&video_data_tree(&d, &id).await);
+
+    let (c, v) = modify(
+        &d,
+        &id,
+        b_roll,
+        json!([{ "field_name": "narrator.upload_video", "value": format!("http://{fixture}/presenter.mp4") }]),
+    )
+    .await;
+    assert_eq!(c, 202, "{v}");
+    let queue_id = v["queue_id"].as_str().unwrap().to_string();
+    assert!(queue_id.starts_with("vq_"), "{v}");
+    let applied = events
+        .until("scene_modified", Duration::from_secs(60))
+        .await;
+    assert_eq!(applied["queue_id"], queue_id.as_str(), "{applied}");
+    assert_eq!(applied["applied"]["roll"]["to"], "A-roll");
+
+    let after = scene_of(&d, &id, b_roll).await;
+    assert_eq!(after["scene"]["active_roll"], "A-roll", "{after}");
+    assert_eq!(after["boxes"]["narrator"]["visible"], true, "{after}");
+    // The background lane is kept: same media as before.
+    let tree = video_data_tree(&d, &id).await;
+    let seg = tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["voice_file"] == b_roll.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(seg["type"], "A-roll");
+    assert_eq!(media_of(&tree), media_before);
+    assert!(
+        seg["narrator"]["video_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("presenter.mp4")
+    );
+    // The presenter now shows in the scene's screenshot.
+    assert_ne!(screenshot(&d, &id, b_roll).await, shot_before);
+
+    // A file that is not a video fails on the realtime channel; the scene is unchanged.
+    let (c, v) = modify(
+        &d,
+        &id,
+        &scenes[2],
+        json!([{ "field_name": "narrator.upload_video", "value": format!("http://{fixture}/missing.mp4") }]),
+    )
+    .await;
+    assert_eq!(c, 202, "{v}");
+    let failed = events
+        .until("scene_upload_failed", Duration::from_secs(60))
+        .await;
+    assert_eq!(failed["queue_id"], v["queue_id"]);
+    assert_eq!(
+        scene_of(&d, &id, &scenes[2]).await["scene"]["active_roll"],
+        "B-roll"
+    );
+}
+
+async fn screenshot(d: &Daemon, id: &str, voice_file: &str) -> Vec<u8> {
+    let (c, v, _) = d
+        .post(
+            "/v1/scene_inspector",
+            &json!({ "id": id, "action": "screenshot_scene_280x498", "voice_file": voice_file, "seek_seconds": 0.5 }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let url = v["result"]["screenshot"]["url"].as_str().unwrap();
+    reqwest::get(url)
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .to_vec()
+}
+
+async fn video_data_tree(d: &Daemon, id: &str) -> Value {
+    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    assert_eq!(c, 200, "{v}");
+    reqwest::get(v["data"]["url"].as_str().unwrap())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
