@@ -104,4 +104,13 @@ mod tests {
         let t: Table = "nope = 1".parse().unwrap();
         assert!(Config::deserialize(t).is_err());
     }
+
+    #[test]
+    fn the_example_config_is_valid() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reelsmith.example.toml");
+        let t: Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        let cfg = Config::deserialize(t).expect("every key of the example is known");
+        cfg.finish("127.0.0.1:8080".parse().unwrap())
+            .expect("the example validates");
+    }
 }
