@@ -15,6 +15,7 @@ pub mod direction;
 pub mod document;
 pub mod error;
 pub mod fetch;
+pub mod files;
 pub mod ids;
 pub mod jobs;
 pub mod links;

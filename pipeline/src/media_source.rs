@@ -328,9 +328,7 @@ fn obtain(engine: &Engine, job: &Job, dir: &Path) -> Result<String, JobFailure> 
         .filter(|e| MEDIA_EXTENSIONS.contains(&e.as_str()))
         .unwrap_or_else(|| "media".into());
     let name = format!("source.{ext}");
-    let tmp = dir.join(format!(".{name}.part"));
-    std::fs::write(&tmp, &resp.body).map_err(io_fail)?;
-    std::fs::rename(&tmp, dir.join(&name)).map_err(io_fail)?;
+    crate::files::write_atomic(&dir.join(&name), &resp.body).map_err(io_fail)?;
     Ok(name)
 }
 

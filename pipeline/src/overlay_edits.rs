@@ -122,7 +122,7 @@ impl Staging {
 
     fn write_file(&mut self, name: &str, bytes: &[u8]) -> Result<(), Error> {
         let path = self.dir.join(name);
-        write_atomic(&path, bytes).map_err(Error::internal)?;
+        crate::files::write_atomic(&path, bytes).map_err(Error::internal)?;
         self.written.push(path);
         Ok(())
     }
@@ -132,7 +132,7 @@ impl Staging {
         spec.validate()
             .map_err(|e| Error::internal(format!("generated spec invalid: {e}")))?;
         let bytes = serde_json::to_vec_pretty(spec).map_err(Error::internal)?;
-        write_atomic(&self.dir.join(spec_file_name(voice_file)), &bytes)
+        crate::files::write_atomic(&self.dir.join(spec_file_name(voice_file)), &bytes)
             .map_err(Error::internal)?;
         self.done = true;
         Ok(())
@@ -147,23 +147,6 @@ impl Drop for Staging {
             }
         }
     }
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().expect("file in a folder");
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{}.part", ids::file_token()));
-    let r = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r
 }
 
 fn fonts_dir(ctx: &OverlayEditContext<'_>) -> PathBuf {

@@ -373,16 +373,6 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
     Some(out)
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().expect("files live in a folder");
-    let tmp = dir.join(format!(".{}.part", crate::ids::file_token()));
-    let r = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r
-}
-
 /// The modification-time token of a file (16 hex digits).
 pub fn version_token(path: &Path) -> std::io::Result<String> {
     let t = std::fs::metadata(path)?.modified()?;
@@ -413,7 +403,7 @@ pub fn build(
             .pixmap
             .encode_png()
             .map_err(|e| std::io::Error::other(e.to_string()))?;
-        write_atomic(&folder.join(&file), &png)?;
+        crate::files::write_atomic(&folder.join(&file), &png)?;
         objects.push(SpecObject {
             layout_id: p.id.to_string(),
             kind: p.kind,
@@ -453,7 +443,7 @@ pub fn build(
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     let spec_path = folder.join(spec_file_name(s.voice_file));
     let json = serde_json::to_vec_pretty(&spec).expect("specs serialise");
-    write_atomic(&spec_path, &json)?;
+    crate::files::write_atomic(&spec_path, &json)?;
     let token = version_token(&spec_path)?;
     Ok(Some(Written {
         spec,

@@ -7,7 +7,7 @@
 //! place, so a URL never shows a half-written file. The media route answers 410 for an expired
 //! file even before the sweeper ([`PublicFiles::sweep`]) has deleted it.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -113,19 +113,7 @@ impl PublicFiles {
     pub fn write(&self, lifetime: Lifetime, name: &str, bytes: &[u8]) -> io::Result<Published> {
         let rel = format!("{}/{}", lifetime.folder(), name);
         let path = self.path(&rel)?;
-        let dir = path.parent().expect("joined below root");
-        std::fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!(".{}.part", token()));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result?;
+        crate::files::write_atomic(&path, bytes)?;
         self.published(lifetime, &rel, bytes.len() as u64, SystemTime::now())
     }
 

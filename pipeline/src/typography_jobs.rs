@@ -16,7 +16,7 @@
 //! `data_dir/typography/{id}.json` (written atomically), so results survive restarts.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -380,23 +380,6 @@ fn canvas() -> Value {
     json!({ "width": 720, "height": 1280, "safe_top": SAFE_TOP, "safe_bottom": SAFE_BOTTOM })
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().expect("file in a folder");
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{}.part", ids::file_token()));
-    let r = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r
-}
-
 impl Typography {
     pub fn new(settings: Arc<Settings>, store: Arc<Store>) -> Typography {
         Typography {
@@ -434,7 +417,8 @@ impl Typography {
 
     fn save(&self, id: &str, account: &str, body: &Value) -> Result<(), Error> {
         let rec = json!({ "account": account, "response": body });
-        write_atomic(&self.record_path(id), rec.to_string().as_bytes()).map_err(Error::internal)
+        crate::files::write_atomic(&self.record_path(id), rec.to_string().as_bytes())
+            .map_err(Error::internal)
     }
 
     fn load(&self, id: &str) -> Option<(String, Value)> {
@@ -669,7 +653,8 @@ impl Typography {
         files.push(("composition.svg".into(), composition.into_bytes()));
         let dir = self.settings.data_dir.join("public").join(&folder);
         for (name, bytes) in &files {
-            write_atomic(&dir.join(name), bytes).map_err(|e| format!("writing {name}: {e}"))?;
+            crate::files::write_atomic(&dir.join(name), bytes)
+                .map_err(|e| format!("writing {name}: {e}"))?;
         }
         let m: &mut Map<String, Value> = body.as_object_mut().expect("object");
         m.insert("status".into(), json!("completed"));

@@ -291,7 +291,7 @@ pub fn build_document(
         // The word timings beside the audio, for the editor's caption preview (video_data
         // trims them from the scene tree).
         let words_json = serde_json::to_vec(&seg.words).expect("words serialise");
-        write_atomic(
+        crate::files::write_atomic(
             &public.join(format!("{}_words.json", seg.voice_file)),
             &words_json,
         )
@@ -430,7 +430,7 @@ fn apply_pick(
         AssetKind::Image => sniff_image(&bytes).unwrap_or("jpg"),
     };
     let file = format!("{}_broll.{ext}", seg.voice_file);
-    write_atomic(&dir.join(&file), &bytes).map_err(io_failure)?;
+    crate::files::write_atomic(&dir.join(&file), &bytes).map_err(io_failure)?;
     publish_link(&dir.join(&file), &public.join(&file)).map_err(io_failure)?;
     seg.media_url = public_url(&file);
     seg.broll_url = seg.media_url.clone();
@@ -444,7 +444,7 @@ fn apply_pick(
             let tf = format!("{}_broll_thumb.jpg", seg.voice_file);
             match std::fs::read(local) {
                 Ok(b) => {
-                    write_atomic(&public.join(&tf), &b).map_err(io_failure)?;
+                    crate::files::write_atomic(&public.join(&tf), &b).map_err(io_failure)?;
                     public_url(&tf)
                 }
                 Err(_) => String::new(),
@@ -476,16 +476,6 @@ fn seed_of(s: &str) -> u64 {
     s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100000001b3)
     })
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 /// Fetches inline media through the guarded client and stores it as `{stem}_media.{ext}`;
@@ -524,7 +514,7 @@ fn fetch_inline(
         ));
     };
     let file = format!("{stem}_media.{ext}");
-    write_atomic(&dir.join(&file), &resp.body).map_err(io_failure)?;
+    crate::files::write_atomic(&dir.join(&file), &resp.body).map_err(io_failure)?;
     Ok((file, kind))
 }
 

@@ -243,15 +243,8 @@ impl Editor {
 
     fn write_spec(&self, doc: &VideoDocument, voice_file: &str, spec: &OverlaySpec) -> Result<()> {
         let path = self.spec_path(doc, voice_file);
-        let dir = path.parent().expect("spec path has a folder");
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(dir)?;
-            let tmp = dir.join(format!(".{}.part", crate::ids::file_token()));
-            let bytes = serde_json::to_vec_pretty(spec).map_err(std::io::Error::other)?;
-            std::fs::write(&tmp, bytes)?;
-            std::fs::rename(&tmp, &path)
-        };
-        write().map_err(Error::internal)
+        let bytes = serde_json::to_vec_pretty(spec).map_err(Error::internal)?;
+        crate::files::write_atomic(&path, &bytes).map_err(Error::internal)
     }
 
     /// The spec state of a scene as the Scene record reports it.
@@ -623,13 +616,7 @@ impl Editor {
         };
         let dir = video_dir(&self.settings, topic);
         let file = format!("media_{}.{ext}", crate::ids::file_token());
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
-            let tmp = dir.join(format!(".{file}.part"));
-            std::fs::write(&tmp, &resp.body)?;
-            std::fs::rename(&tmp, dir.join(&file))
-        };
-        write().map_err(Error::internal)?;
+        crate::files::write_atomic(&dir.join(&file), &resp.body).map_err(Error::internal)?;
         Ok(PreparedMedia {
             url: url.to_string(),
             kind,
