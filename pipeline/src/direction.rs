@@ -23,23 +23,42 @@ pub const SCENE_TYPES: &[&str] = &[
     "CALL TO ACTION",
 ];
 
-/// The canonical scene patterns (the values `pattern` may take; scene editing validates
-/// against this list). Each names a layout the overlay designer knows:
+/// The canonical scene patterns: the values `pattern` takes, written by scene building and
+/// accepted by `modify_scene`'s metadata branch (which matches input case-insensitively, reading
+/// spaces and dashes as `_`). The first group names layouts the overlay designer knows and that
+/// scene building picks; the second names the narrative role a client or agent may set.
 ///
-/// | pattern | used for |
+/// | pattern | the scene… |
 /// |---|---|
-/// | `hook_question` | an opening question |
-/// | `hook_statement` | an opening claim |
-/// | `big_number` | a number set large with its label |
-/// | `key_point` | one idea, set as a short headline |
-/// | `list_item` | one step of a list ("first", "- …", "2.") |
-/// | `comparison` | this versus that |
-/// | `quote_card` | a quotation |
-/// | `fact_card` | a plain fact, no overlay |
-/// | `data_bar` | a data claim without a number |
-/// | `call_to_action` | the closing ask |
-/// | `typography_only` | words only, no background visual (clears `visual`) |
-/// | `narrator_only` | the narrator alone, nothing else on screen |
+/// | `hook_question` | opens with a question |
+/// | `hook_statement` | opens with a claim |
+/// | `big_number` | sets a number large with its label |
+/// | `key_point` | states one idea as a short headline |
+/// | `list_item` | is one step of a list ("first", "- …", "2.") |
+/// | `comparison` | sets this against that |
+/// | `quote_card` | shows a quotation |
+/// | `fact_card` | states a plain fact, no overlay |
+/// | `data_bar` | makes a data claim without a number |
+/// | `call_to_action` | asks the viewer to act |
+/// | `typography_only` | shows words only, no background visual (clears `visual`) |
+/// | `narrator_only` | shows the narrator alone |
+/// | `hook` | opens with a surprise of any kind |
+/// | `problem` | names the viewer's problem |
+/// | `solution` | answers it |
+/// | `problem_solution` | does both |
+/// | `stat_reveal` | reveals a number |
+/// | `list` | enumerates items |
+/// | `step_by_step` | walks through steps in order |
+/// | `before_after` | shows a change |
+/// | `myth_fact` | debunks a belief |
+/// | `quote` | centres on a quotation |
+/// | `question_answer` | asks and answers |
+/// | `story` | tells an anecdote |
+/// | `timeline` | orders events in time |
+/// | `definition` | explains a term |
+/// | `example` | illustrates a point |
+/// | `testimonial` | gives a client's voice |
+/// | `summary` | recaps |
 pub const PATTERNS: &[&str] = &[
     "hook_question",
     "hook_statement",
@@ -53,6 +72,23 @@ pub const PATTERNS: &[&str] = &[
     "call_to_action",
     "typography_only",
     "narrator_only",
+    "hook",
+    "problem",
+    "solution",
+    "problem_solution",
+    "stat_reveal",
+    "list",
+    "step_by_step",
+    "before_after",
+    "myth_fact",
+    "quote",
+    "question_answer",
+    "story",
+    "timeline",
+    "definition",
+    "example",
+    "testimonial",
+    "summary",
 ];
 
 /// Whether `p` is a canonical pattern.

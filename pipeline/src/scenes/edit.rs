@@ -22,61 +22,8 @@ use crate::document::{Background, PreviewRect, SPEC_DISABLED, Segment, VideoDocu
 use crate::error::{Code, Error, Result};
 use crate::voice::VoiceProvider;
 
-/// Creative types of the metadata branch's `type` (spec: L).
-pub const SCENE_TYPES: &[&str] = &[
-    "HOOK",
-    "STAT",
-    "KEY POINT",
-    "DATA",
-    "FACT",
-    "CALL TO ACTION",
-];
-
-/// The canonical scene patterns accepted by the metadata branch's `pattern` (lowercase
-/// snake_case; input is matched case-insensitively with spaces and dashes read as `_`):
-///
-/// | pattern | the scene… |
-/// |---|---|
-/// | `hook` | opens with a question, claim or surprise |
-/// | `problem` | names the viewer's problem |
-/// | `solution` | answers it |
-/// | `problem_solution` | does both in one scene |
-/// | `stat_reveal` | reveals a number |
-/// | `list` | enumerates items |
-/// | `step_by_step` | walks through steps in order |
-/// | `comparison` | sets two things side by side |
-/// | `before_after` | shows a change |
-/// | `myth_fact` | debunks a belief |
-/// | `quote` | centres on a quotation |
-/// | `question_answer` | asks and answers |
-/// | `story` | tells an anecdote |
-/// | `timeline` | orders events in time |
-/// | `definition` | explains a term |
-/// | `example` | illustrates a point |
-/// | `testimonial` | gives a client's voice |
-/// | `summary` | recaps |
-/// | `call_to_action` | asks the viewer to act |
-pub const PATTERNS: &[&str] = &[
-    "hook",
-    "problem",
-    "solution",
-    "problem_solution",
-    "stat_reveal",
-    "list",
-    "step_by_step",
-    "comparison",
-    "before_after",
-    "myth_fact",
-    "quote",
-    "question_answer",
-    "story",
-    "timeline",
-    "definition",
-    "example",
-    "testimonial",
-    "summary",
-    "call_to_action",
-];
+/// The metadata branch validates against the same lists scene building writes.
+pub use crate::direction::{PATTERNS, SCENE_TYPES};
 
 /// Aliases of branch N.
 pub const DISABLE_FIELDS: &[&str] = &[
