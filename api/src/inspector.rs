@@ -258,15 +258,9 @@ async fn inspect(account: Account, body: Value, state: Arc<State>) -> Result<Res
         r
     } else {
         let poster = render(&state, doc.clone(), index, None, true).await?;
-        let folder = doc.public_folder();
-        let folder = folder.strip_prefix("specs/").unwrap_or(&folder);
         let published = state
             .public
-            .write(
-                Lifetime::Temp,
-                &format!("posters/{folder}/{}_poster.png", seg.voice_file),
-                &poster,
-            )
+            .write(Lifetime::Temp, &doc.poster_name(&seg.voice_file), &poster)
             .map_err(|e| {
                 tracing::error!(error = %e, "poster not written");
                 Error::new(

@@ -272,6 +272,14 @@ impl VideoDocument {
         }
     }
 
+    /// Where a scene's overlay poster is published, below the expiring `tmp/` folder of the
+    /// public root: stable per scene (`{voice_file}_poster.png`), rewritten on each request.
+    pub fn poster_name(&self, voice_file: &str) -> String {
+        let folder = self.public_folder();
+        let folder = folder.strip_prefix("specs/").unwrap_or(&folder);
+        format!("posters/{folder}/{voice_file}_poster.png")
+    }
+
     /// The scene with this stable id.
     pub fn segment(&self, voice_file: &str) -> Option<&Segment> {
         self.segments.iter().find(|s| s.voice_file == voice_file)
@@ -288,132 +296,137 @@ impl VideoDocument {
         self.segments.iter().map(|s| s.duration).sum()
     }
 
+    /// Scene `i` as the Scene record of `video_data` (no word timings).
+    pub fn segment_public(&self, i: usize, view: &PublicView<'_>) -> Value {
+        let s = &self.segments[i];
+        let folder = self.public_folder();
+        let spec_dir = view.public_root.join(&folder);
+        let file = spec_file_name(&s.voice_file);
+        let exists = spec_dir.join(&file).is_file();
+        let state = spec_state(&s.remotion_spec, exists);
+        let version = if state == "ready" {
+            s.remotion_spec.clone()
+        } else {
+            String::new()
+        };
+        let url = if state == "ready" {
+            format!("{}/{folder}/{file}?v={version}", view.origin_url)
+        } else {
+            String::new()
+        };
+        let narrator = if s.narrator == NarratorInfo::default() {
+            json!({})
+        } else {
+            json!(s.narrator)
+        };
+        let show_narrator = s.is_a_roll();
+        let mut seg = json!({
+            "voice_file": s.voice_file,
+            "scene_uid": s.voice_file,
+            "id": s.id.to_string(),
+            "order_id": s.id,
+            "scene_index": i,
+            "type": s.roll,
+            "scene_type": s.scene_type,
+            "text": s.text,
+            "talking_point": s.talking_point,
+            "visual": s.visual,
+            "quote": s.quote,
+            "keyword": s.keyword,
+            "pattern": s.pattern,
+            "typography_only": s.typography_only,
+            "duration": s.duration,
+            "mediaUrl": s.media_url,
+            "mediaType": s.media_type,
+            "thumbnailUrl": s.thumbnail_url,
+            "videoTrim": s.video_trim,
+            "brollUrl": s.broll_url,
+            "brollThumbnailUrl": s.broll_thumbnail_url,
+            "user_asset_url": s.user_asset_url,
+            "broll_source": s.broll_source,
+            "audio_url": s.audio_url,
+            "show_narrator": show_narrator,
+            "active_roll": s.roll,
+            "overlay": {
+                "caption": { "rect": s.caption_rect },
+                "narrator": {
+                    "rect": s.narrator_rect,
+                    "touched": s.narrator_touched,
+                    "visible": show_narrator,
+                },
+            },
+            "narrator": narrator,
+            "narrator_face": s.narrator_face,
+            "remotion_spec": s.remotion_spec,
+            "remotion_spec_file": file,
+            "remotion_spec_url": url,
+            "remotion_spec_version": version,
+            "remotion_spec_exists": exists,
+            "remotion_spec_state": state,
+        });
+        seg["agent_meta"] = json!({
+                "stable_scene_id_field": "voice_file",
+                "stable_scene_id": s.voice_file,
+                "order_field": "id",
+                "order_value": s.id,
+                "scene_index": i,
+                "remotion_spec": {
+                    "file": file,
+                    "url": url,
+                    "state": state,
+                    "exists": exists,
+                    "version": version,
+                },
+                "coordinate_spaces": {
+                    "overlay.caption.rect": "editor_preview",
+                    "overlay.narrator.rect": "editor_preview",
+                    "remotion_spec": "remotion_canvas",
+                },
+        });
+        if view.include_diagnostics {
+            let poster = format!("{}_poster.png", s.voice_file);
+            let poster_rel = format!("tmp/{}", self.poster_name(&s.voice_file));
+            let path = view.public_root.join(&poster_rel);
+            let pv = file_version(&path);
+            let (pstate, warnings) = if s.overlay_disabled() {
+                ("disabled", vec!["overlay_disabled"])
+            } else if pv.is_some() {
+                ("ready", vec![])
+            } else if state == "ready" {
+                ("missing", vec!["poster_not_rendered_yet"])
+            } else {
+                ("missing", vec!["no_overlay_spec"])
+            };
+            let purl = pv.as_ref().map_or(String::new(), |v| {
+                format!("{}/{poster_rel}?v={v}", view.origin_url)
+            });
+            seg["remotion_poster_file"] = json!(poster);
+            seg["remotion_poster_url"] = json!(purl);
+            seg["remotion_poster_version"] = json!(pv.unwrap_or_default());
+            seg["remotion_poster_state"] = json!(pstate);
+            seg["remotion_poster_exists"] = json!(pstate == "ready");
+            seg["remotion_poster_warnings"] = json!(warnings);
+        }
+        seg
+    }
+
     /// The scene tree as `video_data` publishes it: every Scene-record field, the top level of
     /// the video-data file, agent metadata and coordinate spaces. Word timings, the full script
     /// and internal fields (file names on disk, seeds) are left out.
     pub fn to_public(&self, view: &PublicView<'_>) -> Value {
-        let folder = self.public_folder();
-        let spec_dir = view.public_root.join(&folder);
-        let poster_folder = folder.strip_prefix("specs/").unwrap_or(&folder).to_string();
-        let segments: Vec<Value> = self
-            .segments
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let file = spec_file_name(&s.voice_file);
-                let exists = spec_dir.join(&file).is_file();
-                let state = spec_state(&s.remotion_spec, exists);
-                let version = if state == "ready" {
-                    s.remotion_spec.clone()
-                } else {
-                    String::new()
-                };
-                let url = if state == "ready" {
-                    format!("{}/{folder}/{file}?v={version}", view.origin_url)
-                } else {
-                    String::new()
-                };
-                let narrator = if s.narrator == NarratorInfo::default() {
-                    json!({})
-                } else {
-                    json!(s.narrator)
-                };
-                let show_narrator = s.is_a_roll();
-                let mut seg = json!({
-                    "voice_file": s.voice_file,
-                    "scene_uid": s.voice_file,
-                    "id": s.id.to_string(),
-                    "order_id": s.id,
-                    "scene_index": i,
-                    "type": s.roll,
-                    "scene_type": s.scene_type,
-                    "text": s.text,
-                    "talking_point": s.talking_point,
-                    "visual": s.visual,
-                    "quote": s.quote,
-                    "keyword": s.keyword,
-                    "pattern": s.pattern,
-                    "typography_only": s.typography_only,
-                    "duration": s.duration,
-                    "mediaUrl": s.media_url,
-                    "mediaType": s.media_type,
-                    "thumbnailUrl": s.thumbnail_url,
-                    "videoTrim": s.video_trim,
-                    "brollUrl": s.broll_url,
-                    "brollThumbnailUrl": s.broll_thumbnail_url,
-                    "user_asset_url": s.user_asset_url,
-                    "broll_source": s.broll_source,
-                    "audio_url": s.audio_url,
-                    "show_narrator": show_narrator,
-                    "active_roll": s.roll,
-                    "overlay": {
-                        "caption": { "rect": s.caption_rect },
-                        "narrator": {
-                            "rect": s.narrator_rect,
-                            "touched": s.narrator_touched,
-                            "visible": show_narrator,
-                        },
-                    },
-                    "narrator": narrator,
-                    "narrator_face": s.narrator_face,
-                    "remotion_spec": s.remotion_spec,
-                    "remotion_spec_file": file,
-                    "remotion_spec_url": url,
-                    "remotion_spec_version": version,
-                    "remotion_spec_exists": exists,
-                    "remotion_spec_state": state,
-                });
-                seg["agent_meta"] = json!({
-                        "stable_scene_id_field": "voice_file",
-                        "stable_scene_id": s.voice_file,
-                        "order_field": "id",
-                        "order_value": s.id,
-                        "scene_index": i,
-                        "remotion_spec": {
-                            "file": file,
-                            "url": url,
-                            "state": state,
-                            "exists": exists,
-                            "version": version,
-                        },
-                        "coordinate_spaces": {
-                            "overlay.caption.rect": "editor_preview",
-                            "overlay.narrator.rect": "editor_preview",
-                            "remotion_spec": "remotion_canvas",
-                        },
-                });
-                if view.include_diagnostics {
-                    let poster = format!("{}_poster.png", s.voice_file);
-                    let path = view
-                        .public_root
-                        .join("tmp/posters")
-                        .join(&poster_folder)
-                        .join(&poster);
-                    let pv = file_version(&path);
-                    let (pstate, warnings) = if s.overlay_disabled() {
-                        ("disabled", vec!["overlay_disabled"])
-                    } else if pv.is_some() {
-                        ("ready", vec![])
-                    } else if state == "ready" {
-                        ("missing", vec!["poster_not_rendered_yet"])
-                    } else {
-                        ("missing", vec!["no_overlay_spec"])
-                    };
-                    let purl = pv.as_ref().map_or(String::new(), |v| {
-                        format!("{}/tmp/posters/{poster_folder}/{poster}?v={v}", view.origin_url)
-                    });
-                    seg["remotion_poster_file"] = json!(poster);
-                    seg["remotion_poster_url"] = json!(purl);
-                    seg["remotion_poster_version"] = json!(pv.unwrap_or_default());
-                    seg["remotion_poster_state"] = json!(pstate);
-                    seg["remotion_poster_exists"] = json!(pstate == "ready");
-                    seg["remotion_poster_warnings"] = json!(warnings);
-                }
-                seg
-            })
+        let segments: Vec<Value> = (0..self.segments.len())
+            .map(|i| self.segment_public(i, view))
             .collect();
-        let voice_type = if self.faceless { "voice_only" } else { "narrator" };
-        let avatar_type = if self.faceless { "none" } else { "narrator_card" };
+        let voice_type = if self.faceless {
+            "voice_only"
+        } else {
+            "narrator"
+        };
+        let avatar_type = if self.faceless {
+            "none"
+        } else {
+            "narrator_card"
+        };
         json!({
             "object": "video_data",
             "id": self.topic_id,

@@ -91,7 +91,12 @@ async fn screenshots_are_public_unique_and_expire() {
     let resp = plain.get(&url).send().await.unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["x-content-type-options"], "nosniff");
-    assert!(resp.headers()["content-security-policy"].to_str().unwrap().contains("sandbox"));
+    assert!(
+        resp.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("sandbox")
+    );
     let bytes = resp.bytes().await.unwrap();
     assert_eq!(bytes.len() as u64, shot["bytes"].as_u64().unwrap());
     assert_eq!(jpeg_size(&bytes), Some((280, 498)));
@@ -374,6 +379,40 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
     let (path2, v2) = url2.split_once("?v=").unwrap();
     assert_eq!(path1, path2, "stable per scene");
     assert_ne!(v1, v2, "a new token on each write");
+
+    // Geometry and video_data diagnostics point at the published poster.
+    let (c, g, _) = d
+        .post(
+            "/v1/scene_geometry",
+            &json!({ "id": id, "voice_file": vf, "include_diagnostics": true }),
+        )
+        .await;
+    assert_eq!(c, 200, "{g}");
+    assert_eq!(g["remotion_spec"]["remotion_poster_state"], "ready", "{g}");
+    let gurl = g["remotion_spec"]["remotion_poster_url"].as_str().unwrap();
+    assert_eq!(gurl.split_once("?v=").unwrap().0, path1);
+    let (c, v, _) = d
+        .post(
+            "/v1/video_data",
+            &json!({ "video_id": id, "include_diagnostics": true }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let tree: Value = reqwest::get(v["data"]["url"].as_str().unwrap())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let seg = tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["voice_file"] == vf)
+        .unwrap();
+    assert_eq!(seg["remotion_poster_state"], "ready", "{seg}");
+    let vurl = seg["remotion_poster_url"].as_str().unwrap();
+    assert_eq!(vurl.split_once("?v=").unwrap().0, path1);
 
     // A scene without an overlay has no poster.
     if let Some(plain) = segments

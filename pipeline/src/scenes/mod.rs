@@ -156,11 +156,6 @@ pub fn sniff_media(b: &[u8]) -> Option<(MediaKind, &'static str)> {
     }
 }
 
-/// `{x, y, w, h}` of a stored rect.
-fn rect(r: crate::document::PreviewRect) -> Value {
-    json!({ "x": r.x, "y": r.y, "w": r.w, "h": r.h })
-}
-
 impl Editor {
     /// Opens the journal folder (`data_dir/journal`) and replays unfinished sessions.
     pub fn new(
@@ -279,7 +274,8 @@ impl Editor {
     /// The overlay poster's state (file `{voice_file}_poster.png` beside the spec).
     pub fn poster_meta(&self, doc: &VideoDocument, seg: &Segment) -> geometry::PosterMeta {
         let file = format!("{}_poster.png", seg.voice_file);
-        let path = self.public_root().join(doc.public_folder()).join(&file);
+        let rel = format!("tmp/{}", doc.poster_name(&seg.voice_file));
+        let path = self.public_root().join(&rel);
         let mtime = |p: &std::path::Path| {
             std::fs::metadata(p)
                 .and_then(|m| m.modified())
@@ -307,11 +303,7 @@ impl Editor {
         }
         let version = poster_time.map(|t| t.to_string()).unwrap_or_default();
         let url = if exists {
-            format!(
-                "{}/{}/{file}?v={version}",
-                self.settings.origin_url,
-                doc.public_folder()
-            )
+            format!("{}/{rel}?v={version}", self.settings.origin_url)
         } else {
             String::new()
         };
@@ -325,52 +317,35 @@ impl Editor {
         }
     }
 
-    /// A scene as `modify_scene` returns it (the Scene record with word timings).
+    /// A scene as `modify_scene` returns it: the Scene record of `video_data`, with word
+    /// timings, and the spec state as an open edit session sees it.
     pub fn segment_record(&self, doc: &VideoDocument, index: usize) -> Value {
         let s = &doc.segments[index];
-        let meta = self.spec_meta(doc, s);
-        let narrator = if s.narrator == Default::default() {
-            json!({})
-        } else {
-            json!(s.narrator)
-        };
-        json!({
-            "voice_file": s.voice_file,
-            "scene_uid": s.voice_file,
-            "id": s.id.to_string(),
-            "order_id": s.id,
-            "scene_index": index,
-            "type": s.roll,
-            "scene_type": s.scene_type,
-            "text": s.text,
-            "talking_point": s.talking_point,
-            "visual": s.visual,
-            "quote": s.quote,
-            "keyword": s.keyword,
-            "pattern": s.pattern,
-            "typography_only": s.typography_only,
-            "duration": s.duration,
-            "words": s.words,
-            "mediaUrl": s.media_url,
-            "mediaType": s.media_type,
-            "thumbnailUrl": s.thumbnail_url,
-            "videoTrim": s.video_trim,
-            "brollUrl": s.broll_url,
-            "brollThumbnailUrl": s.broll_thumbnail_url,
-            "user_asset_url": s.user_asset_url,
-            "overlay": {
-                "caption": { "rect": rect(s.caption_rect) },
-                "narrator": { "rect": rect(s.narrator_rect), "touched": s.narrator_touched },
+        let public_root = self.public_root();
+        let mut record = doc.segment_public(
+            index,
+            &crate::document::PublicView {
+                review_url: "",
+                origin_url: &self.settings.origin_url,
+                public_root: &public_root,
+                include_diagnostics: false,
             },
-            "narrator": narrator,
-            "has_narrator_video": s.narrator_video.is_some(),
-            "remotion_spec": s.remotion_spec,
-            "remotion_spec_file": meta.file,
-            "remotion_spec_url": meta.url,
-            "remotion_spec_version": meta.version,
-            "remotion_spec_exists": meta.exists,
-            "remotion_spec_state": meta.state,
-        })
+        );
+        let meta = self.spec_meta(doc, s);
+        record["words"] = json!(s.words);
+        record["has_narrator_video"] = json!(s.narrator_video.is_some());
+        record["remotion_spec_url"] = json!(meta.url);
+        record["remotion_spec_version"] = json!(meta.version);
+        record["remotion_spec_exists"] = json!(meta.exists);
+        record["remotion_spec_state"] = json!(meta.state);
+        record["agent_meta"]["remotion_spec"] = json!({
+            "file": meta.file,
+            "url": meta.url,
+            "state": meta.state,
+            "exists": meta.exists,
+            "version": meta.version,
+        });
+        record
     }
 
     /// Persists an edited document: staged in the active session, or written straight through
