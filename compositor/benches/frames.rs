@@ -136,4 +136,47 @@ fn main() {
         1e3 / parallel
     );
     println!("speed-up: {:.2}x", single / parallel);
+    conversions(&buf);
+}
+
+/// The per-frame colour conversions of the encoder's paths, whole frame, one thread.
+fn conversions(rgba: &[u8]) {
+    use compositor::media::convert::{EvenRect, I420Layout, i420_rect_to_rgba, rgba_to_i420};
+    use compositor::media::{YuvColour, YuvPlanes};
+    let (w, h) = (compositor::geom::CANVAS_W, compositor::geom::CANVAS_H);
+    let layout = I420Layout::new(w, h).unwrap();
+    let mut yuv = vec![0u8; layout.size];
+    let mut back = vec![0u8; rgba.len()];
+    let best = |run: &mut dyn FnMut()| {
+        (0..5)
+            .map(|_| {
+                let t0 = Instant::now();
+                for _ in 0..20 {
+                    run();
+                }
+                t0.elapsed().as_secs_f64() * 1e3 / 20.0
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let to_yuv = best(&mut || rgba_to_i420(rgba, &layout, &mut yuv).unwrap());
+    let all = EvenRect {
+        x0: 0,
+        y0: 0,
+        x1: w as usize,
+        y1: h as usize,
+    };
+    let to_rgba = best(&mut || {
+        let planes = YuvPlanes {
+            y: &yuv[..layout.u_offset],
+            u: &yuv[layout.u_offset..layout.v_offset],
+            v: &yuv[layout.v_offset..],
+            strides: [layout.y_stride, layout.uv_stride, layout.uv_stride],
+            colour: YuvColour {
+                bt709: true,
+                full_range: false,
+            },
+        };
+        i420_rect_to_rgba(&planes, &mut back, w as usize, all);
+    });
+    println!("RGBA→I420 {to_yuv:.2} ms/frame, I420→RGBA {to_rgba:.2} ms/frame (one thread)");
 }

@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use compositor::frame::FRAME_BYTES;
 use compositor::geom::{CanvasRect, PreviewRect};
-use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, FrameSource, encode_mp4};
+use compositor::media::{
+    AudioTrack, EncodeSettings, EncoderChoice, FrameSource, StageTimes, encode_mp4,
+};
 use compositor::plan::{
     Animation, Background, CaptionChunk, Clip, Narrator, OverlayObject, OverlayPayload, ScenePlan,
     TimedWord, Transition, VideoPlan, chunk_words,
@@ -392,6 +394,7 @@ struct Run {
     wall: Duration,
     cpu: f64,
     frames: u64,
+    stages: Option<StageTimes>,
 }
 
 impl Run {
@@ -418,6 +421,7 @@ fn ours(frames: &dyn FrameSource, audio: &AudioTrack, out: &Path) -> Run {
         wall: report.wall,
         cpu: c1 - c0,
         frames: report.frames,
+        stages: Some(report.stages),
     }
 }
 
@@ -627,6 +631,7 @@ fn main() {
         wall: t.elapsed(),
         cpu: cpu_times().1 - c0,
         frames,
+        stages: None,
     };
 
     // Encode-only floor: a contiguous run of our own frames from mid-scene, cycled.
@@ -661,6 +666,19 @@ fn main() {
             r.ms_per_frame(),
             r.cpu_ms_per_frame()
         );
+    }
+    for (name, r) in [("ours", &ours_run), ("floor", &floor_run)] {
+        if let Some(st) = r.stages {
+            let per = |d: Duration| ms(d) / r.frames as f64;
+            println!(
+                "  {name:<6} per frame: prepare {:.2} ms (encoding thread), render {:.2} ms + \
+                 RGBA→I420 {:.2} ms (summed over workers), blocked on the encoder {:.2} ms",
+                per(st.prepare),
+                per(st.render),
+                per(st.convert),
+                per(st.push)
+            );
+        }
     }
     println!(
         "wall-time ratio ffmpeg/ours: {:.2}×   CPU-per-frame ratio ffmpeg/ours: {:.2}×",

@@ -21,9 +21,10 @@ use std::sync::{Mutex, MutexGuard};
 
 use tiny_skia::{Color, FillRule, Paint, Pixmap, PixmapMut, Transform};
 
-use crate::geom::CANVAS_W;
+use crate::geom::{CANVAS_H, CANVAS_W};
 use crate::layers::rounded_rect;
-use crate::media::{ClipDecoder, ClipFrame, ClipInfo};
+use crate::media::convert::{EvenRect, i420_rect_to_rgba};
+use crate::media::{ClipDecoder, ClipFrame, ClipInfo, ClipPixels};
 use crate::plan::Clip;
 
 /// Shortest loop a trim may leave, seconds.
@@ -40,6 +41,8 @@ pub(crate) struct ClipLayer {
     height: u32,
     from: f64,
     len: f64,
+    /// What the decoder delivers.
+    pixels: ClipPixels,
     state: Mutex<ClipState>,
 }
 
@@ -87,8 +90,14 @@ impl ClipLayer {
             height,
             from,
             len: until - from,
+            pixels: ClipPixels::Rgba,
             state: Mutex::new(ClipState::default()),
         })
+    }
+
+    /// The same layer decoding to `pixels` (RGBA unless told otherwise).
+    pub(crate) fn delivering(self, pixels: ClipPixels) -> Self {
+        ClipLayer { pixels, ..self }
     }
 
     /// The file time shown at scene time `t`: the trim window, looped.
@@ -146,7 +155,8 @@ impl ClipLayer {
             return None;
         }
         if st.decoder.is_none() {
-            match ClipDecoder::open(&self.path, &self.info, self.width, self.height) {
+            match ClipDecoder::open_as(&self.path, &self.info, self.width, self.height, self.pixels)
+            {
                 Ok(d) => st.decoder = Some(d),
                 Err(e) => {
                     st.error = Some(e.to_string());
@@ -190,22 +200,30 @@ impl ClipLayer {
     }
 }
 
-/// A clip filling the canvas: each frame is a straight row copy.
+/// A clip filling the canvas, decoded to I420 (cropped and scaled in YUV): each frame is one
+/// conversion straight into the canvas, and the encoder can take the parts no other layer
+/// covers as they are ([`crate::frame`]).
 pub(crate) struct ClipBackground {
     pub(crate) clip: ClipLayer,
 }
 
 impl ClipBackground {
+    pub(crate) fn new(clip: ClipLayer) -> Self {
+        ClipBackground {
+            clip: clip.delivering(ClipPixels::I420),
+        }
+    }
+
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
-        let row = CANVAS_W as usize * 4;
+        let all = EvenRect {
+            x0: 0,
+            y0: 0,
+            x1: CANVAS_W as usize,
+            y1: CANVAS_H as usize,
+        };
         let drawn = self.clip.frame(t).and_then(|f| {
-            f.with_pixels(|src, stride| {
-                for (y, out) in dst.data_mut().chunks_exact_mut(row).enumerate() {
-                    match src.get(y * stride..y * stride + row) {
-                        Some(s) => out.copy_from_slice(s),
-                        None => out.fill(0),
-                    }
-                }
+            f.with_planes(CANVAS_H as usize, |planes| {
+                i420_rect_to_rgba(&planes, dst.data_mut(), CANVAS_W as usize, all);
             })
         });
         if drawn.is_none() {
@@ -261,6 +279,17 @@ impl ClipNarrator {
             mask,
             spans,
         }
+    }
+
+    /// The canvas pixels the layer may draw: `(x0, y0, x1, y1)`.
+    pub(crate) fn bounds(&self) -> (i64, i64, i64, i64) {
+        let (x, y) = (self.x as i64, self.y as i64);
+        (
+            x,
+            y,
+            x + i64::from(self.clip.width),
+            y + i64::from(self.clip.height),
+        )
     }
 
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {

@@ -6,8 +6,11 @@
 //! are the same whether read as premultiplied or straight alpha.
 
 use crate::geom::{CANVAS_H, CANVAS_W};
-use crate::layers::{self, Pose};
-use crate::media::FrameSource;
+use crate::layers::{self, Pose, ResolvedScene};
+use crate::media::convert::{
+    EvenRect, I420Layout, copy_i420, i420_rect_to_rgba, rgba_rect_to_i420,
+};
+use crate::media::{FrameSource, YuvColour};
 use crate::plan::{CROSSFADE_SECONDS, ResolvedVideo, Transition};
 use std::cell::RefCell;
 use tiny_skia::{Color, PixmapMut};
@@ -75,17 +78,7 @@ impl ResolvedVideo {
         match view {
             View::Full => {
                 s.background.draw(t, &mut dst);
-                if let Some(n) = &s.narrator {
-                    n.draw(t, &mut dst);
-                }
-                for o in &s.overlay {
-                    if let Some(pose) = o.pose_at(t) {
-                        o.draw(pose, &mut dst);
-                    }
-                }
-                if let Some(chunk) = layers::visible_chunk(&s.captions, t) {
-                    chunk.draw(t, &mut dst);
-                }
+                draw_above_background(s, t, &mut dst);
             }
             View::OverlayPoster => {
                 dst.fill(Color::BLACK);
@@ -97,7 +90,112 @@ impl ResolvedVideo {
     }
 }
 
+/// Narrator, overlay objects and captions: everything a [`View::Full`] frame draws over its
+/// background.
+fn draw_above_background(s: &ResolvedScene, t: f64, dst: &mut PixmapMut<'_>) {
+    if let Some(n) = &s.narrator {
+        n.draw(t, dst);
+    }
+    for o in &s.overlay {
+        if let Some(pose) = o.pose_at(t) {
+            o.draw(pose, dst);
+        }
+    }
+    if let Some(chunk) = layers::visible_chunk(&s.captions, t) {
+        chunk.draw(t, dst);
+    }
+}
+
+/// The canvas regions [`draw_above_background`] may touch at `t` (whole 4:2:0 blocks).
+fn covered_regions(s: &ResolvedScene, t: f64) -> Vec<EvenRect> {
+    let (w, h) = (CANVAS_W as usize, CANVAS_H as usize);
+    let narrator = s.narrator.as_ref().map(|n| n.bounds());
+    let objects = s
+        .overlay
+        .iter()
+        .filter_map(|o| o.pose_at(t).and_then(|pose| o.bounds(pose)));
+    let captions = layers::visible_chunk(&s.captions, t).and_then(|c| c.bounds());
+    narrator
+        .into_iter()
+        .chain(objects)
+        .chain(captions)
+        .filter_map(|(x0, y0, x1, y1)| EvenRect::covering(x0, y0, x1, y1, w, h))
+        .collect()
+}
+
+/// The colorimetry of our encoder's input (BT.709, limited range): clip pixels in it can go to
+/// the encoder as they are.
+const ENCODER_COLOUR: YuvColour = YuvColour {
+    bt709: true,
+    full_range: false,
+};
+
 impl ResolvedVideo {
+    /// Renders frame `index` into an I420 frame `out` (laid out as `layout`) when its scene
+    /// has a clip background and no crossfade: the decoded background goes to `out` as it is,
+    /// and only the regions other layers cover are converted to RGBA (in `rgba`, a
+    /// [`FRAME_BYTES`] scratch frame), drawn on and converted back. Inside those regions the
+    /// result is bit-exact with [`Self::render_frame`] + [`rgba_to_i420`](crate::media::convert::rgba_to_i420);
+    /// elsewhere it is the clip's own YUV, without the RGB round trip. Returns false (and the
+    /// caller renders the usual way) for any other frame.
+    pub fn render_frame_i420(
+        &self,
+        index: u64,
+        rgba: &mut [u8],
+        layout: &I420Layout,
+        out: &mut [u8],
+    ) -> bool {
+        if layout.width != CANVAS_W as usize
+            || layout.height != CANVAS_H as usize
+            || rgba.len() != FRAME_BYTES
+            || out.len() < layout.size
+        {
+            return false;
+        }
+        let t = index as f64 / f64::from(self.fps);
+        let (scene, local) = self.scene_at(t);
+        let s = &self.scenes[scene];
+        let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
+        if s.transition == Transition::Fade
+            && scene + 1 < self.scenes.len()
+            && local - (s.duration - fade) > 0.0
+        {
+            return false;
+        }
+        let Some(background) = s.background.clip() else {
+            return false;
+        };
+        let t = if local.is_finite() {
+            local.clamp(0.0, s.duration)
+        } else {
+            0.0
+        };
+        let Some(frame) = background.frame(t) else {
+            return false;
+        };
+        let regions = covered_regions(s, t);
+        frame
+            .with_planes(CANVAS_H as usize, |planes| {
+                if planes.colour != ENCODER_COLOUR || !copy_i420(&planes, layout, out) {
+                    return false;
+                }
+                if regions.is_empty() {
+                    return true;
+                }
+                for r in &regions {
+                    i420_rect_to_rgba(&planes, rgba, CANVAS_W as usize, *r);
+                }
+                let mut dst =
+                    PixmapMut::from_bytes(rgba, CANVAS_W, CANVAS_H).expect("length checked above");
+                draw_above_background(s, t, &mut dst);
+                for r in &regions {
+                    rgba_rect_to_i420(rgba, layout, out, *r);
+                }
+                true
+            })
+            .unwrap_or(false)
+    }
+
     /// The scenes (and their scene-local times) that frames `first .. first + count` show,
     /// including the incoming scene of a crossfade, in timeline order.
     fn window_times(&self, first: u64, count: u64) -> Vec<(usize, f64)> {
@@ -242,6 +340,15 @@ impl FrameSource for ResolvedVideo {
     }
     fn render(&self, index: u64, rgba: &mut [u8]) {
         self.render_frame(index, rgba);
+    }
+    fn render_i420(
+        &self,
+        index: u64,
+        rgba: &mut [u8],
+        layout: &I420Layout,
+        out: &mut [u8],
+    ) -> bool {
+        self.render_frame_i420(index, rgba, layout, out)
     }
     fn prepare(&self, first: u64, count: u64) {
         self.prefetch(first, count);

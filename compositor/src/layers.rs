@@ -5,6 +5,7 @@
 //! motion snapped to whole pixels where that looks the same). Drawing order, bottom to top:
 //! background → narrator → overlay objects (by z) → captions.
 
+use crate::blit;
 use crate::clip::{ClipBackground, ClipLayer, ClipNarrator};
 use crate::geom::{CANVAS_H, CANVAS_W, PreviewRect, preview_y_to_canvas};
 use crate::plan::{
@@ -38,7 +39,7 @@ pub(crate) fn resolve_scene(
     let background = match &plan.background {
         Background::Clip(clip) => {
             let layer = clip_layer(index, "background", clip, clips, CANVAS_W, CANVAS_H)?;
-            BackgroundLayer::Clip(ClipBackground { clip: layer })
+            BackgroundLayer::Clip(Box::new(ClipBackground::new(layer)))
         }
         _ => BackgroundLayer::Plate(PlateBackground::prepare(index, plan)?),
     };
@@ -127,8 +128,8 @@ fn narrator_bounds(scene: usize, rect: &PreviewRect) -> Result<(u32, u32, u32, u
 pub(crate) enum BackgroundLayer {
     /// A painted or decoded still, panned.
     Plate(PlateBackground),
-    /// A video clip.
-    Clip(ClipBackground),
+    /// A video clip (boxed: it carries a decoder's state).
+    Clip(Box<ClipBackground>),
 }
 
 impl BackgroundLayer {
@@ -167,6 +168,14 @@ impl NarratorLayer {
         match self {
             NarratorLayer::Clip(c) => Some(&c.clip),
             NarratorLayer::Card(_) => None,
+        }
+    }
+
+    /// The canvas pixels the layer may draw at any time: `(x0, y0, x1, y1)`.
+    pub(crate) fn bounds(&self) -> (i64, i64, i64, i64) {
+        match self {
+            NarratorLayer::Clip(c) => c.bounds(),
+            NarratorLayer::Card(c) => c.bounds(),
         }
     }
 }
@@ -528,15 +537,19 @@ pub(crate) struct Sprite {
 }
 
 impl Sprite {
+    /// `(x0, y0, x1, y1)` on the canvas.
+    fn bounds(&self) -> (i64, i64, i64, i64) {
+        let (x, y) = (i64::from(self.x), i64::from(self.y));
+        (
+            x,
+            y,
+            x + i64::from(self.pixmap.width()),
+            y + i64::from(self.pixmap.height()),
+        )
+    }
+
     fn draw(&self, dst: &mut PixmapMut<'_>) {
-        dst.draw_pixmap(
-            self.x,
-            self.y,
-            self.pixmap.as_ref(),
-            &PixmapPaint::default(),
-            Transform::identity(),
-            None,
-        );
+        blit::blend_over(dst, self.x, self.y, self.pixmap.as_ref());
     }
 }
 
@@ -583,7 +596,20 @@ pub(crate) struct ChunkSprites {
     words: Vec<WordSprites>,
 }
 
+/// The smallest box holding both.
+pub(crate) fn union(a: (i64, i64, i64, i64), b: (i64, i64, i64, i64)) -> (i64, i64, i64, i64) {
+    (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3))
+}
+
 impl ChunkSprites {
+    /// The canvas pixels the chunk may draw, whichever word is lit; `None` for no words.
+    pub(crate) fn bounds(&self) -> Option<(i64, i64, i64, i64)> {
+        self.words
+            .iter()
+            .map(|w| union(w.normal.bounds(), w.highlight.bounds()))
+            .reduce(union)
+    }
+
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
         // The word being spoken: the last one that has started (it stays lit through pauses).
         let active = self.words.iter().rposition(|w| w.start <= t);
@@ -933,6 +959,21 @@ impl NarratorCard {
         })
     }
 
+    /// The card and its widest pulse ring (with room for anti-aliasing).
+    fn bounds(&self) -> (i64, i64, i64, i64) {
+        let (cx, cy, r) = self.avatar;
+        let reach = r + 3.0 + r * 0.35 + (r * 0.08).max(2.0) + 2.0;
+        union(
+            self.card.bounds(),
+            (
+                (cx - reach).floor() as i64,
+                (cy - reach).floor() as i64,
+                (cx + reach).ceil() as i64,
+                (cy + reach).ceil() as i64,
+            ),
+        )
+    }
+
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
         self.card.draw(dst);
         let (cx, cy, r) = self.avatar;
@@ -1120,6 +1161,41 @@ impl OverlaySprite {
         Some(pose)
     }
 
+    /// The canvas pixels the object may draw in `pose`: `(x0, y0, x1, y1)`; `None` when it
+    /// draws nothing. Matches [`Self::draw`]: whole-pixel offsets for translations, the
+    /// transformed rect plus a resampling margin otherwise.
+    pub(crate) fn bounds(&self, pose: Pose) -> Option<(i64, i64, i64, i64)> {
+        if pose.opacity <= 0.0 {
+            return None;
+        }
+        let s = &self.sprite;
+        if pose.sx == 1.0 && pose.sy == 1.0 {
+            let (x0, y0, x1, y1) = s.bounds();
+            let (dx, dy) = (pose.dx.round() as i64, pose.dy.round() as i64);
+            return Some((x0 + dx, y0 + dy, x1 + dx, y1 + dy));
+        }
+        let (w, h) = (s.pixmap.width() as f32, s.pixmap.height() as f32);
+        let ax = s.x as f32 + pose.anchor.0 * w;
+        let ay = s.y as f32 + pose.anchor.1 * h;
+        let map = |x: f32, y: f32| {
+            (
+                ax + pose.dx + pose.sx * (x - ax),
+                ay + pose.dy + pose.sy * (y - ay),
+            )
+        };
+        let (a, b) = (
+            map(s.x as f32, s.y as f32),
+            map(s.x as f32 + w, s.y as f32 + h),
+        );
+        let margin = 2.0;
+        Some((
+            (a.0.min(b.0) - margin).floor() as i64,
+            (a.1.min(b.1) - margin).floor() as i64,
+            (a.0.max(b.0) + margin).ceil() as i64,
+            (a.1.max(b.1) + margin).ceil() as i64,
+        ))
+    }
+
     pub(crate) fn draw(&self, pose: Pose, dst: &mut PixmapMut<'_>) {
         if pose.opacity <= 0.0 {
             return;
@@ -1130,7 +1206,15 @@ impl OverlaySprite {
             quality,
             ..PixmapPaint::default()
         };
-        if pose.sx == 1.0 && pose.sy == 1.0 {
+        if pose.sx == 1.0 && pose.sy == 1.0 && pose.opacity >= 1.0 {
+            // Settled or sliding at full opacity: an integer blit at whole pixels.
+            blit::blend_over(
+                dst,
+                s.x + pose.dx.round() as i32,
+                s.y + pose.dy.round() as i32,
+                s.pixmap.as_ref(),
+            );
+        } else if pose.sx == 1.0 && pose.sy == 1.0 {
             // Pure translation: snap to whole pixels, no resampling.
             dst.draw_pixmap(
                 s.x + pose.dx.round() as i32,

@@ -12,6 +12,7 @@
 //! `typography` crate with the pinned fonts in `assets/fonts`.
 #![forbid(unsafe_code)]
 
+mod blit;
 mod clip;
 pub mod frame;
 pub mod geom;

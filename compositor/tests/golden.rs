@@ -591,3 +591,97 @@ fn clip_background_and_presenter_clip() {
     );
     assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
 }
+
+/// The encoder's fast path over clip backgrounds (decoded YUV kept as it is, only covered
+/// regions blended in RGBA) must show what the renderer shows: the same layers in the same
+/// places, off by no more than the RGB round trip it skips (a few steps where the clip's YUV
+/// lies outside the RGB cube and the round trip clamps it). A layer drawing outside the region
+/// it declares would be lost here, and show up as a large difference.
+#[test]
+fn encoder_fast_path_matches_the_renderer() {
+    use compositor::media::convert::{I420Layout, rgba_to_i420};
+    let dir = fixture_dir("clips");
+    let bg = film_fixture(
+        &dir,
+        "background.mp4",
+        &Film {
+            width: 480,
+            height: 640,
+            frames: 60,
+            hue: 30,
+        },
+    );
+    let presenter = film_fixture(
+        &dir,
+        "presenter.mp4",
+        &Film {
+            width: 320,
+            height: 240,
+            frames: 45,
+            hue: 200,
+        },
+    );
+    let mut a = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    a.background = Background::Clip(Clip::new(bg.clone()));
+    a.narrator = Some(Narrator::Card {
+        name: "Ada Lovelace".into(),
+        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
+    });
+    a.captions = vec![
+        words("Clips under captions", 0.2, 0.3),
+        words("and more words here", 1.6, 0.3),
+    ];
+    a.overlay = [
+        Animation::Pop,
+        Animation::SlideLeft,
+        Animation::GrowX,
+        Animation::GrowY,
+        Animation::SlideDown,
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, anim)| {
+        let mut o = stat_object(anim, 80.0 + 200.0 * i as f64, i as i32);
+        o.start = 0.2 * i as f64;
+        o.rect.x = -60.0 + 70.0 * i as f64;
+        o
+    })
+    .collect();
+    a.transition = Transition::Fade;
+    let mut b = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    b.duration = 1.0;
+    b.background = Background::Clip(Clip::new(bg));
+    b.narrator = Some(Narrator::Clip {
+        clip: Clip::new(presenter),
+        rect: PreviewRect::new(20.0, 300.0, 110.0, 150.0),
+    });
+    let v = video(vec![a, b]);
+    let layout = I420Layout::new(CANVAS_W, CANVAS_H).unwrap();
+    let (mut fast, mut slow) = (vec![0u8; layout.size], vec![0u8; layout.size]);
+    let mut scratch = vec![0x55u8; FRAME_BYTES];
+    let mut frame = vec![0u8; FRAME_BYTES];
+    let mut handled = 0;
+    let count = v.frame_count();
+    for index in (0..count).step_by(3) {
+        v.prefetch(index, 1);
+        if !v.render_frame_i420(index, &mut scratch, &layout, &mut fast) {
+            continue;
+        }
+        handled += 1;
+        v.render_frame(index, &mut frame);
+        rgba_to_i420(&frame, &layout, &mut slow).unwrap();
+        let worst = fast.iter().zip(&slow).map(|(x, y)| x.abs_diff(*y)).max();
+        let off = fast
+            .iter()
+            .zip(&slow)
+            .filter(|(x, y)| x.abs_diff(**y) > 2)
+            .count();
+        assert!(
+            worst <= Some(12) && off * 1000 <= layout.size,
+            "frame {index}: worst byte off by {worst:?}, {off} bytes off by more than 2"
+        );
+    }
+    // Everything but the crossfade takes the fast path.
+    assert!(handled * 10 >= count / 3 * 8, "{handled} of {count} frames");
+    assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
+}

@@ -2,11 +2,13 @@
 //! size, at any time in the file.
 //!
 //! ```text
-//! filesrc ─► decodebin ─► [videoflip auto] ─► videocrop ─► videoscale ─► videoconvert ─► RGBA W×H ─► appsink (≤ 4 queued)
+//! filesrc ─► decodebin ─► [videoflip auto] ─► videocrop ─► videoscale ─► videoconvert ─► I420 W×H ─► appsink (≤ 4 queued)
 //! ```
 //!
 //! The crop (computed from the probed size and pixel aspect) cuts the source to the target's
-//! aspect *before* scaling, so scaling and conversion only touch pixels that are shown, in YUV.
+//! aspect *before* scaling, so scaling only touches pixels that are shown, in YUV. Frames leave
+//! GStreamer as I420; [`ClipPixels::Rgba`] frames are converted by us (BT.709/601 exactly, as
+//! the renderer converts I420 backgrounds; `videoconvert`'s 8-bit fast path is a few steps off).
 //! The pipeline runs in PLAYING with an unsynchronised appsink that holds at most
 //! [`QUEUED_FRAMES`]: GStreamer's streaming thread decodes just ahead of the reader and then
 //! blocks, so memory per open clip is a handful of target-size frames whatever the clip's length.
@@ -26,6 +28,7 @@ use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 use gstreamer_video as gst_video;
 
+use super::convert::{EvenRect, i420_rect_to_rgba};
 use super::decode::{NO_VIDEO_MESSAGE, attach_fakesink, check_readable, open, wait_for};
 use super::error::MediaError;
 use super::gst_util::{PipelineGuard, bus_error, capsfilter, has_factory, init, make, set_state};
@@ -169,6 +172,20 @@ fn link_first_video(pipeline: &gst::Pipeline, decodebin: &gst::Element, head: &g
     });
 }
 
+/// The matrix and range a sample's caps declare (BT.709 limited when they say nothing usable).
+fn caps_colour(info: Option<&gst_video::VideoInfo>) -> YuvColour {
+    match info.map(|i| i.colorimetry()) {
+        Some(c) => YuvColour {
+            bt709: c.matrix() != gst_video::VideoColorMatrix::Bt601,
+            full_range: c.range() == gst_video::VideoColorRange::Range0_255,
+        },
+        None => YuvColour {
+            bt709: true,
+            full_range: false,
+        },
+    }
+}
+
 /// The centred crop (left, right, top, bottom, in stored pixels) that gives a `w×h` clip with
 /// pixel aspect `par` the display aspect of `out_w×out_h`.
 pub fn cover_crop(info: &ClipInfo, out_w: u32, out_h: u32) -> (u32, u32, u32, u32) {
@@ -188,8 +205,58 @@ pub fn cover_crop(info: &ClipInfo, out_w: u32, out_h: u32) -> (u32, u32, u32, u3
     }
 }
 
-/// One decoded frame: RGBA (opaque for video), `width × height`, rows `stride` bytes apart,
-/// shown during `[start, end)` seconds of the file. Cheap to clone (a buffer reference).
+/// Pixel format a [`ClipDecoder`] delivers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClipPixels {
+    /// RGBA, converted from I420 by us as each frame is pulled (layers blended with a mask:
+    /// the presenter).
+    Rgba,
+    /// I420 as decoded (cropped and scaled in YUV, never converted): a full-canvas background
+    /// converts only what it needs, and an encoder can take its pixels as they are.
+    I420,
+}
+
+/// How the pixels of a [`ClipFrame`] are laid out in its buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FrameLayout {
+    Rgba { stride: usize },
+    I420(I420Frame),
+}
+
+/// Plane offsets and strides of an I420 frame, and how to read its YUV.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct I420Frame {
+    offsets: [usize; 3],
+    strides: [usize; 3],
+    colour: YuvColour,
+}
+
+/// The YUV → RGB matrix and range of a decoded clip (from its caps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YuvColour {
+    /// `BT.709` (true) or `BT.601` (false) luma coefficients.
+    pub bt709: bool,
+    /// Full (0–255) rather than limited (16–235) range.
+    pub full_range: bool,
+}
+
+/// The three planes of a decoded I420 frame, borrowed from its buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct YuvPlanes<'a> {
+    /// Luma, `stride[0]` bytes per row.
+    pub y: &'a [u8],
+    /// Cb, half size, `stride[1]` bytes per row.
+    pub u: &'a [u8],
+    /// Cr, half size, `stride[2]` bytes per row.
+    pub v: &'a [u8],
+    /// Bytes per row of each plane.
+    pub strides: [usize; 3],
+    /// How to turn the samples into RGB.
+    pub colour: YuvColour,
+}
+
+/// One decoded frame (RGBA, opaque for video, or I420), `width × height`, shown during
+/// `[start, end)` seconds of the file. Cheap to clone (a buffer reference).
 #[derive(Clone)]
 pub struct ClipFrame {
     /// When it starts being shown, seconds into the file.
@@ -197,7 +264,7 @@ pub struct ClipFrame {
     /// When the next frame takes over.
     pub end: f64,
     buffer: gst::Buffer,
-    stride: usize,
+    layout: FrameLayout,
 }
 
 impl std::fmt::Debug for ClipFrame {
@@ -215,10 +282,35 @@ impl ClipFrame {
         self.start <= t + EPS && t + EPS < self.end
     }
 
-    /// Calls `f` with the pixels and the row stride; `None` if the buffer cannot be mapped.
+    /// Calls `f` with the RGBA pixels and the row stride; `None` if the buffer cannot be mapped
+    /// or the frame is I420.
     pub fn with_pixels<R>(&self, f: impl FnOnce(&[u8], usize) -> R) -> Option<R> {
+        let FrameLayout::Rgba { stride } = self.layout else {
+            return None;
+        };
         let map = self.buffer.map_readable().ok()?;
-        Some(f(map.as_slice(), self.stride))
+        Some(f(map.as_slice(), stride))
+    }
+
+    /// Calls `f` with the I420 planes of a `height`-row frame; `None` if the buffer cannot be
+    /// mapped, is too short, or the frame is RGBA.
+    pub fn with_planes<R>(&self, height: usize, f: impl FnOnce(YuvPlanes<'_>) -> R) -> Option<R> {
+        let FrameLayout::I420(l) = self.layout else {
+            return None;
+        };
+        let map = self.buffer.map_readable().ok()?;
+        let data = map.as_slice();
+        let plane = |i: usize, rows: usize| {
+            data.get(l.offsets[i]..l.offsets[i].checked_add(l.strides[i] * rows)?)
+        };
+        let chroma_rows = height.div_ceil(2);
+        Some(f(YuvPlanes {
+            y: plane(0, height)?,
+            u: plane(1, chroma_rows)?,
+            v: plane(2, chroma_rows)?,
+            strides: l.strides,
+            colour: l.colour,
+        }))
     }
 }
 
@@ -227,7 +319,11 @@ pub struct ClipDecoder {
     pipeline: PipelineGuard,
     sink: gst_app::AppSink,
     path: PathBuf,
-    stride: usize,
+    pixels: ClipPixels,
+    out_w: u32,
+    out_h: u32,
+    /// The layout of delivered frames, learnt from the first sample's caps.
+    layout: Option<FrameLayout>,
     /// Nominal frame length, for buffers without a duration.
     frame_secs: f64,
     /// The probed length, seconds.
@@ -257,6 +353,17 @@ impl ClipDecoder {
         out_w: u32,
         out_h: u32,
     ) -> Result<ClipDecoder, MediaError> {
+        ClipDecoder::open_as(path, info, out_w, out_h, ClipPixels::Rgba)
+    }
+
+    /// [`ClipDecoder::open`], delivering `pixels`.
+    pub fn open_as(
+        path: &Path,
+        info: &ClipInfo,
+        out_w: u32,
+        out_h: u32,
+        pixels: ClipPixels,
+    ) -> Result<ClipDecoder, MediaError> {
         if out_w == 0 || out_h == 0 || out_w > MAX_CLIP_SIDE || out_h > MAX_CLIP_SIDE {
             return Err(MediaError::InvalidInput(format!(
                 "clip output size {out_w}x{out_h}"
@@ -278,8 +385,10 @@ impl ClipDecoder {
         }
         let convert = make("videoconvert")?;
         // Any rate (no `framerate` field): frames keep their own timestamps.
+        // Always I420 out of GStreamer: RGBA is converted by us (see `frame_of`), exactly as the
+        // renderer converts I420 backgrounds, so both agree to the bit.
         let caps = gst::Caps::builder("video/x-raw")
-            .field("format", "RGBA")
+            .field("format", "I420")
             .field("width", out_w as i32)
             .field("height", out_h as i32)
             .field("pixel-aspect-ratio", gst::Fraction::new(1, 1))
@@ -310,7 +419,10 @@ impl ClipDecoder {
             pipeline,
             sink,
             path: path.to_owned(),
-            stride: out_w as usize * 4,
+            pixels,
+            out_w,
+            out_h,
+            layout: None,
             frame_secs,
             duration: info.duration,
             current: None,
@@ -392,10 +504,54 @@ impl ClipDecoder {
             })
     }
 
-    fn frame_of(&self, sample: &gst::Sample) -> Result<ClipFrame, MediaError> {
+    /// The layout of frames in `sample`'s caps (I420: planes from a `VideoMeta` when the buffer
+    /// has one, else GStreamer's default layout for the caps).
+    fn layout_of(&mut self, sample: &gst::Sample, buffer: &gst::Buffer) -> FrameLayout {
+        let base = *self.layout.get_or_insert_with(|| {
+            let info = sample
+                .caps()
+                .and_then(|c| gst_video::VideoInfo::from_caps(c).ok());
+            let (offsets, strides) = match &info {
+                Some(info) => (
+                    [info.offset()[0], info.offset()[1], info.offset()[2]],
+                    [
+                        info.stride()[0] as usize,
+                        info.stride()[1] as usize,
+                        info.stride()[2] as usize,
+                    ],
+                ),
+                None => {
+                    let (w, h) = (self.out_w as usize, self.out_h as usize);
+                    let (ys, cs) = (w.next_multiple_of(4), w.div_ceil(2).next_multiple_of(4));
+                    ([0, ys * h, ys * h + cs * h.div_ceil(2)], [ys, cs, cs])
+                }
+            };
+            FrameLayout::I420(I420Frame {
+                offsets,
+                strides,
+                colour: caps_colour(info.as_ref()),
+            })
+        });
+        match (base, buffer.meta::<gst_video::VideoMeta>()) {
+            (FrameLayout::I420(f), Some(meta))
+                if meta.offset().len() >= 3 && meta.stride().iter().take(3).all(|s| *s > 0) =>
+            {
+                let (o, st) = (meta.offset(), meta.stride());
+                FrameLayout::I420(I420Frame {
+                    offsets: [o[0], o[1], o[2]],
+                    strides: [st[0] as usize, st[1] as usize, st[2] as usize],
+                    colour: f.colour,
+                })
+            }
+            _ => base,
+        }
+    }
+
+    fn frame_of(&mut self, sample: &gst::Sample) -> Result<ClipFrame, MediaError> {
         let buffer = sample
             .buffer_owned()
             .ok_or_else(|| MediaError::pipeline("clip", "a sample without a buffer"))?;
+        let layout = self.layout_of(sample, &buffer);
         // Buffer timestamps can be offset (an MP4 edit list compensating B-frame delay starts
         // them at 2 frames); the segment maps them to stream time, which is what seeks and
         // callers use.
@@ -416,12 +572,62 @@ impl ClipDecoder {
             .map(|d| d.nseconds() as f64 / 1e9)
             .filter(|d| *d > 0.0)
             .unwrap_or(self.frame_secs);
+        let (buffer, layout) = match self.pixels {
+            ClipPixels::I420 => (buffer, layout),
+            ClipPixels::Rgba => (
+                self.to_rgba(&buffer, layout)?,
+                FrameLayout::Rgba {
+                    stride: self.out_w as usize * 4,
+                },
+            ),
+        };
         Ok(ClipFrame {
             start,
             end: start + length,
             buffer,
-            stride: self.stride,
+            layout,
         })
+    }
+
+    /// A decoded I420 buffer as tightly packed RGBA (BT.601/709 as its caps say).
+    fn to_rgba(
+        &self,
+        buffer: &gst::Buffer,
+        layout: FrameLayout,
+    ) -> Result<gst::Buffer, MediaError> {
+        let (w, h) = (self.out_w as usize, self.out_h as usize);
+        let yuv = ClipFrame {
+            start: 0.0,
+            end: 0.0,
+            buffer: buffer.clone(),
+            layout,
+        };
+        let mut rgba = vec![0u8; w * h * 4];
+        let rect = EvenRect {
+            x0: 0,
+            y0: 0,
+            x1: w & !1,
+            y1: h,
+        };
+        yuv.with_planes(h, |planes| {
+            i420_rect_to_rgba(&planes, &mut rgba, w, rect);
+            // An odd width leaves the last column: repeat its neighbour.
+            if w % 2 == 1 && w > 1 {
+                for row in rgba.chunks_exact_mut(w * 4) {
+                    row.copy_within((w - 2) * 4..(w - 1) * 4, (w - 1) * 4);
+                }
+            }
+        })
+        .ok_or_else(|| {
+            MediaError::pipeline(
+                "clip",
+                format!(
+                    "{}: a decoded frame is smaller than its caps",
+                    self.path.display()
+                ),
+            )
+        })?;
+        Ok(gst::Buffer::from_mut_slice(rgba))
     }
 
     fn check_bus(&self) -> Result<(), MediaError> {

@@ -8,6 +8,7 @@
 
 use rayon::prelude::*;
 
+use super::clip::{YuvColour, YuvPlanes};
 use super::error::MediaError;
 
 /// Where the three planes of one I420 frame live inside a buffer.
@@ -112,6 +113,20 @@ fn row_pair(
 ) {
     let (top, bottom) = rgba.split_at(width * 4);
     let (y0, y1) = y_rows.split_at_mut(y_stride);
+    rows_to_i420(top, bottom, width, y0, y1, u, v);
+}
+
+/// `width` pixels of two RGBA rows into two luma rows and one row of each chroma plane.
+#[inline]
+fn rows_to_i420(
+    top: &[u8],
+    bottom: &[u8],
+    width: usize,
+    y0: &mut [u8],
+    y1: &mut [u8],
+    u: &mut [u8],
+    v: &mut [u8],
+) {
     let blocks = top
         .chunks_exact(8)
         .zip(bottom.chunks_exact(8))
@@ -207,6 +222,235 @@ pub fn rgba_to_i420_par(
     Ok(())
 }
 
+/// A rectangle of whole pixels `[x0, x1) × [y0, y1)` with even corners (whole 4:2:0 blocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvenRect {
+    /// Left edge (even).
+    pub x0: usize,
+    /// Top edge (even).
+    pub y0: usize,
+    /// Right edge, exclusive (even).
+    pub x1: usize,
+    /// Bottom edge, exclusive (even).
+    pub y1: usize,
+}
+
+impl EvenRect {
+    /// The smallest even-cornered rect covering `[x0, x1) × [y0, y1)`, clipped to
+    /// `width × height` (both even); `None` when nothing is left.
+    pub fn covering(
+        x0: i64,
+        y0: i64,
+        x1: i64,
+        y1: i64,
+        width: usize,
+        height: usize,
+    ) -> Option<Self> {
+        let clamp = |v: i64, max: usize| v.clamp(0, max as i64) as usize;
+        let r = EvenRect {
+            x0: clamp(x0.div_euclid(2) * 2, width),
+            y0: clamp(y0.div_euclid(2) * 2, height),
+            x1: clamp(x1 + x1.rem_euclid(2), width),
+            y1: clamp(y1 + y1.rem_euclid(2), height),
+        };
+        (r.x0 < r.x1 && r.y0 < r.y1).then_some(r)
+    }
+}
+
+/// Converts the pixels of `rect` of a tightly packed RGBA frame into the same rect of an I420
+/// frame laid out as `layout`, leaving the rest of `out` alone. Bit-exact with
+/// [`rgba_to_i420`] inside the rect. Does nothing when the buffers or rect do not fit the layout.
+pub fn rgba_rect_to_i420(rgba: &[u8], layout: &I420Layout, out: &mut [u8], rect: EvenRect) {
+    let Ok((y, u, v)) = planes(rgba, layout, out) else {
+        return;
+    };
+    if rect.x1 > layout.width || rect.y1 > layout.height || rect.x0 % 2 + rect.y0 % 2 != 0 {
+        return;
+    }
+    let row = layout.width * 4;
+    let (cx0, cx1) = (rect.x0 / 2, rect.x1 / 2);
+    for r in (rect.y0..rect.y1).step_by(2) {
+        let top = &rgba[r * row + rect.x0 * 4..r * row + rect.x1 * 4];
+        let bottom = &rgba[(r + 1) * row + rect.x0 * 4..(r + 1) * row + rect.x1 * 4];
+        let (y0, y1) =
+            y[r * layout.y_stride..(r + 2) * layout.y_stride].split_at_mut(layout.y_stride);
+        let c = (r / 2) * layout.uv_stride;
+        rows_to_i420(
+            top,
+            bottom,
+            rect.x1 - rect.x0,
+            &mut y0[rect.x0..rect.x1],
+            &mut y1[rect.x0..rect.x1],
+            &mut u[c + cx0..c + cx1],
+            &mut v[c + cx0..c + cx1],
+        );
+    }
+}
+
+/// Copies a decoded I420 frame (planes and strides of the decoder) into `out` laid out as
+/// `layout`, which must be the same size. Returns false (and writes nothing) when the planes are
+/// too small.
+pub fn copy_i420(src: &YuvPlanes<'_>, layout: &I420Layout, out: &mut [u8]) -> bool {
+    let (w, h) = (layout.width, layout.height);
+    let (cw, ch) = (w / 2, h / 2);
+    let fits = |plane: &[u8], stride: usize, cols: usize, rows: usize| {
+        stride >= cols && plane.len() >= stride * (rows - 1) + cols
+    };
+    if out.len() < layout.size
+        || !fits(src.y, src.strides[0], w, h)
+        || !fits(src.u, src.strides[1], cw, ch)
+        || !fits(src.v, src.strides[2], cw, ch)
+    {
+        return false;
+    }
+    let copy = |plane: &[u8], stride: usize, dst: &mut [u8], dst_stride: usize, cols, rows| {
+        if stride == dst_stride && cols == stride {
+            dst[..stride * rows].copy_from_slice(&plane[..stride * rows]);
+            return;
+        }
+        for r in 0..rows {
+            dst[r * dst_stride..r * dst_stride + cols]
+                .copy_from_slice(&plane[r * stride..r * stride + cols]);
+        }
+    };
+    let (y, rest) = out.split_at_mut(layout.u_offset);
+    let (u, v) = rest.split_at_mut(layout.v_offset - layout.u_offset);
+    copy(src.y, src.strides[0], y, layout.y_stride, w, h);
+    copy(src.u, src.strides[1], u, layout.uv_stride, cw, ch);
+    copy(src.v, src.strides[2], v, layout.uv_stride, cw, ch);
+    true
+}
+
+/// YUV → RGB in 16-bit fixed point for one matrix and range.
+#[derive(Debug, Clone, Copy)]
+struct YuvToRgb {
+    y_off: i32,
+    y_mul: i32,
+    rv: i32,
+    gu: i32,
+    gv: i32,
+    bu: i32,
+}
+
+impl YuvToRgb {
+    fn new(colour: YuvColour) -> Self {
+        let (kr, kb) = if colour.bt709 {
+            (KR, KB)
+        } else {
+            (0.299, 0.114)
+        };
+        let kg = 1.0 - kr - kb;
+        let (y_off, y_scale, c_scale) = if colour.full_range {
+            (0, 1.0, 1.0)
+        } else {
+            (16, 255.0 / 219.0, 255.0 / 224.0)
+        };
+        YuvToRgb {
+            y_off,
+            y_mul: fixed_f(y_scale),
+            rv: fixed_f(2.0 * (1.0 - kr) * c_scale),
+            gu: fixed_f(2.0 * kb * (1.0 - kb) / kg * c_scale),
+            gv: fixed_f(2.0 * kr * (1.0 - kr) / kg * c_scale),
+            bu: fixed_f(2.0 * (1.0 - kb) * c_scale),
+        }
+    }
+}
+
+fn fixed_f(x: f64) -> i32 {
+    (x * 65536.0).round() as i32
+}
+
+/// Converts `rect` of a decoded I420 frame into the same rect of a tightly packed RGBA frame
+/// `width` pixels wide (opaque; chroma shared by each 2×2 block, as GStreamer's fast paths do).
+/// Rows or columns the planes do not hold are left alone.
+pub fn i420_rect_to_rgba(src: &YuvPlanes<'_>, rgba: &mut [u8], width: usize, rect: EvenRect) {
+    let tables = YuvTables::new(&YuvToRgb::new(src.colour));
+    let row = width * 4;
+    let cols = rect.x1.min(width).saturating_sub(rect.x0);
+    for r in rect.y0..rect.y1 {
+        let (ys, cs) = (r * src.strides[0], (r / 2) * src.strides[1]);
+        let vs = (r / 2) * src.strides[2];
+        let (Some(yr), Some(ur), Some(vr), Some(out)) = (
+            src.y.get(ys + rect.x0..ys + rect.x0 + cols),
+            src.u
+                .get(cs + rect.x0 / 2..cs + (rect.x0 + cols).div_ceil(2)),
+            src.v
+                .get(vs + rect.x0 / 2..vs + (rect.x0 + cols).div_ceil(2)),
+            rgba.get_mut(r * row + rect.x0 * 4..r * row + (rect.x0 + cols) * 4),
+        ) else {
+            continue;
+        };
+        yuv_row_to_rgba(yr, ur, vr, out, &tables);
+    }
+}
+
+/// `(value >> 16) + SAT_OFFSET` indexes [`YuvTables::sat`]; values stay within ±512.
+const SAT_OFFSET: i32 = 512;
+
+/// YUV → RGB as lookups: without SSE4.1 (baseline x86-64) i32 multiplies and clamps do not
+/// vectorise, and a table lookup is cheaper than either.
+struct YuvTables {
+    y: [i32; 256],
+    rv: [i32; 256],
+    gu: [i32; 256],
+    gv: [i32; 256],
+    bu: [i32; 256],
+    /// Clamping to 0..=255.
+    sat: [u8; 1024],
+}
+
+impl YuvTables {
+    fn new(m: &YuvToRgb) -> Self {
+        YuvTables {
+            y: std::array::from_fn(|y| (y as i32 - m.y_off) * m.y_mul + (1 << 15)),
+            rv: std::array::from_fn(|c| m.rv * (c as i32 - 128)),
+            gu: std::array::from_fn(|c| -m.gu * (c as i32 - 128)),
+            gv: std::array::from_fn(|c| -m.gv * (c as i32 - 128)),
+            bu: std::array::from_fn(|c| m.bu * (c as i32 - 128)),
+            sat: std::array::from_fn(|i| (i as i32 - SAT_OFFSET).clamp(0, 255) as u8),
+        }
+    }
+}
+
+/// Pixels per block of [`yuv_row_to_rgba`]: fixed-size arrays the compiler turns into SIMD.
+const BLOCK: usize = 16;
+
+/// One row of even length: luma `y`, chroma `u`/`v` at half resolution, into opaque RGBA.
+#[inline]
+fn yuv_row_to_rgba(y: &[u8], u: &[u8], v: &[u8], out: &mut [u8], tables: &YuvTables) {
+    let blocks = y
+        .chunks_exact(BLOCK)
+        .zip(u.chunks_exact(BLOCK / 2))
+        .zip(v.chunks_exact(BLOCK / 2))
+        .zip(out.chunks_exact_mut(BLOCK * 4));
+    let done = (y.len() / BLOCK) * BLOCK;
+    let t = tables;
+    let clamp = |x: i32| t.sat[((x >> 16) + SAT_OFFSET).clamp(0, 1023) as usize];
+    for (((y, u), v), out) in blocks {
+        for k in 0..BLOCK / 2 {
+            let (cu, cv) = (usize::from(u[k]), usize::from(v[k]));
+            let (dr, dg, db) = (t.rv[cv], t.gu[cu] + t.gv[cv], t.bu[cu]);
+            for j in 0..2 {
+                let l = t.y[usize::from(y[2 * k + j])];
+                let o = &mut out[(2 * k + j) * 4..(2 * k + j) * 4 + 4];
+                o.copy_from_slice(&[clamp(l + dr), clamp(l + dg), clamp(l + db), 255]);
+            }
+        }
+    }
+    // The tail, pixel by pixel.
+    for k in done..y.len().min(out.len() / 4) {
+        let (Some(cu), Some(cv)) = (u.get(k / 2), v.get(k / 2)) else {
+            break;
+        };
+        let (cu, cv) = (usize::from(*cu), usize::from(*cv));
+        let l = t.y[usize::from(y[k])];
+        out[k * 4] = clamp(l + t.rv[cv]);
+        out[k * 4 + 1] = clamp(l + t.gu[cu] + t.gv[cv]);
+        out[k * 4 + 2] = clamp(l + t.bu[cu]);
+        out[k * 4 + 3] = 255;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +485,48 @@ mod tests {
         rgba_to_i420(&rgba, &layout, &mut a).unwrap();
         rgba_to_i420_par(&rgba, &layout, &mut b).unwrap();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn yuv_back_to_rgba_round_trips() {
+        // Solid 2×2 blocks: the chroma average is exact, so only rounding is left.
+        let layout = I420Layout::new(8, 2).unwrap();
+        let colours = [[0u8, 0, 0], [255, 255, 255], [200, 60, 30], [20, 140, 230]];
+        let rgba: Vec<u8> = (0..2)
+            .flat_map(|_| {
+                colours
+                    .iter()
+                    .flat_map(|c| [c[0], c[1], c[2], 255, c[0], c[1], c[2], 255])
+            })
+            .collect();
+        let mut yuv = vec![0; layout.size];
+        rgba_to_i420(&rgba, &layout, &mut yuv).unwrap();
+        let planes = YuvPlanes {
+            y: &yuv[..layout.u_offset],
+            u: &yuv[layout.u_offset..layout.v_offset],
+            v: &yuv[layout.v_offset..],
+            strides: [layout.y_stride, layout.uv_stride, layout.uv_stride],
+            colour: YuvColour {
+                bt709: true,
+                full_range: false,
+            },
+        };
+        let mut back = vec![0; rgba.len()];
+        let all = EvenRect::covering(0, 0, 8, 2, 8, 2).unwrap();
+        i420_rect_to_rgba(&planes, &mut back, 8, all);
+        let worst = rgba.iter().zip(&back).map(|(a, b)| a.abs_diff(*b)).max();
+        assert!(worst <= Some(1), "{rgba:?} → {back:?}");
+        // Only the rect is written.
+        let mut part = vec![7u8; rgba.len()];
+        i420_rect_to_rgba(
+            &planes,
+            &mut part,
+            8,
+            EvenRect::covering(3, 0, 5, 1, 8, 2).unwrap(),
+        );
+        assert_eq!(&part[..8], &[7; 8]);
+        assert_eq!(&part[8..24], &back[8..24]);
+        assert_eq!(&part[24..32], &[7; 8]);
     }
 
     #[test]

@@ -208,6 +208,25 @@ pub struct EncodeReport {
     pub duration_secs: f64,
     /// Wall-clock time of the whole encode, rendering included.
     pub wall: Duration,
+    /// Where the calling thread and the render workers spent their time.
+    pub stages: StageTimes,
+}
+
+/// Time spent per stage of an encode, for benches and logs. `render` and `convert` are summed
+/// over the rayon workers (CPU-ish time; frames rendered straight to I420 by
+/// [`FrameSource::render_i420`] count as render only); `prepare` and `push` are wall time on
+/// the calling thread. `push` is time blocked handing frames to a busy encoder: large means the encoder is
+/// the bottleneck, near zero means rendering is.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StageTimes {
+    /// [`FrameSource::prepare`] (sequential clip decoding).
+    pub prepare: Duration,
+    /// [`FrameSource::render`], summed over frames.
+    pub render: Duration,
+    /// RGBA → I420, summed over frames.
+    pub convert: Duration,
+    /// Blocked in `push_buffer` (encoder back-pressure).
+    pub push: Duration,
 }
 
 impl EncodeReport {
@@ -242,7 +261,7 @@ pub fn encode_mp4(
 
     // Removed on every exit path (errors, and a panic unwinding out of `render`) unless renamed.
     let tmp = TempOutput(temp_path(out)?);
-    run_encode(
+    let stages = run_encode(
         &job,
         frames,
         audio,
@@ -265,6 +284,7 @@ pub fn encode_mp4(
         frames: job.frame_count,
         duration_secs: job.frame_count as f64 / f64::from(job.fps),
         wall: started.elapsed(),
+        stages,
     })
 }
 
@@ -690,7 +710,7 @@ fn run_encode(
     audio_encoder: &str,
     tmp: &Path,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(), MediaError> {
+) -> Result<StageTimes, MediaError> {
     let pool = match settings.threads {
         Some(n) => Some(
             rayon::ThreadPoolBuilder::new()
@@ -744,8 +764,8 @@ fn run_encode(
         });
         // A bus error explains a failed push better than the push's own flow error.
         match (pushed, watched) {
-            (_, Err(e)) | (Err(e), Ok(())) => Err(e),
-            (Ok(()), Ok(())) => Ok(()),
+            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
+            (Ok(stages), Ok(())) => Ok(stages),
         }
     });
     // Null finalises and closes the file before it is renamed.
@@ -862,7 +882,7 @@ fn push_everything(
     pool: Option<&rayon::ThreadPool>,
     window: usize,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(), MediaError> {
+) -> Result<StageTimes, MediaError> {
     let rate = u64::from(audio.sample_rate);
     let fps = u64::from(job.fps);
     // Priming is counted at the encoder's 48 kHz; skip the same duration of input.
@@ -878,6 +898,9 @@ fn push_everything(
     };
     let layout = job.layout;
     let mut rgba: Vec<Vec<u8>> = (0..window).map(|_| vec![0u8; layout.rgba_len()]).collect();
+    let mut stages = StageTimes::default();
+    let render_ns = AtomicU64::new(0);
+    let convert_ns = AtomicU64::new(0);
 
     let mut first = 0u64;
     while first < job.frame_count {
@@ -887,7 +910,9 @@ fn push_everything(
         feed.push_until(scale(first + count as u64, rate, fps) + rate / 2)?;
 
         // Sequential work for the window (clip decoding) before the parallel render.
+        let t = Instant::now();
         frames.prepare(first, count as u64);
+        stages.prepare += t.elapsed();
         let mut buffers = (0..count)
             .map(|_| gst::Buffer::with_size(layout.size))
             .collect::<Result<Vec<_>, _>>()
@@ -899,8 +924,6 @@ fn push_everything(
                 .enumerate()
                 .try_for_each(|(i, (rgba, buffer))| {
                     let index = first + i as u64;
-                    rgba.fill(0);
-                    frames.render(index, rgba);
                     let buffer = buffer.make_mut();
                     let pts = timestamp(index, fps);
                     buffer.set_pts(pts);
@@ -910,19 +933,31 @@ fn push_everything(
                     let mut map = buffer.map_writable().map_err(|e| {
                         MediaError::pipeline("video-src", format!("mapping a frame: {e}"))
                     })?;
-                    rgba_to_i420(rgba, &layout, &mut map)
+                    let t = Instant::now();
+                    if frames.render_i420(index, rgba, &layout, &mut map) {
+                        render_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
+                        return Ok(());
+                    }
+                    frames.render(index, rgba);
+                    render_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
+                    let t = Instant::now();
+                    let converted = rgba_to_i420(rgba, &layout, &mut map);
+                    convert_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
+                    converted
                 })
         };
         match pool {
             Some(pool) => pool.install(render)?,
             None => render()?,
         }
+        let t = Instant::now();
         for buffer in buffers {
             sources
                 .video
                 .push_buffer(buffer)
                 .map_err(|e| MediaError::pipeline("video-src", format!("push failed: {e:?}")))?;
         }
+        stages.push += t.elapsed();
         first += count as u64;
         progress(first, job.frame_count);
     }
@@ -932,7 +967,13 @@ fn push_everything(
         src.end_of_stream()
             .map_err(|e| MediaError::pipeline(src.name(), format!("end of stream: {e:?}")))?;
     }
-    Ok(())
+    stages.render = Duration::from_nanos(render_ns.into_inner());
+    stages.convert = Duration::from_nanos(convert_ns.into_inner());
+    Ok(stages)
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

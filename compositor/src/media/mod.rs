@@ -20,10 +20,13 @@ mod encode;
 mod error;
 mod gst_util;
 
-pub use clip::{ClipDecoder, ClipFrame, ClipInfo, cover_crop, probe_clip};
+pub use clip::{
+    ClipDecoder, ClipFrame, ClipInfo, ClipPixels, YuvColour, YuvPlanes, cover_crop, probe_clip,
+};
 pub use decode::{decode_audio, probe_duration};
 pub use encode::{
-    EncodeReport, EncodeSettings, EncoderChoice, X264Preset, encode_mp4, selected_encoder,
+    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_mp4,
+    selected_encoder,
 };
 pub use error::MediaError;
 
@@ -34,7 +37,22 @@ pub trait FrameSource: Sync {
     /// Frames per second (30 for the product format).
     fn fps(&self) -> u32;
     /// Draws frame `index` into `rgba` (tightly packed, `width × height × 4` bytes, opaque).
+    /// Every pixel must be written: the buffer is reused and still holds an earlier frame.
     fn render(&self, index: u64, rgba: &mut [u8]);
+    /// Renders frame `index` straight into `i420` (laid out as `layout`), with `rgba` (a frame
+    /// of scratch) for whatever needs blending, when the source can do that more cheaply than
+    /// [`FrameSource::render`] followed by a whole-frame conversion. Returns false, having
+    /// written nothing that matters, to have the encoder do exactly that instead (the default).
+    fn render_i420(
+        &self,
+        index: u64,
+        rgba: &mut [u8],
+        layout: &convert::I420Layout,
+        i420: &mut [u8],
+    ) -> bool {
+        let _ = (index, rgba, layout, i420);
+        false
+    }
     /// Called on the encoding thread before frames `first .. first + count` are rendered in
     /// parallel: the place for sequential work the window needs (decoding video clips). The
     /// default does nothing.
