@@ -60,7 +60,12 @@ fn main() {
     let objects_single: usize = single.install(|| {
         batch
             .iter()
-            .map(|s| convert(s.as_bytes(), &opt).expect("converts").spec.object_count())
+            .map(|s| {
+                convert(s.as_bytes(), &opt)
+                    .expect("converts")
+                    .spec
+                    .object_count()
+            })
             .sum()
     });
     let single_s = t.elapsed().as_secs_f64();
@@ -68,7 +73,12 @@ fn main() {
     let t = Instant::now();
     let objects_par: usize = batch
         .par_iter()
-        .map(|s| convert(s.as_bytes(), &opt).expect("converts").spec.object_count())
+        .map(|s| {
+            convert(s.as_bytes(), &opt)
+                .expect("converts")
+                .spec
+                .object_count()
+        })
         .sum();
     let par_s = t.elapsed().as_secs_f64();
     assert_eq!(objects_single, objects_par);

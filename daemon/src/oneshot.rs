@@ -195,7 +195,7 @@ fn keep_origin(core: &Core, topic: &str, old: &str, new: &str) -> Result<String,
 
 /// Re-renders `topics` (or, with `all`, every exported video) in the data dir of `cfg`.
 pub fn rerender(cfg: Config, all: bool, topics: Vec<String>) -> Result<(), String> {
-    if all == !topics.is_empty() {
+    if all != topics.is_empty() {
         return Err("give either --all or one or more --topic ID".into());
     }
     // URLs stored with a video carry the daemon's public origin. Without one in the config,

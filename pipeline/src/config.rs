@@ -364,11 +364,7 @@ impl Config {
         {
             return Err(format!("render.encoder: {e}"));
         }
-        if let Err(e) = self
-            .render
-            .preset
-            .parse::<compositor::media::X264Preset>()
-        {
+        if let Err(e) = self.render.preset.parse::<compositor::media::X264Preset>() {
             return Err(format!("render.preset: {e}"));
         }
         for a in &self.fetch.allow {

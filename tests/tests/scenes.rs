@@ -357,13 +357,7 @@ async fn video_data_file_expires() {
 async fn idea_truncation_and_vietnamese_text_output() {
     let d = Daemon::start(BIN, &[]);
     let idea: String = (0..1100)
-        .map(|i| {
-            if i % 11 == 10 {
-                "Việt."
-            } else {
-                "video"
-            }
-        })
+        .map(|i| if i % 11 == 10 { "Việt." } else { "video" })
         .collect::<Vec<_>>()
         .join(" ");
     let id = create(
@@ -431,17 +425,16 @@ fn burst_wav(n: usize) -> (Bytes, f64) {
     let mut s = vec![0i16; (total * f64::from(rate)) as usize];
     for w in 0..n {
         let a = ((0.1 + w as f64 * 0.35) * f64::from(rate)) as usize;
-        for i in a..a + (0.25 * f64::from(rate)) as usize {
-            s[i] = (8000.0 * (i as f64 * 0.05).sin()) as i16;
+        let len = (0.25 * f64::from(rate)) as usize;
+        for (i, x) in s.iter_mut().enumerate().skip(a).take(len) {
+            *x = (8000.0 * (i as f64 * 0.05).sin()) as i16;
         }
     }
     let mut b = Vec::new();
     b.extend_from_slice(b"RIFF");
     b.extend_from_slice(&(36 + s.len() as u32 * 2).to_le_bytes());
     b.extend_from_slice(b"WAVEfmt ");
-    for v in [16u32] {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
+    b.extend_from_slice(&16u32.to_le_bytes());
     b.extend_from_slice(&1u16.to_le_bytes());
     b.extend_from_slice(&1u16.to_le_bytes());
     b.extend_from_slice(&rate.to_le_bytes());
