@@ -592,3 +592,28 @@ fn a_video_with_clip_backgrounds_is_the_product_format() {
     // Once encoded, the decoders of finished scenes were closed (bounded resources).
     video.release_media();
 }
+
+#[test]
+fn truncated_mp4_headers_fail_to_probe() {
+    let dir = scratch();
+    for (name, bytes) in [
+        ("ftyp.mp4", b"\0\0\0\x18ftypisom\0\0\0\0isomavc1".to_vec()),
+        (
+            "moov.mp4",
+            b"\0\0\0\x18ftypisom\0\0\0\0isomavc1\0\0\0\x08moov".to_vec(),
+        ),
+        ("junk.mp4", b"\0\0\0\x18ftypjunkjunkjunk".to_vec()),
+        ("text.mp4", b"definitely not a video".to_vec()),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let r = compositor::media::probe_duration(&path);
+        assert!(
+            matches!(
+                r,
+                Err(compositor::media::MediaError::UnsupportedFormat { .. })
+            ),
+            "{name}: {r:?}"
+        );
+    }
+}
