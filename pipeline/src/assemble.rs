@@ -50,6 +50,35 @@ pub fn providers(
     })
 }
 
+/// Deletes what a previous process left in `data_dir/uploads`: half-streamed `.part` files (no
+/// upload is in flight before the server starts) and media uploads no queued job refers to (a
+/// crash between storing an upload and creating its job). Returns how many files went.
+fn clean_uploads(store: &Store, data_dir: &std::path::Path) -> std::io::Result<usize> {
+    let dir = data_dir.join("uploads");
+    if !dir.is_dir() {
+        return Ok(0);
+    }
+    let wanted: std::collections::HashSet<String> = store
+        .jobs()
+        .map_err(std::io::Error::other)?
+        .into_iter()
+        .filter_map(|(_, job)| job.request.media_file)
+        .collect();
+    let mut removed = 0;
+    for entry in std::fs::read_dir(&dir)? {
+        let entry = entry?;
+        if !entry.file_type()?.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !wanted.contains(&format!("uploads/{name}")) {
+            std::fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Creates the data folders, opens the store (creating the bootstrap account on an empty data
 /// dir), and builds the providers and the engine. Must run inside a tokio runtime.
 pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
@@ -61,6 +90,11 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     tracing::info!("Initializing store");
     let store = Arc::new(Store::open(&data_dir.join("reelsmith.redb"))?);
     let bootstrap_key = crate::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
+    match clean_uploads(&store, &data_dir) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(files = n, "removed uploads no job will use"),
+        Err(e) => tracing::warn!(error = %e, "could not clean the uploads folder"),
+    }
 
     tracing::info!("Initializing providers");
     let fetcher = Fetcher::new(&settings.fetch.allow, "Reelsmith/0.1");

@@ -825,3 +825,26 @@ async fn media_limits_and_bad_media() {
     let (c, _, _) = d.get("/healthz").await;
     assert_eq!(c, 200);
 }
+
+#[tokio::test]
+async fn leftover_uploads_are_removed_at_start() {
+    let mut d = Daemon::start(BIN, &[]);
+    let uploads = d.data_dir().join("uploads");
+    std::fs::create_dir_all(&uploads).unwrap();
+    // What a killed process leaves: a half-streamed upload and a stored file with no job.
+    std::fs::write(uploads.join(".0123abcd.part"), b"half").unwrap();
+    std::fs::write(
+        uploads.join("0123abcd0123abcd0123abcd0123abcd.wav"),
+        b"RIFF",
+    )
+    .unwrap();
+    d.kill_and_restart();
+    let left: Vec<_> = std::fs::read_dir(&uploads)
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.unwrap();
+            e.file_type().unwrap().is_file().then(|| e.file_name())
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
