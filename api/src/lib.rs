@@ -115,6 +115,10 @@ pub async fn run(
         })
     }));
 
+    let resumed = editor.resume_uploads();
+    if resumed > 0 {
+        tracing::info!(uploads = resumed, "resumed queued scene uploads");
+    }
     let idle_commits = tokio::spawn(editor.clone().run_idle_commits({
         let mut rx = stop_rx.clone();
         async move {

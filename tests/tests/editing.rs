@@ -900,3 +900,76 @@ async fn video_data_tree(d: &Daemon, id: &str) -> Value {
         .await
         .unwrap()
 }
+
+/// Serves `voice.wav`, but the first request hangs (the daemon is killed meanwhile).
+async fn slow_then_fast(wav: Vec<u8>) -> String {
+    use reelsmith_tests::warp::{self, Filter};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let hits = Arc::new(AtomicUsize::new(0));
+    let wav = reelsmith_tests::bytes::Bytes::from(wav);
+    let route = warp::path("voice.wav").then(move || {
+        let (hits, wav) = (hits.clone(), wav.clone());
+        async move {
+            if hits.fetch_add(1, Ordering::SeqCst) == 0 {
+                tokio::time::sleep(Duration::from_secs(120)).await;
+            }
+            warp::http::Response::builder()
+                .header("content-type", "audio/wav")
+                .body(wav)
+                .unwrap()
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(warp::serve(route).incoming(listener).run());
+    addr.to_string()
+}
+
+#[tokio::test]
+async fn queued_uploads_survive_a_restart() {
+    let fixture = slow_then_fast(wav_bytes(1.5, 22_050)).await;
+    let allow = format!("[\"{fixture}\"]");
+    let mut d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+    let (id, _, scenes) = scene_video(&d).await;
+    let vf = &scenes[1];
+    let url = format!("http://{fixture}/voice.wav");
+    let (c, v) = modify(
+        &d,
+        &id,
+        vf,
+        json!([{ "field_name": "voice.upload", "value": url }]),
+    )
+    .await;
+    assert_eq!(c, 202, "{v}");
+    // The download is in flight (the fixture holds it); kill the daemon.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    d.kill_and_restart();
+    let start = Instant::now();
+    loop {
+        let tree = video_data_tree(&d, &id).await;
+        let seg = tree["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["voice_file"] == vf.as_str())
+            .unwrap()
+            .clone();
+        if seg["narrator"]["audio_url"] == url.as_str() {
+            assert!(
+                (seg["duration"].as_f64().unwrap() - 1.5).abs() < 0.05,
+                "{seg}"
+            );
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "upload never applied: {seg}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Done uploads leave nothing queued.
+    let queue = d.data_dir().join("upload_queue");
+    let left = std::fs::read_dir(&queue).map(|r| r.count()).unwrap_or(0);
+    assert_eq!(left, 0);
+}

@@ -156,6 +156,67 @@ pub fn sniff_media(b: &[u8]) -> Option<(MediaKind, &'static str)> {
     }
 }
 
+/// What an asynchronous upload (branches H and I) needs, kept as
+/// `data_dir/upload_queue/{queue_id}.json` from the 202 until the upload is applied or failed.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct PendingUpload {
+    queue_id: String,
+    topic: String,
+    voice_file: String,
+    kind: UploadKind,
+    url: String,
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum UploadKind {
+    Voice,
+    NarratorVideo,
+}
+
+impl PendingUpload {
+    fn dir(data_dir: &std::path::Path) -> PathBuf {
+        data_dir.join("upload_queue")
+    }
+
+    fn save(&self, data_dir: &std::path::Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        crate::files::write_atomic(
+            &Self::dir(data_dir).join(format!("{}.json", self.queue_id)),
+            &bytes,
+        )
+    }
+
+    fn done(data_dir: &std::path::Path, queue_id: &str) {
+        let _ = std::fs::remove_file(Self::dir(data_dir).join(format!("{queue_id}.json")));
+    }
+
+    /// Every pending upload; unreadable entries are logged and dropped.
+    fn all(data_dir: &std::path::Path) -> Vec<PendingUpload> {
+        let Ok(entries) = std::fs::read_dir(Self::dir(data_dir)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            match std::fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<PendingUpload>(&b).ok())
+            {
+                Some(p) => out.push(p),
+                None => {
+                    tracing::warn!(file = %path.display(), "dropping an unreadable queued upload");
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+        }
+        out
+    }
+}
+
 impl Editor {
     /// Opens the journal folder (`data_dir/journal`) and replays unfinished sessions.
     pub fn new(
@@ -648,10 +709,21 @@ impl Editor {
             Edit::VoiceUpload { .. } => "scene_voice_upload_queued",
             _ => "scene_narrator_video_upload_queued",
         };
-        let this = self.clone();
-        let (t, vf, q) = (topic.to_string(), seg.voice_file.clone(), queue_id.clone());
-        self.runtime
-            .spawn(async move { this.run_upload(t, vf, q, e, url).await });
+        let pending = PendingUpload {
+            queue_id: queue_id.clone(),
+            topic: topic.to_string(),
+            voice_file: seg.voice_file.clone(),
+            kind: match e {
+                Edit::VoiceUpload { .. } => UploadKind::Voice,
+                _ => UploadKind::NarratorVideo,
+            },
+            url,
+        };
+        // Durable before it is acknowledged: a restart picks the upload up again.
+        pending
+            .save(&self.settings.data_dir)
+            .map_err(Error::internal)?;
+        self.spawn_upload(pending);
         Ok(Outcome::Queued(json!({
             "object": "scene_modification",
             "status": status,
@@ -662,6 +734,32 @@ impl Editor {
             "scene_id": seg.id,
             "applied": {},
         })))
+    }
+
+    /// Restarts the uploads a previous process queued but did not finish (call once at start).
+    pub fn resume_uploads(self: &Arc<Self>) -> usize {
+        let pending = PendingUpload::all(&self.settings.data_dir);
+        let n = pending.len();
+        for p in pending {
+            tracing::info!(topic = %p.topic, queue_id = %p.queue_id, "resuming a queued upload");
+            self.spawn_upload(p);
+        }
+        n
+    }
+
+    fn spawn_upload(self: &Arc<Self>, p: PendingUpload) {
+        let this = self.clone();
+        self.runtime.spawn(async move {
+            let dir = this.settings.data_dir.clone();
+            let queue_id = p.queue_id.clone();
+            let e = match p.kind {
+                UploadKind::Voice => Edit::VoiceUpload { url: p.url.clone() },
+                UploadKind::NarratorVideo => Edit::NarratorVideo { url: p.url.clone() },
+            };
+            this.run_upload(p.topic, p.voice_file, p.queue_id, e, p.url)
+                .await;
+            PendingUpload::done(&dir, &queue_id);
+        });
     }
 
     async fn run_upload(
