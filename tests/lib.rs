@@ -424,11 +424,13 @@ pub fn wav_bytes(seconds: f64, rate: u32) -> Vec<u8> {
 /// A local fixture server for the given files: `(path without leading slash, content type,
 /// bytes)`; 404 for anything else. The config's `fetch.allow` must list it. Returns
 /// `host:port`.
-pub async fn fixture_files(files: Vec<(&'static str, &'static str, Vec<u8>)>) -> String {
-    let files: Arc<Vec<(&'static str, &'static str, Bytes)>> = Arc::new(
+pub async fn fixture_files<P: Into<String>, B: Into<Bytes>>(
+    files: impl IntoIterator<Item = (P, &'static str, B)>,
+) -> String {
+    let files: Arc<Vec<(String, &'static str, Bytes)>> = Arc::new(
         files
             .into_iter()
-            .map(|(p, t, b)| (p, t, Bytes::from(b)))
+            .map(|(p, t, b)| (p.into(), t, b.into()))
             .collect(),
     );
     let route = warp::path::full().map(move |full: warp::path::FullPath| {

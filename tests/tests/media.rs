@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use reelsmith_tests::bytes::Bytes;
 use reelsmith_tests::warp::{self, Filter};
-use reelsmith_tests::{Daemon, split, tempfile};
+use reelsmith_tests::{Daemon, fixture_files, split, tempfile};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -74,24 +74,7 @@ fn code(v: &Value) -> &str {
 
 /// A local server for fixture files: path → (bytes, content type).
 async fn file_server(files: HashMap<String, (Bytes, &'static str)>) -> String {
-    let files = Arc::new(files);
-    let route =
-        warp::path::tail().map(
-            move |tail: warp::path::Tail| match files.get(tail.as_str()) {
-                Some((bytes, ct)) => warp::http::Response::builder()
-                    .header("content-type", *ct)
-                    .body(bytes.clone())
-                    .unwrap(),
-                None => warp::http::Response::builder()
-                    .status(404)
-                    .body(Bytes::new())
-                    .unwrap(),
-            },
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(warp::serve(route).incoming(listener).run());
-    addr.to_string()
+    fixture_files(files.into_iter().map(|(p, (b, t))| (p, t, b))).await
 }
 
 const SPEECH: &str = "Welcome to the studio. Today we turn a short recording into a finished \
