@@ -231,6 +231,12 @@ fn fill_all(p: &mut Pixmap, paint: &Paint<'_>) {
 }
 
 fn radial_glow(p: &mut Pixmap, cx: f32, cy: f32, r: f32, c: Rgb, alpha: f32) {
+    radial_disc(p, (cx, cy, r), c, alpha, (0.6, 0.35));
+}
+
+/// A soft disc centred at `(cx, cy)` with radius `r`: `alpha` at the centre, `alpha × mid.1` at
+/// `mid.0` of the radius, transparent at the edge.
+fn radial_disc(p: &mut Pixmap, (cx, cy, r): (f32, f32, f32), c: Rgb, alpha: f32, mid: (f32, f32)) {
     let shader = RadialGradient::new(
         Point::from_xy(cx, cy),
         0.0,
@@ -238,7 +244,7 @@ fn radial_glow(p: &mut Pixmap, cx: f32, cy: f32, r: f32, c: Rgb, alpha: f32) {
         r,
         vec![
             GradientStop::new(0.0, color(c, alpha)),
-            GradientStop::new(0.6, color(c, alpha * 0.35)),
+            GradientStop::new(mid.0, color(c, alpha * mid.1)),
             GradientStop::new(1.0, color(c, 0.0)),
         ],
         SpreadMode::Pad,
@@ -479,30 +485,7 @@ fn paint_procedural(seed: u64, style: ProceduralStyle, pal: Palette) -> Pixmap {
                 let r = rng.range(18.0, 110.0);
                 let (cx, cy) = (rng.range(0.0, wf), rng.range(0.0, hf));
                 let a = rng.range(0.10, 0.35) * (1.0 - r / 160.0);
-                let shader = RadialGradient::new(
-                    Point::from_xy(cx, cy),
-                    0.0,
-                    Point::from_xy(cx, cy),
-                    r,
-                    vec![
-                        GradientStop::new(0.0, color(c, a)),
-                        GradientStop::new(0.75, color(c, a * 0.8)),
-                        GradientStop::new(1.0, color(c, 0.0)),
-                    ],
-                    SpreadMode::Pad,
-                    Transform::identity(),
-                );
-                if let (Some(paint), Some(circle)) =
-                    (shader_paint(shader), PathBuilder::from_circle(cx, cy, r))
-                {
-                    p.fill_path(
-                        &circle,
-                        &paint,
-                        FillRule::Winding,
-                        Transform::identity(),
-                        None,
-                    );
-                }
+                radial_disc(&mut p, (cx, cy, r), c, a, (0.75, 0.8));
             }
         }
     }
