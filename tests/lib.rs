@@ -153,6 +153,23 @@ impl Daemon {
         split(r).await
     }
 
+    /// The full scene tree of video `id`: `POST /v1/video_data`, then its public file.
+    pub async fn scene_tree(&self, id: &str) -> Value {
+        let (c, v, _) = self
+            .post("/v1/video_data", &serde_json::json!({ "video_id": id }))
+            .await;
+        assert_eq!(c, 200, "{v}");
+        let url = v["data"]["url"].as_str().expect("data.url");
+        self.http
+            .get(url)
+            .send()
+            .await
+            .expect("video_data file")
+            .json()
+            .await
+            .expect("JSON scene tree")
+    }
+
     pub async fn get(&self, path: &str) -> (u16, Value, HeaderMap) {
         let r = self
             .http

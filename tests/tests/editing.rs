@@ -812,7 +812,7 @@ async fn narrator_video_upload_turns_b_roll_into_a_roll() {
             .map(|s| s["mediaUrl"].clone())
             .unwrap()
     };
-    let media_before = media_of(&video_data_tree(&d, &id).await);
+    let media_before = media_of(&d.scene_tree(&id).await);
 
     let (c, v) = modify(
         &d,
@@ -834,7 +834,7 @@ async fn narrator_video_upload_turns_b_roll_into_a_roll() {
     assert_eq!(after["scene"]["active_roll"], "A-roll", "{after}");
     assert_eq!(after["boxes"]["narrator"]["visible"], true, "{after}");
     // The background lane is kept: same media as before.
-    let tree = video_data_tree(&d, &id).await;
+    let tree = d.scene_tree(&id).await;
     let seg = tree["segments"]
         .as_array()
         .unwrap()
@@ -890,17 +890,6 @@ async fn screenshot(d: &Daemon, id: &str, voice_file: &str) -> Vec<u8> {
         .to_vec()
 }
 
-async fn video_data_tree(d: &Daemon, id: &str) -> Value {
-    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
-    assert_eq!(c, 200, "{v}");
-    reqwest::get(v["data"]["url"].as_str().unwrap())
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 /// Serves `voice.wav`, but the first request hangs (the daemon is killed meanwhile).
 async fn slow_then_fast(wav: Vec<u8>) -> String {
     use reelsmith_tests::warp::{self, Filter};
@@ -947,7 +936,7 @@ async fn queued_uploads_survive_a_restart() {
     d.kill_and_restart();
     let start = Instant::now();
     loop {
-        let tree = video_data_tree(&d, &id).await;
+        let tree = d.scene_tree(&id).await;
         let seg = tree["segments"]
             .as_array()
             .unwrap()

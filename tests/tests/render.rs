@@ -324,19 +324,11 @@ async fn rerender_replaces_the_mp4_of_exported_videos() {
     assert_eq!(resp.status(), 200);
 }
 
-/// The scene tree of a video, through `video_data`'s public file.
-async fn scene_tree(d: &Daemon, id: &str) -> Value {
-    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
-    assert_eq!(c, 200, "{v}");
-    let url = v["data"]["url"].as_str().unwrap();
-    reqwest::get(url).await.unwrap().json().await.unwrap()
-}
-
 #[tokio::test]
 async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
     let d = Daemon::start(BIN, &[]);
     let id = scene_video(&d).await;
-    let tree = scene_tree(&d, &id).await;
+    let tree = d.scene_tree(&id).await;
     let segments = tree["segments"].as_array().unwrap();
     let ready = segments
         .iter()
