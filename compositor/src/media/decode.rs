@@ -24,6 +24,8 @@ use super::gst_util::{
 const OPEN_TIMEOUT_SECS: u64 = 60;
 /// Posted by `no-more-pads` when a file turns out to have no audio stream.
 const NO_AUDIO_MESSAGE: &str = "reelsmith-no-audio";
+/// Posted by `no-more-pads` when a file turns out to have no stream at all.
+const NO_STREAMS_MESSAGE: &str = "reelsmith-no-streams";
 /// Posted by `no-more-pads` when a clip turns out to have no video stream.
 pub(crate) const NO_VIDEO_MESSAGE: &str = "reelsmith-no-video";
 
@@ -37,9 +39,22 @@ pub fn probe_duration(path: &Path) -> Result<f64, MediaError> {
     // Expose every stream before its decoder: demuxers and parsers know the duration.
     let (pipeline, decodebin) = open(path, |_klass| true)?;
     let pipeline_weak = pipeline.downgrade();
+    let streams = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&streams);
     decodebin.connect_pad_added(move |_, pad| {
+        seen.store(true, Ordering::SeqCst);
         if let Some(pipeline) = pipeline_weak.upgrade() {
             attach_fakesink(&pipeline, pad);
+        }
+    });
+    // A container with no stream at all never prerolls; say so instead of waiting it out.
+    decodebin.connect_no_more_pads(move |decodebin| {
+        if !streams.load(Ordering::SeqCst) {
+            let msg =
+                gst::message::Application::builder(gst::Structure::new_empty(NO_STREAMS_MESSAGE))
+                    .src(decodebin)
+                    .build();
+            let _ = decodebin.post_message(msg);
         }
     });
 
@@ -291,6 +306,16 @@ pub(crate) fn wait_for(
             {
                 return Err(MediaError::NoVideo {
                     path: path.to_owned(),
+                });
+            }
+            gst::MessageView::Application(app)
+                if app
+                    .structure()
+                    .is_some_and(|s| s.name() == NO_STREAMS_MESSAGE) =>
+            {
+                return Err(MediaError::UnsupportedFormat {
+                    path: path.to_owned(),
+                    detail: "This file contains no playable streams.".into(),
                 });
             }
             gst::MessageView::Application(_) => {}
