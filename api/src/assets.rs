@@ -4,8 +4,8 @@
 //!
 //! Uploads are streamed to a temporary file under `{data_dir}/uploads` (never held whole in
 //! memory), counted against their cap as they arrive, then moved into place on the public
-//! origin with [`PublicFiles::adopt`](pipeline::public::PublicFiles::adopt). Names, types and
-//! presign tokens come from [`pipeline::assets`]. Handlers answer errors themselves (the error
+//! origin with [`PublicFiles::adopt`](pipeline::core::public::PublicFiles::adopt). Names, types and
+//! presign tokens come from [`pipeline::ingest::assets`]. Handlers answer errors themselves (the error
 //! envelope) so a failed upload never falls through to another route.
 
 use std::path::{Path, PathBuf};
@@ -14,9 +14,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Buf;
 use futures_util::{Stream, StreamExt, TryStreamExt};
-use pipeline::assets::{self, Presigner};
-use pipeline::model::Account;
-use pipeline::public::Lifetime;
+use pipeline::core::model::Account;
+use pipeline::core::public::Lifetime;
+use pipeline::ingest::assets::{self, Presigner};
 use pipeline::{Code, Error};
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
@@ -191,7 +191,7 @@ fn ttl_hours(secs: u64) -> Value {
     }
 }
 
-fn asset_body(p: &pipeline::public::Published, content_type: &str, filename: &str) -> Value {
+fn asset_body(p: &pipeline::core::public::Published, content_type: &str, filename: &str) -> Value {
     json!({
         "object": "asset",
         "url": p.url,
@@ -368,7 +368,7 @@ fn presign(o: &Map<String, Value>, state: &State) -> Result<(StatusCode, Value),
         )
     })?;
     presigner.sweep_claims(settings.media.presign_ttl_secs + 3600);
-    let iat = pipeline::time::now();
+    let iat = pipeline::core::time::now();
     let token = assets::PresignToken {
         folder: assets::folder_token(),
         name: name.clone(),
@@ -396,8 +396,8 @@ fn presign(o: &Map<String, Value>, state: &State) -> Result<(StatusCode, Value),
             "filename": name,
             "headers_required": {},
             "max_bytes": token.max_bytes,
-            "put_expires_at": pipeline::time::iso(token.exp),
-            "expires_at": pipeline::time::iso(iat + ttl as i64),
+            "put_expires_at": pipeline::core::time::iso(token.exp),
+            "expires_at": pipeline::core::time::iso(iat + ttl as i64),
             "ttl_hours": ttl_hours(ttl),
         }),
     ))
@@ -471,7 +471,7 @@ where
     B: Buf,
 {
     let presigner = Presigner::open(&state.settings.data_dir).map_err(upload_failed)?;
-    let token = presigner.verify(&folder, &name, &query, pipeline::time::now())?;
+    let token = presigner.verify(&folder, &name, &query, pipeline::core::time::now())?;
     let max = token.max_bytes;
     if len.is_some_and(|l| l > max) {
         return Err(asset_too_large(max));
@@ -628,7 +628,7 @@ async fn create_inner(
             let probe_path = path.clone();
             let field2 = field.clone();
             let probe = tokio::task::spawn_blocking(move || {
-                pipeline::media_source::probe_upload(&probe_path, max_secs, &field2)
+                pipeline::ingest::media_source::probe_upload(&probe_path, max_secs, &field2)
             });
             // Reading a container's headers is quick; a file that keeps the demuxer busy
             // longer is left for the job to judge (it fails there, with a clear error).
@@ -646,13 +646,13 @@ async fn create_inner(
         ("video_file" | "audio_file", _) => return Err(Error::missing(&source)),
         _ => None,
     };
-    let accepted = pipeline::create::validate_with_upload(
+    let accepted = pipeline::ingest::create::validate_with_upload(
         &Value::Object(body),
         settings.mode,
         &state.fetcher,
         stored
             .as_ref()
-            .map(|(rel, _, decodable)| pipeline::create::Upload {
+            .map(|(rel, _, decodable)| pipeline::ingest::create::Upload {
                 file: rel.clone(),
                 decodable: *decodable,
             }),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use futures_util::StreamExt;
-use pipeline::model::Account;
+use pipeline::core::model::Account;
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::{Filter, Rejection};
@@ -30,7 +30,7 @@ pub fn auth(state: Arc<State>) -> impl Filter<Extract = (Account,), Error = Reje
                     "Send your API key as `Authorization: Bearer <key>`.",
                 )));
             };
-            match pipeline::accounts::authenticate(&state.store, key) {
+            match pipeline::core::accounts::authenticate(&state.store, key) {
                 Ok(Some(account)) => Ok(account),
                 Ok(None) => Err(reject(Error::new(
                     Code::InvalidApiKey,

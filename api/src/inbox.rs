@@ -56,7 +56,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let create = warp::path!("app" / "webhook_test")
         .and(warp::post())
         .map(move || {
-            let id = pipeline::ids::file_token() + &pipeline::ids::file_token();
+            let id = pipeline::core::ids::file_token() + &pipeline::core::ids::file_token();
             let mut map = s1.inbox.0.lock().expect("poisoned");
             Inboxes::sweep(&mut map);
             if map.len() >= MAX_INBOXES {
@@ -105,7 +105,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
                     .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
                 inbox.deliveries.push_front(Received {
                     at: Instant::now(),
-                    received_at: pipeline::time::iso(pipeline::time::now()),
+                    received_at: pipeline::core::time::iso(pipeline::core::time::now()),
                     headers: Value::Object(hdrs),
                     body,
                     raw_body,

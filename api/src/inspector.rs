@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
-use pipeline::document::VideoDocument;
-use pipeline::model::Account;
-use pipeline::public::{Lifetime, Published};
+use pipeline::core::document::VideoDocument;
+use pipeline::core::model::Account;
+use pipeline::core::public::{Lifetime, Published};
 use pipeline::{Code, Error};
 use serde_json::{Value, json};
 use warp::Filter;
@@ -186,8 +186,8 @@ fn file_json(p: &Published, mime: &str, url: String) -> Value {
     json!({
         "url": url,
         "mime_type": mime,
-        "width": pipeline::stills::PREVIEW_W,
-        "height": pipeline::stills::PREVIEW_H,
+        "width": pipeline::render::stills::PREVIEW_W,
+        "height": pipeline::render::stills::PREVIEW_H,
         "bytes": p.bytes,
         "expires_at": p.expires_at_iso(),
         "ttl_seconds": p.ttl_seconds,
@@ -243,7 +243,7 @@ async fn inspect(account: Account, body: Value, state: Arc<State>) -> Result<Res
             .public
             .write(
                 Lifetime::Temp,
-                &format!("shots/{}.jpg", pipeline::public::token()),
+                &format!("shots/{}.jpg", pipeline::core::public::token()),
                 &shot,
             )
             .map_err(|e| {
@@ -268,10 +268,10 @@ async fn inspect(account: Account, body: Value, state: Arc<State>) -> Result<Res
                     "The overlay poster could not be published; try again.",
                 )
             })?;
-        let url = format!("{}?v={}", published.url, pipeline::public::token());
+        let url = format!("{}?v={}", published.url, pipeline::core::public::token());
         let mut r = scene;
         r["overlay_poster"] = file_json(&published, "image/png", url);
-        r["review_checklist"] = json!(pipeline::stills::REVIEW_CHECKLIST);
+        r["review_checklist"] = json!(pipeline::render::stills::REVIEW_CHECKLIST);
         r
     };
     Ok(with_request_id(

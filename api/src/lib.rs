@@ -24,11 +24,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use pipeline::config::{Config, Settings};
-use pipeline::fetch::Fetcher;
-use pipeline::jobs::Engine;
-use pipeline::public::PublicFiles;
-use pipeline::store::Store;
+use pipeline::core::config::{Config, Settings};
+use pipeline::core::fetch::Fetcher;
+use pipeline::core::jobs::Engine;
+use pipeline::core::public::PublicFiles;
+use pipeline::core::store::Store;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use warp::Filter;
@@ -43,9 +43,9 @@ pub struct State {
     pub fetcher: Fetcher,
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
-    pub stills: pipeline::stills::Stills,
+    pub stills: pipeline::render::stills::Stills,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
-    pub editor: Arc<pipeline::scenes::Editor>,
+    pub editor: Arc<pipeline::edit::scenes::Editor>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -71,15 +71,20 @@ pub async fn run(
             "created account `default`; this API key is shown once"
         );
     }
-    let (store, engine, dispatcher, fetcher) =
-        (core.store, core.engine, core.dispatcher, core.fetcher);
+    let (store, engine, dispatcher, fetcher, work) = (
+        core.store,
+        core.engine,
+        core.dispatcher,
+        core.fetcher,
+        core.work,
+    );
     tracing::info!("Initializing scene editing (replaying edit journals)");
     let editor = Arc::new(
-        pipeline::scenes::Editor::new(
+        pipeline::edit::scenes::Editor::new(
             store.clone(),
             settings.clone(),
-            Arc::new(pipeline::realtime::Hub::new()),
-            engine.work.voice.clone(),
+            Arc::new(pipeline::edit::realtime::Hub::new()),
+            work.voice.clone(),
             fetcher.clone(),
             tokio::runtime::Handle::current(),
         )
@@ -92,7 +97,7 @@ pub async fn run(
         fetcher,
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(&settings),
-        stills: pipeline::stills::Stills::default(),
+        stills: pipeline::render::stills::Stills::default(),
         editor: editor.clone(),
     });
 

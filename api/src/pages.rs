@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::document::VideoDocument;
+use pipeline::core::document::VideoDocument;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -34,7 +34,11 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
                     ))
                 };
                 let token = q.get("token").map(String::as_str).unwrap_or("");
-                if !pipeline::links::verify(&state.settings.webhook.signing_secret, &topic, token) {
+                if !pipeline::core::links::verify(
+                    &state.settings.webhook.signing_secret,
+                    &topic,
+                    token,
+                ) {
                     return Err(nf());
                 }
                 let job = state
@@ -53,7 +57,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         })
 }
 
-fn page(job: &pipeline::model::Job, doc: Option<&VideoDocument>, readonly: bool) -> Response {
+fn page(job: &pipeline::core::model::Job, doc: Option<&VideoDocument>, readonly: bool) -> Response {
     let title = doc.map(|d| d.title.as_str()).unwrap_or("Video");
     let mut html = format!(
         "<!doctype html><html><head><meta charset=utf-8><meta name=viewport content=\"width=device-width\">\

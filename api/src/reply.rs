@@ -9,7 +9,7 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// A JSON reply carrying a fresh request id in body (when an object) and header.
 pub fn with_request_id(status: StatusCode, mut body: Value) -> Response {
-    let request_id = pipeline::ids::request_id();
+    let request_id = pipeline::core::ids::request_id();
     if let Value::Object(m) = &mut body {
         m.insert("request_id".into(), Value::String(request_id.clone()));
     }
@@ -34,7 +34,7 @@ pub fn ok(body: Value) -> Response {
 /// Adds an `X-Request-Id` header to a non-JSON reply (pages, files).
 pub fn tag(mut resp: Response) -> Response {
     if !resp.headers().contains_key(REQUEST_ID_HEADER) {
-        let id = pipeline::ids::request_id();
+        let id = pipeline::core::ids::request_id();
         resp.headers_mut().insert(
             REQUEST_ID_HEADER,
             HeaderValue::from_str(&id).expect("ids are ASCII"),

@@ -2,15 +2,15 @@
 //! and the editor's realtime stream `GET /app/editor/{topic}/events?token=` (server-sent
 //! events; the token is the review link's signed token).
 //!
-//! The domain lives in `pipeline::scenes`; handlers only move JSON in and out and run the
+//! The domain lives in `pipeline::edit::scenes`; handlers only move JSON in and out and run the
 //! editor's blocking work (redb, files, the per-video lock) on blocking threads.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use pipeline::model::Account;
-use pipeline::scenes::{Editor, Outcome};
+use pipeline::core::model::Account;
+use pipeline::edit::scenes::{Editor, Outcome};
 use serde_json::{Value, json};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -110,7 +110,7 @@ async fn editor_events(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let token = q.get("token").map(String::as_str).unwrap_or("");
-    if !pipeline::links::verify(&state.settings.webhook.signing_secret, &topic, token) {
+    if !pipeline::core::links::verify(&state.settings.webhook.signing_secret, &topic, token) {
         return Err(reject(pipeline::Error::new(
             pipeline::Code::VideoNotFound,
             "No video matches this link.",

@@ -1,5 +1,5 @@
 //! `POST /v1/typography` and `GET /v1/typography/{id}?wait=`: DTO handling only; validation,
-//! credits, the design job and its records live in `pipeline::typography_jobs`.
+//! credits, the design job and its records live in `pipeline::design::typography_jobs`.
 //!
 //! Status codes: 200 with the finished result, 202 with `status: processing` when `wait`
 //! elapsed first (poll `GET …?wait=`); a failed design answers 500 `typography_failed` (its
@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::model::Account;
-use pipeline::typography_jobs::{self, Outcome, Typography};
+use pipeline::core::model::Account;
+use pipeline::design::typography_jobs::{self, Outcome, Typography};
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::Filter;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use pipeline::model::Account;
+use pipeline::core::model::Account;
 use serde_json::Value;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -63,7 +63,7 @@ async fn create_video(
     body: Value,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let accepted = pipeline::create::validate(&body, state.settings.mode, &state.fetcher)
+    let accepted = pipeline::ingest::create::validate(&body, state.settings.mode, &state.fetcher)
         .await
         .map_err(reject)?;
     let job = state
@@ -112,6 +112,6 @@ async fn export_video(
     Ok(status_reply(status, &job))
 }
 
-fn status_reply(status: StatusCode, job: &pipeline::model::Job) -> Response {
+fn status_reply(status: StatusCode, job: &pipeline::core::model::Job) -> Response {
     with_request_id(status, job.status_object())
 }

@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use pipeline::document::PublicView;
-use pipeline::model::{Account, JobStatus};
-use pipeline::public::Lifetime;
+use pipeline::core::document::PublicView;
+use pipeline::core::model::{Account, JobStatus};
+use pipeline::core::public::Lifetime;
 use pipeline::{Code, Error};
 use serde_json::{Value, json};
 use warp::filters::BoxedFilter;
@@ -65,7 +65,7 @@ async fn video_data(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let (id, include_diagnostics) = parse(&body).map_err(reject)?;
-    if !pipeline::ids::is_topic_id(&id) {
+    if !pipeline::core::ids::is_topic_id(&id) {
         return Err(reject(
             Error::new(
                 Code::VideoNotFound,
@@ -112,7 +112,7 @@ async fn video_data(
             include_diagnostics,
         });
         let bytes = serde_json::to_vec_pretty(&tree).expect("JSON values serialise");
-        let name = format!("video_data/{id2}-{}.json", pipeline::public::token());
+        let name = format!("video_data/{id2}-{}.json", pipeline::core::public::token());
         let published = st
             .public
             .write(Lifetime::Temp, &name, &bytes)

@@ -7,7 +7,7 @@ mod oneshot;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use pipeline::model::Plan;
+use pipeline::core::model::Plan;
 
 #[derive(Parser)]
 #[command(
@@ -101,7 +101,7 @@ enum KeysCommand {
         account: String,
         #[arg(long, default_value = "paid", value_parser = ["free", "trial", "paid"])]
         plan: String,
-        #[arg(long, default_value_t = pipeline::accounts::DEFAULT_CREDITS)]
+        #[arg(long, default_value_t = pipeline::core::accounts::DEFAULT_CREDITS)]
         credits: i64,
     },
 }
@@ -181,7 +181,7 @@ fn svg2spec(
     assets: &std::path::Path,
 ) -> Result<(), String> {
     let started = std::time::Instant::now();
-    let items = pipeline::overlay_edits::convert_folders(inputs, out, assets)
+    let items = pipeline::edit::overlay_edits::convert_folders(inputs, out, assets)
         .map_err(|e| format!("cannot read the inputs: {e}"))?;
     let mut failed = 0;
     for item in &items {
@@ -259,10 +259,10 @@ fn keys_create(
     credits: i64,
 ) -> Result<(), String> {
     std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
-    let store = pipeline::store::Store::open(&data_dir.join("reelsmith.redb"))
+    let store = pipeline::core::store::Store::open(&data_dir.join("reelsmith.redb"))
         .map_err(|e| format!("cannot open the database (is the daemon running?): {e}"))?;
     let plan = Plan::parse(plan).ok_or("plan must be free, trial or paid")?;
-    let key = pipeline::accounts::create_key(&store, account, plan, credits)
+    let key = pipeline::core::accounts::create_key(&store, account, plan, credits)
         .map_err(|e| e.to_string())?;
     println!("{key}");
     Ok(())

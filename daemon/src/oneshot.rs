@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pipeline::assemble::Core;
-use pipeline::config::Config;
-use pipeline::model::{JobStatus, Language};
+use pipeline::core::config::Config;
+use pipeline::core::model::{JobStatus, Language};
 use serde_json::json;
 
 /// Options of `reelsmith render`.
@@ -77,7 +77,7 @@ fn progress(core: &Core, topic: &str, done: Arc<AtomicBool>) -> std::thread::Joi
 }
 
 /// Runs `topic`'s queued tasks with a progress display.
-fn run_with_progress(core: &Core, topic: &str) -> Result<pipeline::model::Job, String> {
+fn run_with_progress(core: &Core, topic: &str) -> Result<pipeline::core::model::Job, String> {
     let done = Arc::new(AtomicBool::new(false));
     let shown = progress(core, topic, done.clone());
     let engine = core.engine.clone();
@@ -100,7 +100,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         std::env::temp_dir().join(format!(
             "reelsmith-render-{}-{}",
             std::process::id(),
-            pipeline::ids::file_token()
+            pipeline::core::ids::file_token()
         ))
     });
     let mut cfg = cfg;
@@ -126,9 +126,10 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         {
             body["language"] = json!(l);
         }
-        let mut accepted = pipeline::create::validate(&body, core.settings.mode, &core.fetcher)
-            .await
-            .map_err(|e| format!("{}: {}", e.code, e.message))?;
+        let mut accepted =
+            pipeline::ingest::create::validate(&body, core.settings.mode, &core.fetcher)
+                .await
+                .map_err(|e| format!("{}: {}", e.code, e.message))?;
         // The API ignores `language` for scripts (the spec); here it picks the narrator voice.
         if let Some(l) = &args.language {
             accepted.request.language = match l.to_ascii_lowercase().as_str() {
@@ -139,7 +140,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         }
         let job = core
             .engine
-            .create_video(pipeline::accounts::DEFAULT_ACCOUNT, accepted, None)
+            .create_video(pipeline::core::accounts::DEFAULT_ACCOUNT, accepted, None)
             .map_err(|e| e.message)?;
         let topic = job.topic_id.clone();
         let engine_core = &core;
@@ -153,7 +154,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         copy_out(&file, &args.out)?;
         let seconds = core
             .store
-            .document::<pipeline::document::VideoDocument>(&topic)
+            .document::<pipeline::core::document::VideoDocument>(&topic)
             .ok()
             .flatten()
             .map_or(0.0, |d| d.total_duration());
@@ -182,7 +183,7 @@ fn keep_origin(core: &Core, topic: &str, old: &str, new: &str) -> Result<String,
     };
     let url = format!("{origin}/videos/{name}");
     core.store
-        .write(|tx| -> Result<(), pipeline::store::StoreError> {
+        .write(|tx| -> Result<(), pipeline::core::store::StoreError> {
             if let Some(mut job) = tx.job(topic)? {
                 job.video_url = Some(url.clone());
                 tx.put_job(&job)?;

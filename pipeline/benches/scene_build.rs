@@ -8,10 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pipeline::config::Config;
-use pipeline::model::{Language, OutputType, Source, VideoLength};
-use pipeline::providers::Providers;
-use pipeline::work::{BuildRequest, StageTimes, build_document};
+use pipeline::build::providers::Providers;
+use pipeline::build::work::{BuildRequest, StageTimes, build_document};
+use pipeline::core::config::Config;
+use pipeline::core::model::{Language, OutputType, Source, VideoLength};
 
 const SCRIPT: &str = "Why do small teams never publish videos? Most of them believe that editing takes \
 hours and that nobody on the team owns it. The truth is simpler. Short clips reach people where they \
@@ -42,8 +42,8 @@ fn main() {
     let settings = config
         .finish("127.0.0.1:8080".parse().unwrap())
         .expect("settings");
-    let fetcher = pipeline::fetch::Fetcher::new(&[], "bench");
-    let espeak = Arc::new(pipeline::voice::Espeak::new().expect("espeak-ng"));
+    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "bench");
+    let espeak = Arc::new(pipeline::build::voice::Espeak::new().expect("espeak-ng"));
     let providers =
         Providers::from_settings(&settings, &fetcher, rt.handle(), espeak).expect("providers");
     println!(

@@ -5,11 +5,13 @@
 
 use std::sync::Arc;
 
-use crate::config::Settings;
-use crate::fetch::Fetcher;
-use crate::jobs::Engine;
-use crate::store::Store;
-use crate::webhooks::Dispatcher;
+use crate::build::work::Context;
+use crate::core::config::Settings;
+use crate::core::fetch::Fetcher;
+use crate::core::jobs::{Engine, JobFailure, TaskRunner};
+use crate::core::model::Job;
+use crate::core::store::Store;
+use crate::core::webhooks::Dispatcher;
 
 /// Why the core could not start.
 #[derive(Debug, thiserror::Error)]
@@ -19,9 +21,29 @@ pub enum StartError {
     #[error("cannot prepare the data directory {0}: {1}")]
     DataDir(String, std::io::Error),
     #[error("cannot open the database: {0}")]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] crate::core::store::StoreError),
     #[error("cannot start the voice engine: {0}")]
     Voice(String),
+}
+
+/// The task runner of this process: a build goes to the media-source ingest or to text scene
+/// building by the job's source, a render to the renderer.
+struct Tasks {
+    ctx: Arc<Context>,
+}
+
+impl TaskRunner for Tasks {
+    fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure> {
+        if job.request.source.is_media() {
+            crate::ingest::media_source::build(engine, &self.ctx, job)
+        } else {
+            crate::build::work::build(engine, &self.ctx, job)
+        }
+    }
+
+    fn render(&self, engine: &Engine, job: &Job) -> Result<String, JobFailure> {
+        crate::render::task::render(engine, job)
+    }
 }
 
 /// The assembled core.
@@ -31,6 +53,8 @@ pub struct Core {
     pub fetcher: Fetcher,
     pub engine: Arc<Engine>,
     pub dispatcher: Arc<Dispatcher>,
+    /// The providers behind the work (the editor re-voices scenes with the same voice).
+    pub work: Arc<Context>,
     /// The API key of the account created on an empty data dir (shown once).
     pub bootstrap_key: Option<String>,
 }
@@ -40,10 +64,10 @@ pub fn providers(
     settings: &Settings,
     fetcher: &Fetcher,
     runtime: tokio::runtime::Handle,
-) -> Result<crate::work::Context, StartError> {
+) -> Result<Context, StartError> {
     let _ = settings;
-    let voice = crate::voice::Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
-    Ok(crate::work::Context {
+    let voice = crate::build::voice::Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
+    Ok(Context {
         voice: Arc::new(voice),
         fetcher: fetcher.clone(),
         runtime,
@@ -89,7 +113,8 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     }
     tracing::info!("Initializing store");
     let store = Arc::new(Store::open(&data_dir.join("reelsmith.redb"))?);
-    let bootstrap_key = crate::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
+    let bootstrap_key =
+        crate::core::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
     match clean_uploads(&store, &data_dir) {
         Ok(0) => {}
         Ok(n) => tracing::info!(files = n, "removed uploads no job will use"),
@@ -113,7 +138,7 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     let engine = Arc::new(Engine::new(
         store.clone(),
         settings.clone(),
-        work,
+        Arc::new(Tasks { ctx: work.clone() }),
         dispatcher.wake.clone(),
     ));
     Ok(Core {
@@ -122,6 +147,7 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
         fetcher,
         engine,
         dispatcher,
+        work,
         bootstrap_key,
     })
 }

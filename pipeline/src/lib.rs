@@ -1,46 +1,25 @@
-//! The domain and its lifecycle: the redb store, jobs and their state
-//! machine, scene building, providers (voice, writer, B-roll), signed
-//! webhooks and the guarded outbound client. Async (tokio); knows nothing of
-//! HTTP serving — that is the `api` crate's job.
+//! The domain and its lifecycle, one folder per context (DESIGN.md §3b). A folder may use the
+//! folders listed after it, never those before it; `tests/tests/architecture.rs` checks this.
+//!
+//! - `edit`: modify_scene, overlay edits, edit sessions, geometry, realtime messages
+//! - `design`: the typography jobs
+//! - `ingest`: the create_video request, media sources, transcription, uploads
+//! - `build`: script, writer, direction, voice, B-roll, overlays, scene assembly
+//! - `render`: document → render plan, MP4, stills
+//! - `core`: store, model, jobs, webhooks, accounts, ids, links, public files, config, errors,
+//!   fetch
+//!
+//! [`assemble`] is the composition root: it wires the folders together (including the job
+//! core's task runner) for the server and the one-shot commands. Async (tokio); knows nothing
+//! of HTTP serving, which is the `api` crate's job.
 
-pub mod accounts;
-pub mod adjust;
-pub mod assemble;
-pub mod assets;
-pub mod broll;
-pub mod config;
-pub mod connector;
-pub mod create;
-pub mod direction;
-pub mod document;
-pub mod error;
-pub mod fetch;
-pub mod files;
-pub mod ids;
-pub mod jobs;
-pub mod links;
-pub mod llm;
-pub mod media_source;
-pub mod model;
-pub mod overlay_edits;
-pub mod overlays;
-pub mod providers;
-pub mod public;
-pub mod realtime;
+pub mod build;
+pub mod core;
+pub mod design;
+pub mod edit;
+pub mod ingest;
 pub mod render;
-pub mod scenes;
-pub mod script;
-pub mod stills;
-pub mod store;
-pub mod time;
-pub mod transcribe;
-pub mod typography_jobs;
-pub mod voice;
-pub mod webhooks;
-pub mod work;
-pub mod writer;
 
-#[cfg(test)]
-mod testserver;
+pub mod assemble;
 
-pub use error::{Code, Error, Result};
+pub use crate::core::error::{Code, Error, Result};

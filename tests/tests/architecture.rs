@@ -114,3 +114,235 @@ fn dependencies_point_one_way() {
         );
     }
 }
+
+// ---- Module structure inside the crates -------------------------------------------------------
+
+/// `pipeline`'s folders, top to bottom (DESIGN.md §3b, ARCHITECTURE.md): a folder may use the
+/// folders after it, never those before it. Folders not written yet are simply absent.
+const PIPELINE_FOLDERS: &[&str] = &[
+    "edit", "publish", "content", "notify", "design", "ingest", "build", "render", "core",
+];
+
+/// Files directly in `pipeline/src`: the crate root and the composition root that wires the
+/// folders together. Everything else lives in a folder.
+const PIPELINE_ROOT_FILES: &[&str] = &["lib.rs", "assemble.rs"];
+
+fn workspace() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module paths a source file names, as segments after `crate::` (comments skipped;
+/// `super::x` in a file `a/b.rs` is read as `crate::a::x`).
+fn referenced_paths(file: &std::path::Path, src: &std::path::Path) -> Vec<Vec<String>> {
+    let rel: Vec<String> = file
+        .strip_prefix(src)
+        .unwrap()
+        .with_extension("")
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    // The module a `super::` in this file refers to (only for plain files `a/b.rs`).
+    let parent: Option<Vec<String>> = (rel.last().is_some_and(|l| l != "mod") && rel.len() >= 2)
+        .then(|| rel[..rel.len() - 1].to_vec());
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut paths = Vec::new();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for (prefix, base) in [("crate::", Some(Vec::new())), ("super::", parent.clone())] {
+            let Some(base) = base else { continue };
+            for (i, _) in line.match_indices(prefix) {
+                let before = line[..i].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let mut segs = base.clone();
+                let rest = &line[i + prefix.len()..];
+                segs.extend(
+                    rest.split("::")
+                        .map(|s| {
+                            s.chars()
+                                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                                .collect::<String>()
+                        })
+                        .take_while(|s| {
+                            !s.is_empty()
+                                && s.chars()
+                                    .all(|c| c.is_lowercase() || c == '_' || c.is_ascii_digit())
+                        })
+                        .take(2),
+                );
+                // `crate::{a, b}` groups name several modules at once.
+                if let Some(group) = rest.strip_prefix('{') {
+                    for item in group.split('}').next().unwrap_or("").split(',') {
+                        let m = item.trim().split("::").next().unwrap_or("").to_string();
+                        if !m.is_empty() {
+                            let mut g = base.clone();
+                            g.push(m);
+                            paths.push(g);
+                        }
+                    }
+                }
+                if segs.len() > base.len() {
+                    paths.push(segs);
+                }
+            }
+        }
+    }
+    paths
+}
+
+/// Edges between sibling modules: for every file under `src/{scope…}/{node}`, each reference
+/// to `crate::{scope…}::{other}` with `other` ≠ `node` is an edge node → other.
+fn sibling_edges(src: &std::path::Path, scope: &[&str]) -> BTreeSet<(String, String)> {
+    let mut dir = src.to_path_buf();
+    dir.extend(scope);
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let mut edges = BTreeSet::new();
+    for file in files {
+        let rel: Vec<String> = file
+            .strip_prefix(&dir)
+            .unwrap()
+            .with_extension("")
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        let node = rel[0].clone();
+        if node == "mod" || node == "lib" {
+            continue;
+        }
+        for path in referenced_paths(&file, src) {
+            if path.len() > scope.len()
+                && path[..scope.len()].iter().zip(scope).all(|(a, b)| a == b)
+                && path[scope.len()] != node
+            {
+                edges.insert((node.clone(), path[scope.len()].clone()));
+            }
+        }
+    }
+    edges
+}
+
+/// A cycle among `edges`, if any, as the modules along it.
+fn find_cycle(edges: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        edges: &BTreeSet<(String, String)>,
+        state: &mut HashMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for (_, to) in edges.iter().filter(|(from, _)| from == n) {
+            match state.get(to.as_str()) {
+                Some(1) => {
+                    let start = stack.iter().position(|s| s == to).unwrap();
+                    let mut cycle = stack[start..].to_vec();
+                    cycle.push(to.clone());
+                    return Some(cycle);
+                }
+                Some(_) => {}
+                None => {
+                    if let Some(c) = visit(to, edges, state, stack) {
+                        return Some(c);
+                    }
+                }
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = HashMap::new();
+    let nodes: BTreeSet<&String> = edges.iter().map(|(a, _)| a).collect();
+    for n in nodes {
+        if !state.contains_key(n.as_str())
+            && let Some(c) = visit(n, edges, &mut state, &mut Vec::new())
+        {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[test]
+fn pipeline_is_folders_by_context() {
+    let src = workspace().join("pipeline/src");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            assert!(
+                PIPELINE_FOLDERS.contains(&name.as_str()),
+                "pipeline/src/{name}/ is not a known context folder: add it to DESIGN.md §3b, \
+                 ARCHITECTURE.md and PIPELINE_FOLDERS"
+            );
+        } else {
+            assert!(
+                PIPELINE_ROOT_FILES.contains(&name.as_str()),
+                "pipeline/src/{name} is a flat module: put it in the folder of its context"
+            );
+        }
+    }
+}
+
+#[test]
+fn pipeline_folders_point_down() {
+    let src = workspace().join("pipeline/src");
+    let rank = |f: &str| PIPELINE_FOLDERS.iter().position(|x| *x == f);
+    let mut wrong = Vec::new();
+    for (from, to) in sibling_edges(&src, &[]) {
+        let (Some(a), Some(b)) = (rank(&from), rank(&to)) else {
+            continue;
+        };
+        if b < a {
+            wrong.push(format!("{from} → {to}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "pipeline folders may only use the folders below them: {wrong:?}"
+    );
+}
+
+#[test]
+fn no_module_cycles_in_pipeline() {
+    let pipeline = workspace().join("pipeline/src");
+    for folder in PIPELINE_FOLDERS {
+        if pipeline.join(folder).is_dir() {
+            let edges = sibling_edges(&pipeline, &[folder]);
+            assert_eq!(
+                find_cycle(&edges),
+                None,
+                "module cycle in pipeline/src/{folder}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_cycles() {
+    let e = |v: &[(&str, &str)]| -> BTreeSet<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(find_cycle(&e(&[("a", "b"), ("b", "c")])), None);
+    assert_eq!(
+        find_cycle(&e(&[("a", "b"), ("b", "c"), ("c", "a")])),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+}

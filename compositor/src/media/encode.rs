@@ -36,7 +36,7 @@ use super::gst_util::{
 use super::{AudioTrack, FrameSource};
 
 /// The output audio rate (DESIGN §3).
-const OUTPUT_SAMPLE_RATE: i32 = 48_000;
+const OUTPUT_SAMPLE_RATE: i32 = super::SAMPLE_RATE as i32;
 
 /// x264's speed/quality trade-off (`speed-preset`); faster presets give bigger files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -30,6 +30,10 @@ pub use encode::{
 };
 pub use error::MediaError;
 
+/// The audio rate of the product format (AAC 48 kHz): narration is produced, stored and
+/// decoded at this rate, so the encoder never resamples it.
+pub const SAMPLE_RATE: u32 = 48_000;
+
 /// Frames come from the renderer; rendering is infallible.
 pub trait FrameSource: Sync {
     /// How many frames the video has.

@@ -1,0 +1,249 @@
+//! The writer connector: an OpenAI-compatible chat completions API (OpenAI, Ollama, llama.cpp,
+//! vLLM). `POST {base_url}/chat/completions` with `{model, messages, temperature}` and
+//! `Authorization: Bearer <api_key>`; the narration is `choices[0].message.content`, cleaned of
+//! markdown and capped to the length target at a sentence boundary.
+//!
+//! `research_enabled` reaches the model as an instruction in the system message (chat APIs have
+//! no standard switch for it): on, the model may add well-established facts from its own
+//! knowledge; off, it uses only the input. The flag is recorded with the narration either way.
+
+use serde_json::{Value, json};
+
+use crate::build::writer::{WriteRequest, Writer, WriterError, Written, cap_words};
+use crate::core::connector::{Http, join};
+use crate::core::model::{Language, Source};
+
+pub struct ChatWriter {
+    pub http: Http,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: String,
+}
+
+/// The chat messages for a request.
+pub fn messages(req: &WriteRequest<'_>) -> Value {
+    let language = match req.language {
+        Language::English => "English",
+        Language::Vietnamese => "Vietnamese",
+    };
+    let research = if req.research_enabled {
+        "Research: enabled. You may add well-established facts from your own knowledge when they support the input; never invent numbers, names or quotes."
+    } else {
+        "Research: disabled. Use only facts stated in the input; add nothing from outside it."
+    };
+    let system = format!(
+        "You write the narration of a short vertical video, spoken by one narrator. \
+         Write in {language}. Aim for about {target} words and never more than {max} words. \
+         Plain spoken sentences only: no title, headings, lists, emojis, hashtags, markdown or stage directions. \
+         Open with a hook that makes the viewer stay; close with one short call to action. {research}",
+        target = req.target_words(),
+        max = req.max_words(),
+    );
+    let kind = match req.source {
+        Source::Blog => "blog post",
+        _ => "idea",
+    };
+    json!([
+        { "role": "system", "content": system },
+        { "role": "user", "content": format!("Turn this {kind} into the narration.\n\n{}", req.input) },
+    ])
+}
+
+/// Model output → narration: markdown, list markers, headings and labels removed, lines joined.
+pub fn clean_narration(raw: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        if l.starts_with("```") || l.starts_with('#') && l.trim_start_matches('#').trim().is_empty()
+        {
+            continue;
+        }
+        if l.starts_with('#') {
+            // A heading: not narration.
+            continue;
+        }
+        l = l.trim_start_matches(['-', '*', '•', '>']).trim_start();
+        // Numbered list markers ("1." / "2)").
+        if let Some((num, rest)) = l.split_once(['.', ')'])
+            && !num.is_empty()
+            && num.len() <= 2
+            && num.chars().all(|c| c.is_ascii_digit())
+            && rest.starts_with(' ')
+        {
+            l = rest.trim_start();
+        }
+        // Labels such as "Narration:" or "Hook:" at the start of a line.
+        if let Some((label, rest)) = l.split_once(':')
+            && !label.is_empty()
+            && label.split_whitespace().count() <= 2
+            && label.chars().all(|c| c.is_alphabetic() || c == ' ')
+            && !rest.trim().is_empty()
+            && label.chars().next().is_some_and(char::is_uppercase)
+            && [
+                "narration",
+                "hook",
+                "script",
+                "call to action",
+                "cta",
+                "intro",
+                "outro",
+                "narrator",
+            ]
+            .contains(&label.trim().to_lowercase().as_str())
+        {
+            l = rest.trim_start();
+        }
+        let l = l.replace(['*', '_', '`'], "");
+        if !l.trim().is_empty() {
+            out.push(l.trim().to_string());
+        }
+    }
+    out.join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Writer for ChatWriter {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError> {
+        let body = json!({
+            "model": self.model,
+            "messages": messages(req),
+            "temperature": 0.7,
+            "stream": false,
+        });
+        let mut headers = Vec::new();
+        if !self.api_key.is_empty() {
+            headers.push(("authorization", format!("Bearer {}", self.api_key)));
+        }
+        let reply = self
+            .http
+            .post_json(&join(&self.base_url, "chat/completions"), &headers, &body)
+            .map_err(WriterError::Upstream)?;
+        if reply.status != 200 {
+            return Err(WriterError::Upstream(format!(
+                "chat completions answered HTTP {}: {}",
+                reply.status,
+                reply.snippet()
+            )));
+        }
+        let v = reply.json().map_err(WriterError::Upstream)?;
+        let content = v["choices"][0]["message"]["content"]
+            .as_str()
+            .ok_or_else(|| WriterError::Upstream("no choices[0].message.content".into()))?;
+        let narration = cap_words(&clean_narration(content), req.max_words());
+        if narration.split_whitespace().count() == 0 {
+            return Err(WriterError::Empty);
+        }
+        Ok(Written {
+            narration,
+            provider: "openai".into(),
+            model: v["model"].as_str().unwrap_or(&self.model).to_string(),
+            research_enabled: req.research_enabled,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::model::VideoLength;
+    use crate::core::testserver;
+
+    #[test]
+    fn cleans_markdown_and_labels() {
+        let raw = "# Why solar?\n\n**Hook:** Your roof could *pay* you.\n\n- Panels last 25 years.\n2. Bills drop fast.\n```\nNarration: Follow for more.";
+        assert_eq!(
+            clean_narration(raw),
+            "Your roof could pay you. Panels last 25 years. Bills drop fast. Follow for more."
+        );
+        assert_eq!(clean_narration("Note: this stays."), "Note: this stays.");
+    }
+
+    #[test]
+    fn speaks_chat_completions_to_a_fake_server() {
+        let long_answer = (0..60)
+            .map(|i| format!("Sentence number {i} tells the viewer one more useful thing."))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let server = testserver::start(move |req| {
+            if req.path() != "/v1/chat/completions" {
+                return (404, "text/plain".into(), b"nope".to_vec());
+            }
+            let body = json!({
+                "id": "chatcmpl-1", "object": "chat.completion", "model": "fake-model-2",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": format!("## Title\n{long_answer}")}}]
+            });
+            (
+                200,
+                "application/json".into(),
+                body.to_string().into_bytes(),
+            )
+        });
+        let (_rt, http) = testserver::http_for(&server);
+        let w = ChatWriter {
+            http,
+            base_url: format!("{}/v1/", server.url()),
+            model: "fake-model".into(),
+            api_key: "sk-test".into(),
+        };
+        let req = WriteRequest {
+            input: "Remote teams need rituals to stay close.",
+            source: Source::Idea,
+            language: Language::Vietnamese,
+            video_length: VideoLength::Short,
+            research_enabled: false,
+        };
+        let got = std::thread::scope(|s| s.spawn(|| w.write(&req)).join().unwrap()).unwrap();
+        let n = got.narration.split_whitespace().count();
+        assert!(n <= req.max_words() && n > 200, "{n}");
+        assert!(got.narration.starts_with("Sentence number 0"));
+        assert_eq!(got.model, "fake-model-2");
+        assert!(!got.research_enabled);
+        let seen = server.requests();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].method, "POST");
+        assert_eq!(seen[0].headers["authorization"], "Bearer sk-test");
+        let body = seen[0].json();
+        assert_eq!(body["model"], "fake-model");
+        assert_eq!(body["messages"][0]["role"], "system");
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            system.contains("Vietnamese") && system.contains("Research: disabled"),
+            "{system}"
+        );
+        assert!(
+            body["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("Remote teams")
+        );
+    }
+
+    #[test]
+    fn upstream_errors_are_errors() {
+        let server = testserver::start(|_| (500, "application/json".into(), b"{}".to_vec()));
+        let (_rt, http) = testserver::http_for(&server);
+        let w = ChatWriter {
+            http,
+            base_url: server.url(),
+            model: "m".into(),
+            api_key: String::new(),
+        };
+        let req = WriteRequest {
+            input: "x",
+            source: Source::Idea,
+            language: Language::English,
+            video_length: VideoLength::Short,
+            research_enabled: true,
+        };
+        let err = std::thread::scope(|s| s.spawn(|| w.write(&req)).join().unwrap());
+        assert!(matches!(err, Err(WriterError::Upstream(_))), "{err:?}");
+        assert!(!server.requests()[0].headers.contains_key("authorization"));
+    }
+}

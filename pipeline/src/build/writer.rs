@@ -1,0 +1,352 @@
+//! The writer capability: idea or blog text → narration (DESIGN.md §2, providers).
+//!
+//! [`Writer`] is the trait; [`Extractive`] the embedded default, deterministic and offline:
+//! sentences are scored by the frequency of their content words across the input, the best are
+//! kept in their original order until the length target is reached. The OpenAI-compatible chat
+//! connector lives in `llm.rs`. Both aim at the same targets: `video_length` short ≈ 90 s
+//! (content_type 9), normal ≈ 3 min at most (content_type 10), at [`WORDS_PER_MINUTE`].
+
+use crate::build::script::split_sentences;
+use crate::core::model::{Language, Source, VideoLength};
+
+/// What the writer is asked for.
+#[derive(Debug, Clone)]
+pub struct WriteRequest<'a> {
+    /// The idea or blog text (already truncated to the source's limit).
+    pub input: &'a str,
+    pub source: Source,
+    pub language: Language,
+    pub video_length: VideoLength,
+    /// Whether the writer may add facts from its own knowledge (connectors) — recorded either way.
+    pub research_enabled: bool,
+}
+
+impl WriteRequest<'_> {
+    /// Words to aim for.
+    pub fn target_words(&self) -> usize {
+        target_words(self.video_length)
+    }
+
+    /// Hard cap: ≈ 90 s for short, 3 min for normal (a little headroom over the target for short).
+    pub fn max_words(&self) -> usize {
+        match self.video_length {
+            VideoLength::Short => self.target_words() + self.target_words() / 10,
+            VideoLength::Normal => self.target_words(),
+        }
+    }
+
+    /// The spec's content type: 9 short, 10 normal.
+    pub fn content_type(&self) -> u8 {
+        content_type(self.video_length)
+    }
+}
+
+/// The spec's content type of a video length.
+pub fn content_type(length: VideoLength) -> u8 {
+    match length {
+        VideoLength::Short => 9,
+        VideoLength::Normal => 10,
+    }
+}
+
+/// Narration and how it was written (recorded in the document).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub narration: String,
+    /// `extractive` or `openai`.
+    pub provider: String,
+    /// The model that wrote it (connectors).
+    pub model: String,
+    pub research_enabled: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriterError {
+    #[error("writer upstream failed: {0}")]
+    Upstream(String),
+    #[error("the writer returned no usable narration")]
+    Empty,
+}
+
+/// Idea/blog → narration.
+pub trait Writer: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError>;
+}
+
+/// The embedded extractive writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extractive;
+
+impl Writer for Extractive {
+    fn name(&self) -> &'static str {
+        "extractive"
+    }
+
+    fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError> {
+        let narration = narrate(req.input, req.target_words());
+        let narration = cap_words(&narration, req.max_words());
+        if narration.split_whitespace().count() == 0 {
+            return Err(WriterError::Empty);
+        }
+        Ok(Written {
+            narration,
+            provider: "extractive".into(),
+            model: String::new(),
+            research_enabled: req.research_enabled,
+        })
+    }
+}
+
+/// At most `max` words, cut after the last whole sentence that fits (or at `max` words when
+/// even the first sentence is longer), ending with sentence punctuation.
+pub fn cap_words(text: &str, max: usize) -> String {
+    if text.split_whitespace().count() <= max {
+        return text.trim().to_string();
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let mut n = 0;
+    let sents = split_sentences(text);
+    for s in &sents {
+        let k = s.split_whitespace().count();
+        if n + k > max {
+            break;
+        }
+        out.push(s);
+        n += k;
+    }
+    let mut s = if out.is_empty() {
+        text.split_whitespace()
+            .take(max)
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        out.join(" ")
+    };
+    if !s.ends_with(['.', '!', '?', '…']) {
+        s = s.trim_end_matches([',', ';', ':', '-', '—']).to_string();
+        s.push('.');
+    }
+    s
+}
+
+/// Narration pace used for length targets, words per minute.
+pub const WORDS_PER_MINUTE: usize = 150;
+
+const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "for", "with", "by",
+    "from", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these",
+    "those", "as", "we", "you", "they", "he", "she", "i", "our", "your", "their", "not", "so",
+    "do", "does", "can", "will", "just", "than", "then", "there", "what", "which", "who", "how",
+    "và", "là", "của", "có", "cho", "không", "những", "các", "một", "được", "trong", "với", "này",
+    "đó", "khi", "thì", "mà", "đã", "sẽ", "đang", "rất", "cũng", "như", "người", "bạn",
+];
+
+/// Target narration length in words.
+pub fn target_words(length: VideoLength) -> usize {
+    match length {
+        VideoLength::Short => WORDS_PER_MINUTE * 90 / 60,
+        VideoLength::Normal => WORDS_PER_MINUTE * 3,
+    }
+}
+
+fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| w.chars().count() > 2 && !STOPWORDS.contains(&w.as_str()))
+}
+
+/// Narration for `input` of about `target` words. Ends with sentence
+/// punctuation so the voice closes naturally.
+pub fn narrate(input: &str, target: usize) -> String {
+    let sents = split_sentences(input);
+    let mut freq = std::collections::HashMap::<String, usize>::new();
+    for w in content_words(input) {
+        *freq.entry(w).or_default() += 1;
+    }
+    let mut scored: Vec<(usize, f64)> = sents
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let words: Vec<String> = content_words(s).collect();
+            let score = words.iter().map(|w| freq[w] as f64).sum::<f64>()
+                / (words.len().max(1) as f64).sqrt();
+            // The opening sentence frames the piece; keep it likely.
+            let lead = if i == 0 { 1.5 } else { 1.0 };
+            (i, score * lead)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut keep = Vec::new();
+    let mut words = 0;
+    for (i, _) in scored {
+        let n = sents[i].split_whitespace().count();
+        if words > 0 && words + n > target {
+            continue;
+        }
+        keep.push(i);
+        words += n;
+        if words >= target {
+            break;
+        }
+    }
+    keep.sort_unstable();
+    let mut out = keep
+        .iter()
+        .map(|&i| sents[i].as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !out.ends_with(['.', '!', '?', '…']) {
+        out.push('.');
+    }
+    out
+}
+
+/// A short title: the first sentence, at most 8 words.
+pub fn title(text: &str) -> String {
+    let first = split_sentences(text).into_iter().next().unwrap_or_default();
+    let words: Vec<&str> = first.split_whitespace().take(8).collect();
+    words
+        .join(" ")
+        .trim_end_matches(['.', '!', '?', ',', ';', ':'])
+        .to_string()
+}
+
+/// 1–3 content words that best describe `text` (for B-roll search).
+pub fn keyword(text: &str) -> String {
+    let mut freq = std::collections::HashMap::<String, usize>::new();
+    let mut order = Vec::new();
+    for w in content_words(text) {
+        if !freq.contains_key(&w) {
+            order.push(w.clone());
+        }
+        *freq.entry(w).or_default() += 1;
+    }
+    let mut ranked: Vec<(usize, &String)> = order.iter().enumerate().collect();
+    ranked.sort_by(|a, b| {
+        (freq[b.1] * 10 + b.1.len())
+            .cmp(&(freq[a.1] * 10 + a.1.len()))
+            .then(a.0.cmp(&b.0))
+    });
+    ranked
+        .into_iter()
+        .take(2)
+        .map(|(_, w)| w.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_and_target() {
+        let input = "Solar panels cut power bills. Cats are nice. Solar power works on cloudy days too. \
+                     Panels last twenty five years. Solar panels need little care.";
+        let out = narrate(input, 15);
+        assert!(out.split_whitespace().count() <= 16);
+        assert!(out.starts_with("Solar panels cut power bills."));
+        assert_eq!(narrate(input, 15), out, "deterministic");
+    }
+
+    #[test]
+    fn short_input_is_kept_whole() {
+        assert_eq!(
+            narrate("Why remote teams need rituals", 225),
+            "Why remote teams need rituals."
+        );
+    }
+
+    fn request(input: &str, length: VideoLength, language: Language) -> WriteRequest<'_> {
+        WriteRequest {
+            input,
+            source: Source::Blog,
+            language,
+            video_length: length,
+            research_enabled: true,
+        }
+    }
+
+    fn blog(sentences: usize, vietnamese: bool) -> String {
+        (0..sentences)
+            .map(|i| {
+                if vietnamese {
+                    format!("Câu số {i} nói về năng lượng mặt trời và hóa đơn điện của gia đình.")
+                } else {
+                    format!(
+                        "Sentence {i} explains how solar panels lower the power bills of families."
+                    )
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn length_targets_short_and_normal() {
+        for vi in [false, true] {
+            let language = if vi {
+                Language::Vietnamese
+            } else {
+                Language::English
+            };
+            let input = blog(300, vi);
+            let short = Extractive
+                .write(&request(&input, VideoLength::Short, language))
+                .unwrap();
+            let n = short.narration.split_whitespace().count();
+            assert!((180..=240).contains(&n), "short: {n} words");
+            let normal = Extractive
+                .write(&request(&input, VideoLength::Normal, language))
+                .unwrap();
+            let n = normal.narration.split_whitespace().count();
+            assert!(
+                (380..=450).contains(&n),
+                "normal: {n} words (3 min cap is 450)"
+            );
+            assert!(normal.research_enabled);
+            assert_eq!(normal.provider, "extractive");
+            // Deterministic.
+            assert_eq!(
+                Extractive
+                    .write(&request(&input, VideoLength::Short, language))
+                    .unwrap(),
+                short
+            );
+        }
+        assert_eq!(
+            request("", VideoLength::Short, Language::English).content_type(),
+            9
+        );
+        assert_eq!(
+            request("", VideoLength::Normal, Language::English).content_type(),
+            10
+        );
+    }
+
+    #[test]
+    fn caps_at_sentence_boundaries() {
+        assert_eq!(
+            cap_words("One two. Three four five. Six.", 5),
+            "One two. Three four five."
+        );
+        assert_eq!(
+            cap_words("one two three four five six", 3),
+            "one two three."
+        );
+        assert_eq!(cap_words("Short.", 10), "Short.");
+    }
+
+    #[test]
+    fn keywords_and_titles() {
+        assert_eq!(
+            keyword("Solar panels make solar power cheap"),
+            "solar panels"
+        );
+        assert_eq!(title("Hello world. Next one."), "Hello world");
+    }
+}

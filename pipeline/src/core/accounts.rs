@@ -1,0 +1,56 @@
+//! Accounts and API keys. Keys are shown once and stored only as SHA-256.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::core::ids;
+use crate::core::model::{Account, Plan};
+use crate::core::store::{Store, StoreResult};
+use crate::core::time::now;
+
+pub const DEFAULT_ACCOUNT: &str = "default";
+pub const DEFAULT_CREDITS: i64 = 1000;
+
+/// Creates `account` if it does not exist and issues a new key for it.
+pub fn create_key(store: &Store, account: &str, plan: Plan, credits: i64) -> StoreResult<String> {
+    let key = ids::api_key();
+    let hash = ids::hash_api_key(&key);
+    store.write(|tx| {
+        if tx.account(account)?.is_none() {
+            tx.put_account(&Account {
+                name: account.to_string(),
+                plan,
+                credits,
+                created_at: now(),
+                email: None,
+            })?;
+        }
+        tx.put_key_hash(&hash, account)
+    })?;
+    Ok(key)
+}
+
+/// On an empty store: creates account `default` (paid, 1000 credits) and
+/// writes its key to `<data_dir>/bootstrap-key` with mode 0600. Returns the
+/// key when one was created.
+pub fn bootstrap(store: &Store, data_dir: &Path) -> std::io::Result<Option<String>> {
+    let empty = store.account_count().map_err(std::io::Error::other)? == 0;
+    if !empty {
+        return Ok(None);
+    }
+    let key = create_key(store, DEFAULT_ACCOUNT, Plan::Paid, DEFAULT_CREDITS)
+        .map_err(std::io::Error::other)?;
+    let path = data_dir.join("bootstrap-key");
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts.open(&path)?;
+    writeln!(f, "{key}")?;
+    Ok(Some(key))
+}
+
+/// The account behind a presented key, if any.
+pub fn authenticate(store: &Store, key: &str) -> StoreResult<Option<Account>> {
+    store.account_for_key_hash(&ids::hash_api_key(key))
+}

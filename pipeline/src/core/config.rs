@@ -1,0 +1,504 @@
+//! Typed configuration. The daemon layers defaults → TOML file →
+//! `REELSMITH__SECTION__KEY` environment → command-line flags into a
+//! [`Config`], and validates it once with [`Config::finish`].
+
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// `dev` allows http and loopback callback URLs; `production` requires https
+/// callbacks and applies the SSRF guard to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    Dev,
+    Production,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub mode: Mode,
+    /// Address to bind; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// Holds `reelsmith.redb`, per-video files and the public media folder.
+    pub data_dir: PathBuf,
+    /// Public address of the API; defaults to the bound address.
+    pub base_url: Option<String>,
+    /// Public host of temporary media; defaults to `{base_url}/media`.
+    pub origin_url: Option<String>,
+    /// Public web pages (editor, viewer, webhook test inbox); defaults to `{base_url}/app`.
+    pub app_url: Option<String>,
+    /// Where pinned fonts and the B-roll library live.
+    pub assets_dir: PathBuf,
+    pub webhook: WebhookConfig,
+    pub fetch: FetchConfig,
+    pub render: RenderConfig,
+    pub public: PublicConfig,
+    pub edit: EditConfig,
+    /// Idea/blog → narration.
+    pub writer: WriterConfig,
+    /// Narration voices (TTS).
+    pub voice: VoiceConfig,
+    /// B-roll search for scene backgrounds.
+    pub broll: BrollConfig,
+    /// Uploaded assets and media sources (sizes, duration, presigned URLs).
+    pub media: MediaConfig,
+    /// Speech to text for media sources.
+    pub transcription: TranscriptionConfig,
+}
+
+/// Scene editing: edit sessions (the spec's `cache_enabled` and idle auto-commit).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EditConfig {
+    /// Whether `edit_session` may cache a video's document in memory (backed by a write-ahead
+    /// journal). Off: no sessions; every edit is written straight to the store under the
+    /// per-video lock.
+    pub cache_enabled: bool,
+    /// A session idle this long is committed automatically (spec: 45 minutes, `ttl_seconds`).
+    pub session_idle_secs: u64,
+    /// How often idle sessions are looked for.
+    pub idle_check_secs: u64,
+}
+
+impl Default for EditConfig {
+    fn default() -> Self {
+        EditConfig {
+            cache_enabled: true,
+            session_idle_secs: 2700,
+            idle_check_secs: 30,
+        }
+    }
+}
+
+/// Which writer turns ideas and blog posts into narration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum WriterKind {
+    /// The embedded extractive writer (offline, deterministic).
+    #[default]
+    Extractive,
+    /// An OpenAI-compatible `POST {base_url}/chat/completions` (OpenAI, Ollama, llama.cpp, vLLM).
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WriterConfig {
+    pub provider: WriterKind,
+    /// API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. The host goes
+    /// through the SSRF guard: a local server must be listed in `fetch.allow`.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as `Authorization: Bearer <api_key>` when not empty.
+    pub api_key: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for WriterConfig {
+    fn default() -> Self {
+        WriterConfig {
+            provider: WriterKind::Extractive,
+            base_url: String::new(),
+            model: String::new(),
+            api_key: String::new(),
+            timeout_secs: 120,
+        }
+    }
+}
+
+/// Which engine speaks the narration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum VoiceKind {
+    /// The embedded espeak-ng (offline; engine word events).
+    #[default]
+    Espeak,
+    /// An OpenAI-compatible `POST {base_url}/audio/speech` returning WAV.
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VoiceConfig {
+    pub provider: VoiceKind,
+    /// API root of the speech server (connector only).
+    pub base_url: String,
+    /// `model` of the speech request, e.g. `tts-1` or `kokoro`.
+    pub model: String,
+    pub api_key: String,
+    /// Connector voice used when the narrator's voice id is not one of the server's.
+    pub voice: String,
+    /// Ask the server for word timestamps (`return_timestamps: true`, answered as JSON
+    /// `{audio: base64, words|timestamps: [...]}`); servers without it answer plain WAV and the
+    /// timings are derived from the audio instead (voice/http.rs).
+    pub request_word_timings: bool,
+    pub timeout_secs: u64,
+}
+
+impl Default for VoiceConfig {
+    fn default() -> Self {
+        VoiceConfig {
+            provider: VoiceKind::Espeak,
+            base_url: String::new(),
+            model: "tts-1".into(),
+            api_key: String::new(),
+            voice: "alloy".into(),
+            request_word_timings: false,
+            timeout_secs: 120,
+        }
+    }
+}
+
+/// Where scene backgrounds are searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum BrollKind {
+    /// The local library in `{assets_dir}/broll` plus procedural backgrounds.
+    #[default]
+    Library,
+    /// The Pexels API (photos and videos); the library stays the fallback.
+    Pexels,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BrollConfig {
+    pub provider: BrollKind,
+    /// Pexels API root (`https://api.pexels.com`).
+    pub base_url: String,
+    /// Sent as `Authorization: <api_key>` (Pexels' scheme).
+    pub api_key: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for BrollConfig {
+    fn default() -> Self {
+        BrollConfig {
+            provider: BrollKind::Library,
+            base_url: "https://api.pexels.com".into(),
+            api_key: String::new(),
+            timeout_secs: 30,
+        }
+    }
+}
+
+/// Lifetimes of the public origin's expiring files.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PublicConfig {
+    /// Screenshots, posters, video-data files (spec: 900 s).
+    pub temp_ttl_secs: u64,
+    /// Uploaded assets (spec: 24 h).
+    pub asset_ttl_secs: u64,
+    /// How often the sweeper deletes expired files.
+    pub sweep_interval_secs: u64,
+}
+
+impl Default for PublicConfig {
+    fn default() -> Self {
+        PublicConfig {
+            temp_ttl_secs: 900,
+            asset_ttl_secs: 24 * 3600,
+            sweep_interval_secs: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebhookConfig {
+    /// The single shared HMAC-SHA256 secret of v0.1.0.
+    pub signing_secret: String,
+    /// Attempt offsets from the event's creation, in seconds; its length is
+    /// the attempt count.
+    pub retry_schedule_secs: Vec<u64>,
+    /// Per-attempt timeout; the spec's acknowledgement window.
+    pub timeout_secs: u64,
+    /// Deliveries older than this are dropped.
+    pub max_age_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchConfig {
+    /// `host:port` pairs exempt from the private-address guard (test fixtures).
+    pub allow: Vec<String>,
+    /// Largest media download, bytes.
+    pub max_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderConfig {
+    /// Jobs worked on at once (scene building and rendering share the pool).
+    pub workers: usize,
+    /// x264 speed preset used when no hardware encoder is present.
+    pub preset: String,
+    /// Seconds a worker's lease on a job lasts before another may take it.
+    pub lease_secs: u64,
+    /// H.264 encoder: `auto` (nvh264enc / vah264enc / vaapih264enc when installed and a probe
+    /// encode succeeds, else x264 with `preset`), `x264`, `nvh264` or `vaapi` (those two fail
+    /// renders clearly when the hardware does not work). Always High profile, yuv420p.
+    pub encoder: String,
+}
+
+/// `./assets` when the working directory has one (a checkout, a container with the assets
+/// beside the binary), else the assets of the source tree this binary was built from.
+fn default_assets_dir() -> PathBuf {
+    let here = PathBuf::from("assets");
+    if here.join("fonts").is_dir() {
+        here
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets"))
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            mode: Mode::Dev,
+            listen: "127.0.0.1:8080".parse().expect("static address"),
+            data_dir: PathBuf::from("data"),
+            base_url: None,
+            origin_url: None,
+            app_url: None,
+            assets_dir: default_assets_dir(),
+            webhook: WebhookConfig::default(),
+            fetch: FetchConfig::default(),
+            render: RenderConfig::default(),
+            public: PublicConfig::default(),
+            edit: EditConfig::default(),
+            writer: WriterConfig::default(),
+            voice: VoiceConfig::default(),
+            broll: BrollConfig::default(),
+            media: MediaConfig::default(),
+            transcription: TranscriptionConfig::default(),
+        }
+    }
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        WebhookConfig {
+            signing_secret: "whsec_reelsmith_dev_secret".into(),
+            retry_schedule_secs: vec![0, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400],
+            timeout_secs: 30,
+            max_age_secs: 86400 + 600,
+        }
+    }
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            workers: 1,
+            preset: "veryfast".into(),
+            lease_secs: 120,
+            encoder: "auto".into(),
+        }
+    }
+}
+
+/// Config after validation, with every URL resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub mode: Mode,
+    pub data_dir: PathBuf,
+    pub assets_dir: PathBuf,
+    pub base_url: String,
+    pub origin_url: String,
+    pub app_url: String,
+    pub webhook: WebhookConfig,
+    pub fetch: FetchConfig,
+    pub render: RenderConfig,
+    pub public: PublicConfig,
+    pub edit: EditConfig,
+    pub writer: WriterConfig,
+    pub voice: VoiceConfig,
+    pub broll: BrollConfig,
+    /// Uploaded assets and media sources (sizes, duration, presigned URLs).
+    pub media: MediaConfig,
+    /// Speech to text for media sources.
+    pub transcription: TranscriptionConfig,
+}
+
+impl Settings {
+    /// Where a video's private files live: `{data_dir}/videos/{topic}`.
+    pub fn video_dir(&self, topic: &str) -> PathBuf {
+        self.data_dir.join("videos").join(topic)
+    }
+
+    /// The public media folder served under `{origin_url}`.
+    pub fn public_dir(&self) -> PathBuf {
+        self.data_dir.join("public")
+    }
+}
+
+impl Config {
+    /// Validates the config and resolves the URLs against the address the
+    /// server actually bound (port 0 becomes a real port).
+    pub fn finish(self, bound: SocketAddr) -> Result<Settings, String> {
+        if self.webhook.retry_schedule_secs.is_empty() {
+            return Err("webhook.retry_schedule_secs must not be empty".into());
+        }
+        if self
+            .webhook
+            .retry_schedule_secs
+            .windows(2)
+            .any(|w| w[0] > w[1])
+        {
+            return Err("webhook.retry_schedule_secs must be ascending".into());
+        }
+        if self.mode == Mode::Production && self.webhook.signing_secret.len() < 16 {
+            return Err(
+                "webhook.signing_secret must be at least 16 characters in production".into(),
+            );
+        }
+        if self.public.temp_ttl_secs == 0
+            || self.public.asset_ttl_secs == 0
+            || self.public.sweep_interval_secs == 0
+        {
+            return Err("public.*_secs values must be at least 1".into());
+        }
+        if self.edit.session_idle_secs == 0 || self.edit.idle_check_secs == 0 {
+            return Err("edit.*_secs values must be at least 1".into());
+        }
+        if self.render.workers == 0 {
+            return Err("render.workers must be at least 1".into());
+        }
+        if let Err(e) = self
+            .render
+            .encoder
+            .parse::<compositor::media::EncoderChoice>()
+        {
+            return Err(format!("render.encoder: {e}"));
+        }
+        if let Err(e) = self.render.preset.parse::<compositor::media::X264Preset>() {
+            return Err(format!("render.preset: {e}"));
+        }
+        for a in &self.fetch.allow {
+            if a.rsplit_once(':')
+                .and_then(|(_, p)| p.parse::<u16>().ok())
+                .is_none()
+            {
+                return Err(format!("fetch.allow entry {a:?} must be host:port"));
+            }
+        }
+        if self.writer.provider == WriterKind::Openai
+            && (self.writer.base_url.is_empty() || self.writer.model.is_empty())
+        {
+            return Err("writer.base_url and writer.model are required (openai)".into());
+        }
+        if self.voice.provider == VoiceKind::Openai
+            && (self.voice.base_url.is_empty() || self.voice.model.is_empty())
+        {
+            return Err("voice.base_url and voice.model are required (openai)".into());
+        }
+        if self.broll.provider == BrollKind::Pexels
+            && (self.broll.base_url.is_empty() || self.broll.api_key.is_empty())
+        {
+            return Err("broll.base_url and broll.api_key are required (pexels)".into());
+        }
+        let trim = |s: String| s.trim_end_matches('/').to_string();
+        let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
+        let origin_url = trim(
+            self.origin_url
+                .unwrap_or_else(|| format!("{base_url}/media")),
+        );
+        let app_url = trim(self.app_url.unwrap_or_else(|| format!("{base_url}/app")));
+        Ok(Settings {
+            mode: self.mode,
+            data_dir: self.data_dir,
+            assets_dir: self.assets_dir,
+            base_url,
+            origin_url,
+            app_url,
+            webhook: self.webhook,
+            fetch: self.fetch,
+            render: self.render,
+            public: self.public,
+            edit: self.edit,
+            writer: self.writer,
+            voice: self.voice,
+            broll: self.broll,
+            media: self.media,
+            transcription: self.transcription,
+        })
+    }
+}
+
+/// Uploaded assets (`upload_asset`) and media sources of `create_video`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MediaConfig {
+    /// Largest `upload_asset` file (spec: 524288000 bytes), also the presign `max_bytes`.
+    pub asset_max_bytes: u64,
+    /// Largest `video_file`/`audio_file` upload (spec: 100 MB).
+    pub upload_max_bytes: u64,
+    /// Largest `video_url`/`audio_url` download.
+    pub download_max_bytes: u64,
+    /// Time allowed for downloading a media URL.
+    pub download_timeout_secs: u64,
+    /// Longest media source (spec: 300 s).
+    pub max_duration_secs: f64,
+    /// Validity of a presigned PUT URL (spec: about 1 h).
+    pub presign_ttl_secs: u64,
+    /// Largest JSON body of `upload_asset` (base64 shape; spec: about 25 MB of file).
+    pub json_max_bytes: u64,
+}
+
+impl Default for MediaConfig {
+    fn default() -> Self {
+        MediaConfig {
+            asset_max_bytes: 524_288_000,
+            upload_max_bytes: 100 * 1024 * 1024,
+            download_max_bytes: 200 * 1024 * 1024,
+            download_timeout_secs: 300,
+            max_duration_secs: 300.0,
+            presign_ttl_secs: 3600,
+            json_max_bytes: 36 * 1024 * 1024,
+        }
+    }
+}
+
+/// Which engine turns speech into timed words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TranscriptionKind {
+    /// Embedded PocketSphinx through GStreamer (`gstreamer1.0-pocketsphinx`, English).
+    #[default]
+    Pocketsphinx,
+    /// An OpenAI-compatible `POST {base_url}/audio/transcriptions` (OpenAI, whisper servers).
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TranscriptionConfig {
+    pub provider: TranscriptionKind,
+    /// API root, e.g. `https://api.openai.com/v1`. The host goes through the SSRF guard: a
+    /// local whisper server must be listed in `fetch.allow`.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as `Authorization: Bearer <api_key>` when not empty.
+    pub api_key: String,
+    /// ISO 639-1 hint sent as `language` when not empty.
+    pub language: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for TranscriptionConfig {
+    fn default() -> Self {
+        TranscriptionConfig {
+            provider: TranscriptionKind::Pocketsphinx,
+            base_url: String::new(),
+            model: "whisper-1".into(),
+            api_key: String::new(),
+            language: String::new(),
+            timeout_secs: 300,
+        }
+    }
+}

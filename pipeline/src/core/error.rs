@@ -1,0 +1,189 @@
+//! Domain errors. Each carries a stable [`Code`]; the HTTP layer alone maps a
+//! code to a status and error type (`api::errors`), through an exhaustive match.
+
+use serde_json::Value;
+use std::fmt;
+
+macro_rules! codes {
+    ($($variant:ident => $s:literal,)*) => {
+        /// Every error code the service can answer with.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            /// The wire form of the code (`error.code`).
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $s,)* }
+            }
+
+            /// Every code, for tables and tests.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+        }
+    };
+}
+
+codes! {
+    // request shape
+    RouteNotFound => "route_not_found",
+    MethodNotAllowed => "method_not_allowed",
+    PayloadTooLarge => "payload_too_large",
+    InvalidJson => "invalid_json",
+    MissingField => "missing_field",
+    InvalidField => "invalid_field",
+    UnsupportedMediaType => "unsupported_media_type",
+    // auth and billing
+    MissingApiKey => "missing_api_key",
+    InvalidApiKey => "invalid_api_key",
+    AccountExpired => "account_expired",
+    CreditExhausted => "credit_exhausted",
+    PlanRequired => "plan_required",
+    // create_video
+    InvalidSource => "invalid_source",
+    InvalidOutputType => "invalid_output_type",
+    InvalidLanguage => "invalid_language",
+    InvalidVideoLength => "invalid_video_length",
+    InvalidResearchEnabled => "invalid_research_enabled",
+    InvalidWaitForRender => "invalid_wait_for_render",
+    InvalidMetadata => "invalid_metadata",
+    InvalidCallbackUrl => "invalid_callback_url",
+    ScriptTooShort => "script_too_short",
+    ScriptTooLong => "script_too_long",
+    InputTooShort => "input_too_short",
+    MediaTooLong => "media_too_long",
+    FileTooLarge => "file_too_large",
+    UnsupportedMediaUrl => "unsupported_media_url",
+    InvalidAdjust => "invalid_adjust",
+    InvalidFaceless => "invalid_faceless",
+    // jobs
+    InvalidId => "invalid_id",
+    VideoNotFound => "video_not_found",
+    ScenesNotReady => "scenes_not_ready",
+    // job failures (status.error.code)
+    SceneBuildFailed => "scene_build_failed",
+    RenderFailed => "render_failed",
+    MediaFetchFailed => "media_fetch_failed",
+    MediaSourceUnsupported => "media_source_unsupported",
+    // scenes: video_data, scene_geometry, scene_inspector
+    ScriptNotReady => "script_not_ready",
+    ScriptParseFailed => "script_parse_failed",
+    SceneNotFound => "scene_not_found",
+    InvalidBy => "invalid_by",
+    AmbiguousScene => "ambiguous_scene",
+    SceneGeometryFailed => "scene_geometry_failed",
+    ScreenshotPublishFailed => "screenshot_publish_failed",
+    OverlayNotAvailable => "overlay_not_available",
+    OverlayPublishFailed => "overlay_publish_failed",
+    VideoDataPublishFailed => "video_data_publish_failed",
+    // modify_scene and edit_session
+    Svg2specFailed => "svg2spec_failed",
+    NoSvgOverlaySource => "no_svg_overlay_source",
+    RemotionSpecDisabled => "remotion_spec_disabled",
+    InvalidFieldName => "invalid_field_name",
+    InvalidValue => "invalid_value",
+    MixedFieldFamilies => "mixed_field_families",
+    InvalidAction => "invalid_action",
+    TopicNotFound => "topic_not_found",
+    TopicFetchFailed => "topic_fetch_failed",
+    DownloadFailed => "download_failed",
+    // typography
+    InvalidRole => "invalid_role",
+    InvalidWords => "invalid_words",
+    InvalidDuration => "invalid_duration",
+    InvalidWait => "invalid_wait",
+    InvalidBrand => "invalid_brand",
+    InvalidLook => "invalid_look",
+    TextTooLong => "text_too_long",
+    QuoteTooLong => "quote_too_long",
+    TypographyNotFound => "typography_not_found",
+    TypographyFailed => "typography_failed",
+    // upload_asset
+    InvalidContentType => "invalid_content_type",
+    InvalidFileData => "invalid_file_data",
+    AssetTooLarge => "asset_too_large",
+    UnsupportedAssetType => "unsupported_asset_type",
+    UploadFailed => "upload_failed",
+    PresignFailed => "presign_failed",
+    PresignExpired => "presign_expired",
+    PresignInvalid => "presign_invalid",
+    PresignUsed => "presign_used",
+    // media sources
+    TranscriptionFailed => "transcription_failed",
+    MediaDecodeFailed => "media_decode_failed",
+    // search and generation
+    InvalidKind => "invalid_kind",
+    InvalidRatio => "invalid_ratio",
+    InvalidLimit => "invalid_limit",
+    SearchFailed => "search_failed",
+    // providers (connectors)
+    UpstreamFailed => "upstream_failed",
+    // public media origin
+    FileExpired => "file_expired",
+    // server
+    Internal => "internal_error",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error meant for a client: a code, a human message that never carries
+/// internals, and optionally the offending parameter and details.
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub code: Code,
+    pub message: String,
+    pub param: Option<String>,
+    pub details: Option<Value>,
+}
+
+impl Error {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            param: None,
+            details: None,
+        }
+    }
+
+    pub fn param(mut self, param: impl Into<String>) -> Self {
+        self.param = Some(param.into());
+        self
+    }
+
+    pub fn details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// A server-side failure. The cause is logged here, never sent.
+    pub fn internal(cause: impl fmt::Display) -> Self {
+        tracing::error!(%cause, "internal error");
+        Error::new(
+            Code::Internal,
+            "The server hit an internal error; try again later.",
+        )
+    }
+
+    pub fn missing(field: &str) -> Self {
+        Error::new(Code::MissingField, format!("`{field}` is required.")).param(field)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<crate::core::store::StoreError> for Error {
+    fn from(e: crate::core::store::StoreError) -> Self {
+        Error::internal(e)
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

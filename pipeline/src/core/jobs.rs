@@ -1,0 +1,590 @@
+//! The job lifecycle: the spec's state machine, a durable queue in redb with
+//! leases, and a bounded pool of workers.
+//!
+//! States: `processing` → `completed` | `failed`; `export_video` re-enters
+//! `processing` with stage `rendering_video`. Every transition and the
+//! webhook it causes are written in one transaction (see `webhooks`).
+//!
+//! Steps (DESIGN.md §3): 1 queued · 2 script · 3 voice · 4 media · 5 scenes
+//! ready · 6 rendering · 7 rendered. Progress: building 0→1.0 (scene) or
+//! 0→0.85 (video); rendering 0.85→1.0.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use crate::core::config::Settings;
+use crate::core::document::VideoDocument;
+use crate::core::error::{Code, Error, Result};
+use crate::core::ids;
+use crate::core::model::{Job, JobError, JobStatus, OutputType, QueueEntry, Task};
+use crate::core::store::{Store, StoreError, StoreResult, Tx};
+use crate::core::time::now;
+use crate::core::webhooks::queue_event;
+
+pub const STAGE_READY: &str = "scenes_ready_for_review";
+pub const STAGE_RENDERING: &str = "rendering_video";
+pub const RENDER_START: f64 = 0.85;
+
+/// A failure of a job's work, stored on the job and sent in `video.failed`.
+///
+/// `message` is written for the client: our own sentence, never a library's text, a path or a
+/// type name. What went wrong inside goes in `cause`, which is logged with the topic and never
+/// leaves the server.
+#[derive(Debug, Clone)]
+pub struct JobFailure {
+    pub code: Code,
+    pub message: String,
+    /// The internal cause, for the log only.
+    pub cause: Option<String>,
+}
+
+impl JobFailure {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        JobFailure {
+            code,
+            message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// Adds the internal cause (logged, never sent).
+    pub fn because(mut self, cause: impl std::fmt::Display) -> Self {
+        self.cause = Some(cause.to_string());
+        self
+    }
+
+    /// A failure of the server itself (a file it could not write, say).
+    pub fn internal(e: impl std::fmt::Display) -> Self {
+        JobFailure::new(Code::Internal, "The job failed because of a server error.").because(e)
+    }
+}
+
+/// A `create_video` request that passed validation: what the engine stores as a new job.
+#[derive(Debug)]
+pub struct Accepted {
+    pub request: crate::core::model::VideoRequest,
+    pub output_type: OutputType,
+    pub metadata: serde_json::Value,
+    pub callback_url: Option<String>,
+    pub input_truncated_from: Option<usize>,
+}
+
+/// The work behind each queued task. The job core owns the queue, the leases and the state
+/// machine; what a task does lives in the folders above it, and the composition root
+/// (`crate::assemble`) hands the engine one runner that knows them all.
+pub trait TaskRunner: Send + Sync {
+    /// Steps 2–5: build the video document of `job`.
+    fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure>;
+    /// Steps 6–7: render the MP4 of `job`; returns its public URL.
+    fn render(&self, engine: &Engine, job: &Job) -> Result<String, JobFailure>;
+}
+
+/// Shared state of the job system.
+pub struct Engine {
+    pub store: Arc<Store>,
+    pub settings: Arc<Settings>,
+    /// Runs each task's work (build, render).
+    tasks: Arc<dyn TaskRunner>,
+    /// Rung when work is queued.
+    pub wake_workers: Notify,
+    /// Rung when a webhook row is written.
+    pub wake_outbox: Arc<Notify>,
+    /// Identifies this process's leases.
+    worker_id: String,
+}
+
+impl Engine {
+    pub fn new(
+        store: Arc<Store>,
+        settings: Arc<Settings>,
+        tasks: Arc<dyn TaskRunner>,
+        wake_outbox: Arc<Notify>,
+    ) -> Engine {
+        Engine {
+            store,
+            settings,
+            tasks,
+            wake_workers: Notify::new(),
+            wake_outbox,
+            worker_id: ids::delivery_id(),
+        }
+    }
+
+    pub fn review_url(&self, topic: &str) -> String {
+        let token = crate::core::links::sign(&self.settings.webhook.signing_secret, topic);
+        format!("{}/editor/{topic}?token={token}", self.settings.app_url)
+    }
+
+    /// Stores a new job, queues its build, and (with a callback) its
+    /// `video.processing` event — all in one transaction.
+    pub fn create_video(
+        &self,
+        account: &str,
+        accepted: Accepted,
+        idempotency_key: Option<String>,
+    ) -> Result<Job> {
+        let t = now();
+        let job = Job {
+            topic_id: ids::topic_id(),
+            account: account.to_string(),
+            output_type: accepted.output_type,
+            request: accepted.request,
+            status: JobStatus::Processing,
+            stage: None,
+            step: 1,
+            progress: 0.0,
+            notes: None,
+            input_truncated_from: accepted.input_truncated_from,
+            review_url: None,
+            video_url: None,
+            error: None,
+            metadata: accepted.metadata,
+            callback_url: accepted.callback_url,
+            idempotency_key,
+            created_at: t,
+            updated_at: t,
+            processing_fired: false,
+            terminal_fired: false,
+            export_requested: false,
+            title: String::new(),
+        };
+        let job = self.store.write(|tx| -> StoreResult<Job> {
+            let mut job = job;
+            tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Build, t))?;
+            if job.callback_url.is_some() {
+                job.processing_fired = true;
+                queue_event(tx, &job, "video.processing")?;
+            }
+            tx.put_job(&job)?;
+            Ok(job)
+        })?;
+        self.wake_workers.notify_one();
+        self.wake_outbox.notify_one();
+        Ok(job)
+    }
+
+    /// A job of `account`, or 404.
+    pub fn job_for(&self, account: &str, id: &str) -> Result<Job> {
+        match self.store.job(id)? {
+            Some(j) if j.account == account => Ok(j),
+            _ => Err(Error::new(
+                Code::VideoNotFound,
+                "No video with this id exists on the account.",
+            )
+            .param("id")),
+        }
+    }
+
+    /// The video document of `account`'s video `id`, for the scene endpoints (video_data,
+    /// scene_geometry, scene_inspector, modify_scene): 400 `invalid_id` for a malformed id, 404
+    /// `video_not_found`, 409 `script_not_ready` while the scenes are being built (or when the
+    /// job failed before it had any), 502 `script_parse_failed` when the stored document does
+    /// not parse.
+    pub fn document_for(&self, account: &str, id: &str) -> Result<(Job, VideoDocument)> {
+        if !ids::is_topic_id(id) {
+            return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
+        }
+        let job = self.job_for(account, id)?;
+        match self.store.document::<VideoDocument>(id) {
+            Ok(Some(doc)) => Ok((job, doc)),
+            Ok(None) => Err(Error::new(
+                Code::ScriptNotReady,
+                "The video has no scenes yet; poll its status until scenes are ready.",
+            )
+            .param("id")),
+            Err(StoreError::Corrupt { .. }) => Err(Error::new(
+                Code::ScriptParseFailed,
+                "The stored scenes of this video could not be read.",
+            )),
+            Err(e) => Err(Error::internal(e)),
+        }
+    }
+
+    /// `export_video`: the first call on scene-ready video queues the render
+    /// (returns `true`); later calls return the current snapshot.
+    pub fn export_video(&self, account: &str, id: &str) -> Result<(bool, Job)> {
+        if !ids::is_topic_id(id) {
+            return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
+        }
+        let out = self.store.write(|tx| -> Result<(bool, Job)> {
+            let mut job = match tx.job(id)? {
+                Some(j) if j.account == account => j,
+                _ => {
+                    return Err(Error::new(
+                        Code::VideoNotFound,
+                        "No video with this id exists on the account.",
+                    )
+                    .param("id"));
+                }
+            };
+            if job.export_requested || tx.queue_entry(id)?.is_some_and(|q| q.task == Task::Render) {
+                return Ok((false, job));
+            }
+            let ready = job.status == JobStatus::Completed && job.step >= 5;
+            if !ready {
+                return Err(Error::new(
+                    Code::ScenesNotReady,
+                    "The video's scenes are not ready for review yet.",
+                )
+                .param("id"));
+            }
+            if job.video_url.is_some() {
+                // Already rendered (output_type video): nothing to queue.
+                job.export_requested = true;
+                tx.put_job(&job)?;
+                return Ok((false, job));
+            }
+            job.export_requested = true;
+            job.output_type = OutputType::Video;
+            job.status = JobStatus::Processing;
+            job.stage = Some(STAGE_RENDERING.into());
+            job.step = 6;
+            job.progress = RENDER_START;
+            job.terminal_fired = false;
+            job.updated_at = now();
+            tx.put_queue_entry(id, &QueueEntry::new(Task::Render, now()))?;
+            tx.put_job(&job)?;
+            Ok((true, job))
+        })?;
+        if out.0 {
+            self.wake_workers.notify_one();
+        }
+        Ok(out)
+    }
+
+    /// Hands every lease back: called at start-up (a previous process died
+    /// holding them) and at shutdown (its work is abandoned mid-way).
+    pub fn release_leases(&self, only_mine: bool) -> StoreResult<usize> {
+        let entries = self.store.queue()?;
+        self.store.write(|tx| -> StoreResult<usize> {
+            let mut n = 0;
+            for (topic, mut e) in entries {
+                if e.lease_owner.is_some()
+                    && (!only_mine || e.lease_owner.as_deref() == Some(&self.worker_id))
+                {
+                    e.lease_owner = None;
+                    e.lease_until = None;
+                    tx.put_queue_entry(&topic, &e)?;
+                    n += 1;
+                }
+            }
+            Ok(n)
+        })
+    }
+
+    /// Claims the oldest free queue entry.
+    fn claim(&self) -> StoreResult<Option<(String, Task)>> {
+        let mut entries = self.store.queue()?;
+        entries.sort_by_key(|(_, e)| e.enqueued_at);
+        let t = now();
+        for (topic, _) in entries {
+            let claimed = self.store.write(|tx| -> StoreResult<Option<Task>> {
+                let Some(mut e) = tx.queue_entry(&topic)? else {
+                    return Ok(None);
+                };
+                if e.lease_until.is_some_and(|u| u > t) {
+                    return Ok(None);
+                }
+                e.lease_owner = Some(self.worker_id.clone());
+                e.lease_until = Some(t + self.settings.render.lease_secs as i64);
+                e.attempts += 1;
+                tx.put_queue_entry(&topic, &e)?;
+                Ok(Some(e.task))
+            })?;
+            if let Some(task) = claimed {
+                return Ok(Some((topic, task)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn renew_lease(&self, topic: &str) -> StoreResult<()> {
+        self.store.write(|tx| {
+            if let Some(mut e) = tx.queue_entry(topic)?
+                && e.lease_owner.as_deref() == Some(&self.worker_id)
+            {
+                e.lease_until = Some(now() + self.settings.render.lease_secs as i64);
+                tx.put_queue_entry(topic, &e)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Records progress of a running job (not a state change: no event).
+    pub fn set_progress(&self, topic: &str, step: u8, progress: f64, notes: Option<&str>) {
+        let r = self.store.write(|tx| -> StoreResult<()> {
+            if let Some(mut job) = tx.job(topic)?
+                && job.status == JobStatus::Processing
+            {
+                job.step = step;
+                job.progress = progress.max(job.progress).min(1.0);
+                if let Some(n) = notes {
+                    job.notes = Some(n.to_string());
+                }
+                job.updated_at = now();
+                tx.put_job(&job)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            tracing::warn!(error = %e, topic, "progress update failed");
+        }
+    }
+
+    /// Runs `workers` workers until `shutdown` is set; then hands back leases.
+    pub async fn run_workers(self: Arc<Self>, shutdown: Arc<AtomicBool>, stop: Arc<Notify>) {
+        match self.release_leases(false) {
+            Ok(n) if n > 0 => tracing::info!(n, "resuming jobs interrupted by a previous stop"),
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "could not release stale leases"),
+        }
+        let mut handles = Vec::new();
+        for i in 0..self.settings.render.workers {
+            let this = self.clone();
+            let shutdown = shutdown.clone();
+            let stop = stop.clone();
+            handles.push(tokio::spawn(
+                async move { this.worker(i, shutdown, stop).await },
+            ));
+        }
+        for h in handles {
+            let _ = h.await;
+        }
+    }
+
+    async fn worker(self: Arc<Self>, n: usize, shutdown: Arc<AtomicBool>, stop: Arc<Notify>) {
+        while !shutdown.load(Ordering::SeqCst) {
+            let claimed = match self.claim() {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::error!(error = %e, "queue claim failed");
+                    None
+                }
+            };
+            let Some((topic, task)) = claimed else {
+                tokio::select! {
+                    _ = self.wake_workers.notified() => {}
+                    _ = stop.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+                continue;
+            };
+            tracing::info!(worker = n, %topic, ?task, "job claimed");
+            let this = self.clone();
+            let topic2 = topic.clone();
+            let mut run = tokio::task::spawn_blocking(move || this.run_task(&topic2, task));
+            let renew_every = Duration::from_secs((self.settings.render.lease_secs / 3).max(1));
+            let result = loop {
+                tokio::select! {
+                    r = &mut run => break Some(r),
+                    _ = tokio::time::sleep(renew_every) => {
+                        if let Err(e) = self.renew_lease(&topic) {
+                            tracing::warn!(error = %e, "lease renewal failed");
+                        }
+                    }
+                    _ = stop.notified(), if shutdown.load(Ordering::SeqCst) => break None,
+                }
+            };
+            match result {
+                None => {
+                    tracing::info!(%topic, "stopping mid-job; the job goes back to the queue");
+                    return;
+                }
+                Some(Err(join)) => {
+                    tracing::error!(%topic, error = %join, "job task panicked");
+                    self.finish(
+                        &topic,
+                        task,
+                        Err(JobFailure::new(
+                            Code::Internal,
+                            "The job failed unexpectedly.",
+                        )),
+                    );
+                }
+                Some(Ok(outcome)) => self.finish(&topic, task, outcome),
+            }
+        }
+    }
+
+    /// Runs `topic`'s queued tasks on this thread, one after another, until nothing is queued
+    /// for it (a build chains into its render for `output_type=video`): the worker of the
+    /// one-shot commands. Returns the final job.
+    pub fn run_queued(&self, topic: &str) -> Result<Job> {
+        loop {
+            let entry = self
+                .store
+                .queue()?
+                .into_iter()
+                .find(|(t, _)| t == topic)
+                .map(|(_, e)| e);
+            let Some(entry) = entry else { break };
+            let outcome = self.run_task(topic, entry.task);
+            self.finish(topic, entry.task, outcome);
+        }
+        self.job_for_any(topic)
+    }
+
+    fn job_for_any(&self, topic: &str) -> Result<Job> {
+        self.store.job(topic)?.ok_or_else(|| {
+            Error::new(Code::VideoNotFound, "No video with this id exists.").param("id")
+        })
+    }
+
+    /// Queues a fresh render of a video whose scenes are ready (`reelsmith rerender`): like a
+    /// first export, but also for videos already rendered. Returns `false` when the video has
+    /// no scenes to render.
+    pub fn queue_rerender(&self, topic: &str) -> Result<bool> {
+        self.store.write(|tx| -> Result<bool> {
+            let Some(mut job) = tx.job(topic)? else {
+                return Ok(false);
+            };
+            if tx.queue_entry(topic)?.is_some() {
+                return Ok(false);
+            }
+            let ready = job.stage.as_deref() == Some(STAGE_READY) || job.video_url.is_some();
+            if !ready {
+                return Ok(false);
+            }
+            job.status = JobStatus::Processing;
+            job.output_type = OutputType::Video;
+            job.stage = Some(STAGE_RENDERING.into());
+            job.step = 6;
+            job.progress = RENDER_START;
+            job.updated_at = now();
+            tx.put_queue_entry(topic, &QueueEntry::new(Task::Render, now()))?;
+            tx.put_job(&job)?;
+            Ok(true)
+        })
+    }
+
+    /// Runs one task; a render returns the published video's URL.
+    fn run_task(&self, topic: &str, task: Task) -> std::result::Result<Option<String>, JobFailure> {
+        let job = self
+            .store
+            .job(topic)
+            .map_err(JobFailure::internal)?
+            .ok_or_else(|| JobFailure::internal("job record missing"))?;
+        match task {
+            Task::Build => self.tasks.build(self, &job).map(|()| None),
+            Task::Render => self.tasks.render(self, &job).map(Some),
+        }
+    }
+
+    /// Applies a task's outcome: the next state, the queue, and the event.
+    fn finish(
+        &self,
+        topic: &str,
+        task: Task,
+        outcome: std::result::Result<Option<String>, JobFailure>,
+    ) {
+        let review_url = self.review_url(topic);
+        let r = self.store.write(|tx| -> StoreResult<()> {
+            let Some(mut job) = tx.job(topic)? else {
+                tx.remove_queue_entry(topic)?;
+                return Ok(());
+            };
+            job.updated_at = now();
+            match outcome {
+                Err(f) => {
+                    tracing::warn!(
+                        topic,
+                        code = %f.code,
+                        message = %f.message,
+                        cause = f.cause.as_deref().unwrap_or(""),
+                        "job failed"
+                    );
+                    tx.remove_queue_entry(topic)?;
+                    job.status = JobStatus::Failed;
+                    job.error = Some(JobError {
+                        code: f.code.as_str().into(),
+                        message: public_message(&f),
+                    });
+                    fire_terminal(tx, &mut job, "video.failed")?;
+                }
+                Ok(video_url) => match (task, job.output_type) {
+                    (Task::Build, OutputType::Video) => {
+                        job.step = 6;
+                        job.stage = Some(STAGE_RENDERING.into());
+                        job.progress = job.progress.max(RENDER_START);
+                        job.review_url = Some(review_url);
+                        tx.put_queue_entry(topic, &QueueEntry::new(Task::Render, now()))?;
+                    }
+                    (Task::Build, OutputType::Text) => {
+                        tx.remove_queue_entry(topic)?;
+                        job.status = JobStatus::Completed;
+                        job.step = 2;
+                        job.progress = 1.0;
+                        job.review_url = Some(format!("{review_url}&view=script"));
+                        fire_terminal(tx, &mut job, "video.completed")?;
+                    }
+                    (Task::Build, OutputType::Scene) => {
+                        tx.remove_queue_entry(topic)?;
+                        job.status = JobStatus::Completed;
+                        job.stage = Some(STAGE_READY.into());
+                        job.step = 5;
+                        job.progress = 1.0;
+                        job.review_url = Some(review_url);
+                        fire_terminal(tx, &mut job, "video.completed")?;
+                    }
+                    (Task::Render, _) => {
+                        tx.remove_queue_entry(topic)?;
+                        job.video_url = video_url;
+                        job.status = JobStatus::Completed;
+                        job.stage = Some(STAGE_RENDERING.into());
+                        job.step = 7;
+                        job.progress = 1.0;
+                        job.review_url = Some(review_url);
+                        fire_terminal(tx, &mut job, "video.completed")?;
+                    }
+                },
+            }
+            tx.put_job(&job)
+        });
+        match r {
+            Ok(()) => {
+                self.wake_workers.notify_one();
+                self.wake_outbox.notify_one();
+            }
+            Err(e) => tracing::error!(error = %e, topic, "could not record job outcome"),
+        }
+    }
+}
+
+/// Job failure messages are ours, not raw internals: internal codes get a
+/// generic sentence.
+fn public_message(f: &JobFailure) -> String {
+    match f.code {
+        Code::Internal => "The job failed because of a server error.".into(),
+        _ => f.message.clone(),
+    }
+}
+
+/// Fires a terminal event once per run.
+fn fire_terminal(tx: &mut Tx, job: &mut Job, event: &str) -> StoreResult<()> {
+    if !job.terminal_fired {
+        job.terminal_fired = true;
+        queue_event(tx, job, event)?;
+    }
+    Ok(())
+}
+
+impl QueueEntry {
+    pub fn new(task: Task, t: i64) -> QueueEntry {
+        QueueEntry {
+            task,
+            enqueued_at: t,
+            lease_until: None,
+            lease_owner: None,
+            attempts: 0,
+        }
+    }
+}
+
+impl From<StoreError> for JobFailure {
+    fn from(e: StoreError) -> Self {
+        JobFailure::internal(e)
+    }
+}

@@ -1,0 +1,23 @@
+//! The job core, our `foundations/`: the redb store and its records, the video document, jobs
+//! (queue, leases, the state machine; tasks run through [`jobs::TaskRunner`]), signed webhooks,
+//! accounts, ids, signed links, expiring public files, the atomic file writer, configuration,
+//! the error table, the SSRF-guarded fetcher and the connectors' shared HTTP call. Every other
+//! folder of `pipeline` may use it; it uses none of them.
+
+pub mod accounts;
+pub mod config;
+pub mod connector;
+pub mod document;
+pub mod error;
+pub mod fetch;
+pub mod files;
+pub mod ids;
+pub mod jobs;
+pub mod links;
+pub mod model;
+pub mod public;
+pub mod store;
+#[cfg(test)]
+pub(crate) mod testserver;
+pub mod time;
+pub mod webhooks;

@@ -1,0 +1,257 @@
+//! The redb store: the source of truth for every record. Values are JSON
+//! documents (readable with any redb tool, easy to evolve with serde
+//! defaults); blobs never live here, only under the data directory.
+//!
+//! All writes go through [`Store::write`], one redb transaction per call, so a
+//! state change and the webhook it causes commit together or not at all.
+
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use serde::{Serialize, de::DeserializeOwned};
+use std::path::Path;
+
+use crate::core::model::{Account, Delivery, Job, QueueEntry};
+
+const ACCOUNTS: TableDefinition<&str, &[u8]> = TableDefinition::new("accounts");
+/// SHA-256 of an API key → account name.
+const API_KEYS: TableDefinition<&str, &str> = TableDefinition::new("api_keys");
+const JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("jobs");
+/// topic id → the work it waits for, with the lease of the worker on it.
+const QUEUE: TableDefinition<&str, &[u8]> = TableDefinition::new("queue");
+/// delivery id → a webhook delivery not yet acknowledged or abandoned.
+const OUTBOX: TableDefinition<&str, &[u8]> = TableDefinition::new("outbox");
+/// topic id → the video document (scenes) as JSON.
+const DOCUMENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Db(#[from] redb::Error),
+    #[error("corrupt record in {table}/{key}: {source}")]
+    Corrupt {
+        table: &'static str,
+        key: String,
+        source: serde_json::Error,
+    },
+}
+
+macro_rules! from_redb {
+    ($($t:ty),*) => {$(
+        impl From<$t> for StoreError {
+            fn from(e: $t) -> Self { StoreError::Db(e.into()) }
+        }
+    )*};
+}
+from_redb!(
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError
+);
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+pub struct Store {
+    db: Database,
+}
+
+fn decode<T: DeserializeOwned>(table: &'static str, key: &str, bytes: &[u8]) -> StoreResult<T> {
+    serde_json::from_slice(bytes).map_err(|source| StoreError::Corrupt {
+        table,
+        key: key.to_string(),
+        source,
+    })
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec(v).expect("records always serialise")
+}
+
+impl Store {
+    /// Opens (or creates) `reelsmith.redb` and makes sure every table exists.
+    pub fn open(path: &Path) -> StoreResult<Store> {
+        let db = Database::create(path)?;
+        let txn = db.begin_write()?;
+        {
+            txn.open_table(ACCOUNTS)?;
+            txn.open_table(API_KEYS)?;
+            txn.open_table(JOBS)?;
+            txn.open_table(QUEUE)?;
+            txn.open_table(OUTBOX)?;
+            txn.open_table(DOCUMENTS)?;
+        }
+        txn.commit()?;
+        Ok(Store { db })
+    }
+
+    /// Runs `f` in one write transaction and commits it. When `f` fails
+    /// nothing is written.
+    pub fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Tx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let txn = self.db.begin_write().map_err(StoreError::from)?;
+        let mut tx = Tx { txn };
+        let out = f(&mut tx)?;
+        tx.txn.commit().map_err(StoreError::from)?;
+        Ok(out)
+    }
+
+    fn get<T: DeserializeOwned>(
+        &self,
+        def: TableDefinition<&str, &[u8]>,
+        name: &'static str,
+        key: &str,
+    ) -> StoreResult<Option<T>> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(def)?;
+        match table.get(key)? {
+            Some(v) => Ok(Some(decode(name, key, v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    fn all<T: DeserializeOwned>(
+        &self,
+        def: TableDefinition<&str, &[u8]>,
+        name: &'static str,
+    ) -> StoreResult<Vec<(String, T)>> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(def)?;
+        let mut out = Vec::new();
+        for row in table.iter()? {
+            let (k, v) = row?;
+            out.push((k.value().to_string(), decode(name, k.value(), v.value())?));
+        }
+        Ok(out)
+    }
+
+    pub fn job(&self, topic: &str) -> StoreResult<Option<Job>> {
+        self.get(JOBS, "jobs", topic)
+    }
+
+    pub fn document<T: DeserializeOwned>(&self, topic: &str) -> StoreResult<Option<T>> {
+        self.get(DOCUMENTS, "documents", topic)
+    }
+
+    pub fn account(&self, name: &str) -> StoreResult<Option<Account>> {
+        self.get(ACCOUNTS, "accounts", name)
+    }
+
+    pub fn account_count(&self) -> StoreResult<u64> {
+        let txn = self.db.begin_read()?;
+        Ok(txn.open_table(ACCOUNTS)?.len()?)
+    }
+
+    /// The account an API key belongs to, by the key's hash.
+    pub fn account_for_key_hash(&self, hash: &str) -> StoreResult<Option<Account>> {
+        let name = {
+            let txn = self.db.begin_read()?;
+            let table = txn.open_table(API_KEYS)?;
+            table.get(hash)?.map(|v| v.value().to_string())
+        };
+        match name {
+            Some(n) => self.account(&n),
+            None => Ok(None),
+        }
+    }
+
+    pub fn queue(&self) -> StoreResult<Vec<(String, QueueEntry)>> {
+        self.all(QUEUE, "queue")
+    }
+
+    pub fn outbox(&self) -> StoreResult<Vec<(String, Delivery)>> {
+        self.all(OUTBOX, "outbox")
+    }
+
+    pub fn jobs(&self) -> StoreResult<Vec<(String, Job)>> {
+        self.all(JOBS, "jobs")
+    }
+}
+
+/// One open write transaction.
+pub struct Tx {
+    txn: redb::WriteTransaction,
+}
+
+impl Tx {
+    fn get<T: DeserializeOwned>(
+        &self,
+        def: TableDefinition<&str, &[u8]>,
+        name: &'static str,
+        key: &str,
+    ) -> StoreResult<Option<T>> {
+        let table = self.txn.open_table(def)?;
+        let v = table.get(key)?;
+        match v {
+            Some(v) => Ok(Some(decode(name, key, v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    fn put<T: Serialize>(
+        &mut self,
+        def: TableDefinition<&str, &[u8]>,
+        key: &str,
+        value: &T,
+    ) -> StoreResult<()> {
+        let mut table = self.txn.open_table(def)?;
+        table.insert(key, encode(value).as_slice())?;
+        Ok(())
+    }
+
+    fn remove(&mut self, def: TableDefinition<&str, &[u8]>, key: &str) -> StoreResult<bool> {
+        let mut table = self.txn.open_table(def)?;
+        Ok(table.remove(key)?.is_some())
+    }
+
+    pub fn account(&self, name: &str) -> StoreResult<Option<Account>> {
+        self.get(ACCOUNTS, "accounts", name)
+    }
+
+    pub fn put_account(&mut self, a: &Account) -> StoreResult<()> {
+        self.put(ACCOUNTS, &a.name, a)
+    }
+
+    pub fn put_key_hash(&mut self, hash: &str, account: &str) -> StoreResult<()> {
+        let mut table = self.txn.open_table(API_KEYS)?;
+        table.insert(hash, account)?;
+        Ok(())
+    }
+
+    pub fn job(&self, topic: &str) -> StoreResult<Option<Job>> {
+        self.get(JOBS, "jobs", topic)
+    }
+
+    pub fn put_job(&mut self, job: &Job) -> StoreResult<()> {
+        self.put(JOBS, &job.topic_id, job)
+    }
+
+    pub fn put_document<T: Serialize>(&mut self, topic: &str, doc: &T) -> StoreResult<()> {
+        self.put(DOCUMENTS, topic, doc)
+    }
+
+    pub fn queue_entry(&self, topic: &str) -> StoreResult<Option<QueueEntry>> {
+        self.get(QUEUE, "queue", topic)
+    }
+
+    pub fn put_queue_entry(&mut self, topic: &str, e: &QueueEntry) -> StoreResult<()> {
+        self.put(QUEUE, topic, e)
+    }
+
+    pub fn remove_queue_entry(&mut self, topic: &str) -> StoreResult<bool> {
+        self.remove(QUEUE, topic)
+    }
+
+    pub fn delivery(&self, id: &str) -> StoreResult<Option<Delivery>> {
+        self.get(OUTBOX, "outbox", id)
+    }
+
+    pub fn put_delivery(&mut self, id: &str, d: &Delivery) -> StoreResult<()> {
+        self.put(OUTBOX, id, d)
+    }
+
+    pub fn remove_delivery(&mut self, id: &str) -> StoreResult<bool> {
+        self.remove(OUTBOX, id)
+    }
+}

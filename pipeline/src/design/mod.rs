@@ -1,0 +1,4 @@
+//! Design jobs: the typography endpoint (and, later, image generation and B-roll search).
+//! Uses `ingest`, `build`, `render` and `core`.
+
+pub mod typography_jobs;

@@ -1,0 +1,773 @@
+//! `POST /v1/typography` and `GET /v1/typography/{id}`: validation, credits, the design job and
+//! its result record.
+//!
+//! A call is validated (every limit of the spec, with a 400 naming the field), charged one credit
+//! in one store transaction (402 `credit_exhausted` when none is left), then designed on a
+//! blocking thread: the `typography` crate lays out and outlines the text, the compositor
+//! rasterises each object's SVG and the whole composition into transparent PNGs. The caller
+//! waits up to `wait` seconds; the answer is the finished result or the same record with
+//! `status: processing`, which `GET …?wait=` polls. A failed design refunds the credit.
+//!
+//! Files: `data_dir/public/typo/{id}-{token}/` holds `object-{n}.svg`, `object-{n}.png`,
+//! `composition.svg` (every object as a `data-wc-object` group, ready for svg2spec) and
+//! `preview.png`, served under `{origin_url}/typo/…` with an unguessable token. They are part of
+//! the result (callers place them in their own designs), so they do not expire with the 900 s
+//! temporary files; they live as long as the data directory. Result records are JSON files in
+//! `data_dir/typography/{id}.json` (written atomically), so results survive restarts.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use compositor::svg2spec;
+use serde_json::{Map, Value, json};
+use typography::design::{
+    self, Cta, DesignInput, FontSet, Rgb, Role, SAFE_BOTTOM, SAFE_TOP, TimedWord,
+};
+
+use crate::core::config::Settings;
+use crate::core::error::{Code, Error};
+use crate::core::model::Account;
+use crate::core::store::Store;
+use crate::core::{ids, time};
+
+/// Longest `text`, characters.
+pub const MAX_TEXT: usize = 2000;
+/// Longest `quote`, characters.
+pub const MAX_QUOTE: usize = 300;
+/// Longest `wait`, seconds.
+pub const MAX_WAIT: u64 = 100;
+/// Most `words` items.
+pub const MAX_WORDS: usize = 2000;
+/// Most brand colours.
+pub const MAX_COLORS: usize = 8;
+/// Credits one call costs.
+pub const COST: i64 = 1;
+
+/// A validated request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypographyRequest {
+    pub role: Role,
+    pub text: String,
+    pub quote: Option<String>,
+    pub language: String,
+    pub words: Vec<TimedWord>,
+    pub duration: Option<f64>,
+    pub show_narrator: bool,
+    pub exact: bool,
+    pub colors: Vec<Rgb>,
+    pub cta: Option<Cta>,
+    pub look: Option<String>,
+    pub wait: u64,
+}
+
+fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
+    Error::new(code, msg).param(param)
+}
+
+fn opt_str<'a>(body: &'a Value, field: &str) -> Result<Option<&'a str>, Error> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(invalid(
+            Code::InvalidField,
+            field,
+            format!("`{field}` must be a string."),
+        )),
+    }
+}
+
+fn opt_bool(body: &Value, field: &str) -> Result<bool, Error> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(invalid(
+            Code::InvalidField,
+            field,
+            format!("`{field}` must be true or false."),
+        )),
+    }
+}
+
+/// Parses `wait` (integer seconds 0–100) from a JSON value (body) — also used for the query.
+pub fn parse_wait(v: Option<&Value>) -> Result<u64, Error> {
+    let bad = || {
+        invalid(
+            Code::InvalidWait,
+            "wait",
+            format!("`wait` must be an integer number of seconds from 0 to {MAX_WAIT}."),
+        )
+    };
+    match v {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(w) if w <= MAX_WAIT => Ok(w),
+            _ => Err(bad()),
+        },
+        Some(Value::String(s)) => match s.trim().parse::<u64>() {
+            Ok(w) if w <= MAX_WAIT => Ok(w),
+            _ => Err(bad()),
+        },
+        Some(_) => Err(bad()),
+    }
+}
+
+/// Validates a request body against the spec's rules and limits.
+pub fn validate(body: &Value) -> Result<TypographyRequest, Error> {
+    if !body.is_object() {
+        return Err(Error::new(
+            Code::InvalidJson,
+            "The request body must be a JSON object.",
+        ));
+    }
+    let role = match body.get("role") {
+        None | Some(Value::Null) => return Err(Error::missing("role")),
+        Some(Value::String(s)) if s.trim().is_empty() => return Err(Error::missing("role")),
+        Some(Value::String(s)) => Role::parse(s.trim()).ok_or_else(|| {
+            invalid(
+                Code::InvalidRole,
+                "role",
+                format!("`role` must be one of {}.", Role::NAMES.join(", ")),
+            )
+        })?,
+        Some(_) => {
+            return Err(invalid(
+                Code::InvalidRole,
+                "role",
+                format!("`role` must be one of {}.", Role::NAMES.join(", ")),
+            ));
+        }
+    };
+    let text = match opt_str(body, "text")? {
+        Some(t) if !t.trim().is_empty() => t.to_string(),
+        _ => return Err(Error::missing("text")),
+    };
+    let n = text.chars().count();
+    if n > MAX_TEXT {
+        return Err(invalid(
+            Code::TextTooLong,
+            "text",
+            format!("`text` has {n} characters; the limit is {MAX_TEXT}."),
+        ));
+    }
+    let quote = opt_str(body, "quote")?.map(str::to_string);
+    if let Some(q) = &quote {
+        let n = q.chars().count();
+        if n > MAX_QUOTE {
+            return Err(invalid(
+                Code::QuoteTooLong,
+                "quote",
+                format!("`quote` has {n} characters; the limit is {MAX_QUOTE}."),
+            ));
+        }
+    }
+    let language = match opt_str(body, "language")? {
+        None => "vi".to_string(),
+        Some(l) => {
+            let l = l.trim();
+            let ok = (2..=35).contains(&l.len())
+                && l.chars()
+                    .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_');
+            if !ok {
+                return Err(invalid(
+                    Code::InvalidLanguage,
+                    "language",
+                    "`language` must be a language code such as `vi` or `en`.",
+                ));
+            }
+            l.to_ascii_lowercase()
+        }
+    };
+    let words = match body.get("words") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            if items.len() > MAX_WORDS {
+                return Err(invalid(
+                    Code::InvalidWords,
+                    "words",
+                    format!("`words` may hold at most {MAX_WORDS} items."),
+                ));
+            }
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    let bad = |why: &str| {
+                        invalid(Code::InvalidWords, "words", format!("`words[{i}]` {why}."))
+                    };
+                    let word = w
+                        .get("word")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| bad("needs a `word` string"))?;
+                    let start = w
+                        .get("start")
+                        .and_then(Value::as_f64)
+                        .ok_or_else(|| bad("needs a numeric `start`"))?;
+                    let end = w
+                        .get("end")
+                        .and_then(Value::as_f64)
+                        .ok_or_else(|| bad("needs a numeric `end`"))?;
+                    if !(start.is_finite() && end.is_finite() && start >= 0.0 && end >= start) {
+                        return Err(bad("needs 0 ≤ start ≤ end (seconds)"));
+                    }
+                    if end > design::MAX_DURATION {
+                        return Err(bad("ends after 60 s, the longest design"));
+                    }
+                    Ok(TimedWord {
+                        word: word.to_string(),
+                        start,
+                        end,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        }
+        Some(_) => {
+            return Err(invalid(
+                Code::InvalidWords,
+                "words",
+                "`words` must be an array of {word, start, end}.",
+            ));
+        }
+    };
+    let duration = match body.get("duration") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64() {
+            Some(d) if (1.0..=design::MAX_DURATION).contains(&d) => Some(d),
+            _ => {
+                return Err(invalid(
+                    Code::InvalidDuration,
+                    "duration",
+                    "`duration` must be a number of seconds from 1 to 60.",
+                ));
+            }
+        },
+    };
+    let colors = match body.get("brand") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(b)) => match b.get("colors") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(cs)) if cs.len() <= MAX_COLORS => cs
+                .iter()
+                .map(|c| {
+                    c.as_str()
+                        .and_then(|s| Rgb::parse(s.trim()))
+                        .ok_or_else(|| {
+                            invalid(
+                                Code::InvalidBrand,
+                                "brand.colors",
+                                format!("`brand.colors` items must be `#RRGGBB` strings; got {c}."),
+                            )
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(_) => {
+                return Err(invalid(
+                    Code::InvalidBrand,
+                    "brand.colors",
+                    format!(
+                        "`brand.colors` must be an array of at most {MAX_COLORS} `#RRGGBB` colours, main colour first."
+                    ),
+                ));
+            }
+        },
+        Some(_) => {
+            return Err(invalid(
+                Code::InvalidBrand,
+                "brand",
+                "`brand` must be an object `{colors: [\"#RRGGBB\", …]}`.",
+            ));
+        }
+    };
+    let cta = match body.get("cta") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(c)) => {
+            let field = |k: &str| -> Result<String, Error> {
+                match c.get(k) {
+                    None | Some(Value::Null) => Ok(String::new()),
+                    Some(Value::String(s)) if s.chars().count() <= 200 => Ok(s.trim().to_string()),
+                    Some(_) => Err(invalid(
+                        Code::InvalidField,
+                        &format!("cta.{k}"),
+                        format!("`cta.{k}` must be a string of at most 200 characters."),
+                    )),
+                }
+            };
+            Some(Cta {
+                company_name: field("company_name")?,
+                phone: field("phone")?,
+                email: field("email")?,
+            })
+        }
+        Some(_) => {
+            return Err(invalid(
+                Code::InvalidField,
+                "cta",
+                "`cta` must be an object `{company_name, phone, email}`.",
+            ));
+        }
+    };
+    let look = match body.get("look") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(l))
+            if (1..=64).contains(&l.len())
+                && l.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+        {
+            Some(l.clone())
+        }
+        Some(_) => {
+            return Err(invalid(
+                Code::InvalidLook,
+                "look",
+                "`look` must be 1 to 64 letters, digits, `-` or `_`.",
+            ));
+        }
+    };
+    Ok(TypographyRequest {
+        role,
+        text,
+        quote,
+        language,
+        words,
+        duration,
+        show_narrator: opt_bool(body, "show_narrator")?,
+        exact: opt_bool(body, "exact")?,
+        colors,
+        cta,
+        look,
+        wait: parse_wait(body.get("wait"))?,
+    })
+}
+
+/// A typography id: `typo_` + 24 hex.
+pub fn typography_id() -> String {
+    format!("typo_{}{}", ids::file_token(), &ids::file_token()[..8])
+}
+
+fn is_typography_id(id: &str) -> bool {
+    id.strip_prefix("typo_")
+        .is_some_and(|r| r.len() == 24 && r.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// A job in flight: its account and a channel that carries the finished record.
+struct Running {
+    account: String,
+    done: tokio::sync::watch::Receiver<Option<Value>>,
+}
+
+/// Fonts and rasteriser options, loaded once.
+struct Tools {
+    fonts: FontSet,
+    svg: svg2spec::Options,
+}
+
+/// The typography service: one per server.
+pub struct Typography {
+    settings: Arc<Settings>,
+    store: Arc<Store>,
+    tools: OnceLock<Result<Arc<Tools>, String>>,
+    running: Mutex<HashMap<String, Running>>,
+}
+
+/// A result: the response body and whether the job has finished.
+pub struct Outcome {
+    pub body: Value,
+    pub finished: bool,
+}
+
+fn canvas() -> Value {
+    json!({ "width": 720, "height": 1280, "safe_top": SAFE_TOP, "safe_bottom": SAFE_BOTTOM })
+}
+
+impl Typography {
+    pub fn new(settings: Arc<Settings>, store: Arc<Store>) -> Typography {
+        Typography {
+            settings,
+            store,
+            tools: OnceLock::new(),
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn tools(&self) -> Result<Arc<Tools>, Error> {
+        let dir = self.settings.assets_dir.join("fonts");
+        self.tools
+            .get_or_init(|| {
+                let fonts = FontSet::from_dir(&dir).map_err(|e| e.to_string())?;
+                Ok(Arc::new(Tools {
+                    fonts,
+                    svg: svg2spec::Options {
+                        fontdb: svg2spec::font_db(&dir),
+                        limits: svg2spec::Limits::default(),
+                        file_prefix: String::new(),
+                    },
+                }))
+            })
+            .clone()
+            .map_err(Error::internal)
+    }
+
+    fn record_path(&self, id: &str) -> PathBuf {
+        self.settings
+            .data_dir
+            .join("typography")
+            .join(format!("{id}.json"))
+    }
+
+    fn save(&self, id: &str, account: &str, body: &Value) -> Result<(), Error> {
+        let rec = json!({ "account": account, "response": body });
+        crate::core::files::write_atomic(&self.record_path(id), rec.to_string().as_bytes())
+            .map_err(Error::internal)
+    }
+
+    fn load(&self, id: &str) -> Option<(String, Value)> {
+        let bytes = std::fs::read(self.record_path(id)).ok()?;
+        let mut rec: Value = serde_json::from_slice(&bytes).ok()?;
+        let account = rec.get("account")?.as_str()?.to_string();
+        Some((account, rec.get_mut("response")?.take()))
+    }
+
+    /// Charges the call, starts the design and waits up to `req.wait` seconds for it.
+    pub async fn submit(
+        self: &Arc<Self>,
+        account: &Account,
+        req: TypographyRequest,
+    ) -> Result<Outcome, Error> {
+        self.tools()?;
+        let name = account.name.clone();
+        let remaining = self.store.write(|tx| {
+            let mut a = tx
+                .account(&name)?
+                .ok_or_else(|| Error::internal("authenticated account vanished"))?;
+            if a.credits < COST {
+                return Err(Error::new(
+                    Code::CreditExhausted,
+                    "This account has no credits left; typography costs 1 credit per call.",
+                )
+                .details(json!({ "credits_remaining": a.credits, "credits_required": COST })));
+            }
+            a.credits -= COST;
+            tx.put_account(&a)?;
+            Ok(a.credits)
+        })?;
+        let id = typography_id();
+        let created = time::now();
+        let mut body = json!({
+            "object": "typography",
+            "id": id,
+            "status": "processing",
+            "role": req.role.as_str(),
+            "language": req.language,
+            "look": req.look,
+            "lines": [],
+            "canvas": canvas(),
+            "preview_url": null,
+            "objects": [],
+            "credits_charged": COST,
+            "created_at": time::iso(created),
+        });
+        if let Err(e) = self.save(&id, &name, &body) {
+            self.refund(&name);
+            return Err(e);
+        }
+        let (tx, rx) = tokio::sync::watch::channel(None);
+        self.running.lock().expect("lock").insert(
+            id.clone(),
+            Running {
+                account: name.clone(),
+                done: rx.clone(),
+            },
+        );
+        let svc = self.clone();
+        let job_id = id.clone();
+        let profile = account.clone();
+        let wait = req.wait;
+        tokio::spawn(async move {
+            let (svc2, id2, base) = (svc.clone(), job_id.clone(), body.clone());
+            let result =
+                tokio::task::spawn_blocking(move || svc2.run(&id2, &req, &profile, base)).await;
+            let record = match result {
+                Ok(Ok(v)) => v,
+                Ok(Err(msg)) => {
+                    tracing::error!(id = %job_id, error = %msg, "typography design failed");
+                    svc.refund(&name);
+                    failed(&mut body, &msg)
+                }
+                Err(join) => {
+                    tracing::error!(id = %job_id, error = %join, "typography job stopped");
+                    svc.refund(&name);
+                    failed(&mut body, "the design job stopped unexpectedly")
+                }
+            };
+            if let Err(e) = svc.save(&job_id, &name, &record) {
+                tracing::error!(id = %job_id, error = %e, "could not store typography result");
+            }
+            let _ = tx.send(Some(record));
+            svc.running.lock().expect("lock").remove(&job_id);
+        });
+        tracing::info!(%id, account = %account.name, credits_remaining = remaining, "typography accepted");
+        Ok(self.wait_for(&id, rx, wait).await)
+    }
+
+    /// The record of `id` for `account`, waiting up to `wait` seconds while it is processing.
+    pub async fn get(&self, account: &str, id: &str, wait: u64) -> Result<Outcome, Error> {
+        let not_found = || {
+            Error::new(
+                Code::TypographyNotFound,
+                format!("No typography result `{id}` on this account."),
+            )
+            .param("id")
+        };
+        if !is_typography_id(id) {
+            return Err(not_found());
+        }
+        let running = {
+            let map = self.running.lock().expect("lock");
+            map.get(id).map(|r| (r.account.clone(), r.done.clone()))
+        };
+        if let Some((owner, rx)) = running {
+            if owner != account {
+                return Err(not_found());
+            }
+            return Ok(self.wait_for(id, rx, wait).await);
+        }
+        match self.load(id) {
+            Some((owner, body)) if owner == account => {
+                let finished = body.get("status").and_then(Value::as_str) != Some("processing");
+                if !finished {
+                    // Processing on disk but not running here: the server restarted mid-job.
+                    let mut body = body;
+                    let rec = failed(&mut body, "the server restarted while designing");
+                    self.refund(account);
+                    self.save(id, account, &rec)?;
+                    return Ok(Outcome {
+                        body: rec,
+                        finished: true,
+                    });
+                }
+                Ok(Outcome { body, finished })
+            }
+            _ => Err(not_found()),
+        }
+    }
+
+    async fn wait_for(
+        &self,
+        id: &str,
+        mut rx: tokio::sync::watch::Receiver<Option<Value>>,
+        wait: u64,
+    ) -> Outcome {
+        let _ = tokio::time::timeout(Duration::from_secs(wait), rx.wait_for(|v| v.is_some())).await;
+        let done = rx.borrow().clone();
+        match done {
+            Some(body) => Outcome {
+                body,
+                finished: true,
+            },
+            None => Outcome {
+                body: self.load(id).map(|(_, b)| b).unwrap_or_else(
+                    || json!({ "object": "typography", "id": id, "status": "processing" }),
+                ),
+                finished: false,
+            },
+        }
+    }
+
+    fn refund(&self, account: &str) {
+        let r = self.store.write(|tx| {
+            if let Some(mut a) = tx.account(account)? {
+                a.credits += COST;
+                tx.put_account(&a)?;
+            }
+            Ok::<_, Error>(())
+        });
+        if let Err(e) = r {
+            tracing::error!(%account, error = %e, "typography credit refund failed");
+        }
+    }
+
+    /// Designs, rasterises and publishes; returns the completed record or why it failed.
+    fn run(
+        &self,
+        id: &str,
+        req: &TypographyRequest,
+        account: &Account,
+        mut body: Value,
+    ) -> Result<Value, String> {
+        let tools = self.tools().map_err(|e| e.message)?;
+        let profile_cta;
+        let cta = match (&req.cta, req.role) {
+            (Some(c), _) => Some(c),
+            (None, Role::CtaPoster) => {
+                profile_cta = Cta {
+                    company_name: account.name.clone(),
+                    phone: String::new(),
+                    email: account.email.clone().unwrap_or_default(),
+                };
+                Some(&profile_cta)
+            }
+            _ => None,
+        };
+        let input = DesignInput {
+            role: Some(req.role),
+            text: &req.text,
+            quote: req.quote.as_deref(),
+            words: &req.words,
+            duration: req.duration,
+            show_narrator: req.show_narrator,
+            exact: req.exact,
+            colors: &req.colors,
+            cta,
+            look: req.look.as_deref(),
+        };
+        let d = design::design(&tools.fonts, &input).map_err(|e| e.to_string())?;
+        // Render every object (and the preview) before publishing anything.
+        let composition = d.composition_svg();
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut objects = Vec::new();
+        let folder = format!("typo/{id}-{}", ids::file_token());
+        let url = |name: &str| format!("{}/{folder}/{name}", self.settings.origin_url);
+        for o in &d.objects {
+            let svg = o.svg();
+            let png = svg2spec::render_png(&svg, &tools.svg).map_err(|e| e.to_string())?;
+            let stem = format!("object-{}", o.index + 1);
+            objects.push(json!({
+                "index": o.index,
+                "name": o.name,
+                "kind": o.kind.as_str(),
+                "text": o.text,
+                "svg_url": url(&format!("{stem}.svg")),
+                "image_url": url(&format!("{stem}.png")),
+                "box": { "x": o.rect.x, "y": o.rect.y, "w": o.rect.w, "h": o.rect.h },
+                "phase": o.phase,
+                "start": o.start,
+                "end": o.end,
+                "animation": o.animation,
+            }));
+            files.push((format!("{stem}.svg"), svg.into_bytes()));
+            files.push((format!("{stem}.png"), png));
+        }
+        let preview = svg2spec::render_png(&composition, &tools.svg).map_err(|e| e.to_string())?;
+        files.push(("preview.png".into(), preview));
+        files.push(("composition.svg".into(), composition.into_bytes()));
+        let dir = self.settings.data_dir.join("public").join(&folder);
+        for (name, bytes) in &files {
+            crate::core::files::write_atomic(&dir.join(name), bytes)
+                .map_err(|e| format!("writing {name}: {e}"))?;
+        }
+        let m: &mut Map<String, Value> = body.as_object_mut().expect("object");
+        m.insert("status".into(), json!("completed"));
+        m.insert("lines".into(), json!(d.lines));
+        m.insert("style".into(), json!(d.style.as_str()));
+        m.insert("preview_url".into(), json!(url("preview.png")));
+        m.insert("composition_url".into(), json!(url("composition.svg")));
+        m.insert("objects".into(), Value::Array(objects));
+        m.insert("duration".into(), json!(d.duration));
+        m.insert(
+            "brand".into(),
+            json!({
+                "colors": d.colors.iter().map(|c| c.hex()).collect::<Vec<_>>(),
+                "applied": d.brand_applied,
+            }),
+        );
+        m.insert("warnings".into(), json!(d.warnings));
+        m.insert("truncated".into(), json!(d.truncated));
+        Ok(body)
+    }
+}
+
+/// The record marked failed with `message` (the credit was refunded).
+fn failed(body: &mut Value, message: &str) -> Value {
+    let m = body.as_object_mut().expect("object");
+    m.insert("status".into(), json!("failed"));
+    m.insert("credits_charged".into(), json!(0));
+    m.insert(
+        "error".into(),
+        json!({ "code": Code::TypographyFailed.as_str(), "message": format!("The design could not be made: {message}.") }),
+    );
+    body.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(body: Value, expect: Result<(), (Code, &str)>) {
+        match (validate(&body), expect) {
+            (Ok(_), Ok(())) => {}
+            (Err(e), Err((code, param))) => {
+                assert_eq!(e.code, code, "{body}: {e}");
+                assert_eq!(e.param.as_deref(), Some(param), "{body}");
+            }
+            (got, want) => panic!("{body}: got {got:?}, want {want:?}"),
+        }
+    }
+
+    #[test]
+    fn validation_follows_the_limits() {
+        let ok = json!({"role": "typography", "text": "Hello"});
+        check(ok.clone(), Ok(()));
+        check(json!({"text": "x"}), Err((Code::MissingField, "role")));
+        check(
+            json!({"role": "poster", "text": "x"}),
+            Err((Code::InvalidRole, "role")),
+        );
+        check(
+            json!({"role": "typography"}),
+            Err((Code::MissingField, "text")),
+        );
+        check(
+            json!({"role": "typography", "text": "é".repeat(2001)}),
+            Err((Code::TextTooLong, "text")),
+        );
+        check(
+            json!({"role": "typography", "text": "é".repeat(2000)}),
+            Ok(()),
+        );
+        check(
+            json!({"role": "typography", "text": "x", "quote": "q".repeat(301)}),
+            Err((Code::QuoteTooLong, "quote")),
+        );
+        for d in [json!(0.5), json!(61), json!("5")] {
+            check(
+                json!({"role": "typography", "text": "x", "duration": d}),
+                Err((Code::InvalidDuration, "duration")),
+            );
+        }
+        check(
+            json!({"role": "typography", "text": "x", "duration": 60}),
+            Ok(()),
+        );
+        for w in [json!(101), json!(-1), json!(1.5), json!(true)] {
+            check(
+                json!({"role": "typography", "text": "x", "wait": w}),
+                Err((Code::InvalidWait, "wait")),
+            );
+        }
+        check(
+            json!({"role": "typography", "text": "x", "wait": 100}),
+            Ok(()),
+        );
+        check(
+            json!({"role": "typography", "text": "x", "look": "bad look!"}),
+            Err((Code::InvalidLook, "look")),
+        );
+        check(
+            json!({"role": "typography", "text": "x", "brand": {"colors": ["red"]}}),
+            Err((Code::InvalidBrand, "brand.colors")),
+        );
+        check(
+            json!({"role": "typography", "text": "x", "words": [{"word": "a", "start": 2, "end": 1}]}),
+            Err((Code::InvalidWords, "words")),
+        );
+        check(
+            json!({"role": "cta_poster", "text": "x", "cta": {"phone": 5}}),
+            Err((Code::InvalidField, "cta.phone")),
+        );
+        let r = validate(&json!({"role": "opening_poster", "text": "x", "brand": {"colors": ["#112233", "#abcdef"]}, "look": "a_b-1"})).unwrap();
+        assert_eq!(r.language, "vi");
+        assert_eq!(r.colors, vec![Rgb(0x11, 0x22, 0x33), Rgb(0xAB, 0xCD, 0xEF)]);
+        assert!(is_typography_id(&typography_id()));
+    }
+}

@@ -1,0 +1,1029 @@
+//! modify_scene branches B (`remotion.upload_overlay`), M (`remotion.add_element`) and
+//! O (`overlay.text_edit`): the overlay-design half of scene editing. The scene-editing module
+//! finds the scene, holds the per-video lock, persists the document, bumps the spec version and
+//! publishes `scene_modified`; this module changes the spec and its files.
+//!
+//! Files live in the scene's public folder (`data_dir/public/{doc.public_folder()}`): the spec
+//! `{voice_file}_spec.json` and its payloads. Every write uses fresh payload names
+//! (`{voice_file}_{token}_…`) and replaces the spec last, atomically, so a failure at any step
+//! leaves the document and the current spec untouched (new files written so far are removed).
+//!
+//! - B: a URL (string or `{url}`) is downloaded through the guarded fetcher. A path ending in
+//!   `.svg`/`.svgz` (case-insensitive) or an SVG content type goes through svg2spec (the SVG is
+//!   kept beside the spec as its `source_svg`); anything else through the raster classifier.
+//!   Re-enables an overlay that was `none`. 502 `download_failed`, 422 `svg2spec_failed`.
+//! - M: adds one element (text, stat, label, callout, image; a bare string is text) at a
+//!   `position` or a `rect` (`coordinate_space` `preview` by default, or `canvas`), text set as
+//!   outlines by the `typography` crate; returns its new `layout_id`.
+//! - O: edits the text (`lines`) and/or `fill` of one `data-wc-object` of an svg2spec spec and
+//!   converts again; 422 `no_svg_overlay_source` for other specs; the poster copy rules come
+//!   back as `applied.warnings`, never as errors.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use compositor::geom::{CanvasRect, PreviewRect};
+use compositor::plan::Animation;
+use compositor::spec::{
+    ObjectKind, OverlaySpec, SpecGroup, SpecObject, SpecPayload, SpecSource, TemporalPolicy,
+};
+use compositor::svg2spec::{self, Svg2specError, TextEditError};
+use serde_json::{Value, json};
+use typography::design::{FontSet, Rgb, poster_warnings};
+
+use crate::core::config::Settings;
+use crate::core::document::{VideoDocument, spec_file_name};
+use crate::core::error::{Code, Error};
+use crate::core::fetch::Fetcher;
+use crate::core::ids;
+
+/// What branch B/M/O edits need besides the document.
+pub struct OverlayEditContext<'a> {
+    pub settings: &'a Settings,
+    pub fetcher: &'a Fetcher,
+    /// For the downloads of branch B (callers run on a blocking thread).
+    pub runtime: &'a tokio::runtime::Handle,
+}
+
+/// The field names this module handles.
+pub const FIELDS: &[&str] = &[
+    "remotion.upload_overlay",
+    "remotion.add_element",
+    "overlay.text_edit",
+];
+
+/// Largest overlay download.
+const MAX_DOWNLOAD: u64 = 25 * 1024 * 1024;
+/// Download time limit.
+const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Applies one B/M/O field to scene `index` of `doc` and returns the branch's `applied` object.
+/// On error nothing in `doc` or on disk has changed.
+pub fn apply(
+    ctx: &OverlayEditContext<'_>,
+    doc: &mut VideoDocument,
+    index: usize,
+    field: &str,
+    value: &Value,
+) -> Result<Value, Error> {
+    if index >= doc.segments.len() {
+        return Err(Error::new(Code::SceneNotFound, "No such scene."));
+    }
+    match field {
+        "remotion.upload_overlay" => upload_overlay(ctx, doc, index, value),
+        "remotion.add_element" => add_element(ctx, doc, index, value),
+        "overlay.text_edit" => text_edit(ctx, doc, index, value),
+        _ => Err(Error::new(
+            Code::InvalidFieldName,
+            format!("`{field}` is not an overlay design field."),
+        )
+        .param("fields")),
+    }
+}
+
+fn bad_value(msg: impl Into<String>) -> Error {
+    Error::new(Code::InvalidValue, msg).param("fields[].value")
+}
+
+/// The scene's public folder.
+fn scene_dir(ctx: &OverlayEditContext<'_>, doc: &VideoDocument) -> PathBuf {
+    ctx.settings
+        .data_dir
+        .join("public")
+        .join(doc.public_folder())
+}
+
+fn read_spec(dir: &Path, voice_file: &str) -> Result<Option<OverlaySpec>, Error> {
+    let path = dir.join(spec_file_name(voice_file));
+    match std::fs::read(&path) {
+        Ok(b) => serde_json::from_slice(&b)
+            .map(Some)
+            .map_err(|e| Error::internal(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::internal(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Files of one edit: payloads first (fresh names), the spec last; removed again on failure.
+struct Staging {
+    dir: PathBuf,
+    written: Vec<PathBuf>,
+    done: bool,
+}
+
+impl Staging {
+    fn new(dir: PathBuf) -> Staging {
+        Staging {
+            dir,
+            written: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn write_file(&mut self, name: &str, bytes: &[u8]) -> Result<(), Error> {
+        let path = self.dir.join(name);
+        crate::core::files::write_atomic(&path, bytes).map_err(Error::internal)?;
+        self.written.push(path);
+        Ok(())
+    }
+
+    /// Validates and writes the spec (atomically replacing the old one); the edit is committed.
+    fn commit(mut self, voice_file: &str, spec: &OverlaySpec) -> Result<(), Error> {
+        spec.validate()
+            .map_err(|e| Error::internal(format!("generated spec invalid: {e}")))?;
+        let bytes = serde_json::to_vec_pretty(spec).map_err(Error::internal)?;
+        crate::core::files::write_atomic(&self.dir.join(spec_file_name(voice_file)), &bytes)
+            .map_err(Error::internal)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.done {
+            for p in &self.written {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+fn fonts_dir(ctx: &OverlayEditContext<'_>) -> PathBuf {
+    ctx.settings.assets_dir.join("fonts")
+}
+
+fn svg_options(ctx: &OverlayEditContext<'_>, prefix: &str) -> svg2spec::Options {
+    svg2spec::Options {
+        fontdb: svg2spec::font_db(&fonts_dir(ctx)),
+        limits: svg2spec::Limits::default(),
+        file_prefix: prefix.to_string(),
+    }
+}
+
+fn rect_json(r: CanvasRect) -> Value {
+    let p = r.to_preview();
+    json!({
+        "rect_canvas": { "x": r.x, "y": r.y, "w": r.w, "h": r.h },
+        "rect": { "x": p.x, "y": p.y, "w": p.w, "h": p.h },
+    })
+}
+
+fn objects_json(spec: &OverlaySpec) -> Vec<Value> {
+    spec.objects()
+        .map(|o| {
+            let mut v = rect_json(o.rect);
+            v["layout_id"] = json!(o.layout_id);
+            v["kind"] = serde_json::to_value(o.kind).unwrap_or(Value::Null);
+            v["text"] = json!(o.text);
+            v["animation"] = serde_json::to_value(o.animation).unwrap_or(Value::Null);
+            v
+        })
+        .collect()
+}
+
+fn svg2spec_failed(e: Svg2specError) -> Error {
+    Error::new(
+        Code::Svg2specFailed,
+        format!("The SVG overlay could not be converted: {e}."),
+    )
+    .param("fields[].value")
+}
+
+fn download(
+    ctx: &OverlayEditContext<'_>,
+    url: &str,
+) -> Result<crate::core::fetch::Response, Error> {
+    let max = ctx
+        .settings
+        .fetch
+        .max_bytes
+        .unwrap_or(MAX_DOWNLOAD)
+        .min(MAX_DOWNLOAD);
+    ctx.runtime
+        .block_on(ctx.fetcher.get(url, max, DOWNLOAD_TIMEOUT))
+        .map_err(|e| {
+            Error::new(
+                Code::DownloadFailed,
+                format!("The overlay could not be downloaded: {e}."),
+            )
+            .param("fields[].value")
+        })
+}
+
+fn url_of(value: &Value) -> Result<&str, Error> {
+    let url = match value {
+        Value::String(s) => s.as_str(),
+        Value::Object(m) => m.get("url").and_then(Value::as_str).unwrap_or(""),
+        _ => "",
+    }
+    .trim();
+    if url.is_empty() {
+        return Err(bad_value(
+            "`remotion.upload_overlay` takes a URL string or `{url}`.",
+        ));
+    }
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(bad_value("The overlay URL must be http(s)."));
+    }
+    Ok(url)
+}
+
+/// Whether a URL's path names an SVG (`.svg`/`.svgz`, case-insensitive).
+fn is_svg_url(url: &str) -> bool {
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    path.ends_with(".svg") || path.ends_with(".svgz")
+}
+
+/// B: upload an overlay.
+fn upload_overlay(
+    ctx: &OverlayEditContext<'_>,
+    doc: &mut VideoDocument,
+    index: usize,
+    value: &Value,
+) -> Result<Value, Error> {
+    let url = url_of(value)?;
+    let resp = download(ctx, url)?;
+    let voice_file = doc.segments[index].voice_file.clone();
+    let prefix = format!("{voice_file}_{}_", ids::file_token());
+    let dir = scene_dir(ctx, doc);
+    let mut staging = Staging::new(dir);
+    let svg = is_svg_url(url)
+        || is_svg_url(resp.final_url.as_str())
+        || resp
+            .content_type
+            .as_deref()
+            .is_some_and(|t| t.to_ascii_lowercase().contains("svg"));
+    let was_disabled = doc.segments[index].overlay_disabled();
+    let (spec, applied) = if svg {
+        let converted =
+            svg2spec::convert(&resp.body, &svg_options(ctx, &prefix)).map_err(svg2spec_failed)?;
+        let mut spec = converted.spec;
+        for (name, bytes) in &converted.files {
+            staging.write_file(name, bytes)?;
+        }
+        let source = format!("{prefix}source.svg");
+        staging.write_file(&source, converted.source.as_bytes())?;
+        spec.source_svg = Some(source);
+        let applied = json!({
+            "source": "svg2spec",
+            "objects": objects_json(&spec),
+            "background": spec.background.is_some(),
+        });
+        (spec, applied)
+    } else {
+        let placed = svg2spec::place_raster(&resp.body).map_err(|e| {
+            Error::new(
+                Code::MediaDecodeFailed,
+                format!("The overlay image could not be used: {e}."),
+            )
+            .param("fields[].value")
+        })?;
+        let file = format!("{prefix}upload.png");
+        staging.write_file(&file, &placed.png)?;
+        let mut spec = OverlaySpec::new(SpecSource::Raster);
+        spec.groups.push(SpecGroup {
+            id: "upload".into(),
+            rect: placed.rect,
+            temporal_policy: TemporalPolicy::Scene,
+            objects: vec![SpecObject {
+                layout_id: "upload".into(),
+                kind: ObjectKind::Image,
+                text: None,
+                rect: placed.rect,
+                z: 0,
+                animation: if placed.full_frame {
+                    Animation::Fade
+                } else {
+                    Animation::Pop
+                },
+                start: 0.0,
+                end: None,
+                payload: SpecPayload::Png { file },
+            }],
+        });
+        let applied = json!({
+            "source": "raster",
+            "classification": if placed.full_frame { "full_frame" } else { "graphic" },
+            "objects": objects_json(&spec),
+            "background": false,
+        });
+        (spec, applied)
+    };
+    staging.commit(&voice_file, &spec)?;
+    // Re-enable (the dispatcher replaces this token with the new version).
+    doc.segments[index].remotion_spec = ids::file_token();
+    let mut applied = applied;
+    applied["url"] = json!(url);
+    applied["re_enabled"] = json!(was_disabled);
+    applied["remotion_spec_file"] = json!(spec_file_name(&voice_file));
+    Ok(applied)
+}
+
+/// Default rects (canvas) of M's `position`s.
+fn position_rect(p: &str) -> Option<CanvasRect> {
+    Some(match p {
+        "top" => CanvasRect::new(60.0, 160.0, 600.0, 200.0),
+        "bottom" => CanvasRect::new(60.0, 740.0, 600.0, 200.0),
+        "left" => CanvasRect::new(40.0, 460.0, 310.0, 300.0),
+        "right" => CanvasRect::new(370.0, 460.0, 310.0, 300.0),
+        "center" | "centre" => CanvasRect::new(60.0, 500.0, 600.0, 260.0),
+        _ => return None,
+    })
+}
+
+fn parse_rect(v: &Value, space: &str) -> Result<CanvasRect, Error> {
+    let n = |k: &str| v.get(k).and_then(Value::as_f64);
+    let (Some(x), Some(y), Some(w), Some(h)) = (n("x"), n("y"), n("w"), n("h")) else {
+        return Err(bad_value("`rect` needs numeric x, y, w, h."));
+    };
+    let r = match space {
+        "preview" => PreviewRect::new(x, y, w, h).to_canvas(),
+        "canvas" => CanvasRect::new(x, y, w, h),
+        other => {
+            return Err(bad_value(format!(
+                "`coordinate_space` must be `preview` (280×498, default) or `canvas` (720×1280), not `{other}`."
+            )));
+        }
+    };
+    let on_canvas = r.x < 720.0 && r.y < 1280.0 && r.x + r.w > 0.0 && r.y + r.h > 0.0;
+    if !r.is_valid() || r.w > 4096.0 || r.h > 4096.0 || !on_canvas {
+        return Err(bad_value(
+            "`rect` must have a positive size and overlap the canvas.",
+        ));
+    }
+    Ok(r)
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// An element's SVG: its text set as outlines to fill `rect` (kind-specific styling).
+fn element_svg(fonts: &FontSet, kind: ObjectKind, text: &str, rect: CanvasRect) -> String {
+    let (w, h) = (
+        rect.w.round().max(1.0) as f32,
+        rect.h.round().max(1.0) as f32,
+    );
+    let accent = Rgb(255, 200, 61);
+    let (bg, fill, pad) = match kind {
+        ObjectKind::Label => (Some((accent, h.min(w) * 0.25)), Rgb::INK, 0.12),
+        ObjectKind::Callout => (Some((Rgb::WHITE, 24.0)), Rgb::INK, 0.1),
+        ObjectKind::Stat => (None, accent, 0.04),
+        _ => (None, Rgb::WHITE, 0.04),
+    };
+    let list = if kind == ObjectKind::Stat {
+        &fonts.heavy
+    } else {
+        &fonts.bold
+    };
+    let inner_w = w * (1.0 - 2.0 * pad);
+    let inner_h = h * (1.0 - 2.0 * pad);
+    // The largest size at which the wrapped text fits the inner box.
+    let mut px = inner_h.min(220.0);
+    let (lines, font) = loop {
+        let font = typography::pick_font(list, text).expect("fonts loaded");
+        let lines = typography::break_lines(font, text, px, inner_w);
+        let lh = font.line_metrics(px).line_height();
+        let fits = lines.iter().all(|l| font.measure(l, px) <= inner_w)
+            && lh * lines.len() as f32 <= inner_h;
+        if fits || px <= 10.0 {
+            break (lines, font);
+        }
+        px *= 0.92;
+    };
+    let m = font.line_metrics(px);
+    let block = m.line_height() * lines.len() as f32;
+    let mut y = (h - block) / 2.0 + m.ascent;
+    let mut d = String::new();
+    for l in &lines {
+        let layout = typography::layout_line(font, l, px);
+        let x = (w - layout.width) / 2.0;
+        d.push_str(&typography::outline::outline_line(font, &layout, x, y).d);
+        y += m.line_height();
+    }
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">"
+    );
+    if let Some((c, r)) = bg {
+        s.push_str(&format!(
+            "<rect width=\"{w}\" height=\"{h}\" rx=\"{r}\" fill=\"{}\"/>",
+            c.hex()
+        ));
+    }
+    let stroke = if bg.is_none() {
+        format!(
+            " stroke=\"#000000\" stroke-opacity=\"0.35\" stroke-width=\"{:.1}\" stroke-linejoin=\"round\" paint-order=\"stroke\"",
+            (px * 0.05).max(1.5)
+        )
+    } else {
+        String::new()
+    };
+    s.push_str(&format!(
+        "<path d=\"{}\" fill=\"{}\"{stroke}/></svg>",
+        xml_escape(&d),
+        fill.hex()
+    ));
+    s
+}
+
+/// M: add one element.
+fn add_element(
+    ctx: &OverlayEditContext<'_>,
+    doc: &mut VideoDocument,
+    index: usize,
+    value: &Value,
+) -> Result<Value, Error> {
+    if doc.segments[index].overlay_disabled() {
+        return Err(Error::new(
+            Code::RemotionSpecDisabled,
+            "This scene's overlay is disabled (`none`); upload an overlay to re-enable it first.",
+        )
+        .param("fields"));
+    }
+    let obj = match value {
+        Value::String(s) => json!({ "kind": "text", "text": s }),
+        Value::Object(_) => value.clone(),
+        _ => {
+            return Err(bad_value(
+                "`remotion.add_element` takes a string (text) or `{kind, text, position | rect, coordinate_space}`.",
+            ));
+        }
+    };
+    let kind = match obj.get("kind").and_then(Value::as_str).unwrap_or("text") {
+        "text" => ObjectKind::Text,
+        "stat" => ObjectKind::Stat,
+        "label" => ObjectKind::Label,
+        "callout" => ObjectKind::Callout,
+        "image" => ObjectKind::Image,
+        other => {
+            return Err(bad_value(format!(
+                "`kind` must be text, stat, label, callout or image, not `{other}`."
+            )));
+        }
+    };
+    let space = obj
+        .get("coordinate_space")
+        .and_then(Value::as_str)
+        .unwrap_or("preview");
+    let rect = match (obj.get("rect"), obj.get("position")) {
+        (Some(r), _) if !r.is_null() => parse_rect(r, space)?,
+        (_, Some(Value::String(p))) => position_rect(p.trim())
+            .ok_or_else(|| bad_value("`position` must be top, bottom, left, right or center."))?,
+        (_, None) | (_, Some(Value::Null)) => position_rect("center").expect("known"),
+        _ => return Err(bad_value("`position` must be a string.")),
+    };
+    let voice_file = doc.segments[index].voice_file.clone();
+    let dir = scene_dir(ctx, doc);
+    let mut spec =
+        read_spec(&dir, &voice_file)?.unwrap_or_else(|| OverlaySpec::new(SpecSource::Generated));
+    let mut n = spec.object_count() + 1;
+    let layout_id = loop {
+        let id = format!("el-{n}");
+        if spec.objects().all(|o| o.layout_id != id) {
+            break id;
+        }
+        n += 1;
+    };
+    let prefix = format!("{voice_file}_{}_", ids::file_token());
+    let mut staging = Staging::new(dir);
+    let (payload, text) = if kind == ObjectKind::Image {
+        let url = obj
+            .get("url")
+            .or_else(|| obj.get("image_url"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad_value("An image element needs `url`."))?;
+        let url_value = json!(url);
+        let url = url_of(&url_value)?;
+        let resp = download(ctx, url)?;
+        let png = svg2spec::raster_to_png(&resp.body).map_err(|e| {
+            Error::new(
+                Code::MediaDecodeFailed,
+                format!("The image could not be used: {e}."),
+            )
+            .param("fields[].value")
+        })?;
+        let file = format!("{prefix}{layout_id}.png");
+        staging.write_file(&file, &png)?;
+        (SpecPayload::Png { file }, None)
+    } else {
+        let text = obj
+            .get("text")
+            .or_else(|| obj.get("value"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| bad_value("A text element needs non-empty `text`."))?;
+        if text.chars().count() > 300 {
+            return Err(bad_value(
+                "An element's `text` may have at most 300 characters.",
+            ));
+        }
+        let fonts = FontSet::from_dir(&fonts_dir(ctx)).map_err(Error::internal)?;
+        let svg = element_svg(&fonts, kind, text, rect);
+        let file = format!("{prefix}{layout_id}.svg");
+        staging.write_file(&file, svg.as_bytes())?;
+        (SpecPayload::Svg { file }, Some(text.to_string()))
+    };
+    let z = spec.objects().map(|o| o.z).max().map_or(0, |z| z + 1);
+    let object = SpecObject {
+        layout_id: layout_id.clone(),
+        kind,
+        text,
+        rect,
+        z,
+        animation: Animation::Pop,
+        start: 0.0,
+        end: None,
+        payload,
+    };
+    match spec.groups.iter_mut().find(|g| g.id == "added") {
+        Some(g) => {
+            let (x0, y0) = (g.rect.x.min(rect.x), g.rect.y.min(rect.y));
+            let x1 = (g.rect.x + g.rect.w).max(rect.x + rect.w);
+            let y1 = (g.rect.y + g.rect.h).max(rect.y + rect.h);
+            g.rect = CanvasRect::new(x0, y0, x1 - x0, y1 - y0);
+            g.objects.push(object);
+        }
+        None => spec.groups.push(SpecGroup {
+            id: "added".into(),
+            rect,
+            temporal_policy: TemporalPolicy::Scene,
+            objects: vec![object],
+        }),
+    }
+    staging.commit(&voice_file, &spec)?;
+    if doc.segments[index].remotion_spec.is_empty() {
+        doc.segments[index].remotion_spec = ids::file_token();
+    }
+    let mut applied = rect_json(rect);
+    applied["layout_id"] = json!(layout_id);
+    applied["kind"] = serde_json::to_value(kind).unwrap_or(Value::Null);
+    applied["coordinate_space"] = json!(space);
+    Ok(applied)
+}
+
+/// O: edit the text of an svg2spec overlay.
+fn text_edit(
+    ctx: &OverlayEditContext<'_>,
+    doc: &mut VideoDocument,
+    index: usize,
+    value: &Value,
+) -> Result<Value, Error> {
+    let Value::Object(m) = value else {
+        return Err(bad_value(
+            "`overlay.text_edit` takes `{wc_object, lines?, fill?}`.",
+        ));
+    };
+    let wc_object = m
+        .get("wc_object")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad_value("`wc_object` (the data-wc-object to edit) is required."))?;
+    let lines: Option<Vec<String>> = match m.get("lines") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(typography::split_forced_breaks(s)),
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .map(|l| l.as_str().map(|s| s.trim().to_string()))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad_value("`lines` must be an array of strings."))?,
+        ),
+        Some(_) => return Err(bad_value("`lines` must be an array of strings.")),
+    };
+    if lines.as_ref().is_some_and(|l| l.is_empty() || l.len() > 20) {
+        return Err(bad_value("`lines` must hold 1 to 20 lines."));
+    }
+    let fill = match m.get("fill") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(f)) => Some(
+            Rgb::parse(f.trim())
+                .ok_or_else(|| bad_value("`fill` must be a `#RRGGBB` colour."))?
+                .hex(),
+        ),
+        Some(_) => return Err(bad_value("`fill` must be a `#RRGGBB` colour.")),
+    };
+    if lines.is_none() && fill.is_none() {
+        return Err(bad_value("`overlay.text_edit` needs `lines` or `fill`."));
+    }
+    let voice_file = doc.segments[index].voice_file.clone();
+    let dir = scene_dir(ctx, doc);
+    let no_source = || {
+        Error::new(
+            Code::NoSvgOverlaySource,
+            "Text edits need an overlay uploaded as SVG (svg2spec); this scene's overlay has none.",
+        )
+        .param("fields")
+    };
+    let old = match read_spec(&dir, &voice_file)? {
+        Some(s) if s.source == SpecSource::Svg2spec && !doc.segments[index].overlay_disabled() => s,
+        _ => return Err(no_source()),
+    };
+    let source_name = old.source_svg.clone().ok_or_else(no_source)?;
+    let source = std::fs::read_to_string(dir.join(&source_name)).map_err(|_| no_source())?;
+    let edited = svg2spec::edit_text(
+        &source,
+        wc_object,
+        lines.as_deref(),
+        fill.as_deref(),
+        &svg2spec::Limits::default(),
+    )
+    .map_err(|e| match e {
+        TextEditError::Svg(e) => svg2spec_failed(e),
+        e => bad_value(format!("{e}.")),
+    })?;
+    let prefix = format!("{voice_file}_{}_", ids::file_token());
+    let converted = svg2spec::convert(edited.as_bytes(), &svg_options(ctx, &prefix))
+        .map_err(svg2spec_failed)?;
+    let mut spec = converted.spec;
+    // Keep the layout edits made since the upload for every object but the edited one.
+    for o in spec.groups.iter_mut().flat_map(|g| g.objects.iter_mut()) {
+        if o.layout_id == wc_object {
+            continue;
+        }
+        if let Some(prev) = old.objects().find(|p| p.layout_id == o.layout_id) {
+            o.rect = prev.rect;
+            o.z = prev.z;
+            o.animation = prev.animation;
+            o.start = prev.start;
+            o.end = prev.end;
+        }
+    }
+    let mut staging = Staging::new(dir);
+    for (name, bytes) in &converted.files {
+        staging.write_file(name, bytes)?;
+    }
+    let source_file = format!("{prefix}source.svg");
+    staging.write_file(&source_file, edited.as_bytes())?;
+    spec.source_svg = Some(source_file);
+    staging.commit(&voice_file, &spec)?;
+    let warnings = lines.as_deref().map(poster_warnings).unwrap_or_default();
+    let text = spec
+        .objects()
+        .find(|o| o.layout_id == wc_object)
+        .and_then(|o| o.text.clone());
+    Ok(json!({
+        "wc_object": wc_object,
+        "lines": lines,
+        "fill": fill,
+        "text": text,
+        "warnings": warnings,
+        "objects": objects_json(&spec),
+    }))
+}
+
+/// `reelsmith svg2spec DIR… -o OUT`: converts every SVG in the folders (in parallel), with the
+/// pinned fonts of `assets_dir`. Returns (input, output folder or error) per file.
+pub fn convert_folders(
+    inputs: &[PathBuf],
+    out: &Path,
+    assets_dir: &Path,
+) -> std::io::Result<Vec<svg2spec::BatchItem>> {
+    let files = svg2spec::collect_inputs(inputs)?;
+    let opt = svg2spec::Options {
+        fontdb: svg2spec::font_db(&assets_dir.join("fonts")),
+        limits: svg2spec::Limits::default(),
+        file_prefix: String::new(),
+    };
+    std::fs::create_dir_all(out)?;
+    Ok(svg2spec::convert_files(&files, out, &opt))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::config::Config;
+    use crate::core::document::Segment;
+    use std::sync::Arc;
+
+    struct Env {
+        _dir: tempfile::TempDir,
+        settings: Settings,
+        fetcher: Fetcher,
+        rt: tokio::runtime::Runtime,
+        server: crate::core::testserver::Server,
+    }
+
+    const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 1280">
+<rect width="720" height="1280" fill="#203040" opacity="0.5"/>
+<g data-wc-object="headline" data-wc-kind="text" data-wc-anim="slide-up"><text x="60" y="300" font-size="80" font-family="Inter" fill="#ffffff">Old copy</text></g>
+<g data-wc-object="bar" data-wc-kind="bar"><rect x="100" y="700" width="120" height="200" fill="#ffcc00"/></g>
+</svg>"##;
+
+    fn png(w: u32, h: u32, opaque: bool) -> Vec<u8> {
+        let mut pm = tiny_skia::Pixmap::new(w, h).unwrap();
+        if opaque {
+            pm.fill(tiny_skia::Color::from_rgba8(10, 120, 200, 255));
+        } else {
+            pm.fill_rect(
+                tiny_skia::Rect::from_xywh(
+                    w as f32 / 4.0,
+                    h as f32 / 4.0,
+                    w as f32 / 2.0,
+                    h as f32 / 8.0,
+                )
+                .unwrap(),
+                &tiny_skia::Paint::default(),
+                tiny_skia::Transform::identity(),
+                None,
+            );
+        }
+        pm.encode_png().unwrap()
+    }
+
+    fn env() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let photo = png(360, 640, true);
+        let graphic = png(360, 640, false);
+        let server = crate::core::testserver::start(move |r| match r.path() {
+            "/overlay.SVG" => (200, "image/svg+xml".into(), SVG.as_bytes().to_vec()),
+            "/broken.svg" => (200, "image/svg+xml".into(), b"<svg".to_vec()),
+            "/photo.png" => (200, "image/png".into(), photo.clone()),
+            "/graphic.png" => (200, "image/png".into(), graphic.clone()),
+            _ => (404, "text/plain".into(), b"no".to_vec()),
+        });
+        let config = Config {
+            data_dir: dir.path().to_path_buf(),
+            assets_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
+            fetch: crate::core::config::FetchConfig {
+                allow: vec![server.addr.clone()],
+                ..Default::default()
+            },
+            ..Config::default()
+        };
+        let settings = config.finish("127.0.0.1:9".parse().unwrap()).unwrap();
+        let fetcher = Fetcher::new(&settings.fetch.allow, "test");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        Env {
+            _dir: dir,
+            settings,
+            fetcher,
+            rt,
+            server,
+        }
+    }
+
+    fn doc() -> VideoDocument {
+        serde_json::from_value(json!({
+            "topic_id": "wcTEST", "title": "t", "language": "en", "faceless": false,
+            "script": "", "segments": [], "public_key": "abc"
+        }))
+        .map(|mut d: VideoDocument| {
+            d.segments.push(Segment {
+                voice_file: "vf1".into(),
+                remotion_spec: "none".into(),
+                ..Default::default()
+            });
+            d
+        })
+        .unwrap()
+    }
+
+    impl Env {
+        fn ctx(&self) -> OverlayEditContext<'_> {
+            OverlayEditContext {
+                settings: &self.settings,
+                fetcher: &self.fetcher,
+                runtime: self.rt.handle(),
+            }
+        }
+        fn spec(&self, doc: &VideoDocument) -> Option<OverlaySpec> {
+            read_spec(&scene_dir(&self.ctx(), doc), "vf1").unwrap()
+        }
+        fn files(&self, doc: &VideoDocument) -> usize {
+            std::fs::read_dir(scene_dir(&self.ctx(), doc)).map_or(0, |d| d.count())
+        }
+    }
+
+    #[test]
+    fn upload_svg_then_edit_its_text() {
+        let e = env();
+        let mut d = doc();
+        let url = format!("{}/overlay.SVG", e.server.url());
+        let applied = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.upload_overlay",
+            &json!({ "url": url }),
+        )
+        .unwrap();
+        assert_eq!(applied["source"], "svg2spec");
+        assert_eq!(applied["re_enabled"], true);
+        assert_ne!(d.segments[0].remotion_spec, "none");
+        let spec = e.spec(&d).unwrap();
+        assert_eq!(spec.source, SpecSource::Svg2spec);
+        assert_eq!(spec.object_count(), 2);
+        assert!(spec.background.is_some() && spec.source_svg.is_some());
+        let bar = spec.objects().find(|o| o.layout_id == "bar").unwrap();
+        assert_eq!(bar.rect, CanvasRect::new(100.0, 700.0, 120.0, 200.0));
+
+        // O: new copy comes back with poster-rule warnings, never an error.
+        let applied = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "overlay.text_edit",
+            &json!({ "wc_object": "headline", "lines": ["five words are too many", "ok"], "fill": "#FF0000" }),
+        )
+        .unwrap();
+        let w = applied["warnings"].as_array().unwrap();
+        assert!(
+            w.iter().any(|w| w.as_str().unwrap().contains("5 words")),
+            "{applied}"
+        );
+        assert!(
+            w.iter().any(|w| w.as_str().unwrap().contains("uppercase")),
+            "{applied}"
+        );
+        assert_eq!(applied["text"], "five words are too many ok");
+        let spec = e.spec(&d).unwrap();
+        assert_eq!(spec.source, SpecSource::Svg2spec);
+        let src = std::fs::read_to_string(
+            scene_dir(&e.ctx(), &d).join(spec.source_svg.as_ref().unwrap()),
+        )
+        .unwrap();
+        assert!(src.contains("#FF0000") && src.contains("five words"));
+        // Unknown object: a clean 400 and nothing changes.
+        let before = std::fs::read(scene_dir(&e.ctx(), &d).join("vf1_spec.json")).unwrap();
+        let n = e.files(&d);
+        let err = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "overlay.text_edit",
+            &json!({ "wc_object": "nope", "lines": ["X"] }),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, Code::InvalidValue);
+        assert_eq!(
+            before,
+            std::fs::read(scene_dir(&e.ctx(), &d).join("vf1_spec.json")).unwrap()
+        );
+        assert_eq!(n, e.files(&d));
+    }
+
+    #[test]
+    fn raster_uploads_are_classified() {
+        let e = env();
+        let mut d = doc();
+        let a = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.upload_overlay",
+            &json!(format!("{}/photo.png", e.server.url())),
+        )
+        .unwrap();
+        assert_eq!(a["classification"], "full_frame");
+        let spec = e.spec(&d).unwrap();
+        assert_eq!(spec.source, SpecSource::Raster);
+        assert_eq!(
+            spec.objects().next().unwrap().rect,
+            CanvasRect::new(0.0, 0.0, 720.0, 1280.0)
+        );
+        let a = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.upload_overlay",
+            &json!(format!("{}/graphic.png", e.server.url())),
+        )
+        .unwrap();
+        assert_eq!(a["classification"], "graphic");
+        let r = e.spec(&d).unwrap().objects().next().unwrap().rect;
+        assert_eq!(r, CanvasRect::new(180.0, 320.0, 360.0, 160.0));
+        // O on a raster spec: 422 no_svg_overlay_source.
+        let err = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "overlay.text_edit",
+            &json!({ "wc_object": "upload", "lines": ["A"] }),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, Code::NoSvgOverlaySource);
+    }
+
+    #[test]
+    fn failures_change_nothing() {
+        let e = env();
+        let mut d = doc();
+        let err = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.upload_overlay",
+            &json!(format!("{}/missing.svg", e.server.url())),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, Code::DownloadFailed);
+        let err = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.upload_overlay",
+            &json!(format!("{}/broken.svg", e.server.url())),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, Code::Svg2specFailed);
+        assert!(
+            err.message.contains("could not be parsed"),
+            "{}",
+            err.message
+        );
+        let err = apply(&e.ctx(), &mut d, 0, "remotion.upload_overlay", &json!(42)).unwrap_err();
+        assert_eq!(err.code, Code::InvalidValue);
+        assert_eq!(d.segments[0].remotion_spec, "none");
+        assert_eq!(e.files(&d), 0);
+        // M on a disabled overlay.
+        let err = apply(&e.ctx(), &mut d, 0, "remotion.add_element", &json!("Hi")).unwrap_err();
+        assert_eq!(err.code, Code::RemotionSpecDisabled);
+        // O without any spec.
+        let err = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "overlay.text_edit",
+            &json!({ "wc_object": "x", "lines": ["A"] }),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, Code::NoSvgOverlaySource);
+    }
+
+    #[test]
+    fn add_elements_at_positions_and_rects() {
+        let e = env();
+        let mut d = doc();
+        d.segments[0].remotion_spec = String::new();
+        let a = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.add_element",
+            &json!("Bare string is text"),
+        )
+        .unwrap();
+        assert_eq!(a["layout_id"], "el-1");
+        assert_eq!(a["kind"], "text");
+        let a = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.add_element",
+            &json!({ "kind": "stat", "text": "42%", "rect": { "x": 28, "y": 49.8, "w": 112, "h": 60 } }),
+        )
+        .unwrap();
+        assert_eq!(a["layout_id"], "el-2");
+        assert_eq!(a["coordinate_space"], "preview");
+        let c = &a["rect_canvas"];
+        assert!(
+            (c["x"].as_f64().unwrap() - 72.0).abs() < 1e-6
+                && (c["y"].as_f64().unwrap() - 128.0).abs() < 1e-6,
+            "{a}"
+        );
+        let a = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.add_element",
+            &json!({ "kind": "label", "text": "NEW", "position": "top" }),
+        )
+        .unwrap();
+        assert_eq!(a["rect_canvas"]["y"], 160.0);
+        let a = apply(&e.ctx(), &mut d, 0, "remotion.add_element", &json!({ "kind": "image", "url": format!("{}/graphic.png", e.server.url()), "rect": {"x": 0, "y": 0, "w": 360, "h": 640}, "coordinate_space": "canvas" })).unwrap();
+        assert_eq!(a["layout_id"], "el-4");
+        let spec = e.spec(&d).unwrap();
+        assert_eq!(spec.object_count(), 4);
+        let zs: Vec<i32> = spec.objects().map(|o| o.z).collect();
+        assert_eq!(zs, vec![0, 1, 2, 3]);
+        // Text payloads are outlines, never <text>.
+        let first = spec.objects().next().unwrap();
+        let svg =
+            std::fs::read_to_string(scene_dir(&e.ctx(), &d).join(first.payload.file())).unwrap();
+        assert!(svg.contains("<path") && !svg.contains("<text"));
+        for bad in [
+            json!({"kind": "video", "text": "x"}),
+            json!({"position": "middle", "text": "x"}),
+            json!({"text": ""}),
+            json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 0, "h": 5}}),
+        ] {
+            let err = apply(&e.ctx(), &mut d, 0, "remotion.add_element", &bad).unwrap_err();
+            assert_eq!(err.code, Code::InvalidValue, "{bad}");
+        }
+        assert_eq!(e.spec(&d).unwrap().object_count(), 4);
+        let _ = Arc::new(());
+    }
+}

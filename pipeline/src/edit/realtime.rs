@@ -1,0 +1,84 @@
+//! Realtime editor messages: one broadcast channel per video.
+//!
+//! A successful `modify_scene` publishes `scene_modified`; a finished voice upload publishes
+//! `scene_voice_upload_applied` (spec: Events, "Realtime editor messages"). Every open editor of
+//! the video (the api crate's event stream, the editor page) subscribes to the video's channel.
+//! Messages are fire-and-forget: nobody listening is not an error, and a subscriber that falls
+//! more than [`CAPACITY`] messages behind skips the oldest ones.
+//!
+//! Message shape: `{type, topic_id, voice_file, scene_id, at, ...payload}`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+/// Messages buffered per video for slow subscribers.
+pub const CAPACITY: usize = 256;
+
+/// The per-video channels.
+#[derive(Default)]
+pub struct Hub {
+    channels: Mutex<HashMap<String, broadcast::Sender<Value>>>,
+}
+
+impl Hub {
+    pub fn new() -> Hub {
+        Hub::default()
+    }
+
+    fn sender(&self, topic: &str) -> broadcast::Sender<Value> {
+        let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        // Drop channels nobody listens to any more, so the map stays small.
+        map.retain(|t, s| t == topic || s.receiver_count() > 0);
+        map.entry(topic.to_string())
+            .or_insert_with(|| broadcast::channel(CAPACITY).0)
+            .clone()
+    }
+
+    /// Subscribes to the video's messages from now on.
+    pub fn subscribe(&self, topic: &str) -> broadcast::Receiver<Value> {
+        self.sender(topic).subscribe()
+    }
+
+    /// Publishes `kind` for scene `voice_file` of `topic` with `payload`'s fields merged in;
+    /// returns how many subscribers received it.
+    pub fn publish(&self, topic: &str, kind: &str, voice_file: &str, payload: Value) -> usize {
+        let mut msg = json!({
+            "type": kind,
+            "topic_id": topic,
+            "voice_file": voice_file,
+            "at": crate::core::time::iso(crate::core::time::now()),
+        });
+        if let (Value::Object(m), Value::Object(p)) = (&mut msg, payload) {
+            for (k, v) in p {
+                m.entry(k).or_insert(v);
+            }
+        }
+        tracing::debug!(topic, kind, voice_file, "realtime message");
+        self.sender(topic).send(msg).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subscribers_of_a_video_get_its_messages_only() {
+        let hub = Hub::new();
+        let mut a = hub.subscribe("wcA");
+        let mut b = hub.subscribe("wcB");
+        assert_eq!(
+            hub.publish("wcA", "scene_modified", "v1", json!({"scene_id": 2})),
+            1
+        );
+        let m = a.try_recv().unwrap();
+        assert_eq!(m["type"], "scene_modified");
+        assert_eq!(m["voice_file"], "v1");
+        assert_eq!(m["scene_id"], 2);
+        assert!(b.try_recv().is_err());
+        assert_eq!(hub.publish("wcC", "scene_modified", "v", json!({})), 0);
+    }
+}

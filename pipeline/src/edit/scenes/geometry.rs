@@ -1,0 +1,848 @@
+//! `scene_geometry`: the layout of one scene in the 280×498 editor preview, computed from the
+//! document and the scene's overlay spec. Read-only; never renders.
+//!
+//! Conversions:
+//! - canvas (720×1280) ↔ preview (280×498): `compositor::geom` (`to_preview`/`to_canvas`), the
+//!   one place that converts between them;
+//! - narrator media (280×498 over the presenter clip) → preview: the media is fitted to the
+//!   narrator rect, so a face `f` becomes
+//!   `(rect.x + f.x·rect.w/280, rect.y + f.y·rect.h/498, f.w·rect.w/280, f.h·rect.h/498)`
+//!   ([`face_in_preview`]); `segment.narrator_face` itself is never changed.
+//!
+//! Collision math (approximate, as the spec says): boxes are axis-aligned rects in preview
+//! space; two boxes *overlap* when their intersection's area is at least
+//! [`OVERLAP_MIN_FRACTION`] of the smaller box's area (slivers from rounding do not count).
+//! `overlap` reports the intersection rect, its area and that fraction. A box is *in* a dead zone
+//! when it overlaps the zone by the same rule. Caption text is an estimate
+//! ([`caption_text_estimate`]): the longest four-word caption chunk at the renderer's largest
+//! caption size, wrapped at its maximum width, centred on the caption container.
+//!
+//! Severities: `remotion_object_overlaps_narrator_face` error; `…_overlaps_narrator_body` info;
+//! objects in a dead zone warning; a group frame in a dead zone warning when one of its objects
+//! is in that zone too, info when only the (invisible) frame is; `caption_text_overlaps_
+//! narrator_face` warning. Warnings (`warnings[]`) all have severity warning:
+//! `remotion_object_too_small_for_mobile` (text-bearing objects under [`MIN_TEXT_H`] preview px
+//! high, any object under [`MIN_SIDE`] px on a side), `narrator_face_outside_narrator` (the
+//! face box leaves the narrator rect), `missing_narrator_face` (a visible narrator without a
+//! face box). `summary.error_count` counts errors; `summary.warning_count` counts violations of
+//! severity warning plus every warning.
+
+use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
+use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
+use serde_json::{Value, json};
+
+use crate::core::document::{Segment, VideoDocument};
+use crate::edit::scenes::edit::{ONE_BY_ONE_SUFFIX, objects_bbox};
+
+/// Preview width and height.
+pub const W: f64 = 280.0;
+pub const H: f64 = 498.0;
+/// Top 10 percent.
+pub const DEAD_TOP_H: f64 = 49.8;
+/// Bottom 25 percent starts here.
+pub const DEAD_BOTTOM_Y: f64 = 373.5;
+pub const DEAD_BOTTOM_H: f64 = 124.5;
+/// Fraction of the smaller box an intersection must cover to count as an overlap.
+pub const OVERLAP_MIN_FRACTION: f64 = 0.01;
+/// Text-bearing objects lower than this (preview px) are too small on a phone.
+pub const MIN_TEXT_H: f64 = 16.0;
+/// Any object with a side under this (preview px) is too small on a phone.
+pub const MIN_SIDE: f64 = 8.0;
+/// The renderer's caption sizes (canvas px), largest first, its wrap width and line limit
+/// (mirrors `compositor::layers`).
+const CAPTION_PX: [f64; 4] = [58.0, 52.0, 46.0, 40.0];
+const CAPTION_MAX_W: f64 = 620.0;
+const CAPTION_MAX_LINES: usize = 2;
+/// Average advance of a bold caption glyph, in ems.
+const CAPTION_EM_ADVANCE: f64 = 0.56;
+const CAPTION_WORDS: usize = 4;
+
+/// The spec file state of the scene, as `scene_geometry` and `video_data` report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecMeta {
+    pub file: String,
+    pub url: String,
+    pub version: String,
+    pub exists: bool,
+    pub state: &'static str,
+}
+
+/// The overlay poster's state (diagnostics only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PosterMeta {
+    pub file: String,
+    pub url: String,
+    pub version: String,
+    pub exists: bool,
+    pub state: &'static str,
+    pub warnings: Vec<String>,
+}
+
+/// Everything geometry needs.
+pub struct Input<'a> {
+    pub doc: &'a VideoDocument,
+    pub index: usize,
+    pub spec: Option<&'a OverlaySpec>,
+    pub spec_meta: SpecMeta,
+    pub poster: Option<PosterMeta>,
+    pub include_diagnostics: bool,
+    pub score: f64,
+    pub company_id: &'a str,
+}
+
+fn p(r: crate::core::document::PreviewRect) -> PreviewRect {
+    PreviewRect::new(r.x, r.y, r.w, r.h)
+}
+
+fn r3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn rj<S>(r: compositor::geom::Rect<S>) -> Value {
+    json!({ "x": r3(r.x), "y": r3(r.y), "w": r3(r.w), "h": r3(r.h) })
+}
+
+fn zone(y: f64, h: f64, reason: Option<&str>) -> Value {
+    let mut v = json!({ "x": 0.0, "y": y, "w": W, "h": h, "coordinate_space": "editor_preview" });
+    if let Some(r) = reason {
+        v["reason"] = json!(r);
+    }
+    v
+}
+
+/// The spec's fixed safe zones.
+pub fn safe_zones() -> Value {
+    json!({
+        "dead_top": zone(0.0, DEAD_TOP_H, Some("top_10_percent_reserved")),
+        "dead_bottom": zone(DEAD_BOTTOM_Y, DEAD_BOTTOM_H, Some("bottom_25_percent_reserved")),
+        "safe_rect": zone(DEAD_TOP_H, DEAD_BOTTOM_Y - DEAD_TOP_H, None),
+    })
+}
+
+/// A face box in narrator-media space (280×498 over the presenter media) placed in preview
+/// space through the narrator rect.
+pub fn face_in_preview(narrator: PreviewRect, face: PreviewRect) -> PreviewRect {
+    let kx = narrator.w / W;
+    let ky = narrator.h / H;
+    PreviewRect::new(
+        narrator.x + face.x * kx,
+        narrator.y + face.y * ky,
+        face.w * kx,
+        face.h * ky,
+    )
+}
+
+/// Estimated rect of the caption text (preview), or `None` when the scene has no words.
+pub fn caption_text_estimate(seg: &Segment) -> Option<PreviewRect> {
+    let words: Vec<&str> = if seg.words.is_empty() {
+        seg.text.split_whitespace().collect()
+    } else {
+        seg.words
+            .iter()
+            .map(|w| w.word.trim())
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let chars = words
+        .chunks(CAPTION_WORDS)
+        .map(|c| c.iter().map(|w| w.chars().count()).sum::<usize>() + c.len().saturating_sub(1))
+        .max()?;
+    let (mut px, mut lines, mut width) = (CAPTION_PX[0], 1usize, 0.0);
+    for size in CAPTION_PX {
+        px = size;
+        width = chars as f64 * CAPTION_EM_ADVANCE * px;
+        lines = (width / CAPTION_MAX_W).ceil().max(1.0) as usize;
+        if lines <= CAPTION_MAX_LINES {
+            break;
+        }
+    }
+    let w = width.min(CAPTION_MAX_W);
+    let h = lines as f64 * (px * 1.22).round();
+    let cy = preview_y_to_canvas(seg.caption_rect.y + seg.caption_rect.h / 2.0);
+    Some(CanvasRect::new(360.0 - w / 2.0, cy - h / 2.0, w, h).to_preview())
+}
+
+fn intersection(a: PreviewRect, b: PreviewRect) -> Option<PreviewRect> {
+    let x0 = a.x.max(b.x);
+    let y0 = a.y.max(b.y);
+    let x1 = (a.x + a.w).min(b.x + b.w);
+    let y1 = (a.y + a.h).min(b.y + b.h);
+    (x1 > x0 && y1 > y0).then(|| PreviewRect::new(x0, y0, x1 - x0, y1 - y0))
+}
+
+/// The overlap of `a` and `b` by the module's rule, as `overlap` JSON.
+pub fn overlap(a: PreviewRect, b: PreviewRect) -> Option<Value> {
+    let i = intersection(a, b)?;
+    let area = i.w * i.h;
+    let smaller = (a.w * a.h).min(b.w * b.h);
+    if smaller <= 0.0 {
+        return None;
+    }
+    let fraction = area / smaller;
+    (fraction >= OVERLAP_MIN_FRACTION).then(|| {
+        json!({
+            "rect": rj(i),
+            "area": r3(area),
+            "fraction_of_smaller": r3(fraction),
+        })
+    })
+}
+
+fn dead_top() -> PreviewRect {
+    PreviewRect::new(0.0, 0.0, W, DEAD_TOP_H)
+}
+
+fn dead_bottom() -> PreviewRect {
+    PreviewRect::new(0.0, DEAD_BOTTOM_Y, W, DEAD_BOTTOM_H)
+}
+
+fn policy(p: TemporalPolicy) -> &'static str {
+    match p {
+        TemporalPolicy::Scene => "scene",
+        TemporalPolicy::OneByOne => "one_by_one",
+        TemporalPolicy::Timed => "timed",
+    }
+}
+
+fn text_bearing(k: ObjectKind) -> bool {
+    matches!(
+        k,
+        ObjectKind::Text | ObjectKind::Stat | ObjectKind::Label | ObjectKind::Callout
+    )
+}
+
+/// The whole `scene_geometry` body (without `request_id`).
+pub fn build(input: &Input<'_>) -> Value {
+    let doc = input.doc;
+    let seg = &doc.segments[input.index];
+    let show_narrator = seg.is_a_roll() && !doc.faceless;
+
+    // Narrator.
+    let narrator = p(seg.narrator_rect);
+    let face = seg.narrator_face.map(|f| face_in_preview(narrator, p(f)));
+    let face_center = face.map(|f| {
+        let (x, y) = f.center();
+        json!({ "x": r3(x), "y": r3(y) })
+    });
+    let narrator_box = json!({
+        "rect": rj(narrator),
+        "visible": show_narrator,
+        "touched": seg.narrator_touched,
+        "face_source": seg.narrator_face.map(|f| rj(p(f))),
+        "face_source_coordinate_space": "narrator_media_280x498",
+        "face": face.map(rj),
+        "face_center": face_center,
+        "face_coordinate_space_note": "face_source is in narrator-media space (280×498 over the presenter media) and is never mutated; face and face_center are that box placed through overlay.narrator.rect into the 280×498 editor preview.",
+    });
+
+    // Caption.
+    let caption_text = caption_text_estimate(seg);
+    let caption_box = json!({
+        "container_rect": rj(p(seg.caption_rect)),
+        "text_rect_estimate": caption_text.map(rj),
+        "visible": caption_text.is_some(),
+        "mutable_fields": ["overlay.caption.y"],
+    });
+
+    // Overlay.
+    let mut groups = Vec::new();
+    let mut objects = Vec::new();
+    let mut layer = Vec::new();
+    let mut sequence = Vec::new();
+    let mut policies: Vec<&str> = Vec::new();
+    let mut all_objects: Vec<(String, ObjectKind, PreviewRect, usize)> = Vec::new();
+    if let Some(spec) = input.spec {
+        for (gi, g) in spec.groups.iter().enumerate() {
+            let pol = policy(g.temporal_policy);
+            if !policies.contains(&pol) {
+                policies.push(pol);
+            }
+            groups.push(json!({
+                "id": g.id,
+                "rect": rj(g.rect.to_preview()),
+                "rect_canvas": rj(g.rect),
+                "temporal_policy": pol,
+                "update_field": "remotion.group.rect",
+            }));
+            for o in &g.objects {
+                let r = o.rect.to_preview();
+                objects.push(json!({ "id": o.layout_id, "rect": rj(r), "group": g.id }));
+                all_objects.push((o.layout_id.clone(), o.kind, r, gi));
+                if g.temporal_policy != TemporalPolicy::Scene || o.end.is_some() || o.start > 0.0 {
+                    sequence.push(json!({
+                        "id": o.layout_id,
+                        "group": g.id,
+                        "start": o.start,
+                        "end": o.end.unwrap_or(seg.duration),
+                        "rect": rj(r),
+                    }));
+                }
+            }
+            let logical = g.temporal_policy == TemporalPolicy::OneByOne && g.objects.len() > 1;
+            if logical {
+                let b = objects_bbox(g).expect("group has objects");
+                layer.push(json!({
+                    "layout_id": format!("{}{ONE_BY_ONE_SUFFIX}", g.id),
+                    "rect": rj(b.to_preview()),
+                    "rect_canvas": rj(b),
+                    "temporal_policy": pol,
+                    "update_field": "remotion.object.rect",
+                    "members": g.objects.iter().map(|o| o.layout_id.as_str()).collect::<Vec<_>>(),
+                }));
+            } else {
+                for o in &g.objects {
+                    layer.push(json!({
+                        "layout_id": o.layout_id,
+                        "rect": rj(o.rect.to_preview()),
+                        "rect_canvas": rj(o.rect),
+                        "temporal_policy": pol,
+                        "update_field": "remotion.object.rect",
+                    }));
+                }
+            }
+        }
+    }
+    let meta = &input.spec_meta;
+    let mut remotion_spec = json!({
+        "remotion_spec_file": meta.file,
+        "remotion_spec_url": meta.url,
+        "remotion_spec_version": meta.version,
+        "remotion_spec_exists": meta.exists,
+        "remotion_spec_state": meta.state,
+    });
+    let basis = match (meta.state, input.spec.is_some()) {
+        ("disabled", _) => "disabled",
+        (_, true) => "spec_file",
+        _ => "none",
+    };
+    let mut summary = json!({
+        "remotion_object_count": objects.len(),
+        "remotion_object_layer_count": layer.len(),
+        "remotion_sequence_object_count": sequence.len(),
+        "remotion_group_count": groups.len(),
+        "remotion_temporal_policies": policies,
+        "remotion_geometry_basis": basis,
+    });
+
+    let mut body = json!({
+        "object": "scene_geometry",
+        "id": doc.topic_id,
+        "topic_id": doc.topic_id,
+        "company_id": input.company_id,
+        "scene_id": seg.id,
+        "voice_file": seg.voice_file,
+        "score": input.score,
+        "coordinate_space": { "width": 280, "height": 498, "unit": "editor_preview_px" },
+        "safe_zones": safe_zones(),
+        "scene": {
+            "text": seg.text,
+            "talking_point": seg.talking_point,
+            "type": seg.scene_type,
+            "pattern": seg.pattern,
+            "keyword": seg.keyword,
+            "visual": seg.visual,
+            "quote": seg.quote,
+            "show_narrator": show_narrator,
+            "active_roll": seg.roll,
+        },
+        "boxes": {
+            "narrator": narrator_box,
+            "caption": caption_box,
+            "remotion": {
+                "groups": groups,
+                "objects": objects,
+                "object_layer": { "objects": layer },
+                "sequence_objects": sequence,
+            },
+        },
+    });
+
+    if input.include_diagnostics {
+        let d = diagnose(&Scene {
+            show_narrator,
+            narrator,
+            face,
+            face_source: seg.narrator_face.map(p),
+            caption_text,
+            objects: &all_objects,
+            groups: input
+                .spec
+                .map(|s| {
+                    s.groups
+                        .iter()
+                        .map(|g| (g.id.clone(), g.rect.to_preview()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        });
+        let errors = d
+            .violations
+            .iter()
+            .filter(|v| v["severity"] == "error")
+            .count();
+        let warnings = d
+            .violations
+            .iter()
+            .filter(|v| v["severity"] == "warning")
+            .count()
+            + d.warnings.len();
+        body["violations"] = json!(d.violations);
+        body["warnings"] = json!(d.warnings);
+        summary["error_count"] = json!(errors);
+        summary["warning_count"] = json!(warnings);
+        if let Some(poster) = &input.poster {
+            remotion_spec["remotion_poster_file"] = json!(poster.file);
+            remotion_spec["remotion_poster_url"] = json!(poster.url);
+            remotion_spec["remotion_poster_version"] = json!(poster.version);
+            remotion_spec["remotion_poster_state"] = json!(poster.state);
+            remotion_spec["remotion_poster_exists"] = json!(poster.exists);
+            remotion_spec["remotion_poster_warnings"] = json!(poster.warnings);
+        }
+    }
+    body["remotion_spec"] = remotion_spec;
+    body["summary"] = summary;
+    body
+}
+
+/// The boxes diagnostics look at (preview space).
+pub struct Scene<'a> {
+    pub show_narrator: bool,
+    pub narrator: PreviewRect,
+    pub face: Option<PreviewRect>,
+    pub face_source: Option<PreviewRect>,
+    pub caption_text: Option<PreviewRect>,
+    /// (layout id, kind, rect, group index)
+    pub objects: &'a [(String, ObjectKind, PreviewRect, usize)],
+    /// (group id, frame)
+    pub groups: Vec<(String, PreviewRect)>,
+}
+
+pub struct Diagnostics {
+    pub violations: Vec<Value>,
+    pub warnings: Vec<Value>,
+}
+
+fn violation(code: &str, severity: &str, a: &str, b: &str, overlap: Value) -> Value {
+    json!({ "code": code, "severity": severity, "a": a, "b": b, "overlap": overlap })
+}
+
+fn warning(code: &str, object: &str, rect: Option<PreviewRect>, message: &str) -> Value {
+    json!({
+        "code": code,
+        "severity": "warning",
+        "object": object,
+        "rect": rect.map(rj),
+        "message": message,
+    })
+}
+
+/// Violations and warnings of a scene (see the module docs for the rules).
+pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
+    let mut v = Vec::new();
+    let mut w = Vec::new();
+    let face = s.face.filter(|_| s.show_narrator);
+    for (id, kind, r, _) in s.objects {
+        if let Some(f) = face
+            && let Some(o) = overlap(*r, f)
+        {
+            v.push(violation(
+                "remotion_object_overlaps_narrator_face",
+                "error",
+                id,
+                "narrator_face",
+                o,
+            ));
+        }
+        if s.show_narrator
+            && let Some(o) = overlap(*r, s.narrator)
+        {
+            v.push(violation(
+                "remotion_object_overlaps_narrator_body",
+                "info",
+                id,
+                "narrator",
+                o,
+            ));
+        }
+        if let Some(o) = overlap(*r, dead_top()) {
+            v.push(violation(
+                "remotion_object_in_top_dead_zone",
+                "warning",
+                id,
+                "dead_top",
+                o,
+            ));
+        }
+        if let Some(o) = overlap(*r, dead_bottom()) {
+            v.push(violation(
+                "remotion_object_in_bottom_dead_zone",
+                "warning",
+                id,
+                "dead_bottom",
+                o,
+            ));
+        }
+        let small = r.w.min(r.h) < MIN_SIDE || (text_bearing(*kind) && r.h < MIN_TEXT_H);
+        if small {
+            w.push(warning(
+                "remotion_object_too_small_for_mobile",
+                id,
+                Some(*r),
+                &format!(
+                    "Smaller than {MIN_TEXT_H} preview px high (text) or {MIN_SIDE} px on a side; hard to read on a phone."
+                ),
+            ));
+        }
+    }
+    for (gi, (id, r)) in s.groups.iter().enumerate() {
+        let members = s.objects.iter().filter(|o| o.3 == gi);
+        for (zone_rect, code, b) in [
+            (dead_top(), "remotion_group_in_top_dead_zone", "dead_top"),
+            (
+                dead_bottom(),
+                "remotion_group_in_bottom_dead_zone",
+                "dead_bottom",
+            ),
+        ] {
+            if let Some(o) = overlap(*r, zone_rect) {
+                let content = members.clone().any(|m| overlap(m.2, zone_rect).is_some());
+                let severity = if content { "warning" } else { "info" };
+                v.push(violation(code, severity, id, b, o));
+            }
+        }
+    }
+    if let (Some(f), Some(c)) = (face, s.caption_text)
+        && let Some(o) = overlap(c, f)
+    {
+        v.push(violation(
+            "caption_text_overlaps_narrator_face",
+            "warning",
+            "caption_text",
+            "narrator_face",
+            o,
+        ));
+    }
+    if s.show_narrator {
+        match (s.face, s.face_source) {
+            (None, _) | (_, None) => w.push(warning(
+                "missing_narrator_face",
+                "narrator",
+                Some(s.narrator),
+                "The narrator has no face box; face collisions cannot be checked.",
+            )),
+            (Some(f), Some(src)) => {
+                let inside =
+                    src.x >= 0.0 && src.y >= 0.0 && src.x + src.w <= W && src.y + src.h <= H;
+                if !inside {
+                    w.push(warning(
+                        "narrator_face_outside_narrator",
+                        "narrator_face",
+                        Some(f),
+                        "The face box reaches outside the narrator rect.",
+                    ));
+                }
+            }
+        }
+    }
+    Diagnostics {
+        violations: v,
+        warnings: w,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::scenes::edit::tests::{doc, spec};
+    use compositor::spec::SpecGroup;
+
+    fn meta() -> SpecMeta {
+        SpecMeta {
+            file: "v1_spec.json".into(),
+            url: "http://o/specs/x/v1_spec.json?v=1".into(),
+            version: "1".into(),
+            exists: true,
+            state: "ready",
+        }
+    }
+
+    fn geometry(d: &VideoDocument, s: Option<&OverlaySpec>, diag: bool) -> Value {
+        build(&Input {
+            doc: d,
+            index: 0,
+            spec: s,
+            spec_meta: meta(),
+            poster: None,
+            include_diagnostics: diag,
+            score: 1.0,
+            company_id: "acme",
+        })
+    }
+
+    #[test]
+    fn safe_zones_have_the_spec_numbers() {
+        let z = safe_zones();
+        let f = |k: &str, f: &str| z[k][f].as_f64().unwrap();
+        assert_eq!((f("dead_top", "y"), f("dead_top", "h")), (0.0, 49.8));
+        assert_eq!(
+            (f("dead_bottom", "y"), f("dead_bottom", "h")),
+            (373.5, 124.5)
+        );
+        assert_eq!(f("safe_rect", "y"), 49.8);
+        assert!((f("safe_rect", "h") - 323.7).abs() < 1e-9);
+        assert_eq!(z["dead_top"]["reason"], "top_10_percent_reserved");
+        assert_eq!(z["dead_bottom"]["reason"], "bottom_25_percent_reserved");
+        assert_eq!(z["safe_rect"]["w"], 280.0);
+        assert_eq!(z["safe_rect"]["coordinate_space"], "editor_preview");
+    }
+
+    #[test]
+    fn face_goes_through_the_narrator_rect() {
+        // Narrator (70,90,140,140): half the preview width, 140/498 of its height.
+        let n = PreviewRect::new(70.0, 90.0, 140.0, 140.0);
+        let f = face_in_preview(n, PreviewRect::new(140.0, 0.0, 140.0, 249.0));
+        assert_eq!(f, PreviewRect::new(140.0, 90.0, 70.0, 70.0));
+        let f = face_in_preview(n, PreviewRect::new(0.0, 0.0, 280.0, 498.0));
+        assert_eq!(f, n);
+    }
+
+    #[test]
+    fn boxes_summary_and_conversions() {
+        let mut d = doc();
+        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
+            x: 70.0,
+            y: 124.5,
+            w: 140.0,
+            h: 249.0,
+        });
+        let s = spec();
+        let g = geometry(&d, Some(&s), false);
+        assert_eq!(g["object"], "scene_geometry");
+        assert_eq!(
+            g["coordinate_space"],
+            json!({"width": 280, "height": 498, "unit": "editor_preview_px"})
+        );
+        assert_eq!(g["scene"]["show_narrator"], true);
+        assert_eq!(g["scene"]["active_roll"], "A-roll");
+        let n = &g["boxes"]["narrator"];
+        assert_eq!(
+            n["face"],
+            json!({"x": 105.0, "y": 125.0, "w": 70.0, "h": 70.0})
+        );
+        assert_eq!(n["face_center"], json!({"x": 140.0, "y": 160.0}));
+        assert_eq!(n["face_source_coordinate_space"], "narrator_media_280x498");
+        // Canvas (100,200,200,100) → preview (100·280/720, 200·498/1280, …).
+        let title = &g["boxes"]["remotion"]["objects"][0];
+        assert_eq!(
+            title["rect"],
+            json!({"x": 38.889, "y": 77.813, "w": 77.778, "h": 38.906})
+        );
+        let layer = g["boxes"]["remotion"]["object_layer"]["objects"]
+            .as_array()
+            .unwrap();
+        let ids: Vec<&str> = layer
+            .iter()
+            .map(|o| o["layout_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, vec!["title", "list.one_by_one"]);
+        assert_eq!(
+            layer[0]["rect_canvas"],
+            json!({"x": 100.0, "y": 200.0, "w": 200.0, "h": 100.0})
+        );
+        assert_eq!(layer[0]["update_field"], "remotion.object.rect");
+        assert_eq!(
+            layer[1]["rect_canvas"],
+            json!({"x": 60.0, "y": 700.0, "w": 600.0, "h": 300.0})
+        );
+        assert_eq!(
+            g["boxes"]["remotion"]["sequence_objects"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        let sum = &g["summary"];
+        assert_eq!(sum["remotion_object_count"], 3);
+        assert_eq!(sum["remotion_object_layer_count"], 2);
+        assert_eq!(sum["remotion_sequence_object_count"], 2);
+        assert_eq!(sum["remotion_group_count"], 2);
+        assert_eq!(
+            sum["remotion_temporal_policies"],
+            json!(["scene", "one_by_one"])
+        );
+        assert_eq!(sum["remotion_geometry_basis"], "spec_file");
+        assert!(g.get("violations").is_none());
+        // Caption estimate: centred, inside the preview, around the container's centre.
+        let c = caption_text_estimate(&d.segments[0]).unwrap();
+        assert!((c.center().0 - 140.0).abs() < 1e-9);
+        assert!((c.center().1 - (300.0 + 30.0)).abs() < 1e-6);
+        assert!(c.w > 0.0 && c.w <= 620.0 * 280.0 / 720.0 + 1e-9);
+    }
+
+    fn codes(g: &Value, key: &str) -> Vec<(String, String)> {
+        g[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["code"].as_str().unwrap().to_string(),
+                    v["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn has(list: &[(String, String)], code: &str, severity: &str) -> bool {
+        list.iter().any(|(c, s)| c == code && s == severity)
+    }
+
+    /// One constructed scene per rule, each triggering its code.
+    #[test]
+    fn every_violation_and_warning_code() {
+        use compositor::spec::TemporalPolicy;
+        let mut d = doc();
+        // Narrator (70,90,140,140) preview; face = its top half.
+        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
+            x: 0.0,
+            y: 0.0,
+            w: 280.0,
+            h: 249.0,
+        });
+        let c = |x: f64, y: f64, w: f64, h: f64| PreviewRect::new(x, y, w, h).to_canvas();
+        let mut s = spec();
+        s.groups = vec![
+            // Over the face (and so the body).
+            SpecGroup {
+                id: "gf".into(),
+                rect: c(80.0, 100.0, 50.0, 30.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![obj("face_hit", c(80.0, 100.0, 50.0, 30.0))],
+            },
+            // In the top dead zone, content too → group warning.
+            SpecGroup {
+                id: "gtop".into(),
+                rect: c(0.0, 0.0, 60.0, 40.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![obj("top", c(0.0, 10.0, 60.0, 30.0))],
+            },
+            // Bottom: only the frame reaches the dead zone → group info.
+            SpecGroup {
+                id: "gbottom".into(),
+                rect: c(0.0, 300.0, 280.0, 120.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![obj("mid", c(10.0, 300.0, 100.0, 40.0))],
+            },
+            // An object in the bottom dead zone, and a tiny one.
+            SpecGroup {
+                id: "gb2".into(),
+                rect: c(200.0, 380.0, 60.0, 60.0),
+                temporal_policy: TemporalPolicy::Scene,
+                objects: vec![
+                    obj("low", c(200.0, 380.0, 60.0, 30.0)),
+                    obj("tiny", c(200.0, 420.0, 30.0, 10.0)),
+                ],
+            },
+        ];
+        // Caption text over the face: move the caption up to the face.
+        d.segments[0].caption_rect.y = 100.0;
+        let g = geometry(&d, Some(&s), true);
+        let v = codes(&g, "violations");
+        let w = codes(&g, "warnings");
+        assert!(
+            has(&v, "remotion_object_overlaps_narrator_face", "error"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_object_overlaps_narrator_body", "info"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_object_in_top_dead_zone", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_object_in_bottom_dead_zone", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_group_in_top_dead_zone", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "remotion_group_in_bottom_dead_zone", "info"),
+            "{v:?}"
+        );
+        assert!(
+            has(&v, "caption_text_overlaps_narrator_face", "warning"),
+            "{v:?}"
+        );
+        assert!(
+            has(&w, "remotion_object_too_small_for_mobile", "warning"),
+            "{w:?}"
+        );
+        let first = &g["violations"][0];
+        assert_eq!(
+            (first["a"].as_str(), first["b"].as_str()),
+            (Some("face_hit"), Some("narrator_face"))
+        );
+        assert!(first["overlap"]["area"].as_f64().unwrap() > 0.0);
+        let errors = v.iter().filter(|x| x.1 == "error").count();
+        assert_eq!(g["summary"]["error_count"], errors);
+        assert_eq!(
+            g["summary"]["warning_count"],
+            v.iter().filter(|x| x.1 == "warning").count() + w.len()
+        );
+
+        // Face outside the narrator rect; then no face at all.
+        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
+            x: 200.0,
+            y: 0.0,
+            w: 120.0,
+            h: 100.0,
+        });
+        let w = codes(&geometry(&d, None, true), "warnings");
+        assert!(
+            has(&w, "narrator_face_outside_narrator", "warning"),
+            "{w:?}"
+        );
+        d.segments[0].narrator_face = None;
+        let g = geometry(&d, None, true);
+        assert!(has(
+            &codes(&g, "warnings"),
+            "missing_narrator_face",
+            "warning"
+        ));
+        assert_eq!(g["summary"]["remotion_geometry_basis"], "none");
+        // B-roll: no narrator, so no narrator diagnostics.
+        d.segments[0].roll = "B-roll".into();
+        let g = geometry(&d, Some(&s), true);
+        assert!(
+            codes(&g, "violations")
+                .iter()
+                .all(|(c, _)| !c.contains("narrator"))
+        );
+        assert!(
+            codes(&g, "warnings")
+                .iter()
+                .all(|(c, _)| !c.contains("narrator"))
+        );
+    }
+
+    #[test]
+    fn overlap_ignores_slivers() {
+        let a = PreviewRect::new(0.0, 0.0, 100.0, 100.0);
+        assert!(overlap(a, PreviewRect::new(99.95, 0.0, 100.0, 100.0)).is_none());
+        let o = overlap(a, PreviewRect::new(50.0, 50.0, 100.0, 100.0)).unwrap();
+        assert_eq!(o["area"], 2500.0);
+        assert_eq!(o["fraction_of_smaller"], 0.25);
+        assert!(overlap(a, PreviewRect::new(100.0, 0.0, 5.0, 5.0)).is_none());
+    }
+
+    fn obj(id: &str, rect: CanvasRect) -> compositor::spec::SpecObject {
+        let mut o = spec().groups[0].objects[0].clone();
+        o.layout_id = id.into();
+        o.rect = rect;
+        o
+    }
+}

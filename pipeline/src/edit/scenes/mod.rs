@@ -1,0 +1,1264 @@
+//! Scene editing and geometry: `modify_scene`, `edit_session`, `scene_geometry`.
+//!
+//! [`Editor`] holds what they share: a lock per video (every change of a video's document runs
+//! under it, so concurrent edits never lose an update), the edit sessions with their write-ahead
+//! journals ([`session`]), and the realtime hub every successful edit publishes to.
+//!
+//! An edit is: parse every field ([`edit::parse_fields`], no document needed) → check the video
+//! is ready → fetch external inputs (branch A's media) outside the lock → under the lock: load
+//! the document (the session's copy when a session is active), select the scene
+//! ([`select`]), apply to a clone ([`edit::apply`] or `overlay_edits::apply`), persist (stage in
+//! the session, or write the store) → publish `scene_modified`. Any error before persisting
+//! drops the clone, so a rejected edit changes nothing.
+//!
+//! Voice uploads (H) and narrator-video uploads (I) answer at once with a `queue_id` and finish
+//! on a background task, which applies under the same lock and publishes
+//! `scene_voice_upload_applied` (H) or `scene_modified` (both), or `scene_upload_failed`.
+//!
+//! Handlers call these functions on blocking threads (they do file and redb I/O and may wait
+//! on the lock).
+
+pub mod edit;
+pub mod geometry;
+pub mod select;
+pub mod session;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use compositor::spec::OverlaySpec;
+use serde_json::{Value, json};
+
+use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
+use crate::core::config::Settings;
+use crate::core::document::{Segment, VideoDocument, spec_file_name, spec_state};
+use crate::core::error::{Code, Error, Result};
+use crate::core::fetch::{FetchError, Fetcher};
+use crate::core::model::Job;
+use crate::core::store::{Store, StoreError};
+use crate::edit::realtime::Hub;
+
+use edit::{Edit, Family, MediaKind, PreparedMedia};
+use select::{Selection, Selector};
+
+/// Largest background, voice or narrator-video download when `fetch.max_bytes` is unset.
+pub const DEFAULT_MAX_DOWNLOAD: u64 = 200 * 1024 * 1024;
+/// Download time limit.
+const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Realtime message of every successful edit.
+pub const SCENE_MODIFIED: &str = "scene_modified";
+/// Realtime message of a finished voice upload.
+pub const VOICE_UPLOAD_APPLIED: &str = "scene_voice_upload_applied";
+/// Realtime message of a failed voice or narrator-video upload.
+pub const UPLOAD_FAILED: &str = "scene_upload_failed";
+
+/// The shared state of scene editing.
+pub struct Editor {
+    pub store: Arc<Store>,
+    pub settings: Arc<Settings>,
+    pub hub: Arc<Hub>,
+    pub voice: Arc<dyn VoiceProvider>,
+    pub fetcher: Fetcher,
+    pub runtime: tokio::runtime::Handle,
+    /// One lock per video, created on first use.
+    locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    pub sessions: session::Sessions,
+}
+
+/// What `modify_scene` answers.
+#[derive(Debug)]
+pub enum Outcome {
+    /// 200: the edit applied.
+    Applied(Value),
+    /// 200: an ambiguous text match; nothing changed.
+    Clarify(Value),
+    /// 202: an upload is queued.
+    Queued(Value),
+}
+
+/// Monotonic spec version tokens (milliseconds, never repeating within a process).
+fn next_version() -> String {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let mut prev = LAST.load(Ordering::Relaxed);
+    loop {
+        let next = now.max(prev + 1);
+        match LAST.compare_exchange(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return next.to_string(),
+            Err(p) => prev = p,
+        }
+    }
+}
+
+fn topic_param(body: &Value) -> Result<String> {
+    match body.get("id").or_else(|| body.get("topic_id")) {
+        None | Some(Value::Null) => Err(Error::missing("id")),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
+        Some(Value::String(s)) if crate::core::ids::is_topic_id(s.trim()) => {
+            Ok(s.trim().to_string())
+        }
+        Some(_) => Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")),
+    }
+}
+
+fn not_found() -> Error {
+    Error::new(
+        Code::VideoNotFound,
+        "No video with this id exists on the account.",
+    )
+    .param("id")
+}
+
+fn fetch_error(e: FetchError, param: &str) -> Error {
+    match e {
+        FetchError::Blocked(why) => Error::new(
+            Code::UnsupportedMediaUrl,
+            format!("The URL cannot be fetched: {why}."),
+        )
+        .param(param),
+        FetchError::TooLarge(n) => Error::new(
+            Code::FileTooLarge,
+            format!("The file is larger than {n} bytes."),
+        )
+        .param(param),
+        other => Error::new(
+            Code::DownloadFailed,
+            format!("The file could not be downloaded: {}.", other.public()),
+        )
+        .param(param),
+    }
+}
+
+/// The image or video container by magic bytes (the URL is never trusted for this).
+pub fn sniff_media(b: &[u8]) -> Option<(MediaKind, &'static str)> {
+    if b.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some((MediaKind::Image, "png"))
+    } else if b.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some((MediaKind::Image, "jpg"))
+    } else if b.len() > 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
+        Some((MediaKind::Image, "webp"))
+    } else if b.len() > 12 && &b[4..8] == b"ftyp" {
+        let brand = &b[8..12];
+        Some((
+            MediaKind::Video,
+            if brand == b"qt  " { "mov" } else { "mp4" },
+        ))
+    } else if b.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
+        Some((MediaKind::Video, "webm"))
+    } else {
+        None
+    }
+}
+
+/// What an asynchronous upload (branches H and I) needs, kept as
+/// `data_dir/upload_queue/{queue_id}.json` from the 202 until the upload is applied or failed.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct PendingUpload {
+    queue_id: String,
+    topic: String,
+    voice_file: String,
+    kind: UploadKind,
+    url: String,
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum UploadKind {
+    Voice,
+    NarratorVideo,
+}
+
+impl PendingUpload {
+    fn dir(data_dir: &std::path::Path) -> PathBuf {
+        data_dir.join("upload_queue")
+    }
+
+    fn save(&self, data_dir: &std::path::Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        crate::core::files::write_atomic(
+            &Self::dir(data_dir).join(format!("{}.json", self.queue_id)),
+            &bytes,
+        )
+    }
+
+    fn done(data_dir: &std::path::Path, queue_id: &str) {
+        let _ = std::fs::remove_file(Self::dir(data_dir).join(format!("{queue_id}.json")));
+    }
+
+    /// Every pending upload; unreadable entries are logged and dropped.
+    fn all(data_dir: &std::path::Path) -> Vec<PendingUpload> {
+        let Ok(entries) = std::fs::read_dir(Self::dir(data_dir)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            match std::fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<PendingUpload>(&b).ok())
+            {
+                Some(p) => out.push(p),
+                None => {
+                    tracing::warn!(file = %path.display(), "dropping an unreadable queued upload");
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Editor {
+    /// Opens the journal folder (`data_dir/journal`) and replays unfinished sessions.
+    pub fn new(
+        store: Arc<Store>,
+        settings: Arc<Settings>,
+        hub: Arc<Hub>,
+        voice: Arc<dyn VoiceProvider>,
+        fetcher: Fetcher,
+        runtime: tokio::runtime::Handle,
+    ) -> std::io::Result<Editor> {
+        let sessions = session::Sessions::open(&settings.data_dir.join("journal"))?;
+        Ok(Editor {
+            store,
+            settings,
+            hub,
+            voice,
+            fetcher,
+            runtime,
+            locks: Mutex::new(HashMap::new()),
+            sessions,
+        })
+    }
+
+    /// The lock of one video.
+    pub fn lock(&self, topic: &str) -> Arc<Mutex<()>> {
+        self.locks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(topic.to_string())
+            .or_default()
+            .clone()
+    }
+
+    fn job(&self, account: &str, topic: &str) -> Result<Job> {
+        match self.store.job(topic)? {
+            Some(j) if j.account == account => Ok(j),
+            _ => Err(not_found()),
+        }
+    }
+
+    /// The document staged in an active edit session, if one is open.
+    pub fn staged(&self, topic: &str) -> Option<VideoDocument> {
+        self.sessions.doc(topic)
+    }
+
+    /// The current document: the session's copy when a session is active, else the store's.
+    pub fn document(&self, topic: &str) -> Result<Option<VideoDocument>, StoreError> {
+        if let Some(d) = self.sessions.doc(topic) {
+            return Ok(Some(d));
+        }
+        self.store.document(topic)
+    }
+
+    fn public_root(&self) -> PathBuf {
+        self.settings.data_dir.join("public")
+    }
+
+    /// Where a scene's spec file lives.
+    pub fn spec_path(&self, doc: &VideoDocument, voice_file: &str) -> PathBuf {
+        self.public_root()
+            .join(doc.public_folder())
+            .join(spec_file_name(voice_file))
+    }
+
+    /// The scene's overlay spec: staged in the session, else the file (None when missing).
+    pub fn spec(&self, doc: &VideoDocument, voice_file: &str) -> Result<Option<OverlaySpec>> {
+        if let Some(s) = self.sessions.spec(&doc.topic_id, voice_file) {
+            return Ok(Some(s));
+        }
+        let path = self.spec_path(doc, voice_file);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::internal(format!("{}: {e}", path.display()))),
+        };
+        let spec: OverlaySpec = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
+        Ok(Some(spec))
+    }
+
+    fn write_spec(&self, doc: &VideoDocument, voice_file: &str, spec: &OverlaySpec) -> Result<()> {
+        let path = self.spec_path(doc, voice_file);
+        let bytes = serde_json::to_vec_pretty(spec).map_err(Error::internal)?;
+        crate::core::files::write_atomic(&path, &bytes).map_err(Error::internal)
+    }
+
+    /// The spec state of a scene as the Scene record reports it.
+    pub fn spec_meta(&self, doc: &VideoDocument, seg: &Segment) -> geometry::SpecMeta {
+        let file = spec_file_name(&seg.voice_file);
+        let exists = self.sessions.spec(&doc.topic_id, &seg.voice_file).is_some()
+            || self.spec_path(doc, &seg.voice_file).is_file();
+        let state = spec_state(&seg.remotion_spec, exists);
+        let version = if state == "ready" {
+            seg.remotion_spec.clone()
+        } else {
+            String::new()
+        };
+        let url = if state == "ready" {
+            format!(
+                "{}/{}/{file}?v={version}",
+                self.settings.origin_url,
+                doc.public_folder()
+            )
+        } else {
+            String::new()
+        };
+        geometry::SpecMeta {
+            file,
+            url,
+            version,
+            exists,
+            state,
+        }
+    }
+
+    /// The overlay poster's state (file `{voice_file}_poster.png` beside the spec).
+    pub fn poster_meta(&self, doc: &VideoDocument, seg: &Segment) -> geometry::PosterMeta {
+        let file = format!("{}_poster.png", seg.voice_file);
+        let rel = format!("tmp/{}", doc.poster_name(&seg.voice_file));
+        let path = self.public_root().join(&rel);
+        let mtime = |p: &std::path::Path| {
+            std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_millis())
+        };
+        let poster_time = mtime(&path);
+        let exists = poster_time.is_some();
+        let mut warnings = Vec::new();
+        let state = if seg.overlay_disabled() {
+            "disabled"
+        } else if exists {
+            "ready"
+        } else {
+            "missing"
+        };
+        if state == "missing" && !seg.remotion_spec.is_empty() {
+            warnings.push("poster_not_generated".to_string());
+        }
+        if let (Some(p), Some(s)) = (poster_time, mtime(&self.spec_path(doc, &seg.voice_file)))
+            && p < s
+        {
+            warnings.push("poster_older_than_spec".to_string());
+        }
+        let version = poster_time.map(|t| t.to_string()).unwrap_or_default();
+        let url = if exists {
+            format!("{}/{rel}?v={version}", self.settings.origin_url)
+        } else {
+            String::new()
+        };
+        geometry::PosterMeta {
+            file,
+            url,
+            version,
+            exists,
+            state,
+            warnings,
+        }
+    }
+
+    /// A scene as `modify_scene` returns it: the Scene record of `video_data`, with word
+    /// timings, and the spec state as an open edit session sees it.
+    pub fn segment_record(&self, doc: &VideoDocument, index: usize) -> Value {
+        let s = &doc.segments[index];
+        let public_root = self.public_root();
+        let mut record = doc.segment_public(
+            index,
+            &crate::core::document::PublicView {
+                review_url: "",
+                origin_url: &self.settings.origin_url,
+                public_root: &public_root,
+                include_diagnostics: false,
+            },
+        );
+        let meta = self.spec_meta(doc, s);
+        record["words"] = json!(s.words);
+        record["has_narrator_video"] = json!(s.narrator_video.is_some());
+        record["remotion_spec_url"] = json!(meta.url);
+        record["remotion_spec_version"] = json!(meta.version);
+        record["remotion_spec_exists"] = json!(meta.exists);
+        record["remotion_spec_state"] = json!(meta.state);
+        record["agent_meta"]["remotion_spec"] = json!({
+            "file": meta.file,
+            "url": meta.url,
+            "state": meta.state,
+            "exists": meta.exists,
+            "version": meta.version,
+        });
+        record
+    }
+
+    /// Persists an edited document: staged in the active session, or written straight through
+    /// (specs first, then the document in one store transaction).
+    fn persist(&self, doc: &VideoDocument, specs: &BTreeMap<String, OverlaySpec>) -> Result<()> {
+        let topic = &doc.topic_id;
+        if self.settings.edit.cache_enabled
+            && self
+                .sessions
+                .stage(topic, doc, specs, crate::core::time::now())
+                .map_err(Error::internal)?
+        {
+            return Ok(());
+        }
+        for (vf, spec) in specs {
+            self.write_spec(doc, vf, spec)?;
+        }
+        self.store.write(|tx| tx.put_document(topic, doc))?;
+        Ok(())
+    }
+
+    fn session_json(&self, topic: &str) -> Value {
+        match self.sessions.info(topic) {
+            Some(i) => json!({ "active": true, "staged_writes": i.staged_writes }),
+            None => json!({ "active": false }),
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // modify_scene
+
+    /// `POST /v1/modify_scene`.
+    pub fn modify(self: &Arc<Self>, account: &str, body: &Value) -> Result<Outcome> {
+        if !body.is_object() {
+            return Err(Error::new(
+                Code::InvalidJson,
+                "The body must be a JSON object.",
+            ));
+        }
+        let topic = topic_param(body)?;
+        let by = match body.get("by") {
+            None | Some(Value::Null) => return Err(Error::missing("by")),
+            Some(Value::String(s)) => s.trim().to_string(),
+            Some(_) => {
+                return Err(Error::new(
+                    Code::InvalidBy,
+                    "`by` must be `voice_file`, `id` or `text`.",
+                )
+                .param("by"));
+            }
+        };
+        let selector = select::parse(&by, body.get("value"), body.get("min_score"))?;
+        match body.get("op") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if s == "set" => {}
+            Some(_) => {
+                return Err(Error::new(
+                    Code::InvalidField,
+                    "`op` must be `set` (the only operation).",
+                )
+                .param("op"));
+            }
+        }
+        let (family, edits) = edit::parse_fields(body.get("fields"))?;
+        let job = self.job(account, &topic)?;
+        if job.step < 5 {
+            return Err(scenes_not_ready());
+        }
+        match family {
+            Family::Voice | Family::NarratorVideo => {
+                return self.queue_upload(
+                    &topic,
+                    &selector,
+                    edits.into_iter().next().expect("one"),
+                );
+            }
+            _ => {}
+        }
+        let media = match edits.first() {
+            Some(Edit::Background { url, kind }) => {
+                Some(self.download_background(&topic, url, *kind)?)
+            }
+            _ => None,
+        };
+        let out = self.modify_locked(&topic, &selector, family, &edits, media.as_ref());
+        if let Some(m) = &media
+            && !matches!(out, Ok(Outcome::Applied(_)))
+        {
+            let _ = std::fs::remove_file(self.settings.video_dir(&topic).join(&m.file));
+        }
+        out
+    }
+
+    fn modify_locked(
+        &self,
+        topic: &str,
+        selector: &Selector,
+        family: Family,
+        edits: &[Edit],
+        media: Option<&PreparedMedia>,
+    ) -> Result<Outcome> {
+        let lock = self.lock(topic);
+        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
+        let (index, score) = match select::select(&doc, selector)? {
+            Selection::Found { index, score } => (index, score),
+            Selection::Ambiguous(c) => {
+                let q = match selector {
+                    Selector::Text { query, .. } => query.as_str(),
+                    _ => "",
+                };
+                return Ok(Outcome::Clarify(select::clarification(
+                    "scene_modification",
+                    &doc,
+                    q,
+                    &c,
+                )));
+            }
+        };
+        let mut new = doc.clone();
+        let voice_file = new.segments[index].voice_file.clone();
+        let mut staged_specs = BTreeMap::new();
+        let applied = if let Family::Overlay(_) = family {
+            let ctx = crate::edit::overlay_edits::OverlayEditContext {
+                settings: &self.settings,
+                fetcher: &self.fetcher,
+                runtime: &self.runtime,
+            };
+            let mut all = serde_json::Map::new();
+            for e in edits {
+                if let Edit::Overlay { field, value } = e {
+                    let a = crate::edit::overlay_edits::apply(&ctx, &mut new, index, field, value)?;
+                    all.insert(field.clone(), a);
+                }
+            }
+            // The overlay module changed the spec files: a new version busts caches.
+            if !new.segments[index].overlay_disabled() {
+                new.segments[index].remotion_spec = next_version();
+            }
+            Value::Object(all)
+        } else {
+            let mut spec = None;
+            if edits.iter().any(Edit::needs_spec) {
+                if new.segments[index].overlay_disabled() {
+                    return Err(edit::disabled());
+                }
+                spec = self.spec(&new, &voice_file)?;
+            }
+            let (applied, changed) = edit::apply(
+                edit::Inputs {
+                    voice: self.voice.as_ref(),
+                    media,
+                    spec: spec.as_mut(),
+                },
+                &mut new,
+                index,
+                edits,
+            )?;
+            if changed && let Some(spec) = spec {
+                spec.validate().map_err(|e| {
+                    Error::new(
+                        Code::InvalidValue,
+                        format!("The overlay would be invalid: {e}."),
+                    )
+                    .param("fields")
+                })?;
+                staged_specs.insert(voice_file.clone(), spec);
+                new.segments[index].remotion_spec = next_version();
+            }
+            applied
+        };
+        self.persist(&new, &staged_specs)?;
+        let segment = self.segment_record(&new, index);
+        let fields: Vec<&str> = edits.iter().map(edit_name).collect();
+        self.hub.publish(
+            topic,
+            SCENE_MODIFIED,
+            &voice_file,
+            json!({
+                "scene_id": new.segments[index].id,
+                "family": family.as_str(),
+                "fields": fields,
+                "applied": applied,
+                "segment": segment,
+            }),
+        );
+        let mut body = json!({
+            "object": "scene_modification",
+            "status": "applied",
+            "id": topic,
+            "topic_id": topic,
+            "voice_file": voice_file,
+            "scene_id": new.segments[index].id,
+            "score": score,
+            "family": family.as_str(),
+            "applied": applied,
+            "segment": segment,
+            "edit_session": self.session_json(topic),
+        });
+        if let Some(m) = media {
+            body["media_type"] = json!(m.kind.as_str());
+            body["media_url"] = json!(m.url);
+        }
+        Ok(Outcome::Applied(body))
+    }
+
+    /// Branch A's download: guarded fetch, kind from `mediaType`, the extension or the bytes,
+    /// checked against the bytes, written under a fresh name in the video's folder.
+    fn download_background(
+        &self,
+        topic: &str,
+        url: &str,
+        kind: Option<MediaKind>,
+    ) -> Result<PreparedMedia> {
+        let param = "fields";
+        let resp = self
+            .runtime
+            .block_on(self.fetcher.get(url, self.max_download(), DOWNLOAD_TIMEOUT))
+            .map_err(|e| fetch_error(e, param))?;
+        let sniffed = sniff_media(&resp.body);
+        let kind = kind
+            .or_else(|| edit::kind_from_extension(url))
+            .or(sniffed.map(|s| s.0))
+            .ok_or_else(|| {
+                Error::new(
+                    Code::InvalidValue,
+                    "Could not tell whether `mediaUrl` is an image or a video; send `mediaType`.",
+                )
+                .param(param)
+            })?;
+        let ext = match sniffed {
+            Some((k, ext)) if k == kind => ext,
+            _ => {
+                return Err(Error::new(
+                    Code::InvalidValue,
+                    format!(
+                        "`mediaUrl` is not a supported {} (PNG, JPEG or WebP images; MP4, MOV or WebM videos).",
+                        kind.as_str()
+                    ),
+                )
+                .param(param));
+            }
+        };
+        let dir = self.settings.video_dir(topic);
+        let file = format!("media_{}.{ext}", crate::core::ids::file_token());
+        crate::core::files::write_atomic(&dir.join(&file), &resp.body).map_err(Error::internal)?;
+        Ok(PreparedMedia {
+            url: url.to_string(),
+            kind,
+            file,
+        })
+    }
+
+    fn max_download(&self) -> u64 {
+        self.settings
+            .fetch
+            .max_bytes
+            .unwrap_or(DEFAULT_MAX_DOWNLOAD)
+    }
+
+    // ------------------------------------------------------------------------------------
+    // Uploads (H, I)
+
+    fn queue_upload(
+        self: &Arc<Self>,
+        topic: &str,
+        selector: &Selector,
+        e: Edit,
+    ) -> Result<Outcome> {
+        let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
+        let index = match select::select(&doc, selector)? {
+            Selection::Found { index, .. } => index,
+            Selection::Ambiguous(c) => {
+                let q = match selector {
+                    Selector::Text { query, .. } => query.as_str(),
+                    _ => "",
+                };
+                return Ok(Outcome::Clarify(select::clarification(
+                    "scene_modification",
+                    &doc,
+                    q,
+                    &c,
+                )));
+            }
+        };
+        let url = match &e {
+            Edit::VoiceUpload { url } | Edit::NarratorVideo { url } => url.clone(),
+            _ => return Err(Error::internal("not an upload")),
+        };
+        self.runtime
+            .block_on(self.fetcher.guard(&url))
+            .map_err(|e| fetch_error(e, "fields"))?;
+        let seg = &doc.segments[index];
+        let queue_id = format!(
+            "vq_{}{}",
+            crate::core::ids::file_token(),
+            &crate::core::ids::file_token()[..8]
+        );
+        let status = match e {
+            Edit::VoiceUpload { .. } => "scene_voice_upload_queued",
+            _ => "scene_narrator_video_upload_queued",
+        };
+        let pending = PendingUpload {
+            queue_id: queue_id.clone(),
+            topic: topic.to_string(),
+            voice_file: seg.voice_file.clone(),
+            kind: match e {
+                Edit::VoiceUpload { .. } => UploadKind::Voice,
+                _ => UploadKind::NarratorVideo,
+            },
+            url,
+        };
+        // Durable before it is acknowledged: a restart picks the upload up again.
+        pending
+            .save(&self.settings.data_dir)
+            .map_err(Error::internal)?;
+        self.spawn_upload(pending);
+        Ok(Outcome::Queued(json!({
+            "object": "scene_modification",
+            "status": status,
+            "queue_id": queue_id,
+            "id": topic,
+            "topic_id": topic,
+            "voice_file": seg.voice_file,
+            "scene_id": seg.id,
+            "applied": {},
+        })))
+    }
+
+    /// Restarts the uploads a previous process queued but did not finish (call once at start).
+    pub fn resume_uploads(self: &Arc<Self>) -> usize {
+        let pending = PendingUpload::all(&self.settings.data_dir);
+        let n = pending.len();
+        for p in pending {
+            tracing::info!(topic = %p.topic, queue_id = %p.queue_id, "resuming a queued upload");
+            self.spawn_upload(p);
+        }
+        n
+    }
+
+    fn spawn_upload(self: &Arc<Self>, p: PendingUpload) {
+        let this = self.clone();
+        self.runtime.spawn(async move {
+            let dir = this.settings.data_dir.clone();
+            let queue_id = p.queue_id.clone();
+            let e = match p.kind {
+                UploadKind::Voice => Edit::VoiceUpload { url: p.url.clone() },
+                UploadKind::NarratorVideo => Edit::NarratorVideo { url: p.url.clone() },
+            };
+            this.run_upload(p.topic, p.voice_file, p.queue_id, e, p.url)
+                .await;
+            PendingUpload::done(&dir, &queue_id);
+        });
+    }
+
+    async fn run_upload(
+        self: Arc<Self>,
+        topic: String,
+        voice_file: String,
+        queue_id: String,
+        e: Edit,
+        url: String,
+    ) {
+        let result = match self
+            .fetcher
+            .get(&url, self.max_download(), DOWNLOAD_TIMEOUT)
+            .await
+        {
+            Err(err) => Err(fetch_error(err, "fields")),
+            Ok(resp) => {
+                let this = self.clone();
+                let (t, vf, q) = (topic.clone(), voice_file.clone(), queue_id.clone());
+                tokio::task::spawn_blocking(move || {
+                    this.apply_upload(&t, &vf, &q, &e, &url, resp.body)
+                })
+                .await
+                .unwrap_or_else(|j| Err(Error::internal(j)))
+            }
+        };
+        if let Err(err) = result {
+            tracing::warn!(%topic, %queue_id, code = %err.code, message = %err.message, "upload failed");
+            self.hub.publish(
+                &topic,
+                UPLOAD_FAILED,
+                &voice_file,
+                json!({
+                    "queue_id": queue_id,
+                    "error": { "code": err.code.as_str(), "message": err.message },
+                }),
+            );
+        }
+    }
+
+    fn apply_upload(
+        &self,
+        topic: &str,
+        voice_file: &str,
+        queue_id: &str,
+        e: &Edit,
+        url: &str,
+        bytes: Vec<u8>,
+    ) -> Result<()> {
+        let dir = self.settings.video_dir(topic);
+        std::fs::create_dir_all(&dir).map_err(Error::internal)?;
+        let tmp = dir.join(format!(".upload_{}.part", crate::core::ids::file_token()));
+        std::fs::write(&tmp, &bytes).map_err(Error::internal)?;
+        let decoded = match e {
+            Edit::VoiceUpload { .. } => {
+                let track = compositor::media::decode_audio(&tmp, SAMPLE_RATE);
+                let _ = std::fs::remove_file(&tmp);
+                let track = track.map_err(|err| {
+                    Error::new(
+                        Code::MediaDecodeFailed,
+                        format!("The voice file could not be decoded: {err}."),
+                    )
+                })?;
+                if track.samples.is_empty() {
+                    return Err(Error::new(
+                        Code::MediaDecodeFailed,
+                        "The voice file has no audio.",
+                    ));
+                }
+                let file = format!("{voice_file}_voice_{}.wav", crate::core::ids::file_token());
+                let n = Narration {
+                    sample_rate: SAMPLE_RATE,
+                    samples: track.samples,
+                    words: Vec::new(),
+                };
+                write_wav(&dir.join(&file), &n).map_err(Error::internal)?;
+                (file, n.duration())
+            }
+            _ => {
+                let probed = compositor::media::probe_duration(&tmp);
+                let ext = sniff_media(&bytes)
+                    .filter(|s| s.0 == MediaKind::Video)
+                    .map(|s| s.1);
+                let (Ok(d), Some(ext)) = (probed, ext) else {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(Error::new(
+                        Code::MediaDecodeFailed,
+                        "The narrator video is not a readable MP4, MOV or WebM file.",
+                    ));
+                };
+                let file = format!(
+                    "{voice_file}_narrator_{}.{ext}",
+                    crate::core::ids::file_token()
+                );
+                std::fs::rename(&tmp, dir.join(&file)).map_err(Error::internal)?;
+                (file, d)
+            }
+        };
+        let lock = self.lock(topic);
+        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
+        let voice_id = edit::voice_id_of(&doc);
+        let index = doc
+            .segments
+            .iter()
+            .position(|s| s.voice_file == voice_file)
+            .ok_or_else(|| {
+                Error::new(
+                    Code::SceneNotFound,
+                    "The scene was deleted before the upload finished.",
+                )
+            })?;
+        let seg = &mut doc.segments[index];
+        let (file, seconds) = decoded;
+        let applied = match e {
+            Edit::VoiceUpload { .. } => {
+                seg.audio_file = file;
+                seg.duration = seconds;
+                seg.words = edit::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
+                seg.narrator.audio_url = url.to_string();
+                json!({ "voice.upload": url, "duration": seconds, "word_count": seg.words.len() })
+            }
+            _ => {
+                let from = seg.roll.clone();
+                seg.narrator_video = Some(file);
+                seg.narrator.video_url = url.to_string();
+                // A B-roll target keeps its background and becomes A-roll.
+                seg.roll = "A-roll".into();
+                json!({ "narrator.upload_video": url, "roll": { "from": from, "to": "A-roll" }, "video_duration": seconds })
+            }
+        };
+        self.persist(&doc, &BTreeMap::new())?;
+        let segment = self.segment_record(&doc, index);
+        let scene_id = doc.segments[index].id;
+        let family = match e {
+            Edit::VoiceUpload { .. } => Family::Voice,
+            _ => Family::NarratorVideo,
+        };
+        let payload = json!({
+            "scene_id": scene_id,
+            "queue_id": queue_id,
+            "family": family.as_str(),
+            "fields": [edit_name(e)],
+            "applied": applied,
+            "segment": segment,
+        });
+        if family == Family::Voice {
+            self.hub
+                .publish(topic, VOICE_UPLOAD_APPLIED, voice_file, payload.clone());
+        }
+        self.hub.publish(topic, SCENE_MODIFIED, voice_file, payload);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------------------------
+    // edit_session
+
+    /// `POST /v1/edit_session`.
+    pub fn edit_session(&self, account: &str, body: &Value) -> Result<Value> {
+        let topic = topic_param(body)?;
+        let action = match body.get("action") {
+            None | Some(Value::Null) => return Err(Error::missing("action")),
+            Some(Value::String(s))
+                if ["start", "commit", "abort", "status"].contains(&s.as_str()) =>
+            {
+                s.clone()
+            }
+            Some(_) => {
+                return Err(Error::new(
+                    Code::InvalidAction,
+                    "`action` must be `start`, `commit`, `abort` or `status`.",
+                )
+                .param("action"));
+            }
+        };
+        let topic_not_found = || {
+            Error::new(
+                Code::TopicNotFound,
+                "No video with this id exists on the account.",
+            )
+            .param("id")
+        };
+        let fetch_failed = |e: StoreError| {
+            tracing::error!(%topic, error = %e, "edit session: document load failed");
+            Error::new(
+                Code::TopicFetchFailed,
+                "The video's document could not be loaded.",
+            )
+            .param("id")
+        };
+        match self.store.job(&topic) {
+            Ok(Some(j)) if j.account == account => {}
+            Ok(_) => return Err(topic_not_found()),
+            Err(e) => return Err(fetch_failed(e)),
+        }
+        let enabled = self.settings.edit.cache_enabled;
+        let ttl = self.settings.edit.session_idle_secs;
+        let mut out = json!({
+            "object": "edit_session",
+            "id": topic,
+            "topic_id": topic,
+            "action": action,
+            "cache_enabled": enabled,
+        });
+        if !enabled {
+            out["active"] = json!(false);
+            out["note"] = json!(
+                "Edit sessions are off on this server (cache_enabled = false): every edit is written straight through, serialised per video."
+            );
+            if action == "commit" {
+                out["committed"] = json!(false);
+            }
+            return Ok(out);
+        }
+        let lock = self.lock(&topic);
+        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        match action.as_str() {
+            "start" => {
+                let doc = match self.document(&topic) {
+                    Ok(Some(d)) => d,
+                    Ok(None) => return Err(scenes_not_ready()),
+                    Err(e) => return Err(fetch_failed(e)),
+                };
+                let info = self
+                    .sessions
+                    .start(&topic, doc, crate::core::time::now())
+                    .map_err(Error::internal)?;
+                out["active"] = json!(true);
+                out["ttl_seconds"] = json!(ttl);
+                out["started"] = json!(crate::core::time::iso(info.started));
+                out["staged_writes"] = json!(info.staged_writes);
+            }
+            "commit" => {
+                let n = self.commit_locked(&topic)?;
+                out["committed"] = json!(n.is_some());
+                out["active"] = json!(false);
+                out["staged_writes"] = json!(n.unwrap_or(0));
+            }
+            "abort" => {
+                let s = self.sessions.take(&topic);
+                if s.is_some() {
+                    self.sessions.forget(&topic).map_err(Error::internal)?;
+                }
+                out["aborted"] = json!(s.is_some());
+                out["discarded_writes"] = json!(s.map(|s| s.staged_writes).unwrap_or(0));
+                out["active"] = json!(false);
+            }
+            _ => match self.sessions.info(&topic) {
+                Some(i) => {
+                    let last = i.last_write.unwrap_or(i.started);
+                    out["active"] = json!(true);
+                    out["staged_writes"] = json!(i.staged_writes);
+                    out["started"] = json!(crate::core::time::iso(i.started));
+                    out["last_write"] = i
+                        .last_write
+                        .map(crate::core::time::iso)
+                        .map_or(Value::Null, Value::String);
+                    out["ttl_seconds"] = json!(ttl);
+                    out["expires_at"] = json!(crate::core::time::iso(last + ttl as i64));
+                }
+                None => {
+                    out["active"] = json!(false);
+                    out["staged_writes"] = json!(0);
+                    out["started"] = Value::Null;
+                    out["last_write"] = Value::Null;
+                }
+            },
+        }
+        Ok(out)
+    }
+
+    /// Flushes the session of `topic` (held lock): specs, then the document once, then the
+    /// journal is deleted. Returns the staged write count, or `None` without a session.
+    fn commit_locked(&self, topic: &str) -> Result<Option<u64>> {
+        let Some(s) = self.sessions.take(topic) else {
+            return Ok(None);
+        };
+        let flushed = (|| -> Result<()> {
+            for (vf, spec) in &s.specs {
+                self.write_spec(&s.doc, vf, spec)?;
+            }
+            self.store.write(|tx| tx.put_document(topic, &s.doc))?;
+            Ok(())
+        })();
+        if let Err(e) = flushed {
+            self.sessions.restore(topic, s);
+            return Err(e);
+        }
+        let n = s.staged_writes;
+        drop(s);
+        if let Err(e) = self.sessions.forget(topic) {
+            tracing::warn!(topic, error = %e, "committed, but the journal could not be removed");
+        }
+        tracing::info!(topic, staged = n, "edit session committed");
+        Ok(Some(n))
+    }
+
+    /// Commits every session idle for `edit.session_idle_secs`; returns how many.
+    pub fn commit_idle(&self) -> usize {
+        let idle = self.sessions.idle(
+            crate::core::time::now(),
+            self.settings.edit.session_idle_secs,
+        );
+        let mut n = 0;
+        for topic in idle {
+            let lock = self.lock(&topic);
+            let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+            // Re-check under the lock: an edit may have just arrived.
+            let still_idle = self
+                .sessions
+                .idle(
+                    crate::core::time::now(),
+                    self.settings.edit.session_idle_secs,
+                )
+                .contains(&topic);
+            if still_idle {
+                match self.commit_locked(&topic) {
+                    Ok(Some(_)) => n += 1,
+                    Ok(None) => {}
+                    Err(e) => tracing::error!(%topic, error = %e, "idle auto-commit failed"),
+                }
+            }
+        }
+        n
+    }
+
+    /// Runs [`Editor::commit_idle`] every `edit.idle_check_secs` until `stop` resolves.
+    pub async fn run_idle_commits(self: Arc<Self>, stop: impl std::future::Future<Output = ()>) {
+        let mut tick =
+            tokio::time::interval(Duration::from_secs(self.settings.edit.idle_check_secs));
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                _ = &mut stop => return,
+                _ = tick.tick() => {
+                    let this = self.clone();
+                    match tokio::task::spawn_blocking(move || this.commit_idle()).await {
+                        Ok(n) if n > 0 => tracing::info!(sessions = n, "idle edit sessions committed"),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // scene_geometry
+
+    /// `POST /v1/scene_geometry`: the geometry body, or a clarification (`Err` never means
+    /// ambiguity).
+    pub fn geometry(&self, account: &str, body: &Value) -> Result<Value> {
+        if !body.is_object() {
+            return Err(Error::new(
+                Code::InvalidJson,
+                "The body must be a JSON object.",
+            ));
+        }
+        let topic = topic_param(body)?;
+        let given = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
+        let count = [given("voice_file"), given("scene_id"), given("by")]
+            .iter()
+            .filter(|b| **b)
+            .count();
+        if count == 0 {
+            return Err(Error::new(
+                Code::MissingField,
+                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
+            )
+            .param("voice_file"));
+        }
+        if count > 1 {
+            return Err(Error::new(
+                Code::InvalidField,
+                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
+            )
+            .param("voice_file"));
+        }
+        let selector = if given("voice_file") {
+            select::parse("voice_file", body.get("voice_file"), None)
+                .map_err(|e| e.param("voice_file"))?
+        } else if given("scene_id") {
+            select::parse("id", body.get("scene_id"), None).map_err(|e| e.param("scene_id"))?
+        } else {
+            let by = body.get("by").and_then(Value::as_str).ok_or_else(|| {
+                Error::new(
+                    Code::InvalidBy,
+                    "`by` must be `voice_file`, `id` or `text`.",
+                )
+                .param("by")
+            })?;
+            select::parse(by, body.get("value"), body.get("min_score"))?
+        };
+        let include_diagnostics = match body.get("include_diagnostics") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => {
+                return Err(Error::new(
+                    Code::InvalidField,
+                    "`include_diagnostics` must be true or false.",
+                )
+                .param("include_diagnostics"));
+            }
+        };
+        self.job(account, &topic)?;
+        let doc = match self.document(&topic) {
+            Ok(Some(d)) => d,
+            Ok(None) => {
+                return Err(Error::new(
+                    Code::ScriptNotReady,
+                    "The video has no script yet; it is still processing.",
+                )
+                .param("id"));
+            }
+            Err(StoreError::Corrupt { .. }) => {
+                return Err(Error::new(
+                    Code::ScriptParseFailed,
+                    "The video's stored script could not be read.",
+                )
+                .param("id"));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (index, score) = match select::select(&doc, &selector)? {
+            Selection::Found { index, score } => (index, score),
+            Selection::Ambiguous(c) => {
+                let q = match &selector {
+                    Selector::Text { query, .. } => query.as_str(),
+                    _ => "",
+                };
+                return Ok(select::clarification("scene_geometry", &doc, q, &c));
+            }
+        };
+        let seg = &doc.segments[index];
+        let spec = if seg.overlay_disabled() {
+            None
+        } else {
+            self.spec(&doc, &seg.voice_file).map_err(|e| {
+                tracing::error!(topic = %topic, error = %e, "scene geometry: spec unreadable");
+                Error::new(
+                    Code::SceneGeometryFailed,
+                    "The scene's overlay spec could not be read.",
+                )
+            })?
+        };
+        let spec_meta = self.spec_meta(&doc, seg);
+        let poster = include_diagnostics.then(|| self.poster_meta(&doc, seg));
+        Ok(geometry::build(&geometry::Input {
+            doc: &doc,
+            index,
+            spec: spec.as_ref(),
+            spec_meta,
+            poster,
+            include_diagnostics,
+            score,
+            company_id: account,
+        }))
+    }
+}
+
+/// A document for tests, built through serde so fields added later (all `#[serde(default)]`)
+/// never break the tests.
+#[cfg(test)]
+pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
+    let mut d: VideoDocument = serde_json::from_value(json!({
+        "topic_id": topic,
+        "title": "t",
+        "language": "English",
+        "faceless": false,
+        "script": "",
+        "segments": [],
+    }))
+    .expect("minimal document");
+    d.segments = segments;
+    d
+}
+
+fn scenes_not_ready() -> Error {
+    Error::new(
+        Code::ScenesNotReady,
+        "The video has not reached scenes_ready_for_review yet.",
+    )
+    .param("id")
+}
+
+/// The field name an edit came from (for realtime messages).
+fn edit_name(e: &Edit) -> &str {
+    match e {
+        Edit::Background { .. } => "mediaUrl",
+        Edit::ObjectRect { .. } => "remotion.object.rect",
+        Edit::GroupRect { .. } => "remotion.group.rect",
+        Edit::NarratorRect(_) => "overlay.narrator.rect",
+        Edit::CaptionY(_) => "overlay.caption.y",
+        Edit::VoiceUpload { .. } => "voice.upload",
+        Edit::NarratorVideo { .. } => "narrator.upload_video",
+        Edit::Roll(_) => "roll.active",
+        Edit::Text(_) => "segment.text",
+        Edit::Meta(_) => "metadata",
+        Edit::DisableOverlay => "disable_overlay",
+        Edit::Overlay { field, .. } => field,
+    }
+}

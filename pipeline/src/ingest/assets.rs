@@ -1,0 +1,626 @@
+//! Uploaded assets (`upload_asset`): which files are accepted, how they are named on the public
+//! origin, and the HMAC-signed, single-use presigned PUT.
+//!
+//! - **Types**: any `audio/*`, `video/*`, `image/*`, plus the document types of the spec; or a
+//!   known extension. [`classify`] picks the stored extension and the content type.
+//! - **Names**: `assets/{32 hex}/{sanitised basename}`. The folder token is random (128 bits), the
+//!   basename is reduced to `[A-Za-z0-9._-]`, so a client filename never becomes a path.
+//! - **Presign**: `PUT {base_url}/v1/upload_asset/put/{folder}/{name}?iat=&exp=&max=&sig=`, where
+//!   `sig = hex(HMAC-SHA256(key, "PUT\n{folder}/{name}\n{iat}\n{exp}\n{max}"))`. The key is 32
+//!   random bytes kept in `{data_dir}/presign.key` (created on first use, never sent anywhere).
+//!   A PUT first claims the token with an exclusive marker file, so a replay gets
+//!   `presign_used` (409) even while the first upload is still streaming; a failed upload gives
+//!   the claim back so the client can retry.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use hmac::{KeyInit, Mac};
+use sha2::Sha256;
+
+use crate::core::error::{Code, Error};
+
+/// The spec's asset size cap (500 MB) — the default of `media.asset_max_bytes`.
+pub const ASSET_MAX_BYTES: u64 = 524_288_000;
+
+/// Extensions the spec allows, with the content type each implies.
+const EXTENSIONS: &[(&str, &str)] = &[
+    // audio
+    ("mp3", "audio/mpeg"),
+    ("wav", "audio/wav"),
+    ("m4a", "audio/mp4"),
+    ("aac", "audio/aac"),
+    ("ogg", "audio/ogg"),
+    ("opus", "audio/opus"),
+    ("flac", "audio/flac"),
+    // video
+    ("mp4", "video/mp4"),
+    ("mov", "video/quicktime"),
+    ("m4v", "video/x-m4v"),
+    ("webm", "video/webm"),
+    ("mkv", "video/x-matroska"),
+    ("avi", "video/x-msvideo"),
+    // image
+    ("jpg", "image/jpeg"),
+    ("jpeg", "image/jpeg"),
+    ("png", "image/png"),
+    ("webp", "image/webp"),
+    ("gif", "image/gif"),
+    ("bmp", "image/bmp"),
+    ("avif", "image/avif"),
+    ("svg", "image/svg+xml"),
+    // documents
+    ("html", "text/html"),
+    ("htm", "text/html"),
+    ("pdf", "application/pdf"),
+    ("md", "text/markdown"),
+    ("markdown", "text/markdown"),
+];
+
+/// Non-media content types the spec allows.
+const DOCUMENT_TYPES: &[&str] = &[
+    "text/html",
+    "application/xhtml+xml",
+    "application/pdf",
+    "text/markdown",
+    "text/x-markdown",
+];
+
+/// What an upload will be stored as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssetType {
+    /// Lower-case extension of the stored file (it decides the served `Content-Type`).
+    pub ext: String,
+    /// The content type reported back to the client.
+    pub content_type: String,
+}
+
+fn ext_type(ext: &str) -> Option<&'static str> {
+    EXTENSIONS.iter().find(|(e, _)| *e == ext).map(|(_, t)| *t)
+}
+
+/// The essence of a content type (`Audio/MPEG; x=1` → `audio/mpeg`), if it is well formed.
+fn essence(ct: &str) -> Option<String> {
+    let e = ct.split(';').next()?.trim().to_ascii_lowercase();
+    let (top, sub) = e.split_once('/')?;
+    let token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&^_.+-".contains(&b))
+    };
+    (token(top) && token(sub)).then_some(e)
+}
+
+fn type_allowed(ct: &str) -> bool {
+    ct.starts_with("audio/")
+        || ct.starts_with("video/")
+        || ct.starts_with("image/")
+        || DOCUMENT_TYPES.contains(&ct)
+}
+
+/// The extension that serves `ct` correctly when the filename has none we know.
+fn ext_for_type(ct: &str) -> Option<&'static str> {
+    let direct = EXTENSIONS.iter().find(|(_, t)| *t == ct).map(|(e, _)| *e);
+    direct.or(match ct {
+        "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => Some("wav"),
+        "audio/mp3" => Some("mp3"),
+        "audio/x-m4a" => Some("m4a"),
+        "audio/x-flac" => Some("flac"),
+        "video/x-mp4" => Some("mp4"),
+        "application/xhtml+xml" => Some("html"),
+        "text/x-markdown" => Some("md"),
+        _ => None,
+    })
+}
+
+/// The last path component of a client-supplied name (both `/` and `\` separate).
+pub fn basename(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or("").trim()
+}
+
+/// The extension of a client-supplied name, lower-case, without the dot.
+pub fn extension(name: &str) -> Option<String> {
+    let base = basename(name);
+    let (stem, ext) = base.rsplit_once('.')?;
+    (!stem.is_empty() || !ext.is_empty()).then(|| ext.to_ascii_lowercase())
+}
+
+/// Decides whether an upload is accepted, from its filename and optional content type.
+///
+/// Accepted when the extension is one of the spec's, or the content type is an allowed one
+/// (the stored file then gets the matching extension). Otherwise `unsupported_asset_type`.
+pub fn classify(filename: &str, content_type: Option<&str>) -> Result<AssetType, Error> {
+    let given = content_type
+        .and_then(essence)
+        .filter(|c| c != "application/octet-stream");
+    if let Some(ext) = extension(filename)
+        && let Some(implied) = ext_type(&ext)
+    {
+        let content_type = match given {
+            Some(c) if type_allowed(&c) => c,
+            _ => implied.to_string(),
+        };
+        return Ok(AssetType { ext, content_type });
+    }
+    if let Some(ct) = given.filter(|c| type_allowed(c)) {
+        let ext = ext_for_type(&ct).unwrap_or("bin").to_string();
+        return Ok(AssetType {
+            ext,
+            content_type: ct,
+        });
+    }
+    Err(Error::new(
+        Code::UnsupportedAssetType,
+        "Only audio, video, image, HTML, PDF and Markdown files are accepted (extensions: \
+         mp3 wav m4a aac ogg opus flac, mp4 mov m4v webm mkv avi, jpg jpeg png webp gif bmp avif \
+         svg, html htm pdf md markdown).",
+    )
+    .param("filename"))
+}
+
+/// A safe stored basename for `filename`: `[A-Za-z0-9._-]` only, no leading dots, at most 80
+/// characters, always ending in `.{ext}`.
+pub fn stored_name(filename: &str, ext: &str) -> String {
+    let base = basename(filename);
+    let stem = match base.rsplit_once('.') {
+        Some((s, _)) => s,
+        None => base,
+    };
+    let mut clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    clean = clean.trim_start_matches(['.', '_']).to_string();
+    clean.truncate(80 - ext.len() - 1);
+    while clean.ends_with('.') {
+        clean.pop();
+    }
+    if clean.is_empty() {
+        clean = "file".into();
+    }
+    format!("{clean}.{ext}")
+}
+
+/// A fresh 32-hex folder token (128 random bits).
+pub fn folder_token() -> String {
+    format!(
+        "{}{}",
+        crate::core::ids::file_token(),
+        crate::core::ids::file_token()
+    )
+}
+
+/// Whether `s` is a folder token this module made.
+fn is_folder_token(s: &str) -> bool {
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// Whether `s` is a name [`stored_name`] could have produced.
+fn is_stored_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 80
+        && !s.starts_with('.')
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+}
+
+/// Decodes `file_data`: a `data:…;base64,` prefix is dropped, whitespace ignored, standard or
+/// URL-safe alphabet, padding optional. Bad base64 or nothing decoded is `invalid_file_data`.
+pub fn decode_base64(data: &str) -> Result<Vec<u8>, Error> {
+    use base64::Engine as _;
+    let bad = |m: &str| Err(Error::new(Code::InvalidFileData, m.to_string()).param("file_data"));
+    let mut s = data.trim();
+    if s.len() > 5 && s[..5].eq_ignore_ascii_case("data:") {
+        match s.find(',') {
+            Some(i) if s[..i].to_ascii_lowercase().ends_with(";base64") => s = &s[i + 1..],
+            _ => return bad("`file_data` is a data URL without `;base64,`."),
+        }
+    }
+    let compact: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let trimmed = compact.trim_end_matches('=');
+    let engine = if trimmed.contains(['-', '_']) {
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+    } else {
+        &base64::engine::general_purpose::STANDARD_NO_PAD
+    };
+    let bytes = match engine.decode(trimmed) {
+        Ok(b) => b,
+        Err(_) => return bad("`file_data` is not valid base64."),
+    };
+    if bytes.is_empty() {
+        return bad("`file_data` decodes to zero bytes.");
+    }
+    Ok(bytes)
+}
+
+/// A presigned PUT as the client will send it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresignToken {
+    pub folder: String,
+    pub name: String,
+    /// Unix seconds the URL was issued; the asset's lifetime counts from here.
+    pub iat: i64,
+    /// Unix seconds after which the PUT is refused.
+    pub exp: i64,
+    pub max_bytes: u64,
+}
+
+impl PresignToken {
+    /// `{folder}/{name}`: the key below `assets/`.
+    pub fn rel(&self) -> String {
+        format!("{}/{}", self.folder, self.name)
+    }
+
+    fn payload(&self) -> String {
+        format!(
+            "PUT\n{}\n{}\n{}\n{}",
+            self.rel(),
+            self.iat,
+            self.exp,
+            self.max_bytes
+        )
+    }
+}
+
+/// The HMAC key of presigned URLs, kept in the data directory.
+#[derive(Clone)]
+pub struct Presigner {
+    key: Vec<u8>,
+    used_dir: PathBuf,
+}
+
+impl std::fmt::Debug for Presigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Presigner { .. }")
+    }
+}
+
+impl Presigner {
+    /// Loads `{data_dir}/presign.key`, creating it (32 random bytes, hex, mode 0600) on first use.
+    pub fn open(data_dir: &Path) -> io::Result<Presigner> {
+        let path = data_dir.join("presign.key");
+        let key = match std::fs::read_to_string(&path) {
+            Ok(s) => hex::decode(s.trim()).map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidData, "presign.key is not hex")
+            })?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let mut key = [0u8; 32];
+                rand::Rng::fill(&mut rand::rng(), &mut key[..]);
+                let tmp = data_dir.join(format!(".presign.key.{}", crate::core::ids::file_token()));
+                {
+                    use std::io::Write;
+                    #[cfg(unix)]
+                    use std::os::unix::fs::OpenOptionsExt;
+                    let mut o = std::fs::OpenOptions::new();
+                    o.write(true).create_new(true);
+                    #[cfg(unix)]
+                    o.mode(0o600);
+                    let mut f = o.open(&tmp)?;
+                    f.write_all(hex::encode(key).as_bytes())?;
+                    f.sync_all()?;
+                }
+                // Another request may have created it meanwhile: the first one wins.
+                match std::fs::hard_link(&tmp, &path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(e);
+                    }
+                }
+                let _ = std::fs::remove_file(&tmp);
+                return Presigner::open(data_dir);
+            }
+            Err(e) => return Err(e),
+        };
+        if key.len() < 16 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "presign.key is too short",
+            ));
+        }
+        Ok(Presigner {
+            key,
+            used_dir: data_dir.join("uploads").join("presign-used"),
+        })
+    }
+
+    fn mac(&self) -> hmac::Hmac<Sha256> {
+        hmac::Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key length")
+    }
+
+    /// The hex signature of `t`.
+    pub fn sign(&self, t: &PresignToken) -> String {
+        let mut mac = self.mac();
+        mac.update(t.payload().as_bytes());
+        hex::encode(mac.finalize().into_bytes())
+    }
+
+    /// The query string of a presigned URL for `t`.
+    pub fn query(&self, t: &PresignToken) -> String {
+        format!(
+            "iat={}&exp={}&max={}&sig={}",
+            t.iat,
+            t.exp,
+            t.max_bytes,
+            self.sign(t)
+        )
+    }
+
+    /// Checks a PUT: `folder`/`name` from the path, the raw query string, the time now.
+    /// Tampering (any changed part) is `presign_invalid`; a valid but late URL `presign_expired`.
+    pub fn verify(
+        &self,
+        folder: &str,
+        name: &str,
+        query: &str,
+        now: i64,
+    ) -> Result<PresignToken, Error> {
+        let invalid = || {
+            Error::new(
+                Code::PresignInvalid,
+                "This upload URL is not valid: it was changed or was not issued by this server.",
+            )
+        };
+        if !is_folder_token(folder) || !is_stored_name(name) {
+            return Err(invalid());
+        }
+        let (mut iat, mut exp, mut max, mut sig) = (None, None, None, None);
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let slot = match k {
+                "iat" => &mut iat,
+                "exp" => &mut exp,
+                "max" => &mut max,
+                "sig" => &mut sig,
+                _ => continue,
+            };
+            if slot.replace(v).is_some() {
+                return Err(invalid());
+            }
+        }
+        let num = |v: Option<&str>| -> Option<i64> {
+            let v = v?;
+            (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| v.parse().ok())
+                .flatten()
+        };
+        let (Some(iat), Some(exp), Some(max), Some(sig)) = (num(iat), num(exp), num(max), sig)
+        else {
+            return Err(invalid());
+        };
+        let token = PresignToken {
+            folder: folder.to_string(),
+            name: name.to_string(),
+            iat,
+            exp,
+            max_bytes: max as u64,
+        };
+        let sig = hex::decode(sig).map_err(|_| invalid())?;
+        let mut mac = self.mac();
+        mac.update(token.payload().as_bytes());
+        mac.verify_slice(&sig).map_err(|_| invalid())?;
+        if now >= exp {
+            return Err(Error::new(
+                Code::PresignExpired,
+                "This upload URL has expired; ask for a new one with `mode: presign`.",
+            ));
+        }
+        Ok(token)
+    }
+
+    /// Claims `t` for one upload. A second claim is `presign_used` (409).
+    pub fn claim(&self, t: &PresignToken) -> Result<Claim, Error> {
+        std::fs::create_dir_all(&self.used_dir).map_err(|e| {
+            tracing::error!(error = %e, "cannot create the presign marker folder");
+            Error::new(Code::UploadFailed, "The upload could not be stored.")
+        })?;
+        let marker = self.used_dir.join(&t.folder);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&marker)
+        {
+            Ok(_) => Ok(Claim { marker }),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(Error::new(
+                Code::PresignUsed,
+                "This upload URL was already used; each presigned URL takes one upload.",
+            )),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot claim a presigned upload");
+                Err(Error::new(
+                    Code::UploadFailed,
+                    "The upload could not be stored.",
+                ))
+            }
+        }
+    }
+
+    /// Deletes claim markers older than `max_age_secs` (their URLs have long expired).
+    pub fn sweep_claims(&self, max_age_secs: u64) {
+        let Ok(dir) = std::fs::read_dir(&self.used_dir) else {
+            return;
+        };
+        let now = std::time::SystemTime::now();
+        for entry in dir.flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| now.duration_since(m).ok())
+                .is_some_and(|age| age.as_secs() > max_age_secs);
+            if old {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// A claimed presigned upload: dropped without [`Claim::keep`] (a failed upload), the claim is
+/// given back.
+pub struct Claim {
+    marker: PathBuf,
+}
+
+impl Claim {
+    /// The upload succeeded: the URL stays used.
+    pub fn keep(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.marker);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_by_extension_then_type() {
+        let t = classify("clip.MP4", None).unwrap();
+        assert_eq!(
+            (t.ext.as_str(), t.content_type.as_str()),
+            ("mp4", "video/mp4")
+        );
+        let t = classify("voice", Some("audio/x-wav")).unwrap();
+        assert_eq!(
+            (t.ext.as_str(), t.content_type.as_str()),
+            ("wav", "audio/x-wav")
+        );
+        let t = classify("notes.md", Some("application/octet-stream")).unwrap();
+        assert_eq!(t.content_type, "text/markdown");
+        let t = classify("page", Some("application/xhtml+xml; charset=utf-8")).unwrap();
+        assert_eq!(t.ext, "html");
+        for (name, ct) in [
+            ("run.exe", None),
+            ("run.sh", Some("application/x-sh")),
+            ("x", Some("application/json")),
+            ("x.js", Some("text/javascript")),
+            ("", None),
+        ] {
+            let e = classify(name, ct).unwrap_err();
+            assert_eq!(e.code, Code::UnsupportedAssetType, "{name}");
+        }
+        // An allowed type with an unknown extension keeps the type, and a safe extension.
+        let t = classify("a.weird", Some("image/x-icon")).unwrap();
+        assert_eq!(
+            (t.ext.as_str(), t.content_type.as_str()),
+            ("bin", "image/x-icon")
+        );
+    }
+
+    #[test]
+    fn stored_names_never_escape() {
+        for (input, want) in [
+            ("../../etc/passwd.png", "passwd.png"),
+            ("..\\..\\win.ini.jpg", "win.ini.jpg"),
+            ("/abs/path/photo.jpeg", "photo.jpeg"),
+            ("..png", "file.png"),
+            ("my holiday (1).PNG", "my_holiday__1_.png"),
+            (".hidden.wav", "hidden.wav"),
+            ("", "file.mp3"),
+            ("ünïcode.mp3", "n_code.mp3"),
+        ] {
+            let ext = extension(input)
+                .unwrap_or_else(|| "mp3".into())
+                .to_ascii_lowercase();
+            let ext = if ext_type(&ext).is_some() {
+                ext
+            } else {
+                "mp3".into()
+            };
+            let got = stored_name(input, &ext);
+            assert_eq!(got, want, "{input}");
+            assert!(is_stored_name(&got));
+        }
+        assert_eq!(stored_name(&"a".repeat(300), "mp4").len(), 80);
+    }
+
+    #[test]
+    fn base64_shapes() {
+        assert_eq!(decode_base64("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(decode_base64("aGVsbG8").unwrap(), b"hello");
+        assert_eq!(
+            decode_base64("data:text/plain;base64,aGVs\nbG8=").unwrap(),
+            b"hello"
+        );
+        assert_eq!(decode_base64("_-8").unwrap(), vec![0xff, 0xef]);
+        for bad in ["", "====", "not base64!", "data:text/plain,hello", "a"] {
+            let e = decode_base64(bad).unwrap_err();
+            assert_eq!(e.code, Code::InvalidFileData, "{bad:?}");
+        }
+    }
+
+    fn token() -> PresignToken {
+        PresignToken {
+            folder: folder_token(),
+            name: "clip.mp4".into(),
+            iat: 1000,
+            exp: 4600,
+            max_bytes: 10,
+        }
+    }
+
+    #[test]
+    fn presign_rejects_tampering_expiry_and_replay() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Presigner::open(dir.path()).unwrap();
+        // The key persists: a second open verifies the first one's URLs.
+        let p2 = Presigner::open(dir.path()).unwrap();
+        let t = token();
+        let q = p.query(&t);
+        assert_eq!(p2.verify(&t.folder, &t.name, &q, 2000).unwrap(), t);
+        let code = |folder: &str, name: &str, q: &str, now| {
+            p.verify(folder, name, q, now).unwrap_err().code
+        };
+        assert_eq!(code(&t.folder, &t.name, &q, 4600), Code::PresignExpired);
+        let longer = q.replace("exp=4600", "exp=9600");
+        assert_eq!(
+            code(&t.folder, &t.name, &longer, 2000),
+            Code::PresignInvalid
+        );
+        let bigger = q.replace("max=10", "max=99999");
+        assert_eq!(
+            code(&t.folder, &t.name, &bigger, 2000),
+            Code::PresignInvalid
+        );
+        assert_eq!(code(&t.folder, "other.mp4", &q, 2000), Code::PresignInvalid);
+        assert_eq!(code(&t.folder, "../x.mp4", &q, 2000), Code::PresignInvalid);
+        assert_eq!(
+            code(&folder_token(), &t.name, &q, 2000),
+            Code::PresignInvalid
+        );
+        let doubled = format!("{q}&sig=00");
+        assert_eq!(
+            code(&t.folder, &t.name, &doubled, 2000),
+            Code::PresignInvalid
+        );
+        assert_eq!(code(&t.folder, &t.name, "", 2000), Code::PresignInvalid);
+        // Another data directory's key does not verify.
+        let other = tempfile::tempdir().unwrap();
+        let p3 = Presigner::open(other.path()).unwrap();
+        assert_eq!(
+            p3.verify(&t.folder, &t.name, &q, 2000).unwrap_err().code,
+            Code::PresignInvalid
+        );
+
+        // Single use: a failed upload gives the claim back, a kept one does not.
+        let c = p.claim(&t).unwrap();
+        assert_eq!(p.claim(&t).err().unwrap().code, Code::PresignUsed);
+        drop(c);
+        p.claim(&t).unwrap().keep();
+        assert_eq!(p.claim(&t).err().unwrap().code, Code::PresignUsed);
+    }
+}

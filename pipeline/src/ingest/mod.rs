@@ -1,0 +1,9 @@
+//! Media in: the `create_video` request, media sources (obtain, probe, adjust, transcribe, cut
+//! into scenes), and uploaded assets with their presigned PUTs. Uses `build`, `render` and
+//! `core`.
+
+pub mod adjust;
+pub mod assets;
+pub mod create;
+pub mod media_source;
+pub mod transcribe;

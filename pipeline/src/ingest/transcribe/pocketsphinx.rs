@@ -1,0 +1,209 @@
+//! The embedded recogniser: `appsrc ! pocketsphinx ! fakesink` (16 kHz mono S16LE).
+//!
+//! The element ends an utterance when its voice-activity detector hears a pause (and at EOS),
+//! then pushes the utterance's hypothesis as a `text/plain` buffer. Pad probes on both sides of
+//! the element run in the one streaming thread, in order, so when a hypothesis leaves the
+//! element we know exactly how many samples it had been fed: the utterance ends there and began
+//! where the previous one ended. Words are then laid over the voiced runs inside that window.
+
+use std::sync::{Arc, Mutex};
+
+use gstreamer as gst;
+use gstreamer::prelude::*;
+use gstreamer_app as gst_app;
+
+use super::{TranscribeError, Transcriber, Transcript, spread_words, voiced_runs};
+use crate::build::voice::resample_to;
+
+/// The rate the acoustic model expects.
+const RATE: u32 = 16_000;
+/// Samples per pushed buffer (100 ms).
+const CHUNK: usize = 1600;
+
+/// PocketSphinx through GStreamer (English, Debian's `pocketsphinx-en-us` model).
+pub struct PocketSphinx;
+
+/// Hypotheses with the sample count fed when each was finalised.
+#[derive(Default)]
+struct Heard {
+    fed: u64,
+    utterances: Vec<(u64, String)>,
+}
+
+/// Brings the pipeline to `Null` on every exit path.
+struct Guard(gst::Pipeline);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.set_state(gst::State::Null);
+    }
+}
+
+fn failed(e: impl std::fmt::Display) -> TranscribeError {
+    TranscribeError::Failed(e.to_string())
+}
+
+impl Transcriber for PocketSphinx {
+    fn transcribe(&self, samples: &[i16], sample_rate: u32) -> Result<Transcript, TranscribeError> {
+        gst::init().map_err(|e| TranscribeError::Unavailable(e.to_string()))?;
+        if gst::ElementFactory::find("pocketsphinx").is_none() {
+            return Err(TranscribeError::Unavailable(
+                "the GStreamer element `pocketsphinx` is not installed \
+                 (Debian: gstreamer1.0-pocketsphinx pocketsphinx-en-us)"
+                    .into(),
+            ));
+        }
+        let pcm = resample_to(samples, sample_rate, RATE);
+        if pcm.is_empty() {
+            return Ok(Transcript::default());
+        }
+        let heard = run(&pcm)?;
+
+        let mut words = Vec::new();
+        let mut prev_end = 0usize;
+        for (end, text) in &heard.utterances {
+            let end = (*end as usize).min(pcm.len()).max(prev_end);
+            let tokens: Vec<&str> = text
+                .split_whitespace()
+                .filter(|w| !(w.starts_with('<') || w.starts_with('[') || w.starts_with("++")))
+                .collect();
+            if !tokens.is_empty() {
+                let runs = voiced_runs(&pcm, RATE, prev_end, end, None, 0.12);
+                let window = (
+                    prev_end as f64 / f64::from(RATE),
+                    end as f64 / f64::from(RATE),
+                );
+                words.extend(spread_words(&tokens, &runs, window));
+            }
+            prev_end = end;
+        }
+        Ok(Transcript { words })
+    }
+}
+
+fn run(pcm: &[i16]) -> Result<Heard, TranscribeError> {
+    let caps = gst::Caps::builder("audio/x-raw")
+        .field("format", "S16LE")
+        .field("layout", "interleaved")
+        .field("rate", RATE as i32)
+        .field("channels", 1i32)
+        .build();
+    let src = gst_app::AppSrc::builder()
+        .caps(&caps)
+        .format(gst::Format::Time)
+        .build();
+    let ps = gst::ElementFactory::make("pocketsphinx")
+        .build()
+        .map_err(|e| TranscribeError::Unavailable(e.to_string()))?;
+    let sink = gst::ElementFactory::make("fakesink")
+        .property("sync", false)
+        .build()
+        .map_err(failed)?;
+    let pipeline = Guard(gst::Pipeline::with_name("reelsmith-transcribe"));
+    pipeline
+        .0
+        .add_many([src.upcast_ref(), &ps, &sink])
+        .map_err(failed)?;
+    gst::Element::link_many([src.upcast_ref(), &ps, &sink]).map_err(failed)?;
+
+    let heard = Arc::new(Mutex::new(Heard::default()));
+    let fed = Arc::clone(&heard);
+    ps.static_pad("sink")
+        .ok_or_else(|| failed("pocketsphinx has no sink pad"))?
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            if let Some(buffer) = info.buffer()
+                && let Ok(mut h) = fed.lock()
+            {
+                h.fed += (buffer.size() / 2) as u64;
+            }
+            gst::PadProbeReturn::Ok
+        });
+    let out = Arc::clone(&heard);
+    ps.static_pad("src")
+        .ok_or_else(|| failed("pocketsphinx has no src pad"))?
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            if let Some(buffer) = info.buffer()
+                && let Ok(map) = buffer.map_readable()
+                && let Ok(mut h) = out.lock()
+            {
+                let text = String::from_utf8_lossy(&map).trim().to_string();
+                let at = h.fed;
+                if !text.is_empty() {
+                    h.utterances.push((at, text));
+                }
+            }
+            gst::PadProbeReturn::Ok
+        });
+
+    // Queue the whole recording (at most 5 minutes: under 10 MB), then EOS.
+    let ns_per_sample = 1_000_000_000u64 / u64::from(RATE);
+    for (i, chunk) in pcm.chunks(CHUNK).enumerate() {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let mut buffer = gst::Buffer::from_mut_slice(bytes);
+        {
+            let b = buffer
+                .get_mut()
+                .ok_or_else(|| failed("buffer not writable"))?;
+            b.set_pts(gst::ClockTime::from_nseconds(
+                (i * CHUNK) as u64 * ns_per_sample,
+            ));
+            b.set_duration(gst::ClockTime::from_nseconds(
+                chunk.len() as u64 * ns_per_sample,
+            ));
+        }
+        src.push_buffer(buffer).map_err(failed)?;
+    }
+    src.end_of_stream().map_err(failed)?;
+
+    pipeline
+        .0
+        .set_state(gst::State::Playing)
+        .map_err(|e| failed(format!("cannot start the recogniser: {e}")))?;
+    let bus = pipeline
+        .0
+        .bus()
+        .ok_or_else(|| failed("pipeline has no bus"))?;
+    // Recognition runs faster than real time; 5 minutes of speech takes well under this.
+    let limit = gst::ClockTime::from_seconds(600);
+    match bus.timed_pop_filtered(limit, &[gst::MessageType::Eos, gst::MessageType::Error]) {
+        Some(msg) => {
+            if let gst::MessageView::Error(err) = msg.view() {
+                return Err(failed(format!(
+                    "{} ({})",
+                    err.error(),
+                    err.debug().map(|d| d.to_string()).unwrap_or_default()
+                )));
+            }
+        }
+        None => return Err(failed("the recogniser timed out")),
+    }
+    let _ = pipeline.0.set_state(gst::State::Null);
+    let heard = std::mem::take(&mut *heard.lock().map_err(|_| failed("poisoned"))?);
+    Ok(heard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs only where the Debian plugin is installed (CI installs it, see the Makefile).
+    #[test]
+    fn recognises_espeak_speech_with_ordered_timings() {
+        let _ = gst::init();
+        if gst::ElementFactory::find("pocketsphinx").is_none() {
+            eprintln!("pocketsphinx not installed; skipped");
+            return;
+        }
+        let voice = crate::build::voice::Espeak::new().expect("espeak-ng");
+        let n = crate::build::voice::VoiceProvider::synthesize(
+            &voice,
+            "Hello and welcome to the show. Today we talk about making videos.",
+            "en-us",
+        )
+        .unwrap();
+        let t = PocketSphinx.transcribe(&n.samples, n.sample_rate).unwrap();
+        assert!(t.words.len() >= 4, "{t:?}");
+        assert!(t.words.windows(2).all(|w| w[0].end <= w[1].start + 1e-9));
+        assert!(t.words.last().unwrap().end <= n.duration() + 0.05);
+    }
+}

@@ -1,0 +1,6 @@
+//! Rendering: a video document becomes a compositor render plan, an MP4, or stills
+//! (screenshots and overlay posters). Uses `core` only.
+
+pub mod plan;
+pub mod stills;
+pub mod task;

@@ -1,0 +1,506 @@
+//! Video document → compositor render plan → MP4. The plan is built here
+//! (pipeline knows the document); resolving and rendering belong to the
+//! compositor, encoding to its GStreamer module.
+//!
+//! Per scene: the background (procedural, image, or a video clip with its trim window), the
+//! narrator (the presenter clip when the scene has one, else the animated card), captions, and
+//! the overlay objects of the scene's spec file (`{public}/{folder}/{voice_file}_spec.json`)
+//! when its token says one was built. A spec that cannot be read, or whose payloads do not
+//! resolve, costs the scene its overlay (with a warning), never the video.
+
+use std::path::{Path, PathBuf};
+
+use compositor::geom::PreviewRect;
+use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, encode_mp4};
+use compositor::plan::{
+    Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
+    ProceduralStyle, ResolveError, ScenePlan, TimedWord, Transition, VideoPlan, chunk_words,
+};
+use compositor::spec::OverlaySpec;
+
+use crate::core::config::Settings;
+use crate::core::document::{Background, Segment, VideoDocument, VideoTrim, spec_file_name};
+use crate::core::error::Code;
+use crate::core::jobs::JobFailure;
+use compositor::media::SAMPLE_RATE;
+
+pub const FPS: u32 = 30;
+/// Words per caption chunk.
+const CAPTION_WORDS: usize = 4;
+
+fn palette_for(seed: u64) -> Palette {
+    match seed % 3 {
+        0 => Palette::MIDNIGHT,
+        1 => Palette::SUNSET,
+        _ => Palette::OCEAN,
+    }
+}
+
+fn style(name: &str) -> ProceduralStyle {
+    match name {
+        "grid" => ProceduralStyle::Grid,
+        "bokeh" => ProceduralStyle::Bokeh,
+        _ => ProceduralStyle::Gradient,
+    }
+}
+
+/// Largest overlay spec file read, bytes.
+const MAX_SPEC_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A clip of `file` in the video folder, with the scene's trim window when it is a sane one.
+fn clip(dir: &Path, file: &str, trim: Option<VideoTrim>) -> Clip {
+    let mut clip = Clip::new(dir.join(file));
+    if let Some(t) = trim.filter(|t| t.start.is_finite() && t.start >= 0.0 && t.end > t.start) {
+        clip.start = t.start;
+        clip.end = t.end.is_finite().then_some(t.end);
+    }
+    clip
+}
+
+/// The folder holding the document's public per-scene files (specs and their payloads).
+pub fn spec_folder(settings: &Settings, doc: &VideoDocument) -> PathBuf {
+    settings.public_dir().join(doc.public_folder())
+}
+
+/// Reads, parses and validates the spec file at `path`.
+fn read_spec(path: &Path) -> Result<OverlaySpec, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SPEC_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_SPEC_BYTES {
+        return Err(format!("over {MAX_SPEC_BYTES} bytes"));
+    }
+    let spec: OverlaySpec = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    spec.validate().map_err(|e| e.to_string())?;
+    Ok(spec)
+}
+
+/// The overlay objects of `seg`: none when its token is empty or `none`; none (with a warning)
+/// when the spec file is unreadable; objects whose payload file is missing are left out.
+pub fn scene_overlay(
+    settings: &Settings,
+    doc: &VideoDocument,
+    seg: &Segment,
+) -> Vec<OverlayObject> {
+    if seg.remotion_spec.is_empty() || seg.overlay_disabled() {
+        return Vec::new();
+    }
+    let folder = spec_folder(settings, doc);
+    let path = folder.join(spec_file_name(&seg.voice_file));
+    let spec = match read_spec(&path) {
+        Ok(spec) => spec,
+        Err(error) => {
+            tracing::warn!(
+                topic = %doc.topic_id,
+                scene = %seg.voice_file,
+                path = %path.display(),
+                %error,
+                "overlay spec unreadable; the scene renders without its overlay"
+            );
+            return Vec::new();
+        }
+    };
+    spec.to_overlay_objects(&folder, seg.duration)
+        .into_iter()
+        .filter(|o| {
+            let file = match &o.payload {
+                OverlayPayload::SvgFile(p) | OverlayPayload::Png(p) => p,
+                OverlayPayload::Svg(_) => return true,
+            };
+            let present = file.is_file();
+            if !present {
+                tracing::warn!(
+                    topic = %doc.topic_id,
+                    scene = %seg.voice_file,
+                    payload = %file.display(),
+                    "overlay payload missing; the object is left out"
+                );
+            }
+            present
+        })
+        .collect()
+}
+
+/// The render plan of a document whose files live in `dir`.
+pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPlan {
+    let n = doc.segments.len();
+    let scenes = doc
+        .segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let background = match &s.background {
+                Background::Procedural { style: st, seed } => PlanBackground::Procedural {
+                    seed: *seed,
+                    style: style(st),
+                    palette: palette_for(*seed),
+                },
+                Background::Image { file } => PlanBackground::Image(dir.join(file)),
+                Background::Video { file } => PlanBackground::Clip(clip(dir, file, s.video_trim)),
+            };
+            let rect = PreviewRect::new(
+                s.narrator_rect.x,
+                s.narrator_rect.y,
+                s.narrator_rect.w,
+                s.narrator_rect.h,
+            );
+            let narrator = (s.roll == "A-roll" && !doc.faceless).then(|| {
+                match s.narrator_video.as_deref().filter(|f| !f.is_empty()) {
+                    Some(file) => Narrator::Clip {
+                        clip: clip(dir, file, None),
+                        rect,
+                    },
+                    None => Narrator::Card {
+                        name: "Reelsmith".into(),
+                        rect,
+                    },
+                }
+            });
+            let words: Vec<TimedWord> = s
+                .words
+                .iter()
+                .map(|w| TimedWord {
+                    text: w.word.clone(),
+                    start: w.start,
+                    end: w.end,
+                })
+                .collect();
+            ScenePlan {
+                duration: s.duration,
+                background,
+                narrator,
+                captions: chunk_words(&words, CAPTION_WORDS),
+                caption_y: s.caption_rect.y + s.caption_rect.h / 2.0,
+                overlay: scene_overlay(settings, doc, s),
+                transition: if i + 1 < n {
+                    Transition::Fade
+                } else {
+                    Transition::Cut
+                },
+            }
+        })
+        .collect();
+    VideoPlan {
+        fps: FPS,
+        scenes,
+        fonts_dir: settings.assets_dir.join("fonts"),
+    }
+}
+
+/// The scenes' narration back to back, sample-accurately, at 48 kHz.
+pub fn narration_track(doc: &VideoDocument, dir: &Path) -> Result<AudioTrack, JobFailure> {
+    let mut samples = Vec::new();
+    for s in &doc.segments {
+        let path = dir.join(&s.audio_file);
+        let unreadable = || {
+            JobFailure::new(
+                Code::RenderFailed,
+                format!("The narration of scene {} could not be read.", s.id),
+            )
+        };
+        let mut reader = hound::WavReader::open(&path).map_err(|e| unreadable().because(e))?;
+        let spec = reader.spec();
+        if spec.sample_rate != SAMPLE_RATE || spec.channels != 1 || spec.bits_per_sample != 16 {
+            return Err(unreadable().because(format!("{spec:?} is not 48 kHz mono 16-bit")));
+        }
+        // Each scene contributes exactly its duration, so audio and frames line up.
+        let want = (s.duration * f64::from(SAMPLE_RATE)).round() as usize;
+        let start = samples.len();
+        for x in reader.samples::<i16>() {
+            samples.push(x.map_err(|e| unreadable().because(e))?);
+        }
+        samples.resize(start + want, 0);
+    }
+    Ok(AudioTrack {
+        sample_rate: SAMPLE_RATE,
+        samples,
+    })
+}
+
+/// Renders `doc` to `out` (MP4), reporting frames done / total.
+pub fn render_document(
+    settings: &Settings,
+    doc: &VideoDocument,
+    dir: &Path,
+    out: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), JobFailure> {
+    let mut plan = plan_for(settings, doc, dir);
+    let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
+    let audio = narration_track(doc, dir)?;
+    let misconfigured = |e: String| {
+        JobFailure::new(
+            Code::RenderFailed,
+            "The renderer is misconfigured on this server.",
+        )
+        .because(e)
+    };
+    let encode = EncodeSettings {
+        preset: settings
+            .render
+            .preset
+            .parse()
+            .map_err(|e| misconfigured(format!("render.preset: {e}")))?,
+        encoder: settings
+            .render
+            .encoder
+            .parse::<EncoderChoice>()
+            .map_err(|e| misconfigured(format!("render.encoder: {e}")))?,
+        ..EncodeSettings::default()
+    };
+    let report = encode_mp4(&resolved, &audio, &encode, out, progress).map_err(|e| {
+        JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
+    })?;
+    for error in resolved.media_errors() {
+        tracing::warn!(topic = %doc.topic_id, %error, "a clip stopped decoding; its last frame was held");
+    }
+    tracing::info!(
+        topic = %doc.topic_id,
+        frames = report.frames,
+        seconds = report.duration_secs,
+        fps = report.fps(),
+        encoder = %report.encoder,
+        "video rendered"
+    );
+    Ok(())
+}
+
+/// Resolves `plan`; a scene whose overlay objects do not resolve (a corrupt payload) loses its
+/// overlay with a warning and resolving is retried. Any other problem fails the render.
+fn resolve_dropping_bad_overlays(
+    doc: &VideoDocument,
+    plan: &mut VideoPlan,
+) -> Result<compositor::ResolvedVideo, JobFailure> {
+    loop {
+        match compositor::resolve(plan) {
+            Ok(resolved) => return Ok(resolved),
+            Err(ResolveError::Overlay {
+                scene,
+                object,
+                reason,
+            }) if plan
+                .scenes
+                .get(scene)
+                .is_some_and(|s| !s.overlay.is_empty()) =>
+            {
+                tracing::warn!(
+                    topic = %doc.topic_id,
+                    scene,
+                    object,
+                    %reason,
+                    "overlay does not resolve; the scene renders without it"
+                );
+                plan.scenes[scene].overlay.clear();
+            }
+            Err(e) => {
+                return Err(JobFailure::new(Code::RenderFailed, resolve_message(&e)).because(e));
+            }
+        }
+    }
+}
+
+/// The client's sentence for a plan that does not resolve: which scene and which kind of input,
+/// never the file, the library's words or the type.
+fn resolve_message(e: &ResolveError) -> String {
+    match e {
+        ResolveError::NoScenes => "The video has no scenes to render.".into(),
+        ResolveError::Fps(_) | ResolveError::TooLong(_) => {
+            "The video's timing is outside what the renderer accepts.".into()
+        }
+        ResolveError::Duration { scene, .. } => {
+            format!("Scene {} has an invalid duration.", scene + 1)
+        }
+        ResolveError::Font { .. } => "A font the renderer needs is missing on this server.".into(),
+        ResolveError::Image { scene, .. } => {
+            format!(
+                "The background image of scene {} could not be read.",
+                scene + 1
+            )
+        }
+        ResolveError::Clip { scene, role, .. } => {
+            format!(
+                "The {role} video clip of scene {} could not be read.",
+                scene + 1
+            )
+        }
+        ResolveError::NarratorRect { scene, .. } => {
+            format!("The narrator box of scene {} is invalid.", scene + 1)
+        }
+        ResolveError::Overlay { scene, .. } => {
+            format!("The overlay of scene {} could not be prepared.", scene + 1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::config::Config;
+    use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
+    use compositor::geom::CanvasRect;
+    use compositor::plan::Animation;
+    use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
+
+    fn settings(data: &Path) -> Settings {
+        let config = Config {
+            data_dir: data.to_owned(),
+            ..Config::default()
+        };
+        config.finish("127.0.0.1:1".parse().unwrap()).unwrap()
+    }
+
+    fn doc() -> VideoDocument {
+        let seg = |i: u32, roll: &str| Segment {
+            voice_file: format!("v{i}"),
+            id: i,
+            roll: roll.into(),
+            duration: 3.0,
+            caption_rect: CAPTION_RECT,
+            narrator_rect: NARRATOR_RECT,
+            ..Default::default()
+        };
+        // Through serde, so fields added to the document later take their defaults here.
+        let mut doc: VideoDocument = serde_json::from_value(serde_json::json!({
+            "topic_id": "wcRender",
+            "title": "t",
+            "language": "English",
+            "faceless": false,
+            "script": "",
+            "segments": [],
+            "public_key": "0123456789abcdef",
+        }))
+        .unwrap();
+        doc.segments = vec![seg(1, "A-roll"), seg(2, "B-roll"), seg(3, "A-roll")];
+        doc
+    }
+
+    fn spec() -> OverlaySpec {
+        let mut s = OverlaySpec::new(SpecSource::Generated);
+        let object = |id: &str| SpecObject {
+            layout_id: id.into(),
+            kind: ObjectKind::Text,
+            text: None,
+            rect: CanvasRect::new(60.0, 200.0, 300.0, 100.0),
+            z: 0,
+            animation: Animation::Pop,
+            start: 0.2,
+            end: None,
+            payload: SpecPayload::Svg {
+                file: format!("{id}.svg"),
+            },
+        };
+        s.groups.push(SpecGroup {
+            id: "g".into(),
+            rect: CanvasRect::new(60.0, 200.0, 600.0, 300.0),
+            temporal_policy: Default::default(),
+            objects: vec![object("a"), object("b")],
+        });
+        s
+    }
+
+    #[test]
+    fn clips_trims_presenters_and_specs_map_into_the_plan() {
+        let data = std::env::temp_dir().join(format!("reelsmith-render-{}", std::process::id()));
+        let settings = settings(&data);
+        let mut doc = doc();
+        let dir = Path::new("/videos/wcRender");
+        doc.segments[0].background = Background::Video {
+            file: "bg.mp4".into(),
+        };
+        doc.segments[0].video_trim = Some(VideoTrim {
+            start: 1.5,
+            end: 4.0,
+        });
+        doc.segments[0].narrator_video = Some("presenter.mp4".into());
+        doc.segments[1].background = Background::Video {
+            file: "b.mp4".into(),
+        };
+        doc.segments[1].video_trim = Some(VideoTrim {
+            start: 3.0,
+            end: 1.0,
+        });
+        // Scene 1: a readable spec with one payload missing; scene 2: token but unreadable
+        // spec; scene 3: disabled.
+        doc.segments[0].remotion_spec = "3".into();
+        doc.segments[1].remotion_spec = "1".into();
+        doc.segments[2].remotion_spec = "none".into();
+        let folder = spec_folder(&settings, &doc);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(spec_file_name("v1")),
+            serde_json::to_vec(&spec()).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(
+            folder.join("a.svg"),
+            "<svg xmlns='http://www.w3.org/2000/svg'/>",
+        )
+        .unwrap();
+        std::fs::write(folder.join(spec_file_name("v2")), b"{ not json").unwrap();
+        std::fs::write(
+            folder.join(spec_file_name("v3")),
+            serde_json::to_vec(&spec()).unwrap(),
+        )
+        .unwrap();
+
+        let plan = plan_for(&settings, &doc, dir);
+        assert_eq!(
+            plan.scenes[0].background,
+            PlanBackground::Clip(Clip {
+                path: dir.join("bg.mp4"),
+                start: 1.5,
+                end: Some(4.0),
+            })
+        );
+        assert!(
+            matches!(&plan.scenes[0].narrator, Some(Narrator::Clip { clip, .. }) if clip.path == dir.join("presenter.mp4"))
+        );
+        // An inverted trim is ignored (the whole clip loops) rather than failing the video.
+        assert_eq!(
+            plan.scenes[1].background,
+            PlanBackground::Clip(Clip::new(dir.join("b.mp4")))
+        );
+        assert!(plan.scenes[1].narrator.is_none(), "B-roll has no narrator");
+        assert!(matches!(
+            plan.scenes[2].narrator,
+            Some(Narrator::Card { .. })
+        ));
+        assert_eq!(plan.scenes[0].overlay.len(), 1, "b.svg is missing");
+        assert_eq!(
+            plan.scenes[0].overlay[0].payload,
+            OverlayPayload::SvgFile(folder.join("a.svg"))
+        );
+        assert_eq!(plan.scenes[0].overlay[0].end, 3.0);
+        assert!(plan.scenes[1].overlay.is_empty(), "unreadable spec");
+        assert!(plan.scenes[2].overlay.is_empty(), "disabled");
+        let _ = std::fs::remove_dir_all(&data);
+    }
+
+    #[test]
+    fn a_corrupt_overlay_payload_costs_the_scene_its_overlay_only() {
+        let data =
+            std::env::temp_dir().join(format!("reelsmith-render-bad-{}", std::process::id()));
+        let mut settings = settings(&data);
+        settings.assets_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets"));
+        let mut doc = doc();
+        doc.segments.truncate(1);
+        doc.segments[0].remotion_spec = "1".into();
+        let folder = spec_folder(&settings, &doc);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(spec_file_name("v1")),
+            serde_json::to_vec(&spec()).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(folder.join("a.svg"), "<svg").unwrap();
+        std::fs::write(folder.join("b.svg"), "<svg").unwrap();
+        let mut plan = plan_for(&settings, &doc, Path::new("/nowhere"));
+        assert_eq!(plan.scenes[0].overlay.len(), 2);
+        let resolved = resolve_dropping_bad_overlays(&doc, &mut plan).unwrap();
+        assert!(!resolved.scene_has_overlay(0));
+        let _ = std::fs::remove_dir_all(&data);
+    }
+}

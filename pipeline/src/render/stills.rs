@@ -1,0 +1,129 @@
+//! Stills on demand: a scene's 280×498 screenshot and its overlay poster, from the same
+//! compositor code as the MP4 (DESIGN §1: one renderer, so preview equals final).
+//!
+//! A still resolves only its own scene. Resolved scenes are kept in a small cache keyed by
+//! everything that changes their pixels (the scene's render plan, which names every file it
+//! reads, and the overlay version token), so repeated screenshots of a scene under review skip
+//! image decoding and text rasterising; any edit changes the key.
+
+use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use compositor::ResolvedVideo;
+pub use compositor::geom::{PREVIEW_H, PREVIEW_W};
+use compositor::plan::{Transition, VideoPlan};
+
+use crate::core::config::Settings;
+use crate::core::document::VideoDocument;
+use crate::core::error::{Code, Error, Result};
+
+/// Resolved scenes kept warm.
+const CACHE_SCENES: usize = 8;
+
+/// The still renderer with its cache of resolved scenes.
+#[derive(Default)]
+pub struct Stills {
+    cache: Mutex<VecDeque<(u64, Arc<ResolvedVideo>)>>,
+}
+
+/// The single-scene plan of scene `index` (which must exist) and its cache key.
+fn scene_plan(settings: &Settings, doc: &VideoDocument, index: usize) -> (VideoPlan, u64) {
+    let dir = settings.video_dir(&doc.topic_id);
+    let mut plan = crate::render::plan::plan_for(settings, doc, &dir);
+    let mut scene = plan.scenes.swap_remove(index);
+    // A still shows the scene itself, never a crossfade into the next one.
+    scene.transition = Transition::Cut;
+    plan.scenes = vec![scene];
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_vec(&plan)
+        .expect("plans always serialise")
+        .hash(&mut h);
+    doc.topic_id.hash(&mut h);
+    doc.segments[index].remotion_spec.hash(&mut h);
+    (plan, h.finish())
+}
+
+impl Stills {
+    /// Scene `index` of `doc`, resolved (from the cache when nothing changed).
+    fn resolved(
+        &self,
+        settings: &Settings,
+        doc: &VideoDocument,
+        index: usize,
+    ) -> Result<Arc<ResolvedVideo>> {
+        let (plan, key) = scene_plan(settings, doc, index);
+        if let Some((_, v)) = self
+            .cache
+            .lock()
+            .expect("cache lock")
+            .iter()
+            .find(|(k, _)| *k == key)
+        {
+            return Ok(v.clone());
+        }
+        let resolved = Arc::new(compositor::resolve(&plan).map_err(|e| {
+            tracing::warn!(topic = %doc.topic_id, scene = index, error = %e, "still: scene does not resolve");
+            Error::new(
+                Code::RenderFailed,
+                "The scene could not be rendered; one of its media files is unreadable.",
+            )
+        })?);
+        let mut cache = self.cache.lock().expect("cache lock");
+        cache.retain(|(k, _)| *k != key);
+        if cache.len() >= CACHE_SCENES {
+            cache.pop_front();
+        }
+        cache.push_back((key, resolved.clone()));
+        Ok(resolved)
+    }
+
+    /// A 280×498 JPEG of scene `index` at `seek` seconds into it (default: a representative
+    /// moment, see [`compositor::still::DEFAULT_SEEK_FRACTION`]).
+    pub fn screenshot(
+        &self,
+        settings: &Settings,
+        doc: &VideoDocument,
+        index: usize,
+        seek: Option<f64>,
+    ) -> Result<Vec<u8>> {
+        let video = self.resolved(settings, doc, index)?;
+        Ok(compositor::screenshot_280x498(&video, 0, seek))
+    }
+
+    /// The overlay of scene `index` alone on black (PNG, 280×498); 409 `overlay_not_available`
+    /// when the overlay is disabled, was never built, or has no objects.
+    pub fn overlay_poster(
+        &self,
+        settings: &Settings,
+        doc: &VideoDocument,
+        index: usize,
+    ) -> Result<Vec<u8>> {
+        let seg = &doc.segments[index];
+        let unavailable = |why: &str| {
+            Error::new(
+                Code::OverlayNotAvailable,
+                format!("This scene has no overlay poster: {why}."),
+            )
+        };
+        if seg.overlay_disabled() {
+            return Err(unavailable("its overlay was disabled"));
+        }
+        if seg.remotion_spec.is_empty() {
+            return Err(unavailable("no overlay has been built for it"));
+        }
+        let video = self.resolved(settings, doc, index)?;
+        compositor::overlay_poster(&video, 0).ok_or_else(|| unavailable("its overlay is empty"))
+    }
+}
+
+/// What a reviewer checks on an overlay poster: eight audit dimensions, one per line.
+pub const REVIEW_CHECKLIST: &str = "\
+1. Legibility: every word reads at phone size (cap height well above 20 px on the 720×1280 canvas) with strong contrast against any background.
+2. Safe zones: every object sits inside y 128–960 of the canvas, clear of the top 10 % and bottom 25 % dead zones.
+3. Narrator clearance: on A-roll scenes nothing covers the narrator's face; body overlap is deliberate only.
+4. Caption clearance: the overlay leaves the caption band (overlay.caption.rect) free.
+5. Copy rules: posters are uppercase with at most 3 lines of at most 4 words; no orphaned single word.
+6. Hierarchy: one focal element; numbers and key words carry the emphasis, decoration stays secondary.
+7. Brand: colours come from the brand palette (main colour first) and the look matches the other scenes.
+8. Grounding: the overlay says what the narration says at that moment; nothing invented, nothing off-topic.";

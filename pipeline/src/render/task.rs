@@ -1,0 +1,40 @@
+//! The render task (steps 6–7): a stored video document becomes the MP4 published under
+//! `{origin_url}/videos`.
+
+use std::time::Duration;
+
+use crate::core::document::VideoDocument;
+use crate::core::error::Code;
+use crate::core::ids;
+use crate::core::jobs::{Engine, JobFailure, RENDER_START};
+use crate::core::model::Job;
+
+/// Steps 6–7: render the MP4 and publish it under `{origin_url}`; returns
+/// its public URL (recorded by the engine with the state change).
+pub fn render(engine: &Engine, job: &Job) -> Result<String, JobFailure> {
+    let settings = &engine.settings;
+    let topic = &job.topic_id;
+    let doc: VideoDocument = engine
+        .store
+        .document(topic)
+        .map_err(JobFailure::from)?
+        .ok_or_else(|| JobFailure::new(Code::RenderFailed, "The video has no scenes to render."))?;
+    engine.set_progress(topic, 6, RENDER_START, Some("Rendering the video"));
+    let dir = settings.video_dir(topic);
+    let out_tmp = dir.join("render.mp4");
+    let engine_ref = engine;
+    let mut last = std::time::Instant::now();
+    crate::render::plan::render_document(settings, &doc, &dir, &out_tmp, &mut |done, total| {
+        if last.elapsed() >= Duration::from_millis(500) || done == total {
+            last = std::time::Instant::now();
+            let p = RENDER_START + (1.0 - RENDER_START) * 0.99 * done as f64 / total.max(1) as f64;
+            engine_ref.set_progress(topic, 6, p, Some("Rendering the video"));
+        }
+    })?;
+    // Publish: an unguessable, stable name under public/videos.
+    let public = settings.public_dir().join("videos");
+    std::fs::create_dir_all(&public).map_err(JobFailure::internal)?;
+    let name = format!("{topic}_{}.mp4", ids::file_token());
+    std::fs::rename(&out_tmp, public.join(&name)).map_err(JobFailure::internal)?;
+    Ok(format!("{}/videos/{name}", settings.origin_url))
+}
