@@ -9,6 +9,7 @@ pub mod config;
 pub mod connector;
 pub mod document;
 pub mod error;
+pub mod fields;
 pub mod fetch;
 pub mod files;
 pub mod ids;
