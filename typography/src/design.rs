@@ -19,17 +19,18 @@
 
 use std::fmt::Write;
 
+use crate::canvas;
 use crate::outline::{Bounds, line_ink, outline_line};
 use crate::{Font, LineLayout, layout_line, pick_font, split_forced_breaks};
 
-/// Canvas width.
-pub const CANVAS_W: f32 = 720.0;
-/// Canvas height.
-pub const CANVAS_H: f32 = 1280.0;
-/// Top of the band every object stays inside.
-pub const SAFE_TOP: f32 = 128.0;
-/// Bottom of the band every object stays inside.
-pub const SAFE_BOTTOM: f32 = 960.0;
+/// Canvas width in design units ([`canvas::CANVAS_W`]).
+pub const CANVAS_W: f32 = canvas::CANVAS_W as f32;
+/// Canvas height in design units ([`canvas::CANVAS_H`]).
+pub const CANVAS_H: f32 = canvas::CANVAS_H as f32;
+/// Top of the band every object stays inside ([`canvas::SAFE_TOP`]).
+pub const SAFE_TOP: f32 = canvas::SAFE_TOP as f32;
+/// Bottom of the band every object stays inside ([`canvas::SAFE_BOTTOM`]).
+pub const SAFE_BOTTOM: f32 = canvas::SAFE_BOTTOM as f32;
 /// Top of the lower band posters keep to when the narrator is shown.
 pub const NARRATOR_BAND_TOP: f32 = 640.0;
 /// Horizontal room objects may use (x 24–696).
@@ -334,11 +335,12 @@ pub struct Design {
 }
 
 impl Design {
-    /// The whole design as one 720×1280 SVG in which every object is a `data-wc-object` group,
+    /// The whole design as one canvas-sized (720×1280) SVG in which every object is a `data-wc-object` group,
     /// so it can go straight through svg2spec.
     pub fn composition_svg(&self) -> String {
-        let mut s = String::from(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"1280\" viewBox=\"0 0 720 1280\">",
+        let (w, h) = (canvas::CANVAS_W, canvas::CANVAS_H);
+        let mut s = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">"
         );
         for o in &self.objects {
             let _ = write!(
