@@ -130,13 +130,8 @@ impl Rgb {
 /// The palette when the caller sends no brand colours.
 pub const DEFAULT_COLORS: [Rgb; 2] = [Rgb(255, 200, 61), Rgb(62, 193, 211)];
 
-/// A word of narration, seconds from the start of the moment.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimedWord {
-    pub word: String,
-    pub start: f64,
-    pub end: f64,
-}
+/// A word of narration, seconds from the start of the moment (the crate-wide type).
+pub use crate::words::TimedWord;
 
 /// Contact details for `cta_poster`.
 #[derive(Debug, Clone, PartialEq, Default)]
