@@ -19,9 +19,16 @@
 
 use std::fmt::Write;
 
+mod copy;
+mod style;
+
+pub use copy::{poster_copy, poster_warnings};
+pub use style::{DEFAULT_COLORS, Rgb, Style};
+
 use crate::canvas;
 use crate::outline::{Bounds, line_ink, outline_line};
-use crate::{Font, LineLayout, layout_line, pick_font, split_forced_breaks};
+use crate::{Font, LineLayout, layout_line, pick_font};
+use copy::CopyLines;
 
 /// Canvas width in design units ([`canvas::CANVAS_W`]).
 pub const CANVAS_W: f32 = canvas::CANVAS_W as f32;
@@ -37,8 +44,9 @@ pub const NARRATOR_BAND_TOP: f32 = 640.0;
 const EDGE: f32 = 24.0;
 /// Side margin for text.
 const MARGIN: f32 = 48.0;
-/// Poster copy limits.
+/// Most lines a poster sets.
 pub const POSTER_MAX_LINES: usize = 3;
+/// Most words on one poster line.
 pub const POSTER_MAX_WORDS: usize = 4;
 /// Longest design, seconds.
 pub const MAX_DURATION: f64 = 60.0;
@@ -80,55 +88,6 @@ impl Role {
         self != Role::Typography
     }
 }
-
-/// An sRGB colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rgb(pub u8, pub u8, pub u8);
-
-impl Rgb {
-    pub const WHITE: Rgb = Rgb(255, 255, 255);
-    pub const INK: Rgb = Rgb(17, 17, 20);
-
-    /// Parses `#RRGGBB` (case-insensitive).
-    pub fn parse(s: &str) -> Option<Rgb> {
-        let h = s.strip_prefix('#')?;
-        if h.len() != 6 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        let c = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
-        Some(Rgb(c(0)?, c(2)?, c(4)?))
-    }
-
-    /// `#RRGGBB`, uppercase.
-    pub fn hex(self) -> String {
-        format!("#{:02X}{:02X}{:02X}", self.0, self.1, self.2)
-    }
-
-    /// Relative luminance (WCAG).
-    pub fn luminance(self) -> f32 {
-        let ch = |c: u8| {
-            let c = c as f32 / 255.0;
-            if c <= 0.03928 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        0.2126 * ch(self.0) + 0.7152 * ch(self.1) + 0.0722 * ch(self.2)
-    }
-
-    /// White or near-black, whichever reads better on `self`.
-    pub fn contrast(self) -> Rgb {
-        if self.luminance() > 0.4 {
-            Rgb::INK
-        } else {
-            Rgb::WHITE
-        }
-    }
-}
-
-/// The palette when the caller sends no brand colours.
-pub const DEFAULT_COLORS: [Rgb; 2] = [Rgb(255, 200, 61), Rgb(62, 193, 211)];
 
 /// A word of narration, seconds from the start of the moment (the crate-wide type).
 pub use crate::words::TimedWord;
@@ -204,41 +163,6 @@ pub enum DesignError {
     NoText,
     #[error("fonts unavailable: {0}")]
     Fonts(String),
-}
-
-/// The visual styles a `look` picks from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Style {
-    /// Centred lines; the key line in the main colour over a soft highlight bar.
-    Stack,
-    /// Left-aligned lines beside a vertical accent bar.
-    Bar,
-    /// Each line on a box of the main colour.
-    Boxes,
-    /// Centred lines, alternating colours, an accent underline.
-    Underline,
-}
-
-impl Style {
-    pub const ALL: [Style; 4] = [Style::Stack, Style::Bar, Style::Boxes, Style::Underline];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Style::Stack => "stack",
-            Style::Bar => "bar",
-            Style::Boxes => "boxes",
-            Style::Underline => "underline",
-        }
-    }
-
-    fn text_animation(self) -> &'static str {
-        match self {
-            Style::Stack => "slide-up",
-            Style::Bar => "slide-right",
-            Style::Boxes => "pop",
-            Style::Underline => "fade",
-        }
-    }
 }
 
 /// An axis-aligned box in canvas pixels.
@@ -357,119 +281,6 @@ impl Design {
         s.push_str("</svg>");
         s
     }
-}
-
-/// FNV-1a: a stable hash (std's hasher may change between releases).
-fn fnv(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for b in p.bytes().chain([0xff]) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
-const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by",
-    "from", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these",
-    "those", "as", "so", "just", "very", "really", "can", "will", "do", "does", "there", "then",
-    "và", "là", "của", "thì", "mà", "cho", "với", "để", "này", "đó", "được", "trong", "khi", "rất",
-    "cũng", "đã", "sẽ", "đang", "những", "các", "một",
-];
-
-/// Splits `words` into at most [`POSTER_MAX_LINES`] balanced lines of at most
-/// [`POSTER_MAX_WORDS`] words (extra words are dropped).
-fn balance(words: &[String]) -> Vec<String> {
-    let n = words.len().min(POSTER_MAX_LINES * POSTER_MAX_WORDS);
-    balance_into(&words[..n], n.div_ceil(POSTER_MAX_WORDS))
-}
-
-/// Splits `words` into `lines` lines as evenly as possible (earlier lines take the extra word).
-fn balance_into(words: &[String], lines: usize) -> Vec<String> {
-    let n = words.len();
-    if n == 0 || lines == 0 {
-        return Vec::new();
-    }
-    let lines = lines.min(n);
-    let mut out = Vec::with_capacity(lines);
-    let mut at = 0;
-    for i in 0..lines {
-        let take = (n - at).div_ceil(lines - i);
-        out.push(words[at..at + take].join(" "));
-        at += take;
-    }
-    out
-}
-
-/// Poster copy written from `source`: its forced breaks when it has some (each piece cut to
-/// four words, at most three pieces), else the first sentence's content words (stopwords
-/// dropped when enough remain, at most nine), balanced over at most three lines; uppercase.
-pub fn poster_copy(source: &str) -> Vec<String> {
-    let clean = |w: &str| {
-        w.trim_matches(|c: char| !(c.is_alphanumeric() || "%$€₫+#&".contains(c)))
-            .to_string()
-    };
-    let pieces = split_forced_breaks(source);
-    let lines: Vec<String> = if pieces.len() > 1 {
-        pieces
-            .iter()
-            .take(POSTER_MAX_LINES)
-            .map(|p| {
-                p.split_whitespace()
-                    .map(clean)
-                    .filter(|w| !w.is_empty())
-                    .take(POSTER_MAX_WORDS)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .filter(|l| !l.is_empty())
-            .collect()
-    } else {
-        let first = source
-            .split_inclusive(['.', '!', '?', '\n'])
-            .map(str::trim)
-            .find(|s| s.chars().any(char::is_alphanumeric))
-            .unwrap_or("");
-        let all: Vec<String> = first
-            .split_whitespace()
-            .map(clean)
-            .filter(|w| !w.is_empty())
-            .collect();
-        let content: Vec<String> = all
-            .iter()
-            .filter(|w| !STOPWORDS.contains(&w.to_lowercase().as_str()))
-            .cloned()
-            .collect();
-        let pick = if content.len() >= 2 { content } else { all };
-        balance(&pick[..pick.len().min(9)])
-    };
-    lines.into_iter().map(|l| l.to_uppercase()).collect()
-}
-
-/// The poster copy rules `lines` break, as human-readable warnings.
-pub fn poster_warnings(lines: &[String]) -> Vec<String> {
-    let mut w = Vec::new();
-    if lines.len() > POSTER_MAX_LINES {
-        w.push(format!(
-            "posters use at most {POSTER_MAX_LINES} lines; this copy has {}",
-            lines.len()
-        ));
-    }
-    for (i, l) in lines.iter().enumerate() {
-        let n = l.split_whitespace().count();
-        if n > POSTER_MAX_WORDS {
-            w.push(format!(
-                "line {} has {n} words; posters use at most {POSTER_MAX_WORDS}",
-                i + 1
-            ));
-        }
-        if l.to_uppercase() != *l {
-            w.push(format!("line {} is not uppercase", i + 1));
-        }
-    }
-    w
 }
 
 /// A line being placed.
@@ -760,87 +571,21 @@ pub fn design(fonts: &FontSet, input: &DesignInput<'_>) -> Result<Design, Design
         return Err(DesignError::Fonts("a font list is empty".into()));
     }
     let role = input.role.unwrap_or(Role::Typography);
-    let quote = input.quote.filter(|q| !q.trim().is_empty());
     // 1. Copy.
-    let mut warnings = Vec::new();
-    let (head, contacts): (Vec<String>, Vec<String>) = match role {
-        Role::Typography => (split_forced_breaks(quote.unwrap_or(input.text)), Vec::new()),
-        Role::OpeningPoster => {
-            let head = match (input.exact, quote) {
-                (true, Some(q)) => {
-                    let lines: Vec<String> = split_forced_breaks(q)
-                        .iter()
-                        .map(|l| l.to_uppercase())
-                        .collect();
-                    warnings = poster_warnings(&lines);
-                    lines
-                }
-                _ => poster_copy(quote.unwrap_or(input.text)),
-            };
-            (head, Vec::new())
-        }
-        Role::CtaPoster => {
-            let cta = input.cta.cloned().unwrap_or_default();
-            let head = match (input.exact, quote) {
-                (true, Some(q)) => {
-                    let lines: Vec<String> = split_forced_breaks(q)
-                        .iter()
-                        .map(|l| l.to_uppercase())
-                        .collect();
-                    warnings = poster_warnings(&lines);
-                    lines
-                }
-                (false, Some(q)) => poster_copy(q),
-                _ if !cta.company_name.trim().is_empty() => {
-                    let words: Vec<String> = cta
-                        .company_name
-                        .split_whitespace()
-                        .map(str::to_uppercase)
-                        .collect();
-                    balance(&words)
-                }
-                _ => poster_copy(input.text),
-            };
-            let contacts = [cta.phone.trim(), cta.email.trim()]
-                .into_iter()
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect();
-            (head, contacts)
-        }
-    };
-    // Whether the designer wrote the copy as free words (not exact, no forced breaks).
-    let rebalance = match role {
-        Role::Typography => false,
-        _ => {
-            let src = quote.unwrap_or(input.text);
-            !(input.exact && quote.is_some())
-                && (role == Role::CtaPoster
-                    && quote.is_none()
-                    && input.cta.is_some_and(|c| !c.company_name.trim().is_empty())
-                    || split_forced_breaks(src).len() <= 1)
-        }
-    };
-    if head.iter().all(|l| l.trim().is_empty()) && contacts.is_empty() {
+    let copy = copy::write_copy(role, input);
+    if copy.is_empty() {
         return Err(DesignError::NoText);
     }
+    let CopyLines {
+        head,
+        contacts,
+        warnings,
+        ..
+    } = &copy;
+    let warnings = warnings.clone();
     // 2. Style and colours.
-    let style = {
-        let key = match input.look.filter(|l| !l.is_empty()) {
-            Some(look) => fnv(&["look", look]),
-            None => fnv(&[role.as_str(), &head.join("\n"), &contacts.join("\n")]),
-        };
-        Style::ALL[(key % Style::ALL.len() as u64) as usize]
-    };
-    let brand_applied = !input.colors.is_empty();
-    let colors = [
-        input.colors.first().copied().unwrap_or(DEFAULT_COLORS[0]),
-        input.colors.get(1).copied().unwrap_or(if brand_applied {
-            Rgb::WHITE
-        } else {
-            DEFAULT_COLORS[1]
-        }),
-    ];
+    let style = style::pick_style(role, input.look, &copy);
+    let (colors, brand_applied) = style::brand_colors(input.colors);
     // 3. Fit.
     let (band_top, band_bottom) = if role.is_poster() && input.show_narrator {
         (NARRATOR_BAND_TOP, SAFE_BOTTOM)
@@ -865,26 +610,14 @@ pub fn design(fonts: &FontSet, input: &DesignInput<'_>) -> Result<Design, Design
             })
             .collect()
     };
-    // Posters whose copy the designer wrote may spread the same words over more lines (still at
-    // most three of at most four words) when that sets them larger.
-    let mut candidates = vec![head.clone()];
-    if rebalance {
-        let words: Vec<String> = head
-            .iter()
-            .flat_map(|l| l.split_whitespace())
-            .map(str::to_string)
-            .collect();
-        for k in head.len() + 1..=POSTER_MAX_LINES.min(words.len()) {
-            candidates.push(balance_into(&words, k));
-        }
-    }
+    let candidates = copy.candidates();
     let mut truncated = false;
     let mut fitted: Option<(f32, Vec<Line>, Vec<Deco>)> = None;
     for candidate in &candidates {
         let mut px = max_px;
         while px >= min_px && fitted.as_ref().is_none_or(|f| px > f.0) {
             let set = wrap(px, candidate);
-            if let Some((lines, decos)) = arrange(fonts, role, style, &set, &contacts, px, colors) {
+            if let Some((lines, decos)) = arrange(fonts, role, style, &set, contacts, px, colors) {
                 let e = extents(&lines, &decos);
                 if e.height() <= band_h {
                     fitted = Some((px, lines, decos));
@@ -897,14 +630,14 @@ pub fn design(fonts: &FontSet, input: &DesignInput<'_>) -> Result<Design, Design
     if fitted.is_none() {
         // Too much copy even at the smallest size: keep the lines that fit.
         let px = min_px;
-        let mut set = wrap(px, &head);
+        let mut set = wrap(px, head);
         while !set.is_empty() {
             set.pop();
             if let Some(last) = set.last_mut() {
                 let cut = last.trim_end_matches(|c: char| !c.is_alphanumeric());
                 *last = format!("{cut}…");
             }
-            if let Some((lines, decos)) = arrange(fonts, role, style, &set, &contacts, px, colors)
+            if let Some((lines, decos)) = arrange(fonts, role, style, &set, contacts, px, colors)
                 && extents(&lines, &decos).height() <= band_h
             {
                 truncated = true;
@@ -1023,15 +756,8 @@ pub fn design(fonts: &FontSet, input: &DesignInput<'_>) -> Result<Design, Design
             (format!("contact-{contact_n}"), Rgb::WHITE, true)
         } else {
             head_n += 1;
-            let fill = match style {
-                Style::Boxes => colors[0].contrast(),
-                Style::Stack if decos.iter().any(|d| d.lines == [i]) && head_count > 1 => {
-                    readable(colors[0])
-                }
-                Style::Underline if head_n % 2 == 0 => readable(colors[0]),
-                Style::Bar if head_n == 1 && head_count > 1 => readable(colors[0]),
-                _ => Rgb::WHITE,
-            };
+            let keyed = decos.iter().any(|d| d.lines == [i]);
+            let fill = style::headline_fill(style, colors, head_n, head_count, keyed);
             (format!("line-{head_n}"), fill, style != Style::Boxes)
         };
         let o = outline_line(&l.font, &l.layout, l.x - rect.x, l.baseline - rect.y);
@@ -1078,11 +804,6 @@ pub fn design(fonts: &FontSet, input: &DesignInput<'_>) -> Result<Design, Design
     })
 }
 
-/// A brand colour used as a text fill over video: too dark to read becomes white.
-fn readable(c: Rgb) -> Rgb {
-    if c.luminance() < 0.18 { Rgb::WHITE } else { c }
-}
-
 fn fmt2(v: f32) -> String {
     let r = (v * 100.0).round() / 100.0;
     format!("{}", if r == 0.0 { 0.0 } else { r })
@@ -1112,29 +833,6 @@ mod tests {
                 o.rect
             );
         }
-    }
-
-    #[test]
-    fn poster_copy_rules() {
-        let c = poster_copy("Most small businesses lose their best customers in the first month.");
-        assert!(
-            c.len() <= 3 && c.iter().all(|l| l.split_whitespace().count() <= 4),
-            "{c:?}"
-        );
-        assert!(c.iter().all(|l| l.to_uppercase() == *l));
-        assert_eq!(c[0].split_whitespace().next(), Some("MOST"));
-        assert_eq!(
-            poster_copy("one | two three -> four"),
-            vec!["ONE", "TWO THREE", "FOUR"]
-        );
-        assert_eq!(poster_copy("đây là tiếng việt")[0], "ĐÂY TIẾNG VIỆT");
-        assert_eq!(
-            balance(&["a", "b", "c", "d", "e"].map(String::from)),
-            vec!["a b c", "d e"]
-        );
-        assert!(poster_warnings(&["ONE TWO".into()]).is_empty());
-        let w = poster_warnings(&["a b c d e".into(), "X".into(), "Y".into(), "Z".into()]);
-        assert_eq!(w.len(), 3, "{w:?}");
     }
 
     #[test]
