@@ -7,10 +7,8 @@
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 
-/// Width of the final video frame.
-pub const CANVAS_W: u32 = 720;
-/// Height of the final video frame.
-pub const CANVAS_H: u32 = 1280;
+/// Width and height of the final video frame: owned by typography, the crate at the bottom.
+pub use typography::canvas::{CANVAS_H, CANVAS_W};
 /// Width of the editor preview.
 pub const PREVIEW_W: u32 = 280;
 /// Height of the editor preview.

@@ -6,6 +6,8 @@
 //! files in `assets/fonts`), never paths, so nothing here touches the file system or system fonts.
 //!
 //! The pieces, in the order a caller uses them:
+//! - [`canvas`]: the 720×1280 canvas and the safe band y 128–960, owned here for every crate.
+//! - [`TimedWord`]: a word and when it is spoken, the one timed-word type of the workspace.
 //! - [`Font`]: a parsed font. `fontdue` gives metrics and anti-aliased coverage; the raw bytes are
 //!   kept so [`Font::face`] can hand out a `ttf-parser` face for outlining glyphs into paths.
 //! - [`split_forced_breaks`] and [`break_lines`]: forced breaks (`|`, `->`, `→`, newline), then
@@ -20,8 +22,12 @@
 //!   safe band, word-timed phases, brand colours and `look` styles, each object as an SVG.
 #![forbid(unsafe_code)]
 
+pub mod canvas;
 pub mod design;
 pub mod outline;
+pub mod words;
+
+pub use words::TimedWord;
 
 use std::sync::Arc;
 
