@@ -5,123 +5,42 @@
 //! motion snapped to whole pixels where that looks the same). Drawing order, bottom to top:
 //! background → narrator → overlay objects (by z) → captions.
 
-use crate::blit;
+use crate::blit::{self, Sprite};
 use crate::clip::{ClipBackground, ClipLayer, ClipNarrator};
 use crate::geom::{CANVAS_H, CANVAS_W, PreviewRect, preview_y_to_canvas};
+use crate::paint::{Rng, color, mix, rounded_rect, shader_paint};
 use crate::plan::{
-    Animation, Background, CaptionChunk, Clip, ClipProbes, Fonts, Narrator, OverlayObject,
-    OverlayPayload, Palette, ProceduralStyle, ResolveError, Rgb, ScenePlan, Transition,
+    Animation, CaptionChunk, MAX_SVG_FILE_BYTES, OverlayObject, OverlayPayload, Palette,
+    ProceduralStyle, Rgb, ScenePlan,
 };
 use crate::raster;
+use std::path::Path as FilePath;
 use tiny_skia::{
-    Color, FillRule, FilterQuality, GradientStop, LinearGradient, Paint, Path, PathBuilder, Pixmap,
+    Color, FillRule, FilterQuality, GradientStop, LinearGradient, Paint, PathBuilder, Pixmap,
     PixmapMut, PixmapPaint, Point, RadialGradient, SpreadMode, Stroke, Transform,
 };
 use typography::Font;
 
-/// A scene ready to draw.
-pub(crate) struct ResolvedScene {
-    pub(crate) duration: f64,
-    pub(crate) background: BackgroundLayer,
-    pub(crate) narrator: Option<NarratorLayer>,
-    pub(crate) captions: Vec<ChunkSprites>,
-    /// Sorted by z (stable, so ties keep plan order).
-    pub(crate) overlay: Vec<OverlaySprite>,
-    pub(crate) transition: Transition,
+/// The fonts every layer draws text with.
+pub(crate) struct Fonts {
+    /// Caption/name face first, fallback after (picked per word).
+    pub(crate) bold: Vec<Font>,
+    /// Lazily filled font database for SVG text (only built when some overlay is SVG).
+    pub(crate) svg_db: Option<std::sync::Arc<usvg::fontdb::Database>>,
 }
 
-pub(crate) fn resolve_scene(
-    index: usize,
-    plan: &ScenePlan,
-    fonts: &Fonts,
-    clips: &ClipProbes,
-) -> Result<ResolvedScene, ResolveError> {
-    let background = match &plan.background {
-        Background::Clip(clip) => {
-            let layer = clip_layer(index, "background", clip, clips, CANVAS_W, CANVAS_H)?;
-            BackgroundLayer::Clip(Box::new(ClipBackground::new(layer)))
-        }
-        _ => BackgroundLayer::Plate(PlateBackground::prepare(index, plan)?),
-    };
-    let narrator =
-        match &plan.narrator {
-            None => None,
-            Some(Narrator::Clip { clip, rect }) => {
-                let (x, y, w, h) = narrator_bounds(index, rect)?;
-                let layer = clip_layer(index, "narrator", clip, clips, w, h)?;
-                Some(NarratorLayer::Clip(Box::new(ClipNarrator::new(
-                    layer, x, y, w, h,
-                ))))
-            }
-            Some(Narrator::Card { name, rect }) => Some(NarratorLayer::Card(
-                NarratorCard::prepare(index, name, rect, palette_of(plan), fonts)?,
-            )),
-        };
-    let captions = prepare_captions(plan, fonts);
-    let mut overlay = plan
-        .overlay
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            OverlaySprite::prepare(o, fonts).map_err(|reason| ResolveError::Overlay {
-                scene: index,
-                object: i,
-                reason,
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    overlay.sort_by_key(|o| o.z);
-    Ok(ResolvedScene {
-        duration: plan.duration,
-        background,
-        narrator,
-        captions,
-        overlay,
-        transition: plan.transition,
-    })
-}
-
-fn palette_of(plan: &ScenePlan) -> Palette {
-    match plan.background {
-        Background::Procedural { palette, .. } => palette,
-        Background::Image(_) | Background::Clip(_) => Palette::MIDNIGHT,
-    }
-}
-
-/// A clip layer of `w × h` pixels from its probe result.
-fn clip_layer(
-    scene: usize,
-    role: &'static str,
-    clip: &Clip,
-    probes: &ClipProbes,
-    w: u32,
-    h: u32,
-) -> Result<ClipLayer, ResolveError> {
-    let err = |reason: String| ResolveError::Clip {
-        scene,
-        role,
-        path: clip.path.clone(),
-        reason,
-    };
-    let info = match probes.get(&clip.path) {
-        Some(Ok(info)) => *info,
-        Some(Err(e)) => return Err(err(e.clone())),
-        None => return Err(err("the clip was not probed".into())),
-    };
-    ClipLayer::prepare(clip, info, w, h).map_err(err)
-}
-
-/// The narrator rect on the canvas, whole pixels, kept inside the canvas: `(x, y, w, h)`.
-fn narrator_bounds(scene: usize, rect: &PreviewRect) -> Result<(u32, u32, u32, u32), ResolveError> {
+/// The narrator rect on the canvas, whole pixels, kept inside the canvas: `(x, y, w, h)`;
+/// `None` unless the rect is finite with a positive size.
+pub(crate) fn narrator_bounds(rect: &PreviewRect) -> Option<(u32, u32, u32, u32)> {
     if !rect.is_valid() {
-        return Err(ResolveError::NarratorRect { scene, rect: *rect });
+        return None;
     }
     let c = rect.to_canvas();
     let x = c.x.clamp(0.0, f64::from(CANVAS_W) - 8.0).round() as u32;
     let y = c.y.clamp(0.0, f64::from(CANVAS_H) - 8.0).round() as u32;
     let w = c.w.round().clamp(8.0, f64::from(CANVAS_W - x)) as u32;
     let h = c.h.round().clamp(8.0, f64::from(CANVAS_H - y)) as u32;
-    Ok((x, y, w, h))
+    Some((x, y, w, h))
 }
 
 /// What fills the frame first.
@@ -181,47 +100,7 @@ impl NarratorLayer {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small shared helpers.
-
-/// SplitMix64: a tiny, well-distributed deterministic generator for seeded layouts.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub(crate) fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    pub(crate) fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-}
-
-fn color(c: Rgb, alpha: f32) -> Color {
-    Color::from_rgba8(c.r, c.g, c.b, (alpha.clamp(0.0, 1.0) * 255.0).round() as u8)
-}
-
-fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
-    let m = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
-    Rgb::new(m(a.r, b.r), m(a.g, b.g), m(a.b, b.b))
-}
-
-fn shader_paint(shader: Option<tiny_skia::Shader<'static>>) -> Option<Paint<'static>> {
-    Some(Paint {
-        shader: shader?,
-        anti_alias: true,
-        ..Paint::default()
-    })
-}
+// Painting helpers of the procedural backgrounds.
 
 fn fill_all(p: &mut Pixmap, paint: &Paint<'_>) {
     let rect = tiny_skia::Rect::from_xywh(0.0, 0.0, p.width() as f32, p.height() as f32);
@@ -264,24 +143,6 @@ fn radial_disc(p: &mut Pixmap, (cx, cy, r): (f32, f32, f32), c: Rgb, alpha: f32,
     }
 }
 
-pub(crate) fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<Path> {
-    let r = r.min(w / 2.0).min(h / 2.0).max(0.0);
-    // Cubic approximation of a quarter circle.
-    let k = r * 0.552_284_8;
-    let mut pb = PathBuilder::new();
-    pb.move_to(x + r, y);
-    pb.line_to(x + w - r, y);
-    pb.cubic_to(x + w - r + k, y, x + w, y + r - k, x + w, y + r);
-    pb.line_to(x + w, y + h - r);
-    pb.cubic_to(x + w, y + h - r + k, x + w - r + k, y + h, x + w - r, y + h);
-    pb.line_to(x + r, y + h);
-    pb.cubic_to(x + r - k, y + h, x, y + h - r + k, x, y + h - r);
-    pb.line_to(x, y + r);
-    pb.cubic_to(x, y + r - k, x + r - k, y, x + r, y);
-    pb.close();
-    pb.finish()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Background.
 
@@ -299,63 +160,59 @@ pub(crate) struct PlateBackground {
 const DRIFT_PX_PER_S: f64 = 14.0;
 
 impl PlateBackground {
-    fn prepare(index: usize, plan: &ScenePlan) -> Result<Self, ResolveError> {
-        let (plate, seed) = match &plan.background {
-            Background::Procedural {
-                seed,
-                style,
-                palette,
-            } => (paint_procedural(*seed, *style, *palette), *seed),
-            // Clip backgrounds are resolved by `resolve_scene`; this arm never runs for them.
-            Background::Clip(_) => (
-                paint_procedural(index as u64, ProceduralStyle::Gradient, Palette::MIDNIGHT),
-                index as u64,
-            ),
-            Background::Image(path) => {
-                let err = |reason: String| ResolveError::Image {
-                    scene: index,
-                    path: path.clone(),
-                    reason,
-                };
-                let bytes = std::fs::read(path).map_err(|e| err(e.to_string()))?;
-                let img = raster::decode_image(&bytes).map_err(err)?;
-                // Cover 110 % of the canvas: the margin is the Ken Burns travel.
-                let (w, h) = (CANVAS_W * 11 / 10, CANVAS_H * 11 / 10);
-                let covered = raster::cover(img.as_ref(), w, h)
-                    .ok_or_else(|| err("image could not be scaled".into()))?;
-                // Flatten any transparency onto black: the plate must be opaque.
-                let mut plate = Pixmap::new(w, h).ok_or_else(|| err("no memory".into()))?;
-                plate.fill(Color::BLACK);
-                plate.draw_pixmap(
-                    0,
-                    0,
-                    covered.as_ref(),
-                    &PixmapPaint::default(),
-                    Transform::identity(),
-                    None,
-                );
-                // The drift direction comes from the image's own bytes (and the scene's
-                // position), never from where the file lives, so the same video renders
-                // the same frames on every machine and in every checkout.
-                let seed = bytes.iter().step_by(61).fold(index as u64, |h, &b| {
-                    h.wrapping_mul(31).wrapping_add(u64::from(b))
-                });
-                (plate, seed)
-            }
-        };
+    /// A painted plate: the faceless look, from its seed.
+    pub(crate) fn procedural(
+        seed: u64,
+        style: ProceduralStyle,
+        palette: Palette,
+        duration: f64,
+    ) -> Self {
+        Self::drifting(paint_procedural(seed, style, palette), seed, duration)
+    }
+
+    /// A still image cover-fitted to the plate; the error is why the file is unusable.
+    pub(crate) fn image(index: usize, path: &FilePath, duration: f64) -> Result<Self, String> {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let img = raster::decode_image(&bytes)?;
+        // Cover 110 % of the canvas: the margin is the Ken Burns travel.
+        let (w, h) = (CANVAS_W * 11 / 10, CANVAS_H * 11 / 10);
+        let covered =
+            raster::cover(img.as_ref(), w, h).ok_or("image could not be scaled".to_string())?;
+        // Flatten any transparency onto black: the plate must be opaque.
+        let mut plate = Pixmap::new(w, h).ok_or("no memory".to_string())?;
+        plate.fill(Color::BLACK);
+        plate.draw_pixmap(
+            0,
+            0,
+            covered.as_ref(),
+            &PixmapPaint::default(),
+            Transform::identity(),
+            None,
+        );
+        // The drift direction comes from the image's own bytes (and the scene's position),
+        // never from where the file lives, so the same video renders the same frames on every
+        // machine and in every checkout.
+        let seed = bytes.iter().step_by(61).fold(index as u64, |h, &b| {
+            h.wrapping_mul(31).wrapping_add(u64::from(b))
+        });
+        Ok(Self::drifting(plate, seed, duration))
+    }
+
+    /// `plate` drifting across the scene in a direction picked by `seed`.
+    fn drifting(plate: Pixmap, seed: u64, duration: f64) -> Self {
         let mx = f64::from(plate.width() - CANVAS_W);
         let my = f64::from(plate.height() - CANVAS_H);
         // Travel at most the margin, at a gentle speed.
-        let travel = (plan.duration * DRIFT_PX_PER_S).min(mx.min(my) * 0.9);
+        let travel = (duration * DRIFT_PX_PER_S).min(mx.min(my) * 0.9);
         let (cx, cy) = (mx / 2.0, my / 2.0);
         let angle = (seed % 8) as f64 * std::f64::consts::FRAC_PI_4 + 0.3;
         let (dx, dy) = (angle.cos() * travel / 2.0, angle.sin() * travel / 2.0);
-        Ok(PlateBackground {
+        PlateBackground {
             plate,
             from: (cx - dx, cy - dy),
             to: (cx + dx, cy + dy),
-            duration: plan.duration,
-        })
+            duration,
+        }
     }
 
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
@@ -512,30 +369,6 @@ fn paint_procedural(seed: u64, style: ProceduralStyle, pal: Palette) -> Pixmap {
 // ---------------------------------------------------------------------------------------------
 // Text sprites.
 
-/// A pre-rendered sprite and where its top-left goes on the canvas.
-pub(crate) struct Sprite {
-    pub(crate) x: i32,
-    pub(crate) y: i32,
-    pub(crate) pixmap: Pixmap,
-}
-
-impl Sprite {
-    /// `(x0, y0, x1, y1)` on the canvas.
-    fn bounds(&self) -> (i64, i64, i64, i64) {
-        let (x, y) = (i64::from(self.x), i64::from(self.y));
-        (
-            x,
-            y,
-            x + i64::from(self.pixmap.width()),
-            y + i64::from(self.pixmap.height()),
-        )
-    }
-
-    fn draw(&self, dst: &mut PixmapMut<'_>) {
-        blit::blend_over(dst, self.x, self.y, self.pixmap.as_ref());
-    }
-}
-
 /// A rasterised piece of text: coverage plus the offset of its top-left from (pen x, baseline).
 struct TextMask {
     cov: typography::Coverage,
@@ -610,7 +443,7 @@ pub(crate) fn visible_chunk(chunks: &[ChunkSprites], t: f64) -> Option<&ChunkSpr
     chunks.iter().find(|c| c.from <= t && t < c.until)
 }
 
-fn prepare_captions(plan: &ScenePlan, fonts: &Fonts) -> Vec<ChunkSprites> {
+pub(crate) fn prepare_captions(plan: &ScenePlan, fonts: &Fonts) -> Vec<ChunkSprites> {
     let chunks: Vec<&CaptionChunk> = plan
         .captions
         .iter()
@@ -828,15 +661,12 @@ fn initials(name: &str) -> String {
 }
 
 impl NarratorCard {
-    fn prepare(
-        scene: usize,
+    pub(crate) fn prepare(
+        (x, y, w, h): (u32, u32, u32, u32),
         name: &str,
-        rect: &PreviewRect,
         pal: Palette,
         fonts: &Fonts,
-    ) -> Result<Self, ResolveError> {
-        // Keep the card on the canvas.
-        let (x, y, w, h) = narrator_bounds(scene, rect)?;
+    ) -> Self {
         let (x, y) = (x as i32, y as i32);
         let (wf, hf) = (w as f32, h as f32);
         let mut card = Pixmap::new(w, h).expect("clamped, non-zero size");
@@ -935,11 +765,11 @@ impl NarratorCard {
                 [255, 255, 255, 255],
             );
         }
-        Ok(NarratorCard {
+        NarratorCard {
             card: Sprite { x, y, pixmap: card },
             avatar: (x as f32 + acx, y as f32 + acy, r),
             accent: pal.accent,
-        })
+        }
     }
 
     /// The card and its widest pulse ring (with room for anti-aliasing).
@@ -994,7 +824,7 @@ const MAX_SVG_BYTES: usize = 4 << 20;
 
 /// An overlay object rasterised at its settled rect.
 pub(crate) struct OverlaySprite {
-    z: i32,
+    pub(crate) z: i32,
     sprite: Sprite,
     animation: Animation,
     start: f64,
@@ -1078,7 +908,7 @@ pub(crate) fn entrance_pose(animation: Animation, p: f32) -> Pose {
 }
 
 impl OverlaySprite {
-    fn prepare(o: &OverlayObject, fonts: &Fonts) -> Result<Self, String> {
+    pub(crate) fn prepare(o: &OverlayObject, fonts: &Fonts) -> Result<Self, String> {
         if !o.rect.is_valid() {
             return Err(format!(
                 "rect {:?} must be finite with positive size",
@@ -1108,7 +938,7 @@ impl OverlaySprite {
         let pixmap = match &o.payload {
             OverlayPayload::Svg(src) => rasterize_svg(src, w, h, fonts)?,
             OverlayPayload::SvgFile(path) => {
-                let src = read_limited(path, crate::plan::MAX_SVG_FILE_BYTES)?;
+                let src = read_limited(path, MAX_SVG_FILE_BYTES)?;
                 rasterize_svg(&src, w, h, fonts)?
             }
             OverlayPayload::Png(path) => {
@@ -1298,18 +1128,5 @@ mod tests {
             let start = entrance_pose(a, 0.0);
             assert_ne!(start, Pose::SETTLED, "{a:?} does not animate");
         }
-    }
-
-    #[test]
-    fn rng_is_deterministic() {
-        let a: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::new(7);
-                move |_| r.next_u64()
-            })
-            .collect();
-        let mut r = Rng::new(7);
-        assert_eq!(a[0], r.next_u64());
-        assert!((0..1000).all(|_| (0.0..1.0).contains(&r.unit())));
     }
 }
