@@ -27,6 +27,7 @@ pub mod still;
 pub mod svg2spec;
 
 pub use frame::{FRAME_BYTES, View};
+pub use layers::captions;
 pub use plan::VideoPlan;
 pub use resolve::{ResolveError, ResolvedVideo, resolve};
 pub use still::{overlay_poster, screenshot_280x498};

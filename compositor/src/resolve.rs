@@ -15,6 +15,7 @@ use typography::Font;
 
 use crate::clip::{ClipBackground, ClipLayer, ClipNarrator};
 use crate::geom::{CANVAS_H, CANVAS_W, PreviewRect};
+use crate::layers::captions::CAPTION_FONTS;
 use crate::layers::{
     self, BackgroundLayer, ChunkSprites, Fonts, NarratorCard, NarratorLayer, OverlaySprite,
     PlateBackground, narrator_bounds,
@@ -143,10 +144,23 @@ fn load_font(dir: &Path, name: &str) -> Result<(Vec<u8>, Font), ResolveError> {
     Ok((bytes, font))
 }
 
+/// The caption fonts ([`CAPTION_FONTS`], in fallback order) from `fonts_dir`: what
+/// [`crate::captions::caption_text_box`] measures with, and what every scene's captions and
+/// narrator names are set in.
+pub fn caption_fonts(fonts_dir: &Path) -> Result<Vec<Font>, ResolveError> {
+    CAPTION_FONTS
+        .iter()
+        .map(|name| load_font(fonts_dir, name).map(|(_, font)| font))
+        .collect()
+}
+
 fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
     let dir = &plan.fonts_dir;
-    let (inter_bytes, inter) = load_font(dir, "Inter-Bold.otf")?;
-    let (noto_bytes, noto) = load_font(dir, "NotoSans-Bold.ttf")?;
+    let loaded = CAPTION_FONTS
+        .iter()
+        .map(|name| load_font(dir, name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (bold_bytes, bold): (Vec<Vec<u8>>, Vec<Font>) = loaded.into_iter().unzip();
     let needs_svg = plan.scenes.iter().any(|s| {
         s.overlay.iter().any(|o| {
             matches!(
@@ -157,8 +171,9 @@ fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
     });
     let svg_db = needs_svg.then(|| {
         let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(inter_bytes);
-        db.load_font_data(noto_bytes);
+        for bytes in bold_bytes {
+            db.load_font_data(bytes);
+        }
         for optional in [
             "Inter-Regular.otf",
             "NotoSans-Regular.ttf",
@@ -171,10 +186,7 @@ fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
         db.set_sans_serif_family("Inter");
         std::sync::Arc::new(db)
     });
-    Ok(Fonts {
-        bold: vec![inter, noto],
-        svg_db,
-    })
+    Ok(Fonts { bold, svg_db })
 }
 
 /// Probe results of every distinct clip file of a plan.
