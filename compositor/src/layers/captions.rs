@@ -395,10 +395,14 @@ fn word_sprites(m: &TextMask, at: &WordPlace<'_>, start: f64) -> WordSprites {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resolve::caption_fonts;
 
+    /// The caption fonts, read directly (resolving sits above this module).
     fn fonts() -> Vec<Font> {
-        caption_fonts(&crate::plan::tests::fonts_dir()).unwrap()
+        let dir = crate::plan::tests::fonts_dir();
+        CAPTION_FONTS
+            .iter()
+            .map(|name| Font::from_bytes(std::fs::read(dir.join(name)).unwrap()).unwrap())
+            .collect()
     }
 
     #[test]
