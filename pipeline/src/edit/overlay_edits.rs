@@ -680,23 +680,6 @@ fn text_edit(
     }))
 }
 
-/// `reelsmith svg2spec DIR… -o OUT`: converts every SVG in the folders (in parallel), with the
-/// pinned fonts of `assets_dir`. Returns (input, output folder or error) per file.
-pub fn convert_folders(
-    inputs: &[PathBuf],
-    out: &Path,
-    assets_dir: &Path,
-) -> std::io::Result<Vec<svg2spec::BatchItem>> {
-    let files = svg2spec::collect_inputs(inputs)?;
-    let opt = svg2spec::Options {
-        fontdb: svg2spec::font_db(&assets_dir.join("fonts")),
-        limits: svg2spec::Limits::default(),
-        file_prefix: String::new(),
-    };
-    std::fs::create_dir_all(out)?;
-    Ok(svg2spec::convert_files(&files, out, &opt))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
