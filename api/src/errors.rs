@@ -8,6 +8,7 @@ use warp::http::StatusCode;
 use warp::reject::Reject;
 use warp::{Rejection, Reply};
 
+use crate::openapi::ErrorBody;
 use crate::reply::with_request_id;
 
 /// A domain error travelling through warp as a rejection.
@@ -130,16 +131,15 @@ pub fn type_of(status: StatusCode) -> &'static str {
 /// The envelope for a domain error.
 pub fn error_reply(e: &Error) -> warp::reply::Response {
     let status = status_of(e.code);
-    let body = json!({
-        "error": {
-            "type": type_of(status),
-            "code": e.code.as_str(),
-            "message": e.message,
-            "param": e.param,
-            "details": e.details,
-        }
-    });
-    with_request_id(status, body)
+    let error = ErrorBody {
+        kind: type_of(status).to_string(),
+        code: e.code.as_str().to_string(),
+        message: e.message.clone(),
+        param: e.param.clone(),
+        details: e.details.clone(),
+    };
+    // `request_id` is added by `with_request_id`, completing the `ErrorEnvelope`.
+    with_request_id(status, json!({ "error": error }))
 }
 
 /// Turns every rejection into the envelope.

@@ -1,7 +1,45 @@
 //! `GET /v1/openapi.json`: every route that exists, kept in step with the
 //! router by a test that compares the two lists.
 
+use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+/// The body of every 4xx and 5xx answer: `{error: {type, code, message, param, details},
+/// request_id}`. Handlers reference it from their `#[utoipa::path]` responses as
+/// `body = crate::openapi::ErrorEnvelope`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    pub error: ErrorBody,
+    /// The id of this request, also in the `X-Request-Id` header.
+    pub request_id: String,
+}
+
+/// What went wrong: a stable `code` per cause, a readable `message` and the field at fault.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// The family of the error, from the HTTP status: `invalid_request_error`,
+    /// `authentication_error`, `payment_required`, `not_found`, `method_not_allowed`,
+    /// `precondition_failed`, `payload_too_large`, `unprocessable_entity`,
+    /// `rate_limit_error`, `upstream_error` or `api_error`.
+    #[serde(rename = "type")]
+    #[schema(example = "invalid_request_error")]
+    pub kind: String,
+    /// The stable error code (spec §errors), e.g. `missing_field`.
+    #[schema(example = "missing_field")]
+    pub code: String,
+    /// A clear message for people; never carries server paths or library text.
+    pub message: String,
+    /// The request field at fault, when one is (dotted for nested fields).
+    pub param: Option<String>,
+    /// Extra facts for some codes (for example the id of a failed typography result).
+    pub details: Option<Value>,
+}
+
+/// The component schemas shared by every operation.
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(ErrorEnvelope, ErrorBody)))]
+struct Schemas;
 
 /// (method, path, summary) of every served route.
 pub const ROUTES: &[(&str, &str, &str)] = &[
@@ -118,10 +156,17 @@ pub fn document() -> Value {
         }
         entry[*method] = op;
     }
+    let schemas = <Schemas as utoipa::OpenApi>::openapi()
+        .components
+        .map(|c| serde_json::to_value(c.schemas).expect("schemas serialize"))
+        .unwrap_or_else(|| json!({}));
     json!({
         "openapi": "3.1.0",
         "info": { "title": "Reelsmith", "version": "0.1.0" },
-        "components": { "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } } },
+        "components": {
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
+            "schemas": schemas,
+        },
         "paths": paths,
     })
 }
