@@ -59,8 +59,9 @@ pub fn parse_wait(v: Option<&Value>) -> Result<u64, Error> {
     };
     match v {
         None | Some(Value::Null) => Ok(0),
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(w) if w <= MAX_WAIT => Ok(w),
+        // JSON Schema's `integer` includes `5.0`: a number with no fraction is whole seconds.
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(w) if w.fract() == 0.0 && (0.0..=MAX_WAIT as f64).contains(&w) => Ok(w as u64),
             _ => Err(bad()),
         },
         Some(Value::String(s)) => match s.trim().parse::<u64>() {
@@ -508,6 +509,10 @@ mod tests {
         }
         check(
             json!({"role": "typography", "text": "x", "wait": 100}),
+            Ok(()),
+        );
+        check(
+            json!({"role": "typography", "text": "x", "wait": 5.0}),
             Ok(()),
         );
         check(
