@@ -9,7 +9,6 @@ use warp::reject::Reject;
 use warp::{Rejection, Reply};
 
 use crate::openapi::ErrorBody;
-use crate::reply::with_request_id;
 
 /// A domain error travelling through warp as a rejection.
 #[derive(Debug)]
@@ -138,8 +137,12 @@ pub fn error_reply(e: &Error) -> warp::reply::Response {
         param: e.param.clone(),
         details: e.details.clone(),
     };
-    // `request_id` is added by `with_request_id`, completing the `ErrorEnvelope`.
-    with_request_id(status, json!({ "error": error }))
+    let request_id = pipeline::core::ids::request_id();
+    if let Some(cause) = &e.cause {
+        tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
+    }
+    // `with_given_id` adds `request_id`, completing the `ErrorEnvelope`.
+    crate::reply::with_given_id(status, json!({ "error": error }), request_id)
 }
 
 /// Turns every rejection into the envelope.
