@@ -19,7 +19,9 @@
 //! on the lock).
 
 pub mod edit;
+pub mod edit_session;
 pub mod geometry;
+pub mod inspect;
 pub mod select;
 pub mod session;
 
@@ -42,7 +44,8 @@ use crate::core::store::{Store, StoreError};
 use crate::edit::realtime::Hub;
 
 use edit::{Edit, Family, MediaKind, PreparedMedia};
-use select::{Selection, Selector};
+use geometry::{SceneGeometry, SceneGeometryRequest};
+use select::{Clarification, Resolved, Selector};
 
 /// Largest background, voice or narrator-video download when `fetch.max_bytes` is unset.
 pub const DEFAULT_MAX_DOWNLOAD: u64 = 200 * 1024 * 1024;
@@ -75,7 +78,7 @@ pub enum Outcome {
     /// 200: the edit applied.
     Applied(Value),
     /// 200: an ambiguous text match; nothing changed.
-    Clarify(Value),
+    Clarify(Clarification),
     /// 202: an upload is queued.
     Queued(Value),
 }
@@ -94,17 +97,6 @@ fn next_version() -> String {
             Ok(_) => return next.to_string(),
             Err(p) => prev = p,
         }
-    }
-}
-
-fn topic_param(body: &Value) -> Result<String> {
-    match body.get("id").or_else(|| body.get("topic_id")) {
-        None | Some(Value::Null) => Err(Error::missing("id")),
-        Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
-        Some(Value::String(s)) if crate::core::ids::is_topic_id(s.trim()) => {
-            Ok(s.trim().to_string())
-        }
-        Some(_) => Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")),
     }
 }
 
@@ -441,25 +433,9 @@ impl Editor {
 
     /// `POST /v1/modify_scene`.
     pub fn modify(self: &Arc<Self>, account: &str, body: &Value) -> Result<Outcome> {
-        if !body.is_object() {
-            return Err(Error::new(
-                Code::InvalidJson,
-                "The body must be a JSON object.",
-            ));
-        }
-        let topic = topic_param(body)?;
-        let by = match body.get("by") {
-            None | Some(Value::Null) => return Err(Error::missing("by")),
-            Some(Value::String(s)) => s.trim().to_string(),
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidBy,
-                    "`by` must be `voice_file`, `id` or `text`.",
-                )
-                .param("by"));
-            }
-        };
-        let selector = select::parse(&by, body.get("value"), body.get("min_score"))?;
+        let f = crate::core::fields::Fields::of(body)?;
+        let topic = select::topic_id(&f)?;
+        let selector = Selector::by_value(&f)?;
         match body.get("op") {
             None | Some(Value::Null) => {}
             Some(Value::String(s)) if s == "set" => {}
@@ -512,20 +488,9 @@ impl Editor {
         let lock = self.lock(topic);
         let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
-        let (index, score) = match select::select(&doc, selector)? {
-            Selection::Found { index, score } => (index, score),
-            Selection::Ambiguous(c) => {
-                let q = match selector {
-                    Selector::Text { query, .. } => query.as_str(),
-                    _ => "",
-                };
-                return Ok(Outcome::Clarify(select::clarification(
-                    "scene_modification",
-                    &doc,
-                    q,
-                    &c,
-                )));
-            }
+        let (index, score) = match select::resolve(&doc, selector, "scene_modification")? {
+            Resolved::Scene { index, score } => (index, score),
+            Resolved::Clarify(c) => return Ok(Outcome::Clarify(c)),
         };
         let mut new = doc.clone();
         let voice_file = new.segments[index].voice_file.clone();
@@ -678,20 +643,9 @@ impl Editor {
         e: Edit,
     ) -> Result<Outcome> {
         let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
-        let index = match select::select(&doc, selector)? {
-            Selection::Found { index, .. } => index,
-            Selection::Ambiguous(c) => {
-                let q = match selector {
-                    Selector::Text { query, .. } => query.as_str(),
-                    _ => "",
-                };
-                return Ok(Outcome::Clarify(select::clarification(
-                    "scene_modification",
-                    &doc,
-                    q,
-                    &c,
-                )));
-            }
+        let index = match select::resolve(&doc, selector, "scene_modification")? {
+            Resolved::Scene { index, .. } => index,
+            Resolved::Clarify(c) => return Ok(Outcome::Clarify(c)),
         };
         let url = match &e {
             Edit::VoiceUpload { url } | Edit::NarratorVideo { url } => url.clone(),
@@ -915,123 +869,6 @@ impl Editor {
         Ok(())
     }
 
-    // ------------------------------------------------------------------------------------
-    // edit_session
-
-    /// `POST /v1/edit_session`.
-    pub fn edit_session(&self, account: &str, body: &Value) -> Result<Value> {
-        let topic = topic_param(body)?;
-        let action = match body.get("action") {
-            None | Some(Value::Null) => return Err(Error::missing("action")),
-            Some(Value::String(s))
-                if ["start", "commit", "abort", "status"].contains(&s.as_str()) =>
-            {
-                s.clone()
-            }
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidAction,
-                    "`action` must be `start`, `commit`, `abort` or `status`.",
-                )
-                .param("action"));
-            }
-        };
-        let topic_not_found = || {
-            Error::new(
-                Code::TopicNotFound,
-                "No video with this id exists on the account.",
-            )
-            .param("id")
-        };
-        let fetch_failed = |e: StoreError| {
-            tracing::error!(%topic, error = %e, "edit session: document load failed");
-            Error::new(
-                Code::TopicFetchFailed,
-                "The video's document could not be loaded.",
-            )
-            .param("id")
-        };
-        match self.store.job(&topic) {
-            Ok(Some(j)) if j.account == account => {}
-            Ok(_) => return Err(topic_not_found()),
-            Err(e) => return Err(fetch_failed(e)),
-        }
-        let enabled = self.settings.edit.cache_enabled;
-        let ttl = self.settings.edit.session_idle_secs;
-        let mut out = json!({
-            "object": "edit_session",
-            "id": topic,
-            "topic_id": topic,
-            "action": action,
-            "cache_enabled": enabled,
-        });
-        if !enabled {
-            out["active"] = json!(false);
-            out["note"] = json!(
-                "Edit sessions are off on this server (cache_enabled = false): every edit is written straight through, serialised per video."
-            );
-            if action == "commit" {
-                out["committed"] = json!(false);
-            }
-            return Ok(out);
-        }
-        let lock = self.lock(&topic);
-        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
-        match action.as_str() {
-            "start" => {
-                let doc = match self.document(&topic) {
-                    Ok(Some(d)) => d,
-                    Ok(None) => return Err(scenes_not_ready()),
-                    Err(e) => return Err(fetch_failed(e)),
-                };
-                let info = self
-                    .sessions
-                    .start(&topic, doc, crate::core::time::now())
-                    .map_err(Error::internal)?;
-                out["active"] = json!(true);
-                out["ttl_seconds"] = json!(ttl);
-                out["started"] = json!(crate::core::time::iso(info.started));
-                out["staged_writes"] = json!(info.staged_writes);
-            }
-            "commit" => {
-                let n = self.commit_locked(&topic)?;
-                out["committed"] = json!(n.is_some());
-                out["active"] = json!(false);
-                out["staged_writes"] = json!(n.unwrap_or(0));
-            }
-            "abort" => {
-                let s = self.sessions.take(&topic);
-                if s.is_some() {
-                    self.sessions.forget(&topic).map_err(Error::internal)?;
-                }
-                out["aborted"] = json!(s.is_some());
-                out["discarded_writes"] = json!(s.map(|s| s.staged_writes).unwrap_or(0));
-                out["active"] = json!(false);
-            }
-            _ => match self.sessions.info(&topic) {
-                Some(i) => {
-                    let last = i.last_write.unwrap_or(i.started);
-                    out["active"] = json!(true);
-                    out["staged_writes"] = json!(i.staged_writes);
-                    out["started"] = json!(crate::core::time::iso(i.started));
-                    out["last_write"] = i
-                        .last_write
-                        .map(crate::core::time::iso)
-                        .map_or(Value::Null, Value::String);
-                    out["ttl_seconds"] = json!(ttl);
-                    out["expires_at"] = json!(crate::core::time::iso(last + ttl as i64));
-                }
-                None => {
-                    out["active"] = json!(false);
-                    out["staged_writes"] = json!(0);
-                    out["started"] = Value::Null;
-                    out["last_write"] = Value::Null;
-                }
-            },
-        }
-        Ok(out)
-    }
-
     /// Flushes the session of `topic` (held lock): specs, then the document once, then the
     /// journal is deleted. Returns the staged write count, or `None` without a session.
     fn commit_locked(&self, topic: &str) -> Result<Option<u64>> {
@@ -1111,61 +948,10 @@ impl Editor {
 
     /// `POST /v1/scene_geometry`: the geometry body, or a clarification (`Err` never means
     /// ambiguity).
-    pub fn geometry(&self, account: &str, body: &Value) -> Result<Value> {
-        if !body.is_object() {
-            return Err(Error::new(
-                Code::InvalidJson,
-                "The body must be a JSON object.",
-            ));
-        }
-        let topic = topic_param(body)?;
-        let given = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
-        let count = [given("voice_file"), given("scene_id"), given("by")]
-            .iter()
-            .filter(|b| **b)
-            .count();
-        if count == 0 {
-            return Err(Error::new(
-                Code::MissingField,
-                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
-            )
-            .param("voice_file"));
-        }
-        if count > 1 {
-            return Err(Error::new(
-                Code::InvalidField,
-                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
-            )
-            .param("voice_file"));
-        }
-        let selector = if given("voice_file") {
-            select::parse("voice_file", body.get("voice_file"), None)
-                .map_err(|e| e.param("voice_file"))?
-        } else if given("scene_id") {
-            select::parse("id", body.get("scene_id"), None).map_err(|e| e.param("scene_id"))?
-        } else {
-            let by = body.get("by").and_then(Value::as_str).ok_or_else(|| {
-                Error::new(
-                    Code::InvalidBy,
-                    "`by` must be `voice_file`, `id` or `text`.",
-                )
-                .param("by")
-            })?;
-            select::parse(by, body.get("value"), body.get("min_score"))?
-        };
-        let include_diagnostics = match body.get("include_diagnostics") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidField,
-                    "`include_diagnostics` must be true or false.",
-                )
-                .param("include_diagnostics"));
-            }
-        };
-        self.job(account, &topic)?;
-        let doc = match self.document(&topic) {
+    pub fn geometry(&self, account: &str, req: &SceneGeometryRequest) -> Result<GeometryReply> {
+        let topic = req.id.as_str();
+        self.job(account, topic)?;
+        let doc = match self.document(topic) {
             Ok(Some(d)) => d,
             Ok(None) => {
                 return Err(Error::new(
@@ -1183,15 +969,9 @@ impl Editor {
             }
             Err(e) => return Err(e.into()),
         };
-        let (index, score) = match select::select(&doc, &selector)? {
-            Selection::Found { index, score } => (index, score),
-            Selection::Ambiguous(c) => {
-                let q = match &selector {
-                    Selector::Text { query, .. } => query.as_str(),
-                    _ => "",
-                };
-                return Ok(select::clarification("scene_geometry", &doc, q, &c));
-            }
+        let (index, score) = match select::resolve(&doc, &req.selector, "scene_geometry")? {
+            Resolved::Scene { index, score } => (index, score),
+            Resolved::Clarify(c) => return Ok(GeometryReply::Clarification(c)),
         };
         let seg = &doc.segments[index];
         let spec = if seg.overlay_disabled() {
@@ -1206,18 +986,28 @@ impl Editor {
             })?
         };
         let spec_meta = self.spec_meta(&doc, seg);
-        let poster = include_diagnostics.then(|| self.poster_meta(&doc, seg));
-        Ok(geometry::build(&geometry::Input {
-            doc: &doc,
-            index,
-            spec: spec.as_ref(),
-            spec_meta,
-            poster,
-            include_diagnostics,
-            score,
-            company_id: account,
-        }))
+        let poster = req.include_diagnostics.then(|| self.poster_meta(&doc, seg));
+        Ok(GeometryReply::Geometry(Box::new(geometry::build(
+            &geometry::Input {
+                doc: &doc,
+                index,
+                spec: spec.as_ref(),
+                spec_meta,
+                poster,
+                include_diagnostics: req.include_diagnostics,
+                score,
+                company_id: account,
+            },
+        ))))
     }
+}
+
+/// `scene_geometry`'s 200 body: the geometry, or a clarification of an ambiguous text match.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum GeometryReply {
+    Geometry(Box<SceneGeometry>),
+    Clarification(Clarification),
 }
 
 /// A document for tests, built through serde so fields added later (all `#[serde(default)]`)
@@ -1237,7 +1027,7 @@ pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
     d
 }
 
-fn scenes_not_ready() -> Error {
+pub(crate) fn scenes_not_ready() -> Error {
     Error::new(
         Code::ScenesNotReady,
         "The video has not reached scenes_ready_for_review yet.",
