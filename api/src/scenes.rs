@@ -13,7 +13,8 @@ use std::sync::Arc;
 use pipeline::core::model::Account;
 use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
-use pipeline::edit::scenes::{Editor, GeometryReply, Outcome};
+use pipeline::edit::scenes::parse::ModifySceneRequest;
+use pipeline::edit::scenes::{Editor, GeometryReply, ModifySceneReply, Outcome, UploadQueued};
 use serde::Serialize;
 use serde_json::{Value, json};
 use warp::filters::BoxedFilter;
@@ -92,10 +93,10 @@ pub(crate) fn json_reply<T: Serialize>(
     post,
     path = "/v1/modify_scene",
     tag = "editing",
-    request_body = Value,
+    request_body = ModifySceneRequest,
     responses(
-        (status = 200, description = "The edit applied, or a clarification (nothing changed)", body = Value),
-        (status = 202, description = "A voice or narrator-video upload is queued", body = Value),
+        (status = 200, description = "The edit applied, or a clarification (nothing changed)", body = ModifySceneReply),
+        (status = 202, description = "A voice or narrator-video upload is queued", body = UploadQueued),
         (status = 400, description = "`missing_field`, `invalid_id`, `invalid_by`, `invalid_value`, `invalid_field`, `invalid_field_name`, `mixed_field_families`, `unsupported_media_url`, `file_too_large`"),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
         (status = 404, description = "`video_not_found`, `scene_not_found`"),
@@ -110,12 +111,13 @@ pub async fn modify_scene(
     body: Value,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let out = blocking(&state, move |e| e.modify(&account.name, &body)).await?;
+    let req = ModifySceneRequest::parse(&body).map_err(reject)?;
+    let out = blocking(&state, move |e| e.modify(&account.name, &req)).await?;
     match out {
-        Outcome::Applied(v) => Ok(with_request_id(StatusCode::OK, v)),
-        Outcome::Clarify(c) => json_reply(StatusCode::OK, &c).map_err(reject),
-        Outcome::Queued(v) => Ok(with_request_id(StatusCode::ACCEPTED, v)),
+        Outcome::Reply(reply) => json_reply(StatusCode::OK, &reply),
+        Outcome::Queued(queued) => json_reply(StatusCode::ACCEPTED, &queued),
     }
+    .map_err(reject)
 }
 
 /// Starts, commits, aborts or reports a video's edit session.

@@ -36,7 +36,7 @@ use utoipa::ToSchema;
 use crate::core::document::{Segment, VideoDocument};
 use crate::core::error::{Code, Result};
 use crate::core::fields::Fields;
-use crate::edit::scenes::edit::{ONE_BY_ONE_SUFFIX, objects_bbox};
+use crate::edit::scenes::apply::{ONE_BY_ONE_SUFFIX, objects_bbox};
 use crate::edit::scenes::select::{GeometrySelectorFields, Selector, topic_id};
 
 /// Preview width and height.
@@ -871,7 +871,7 @@ pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::scenes::edit::tests::{doc, spec};
+    use crate::edit::scenes::apply::tests::{doc, spec};
     use compositor::spec::SpecGroup;
     use serde_json::json;
 

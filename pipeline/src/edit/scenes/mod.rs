@@ -4,10 +4,10 @@
 //! under it, so concurrent edits never lose an update), the edit sessions with their write-ahead
 //! journals ([`session`]), and the realtime hub every successful edit publishes to.
 //!
-//! An edit is: parse every field ([`edit::parse_fields`], no document needed) → check the video
+//! An edit is: parse the request ([`parse::ModifySceneRequest`], no document needed) → check the video
 //! is ready → fetch external inputs (branch A's media) outside the lock → under the lock: load
 //! the document (the session's copy when a session is active), select the scene
-//! ([`select`]), apply to a clone ([`edit::apply`] or `overlay_edits::apply`), persist (stage in
+//! ([`select`]), apply to a clone ([`apply::apply`] or `overlay_edits::apply`), persist (stage in
 //! the session, or write the store) → publish `scene_modified`. Any error before persisting
 //! drops the clone, so a rejected edit changes nothing.
 //!
@@ -18,10 +18,11 @@
 //! Handlers call these functions on blocking threads (they do file and redb I/O and may wait
 //! on the lock).
 
-pub mod edit;
+pub mod apply;
 pub mod edit_session;
 pub mod geometry;
 pub mod inspect;
+pub mod parse;
 pub mod select;
 pub mod session;
 
@@ -32,7 +33,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use compositor::spec::OverlaySpec;
+use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 use crate::core::config::Settings;
@@ -43,8 +46,9 @@ use crate::core::model::Job;
 use crate::core::store::{Store, StoreError};
 use crate::edit::realtime::Hub;
 
-use edit::{Edit, Family, MediaKind, PreparedMedia};
+use apply::PreparedMedia;
 use geometry::{SceneGeometry, SceneGeometryRequest};
+use parse::{Edit, Family, MediaKind, ModifySceneRequest};
 use select::{Clarification, Resolved, Selector};
 
 /// Largest background, voice or narrator-video download when `fetch.max_bytes` is unset.
@@ -75,12 +79,76 @@ pub struct Editor {
 /// What `modify_scene` answers.
 #[derive(Debug)]
 pub enum Outcome {
-    /// 200: the edit applied.
-    Applied(Value),
-    /// 200: an ambiguous text match; nothing changed.
-    Clarify(Clarification),
+    /// 200: the edit applied, or a clarification (nothing changed).
+    Reply(ModifySceneReply),
     /// 202: an upload is queued.
-    Queued(Value),
+    Queued(UploadQueued),
+}
+
+/// `modify_scene`'s 200 body: the applied edit, or a clarification of an ambiguous text match.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum ModifySceneReply {
+    Applied(Box<SceneModification>),
+    Clarification(Clarification),
+}
+
+/// An edit that applied (the handler adds `request_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneModification {
+    /// Always `scene_modification`.
+    #[schema(example = "scene_modification")]
+    pub object: &'static str,
+    /// Always `applied`.
+    pub status: &'static str,
+    pub id: String,
+    pub topic_id: String,
+    pub voice_file: String,
+    pub scene_id: u32,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub score: f64,
+    /// The family of the fields sent (`background`, `layout`, `roll`, …).
+    pub family: &'static str,
+    /// What each field changed; its keys and shapes depend on the branch.
+    #[schema(value_type = Object)]
+    pub applied: Value,
+    /// The updated Scene record, as `video_data` returns it, with `words`.
+    #[schema(value_type = Object)]
+    pub segment: Value,
+    pub edit_session: SessionFlag,
+    /// Branch A: `image` or `video`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<&'static str>,
+    /// Branch A: the new background's URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media_url: Option<String>,
+}
+
+/// Whether the edit was staged in an active edit session.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SessionFlag {
+    pub active: bool,
+    /// With an active session: its staged write count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staged_writes: Option<u64>,
+}
+
+/// 202: a voice (H) or narrator-video (I) upload is queued; the realtime stream reports the
+/// outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct UploadQueued {
+    /// Always `scene_modification`.
+    pub object: &'static str,
+    /// `scene_voice_upload_queued` or `scene_narrator_video_upload_queued`.
+    pub status: &'static str,
+    pub queue_id: String,
+    pub id: String,
+    pub topic_id: String,
+    pub voice_file: String,
+    pub scene_id: u32,
+    /// Empty until the upload is applied.
+    #[schema(value_type = Object)]
+    pub applied: serde_json::Map<String, Value>,
 }
 
 /// Monotonic spec version tokens (milliseconds, never repeating within a process).
@@ -421,10 +489,11 @@ impl Editor {
         Ok(())
     }
 
-    fn session_json(&self, topic: &str) -> Value {
-        match self.sessions.info(topic) {
-            Some(i) => json!({ "active": true, "staged_writes": i.staged_writes }),
-            None => json!({ "active": false }),
+    fn session_flag(&self, topic: &str) -> SessionFlag {
+        let staged_writes = self.sessions.info(topic).map(|i| i.staged_writes);
+        SessionFlag {
+            active: staged_writes.is_some(),
+            staged_writes,
         }
     }
 
@@ -432,47 +501,27 @@ impl Editor {
     // modify_scene
 
     /// `POST /v1/modify_scene`.
-    pub fn modify(self: &Arc<Self>, account: &str, body: &Value) -> Result<Outcome> {
-        let f = crate::core::fields::Fields::of(body)?;
-        let topic = select::topic_id(&f)?;
-        let selector = Selector::by_value(&f)?;
-        match body.get("op") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) if s == "set" => {}
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidField,
-                    "`op` must be `set` (the only operation).",
-                )
-                .param("op"));
-            }
-        }
-        let (family, edits) = edit::parse_fields(body.get("fields"))?;
-        let job = self.job(account, &topic)?;
+    pub fn modify(self: &Arc<Self>, account: &str, req: &ModifySceneRequest) -> Result<Outcome> {
+        let (topic, selector) = (&req.id, &req.selector);
+        let (family, edits) = (req.fields.family, &req.fields.edits);
+        let job = self.job(account, topic)?;
         if job.step < 5 {
             return Err(scenes_not_ready());
         }
-        match family {
-            Family::Voice | Family::NarratorVideo => {
-                return self.queue_upload(
-                    &topic,
-                    &selector,
-                    edits.into_iter().next().expect("one"),
-                );
-            }
-            _ => {}
+        if let (Family::Voice | Family::NarratorVideo, [upload]) = (family, edits.as_slice()) {
+            return self.queue_upload(topic, selector, upload.clone());
         }
         let media = match edits.first() {
             Some(Edit::Background { url, kind }) => {
-                Some(self.download_background(&topic, url, *kind)?)
+                Some(self.download_background(topic, url, *kind)?)
             }
             _ => None,
         };
-        let out = self.modify_locked(&topic, &selector, family, &edits, media.as_ref());
+        let out = self.modify_locked(topic, selector, family, edits, media.as_ref());
         if let Some(m) = &media
-            && !matches!(out, Ok(Outcome::Applied(_)))
+            && !matches!(out, Ok(Outcome::Reply(ModifySceneReply::Applied(_))))
         {
-            let _ = std::fs::remove_file(self.settings.video_dir(&topic).join(&m.file));
+            let _ = std::fs::remove_file(self.settings.video_dir(topic).join(&m.file));
         }
         out
     }
@@ -490,7 +539,7 @@ impl Editor {
         let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
         let (index, score) = match select::resolve(&doc, selector, "scene_modification")? {
             Resolved::Scene { index, score } => (index, score),
-            Resolved::Clarify(c) => return Ok(Outcome::Clarify(c)),
+            Resolved::Clarify(c) => return Ok(Outcome::Reply(ModifySceneReply::Clarification(c))),
         };
         let mut new = doc.clone();
         let voice_file = new.segments[index].voice_file.clone();
@@ -517,12 +566,12 @@ impl Editor {
             let mut spec = None;
             if edits.iter().any(Edit::needs_spec) {
                 if new.segments[index].overlay_disabled() {
-                    return Err(edit::disabled());
+                    return Err(apply::disabled());
                 }
                 spec = self.spec(&new, &voice_file)?;
             }
-            let (applied, changed) = edit::apply(
-                edit::Inputs {
+            let (applied, changed) = apply::apply(
+                apply::Inputs {
                     voice: self.voice.as_ref(),
                     media,
                     spec: spec.as_mut(),
@@ -559,24 +608,24 @@ impl Editor {
                 "segment": segment,
             }),
         );
-        let mut body = json!({
-            "object": "scene_modification",
-            "status": "applied",
-            "id": topic,
-            "topic_id": topic,
-            "voice_file": voice_file,
-            "scene_id": new.segments[index].id,
-            "score": score,
-            "family": family.as_str(),
-            "applied": applied,
-            "segment": segment,
-            "edit_session": self.session_json(topic),
-        });
-        if let Some(m) = media {
-            body["media_type"] = json!(m.kind.as_str());
-            body["media_url"] = json!(m.url);
-        }
-        Ok(Outcome::Applied(body))
+        let scene_id = new.segments[index].id;
+        Ok(Outcome::Reply(ModifySceneReply::Applied(Box::new(
+            SceneModification {
+                object: "scene_modification",
+                status: "applied",
+                id: topic.to_string(),
+                topic_id: topic.to_string(),
+                voice_file,
+                scene_id,
+                score,
+                family: family.as_str(),
+                applied,
+                segment,
+                edit_session: self.session_flag(topic),
+                media_type: media.map(|m| m.kind.as_str()),
+                media_url: media.map(|m| m.url.clone()),
+            },
+        ))))
     }
 
     /// Branch A's download: guarded fetch, kind from `mediaType`, the extension or the bytes,
@@ -594,7 +643,7 @@ impl Editor {
             .map_err(|e| fetch_error(e, param))?;
         let sniffed = sniff_media(&resp.body);
         let kind = kind
-            .or_else(|| edit::kind_from_extension(url))
+            .or_else(|| parse::kind_from_extension(url))
             .or(sniffed.map(|s| s.0))
             .ok_or_else(|| {
                 Error::new(
@@ -645,7 +694,7 @@ impl Editor {
         let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
         let index = match select::resolve(&doc, selector, "scene_modification")? {
             Resolved::Scene { index, .. } => index,
-            Resolved::Clarify(c) => return Ok(Outcome::Clarify(c)),
+            Resolved::Clarify(c) => return Ok(Outcome::Reply(ModifySceneReply::Clarification(c))),
         };
         let url = match &e {
             Edit::VoiceUpload { url } | Edit::NarratorVideo { url } => url.clone(),
@@ -679,16 +728,16 @@ impl Editor {
             .save(&self.settings.data_dir)
             .map_err(Error::internal)?;
         self.spawn_upload(pending);
-        Ok(Outcome::Queued(json!({
-            "object": "scene_modification",
-            "status": status,
-            "queue_id": queue_id,
-            "id": topic,
-            "topic_id": topic,
-            "voice_file": seg.voice_file,
-            "scene_id": seg.id,
-            "applied": {},
-        })))
+        Ok(Outcome::Queued(UploadQueued {
+            object: "scene_modification",
+            status,
+            queue_id,
+            id: topic.to_string(),
+            topic_id: topic.to_string(),
+            voice_file: seg.voice_file.clone(),
+            scene_id: seg.id,
+            applied: serde_json::Map::new(),
+        }))
     }
 
     /// Restarts the uploads a previous process queued but did not finish (call once at start).
@@ -775,8 +824,9 @@ impl Editor {
                 let track = track.map_err(|err| {
                     Error::new(
                         Code::MediaDecodeFailed,
-                        format!("The voice file could not be decoded: {err}."),
+                        "The voice file could not be decoded as audio (WAV, MP3, M4A, OGG or FLAC).",
                     )
+                    .because(err)
                 })?;
                 if track.samples.is_empty() {
                     return Err(Error::new(
@@ -816,7 +866,7 @@ impl Editor {
         let lock = self.lock(topic);
         let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
-        let voice_id = edit::voice_id_of(&doc);
+        let voice_id = apply::voice_id_of(&doc);
         let index = doc
             .segments
             .iter()
@@ -833,7 +883,7 @@ impl Editor {
             Edit::VoiceUpload { .. } => {
                 seg.audio_file = file;
                 seg.duration = seconds;
-                seg.words = edit::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
+                seg.words = apply::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
                 seg.narrator.audio_url = url.to_string();
                 json!({ "voice.upload": url, "duration": seconds, "word_count": seg.words.len() })
             }
