@@ -215,3 +215,50 @@ async fn editor_events(
     let reply = warp::sse::reply(warp::sse::keep_alive().stream(stream));
     Ok(crate::reply::tag(warp::Reply::into_response(reply)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(utoipa::OpenApi)]
+    #[openapi(paths(
+        modify_scene,
+        edit_session,
+        scene_geometry,
+        crate::inspector::scene_inspector
+    ))]
+    struct EditingDoc;
+
+    #[test]
+    fn the_editing_paths_describe_their_typed_bodies() {
+        use utoipa::OpenApi;
+        let doc = serde_json::to_value(EditingDoc::openapi()).unwrap();
+        let body_ref = |path: &str| {
+            doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+                ["$ref"]
+                .as_str()
+                .map(str::to_string)
+        };
+        for (path, schema) in [
+            ("/v1/modify_scene", "ModifySceneRequest"),
+            ("/v1/edit_session", "EditSessionRequest"),
+            ("/v1/scene_geometry", "SceneGeometryRequest"),
+            ("/v1/scene_inspector", "SceneInspectorRequest"),
+        ] {
+            assert_eq!(
+                body_ref(path),
+                Some(format!("#/components/schemas/{schema}")),
+                "{path}"
+            );
+            assert!(
+                doc["components"]["schemas"][schema].is_object(),
+                "{schema} is not in the components"
+            );
+        }
+        // Optional fields with a default are not required.
+        let geometry = &doc["components"]["schemas"]["SceneGeometryRequest"]["allOf"][1];
+        assert_eq!(geometry["required"], json!(["id"]));
+        let action = &doc["components"]["schemas"]["EditAction"]["enum"];
+        assert_eq!(action, &json!(["start", "commit", "abort", "status"]));
+    }
+}

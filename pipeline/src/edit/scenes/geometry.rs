@@ -73,6 +73,7 @@ pub struct SceneGeometryRequest {
     #[schema(value_type = GeometrySelectorFields)]
     pub selector: Selector,
     /// Adds `violations`, `warnings`, their counts and the poster state.
+    #[serde(default)]
     #[schema(default = false)]
     pub include_diagnostics: bool,
 }

@@ -714,6 +714,7 @@ pub struct ModifySceneRequest {
     #[serde(flatten)]
     #[schema(value_type = BySelectorFields)]
     pub selector: Selector,
+    #[serde(default)]
     #[schema(default = "set")]
     pub op: EditOp,
     /// One family of fields per call.

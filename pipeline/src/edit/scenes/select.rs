@@ -1,6 +1,7 @@
 //! Finding the scene a request means: by `voice_file` (stable, preferred), by `id` (display
-//! order, unstable), or by `text` (fuzzy, with `min_score`). Shared by `modify_scene` and
-//! `scene_geometry`.
+//! order, unstable), or by `text` (fuzzy, with `min_score`). One [`Selector`] is shared by
+//! `modify_scene` (`by` + `value`), `scene_geometry` (exactly one form) and `scene_inspector`
+//! (`voice_file` preferred); an ambiguous text match answers with the one [`Clarification`].
 //!
 //! Text matching. Both sides are normalised (lowercase, punctuation dropped, whitespace
 //! collapsed). A scene whose normalised text equals the query scores 1.0. Otherwise the score is
