@@ -182,12 +182,26 @@ fn objects_json(spec: &OverlaySpec) -> Vec<Value> {
         .collect()
 }
 
+/// The reason a client reads: our own words for every refusal, never a library's message
+/// (the XML parser's and the image decoder's text go to the log as the cause).
+fn public_reason(e: &Svg2specError) -> String {
+    match e {
+        Svg2specError::Parse(_) => "the SVG is not well-formed XML".into(),
+        Svg2specError::Image(_) => "an image in it could not be decoded".into(),
+        other => other.to_string(),
+    }
+}
+
 fn svg2spec_failed(e: Svg2specError) -> Error {
     Error::new(
         Code::Svg2specFailed,
-        format!("The SVG overlay could not be converted: {e}."),
+        format!(
+            "The SVG overlay could not be converted: {}.",
+            public_reason(&e)
+        ),
     )
     .param("fields[].value")
+    .because(e)
 }
 
 fn download(
@@ -205,9 +219,10 @@ fn download(
         .map_err(|e| {
             Error::new(
                 Code::DownloadFailed,
-                format!("The overlay could not be downloaded: {e}."),
+                format!("The overlay could not be downloaded: {}.", e.public()),
             )
             .param("fields[].value")
+            .because(e)
         })
 }
 
@@ -279,9 +294,13 @@ fn upload_overlay(
         let placed = svg2spec::place_raster(&resp.body).map_err(|e| {
             Error::new(
                 Code::MediaDecodeFailed,
-                format!("The overlay image could not be used: {e}."),
+                format!(
+                    "The overlay image could not be used: {}.",
+                    public_reason(&e)
+                ),
             )
             .param("fields[].value")
+            .because(e)
         })?;
         let file = format!("{prefix}upload.png");
         staging.write_file(&file, &placed.png)?;
@@ -506,9 +525,10 @@ fn add_element(
         let png = svg2spec::raster_to_png(&resp.body).map_err(|e| {
             Error::new(
                 Code::MediaDecodeFailed,
-                format!("The image could not be used: {e}."),
+                format!("The image could not be used: {}.", public_reason(&e)),
             )
             .param("fields[].value")
+            .because(e)
         })?;
         let file = format!("{prefix}{layout_id}.png");
         staging.write_file(&file, &png)?;
@@ -922,10 +942,18 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, Code::Svg2specFailed);
+        // Our own sentence goes out; the XML parser's words stay in the logged cause.
         assert!(
-            err.message.contains("could not be parsed"),
+            err.message.contains("not well-formed XML"),
             "{}",
             err.message
+        );
+        assert!(
+            err.cause
+                .as_deref()
+                .is_some_and(|c| c.contains("could not be parsed")),
+            "{:?}",
+            err.cause
         );
         let err = apply(&e.ctx(), &mut d, 0, "remotion.upload_overlay", &json!(42)).unwrap_err();
         assert_eq!(err.code, Code::InvalidValue);
