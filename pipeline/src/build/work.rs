@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::build::broll::{self, AssetKind, Pick, SceneQuery};
+use crate::build::broll::{self, Pick, SceneQuery};
 use crate::build::direction::{self, SceneInput};
 use crate::build::overlays::{self, OverlayFonts, SceneOverlay};
 use crate::build::providers::Providers;
@@ -15,8 +15,8 @@ use crate::build::writer::WriteRequest;
 use crate::build::{script, writer};
 use crate::core::config::Settings;
 use crate::core::document::{
-    Background, CAPTION_RECT, NARRATOR_RECT, NarratorInfo, Segment, VideoDocument, VideoTrim, Word,
-    WriterInfo,
+    Background, BrollSource, CAPTION_RECT, MediaKind, NARRATOR_RECT, NarratorInfo, Segment,
+    VideoDocument, VideoTrim, WriterInfo,
 };
 use crate::core::error::Code;
 use crate::core::fetch::Fetcher;
@@ -196,8 +196,8 @@ pub fn build_document(
         .map(|(i, (d, dir))| Segment {
             voice_file: format!("v{}", ids::file_token()),
             id: i as u32 + 1,
-            roll: dir.roll.into(),
-            scene_type: dir.scene_type.into(),
+            roll: dir.roll,
+            scene_type: Some(dir.scene_type),
             pattern: dir.pattern.into(),
             keyword: dir.keyword.clone(),
             talking_point: dir.talking_point.clone(),
@@ -262,15 +262,7 @@ pub fn build_document(
         if !req.faceless {
             seg.narrator.audio_url = seg.audio_url.clone();
         }
-        seg.words = narration
-            .words
-            .iter()
-            .map(|w| Word {
-                word: w.word.clone(),
-                start: w.start,
-                end: w.end,
-            })
-            .collect();
+        seg.words = narration.words.clone();
         // The word timings beside the audio, for the editor's caption preview (video_data
         // trims them from the scene tree).
         let words_json = serde_json::to_vec(&seg.words).expect("words serialise");
@@ -295,7 +287,7 @@ pub fn build_document(
         let (file, kind) = fetch_inline(providers, &dir, &seg.voice_file, media)?;
         publish_link(&dir.join(&file), &public.join(&file)).map_err(io_failure)?;
         seg.media_url = media.url.clone();
-        seg.broll_source = "user".into();
+        seg.broll_source = Some(BrollSource::User);
         seg.visual = media
             .alt
             .clone()
@@ -304,8 +296,8 @@ pub fn build_document(
             seg.user_asset_url = media.url.clone();
         }
         seg.broll_url = media.url.clone();
-        if kind == "video" {
-            seg.media_type = "video".into();
+        if kind == MediaKind::Video {
+            seg.media_type = Some(MediaKind::Video);
             if let Ok(d) = compositor::media::probe_duration(&dir.join(&file)) {
                 seg.video_trim = Some(VideoTrim {
                     start: 0.0,
@@ -314,7 +306,7 @@ pub fn build_document(
             }
             seg.background = Background::Video { file };
         } else {
-            seg.media_type = "image".into();
+            seg.media_type = Some(MediaKind::Image);
             seg.thumbnail_url = public_url(&file);
             seg.broll_thumbnail_url = seg.thumbnail_url.clone();
             seg.background = Background::Image { file };
@@ -349,7 +341,7 @@ pub fn build_document(
     for seg in segments.iter_mut() {
         let spec = SceneOverlay {
             voice_file: &seg.voice_file,
-            scene_type: &seg.scene_type,
+            scene_type: seg.scene_type,
             quote: &seg.quote,
             a_roll: seg.is_a_roll() && !req.faceless,
             language,
@@ -400,7 +392,7 @@ fn apply_pick(
             style: style.clone(),
             seed: *seed,
         };
-        seg.broll_source = "procedural".into();
+        seg.broll_source = Some(BrollSource::Procedural);
         seg.visual = item.title.clone();
         return Ok(());
     }
@@ -408,27 +400,30 @@ fn apply_pick(
         Ok(b) => b,
         Err(e) => {
             tracing::warn!(error = %e, id = %item.id, "B-roll download failed; procedural background");
-            seg.broll_source = "procedural".into();
+            seg.broll_source = Some(BrollSource::Procedural);
             seg.visual = "Procedural gradient background".into();
             return Ok(());
         }
     };
     let ext = match item.kind {
-        AssetKind::Video => "mp4",
-        AssetKind::Image => sniff_image(&bytes).unwrap_or("jpg"),
+        MediaKind::Video => "mp4",
+        MediaKind::Image => match MediaKind::sniff(&bytes) {
+            Some((MediaKind::Image, ext)) => ext,
+            _ => "jpg",
+        },
     };
     let file = format!("{}_broll.{ext}", seg.voice_file);
     crate::core::files::write_atomic(&dir.join(&file), &bytes).map_err(io_failure)?;
     publish_link(&dir.join(&file), &public.join(&file)).map_err(io_failure)?;
     seg.media_url = public_url(&file);
     seg.broll_url = seg.media_url.clone();
-    seg.media_type = item.kind.as_str().into();
+    seg.media_type = Some(item.kind);
     seg.visual = item.title.clone();
-    seg.broll_source = pick.provider.into();
+    seg.broll_source = Some(pick.provider);
     // Thumbnail: the image itself, or the clip's poster frame.
     let thumb_url = match (&item.local_thumb, item.kind) {
-        (_, AssetKind::Image) => seg.media_url.clone(),
-        (Some(local), AssetKind::Video) => {
+        (_, MediaKind::Image) => seg.media_url.clone(),
+        (Some(local), MediaKind::Video) => {
             let tf = format!("{}_broll_thumb.jpg", seg.voice_file);
             match std::fs::read(local) {
                 Ok(b) => {
@@ -438,12 +433,12 @@ fn apply_pick(
                 Err(_) => String::new(),
             }
         }
-        (None, AssetKind::Video) => item.thumbnail_url.clone(),
+        (None, MediaKind::Video) => item.thumbnail_url.clone(),
     };
     seg.thumbnail_url = thumb_url.clone();
     seg.broll_thumbnail_url = thumb_url;
     match item.kind {
-        AssetKind::Video => {
+        MediaKind::Video => {
             seg.video_trim = Some(VideoTrim {
                 start: 0.0,
                 end: if item.duration > 0.0 {
@@ -454,7 +449,7 @@ fn apply_pick(
             });
             seg.background = Background::Video { file };
         }
-        AssetKind::Image => seg.background = Background::Image { file },
+        MediaKind::Image => seg.background = Background::Image { file },
     }
     Ok(())
 }
@@ -474,7 +469,7 @@ fn fetch_inline(
     dir: &Path,
     stem: &str,
     media: &script::InlineMedia,
-) -> Result<(String, &'static str), JobFailure> {
+) -> Result<(String, MediaKind), JobFailure> {
     let url = &media.url;
     let resp = providers
         .runtime
@@ -490,11 +485,7 @@ fn fetch_inline(
             )
             .because(e)
         })?;
-    let (ext, kind) = if let Some(ext) = sniff_image(&resp.body) {
-        (ext, "image")
-    } else if let Some(ext) = sniff_video(&resp.body) {
-        (ext, "video")
-    } else {
+    let Some((kind, ext)) = MediaKind::sniff(&resp.body) else {
         return Err(failure(
             Code::MediaFetchFailed,
             format!(
@@ -505,28 +496,4 @@ fn fetch_inline(
     let file = format!("{stem}_media.{ext}");
     crate::core::files::write_atomic(&dir.join(&file), &resp.body).map_err(io_failure)?;
     Ok((file, kind))
-}
-
-/// The image type by magic bytes.
-fn sniff_image(b: &[u8]) -> Option<&'static str> {
-    if b.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("png")
-    } else if b.starts_with(&[0xff, 0xd8, 0xff]) {
-        Some("jpg")
-    } else if b.len() > 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
-        Some("webp")
-    } else {
-        None
-    }
-}
-
-/// The video container by magic bytes.
-fn sniff_video(b: &[u8]) -> Option<&'static str> {
-    if b.len() > 12 && &b[4..8] == b"ftyp" {
-        Some(if &b[8..10] == b"qt" { "mov" } else { "mp4" })
-    } else if b.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
-        Some("webm")
-    } else {
-        None
-    }
 }

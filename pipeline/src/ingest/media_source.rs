@@ -26,14 +26,15 @@ use crate::build::voice::{Narration, SAMPLE_RATE, write_wav};
 use crate::build::work::Context;
 use crate::build::writer;
 use crate::core::document::{
-    Background, CAPTION_RECT, NARRATOR_RECT, PreviewRect, Segment, VideoDocument, VideoTrim, Word,
+    Background, CAPTION_RECT, MediaKind, NARRATOR_RECT, Roll, Segment, VideoDocument, VideoTrim,
 };
 use crate::core::error::{Code, Error};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::ids;
 use crate::core::jobs::{Engine, JobFailure, RENDER_START};
 use crate::core::model::{Job, OutputType, Source};
-use crate::ingest::transcribe::TimedWord;
+use compositor::geom::PreviewRect;
+use typography::TimedWord;
 
 /// How much of a page is read when looking for its media link.
 const PAGE_MAX_BYTES: u64 = 2 * 1024 * 1024;
@@ -43,12 +44,7 @@ const MEDIA_EXTENSIONS: &[&str] = &[
     "avi", "mpeg", "mpg", "ts",
 ];
 /// Full canvas in the 280×498 preview space: the source video is the whole picture.
-const FULL_FRAME: PreviewRect = PreviewRect {
-    x: 0.0,
-    y: 0.0,
-    w: 280.0,
-    h: 498.0,
-};
+const FULL_FRAME: PreviewRect = PreviewRect::new(0.0, 0.0, 280.0, 498.0);
 const PROCEDURAL_STYLES: &[&str] = &["gradient", "grid", "bokeh"];
 
 fn fail(code: Code, message: impl Into<String>) -> JobFailure {
@@ -527,7 +523,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         let mut seg = Segment {
             voice_file: format!("v{}", ids::file_token()),
             id: i as u32 + 1,
-            roll: if video { "A-roll" } else { "B-roll" }.into(),
+            roll: if video { Roll::ARoll } else { Roll::BRoll },
             talking_point: writer::title(&text),
             background: Background::Procedural {
                 style: PROCEDURAL_STYLES[i % PROCEDURAL_STYLES.len()].into(),
@@ -545,7 +541,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
                 start: cut.start,
                 end: cut.end,
             });
-            seg.media_type = "video".into();
+            seg.media_type = Some(MediaKind::Video);
             seg.media_url = job.request.media_url.clone().unwrap_or_default();
         }
         if voiced {
@@ -562,7 +558,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
             seg.audio_file = audio_file;
             seg.words = scene_words
                 .iter()
-                .map(|w| Word {
+                .map(|w| TimedWord {
                     word: w.word.clone(),
                     start: (w.start - cut.start).clamp(0.0, seg.duration),
                     end: (w.end - cut.start).clamp(0.0, seg.duration),

@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 
-use compositor::geom::PreviewRect;
 use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, encode_mp4};
 use compositor::plan::{
     Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
@@ -141,13 +140,8 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
                 Background::Image { file } => PlanBackground::Image(dir.join(file)),
                 Background::Video { file } => PlanBackground::Clip(clip(dir, file, s.video_trim)),
             };
-            let rect = PreviewRect::new(
-                s.narrator_rect.x,
-                s.narrator_rect.y,
-                s.narrator_rect.w,
-                s.narrator_rect.h,
-            );
-            let narrator = (s.roll == "A-roll" && !doc.faceless).then(|| {
+            let rect = s.narrator_rect;
+            let narrator = (s.is_a_roll() && !doc.faceless).then(|| {
                 match s.narrator_video.as_deref().filter(|f| !f.is_empty()) {
                     Some(file) => Narrator::Clip {
                         clip: clip(dir, file, None),
@@ -339,7 +333,7 @@ fn resolve_message(e: &ResolveError) -> String {
 mod tests {
     use super::*;
     use crate::core::config::Config;
-    use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
+    use crate::core::document::{CAPTION_RECT, NARRATOR_RECT, Roll};
     use compositor::geom::CanvasRect;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
@@ -353,10 +347,10 @@ mod tests {
     }
 
     fn doc() -> VideoDocument {
-        let seg = |i: u32, roll: &str| Segment {
+        let seg = |i: u32, roll: Roll| Segment {
             voice_file: format!("v{i}"),
             id: i,
-            roll: roll.into(),
+            roll,
             duration: 3.0,
             caption_rect: CAPTION_RECT,
             narrator_rect: NARRATOR_RECT,
@@ -373,7 +367,11 @@ mod tests {
             "public_key": "0123456789abcdef",
         }))
         .unwrap();
-        doc.segments = vec![seg(1, "A-roll"), seg(2, "B-roll"), seg(3, "A-roll")];
+        doc.segments = vec![
+            seg(1, Roll::ARoll),
+            seg(2, Roll::BRoll),
+            seg(3, Roll::ARoll),
+        ];
         doc
     }
 

@@ -1,7 +1,7 @@
 //! Narration voices: text → 48 kHz mono speech with a timing for every spoken word.
 //!
 //! This is the TTS capability of `pipeline::build::providers` (DESIGN.md §2). A [`VoiceProvider`] turns a
-//! scene's text into a [`Narration`]: PCM samples at [`SAMPLE_RATE`] plus one [`WordTiming`] per
+//! scene's text into a [`Narration`]: PCM samples at [`SAMPLE_RATE`] plus one [`TimedWord`] per
 //! whitespace-separated word of the input (the spec's definition of a word), in order. Captions
 //! highlight words from these timings and a scene's `duration` is
 //! `samples.len() / SAMPLE_RATE`.
@@ -24,6 +24,8 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use typography::TimedWord;
+
 /// Sample rate of every [`Narration`]: the output video's audio rate, owned by the compositor.
 pub use compositor::media::SAMPLE_RATE;
 
@@ -34,8 +36,10 @@ pub struct Narration {
     pub sample_rate: u32,
     /// Mono signed 16-bit samples.
     pub samples: Vec<i16>,
-    /// One timing per whitespace-separated word of the input text, in order.
-    pub words: Vec<WordTiming>,
+    /// One timing per whitespace-separated word of the input text, in order, seconds from the
+    /// start of the narration: monotonic and non-overlapping (`start <= end <= next.start`),
+    /// the first start ≥ 0 and the last end ≤ the audio's duration.
+    pub words: Vec<TimedWord>,
 }
 
 impl Narration {
@@ -46,20 +50,6 @@ impl Narration {
         }
         self.samples.len() as f64 / f64::from(self.sample_rate)
     }
-}
-
-/// When one input word is spoken, in seconds from the start of the narration.
-///
-/// Timings of a narration are monotonic and non-overlapping (`start <= end <= next.start`), the
-/// first start is ≥ 0 and the last end ≤ the audio's duration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WordTiming {
-    /// The input word verbatim (including attached punctuation, e.g. `"world."`).
-    pub word: String,
-    /// Start in seconds.
-    pub start: f64,
-    /// End in seconds (trailing silence such as a sentence pause is not part of the word).
-    pub end: f64,
 }
 
 /// A voice a provider offers.
@@ -91,7 +81,7 @@ pub enum VoiceError {
 pub trait VoiceProvider: Send + Sync {
     /// Speaks `text` with the voice `voice_id`.
     ///
-    /// The result has exactly one [`WordTiming`] per whitespace-separated word of `text`, in
+    /// The result has exactly one [`TimedWord`] per whitespace-separated word of `text`, in
     /// order. A text without words gives an empty narration (no samples, no words).
     fn synthesize(&self, text: &str, voice_id: &str) -> Result<Narration, VoiceError>;
 
@@ -369,7 +359,7 @@ pub(crate) fn align_words(
     events: &[WordEvent],
     samples: &[i16],
     sample_rate: u32,
-) -> Vec<WordTiming> {
+) -> Vec<TimedWord> {
     if words.is_empty() {
         return Vec::new();
     }
@@ -456,7 +446,7 @@ pub(crate) fn align_words(
         }
         let s = s.clamp(0.0, duration);
         let e = e.clamp(s, duration);
-        timings.push(WordTiming {
+        timings.push(TimedWord {
             word: w.text.to_string(),
             start: s,
             end: e,
@@ -696,7 +686,7 @@ mod tests {
         s
     }
 
-    fn check_invariants(t: &[WordTiming], duration: f64) {
+    fn check_invariants(t: &[TimedWord], duration: f64) {
         let mut prev_end = 0.0;
         for w in t {
             assert!(

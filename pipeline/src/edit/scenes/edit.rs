@@ -14,16 +14,18 @@
 //! defaults to preview, `remotion.group.rect` to canvas (720×1280); every conversion goes through
 //! `compositor::geom` (`to_canvas`/`to_preview`).
 
-use compositor::geom::{CanvasRect, PreviewRect as GeomPreviewRect};
+use compositor::geom::{CanvasRect, PreviewRect};
 use compositor::spec::{OverlaySpec, TemporalPolicy};
 use serde_json::{Map, Value, json};
+use typography::TimedWord;
 
 use crate::build::voice::VoiceProvider;
-use crate::core::document::{Background, PreviewRect, SPEC_DISABLED, Segment, VideoDocument, Word};
+pub use crate::core::document::MediaKind;
+use crate::core::document::{Background, Roll, SPEC_DISABLED, SceneType, Segment, VideoDocument};
 use crate::core::error::{Code, Error, Result};
 
 /// The metadata branch validates against the same lists scene building writes.
-pub use crate::build::direction::{PATTERNS, SCENE_TYPES};
+pub use crate::build::direction::PATTERNS;
 
 /// Aliases of branch N.
 pub const DISABLE_FIELDS: &[&str] = &[
@@ -43,22 +45,6 @@ pub const MAX_CANVAS_EXTENT: f64 = 4096.0;
 /// Smallest narrator side, preview px.
 pub const MIN_NARRATOR_SIDE: f64 = 10.0;
 
-/// A background media kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MediaKind {
-    Image,
-    Video,
-}
-
-impl MediaKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MediaKind::Image => "image",
-            MediaKind::Video => "video",
-        }
-    }
-}
-
 /// Narrator-rect components (branch E); `None` keeps the current value.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RectPatch {
@@ -71,14 +57,14 @@ pub struct RectPatch {
 /// Branch J.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RollChange {
-    Set(&'static str),
+    Set(Roll),
     Toggle,
 }
 
 /// Branch L's fields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Meta {
-    SceneType(&'static str),
+    SceneType(SceneType),
     Pattern(&'static str),
     Quote(String),
     Visual(String),
@@ -262,7 +248,7 @@ fn is_preview_space(v: &Value, param: &str, default_preview: bool) -> Result<boo
 fn canvas_rect(v: &Value, param: &str, default_preview: bool) -> Result<CanvasRect> {
     let (x, y, w, h) = rect4(v, param)?;
     let rect = if is_preview_space(v, param, default_preview)? {
-        GeomPreviewRect::new(x, y, w, h).to_canvas()
+        PreviewRect::new(x, y, w, h).to_canvas()
     } else {
         CanvasRect::new(x, y, w, h)
     };
@@ -310,19 +296,15 @@ fn media_kind(v: &Value, param: &str) -> Result<MediaKind> {
     }
 }
 
-fn scene_type(v: &Value, param: &str) -> Result<&'static str> {
+fn scene_type(v: &Value, param: &str) -> Result<SceneType> {
     let s = v.as_str().unwrap_or("").trim().to_ascii_uppercase();
     let s = s.replace(['_', '-'], " ");
-    SCENE_TYPES
-        .iter()
-        .copied()
-        .find(|t| *t == s)
-        .ok_or_else(|| {
-            bad(
-                param,
-                format!("`type` must be one of {}.", SCENE_TYPES.join(", ")),
-            )
-        })
+    SceneType::parse(&s).ok_or_else(|| {
+        bad(
+            param,
+            format!("`type` must be one of {}.", SceneType::NAMES.join(", ")),
+        )
+    })
 }
 
 fn pattern(v: &Value, param: &str) -> Result<&'static str> {
@@ -341,7 +323,7 @@ fn pattern(v: &Value, param: &str) -> Result<&'static str> {
     })
 }
 
-fn roll_name(v: &Value, param: &str) -> Result<&'static str> {
+fn roll_name(v: &Value, param: &str) -> Result<Roll> {
     let s = v
         .as_str()
         .unwrap_or("")
@@ -349,8 +331,8 @@ fn roll_name(v: &Value, param: &str) -> Result<&'static str> {
         .to_ascii_lowercase()
         .replace(['_', ' '], "-");
     match s.as_str() {
-        "a-roll" | "a" | "aroll" | "narrator" => Ok("A-roll"),
-        "b-roll" | "b" | "broll" | "background" => Ok("B-roll"),
+        "a-roll" | "a" | "aroll" | "narrator" => Ok(Roll::ARoll),
+        "b-roll" | "b" | "broll" | "background" => Ok(Roll::BRoll),
         _ => Err(bad(param, "The roll must be `A-roll` or `B-roll`.")),
     }
 }
@@ -774,10 +756,10 @@ pub fn apply(
             Edit::Roll(change) => {
                 let to = match change {
                     RollChange::Set(r) => *r,
-                    RollChange::Toggle if seg.is_a_roll() => "B-roll",
-                    RollChange::Toggle => "A-roll",
+                    RollChange::Toggle if seg.is_a_roll() => Roll::BRoll,
+                    RollChange::Toggle => Roll::ARoll,
                 };
-                let from = std::mem::replace(&mut seg.roll, to.to_string());
+                let from = std::mem::replace(&mut seg.roll, to);
                 applied.insert("roll".into(), json!({ "from": from, "to": to }));
             }
             Edit::Text(t) => {
@@ -900,7 +882,7 @@ fn apply_background(seg: &mut Segment, m: &PreparedMedia) {
         seg.user_asset_url = m.url.clone();
     } else {
         seg.media_url = m.url.clone();
-        seg.media_type = m.kind.as_str().into();
+        seg.media_type = Some(m.kind);
         seg.thumbnail_url = m.url.clone();
     }
 }
@@ -908,7 +890,7 @@ fn apply_background(seg: &mut Segment, m: &PreparedMedia) {
 fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Map<String, Value>) {
     match m {
         Meta::SceneType(t) => {
-            seg.scene_type = t.to_string();
+            seg.scene_type = Some(*t);
             applied.insert("type".into(), json!(t));
         }
         Meta::Pattern(p) => {
@@ -948,7 +930,12 @@ fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Map<String, Value>) {
 /// those timings are scaled linearly so the last word ends where the narration's audio ends
 /// (`duration`); the audio itself is not replaced. When synthesis fails, words are spread over
 /// the duration in proportion to their length (plus one character for the gap).
-pub fn retime(voice: &dyn VoiceProvider, text: &str, voice_id: &str, duration: f64) -> Vec<Word> {
+pub fn retime(
+    voice: &dyn VoiceProvider,
+    text: &str,
+    voice_id: &str,
+    duration: f64,
+) -> Vec<TimedWord> {
     let duration = duration.max(0.0);
     if let Ok(n) = voice.synthesize(text, voice_id)
         && n.duration() > 0.0
@@ -958,7 +945,7 @@ pub fn retime(voice: &dyn VoiceProvider, text: &str, voice_id: &str, duration: f
         return n
             .words
             .iter()
-            .map(|w| Word {
+            .map(|w| TimedWord {
                 word: w.word.clone(),
                 start: (w.start * k).min(duration),
                 end: (w.end * k).min(duration),
@@ -972,7 +959,7 @@ pub fn retime(voice: &dyn VoiceProvider, text: &str, voice_id: &str, duration: f
         .iter()
         .map(|w| {
             let len = duration * (w.chars().count() + 1) as f64 / total.max(1) as f64;
-            let word = Word {
+            let word = TimedWord {
                 word: w.to_string(),
                 start: t,
                 end: (t + len * 0.9).min(duration),
@@ -1115,7 +1102,7 @@ pub fn move_group(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::build::voice::{Narration, VoiceError, VoiceInfo, WordTiming};
+    use crate::build::voice::{Narration, VoiceError, VoiceInfo};
     use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
@@ -1125,10 +1112,10 @@ pub(crate) mod tests {
 
     impl VoiceProvider for FakeVoice {
         fn synthesize(&self, text: &str, _voice: &str) -> Result<Narration, VoiceError> {
-            let words: Vec<WordTiming> = text
+            let words: Vec<TimedWord> = text
                 .split_whitespace()
                 .enumerate()
-                .map(|(i, w)| WordTiming {
+                .map(|(i, w)| TimedWord {
                     word: w.into(),
                     start: i as f64 * 0.5,
                     end: i as f64 * 0.5 + 0.4,
@@ -1146,10 +1133,10 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn doc() -> VideoDocument {
-        let seg = |i: u32, roll: &str| Segment {
+        let seg = |i: u32, roll: Roll| Segment {
             voice_file: format!("v{i}"),
             id: i,
-            roll: roll.into(),
+            roll,
             text: "one two three four".into(),
             visual: "a city at night".into(),
             duration: 4.0,
@@ -1159,7 +1146,7 @@ pub(crate) mod tests {
             ..Default::default()
         };
         let mut d =
-            crate::edit::scenes::test_doc("wcDoc", vec![seg(1, "A-roll"), seg(2, "B-roll")]);
+            crate::edit::scenes::test_doc("wcDoc", vec![seg(1, Roll::ARoll), seg(2, Roll::BRoll)]);
         d.voice_id = "en-us".into();
         d.public_key = "k".into();
         d
@@ -1222,7 +1209,7 @@ pub(crate) mod tests {
                 json!({"layout_id": "title", "x": 28, "y": 49.8, "w": 140, "h": 99.6}),
                 Edit::ObjectRect {
                     layout_id: "title".into(),
-                    rect: GeomPreviewRect::new(28.0, 49.8, 140.0, 99.6).to_canvas(),
+                    rect: PreviewRect::new(28.0, 49.8, 140.0, 99.6).to_canvas(),
                 },
             ),
             (
@@ -1289,7 +1276,7 @@ pub(crate) mod tests {
             (
                 "roll.active",
                 json!("b-roll"),
-                Edit::Roll(RollChange::Set("B-roll")),
+                Edit::Roll(RollChange::Set(Roll::BRoll)),
             ),
             ("roll.switch", json!(true), Edit::Roll(RollChange::Toggle)),
             (
@@ -1300,12 +1287,12 @@ pub(crate) mod tests {
             (
                 "type",
                 json!("key point"),
-                Edit::Meta(Meta::SceneType("KEY POINT")),
+                Edit::Meta(Meta::SceneType(SceneType::KeyPoint)),
             ),
             (
                 "type",
                 json!("CALL_TO_ACTION"),
-                Edit::Meta(Meta::SceneType("CALL TO ACTION")),
+                Edit::Meta(Meta::SceneType(SceneType::CallToAction)),
             ),
             (
                 "pattern",
@@ -1509,12 +1496,12 @@ pub(crate) mod tests {
         ] {
             assert_eq!(u, &m.url);
         }
-        assert_eq!(s.media_type, "image");
+        assert_eq!(s.media_type, Some(MediaKind::Image));
         // A-roll: the narrator stays; the asset becomes brollUrl and user_asset_url.
         let before = d.segments[0].clone();
         apply(inputs(&m), &mut d, 0, &e).unwrap();
         let s = &d.segments[0];
-        assert_eq!(s.roll, "A-roll");
+        assert_eq!(s.roll, Roll::ARoll);
         assert_eq!(s.narrator_rect, before.narrator_rect);
         assert_eq!(s.media_url, before.media_url);
         assert_eq!(s.broll_url, m.url);
@@ -1649,10 +1636,7 @@ pub(crate) mod tests {
         let s = &d.segments[0];
         assert_eq!(
             s.narrator_rect,
-            PreviewRect {
-                x: 20.0,
-                ..NARRATOR_RECT
-            }
+            PreviewRect::new(20.0, NARRATOR_RECT.y, NARRATOR_RECT.w, NARRATOR_RECT.h)
         );
         assert!(s.narrator_touched);
         for (v, ok) in [
@@ -1691,18 +1675,13 @@ pub(crate) mod tests {
         d.segments[0].broll_url = "https://x.example/b.png".into();
         let before = d.segments[0].clone();
         run(&mut d, 0, &[Edit::Roll(RollChange::Toggle)], None).unwrap();
-        assert_eq!(d.segments[0].roll, "B-roll");
-        run(&mut d, 0, &[Edit::Roll(RollChange::Set("A-roll"))], None).unwrap();
+        assert_eq!(d.segments[0].roll, Roll::BRoll);
+        run(&mut d, 0, &[Edit::Roll(RollChange::Set(Roll::ARoll))], None).unwrap();
         let s = &d.segments[0];
         assert_eq!(
+            (s.roll, &s.background, &s.broll_url, s.narrator_rect),
             (
-                s.roll.as_str(),
-                &s.background,
-                &s.broll_url,
-                s.narrator_rect
-            ),
-            (
-                "A-roll",
+                Roll::ARoll,
                 &before.background,
                 &before.broll_url,
                 before.narrator_rect
@@ -1747,7 +1726,7 @@ pub(crate) mod tests {
     fn metadata_edits() {
         let mut d = doc();
         let edits = [
-            Edit::Meta(Meta::SceneType("STAT")),
+            Edit::Meta(Meta::SceneType(SceneType::Stat)),
             Edit::Meta(Meta::Pattern("list")),
             Edit::Meta(Meta::TypographyOnly(true)),
         ];
@@ -1755,17 +1734,17 @@ pub(crate) mod tests {
         let s = &d.segments[1];
         assert_eq!(
             (
-                s.scene_type.as_str(),
+                s.scene_type,
                 s.pattern.as_str(),
                 s.visual.as_str(),
                 s.typography_only
             ),
-            ("STAT", "list", "", true)
+            (Some(SceneType::Stat), "list", "", true)
         );
         assert_eq!(applied["visual"], "");
         assert!(PATTERNS.iter().all(|p| pattern(&json!(p), "p").is_ok()));
         assert!(
-            SCENE_TYPES
+            SceneType::NAMES
                 .iter()
                 .all(|t| scene_type(&json!(t), "t").is_ok())
         );

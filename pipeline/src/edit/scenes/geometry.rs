@@ -90,10 +90,6 @@ pub struct Input<'a> {
     pub company_id: &'a str,
 }
 
-fn p(r: crate::core::document::PreviewRect) -> PreviewRect {
-    PreviewRect::new(r.x, r.y, r.w, r.h)
-}
-
 fn r3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
@@ -218,8 +214,8 @@ pub fn build(input: &Input<'_>) -> Value {
     let show_narrator = seg.is_a_roll() && !doc.faceless;
 
     // Narrator.
-    let narrator = p(seg.narrator_rect);
-    let face = seg.narrator_face.map(|f| face_in_preview(narrator, p(f)));
+    let narrator = seg.narrator_rect;
+    let face = seg.narrator_face.map(|f| face_in_preview(narrator, f));
     let face_center = face.map(|f| {
         let (x, y) = f.center();
         json!({ "x": r3(x), "y": r3(y) })
@@ -228,7 +224,7 @@ pub fn build(input: &Input<'_>) -> Value {
         "rect": rj(narrator),
         "visible": show_narrator,
         "touched": seg.narrator_touched,
-        "face_source": seg.narrator_face.map(|f| rj(p(f))),
+        "face_source": seg.narrator_face.map(rj),
         "face_source_coordinate_space": "narrator_media_280x498",
         "face": face.map(rj),
         "face_center": face_center,
@@ -238,7 +234,7 @@ pub fn build(input: &Input<'_>) -> Value {
     // Caption.
     let caption_text = caption_text_estimate(seg);
     let caption_box = json!({
-        "container_rect": rj(p(seg.caption_rect)),
+        "container_rect": rj(seg.caption_rect),
         "text_rect_estimate": caption_text.map(rj),
         "visible": caption_text.is_some(),
         "mutable_fields": ["overlay.caption.y"],
@@ -337,7 +333,7 @@ pub fn build(input: &Input<'_>) -> Value {
         "scene": {
             "text": seg.text,
             "talking_point": seg.talking_point,
-            "type": seg.scene_type,
+            "type": seg.scene_type_name(),
             "pattern": seg.pattern,
             "keyword": seg.keyword,
             "visual": seg.visual,
@@ -362,7 +358,7 @@ pub fn build(input: &Input<'_>) -> Value {
             show_narrator,
             narrator,
             face,
-            face_source: seg.narrator_face.map(p),
+            face_source: seg.narrator_face,
             caption_text,
             objects: &all_objects,
             groups: input
@@ -609,12 +605,7 @@ mod tests {
     #[test]
     fn boxes_summary_and_conversions() {
         let mut d = doc();
-        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
-            x: 70.0,
-            y: 124.5,
-            w: 140.0,
-            h: 249.0,
-        });
+        d.segments[0].narrator_face = Some(PreviewRect::new(70.0, 124.5, 140.0, 249.0));
         let s = spec();
         let g = geometry(&d, Some(&s), false);
         assert_eq!(g["object"], "scene_geometry");
@@ -703,12 +694,7 @@ mod tests {
         use compositor::spec::TemporalPolicy;
         let mut d = doc();
         // Narrator (70,90,140,140) preview; face = its top half.
-        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
-            x: 0.0,
-            y: 0.0,
-            w: 280.0,
-            h: 249.0,
-        });
+        d.segments[0].narrator_face = Some(PreviewRect::new(0.0, 0.0, 280.0, 249.0));
         let c = |x: f64, y: f64, w: f64, h: f64| PreviewRect::new(x, y, w, h).to_canvas();
         let mut s = spec();
         s.groups = vec![
@@ -795,12 +781,7 @@ mod tests {
         );
 
         // Face outside the narrator rect; then no face at all.
-        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
-            x: 200.0,
-            y: 0.0,
-            w: 120.0,
-            h: 100.0,
-        });
+        d.segments[0].narrator_face = Some(PreviewRect::new(200.0, 0.0, 120.0, 100.0));
         let w = codes(&geometry(&d, None, true), "warnings");
         assert!(
             has(&w, "narrator_face_outside_narrator", "warning"),
@@ -815,7 +796,7 @@ mod tests {
         ));
         assert_eq!(g["summary"]["remotion_geometry_basis"], "none");
         // B-roll: no narrator, so no narrator diagnostics.
-        d.segments[0].roll = "B-roll".into();
+        d.segments[0].roll = crate::core::document::Roll::BRoll;
         let g = geometry(&d, Some(&s), true);
         assert!(
             codes(&g, "violations")
