@@ -10,10 +10,11 @@
 
 use std::path::{Path, PathBuf};
 
+use compositor::captions::caption_chunks;
 use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, encode_mp4};
 use compositor::plan::{
     Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
-    ProceduralStyle, ResolveError, ScenePlan, TimedWord, Transition, VideoPlan, chunk_words,
+    ProceduralStyle, ResolveError, ScenePlan, Transition, VideoPlan,
 };
 use compositor::spec::OverlaySpec;
 
@@ -21,11 +22,10 @@ use crate::core::config::Settings;
 use crate::core::document::{Background, Segment, VideoDocument, VideoTrim, spec_file_name};
 use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
+use crate::render::spec_file;
 use compositor::media::SAMPLE_RATE;
 
 pub const FPS: u32 = 30;
-/// Words per caption chunk.
-const CAPTION_WORDS: usize = 4;
 
 fn palette_for(seed: u64) -> Palette {
     match seed % 3 {
@@ -43,9 +43,6 @@ fn style(name: &str) -> ProceduralStyle {
     }
 }
 
-/// Largest overlay spec file read, bytes.
-const MAX_SPEC_BYTES: u64 = 4 * 1024 * 1024;
-
 /// A clip of `file` in the video folder, with the scene's trim window when it is a sane one.
 fn clip(dir: &Path, file: &str, trim: Option<VideoTrim>) -> Clip {
     let mut clip = Clip::new(dir.join(file));
@@ -61,18 +58,12 @@ pub fn spec_folder(settings: &Settings, doc: &VideoDocument) -> PathBuf {
     settings.public_dir().join(doc.public_folder())
 }
 
-/// Reads, parses and validates the spec file at `path`.
+/// Reads, parses and validates the spec file at `path`; a missing file is an error here (the
+/// scene's token says one was built).
 fn read_spec(path: &Path) -> Result<OverlaySpec, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SPEC_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_SPEC_BYTES {
-        return Err(format!("over {MAX_SPEC_BYTES} bytes"));
-    }
-    let spec: OverlaySpec = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    let spec = spec_file::read_spec(path)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "the spec file is missing".to_string())?;
     spec.validate().map_err(|e| e.to_string())?;
     Ok(spec)
 }
@@ -153,20 +144,11 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
                     },
                 }
             });
-            let words: Vec<TimedWord> = s
-                .words
-                .iter()
-                .map(|w| TimedWord {
-                    text: w.word.clone(),
-                    start: w.start,
-                    end: w.end,
-                })
-                .collect();
             ScenePlan {
                 duration: s.duration,
                 background,
                 narrator,
-                captions: chunk_words(&words, CAPTION_WORDS),
+                captions: caption_chunks(&s.words),
                 caption_y: s.caption_rect.y + s.caption_rect.h / 2.0,
                 overlay: scene_overlay(settings, doc, s),
                 transition: if i + 1 < n {

@@ -20,9 +20,8 @@ mod http;
 pub use espeak::Espeak;
 pub use http::{OpenAiSpeech, decode_wav};
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use typography::TimedWord;
 
@@ -114,27 +113,13 @@ pub trait VoiceProvider: Send + Sync {
     }
 }
 
-/// Writes `n` as a PCM WAV file (s16le, mono, at `n.sample_rate`).
-///
-/// The file is written to a temporary sibling and renamed into place, so readers never see a
-/// partial file.
-pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let data_len = u32::try_from(n.samples.len() * 2)
+/// Mono signed 16-bit PCM at `sample_rate` as the bytes of a WAV file: the one WAV writer
+/// (narration files, transcription uploads).
+pub fn wav_bytes(samples: &[i16], sample_rate: u32) -> io::Result<Vec<u8>> {
+    let data_len = u32::try_from(samples.len() * 2)
         .ok()
         .filter(|len| *len <= u32::MAX - 36)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "narration too long for WAV"))?;
-
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "WAV path has no file name"))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.{}-{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "audio too long for WAV"))?;
     let mut bytes = Vec::with_capacity(44 + data_len as usize);
     bytes.extend_from_slice(b"RIFF");
     bytes.extend_from_slice(&(36 + data_len).to_le_bytes());
@@ -142,26 +127,22 @@ pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
     bytes.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
     bytes.extend_from_slice(&1u16.to_le_bytes()); // PCM
     bytes.extend_from_slice(&1u16.to_le_bytes()); // mono
-    bytes.extend_from_slice(&n.sample_rate.to_le_bytes());
-    bytes.extend_from_slice(&(n.sample_rate * 2).to_le_bytes()); // byte rate
+    bytes.extend_from_slice(&sample_rate.to_le_bytes());
+    bytes.extend_from_slice(&(sample_rate * 2).to_le_bytes()); // byte rate
     bytes.extend_from_slice(&2u16.to_le_bytes()); // block align
     bytes.extend_from_slice(&16u16.to_le_bytes()); // bits per sample
     bytes.extend_from_slice(b"data");
     bytes.extend_from_slice(&data_len.to_le_bytes());
-    for s in &n.samples {
+    for s in samples {
         bytes.extend_from_slice(&s.to_le_bytes());
     }
+    Ok(bytes)
+}
 
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Writes `n` as a PCM WAV file (s16le, mono, at `n.sample_rate`), atomically
+/// ([`crate::core::files::write_atomic`]): readers never see a partial file.
+pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
+    crate::core::files::write_atomic(path, &wav_bytes(&n.samples, n.sample_rate)?)
 }
 
 /// Resamples mono PCM from `from_hz` to `to_hz` with a Kaiser-windowed sinc filter.

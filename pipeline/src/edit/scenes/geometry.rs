@@ -27,6 +27,7 @@
 //! face box). `summary.error_count` counts errors; `summary.warning_count` counts violations of
 //! severity warning plus every warning.
 
+use compositor::captions::{self, CAPTION_MAX_LINES, CAPTION_WORDS};
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
 use serde_json::{Value, json};
@@ -48,14 +49,16 @@ pub const OVERLAP_MIN_FRACTION: f64 = 0.01;
 pub const MIN_TEXT_H: f64 = 16.0;
 /// Any object with a side under this (preview px) is too small on a phone.
 pub const MIN_SIDE: f64 = 8.0;
-/// The renderer's caption sizes (canvas px), largest first, its wrap width and line limit
-/// (mirrors `compositor::layers`).
-const CAPTION_PX: [f64; 4] = [58.0, 52.0, 46.0, 40.0];
-const CAPTION_MAX_W: f64 = 620.0;
-const CAPTION_MAX_LINES: usize = 2;
+/// The renderer's caption sizes (canvas px), largest first, its wrap width and line height,
+/// owned by `compositor::captions` (a change in the number of sizes fails to compile here).
+const CAPTION_PX: [f64; 4] = {
+    let p = captions::CAPTION_PX;
+    [p[0] as f64, p[1] as f64, p[2] as f64, p[3] as f64]
+};
+const CAPTION_MAX_W: f64 = captions::CAPTION_MAX_W as f64;
+const CAPTION_LINE_HEIGHT: f64 = captions::CAPTION_LINE_HEIGHT as f64;
 /// Average advance of a bold caption glyph, in ems.
 const CAPTION_EM_ADVANCE: f64 = 0.56;
-const CAPTION_WORDS: usize = 4;
 
 /// The spec file state of the scene, as `scene_geometry` and `video_data` report it.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,7 +156,7 @@ pub fn caption_text_estimate(seg: &Segment) -> Option<PreviewRect> {
         }
     }
     let w = width.min(CAPTION_MAX_W);
-    let h = lines as f64 * (px * 1.22).round();
+    let h = lines as f64 * (px * CAPTION_LINE_HEIGHT).round();
     let cy = preview_y_to_canvas(seg.caption_rect.y + seg.caption_rect.h / 2.0);
     Some(CanvasRect::new(360.0 - w / 2.0, cy - h / 2.0, w, h).to_preview())
 }

@@ -267,14 +267,8 @@ impl Editor {
             return Ok(Some(s));
         }
         let path = self.spec_path(doc, voice_file);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::internal(format!("{}: {e}", path.display()))),
-        };
-        let spec: OverlaySpec = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
-        Ok(Some(spec))
+        crate::render::spec_file::read_spec(&path)
+            .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
     }
 
     fn write_spec(&self, doc: &VideoDocument, voice_file: &str, spec: &OverlaySpec) -> Result<()> {
