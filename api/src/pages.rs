@@ -118,7 +118,7 @@ fn page(job: &pipeline::core::model::Job, doc: Option<&VideoDocument>, readonly:
             html.push_str(&format!(
                 "<li><code>{}</code> · {} · {:.1}s<br>{}</li>",
                 esc(&s.voice_file),
-                esc(&s.roll),
+                esc(s.roll.as_str()),
                 s.duration,
                 esc(&s.text)
             ));

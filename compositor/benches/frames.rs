@@ -43,7 +43,7 @@ fn main() {
             .split_whitespace()
             .enumerate()
             .map(|(i, w)| TimedWord {
-                text: w.into(),
+                word: w.into(),
                 start: start + i as f64 * 0.3,
                 end: start + i as f64 * 0.3 + 0.28,
             })

@@ -213,7 +213,7 @@ fn caption_chunks(seconds: f64) -> Vec<CaptionChunk> {
         let w = words[i % words.len()];
         let len = 0.22 + 0.03 * w.len() as f64;
         timed.push(TimedWord {
-            text: w.into(),
+            word: w.into(),
             start: t,
             end: t + len,
         });
@@ -258,9 +258,9 @@ fn captions_ass(chunks: &[CaptionChunk], seconds: f64) -> String {
                 .enumerate()
                 .map(|(k, x)| {
                     if k == wi {
-                        format!("{{\\c&H0AD6FF&}}{}{{\\c&HFFFFFF&}}", x.text)
+                        format!("{{\\c&H0AD6FF&}}{}{{\\c&HFFFFFF&}}", x.word)
                     } else {
-                        x.text.clone()
+                        x.word.clone()
                     }
                 })
                 .collect();

@@ -384,7 +384,7 @@ mod tests {
         let mut p = plan(&[2.0]);
         let long: Vec<TimedWord> = (0..120)
             .map(|i| TimedWord {
-                text: format!("word{i}"),
+                word: format!("word{i}"),
                 start: f64::from(i) * 0.01,
                 end: f64::from(i) * 0.01 + 0.01,
             })

@@ -182,16 +182,9 @@ pub enum Narrator {
     },
 }
 
-/// A word of narration with its timing, seconds from the scene start.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TimedWord {
-    /// The word as displayed (punctuation attached).
-    pub text: String,
-    /// When it starts being spoken.
-    pub start: f64,
-    /// When it stops being spoken.
-    pub end: f64,
-}
+/// A word of narration with its timing, seconds from the scene start: the workspace's one
+/// timed word, owned by typography.
+pub use typography::TimedWord;
 
 /// Words shown together as one caption (about 3–6 words).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -220,7 +213,7 @@ pub fn chunk_words(words: &[TimedWord], max_words: usize) -> Vec<CaptionChunk> {
     let mut cur: Vec<TimedWord> = Vec::new();
     for (i, w) in words.iter().enumerate() {
         cur.push(w.clone());
-        let punct = w.text.ends_with(['.', '!', '?', ',', ';', ':']);
+        let punct = w.word.ends_with(['.', '!', '?', ',', ';', ':']);
         let pause = words.get(i + 1).is_some_and(|n| n.start - w.end > 0.6);
         if cur.len() >= max || (cur.len() >= 2 && punct) || pause {
             chunks.push(CaptionChunk {
@@ -352,7 +345,7 @@ pub(crate) mod tests {
             .split(' ')
             .enumerate()
             .map(|(i, w)| TimedWord {
-                text: w.into(),
+                word: w.into(),
                 start: i as f64 * 0.3,
                 end: i as f64 * 0.3 + 0.25,
             })

@@ -141,7 +141,7 @@ fn words(text: &str, start: f64, step: f64) -> CaptionChunk {
             .split_whitespace()
             .enumerate()
             .map(|(i, w)| TimedWord {
-                text: w.to_string(),
+                word: w.to_string(),
                 start: start + i as f64 * step,
                 end: start + i as f64 * step + step * 0.9,
             })

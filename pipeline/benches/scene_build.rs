@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pipeline::build::providers::Providers;
-use pipeline::build::work::{BuildRequest, StageTimes, build_document};
+use pipeline::build::scenes::StageTimes;
+use pipeline::build::work::{BuildRequest, build_document};
 use pipeline::core::config::Config;
 use pipeline::core::model::{Language, OutputType, Source, VideoLength};
 

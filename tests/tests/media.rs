@@ -515,6 +515,134 @@ async fn speech_wav_and_test_mp4_become_videos() {
     );
 }
 
+/// The scene tree `video_data` publishes for `id`.
+async fn scene_tree(d: &Daemon, id: &str) -> Vec<Value> {
+    let (c, env, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    assert_eq!(c, 200, "{env}");
+    let url = env["data"]["url"].as_str().unwrap();
+    let body = d.http.get(url).send().await.unwrap().bytes().await.unwrap();
+    let tree: Value = serde_json::from_slice(&body).expect("tree is JSON");
+    tree["segments"].as_array().expect("segments").clone()
+}
+
+/// Each scene's narration is published with its word sidecar: one timed word per word of
+/// the scene's text, monotonic and inside the scene.
+async fn assert_word_sidecars(d: &Daemon, segs: &[Value]) {
+    for s in segs {
+        let audio = s["audio_url"].as_str().unwrap();
+        assert!(audio.ends_with(".wav"), "{s}");
+        let r = d.http.get(audio).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{audio}");
+        let r = d
+            .http
+            .get(audio.replace(".wav", "_words.json"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{s}");
+        let words: Vec<Value> = r.json().await.unwrap();
+        let text: Vec<&str> = s["text"].as_str().unwrap().split_whitespace().collect();
+        let said: Vec<&str> = words.iter().map(|w| w["word"].as_str().unwrap()).collect();
+        assert_eq!(said, text);
+        let duration = s["duration"].as_f64().unwrap();
+        let mut prev = 0.0;
+        for w in &words {
+            let (a, b) = (w["start"].as_f64().unwrap(), w["end"].as_f64().unwrap());
+            assert!(
+                a >= prev - 1e-9 && b >= a && b <= duration + 1e-6,
+                "{words:?}"
+            );
+            prev = b;
+        }
+    }
+}
+
+/// The scene types whose overlay scene building designs.
+const OVERLAY_TYPES: &[&str] = &["HOOK", "STAT", "KEY POINT", "DATA", "CALL TO ACTION"];
+
+/// Every scene with an overlay type and copy has a ready overlay spec; the opener is a HOOK.
+fn assert_overlays(segs: &[Value]) {
+    assert_eq!(segs[0]["scene_type"], "HOOK", "{:?}", segs[0]);
+    for s in segs {
+        let wants = OVERLAY_TYPES.contains(&s["scene_type"].as_str().unwrap());
+        if wants && !s["quote"].as_str().unwrap().trim().is_empty() {
+            assert_eq!(s["remotion_spec_state"], "ready", "{s}");
+        }
+    }
+    assert_eq!(segs[0]["remotion_spec_state"], "ready");
+}
+
+#[tokio::test]
+async fn media_sources_get_broll_overlays_and_word_sidecars_like_text_sources() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wav = speech_wav(tmp.path());
+    let mp4 = test_mp4(tmp.path(), &wav);
+    let mut files = HashMap::new();
+    files.insert(
+        "speech.wav".to_string(),
+        (Bytes::from(std::fs::read(&wav).unwrap()), "audio/wav"),
+    );
+    files.insert(
+        "clip.mp4".to_string(),
+        (Bytes::from(std::fs::read(&mp4).unwrap()), "video/mp4"),
+    );
+    let server = file_server(files).await;
+    let allow = format!("[\"{server}\"]");
+    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+    let audio_url = format!("http://{server}/speech.wav");
+    let video_url = format!("http://{server}/clip.mp4");
+    let mut ids = Vec::new();
+    for (source, field, url) in [
+        ("audio_url", "audio_url", &audio_url),
+        ("video_url", "video_url", &video_url),
+    ] {
+        let (c, v, _) = d
+            .post(
+                "/v1/create_video",
+                &json!({ "source": source, field: url, "output_type": "scene" }),
+            )
+            .await;
+        assert_eq!(c, 202, "{v}");
+        ids.push(v["id"].as_str().unwrap().to_string());
+    }
+    for id in &ids {
+        let done = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
+        assert_eq!(done["status"], "completed", "{done}");
+    }
+
+    // Audio: B-roll scenes with library visuals, overlays and word sidecars.
+    let segs = scene_tree(&d, &ids[0]).await;
+    assert!(!segs.is_empty());
+    assert!(segs.iter().all(|s| s["type"] == "B-roll"), "{segs:?}");
+    assert!(
+        segs.iter().any(|s| s["broll_source"] == "library"),
+        "library B-roll: {segs:?}"
+    );
+    for s in segs.iter().filter(|s| s["broll_source"] == "library") {
+        let media = s["mediaUrl"].as_str().unwrap();
+        assert_eq!(d.http.get(media).send().await.unwrap().status(), 200);
+    }
+    assert_overlays(&segs);
+    assert_word_sidecars(&d, &segs).await;
+
+    // Video: the source stays every scene's presenter, one slice each; overlays and sidecars.
+    let segs = scene_tree(&d, &ids[1]).await;
+    assert!(!segs.is_empty());
+    let mut end = 0.0;
+    for s in &segs {
+        assert_eq!(s["type"], "A-roll", "{s}");
+        assert_eq!(s["show_narrator"], true);
+        assert_eq!(s["mediaType"], "video");
+        assert_eq!(s["mediaUrl"], video_url.as_str());
+        assert_eq!(s["broll_source"], "", "the presenter is the picture: {s}");
+        let trim = &s["videoTrim"];
+        assert!((trim["start"].as_f64().unwrap() - end).abs() < 1e-9, "{s}");
+        end = trim["end"].as_f64().unwrap();
+    }
+    assert_overlays(&segs);
+    assert_word_sidecars(&d, &segs).await;
+}
+
 /// The parts of a multipart/form-data body, parsed the plain way: (name, bytes).
 fn parse_multipart(content_type: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
     let Some(boundary) = content_type.split("boundary=").nth(1) else {

@@ -246,7 +246,7 @@ pub(crate) fn prepare_captions(plan: &ScenePlan, fonts: &Fonts) -> Vec<ChunkSpri
         .filter(|c| {
             c.words
                 .iter()
-                .any(|w| !w.text.trim().is_empty() && w.start.is_finite() && w.end.is_finite())
+                .any(|w| !w.word.trim().is_empty() && w.start.is_finite() && w.end.is_finite())
         })
         .collect();
     let center_y = caption_center_y(plan.caption_y);
@@ -274,10 +274,10 @@ fn chunk_sprites(chunk: &CaptionChunk, center_y: f64, fonts: &[Font]) -> Vec<Wor
     let (texts, starts): (Vec<&str>, Vec<f64>) = chunk
         .words
         .iter()
-        .filter(|w| !w.text.trim().is_empty())
+        .filter(|w| !w.word.trim().is_empty())
         .map(|w| {
             (
-                w.text.trim(),
+                w.word.trim(),
                 if w.start.is_finite() { w.start } else { 0.0 },
             )
         })
@@ -448,7 +448,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, w)| TimedWord {
-                    text: (*w).into(),
+                    word: (*w).into(),
                     start: i as f64,
                     end: i as f64 + 0.5,
                 })

@@ -19,23 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::core::connector::{Http, join};
-
-/// Image or video clip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AssetKind {
-    Image,
-    Video,
-}
-
-impl AssetKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AssetKind::Image => "image",
-            AssetKind::Video => "video",
-        }
-    }
-}
+use crate::core::document::{BrollSource, MediaKind};
 
 /// Requested aspect (search_broll's `ratio`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -61,7 +45,7 @@ impl Ratio {
 pub struct BrollItem {
     /// Stable within its source (`library:solar-panels`, `pexels-photo:123`, `grid:midnight`).
     pub id: String,
-    pub kind: AssetKind,
+    pub kind: MediaKind,
     /// Canonical asset URL (`library:{file}` for library files, `procedural:{style}:{seed}` for
     /// procedural backgrounds, an https URL for stock).
     pub url: String,
@@ -91,7 +75,7 @@ pub struct Query<'a> {
     /// The scene's narration, for extra matches (library only).
     pub context: &'a str,
     /// Only this kind, when given.
-    pub kind: Option<AssetKind>,
+    pub kind: Option<MediaKind>,
     pub ratio: Ratio,
     pub limit: usize,
 }
@@ -106,8 +90,8 @@ pub enum BrollError {
 
 /// A B-roll search capability.
 pub trait BrollProvider: Send + Sync {
-    /// Short name recorded with picks (`library`, `pexels`).
-    fn name(&self) -> &'static str;
+    /// Where its picks come from (recorded as the scene's `broll_source`).
+    fn source(&self) -> BrollSource;
     /// Best matches first, at most `q.limit`.
     fn search(&self, q: &Query<'_>) -> Result<Vec<BrollItem>, BrollError>;
     /// The asset's bytes.
@@ -126,7 +110,7 @@ struct LibraryFile {
 struct LibraryAsset {
     id: String,
     file: String,
-    kind: AssetKind,
+    kind: MediaKind,
     title: String,
     tags: Vec<String>,
     #[serde(default)]
@@ -285,7 +269,7 @@ pub fn grid_items(limit: usize) -> Vec<BrollItem> {
 fn procedural_item(style: &str, seed: u64, title: &str, source: &str) -> BrollItem {
     BrollItem {
         id: format!("{style}:{seed}"),
-        kind: AssetKind::Video,
+        kind: MediaKind::Video,
         url: format!("procedural:{style}:{seed}"),
         thumbnail_url: String::new(),
         title: title.into(),
@@ -302,13 +286,13 @@ fn procedural_item(style: &str, seed: u64, title: &str, source: &str) -> BrollIt
 }
 
 impl BrollProvider for Library {
-    fn name(&self) -> &'static str {
-        "library"
+    fn source(&self) -> BrollSource {
+        BrollSource::Library
     }
 
     fn search(&self, q: &Query<'_>) -> Result<Vec<BrollItem>, BrollError> {
         let limit = q.limit.max(1);
-        if q.keyword.trim().eq_ignore_ascii_case("grid") && q.kind != Some(AssetKind::Image) {
+        if q.keyword.trim().eq_ignore_ascii_case("grid") && q.kind != Some(MediaKind::Image) {
             return Ok(grid_items(limit));
         }
         let scores = self.scores(q);
@@ -397,8 +381,8 @@ fn stem(w: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pick {
     pub item: BrollItem,
-    /// Which provider found it (`library`, `pexels`, or `procedural`).
-    pub provider: &'static str,
+    /// Which provider found it (procedural when none did).
+    pub provider: BrollSource,
 }
 
 /// One scene to pick for.
@@ -437,7 +421,7 @@ pub fn pick_for_scenes(
         let found = match provider.search(&q) {
             Ok(items) => items,
             Err(e) => {
-                tracing::warn!(provider = provider.name(), error = %e, "B-roll search failed; using a procedural background");
+                tracing::warn!(provider = %provider.source(), error = %e, "B-roll search failed; using a procedural background");
                 Vec::new()
             }
         };
@@ -460,7 +444,7 @@ pub fn pick_for_scenes(
         let pick = match best {
             Some(item) => Pick {
                 item,
-                provider: provider.name(),
+                provider: provider.source(),
             },
             None => {
                 let mut k = fallback;
@@ -478,7 +462,7 @@ pub fn pick_for_scenes(
                         };
                         break Pick {
                             item: procedural_item(style, seed, &title, source),
-                            provider: "procedural",
+                            provider: BrollSource::Procedural,
                         };
                     }
                 }
@@ -570,7 +554,7 @@ fn photo_items(v: &Value, ratio: Ratio) -> Vec<BrollItem> {
                 .or(src["original"].as_str())?;
             Some(BrollItem {
                 id: format!("pexels-photo:{}", p["id"]),
-                kind: AssetKind::Image,
+                kind: MediaKind::Image,
                 url: url.to_string(),
                 thumbnail_url: src["medium"]
                     .as_str()
@@ -603,7 +587,7 @@ fn video_items(v: &Value) -> Vec<BrollItem> {
             let url = file["link"].as_str()?;
             Some(BrollItem {
                 id: format!("pexels-video:{}", x["id"]),
-                kind: AssetKind::Video,
+                kind: MediaKind::Video,
                 url: url.to_string(),
                 thumbnail_url: x["image"].as_str().unwrap_or("").to_string(),
                 title: x["url"]
@@ -626,8 +610,8 @@ fn video_items(v: &Value) -> Vec<BrollItem> {
 }
 
 impl BrollProvider for Pexels {
-    fn name(&self) -> &'static str {
-        "pexels"
+    fn source(&self) -> BrollSource {
+        BrollSource::Pexels
     }
 
     fn search(&self, q: &Query<'_>) -> Result<Vec<BrollItem>, BrollError> {
@@ -636,8 +620,8 @@ impl BrollProvider for Pexels {
         }
         let limit = q.limit.clamp(1, 80);
         match q.kind {
-            Some(AssetKind::Image) => Ok(photo_items(&self.get("v1/search", q, limit)?, q.ratio)),
-            Some(AssetKind::Video) => Ok(video_items(&self.get("videos/search", q, limit)?)),
+            Some(MediaKind::Image) => Ok(photo_items(&self.get("v1/search", q, limit)?, q.ratio)),
+            Some(MediaKind::Video) => Ok(video_items(&self.get("videos/search", q, limit)?)),
             None => {
                 // Scenes: photos first (lighter), clips after.
                 let mut items = photo_items(&self.get("v1/search", q, limit)?, q.ratio);
@@ -685,7 +669,7 @@ mod tests {
             assert!(!lib.tags[i].is_empty());
         }
         assert!(total < 8 * 1024 * 1024, "library is {total} bytes");
-        assert!(lib.assets.iter().any(|a| a.kind == AssetKind::Video));
+        assert!(lib.assets.iter().any(|a| a.kind == MediaKind::Video));
     }
 
     fn check(keyword: &str, context: &str, want_tag: &str) {
@@ -736,7 +720,7 @@ mod tests {
         let got = lib
             .search(&Query {
                 keyword: "Grid",
-                kind: Some(AssetKind::Video),
+                kind: Some(MediaKind::Video),
                 limit: 20,
                 ..Query::default()
             })
@@ -772,8 +756,8 @@ mod tests {
         for w in ids.windows(2) {
             assert_ne!(w[0], w[1], "{ids:?}");
         }
-        assert_eq!(picks[0].as_ref().unwrap().provider, "library");
-        assert_eq!(picks[3].as_ref().unwrap().provider, "procedural");
+        assert_eq!(picks[0].as_ref().unwrap().provider, BrollSource::Library);
+        assert_eq!(picks[3].as_ref().unwrap().provider, BrollSource::Procedural);
         assert!(picks[3].as_ref().unwrap().item.procedural.is_some());
         // Deterministic.
         assert_eq!(picks, pick_for_scenes(&lib, &scenes));
@@ -781,8 +765,8 @@ mod tests {
 
     struct Failing;
     impl BrollProvider for Failing {
-        fn name(&self) -> &'static str {
-            "failing"
+        fn source(&self) -> BrollSource {
+            BrollSource::Pexels
         }
         fn search(&self, _: &Query<'_>) -> Result<Vec<BrollItem>, BrollError> {
             Err(BrollError::Upstream("down".into()))
@@ -803,7 +787,7 @@ mod tests {
         assert!(
             picks
                 .iter()
-                .all(|p| p.as_ref().unwrap().provider == "procedural")
+                .all(|p| p.as_ref().unwrap().provider == BrollSource::Procedural)
         );
     }
 
@@ -868,8 +852,8 @@ mod tests {
         let (photos, videos) = std::thread::scope(|s| {
             s.spawn(|| {
                 (
-                    px.search(&q(Some(AssetKind::Image))),
-                    px.search(&q(Some(AssetKind::Video))),
+                    px.search(&q(Some(MediaKind::Image))),
+                    px.search(&q(Some(MediaKind::Video))),
                 )
             })
             .join()

@@ -12,16 +12,7 @@
 //! makes every scene B-roll.
 
 use crate::build::writer;
-
-/// Every scene type the metadata branch of `modify_scene` accepts, in the spec's order.
-pub const SCENE_TYPES: &[&str] = &[
-    "HOOK",
-    "STAT",
-    "KEY POINT",
-    "DATA",
-    "FACT",
-    "CALL TO ACTION",
-];
+use crate::core::document::{Roll, SceneType};
 
 /// The canonical scene patterns: the values `pattern` takes, written by scene building and
 /// accepted by `modify_scene`'s metadata branch (which matches input case-insensitively, reading
@@ -97,19 +88,15 @@ pub fn is_pattern(p: &str) -> bool {
 }
 
 /// Scene types whose overlay is generated during scene building.
-pub fn wants_overlay(scene_type: &str) -> bool {
-    matches!(
-        scene_type,
-        "HOOK" | "STAT" | "KEY POINT" | "DATA" | "CALL TO ACTION"
-    )
+pub fn wants_overlay(scene_type: SceneType) -> bool {
+    !matches!(scene_type, SceneType::Fact)
 }
 
 /// The direction of one scene.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Direction {
-    /// `A-roll` or `B-roll`.
-    pub roll: &'static str,
-    pub scene_type: &'static str,
+    pub roll: Roll,
+    pub scene_type: SceneType,
     pub pattern: &'static str,
     pub keyword: String,
     pub talking_point: String,
@@ -134,15 +121,15 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
         .map(|(i, s)| {
             let scene_type = scene_type(s.text, i, n);
             let roll = if faceless {
-                "B-roll"
-            } else if i == 0 || (scene_type == "CALL TO ACTION" && n > 2) {
-                "A-roll"
+                Roll::BRoll
+            } else if i == 0 || (scene_type == SceneType::CallToAction && n > 2) {
+                Roll::ARoll
             } else if s.has_media {
-                "B-roll"
+                Roll::BRoll
             } else if i % 3 == 0 {
-                "A-roll"
+                Roll::ARoll
             } else {
-                "B-roll"
+                Roll::BRoll
             };
             let pattern = pattern(s.text, scene_type);
             Direction {
@@ -159,19 +146,19 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
 
 /// HOOK first, CALL TO ACTION last (when there are at least two scenes), STAT when the scene
 /// states a number, DATA for data claims without one, KEY POINT and FACT otherwise.
-pub fn scene_type(text: &str, index: usize, count: usize) -> &'static str {
+pub fn scene_type(text: &str, index: usize, count: usize) -> SceneType {
     if index == 0 {
-        "HOOK"
+        SceneType::Hook
     } else if index + 1 == count {
-        "CALL TO ACTION"
+        SceneType::CallToAction
     } else if number_token(text).is_some() {
-        "STAT"
+        SceneType::Stat
     } else if has_any(text, DATA_WORDS) {
-        "DATA"
+        SceneType::Data
     } else if index % 2 == 1 {
-        "KEY POINT"
+        SceneType::KeyPoint
     } else {
-        "FACT"
+        SceneType::Fact
     }
 }
 
@@ -216,15 +203,15 @@ pub fn number_token(text: &str) -> Option<&str> {
     })
 }
 
-fn pattern(text: &str, scene_type: &str) -> &'static str {
+fn pattern(text: &str, scene_type: SceneType) -> &'static str {
     let t = text.trim();
     let quoted = t.contains(['“', '"', '«']) && t.matches(['“', '”', '"', '«', '»']).count() >= 2;
     match scene_type {
-        "HOOK" if t.ends_with('?') || t.contains("? ") => "hook_question",
-        "HOOK" => "hook_statement",
-        "STAT" => "big_number",
-        "CALL TO ACTION" => "call_to_action",
-        "DATA" => "data_bar",
+        SceneType::Hook if t.ends_with('?') || t.contains("? ") => "hook_question",
+        SceneType::Hook => "hook_statement",
+        SceneType::Stat => "big_number",
+        SceneType::CallToAction => "call_to_action",
+        SceneType::Data => "data_bar",
         _ if quoted => "quote_card",
         _ if has_any(t, COMPARE_WORDS) => "comparison",
         _ if t.starts_with(['-', '•', '*'])
@@ -235,7 +222,7 @@ fn pattern(text: &str, scene_type: &str) -> &'static str {
         {
             "list_item"
         }
-        "FACT" => "fact_card",
+        SceneType::Fact => "fact_card",
         _ => "key_point",
     }
 }
@@ -252,12 +239,12 @@ fn clean(w: &str) -> &str {
 
 /// The overlay copy: a quotation if the scene has one; for STAT the number and the words that
 /// follow it; otherwise the clause that carries the keyword, at most 6 words.
-fn quote(text: &str, scene_type: &str) -> String {
+fn quote(text: &str, scene_type: SceneType) -> String {
     if let Some(q) = quoted(text) {
         return take_words(&q, 8);
     }
     let words: Vec<&str> = text.split_whitespace().collect();
-    if scene_type == "STAT"
+    if scene_type == SceneType::Stat
         && let Some(num) = number_token(text)
         && let Some(at) = words.iter().position(|w| *w == num)
     {
@@ -342,7 +329,7 @@ mod tests {
         let d = direct(&inputs(SCRIPT), false);
         let got: Vec<(&str, &str, &str)> = d
             .iter()
-            .map(|d| (d.roll, d.scene_type, d.pattern))
+            .map(|d| (d.roll.as_str(), d.scene_type.as_str(), d.pattern))
             .collect();
         assert_eq!(
             got,
@@ -358,7 +345,6 @@ mod tests {
         );
         for x in &d {
             assert!(is_pattern(x.pattern), "{x:?}");
-            assert!(SCENE_TYPES.contains(&x.scene_type));
             let k = x.keyword.split_whitespace().count();
             assert!((1..=3).contains(&k), "{x:?}");
             assert!(!x.talking_point.is_empty());
@@ -369,24 +355,24 @@ mod tests {
     #[test]
     fn faceless_is_all_b_roll_and_media_scenes_are_b_roll() {
         let d = direct(&inputs(SCRIPT), true);
-        assert!(d.iter().all(|d| d.roll == "B-roll"));
+        assert!(d.iter().all(|d| d.roll == Roll::BRoll));
         let mut with_media = inputs(SCRIPT);
         with_media[0].has_media = true;
         with_media[3].has_media = true;
         let d = direct(&with_media, false);
-        assert_eq!(d[0].roll, "A-roll", "the opener stays A-roll");
-        assert_eq!(d[3].roll, "B-roll");
+        assert_eq!(d[0].roll, Roll::ARoll, "the opener stays A-roll");
+        assert_eq!(d[3].roll, Roll::BRoll);
     }
 
     #[test]
     fn single_and_two_scene_videos() {
         let one = direct(&inputs(&["Just one scene about solar power today."]), false);
-        assert_eq!(one[0].scene_type, "HOOK");
-        assert_eq!(one[0].roll, "A-roll");
+        assert_eq!(one[0].scene_type, SceneType::Hook);
+        assert_eq!(one[0].roll, Roll::ARoll);
         let two = direct(&inputs(&["Hello there friends.", "Subscribe now."]), false);
         assert_eq!(
             two.iter().map(|d| d.scene_type).collect::<Vec<_>>(),
-            ["HOOK", "CALL TO ACTION"]
+            [SceneType::Hook, SceneType::CallToAction]
         );
     }
 
@@ -395,19 +381,27 @@ mod tests {
         for (text, ty, want) in [
             (
                 "She said “never stop shipping small things” and left.",
-                "KEY POINT",
+                SceneType::KeyPoint,
                 "never stop shipping small things",
             ),
-            ("Revenue grew 40% in 2024, a record.", "STAT", "40% in 2024"),
-            ("We saved $1,200 per month.", "STAT", "$1,200 per month"),
+            (
+                "Revenue grew 40% in 2024, a record.",
+                SceneType::Stat,
+                "40% in 2024",
+            ),
+            (
+                "We saved $1,200 per month.",
+                SceneType::Stat,
+                "$1,200 per month",
+            ),
             (
                 "Solar panels, which cost less every year, pay for themselves.",
-                "KEY POINT",
+                SceneType::KeyPoint,
                 "pay for themselves",
             ),
             (
                 "Hà Nội có hơn 8 triệu dân sinh sống.",
-                "STAT",
+                SceneType::Stat,
                 "8 triệu dân sinh",
             ),
         ] {
@@ -430,8 +424,8 @@ mod tests {
             false,
         );
         assert_eq!(d[0].pattern, "hook_question");
-        assert_eq!(d[1].scene_type, "DATA");
-        assert_eq!(d[2].scene_type, "CALL TO ACTION");
+        assert_eq!(d[1].scene_type, SceneType::Data);
+        assert_eq!(d[2].scene_type, SceneType::CallToAction);
         assert!(d.iter().all(|d| !d.keyword.is_empty()));
     }
 }

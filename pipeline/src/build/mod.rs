@@ -1,12 +1,14 @@
 //! Scene building: a script (or an idea or blog post turned into narration by the writer) is
-//! split into scenes, directed, voiced, given B-roll and overlays, and stored as a video
-//! document. Uses `render` and `core`.
+//! split into scene drafts (`work.rs`; media sources draft theirs in `ingest`), and the one
+//! scene assembly (`scenes.rs`) directs, voices, gives B-roll and overlays to the drafts of any
+//! source. Uses `render` and `core`.
 
 pub mod broll;
 pub mod direction;
 pub mod llm;
 pub mod overlays;
 pub mod providers;
+pub mod scenes;
 pub mod script;
 pub mod voice;
 pub mod work;

@@ -24,12 +24,15 @@ use compositor::spec::{
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, PremultipliedColorU8, Transform};
 use typography::{Font, break_lines, layout_line, pick_font, rasterize_line};
 
-use crate::core::document::{Word, spec_file_name};
+use typography::TimedWord;
 
-/// The typography band of the canvas (spec `typography`: safe_top, safe_bottom).
-pub const SAFE_TOP: f64 = 128.0;
-pub const SAFE_BOTTOM: f64 = 960.0;
-const CANVAS_W: f64 = 720.0;
+use crate::core::document::{SceneType, spec_file_name};
+
+/// The typography band of the canvas (spec `typography`: safe_top, safe_bottom), owned by
+/// [`typography::canvas`].
+const SAFE_TOP: f64 = typography::canvas::SAFE_TOP as f64;
+const SAFE_BOTTOM: f64 = typography::canvas::SAFE_BOTTOM as f64;
+const CANVAS_W: f64 = typography::canvas::CANVAS_W as f64;
 /// Side margin of overlay copy.
 const MARGIN: f64 = 60.0;
 
@@ -59,11 +62,12 @@ impl OverlayFonts {
 /// What the overlay of one scene is built from.
 pub struct SceneOverlay<'a> {
     pub voice_file: &'a str,
-    pub scene_type: &'a str,
+    /// The scene's creative type; none (or FACT) designs no overlay.
+    pub scene_type: Option<SceneType>,
     pub quote: &'a str,
     pub a_roll: bool,
     pub language: &'a str,
-    pub words: &'a [Word],
+    pub words: &'a [TimedWord],
     pub duration: f64,
 }
 
@@ -193,7 +197,7 @@ fn set_block(
 }
 
 /// When the first of `phrase`'s words is spoken (seconds), if it can be found.
-fn spoken_at(words: &[Word], phrase: &str) -> Option<f64> {
+fn spoken_at(words: &[TimedWord], phrase: &str) -> Option<f64> {
     let norm = |s: &str| -> String {
         s.chars()
             .filter(|c| c.is_alphanumeric())
@@ -220,9 +224,9 @@ struct Placed {
 
 /// Designs the overlay of one scene, or `None` when its type has none or it has no copy.
 fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect, Placed)>> {
-    if !crate::build::direction::wants_overlay(s.scene_type) {
-        return None;
-    }
+    let scene_type = s
+        .scene_type
+        .filter(|t| crate::build::direction::wants_overlay(*t))?;
     let quote = s.quote.trim();
     let vi = s.language == "Vietnamese";
     let max_w = (CANVAS_W - 2.0 * MARGIN) as f32;
@@ -241,8 +245,8 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
             .take(3)
             .collect()
     };
-    match s.scene_type {
-        "HOOK" => {
+    match scene_type {
+        SceneType::Hook => {
             let lines = poster_lines(quote);
             items.push(Placed {
                 id: "hook",
@@ -252,7 +256,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
                 start: 0.0,
             });
         }
-        "STAT" => {
+        SceneType::Stat => {
             let mut words = quote.split_whitespace();
             let number = words.next()?.to_string();
             let label: Vec<&str> = words.collect();
@@ -283,10 +287,10 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
                 }
             }
         }
-        "KEY POINT" | "DATA" => {
-            let tag = match (s.scene_type, vi) {
-                ("DATA", false) => "DATA",
-                ("DATA", true) => "DỮ LIỆU",
+        SceneType::KeyPoint | SceneType::Data => {
+            let tag = match (scene_type, vi) {
+                (SceneType::Data, false) => "DATA",
+                (SceneType::Data, true) => "DỮ LIỆU",
                 (_, false) => "KEY POINT",
                 (_, true) => "Ý CHÍNH",
             };
@@ -308,7 +312,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
                 });
             }
         }
-        "CALL TO ACTION" => {
+        SceneType::CallToAction => {
             let lines = poster_lines(quote);
             if let Some(block) = set_block(fonts, &lines, 54.0 * k, WHITE, Some(BACKDROP)) {
                 items.push(Placed {
@@ -332,7 +336,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
                 start: (s.duration * 0.4).min(1.5),
             });
         }
-        _ => return None,
+        SceneType::Fact => return None,
     }
     if items.is_empty() {
         return None;
@@ -477,29 +481,37 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = fonts();
         let words = vec![
-            Word {
+            TimedWord {
                 word: "Teams".into(),
                 start: 0.1,
                 end: 0.4,
             },
-            Word {
+            TimedWord {
                 word: "grew".into(),
                 start: 0.5,
                 end: 0.7,
             },
-            Word {
+            TimedWord {
                 word: "3.5%".into(),
                 start: 0.8,
                 end: 1.4,
             },
         ];
         for (ty, quote, lang) in [
-            ("HOOK", "Why do most small teams never publish", "English"),
-            ("STAT", "3.5% faster each month", "English"),
-            ("KEY POINT", "Short clips reach people", "English"),
-            ("DATA", "Nghiên cứu cho thấy thói quen", "Vietnamese"),
             (
-                "CALL TO ACTION",
+                SceneType::Hook,
+                "Why do most small teams never publish",
+                "English",
+            ),
+            (SceneType::Stat, "3.5% faster each month", "English"),
+            (SceneType::KeyPoint, "Short clips reach people", "English"),
+            (
+                SceneType::Data,
+                "Nghiên cứu cho thấy thói quen",
+                "Vietnamese",
+            ),
+            (
+                SceneType::CallToAction,
                 "Hãy theo dõi kênh để nhận mẹo",
                 "Vietnamese",
             ),
@@ -507,7 +519,7 @@ mod tests {
             for a_roll in [false, true] {
                 let s = SceneOverlay {
                     voice_file: "vabc",
-                    scene_type: ty,
+                    scene_type: Some(ty),
                     quote,
                     a_roll,
                     language: lang,
@@ -537,7 +549,7 @@ mod tests {
                 let back: OverlaySpec =
                     serde_json::from_slice(&std::fs::read(&w.spec_path).unwrap()).unwrap();
                 assert_eq!(back, w.spec);
-                if ty == "STAT" {
+                if ty == SceneType::Stat {
                     let n = w.spec.objects().next().unwrap();
                     assert_eq!(n.layout_id, "stat_number");
                     assert!((n.start - 0.8).abs() < 1e-9, "enters when spoken");
@@ -546,7 +558,7 @@ mod tests {
         }
         let none = SceneOverlay {
             voice_file: "v",
-            scene_type: "FACT",
+            scene_type: Some(SceneType::Fact),
             quote: "x y",
             a_roll: false,
             language: "English",

@@ -103,8 +103,8 @@ impl Providers {
 struct SharedLibrary(Arc<Library>);
 
 impl BrollProvider for SharedLibrary {
-    fn name(&self) -> &'static str {
-        self.0.name()
+    fn source(&self) -> crate::core::document::BrollSource {
+        self.0.source()
     }
     fn search(&self, q: &broll::Query<'_>) -> Result<Vec<broll::BrollItem>, broll::BrollError> {
         self.0.search(q)

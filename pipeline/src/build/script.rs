@@ -17,14 +17,7 @@
 //! are exactly the script's spoken words (its whitespace-separated words minus media tokens),
 //! verbatim and in order. Nothing is reworded, dropped or duplicated.
 
-/// Whether inline media is a still image or a video clip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MediaKind {
-    /// A still image (also any markdown image whose extension is not a video's).
-    Image,
-    /// A video clip (`.mp4`, `.mov`, `.webm`, `.m4v`).
-    Video,
-}
+use crate::core::document::MediaKind;
 
 /// Media the user placed in the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +26,8 @@ pub struct InlineMedia {
     pub url: String,
     /// The markdown alt text, when given and not blank.
     pub alt: Option<String>,
-    /// Image or video, from the URL's extension.
+    /// Image or video, from the URL's extension: a video for `.mp4`, `.mov`, `.webm`, `.m4v`,
+    /// else an image (also any markdown image whose extension is not a video's).
     pub kind: MediaKind,
 }
 

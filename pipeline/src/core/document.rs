@@ -1,24 +1,166 @@
 //! The video document: the scenes a client reviews and edits, stored in redb
 //! under the topic id. Field names follow the spec's Scene record.
+//!
+//! The document uses the workspace's one model per concept: words are
+//! [`typography::TimedWord`], rects are [`compositor::geom::PreviewRect`], and the closed sets
+//! the spec names (roll, scene type, media kind, B-roll source) are enums that serialise as
+//! their exact wire strings, so stored documents and API output read as before.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use compositor::geom::PreviewRect;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
+use typography::TimedWord;
 
-/// A word of narration and when it is spoken, seconds from the scene start.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Word {
-    pub word: String,
-    pub start: f64,
-    pub end: f64,
+/// An enum whose values travel as fixed wire strings: `as_str`, `parse`, `NAMES`, `Display`
+/// and serde as exactly those strings (one table per enum, nothing to keep in sync).
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $wire:literal ),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $( $(#[$vmeta])* $variant ),+ }
+
+        impl $name {
+            /// Every value, in the spec's order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Every wire name, in the spec's order.
+            pub const NAMES: &'static [&'static str] = &[$($wire),+];
+
+            /// The wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $wire),+ }
+            }
+
+            /// The value with exactly this wire name.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($wire => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                $name::parse(&s).ok_or_else(|| serde::de::Error::unknown_variant(&s, $name::NAMES))
+            }
+        }
+    };
 }
 
-/// A rectangle in the 280×498 editor preview space.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
-pub struct PreviewRect {
-    pub x: f64,
-    pub y: f64,
-    pub w: f64,
-    pub h: f64,
+wire_enum! {
+    /// Which lane a scene shows: the narrator on screen (A-roll) or the background only (B-roll).
+    /// Serialised as the record's `type`.
+    pub enum Roll {
+        ARoll = "A-roll",
+        BRoll = "B-roll",
+    }
+}
+
+impl Default for Roll {
+    /// A scene without a narrator.
+    fn default() -> Self {
+        Roll::BRoll
+    }
+}
+
+wire_enum! {
+    /// The creative type of a scene (the metadata branch's `type`, published as `scene_type`).
+    pub enum SceneType {
+        Hook = "HOOK",
+        Stat = "STAT",
+        KeyPoint = "KEY POINT",
+        Data = "DATA",
+        Fact = "FACT",
+        CallToAction = "CALL TO ACTION",
+    }
+}
+
+wire_enum! {
+    /// A still image or a video clip.
+    pub enum MediaKind {
+        Image = "image",
+        Video = "video",
+    }
+}
+
+impl MediaKind {
+    /// The kind and file extension of an image (PNG, JPEG, WebP) or video (MP4, MOV, WebM) by
+    /// its magic bytes: the one sniffer for every downloaded or uploaded scene medium (a URL's
+    /// extension is never trusted for this).
+    pub fn sniff(b: &[u8]) -> Option<(MediaKind, &'static str)> {
+        if b.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some((MediaKind::Image, "png"))
+        } else if b.starts_with(&[0xff, 0xd8, 0xff]) {
+            Some((MediaKind::Image, "jpg"))
+        } else if b.len() > 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
+            Some((MediaKind::Image, "webp"))
+        } else if b.len() > 12 && &b[4..8] == b"ftyp" {
+            let mov = &b[8..12] == b"qt  ";
+            Some((MediaKind::Video, if mov { "mov" } else { "mp4" }))
+        } else if b.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
+            Some((MediaKind::Video, "webm"))
+        } else {
+            None
+        }
+    }
+}
+
+wire_enum! {
+    /// Where a scene's background came from.
+    pub enum BrollSource {
+        /// Media the user placed in the script or uploaded.
+        User = "user",
+        /// The bundled B-roll library.
+        Library = "library",
+        /// Pexels stock.
+        Pexels = "pexels",
+        /// Drawn at render time.
+        Procedural = "procedural",
+    }
+}
+
+/// Serde for an optional wire enum stored as a string where `""` means unset (the form stored
+/// documents and the Scene record have always used).
+pub mod empty_is_none {
+    use serde::de::IntoDeserializer;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => v.serialize(s),
+            None => s.serialize_str(""),
+        }
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.is_empty() {
+            return Ok(None);
+        }
+        T::deserialize(s.into_deserializer()).map(Some)
+    }
+}
+
+/// The wire name of an optional wire enum, `""` when unset.
+fn name_or_empty<T: Copy>(v: Option<T>, name: fn(T) -> &'static str) -> &'static str {
+    v.map_or("", name)
 }
 
 /// What a scene shows behind everything else.
@@ -76,7 +218,7 @@ pub struct Segment {
     /// Display order, 1-based; changes on reorder.
     pub id: u32,
     #[serde(rename = "type")]
-    pub roll: String,
+    pub roll: Roll,
     pub text: String,
     #[serde(default)]
     pub talking_point: String,
@@ -90,8 +232,8 @@ pub struct Segment {
     pub pattern: String,
     /// Creative type of the moment (HOOK, STAT, KEY POINT, DATA, FACT, CALL TO ACTION); the
     /// metadata branch's `type`. Published as `scene_type` (the record's `type` is the roll).
-    #[serde(default)]
-    pub scene_type: String,
+    #[serde(default, with = "empty_is_none")]
+    pub scene_type: Option<SceneType>,
     /// The scene shows typography only, no visual (metadata branch `typography_only`; setting
     /// it clears `visual`).
     #[serde(default)]
@@ -101,12 +243,12 @@ pub struct Segment {
     #[serde(default)]
     pub audio_file: String,
     #[serde(default)]
-    pub words: Vec<Word>,
+    pub words: Vec<TimedWord>,
     pub background: Background,
     #[serde(default)]
     pub media_url: String,
-    #[serde(default)]
-    pub media_type: String,
+    #[serde(default, with = "empty_is_none")]
+    pub media_type: Option<MediaKind>,
     #[serde(default)]
     pub thumbnail_url: String,
     #[serde(default)]
@@ -138,10 +280,9 @@ pub struct Segment {
     /// The scene's narration WAV on the public origin (`{origin_url}/{public_folder}/…`).
     #[serde(default)]
     pub audio_url: String,
-    /// Where the background came from: `user` (inline media), `library`, `pexels`,
-    /// `procedural`.
-    #[serde(default)]
-    pub broll_source: String,
+    /// Where the background came from (`""` before visuals were chosen).
+    #[serde(default, with = "empty_is_none")]
+    pub broll_source: Option<BrollSource>,
 }
 
 /// How an idea or blog post became narration (recorded for `video_data` and support).
@@ -219,20 +360,10 @@ pub fn coordinate_spaces() -> Value {
 }
 
 /// Default caption container: lower third, above the bottom dead zone.
-pub const CAPTION_RECT: PreviewRect = PreviewRect {
-    x: 14.0,
-    y: 300.0,
-    w: 252.0,
-    h: 60.0,
-};
+pub const CAPTION_RECT: PreviewRect = PreviewRect::new(14.0, 300.0, 252.0, 60.0);
 
 /// Default narrator rect for A-roll: centred card in the upper half.
-pub const NARRATOR_RECT: PreviewRect = PreviewRect {
-    x: 70.0,
-    y: 90.0,
-    w: 140.0,
-    h: 140.0,
-};
+pub const NARRATOR_RECT: PreviewRect = PreviewRect::new(70.0, 90.0, 140.0, 140.0);
 
 /// The overlay spec file name of a scene.
 pub fn spec_file_name(voice_file: &str) -> String {
@@ -253,7 +384,12 @@ pub fn spec_state(token: &str, exists: bool) -> &'static str {
 impl Segment {
     /// Whether the scene shows its narrator (A-roll in a video that is not faceless).
     pub fn is_a_roll(&self) -> bool {
-        self.roll == "A-roll"
+        self.roll == Roll::ARoll
+    }
+
+    /// The scene type's wire name, `""` when the scene has none (as the Scene record shows it).
+    pub fn scene_type_name(&self) -> &'static str {
+        name_or_empty(self.scene_type, SceneType::as_str)
     }
 
     /// Whether the user disabled the overlay.
@@ -327,7 +463,7 @@ impl VideoDocument {
             "order_id": s.id,
             "scene_index": i,
             "type": s.roll,
-            "scene_type": s.scene_type,
+            "scene_type": s.scene_type_name(),
             "text": s.text,
             "talking_point": s.talking_point,
             "visual": s.visual,
@@ -337,13 +473,13 @@ impl VideoDocument {
             "typography_only": s.typography_only,
             "duration": s.duration,
             "mediaUrl": s.media_url,
-            "mediaType": s.media_type,
+            "mediaType": name_or_empty(s.media_type, MediaKind::as_str),
             "thumbnailUrl": s.thumbnail_url,
             "videoTrim": s.video_trim,
             "brollUrl": s.broll_url,
             "brollThumbnailUrl": s.broll_thumbnail_url,
             "user_asset_url": s.user_asset_url,
-            "broll_source": s.broll_source,
+            "broll_source": name_or_empty(s.broll_source, BrollSource::as_str),
             "audio_url": s.audio_url,
             "show_narrator": show_narrator,
             "active_roll": s.roll,
@@ -460,5 +596,116 @@ impl VideoDocument {
             "segments": segments,
             "review_url": view.review_url,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scene as documents stored before the enums existed spell it.
+    fn stored_scene(scene_type: &str, media_type: &str, broll_source: &str) -> Value {
+        json!({
+            "voice_file": "vabc", "id": 1, "type": "A-roll", "text": "Hello world.",
+            "scene_type": scene_type, "duration": 1.5,
+            "words": [{"word": "Hello", "start": 0.0, "end": 0.4}],
+            "background": {"kind": "procedural", "style": "grid", "seed": 7},
+            "media_type": media_type, "broll_source": broll_source,
+            "caption_rect": {"x": 14.0, "y": 300.0, "w": 252.0, "h": 60.0},
+            "narrator_rect": {"x": 70.0, "y": 90.0, "w": 140.0, "h": 140.0},
+        })
+    }
+
+    #[test]
+    fn stored_scenes_read_back_with_the_same_wire_strings() {
+        let stored = stored_scene("CALL TO ACTION", "video", "library");
+        let seg: Segment = serde_json::from_value(stored.clone()).unwrap();
+        assert_eq!(seg.roll, Roll::ARoll);
+        assert_eq!(seg.scene_type, Some(SceneType::CallToAction));
+        assert_eq!(seg.media_type, Some(MediaKind::Video));
+        assert_eq!(seg.broll_source, Some(BrollSource::Library));
+        assert_eq!(seg.words[0].word, "Hello");
+        assert_eq!(seg.caption_rect, CAPTION_RECT);
+        let again = serde_json::to_value(&seg).unwrap();
+        for field in ["type", "scene_type", "media_type", "broll_source", "words"] {
+            assert_eq!(again[field], stored[field], "{field}");
+        }
+        assert_eq!(again["caption_rect"], stored["caption_rect"]);
+    }
+
+    #[test]
+    fn empty_strings_are_unset_values_and_stay_empty_on_the_wire() {
+        let seg: Segment = serde_json::from_value(stored_scene("", "", "")).unwrap();
+        assert_eq!(
+            (seg.scene_type, seg.media_type, seg.broll_source),
+            (None, None, None)
+        );
+        let again = serde_json::to_value(&seg).unwrap();
+        assert_eq!(again["scene_type"], "");
+        assert_eq!(again["media_type"], "");
+        let doc = VideoDocument {
+            topic_id: "t".into(),
+            title: String::new(),
+            language: "English".into(),
+            faceless: false,
+            script: String::new(),
+            segments: vec![seg],
+            voice_id: String::new(),
+            public_key: String::new(),
+            source: "text".into(),
+            writer: None,
+        };
+        let view = PublicView {
+            review_url: "",
+            origin_url: "http://o",
+            public_root: std::path::Path::new("/nonexistent"),
+            include_diagnostics: false,
+        };
+        let public = doc.segment_public(0, &view);
+        assert_eq!(public["scene_type"], "");
+        assert_eq!(public["mediaType"], "");
+        assert_eq!(public["broll_source"], "");
+        assert_eq!(public["type"], "A-roll");
+        assert_eq!(public["overlay"]["caption"]["rect"]["y"], 300.0);
+    }
+
+    #[test]
+    fn media_is_sniffed_by_magic_bytes_not_by_name() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(MediaKind::sniff(png), Some((MediaKind::Image, "png")));
+        assert_eq!(
+            MediaKind::sniff(&[0xff, 0xd8, 0xff, 0xe0, 0, 0]),
+            Some((MediaKind::Image, "jpg"))
+        );
+        assert_eq!(
+            MediaKind::sniff(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some((MediaKind::Image, "webp"))
+        );
+        assert_eq!(
+            MediaKind::sniff(b"\0\0\0\x18ftypisom\0\0"),
+            Some((MediaKind::Video, "mp4"))
+        );
+        assert_eq!(
+            MediaKind::sniff(b"\0\0\0\x14ftypqt  \0\0"),
+            Some((MediaKind::Video, "mov"))
+        );
+        assert_eq!(
+            MediaKind::sniff(&[0x1a, 0x45, 0xdf, 0xa3, 0x9f]),
+            Some((MediaKind::Video, "webm"))
+        );
+        assert_eq!(MediaKind::sniff(b"<html>"), None);
+        assert_eq!(MediaKind::sniff(b"RIFF\0\0\0\0WAVEfmt "), None);
+    }
+
+    #[test]
+    fn unknown_wire_strings_are_refused_and_names_round_trip() {
+        assert!(serde_json::from_value::<Segment>(stored_scene("TRIVIA", "", "")).is_err());
+        assert!(serde_json::from_value::<Roll>(json!("C-roll")).is_err());
+        for t in SceneType::ALL {
+            assert_eq!(SceneType::parse(t.as_str()), Some(*t));
+        }
+        assert_eq!(SceneType::NAMES.len(), SceneType::ALL.len());
+        assert_eq!(Roll::default(), Roll::BRoll);
+        assert_eq!(MediaKind::Video.to_string(), "video");
     }
 }

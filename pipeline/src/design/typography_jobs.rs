@@ -30,16 +30,6 @@ use crate::core::model::Account;
 use crate::core::store::Store;
 use crate::core::{ids, time};
 
-/// Longest `text`, characters.
-pub const MAX_TEXT: usize = 2000;
-/// Longest `quote`, characters.
-pub const MAX_QUOTE: usize = 300;
-/// Longest `wait`, seconds.
-pub const MAX_WAIT: u64 = 100;
-/// Most `words` items.
-pub const MAX_WORDS: usize = 2000;
-/// Most brand colours.
-pub const MAX_COLORS: usize = 8;
 /// Credits one call costs.
 pub const COST: i64 = 1;
 

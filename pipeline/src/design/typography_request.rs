@@ -12,8 +12,16 @@ use utoipa::{PartialSchema, ToSchema};
 use crate::core::error::{Code, Error};
 use crate::core::fields::{Choice, Fields};
 
-use super::typography_jobs::{MAX_COLORS, MAX_QUOTE, MAX_TEXT, MAX_WAIT, MAX_WORDS};
-
+/// Longest `text`, characters.
+pub const MAX_TEXT: usize = 2000;
+/// Longest `quote`, characters.
+pub const MAX_QUOTE: usize = 300;
+/// Longest `wait`, seconds.
+pub const MAX_WAIT: u64 = 100;
+/// Most `words` items.
+pub const MAX_WORDS: usize = 2000;
+/// Most brand colours.
+pub const MAX_COLORS: usize = 8;
 /// Longest `cta` line, characters.
 pub const MAX_CTA: usize = 200;
 /// Longest `look`, characters.

@@ -95,13 +95,8 @@ fn scene_dir(ctx: &OverlayEditContext<'_>, doc: &VideoDocument) -> PathBuf {
 
 fn read_spec(dir: &Path, voice_file: &str) -> Result<Option<OverlaySpec>, Error> {
     let path = dir.join(spec_file_name(voice_file));
-    match std::fs::read(&path) {
-        Ok(b) => serde_json::from_slice(&b)
-            .map(Some)
-            .map_err(|e| Error::internal(format!("{}: {e}", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::internal(format!("{}: {e}", path.display()))),
-    }
+    crate::render::spec_file::read_spec(&path)
+        .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
 }
 
 /// Files of one edit: payloads first (fresh names), the spec last; removed again on failure.

@@ -12,28 +12,32 @@
 //!    Anything GStreamer cannot decode fails the job with `media_decode_failed`.
 //! 3. **Decode** the first audio stream to 48 kHz mono PCM, apply `adjust` (audio sources,
 //!    [`crate::ingest::adjust`]), and **transcribe** it ([`crate::ingest::transcribe`]), keeping word timings.
-//! 4. **Cut** the recording into scenes at sentence ends and pauses ([`cut_scenes`]).
-//!    - `output_type=text` (Remake): the transcript becomes the editable script, scene by scene.
-//!    - `scene`/`video`: each scene's slice of the media's own audio is its narration (48 kHz
-//!      WAV), with the transcript's word timings for captions. A video source keeps its picture
-//!      as every scene's A-roll presenter (`narrator_video` = the source, `video_trim` = the
-//!      scene's slice, full-frame narrator rect); an audio source gets B-roll scenes.
+//! 4. **Cut** the recording into scenes at sentence ends and pauses ([`cut_scenes`]), one
+//!    [`SceneDraft`] per cut: its text, its slice of the media's own audio (48 kHz) with the
+//!    transcript's words re-timed to the slice, and for a video source the source as the
+//!    scene's presenter (`narrator_video` = the source, `video_trim` = the scene's slice,
+//!    full-frame narrator rect, A-roll).
+//! 5. **Assemble** the drafts with the one scene assembly every source shares
+//!    ([`scenes::assemble`]): direction, the slice published as the scene's narration with its
+//!    word sidecar, library B-roll for scenes without a presenter (audio sources are B-roll),
+//!    overlays. `output_type=text` (Remake) stops after direction: the transcript becomes the
+//!    editable script, scene by scene.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::build::voice::{Narration, SAMPLE_RATE, write_wav};
-use crate::build::work::Context;
+use typography::TimedWord;
+
+use crate::build::scenes::{self, Presenter, SceneDraft, StageTimes};
+use crate::build::voice::{Narration, SAMPLE_RATE};
+use crate::build::work::{Context, providers_for, source_name};
 use crate::build::writer;
-use crate::core::document::{
-    Background, CAPTION_RECT, NARRATOR_RECT, PreviewRect, Segment, VideoDocument, VideoTrim, Word,
-};
+use crate::core::document::{VideoDocument, VideoTrim};
 use crate::core::error::{Code, Error};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::ids;
 use crate::core::jobs::{Engine, JobFailure, RENDER_START};
 use crate::core::model::{Job, OutputType, Source};
-use crate::ingest::transcribe::TimedWord;
 
 /// How much of a page is read when looking for its media link.
 const PAGE_MAX_BYTES: u64 = 2 * 1024 * 1024;
@@ -42,21 +46,9 @@ const MEDIA_EXTENSIONS: &[&str] = &[
     "mp3", "wav", "m4a", "aac", "ogg", "oga", "opus", "flac", "mp4", "mov", "m4v", "webm", "mkv",
     "avi", "mpeg", "mpg", "ts",
 ];
-/// Full canvas in the 280×498 preview space: the source video is the whole picture.
-const FULL_FRAME: PreviewRect = PreviewRect {
-    x: 0.0,
-    y: 0.0,
-    w: 280.0,
-    h: 498.0,
-};
-const PROCEDURAL_STYLES: &[&str] = &["gradient", "grid", "bokeh"];
 
 fn fail(code: Code, message: impl Into<String>) -> JobFailure {
     JobFailure::new(code, message)
-}
-
-fn io_fail(e: std::io::Error) -> JobFailure {
-    JobFailure::internal(e)
 }
 
 /// The lower-case extension of a URL's path, when it has one.
@@ -331,7 +323,7 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
         .filter(|e| MEDIA_EXTENSIONS.contains(&e.as_str()))
         .unwrap_or_else(|| "media".into());
     let name = format!("source.{ext}");
-    crate::core::files::write_atomic(&dir.join(&name), &resp.body).map_err(io_fail)?;
+    crate::core::files::write_atomic(&dir.join(&name), &resp.body).map_err(JobFailure::internal)?;
     Ok(name)
 }
 
@@ -418,72 +410,29 @@ fn sentence_case(words: &mut [TimedWord]) {
     }
 }
 
-fn seed_of(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100000001b3)
-    })
+/// The recording of a media-source job: its samples (48 kHz mono, adjusted), the transcript's
+/// words (sentence-cased per scene when the engine gives no punctuation) and the scene cuts.
+struct Recording {
+    /// The source file in the video folder.
+    file: String,
+    samples: Vec<i16>,
+    words: Vec<TimedWord>,
+    cuts: Vec<SceneCut>,
 }
 
-/// The build task of a media-source job (steps 2–5). Writes the video document.
-pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure> {
+/// Steps 1–3 and the cut: obtain, probe, decode, adjust, transcribe.
+fn record(engine: &Engine, ctx: &Context, job: &Job, scale: f64) -> Result<Recording, JobFailure> {
     let settings = &engine.settings;
     let topic = &job.topic_id;
-    let source = job.request.source;
-    let scale = if job.output_type == OutputType::Video {
-        RENDER_START
-    } else {
-        1.0
-    };
     let dir = settings.video_dir(topic);
-    std::fs::create_dir_all(&dir).map_err(io_fail)?;
+    std::fs::create_dir_all(&dir).map_err(JobFailure::internal)?;
 
     engine.set_progress(topic, 2, 0.05 * scale, Some("Fetching the media"));
     let file = obtain(engine, ctx, job, &dir)?;
     let path: PathBuf = dir.join(&file);
 
     engine.set_progress(topic, 2, 0.15 * scale, Some("Reading the media"));
-    let undecodable = || {
-        fail(
-            Code::MediaDecodeFailed,
-            "The media could not be decoded: it is not an audio or video file this server can read.",
-        )
-    };
-    if job.request.media_decodable == Some(false) {
-        return Err(undecodable());
-    }
-    let duration = compositor::media::probe_duration(&path).map_err(|e| {
-        tracing::info!(topic = %topic, error = %e, "media not decodable");
-        undecodable()
-    })?;
-    let max = settings.media.max_duration_secs;
-    if duration > max + 0.05 {
-        return Err(fail(
-            Code::MediaTooLong,
-            format!(
-                "The media is {duration:.1} s long; media sources may be at most {max:.0} s (5 minutes)."
-            ),
-        ));
-    }
-    let track = compositor::media::decode_audio(&path, SAMPLE_RATE).map_err(|e| {
-        let message = match e {
-            compositor::media::MediaError::NoAudio { .. } => {
-                "The media has no audio track to narrate from.".to_string()
-            }
-            other => {
-                tracing::info!(topic = %topic, error = %other, "audio not decodable");
-                "The media's audio could not be decoded.".to_string()
-            }
-        };
-        fail(Code::MediaDecodeFailed, message)
-    })?;
-    let mut samples = track.samples;
-    if let Some(raw) = &job.request.adjust
-        && let Some(adjust) = crate::ingest::adjust::parse(Some(raw), source)
-            .map_err(|e| fail(Code::InvalidAdjust, e.message))?
-    {
-        engine.set_progress(topic, 2, 0.2 * scale, Some("Treating the audio"));
-        crate::ingest::adjust::apply(&adjust, &mut samples, SAMPLE_RATE);
-    }
+    let samples = decode(engine, job, &path, scale)?;
     let total = samples.len() as f64 / f64::from(SAMPLE_RATE);
 
     engine.set_progress(topic, 2, 0.25 * scale, Some("Transcribing the speech"));
@@ -511,98 +460,156 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
             sentence_case(&mut words[c.words.clone()]);
         }
     }
+    Ok(Recording {
+        file,
+        samples,
+        words,
+        cuts,
+    })
+}
 
-    let video = matches!(source, Source::VideoUrl | Source::VideoFile);
-    let voiced = job.output_type != OutputType::Text;
-    let n = cuts.len();
-    let mut segments = Vec::with_capacity(n);
-    for (i, cut) in cuts.iter().enumerate() {
-        let scene_words = &words[cut.words.clone()];
-        let text = scene_words
-            .iter()
-            .map(|w| w.word.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let keyword = writer::keyword(&text);
-        let mut seg = Segment {
-            voice_file: format!("v{}", ids::file_token()),
-            id: i as u32 + 1,
-            roll: if video { "A-roll" } else { "B-roll" }.into(),
-            talking_point: writer::title(&text),
-            background: Background::Procedural {
-                style: PROCEDURAL_STYLES[i % PROCEDURAL_STYLES.len()].into(),
-                seed: seed_of(&keyword),
-            },
-            keyword,
-            text,
-            caption_rect: CAPTION_RECT,
-            narrator_rect: if video { FULL_FRAME } else { NARRATOR_RECT },
-            ..Default::default()
+/// Probes the duration (over the limit fails the job), decodes the first audio track to
+/// 48 kHz mono and applies the job's `adjust`.
+fn decode(engine: &Engine, job: &Job, path: &Path, scale: f64) -> Result<Vec<i16>, JobFailure> {
+    let topic = &job.topic_id;
+    let undecodable = || {
+        fail(
+            Code::MediaDecodeFailed,
+            "The media could not be decoded: it is not an audio or video file this server can read.",
+        )
+    };
+    if job.request.media_decodable == Some(false) {
+        return Err(undecodable());
+    }
+    let duration = compositor::media::probe_duration(path).map_err(|e| {
+        tracing::info!(topic = %topic, error = %e, "media not decodable");
+        undecodable()
+    })?;
+    let max = engine.settings.media.max_duration_secs;
+    if duration > max + 0.05 {
+        return Err(fail(
+            Code::MediaTooLong,
+            format!(
+                "The media is {duration:.1} s long; media sources may be at most {max:.0} s (5 minutes)."
+            ),
+        ));
+    }
+    let track = compositor::media::decode_audio(path, SAMPLE_RATE).map_err(|e| {
+        let message = match e {
+            compositor::media::MediaError::NoAudio { .. } => {
+                "The media has no audio track to narrate from.".to_string()
+            }
+            other => {
+                tracing::info!(topic = %topic, error = %other, "audio not decodable");
+                "The media's audio could not be decoded.".to_string()
+            }
         };
-        if video {
-            seg.narrator_video = Some(file.clone());
-            seg.video_trim = Some(VideoTrim {
-                start: cut.start,
-                end: cut.end,
-            });
-            seg.media_type = "video".into();
-            seg.media_url = job.request.media_url.clone().unwrap_or_default();
-        }
-        if voiced {
-            let at = |t: f64| ((t * f64::from(SAMPLE_RATE)).round() as usize).min(samples.len());
-            let slice = samples[at(cut.start)..at(cut.end)].to_vec();
-            let narration = Narration {
-                sample_rate: SAMPLE_RATE,
-                samples: slice,
-                words: Vec::new(),
-            };
-            let audio_file = format!("{}.wav", seg.voice_file);
-            write_wav(&dir.join(&audio_file), &narration).map_err(io_fail)?;
-            seg.duration = narration.duration();
-            seg.audio_file = audio_file;
-            seg.words = scene_words
+        fail(Code::MediaDecodeFailed, message)
+    })?;
+    let mut samples = track.samples;
+    if let Some(raw) = &job.request.adjust
+        && let Some(adjust) = crate::ingest::adjust::parse(Some(raw), job.request.source)
+            .map_err(|e| fail(Code::InvalidAdjust, e.message))?
+    {
+        engine.set_progress(topic, 2, 0.2 * scale, Some("Treating the audio"));
+        crate::ingest::adjust::apply(&adjust, &mut samples, SAMPLE_RATE);
+    }
+    Ok(samples)
+}
+
+/// One scene draft per cut: its text, its slice of the recording with the words re-timed to
+/// the slice, and for a video source the source itself as the presenter of that slice.
+fn drafts(rec: &Recording, presenter_url: Option<&str>) -> Vec<SceneDraft> {
+    let at = |t: f64| ((t * f64::from(SAMPLE_RATE)).round() as usize).min(rec.samples.len());
+    rec.cuts
+        .iter()
+        .map(|cut| {
+            let scene_words = &rec.words[cut.words.clone()];
+            let text = scene_words
                 .iter()
-                .map(|w| Word {
+                .map(|w| w.word.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let samples = rec.samples[at(cut.start)..at(cut.end).max(at(cut.start))].to_vec();
+            let duration = samples.len() as f64 / f64::from(SAMPLE_RATE);
+            let words = scene_words
+                .iter()
+                .map(|w| TimedWord {
                     word: w.word.clone(),
-                    start: (w.start - cut.start).clamp(0.0, seg.duration),
-                    end: (w.end - cut.start).clamp(0.0, seg.duration),
+                    start: (w.start - cut.start).clamp(0.0, duration),
+                    end: (w.end - cut.start).clamp(0.0, duration),
                 })
                 .collect();
-            let p = 0.4 + 0.5 * (i + 1) as f64 / n as f64;
-            engine.set_progress(
-                topic,
-                3,
-                p * scale,
-                Some("Cutting the narration into scenes"),
-            );
-        }
-        segments.push(seg);
-    }
+            SceneDraft {
+                text,
+                media: None,
+                narration: Some(Narration {
+                    sample_rate: SAMPLE_RATE,
+                    samples,
+                    words,
+                }),
+                presenter: presenter_url.map(|url| Presenter {
+                    file: rec.file.clone(),
+                    trim: VideoTrim {
+                        start: cut.start,
+                        end: cut.end,
+                    },
+                    url: url.to_string(),
+                }),
+            }
+        })
+        .collect()
+}
 
-    let script = segments
+/// The build task of a media-source job (steps 2–5): the recording becomes scene drafts, and
+/// the one scene assembly ([`scenes::assemble`]) publishes each scene's slice of the audio
+/// with its word sidecar, directs the scenes, gives B-roll to scenes without a presenter and
+/// designs their overlays. Writes the video document.
+pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure> {
+    let settings = &engine.settings;
+    let topic = &job.topic_id;
+    let source = job.request.source;
+    let scale = if job.output_type == OutputType::Video {
+        RENDER_START
+    } else {
+        1.0
+    };
+    let rec = record(engine, ctx, job, scale)?;
+    let video = matches!(source, Source::VideoUrl | Source::VideoFile);
+    let presenter_url = video.then(|| job.request.media_url.as_deref().unwrap_or_default());
+    let drafts = drafts(&rec, presenter_url);
+    let script = drafts
         .iter()
-        .map(|s| s.text.as_str())
+        .map(|d| d.text.as_str())
         .collect::<Vec<_>>()
         .join("\n\n");
-    // Built through its serde form so that fields the document gains later take their
-    // `#[serde(default)]` values, as they do for stored documents.
-    let source_name = crate::core::model::Source::NAMES
-        .iter()
-        .find(|n| crate::core::model::Source::parse(n) == Some(source))
-        .copied()
-        .unwrap_or_default();
-    let doc: VideoDocument = serde_json::from_value(serde_json::json!({
-        "topic_id": topic,
-        "title": writer::title(&script),
-        "language": "English",
-        "faceless": job.request.faceless,
-        "script": script,
-        "segments": segments,
-        "voice_id": "",
-        "public_key": ids::file_token(),
-        "source": source_name,
-    }))
-    .map_err(|e| JobFailure::internal(format!("video document: {e}")))?;
+    let doc = VideoDocument {
+        topic_id: topic.clone(),
+        title: writer::title(&script),
+        language: "English".into(),
+        faceless: job.request.faceless,
+        script,
+        segments: Vec::new(),
+        voice_id: String::new(),
+        public_key: ids::file_token(),
+        source: source_name(source).into(),
+        writer: None,
+    };
+    let providers = providers_for(settings, ctx)?;
+    let mut progress = |step: u8, p: f64, note: &str| {
+        engine.set_progress(topic, step, (0.3 + 0.65 * p) * scale, Some(note));
+    };
+    let mut times = StageTimes::default();
+    let doc = scenes::assemble(
+        settings,
+        &providers,
+        doc,
+        drafts,
+        job.output_type,
+        &mut progress,
+        &mut times,
+    )?;
+    tracing::info!(topic = %topic, scenes = doc.segments.len(), ?times, "scenes built from media");
     engine.set_progress(topic, 4, 0.95 * scale, Some("Scenes ready"));
     engine
         .store
@@ -675,6 +682,50 @@ mod tests {
         assert!(
             cuts.iter().all(|c| c.end - c.start <= MAX_SCENE_SECS + 0.5),
             "{cuts:?}"
+        );
+    }
+
+    #[test]
+    fn drafts_slice_the_recording_and_retime_words_to_each_slice() {
+        let rate = f64::from(SAMPLE_RATE);
+        let rec = Recording {
+            file: "source.mp4".into(),
+            samples: vec![1; (4.0 * rate) as usize],
+            words: vec![
+                w("One.", 0.2, 0.6),
+                w("Two", 2.2, 2.5),
+                w("three.", 2.6, 3.9),
+            ],
+            cuts: vec![
+                SceneCut {
+                    start: 0.0,
+                    end: 1.5,
+                    words: 0..1,
+                },
+                SceneCut {
+                    start: 1.5,
+                    end: 4.0,
+                    words: 1..3,
+                },
+            ],
+        };
+        let audio = drafts(&rec, None);
+        assert_eq!(audio.len(), 2);
+        assert_eq!(audio[1].text, "Two three.");
+        assert!(audio.iter().all(|d| d.presenter.is_none()));
+        let n = audio[1].narration.as_ref().unwrap();
+        assert!((n.duration() - 2.5).abs() < 1e-9);
+        assert!((n.words[0].start - 0.7).abs() < 1e-9);
+        assert!((n.words[1].end - 2.4).abs() < 1e-9);
+        let video = drafts(&rec, Some("https://x.example/v.mp4"));
+        let p = video[1].presenter.as_ref().unwrap();
+        assert_eq!(p.file, "source.mp4");
+        assert_eq!(
+            p.trim,
+            VideoTrim {
+                start: 1.5,
+                end: 4.0
+            }
         );
     }
 

@@ -2,5 +2,6 @@
 //! (screenshots and overlay posters). Uses `core` only.
 
 pub mod plan;
+pub mod spec_file;
 pub mod stills;
 pub mod task;

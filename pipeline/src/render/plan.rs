@@ -11,11 +11,11 @@
 use std::path::{Path, PathBuf};
 
 use compositor::ResolveError;
-use compositor::geom::PreviewRect;
+use compositor::captions::caption_chunks;
 use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, encode_mp4};
 use compositor::plan::{
     Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
-    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan, chunk_words,
+    ProceduralStyle, ScenePlan, Transition, VideoPlan,
 };
 use compositor::spec::OverlaySpec;
 
@@ -23,11 +23,10 @@ use crate::core::config::Settings;
 use crate::core::document::{Background, Segment, VideoDocument, VideoTrim, spec_file_name};
 use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
+use crate::render::spec_file;
 use compositor::media::SAMPLE_RATE;
 
 pub const FPS: u32 = 30;
-/// Words per caption chunk.
-const CAPTION_WORDS: usize = 4;
 
 fn palette_for(seed: u64) -> Palette {
     match seed % 3 {
@@ -45,9 +44,6 @@ fn style(name: &str) -> ProceduralStyle {
     }
 }
 
-/// Largest overlay spec file read, bytes.
-const MAX_SPEC_BYTES: u64 = 4 * 1024 * 1024;
-
 /// A clip of `file` in the video folder, with the scene's trim window when it is a sane one.
 fn clip(dir: &Path, file: &str, trim: Option<VideoTrim>) -> Clip {
     let mut clip = Clip::new(dir.join(file));
@@ -63,18 +59,12 @@ pub fn spec_folder(settings: &Settings, doc: &VideoDocument) -> PathBuf {
     settings.public_dir().join(doc.public_folder())
 }
 
-/// Reads, parses and validates the spec file at `path`.
+/// Reads, parses and validates the spec file at `path`; a missing file is an error here (the
+/// scene's token says one was built).
 fn read_spec(path: &Path) -> Result<OverlaySpec, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SPEC_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_SPEC_BYTES {
-        return Err(format!("over {MAX_SPEC_BYTES} bytes"));
-    }
-    let spec: OverlaySpec = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    let spec = spec_file::read_spec(path)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "the spec file is missing".to_string())?;
     spec.validate().map_err(|e| e.to_string())?;
     Ok(spec)
 }
@@ -142,13 +132,8 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
                 Background::Image { file } => PlanBackground::Image(dir.join(file)),
                 Background::Video { file } => PlanBackground::Clip(clip(dir, file, s.video_trim)),
             };
-            let rect = PreviewRect::new(
-                s.narrator_rect.x,
-                s.narrator_rect.y,
-                s.narrator_rect.w,
-                s.narrator_rect.h,
-            );
-            let narrator = (s.roll == "A-roll" && !doc.faceless).then(|| {
+            let rect = s.narrator_rect;
+            let narrator = (s.is_a_roll() && !doc.faceless).then(|| {
                 match s.narrator_video.as_deref().filter(|f| !f.is_empty()) {
                     Some(file) => Narrator::Clip {
                         clip: clip(dir, file, None),
@@ -160,20 +145,11 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
                     },
                 }
             });
-            let words: Vec<TimedWord> = s
-                .words
-                .iter()
-                .map(|w| TimedWord {
-                    text: w.word.clone(),
-                    start: w.start,
-                    end: w.end,
-                })
-                .collect();
             ScenePlan {
                 duration: s.duration,
                 background,
                 narrator,
-                captions: chunk_words(&words, CAPTION_WORDS),
+                captions: caption_chunks(&s.words),
                 caption_y: s.caption_rect.y + s.caption_rect.h / 2.0,
                 overlay: scene_overlay(settings, doc, s),
                 transition: if i + 1 < n {
@@ -340,7 +316,7 @@ fn resolve_message(e: &ResolveError) -> String {
 mod tests {
     use super::*;
     use crate::core::config::Config;
-    use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
+    use crate::core::document::{CAPTION_RECT, NARRATOR_RECT, Roll};
     use compositor::geom::CanvasRect;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
@@ -354,10 +330,10 @@ mod tests {
     }
 
     fn doc() -> VideoDocument {
-        let seg = |i: u32, roll: &str| Segment {
+        let seg = |i: u32, roll: Roll| Segment {
             voice_file: format!("v{i}"),
             id: i,
-            roll: roll.into(),
+            roll,
             duration: 3.0,
             caption_rect: CAPTION_RECT,
             narrator_rect: NARRATOR_RECT,
@@ -374,7 +350,11 @@ mod tests {
             "public_key": "0123456789abcdef",
         }))
         .unwrap();
-        doc.segments = vec![seg(1, "A-roll"), seg(2, "B-roll"), seg(3, "A-roll")];
+        doc.segments = vec![
+            seg(1, Roll::ARoll),
+            seg(2, Roll::BRoll),
+            seg(3, Roll::ARoll),
+        ];
         doc
     }
 

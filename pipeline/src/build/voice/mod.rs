@@ -1,7 +1,7 @@
 //! Narration voices: text → 48 kHz mono speech with a timing for every spoken word.
 //!
 //! This is the TTS capability of `pipeline::build::providers` (DESIGN.md §2). A [`VoiceProvider`] turns a
-//! scene's text into a [`Narration`]: PCM samples at [`SAMPLE_RATE`] plus one [`WordTiming`] per
+//! scene's text into a [`Narration`]: PCM samples at [`SAMPLE_RATE`] plus one [`TimedWord`] per
 //! whitespace-separated word of the input (the spec's definition of a word), in order. Captions
 //! highlight words from these timings and a scene's `duration` is
 //! `samples.len() / SAMPLE_RATE`.
@@ -20,9 +20,10 @@ mod http;
 pub use espeak::Espeak;
 pub use http::{OpenAiSpeech, decode_wav};
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use typography::TimedWord;
 
 /// Sample rate of every [`Narration`]: the output video's audio rate, owned by the compositor.
 pub use compositor::media::SAMPLE_RATE;
@@ -34,8 +35,10 @@ pub struct Narration {
     pub sample_rate: u32,
     /// Mono signed 16-bit samples.
     pub samples: Vec<i16>,
-    /// One timing per whitespace-separated word of the input text, in order.
-    pub words: Vec<WordTiming>,
+    /// One timing per whitespace-separated word of the input text, in order, seconds from the
+    /// start of the narration: monotonic and non-overlapping (`start <= end <= next.start`),
+    /// the first start ≥ 0 and the last end ≤ the audio's duration.
+    pub words: Vec<TimedWord>,
 }
 
 impl Narration {
@@ -46,20 +49,6 @@ impl Narration {
         }
         self.samples.len() as f64 / f64::from(self.sample_rate)
     }
-}
-
-/// When one input word is spoken, in seconds from the start of the narration.
-///
-/// Timings of a narration are monotonic and non-overlapping (`start <= end <= next.start`), the
-/// first start is ≥ 0 and the last end ≤ the audio's duration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WordTiming {
-    /// The input word verbatim (including attached punctuation, e.g. `"world."`).
-    pub word: String,
-    /// Start in seconds.
-    pub start: f64,
-    /// End in seconds (trailing silence such as a sentence pause is not part of the word).
-    pub end: f64,
 }
 
 /// A voice a provider offers.
@@ -91,7 +80,7 @@ pub enum VoiceError {
 pub trait VoiceProvider: Send + Sync {
     /// Speaks `text` with the voice `voice_id`.
     ///
-    /// The result has exactly one [`WordTiming`] per whitespace-separated word of `text`, in
+    /// The result has exactly one [`TimedWord`] per whitespace-separated word of `text`, in
     /// order. A text without words gives an empty narration (no samples, no words).
     fn synthesize(&self, text: &str, voice_id: &str) -> Result<Narration, VoiceError>;
 
@@ -124,27 +113,13 @@ pub trait VoiceProvider: Send + Sync {
     }
 }
 
-/// Writes `n` as a PCM WAV file (s16le, mono, at `n.sample_rate`).
-///
-/// The file is written to a temporary sibling and renamed into place, so readers never see a
-/// partial file.
-pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let data_len = u32::try_from(n.samples.len() * 2)
+/// Mono signed 16-bit PCM at `sample_rate` as the bytes of a WAV file: the one WAV writer
+/// (narration files, transcription uploads).
+pub fn wav_bytes(samples: &[i16], sample_rate: u32) -> io::Result<Vec<u8>> {
+    let data_len = u32::try_from(samples.len() * 2)
         .ok()
         .filter(|len| *len <= u32::MAX - 36)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "narration too long for WAV"))?;
-
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "WAV path has no file name"))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.{}-{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "audio too long for WAV"))?;
     let mut bytes = Vec::with_capacity(44 + data_len as usize);
     bytes.extend_from_slice(b"RIFF");
     bytes.extend_from_slice(&(36 + data_len).to_le_bytes());
@@ -152,26 +127,22 @@ pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
     bytes.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
     bytes.extend_from_slice(&1u16.to_le_bytes()); // PCM
     bytes.extend_from_slice(&1u16.to_le_bytes()); // mono
-    bytes.extend_from_slice(&n.sample_rate.to_le_bytes());
-    bytes.extend_from_slice(&(n.sample_rate * 2).to_le_bytes()); // byte rate
+    bytes.extend_from_slice(&sample_rate.to_le_bytes());
+    bytes.extend_from_slice(&(sample_rate * 2).to_le_bytes()); // byte rate
     bytes.extend_from_slice(&2u16.to_le_bytes()); // block align
     bytes.extend_from_slice(&16u16.to_le_bytes()); // bits per sample
     bytes.extend_from_slice(b"data");
     bytes.extend_from_slice(&data_len.to_le_bytes());
-    for s in &n.samples {
+    for s in samples {
         bytes.extend_from_slice(&s.to_le_bytes());
     }
+    Ok(bytes)
+}
 
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Writes `n` as a PCM WAV file (s16le, mono, at `n.sample_rate`), atomically
+/// ([`crate::core::files::write_atomic`]): readers never see a partial file.
+pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
+    crate::core::files::write_atomic(path, &wav_bytes(&n.samples, n.sample_rate)?)
 }
 
 /// Resamples mono PCM from `from_hz` to `to_hz` with a Kaiser-windowed sinc filter.
@@ -369,7 +340,7 @@ pub(crate) fn align_words(
     events: &[WordEvent],
     samples: &[i16],
     sample_rate: u32,
-) -> Vec<WordTiming> {
+) -> Vec<TimedWord> {
     if words.is_empty() {
         return Vec::new();
     }
@@ -456,7 +427,7 @@ pub(crate) fn align_words(
         }
         let s = s.clamp(0.0, duration);
         let e = e.clamp(s, duration);
-        timings.push(WordTiming {
+        timings.push(TimedWord {
             word: w.text.to_string(),
             start: s,
             end: e,
@@ -696,7 +667,7 @@ mod tests {
         s
     }
 
-    fn check_invariants(t: &[WordTiming], duration: f64) {
+    fn check_invariants(t: &[TimedWord], duration: f64) {
         let mut prev_end = 0.0;
         for w in t {
             assert!(

@@ -10,7 +10,10 @@ use serde_json::{Map, Value, json};
 
 use super::parse::{Edit, MIN_NARRATOR_SIDE, MediaKind, Meta, RollChange, bad};
 use crate::build::voice::VoiceProvider;
-use crate::core::document::{Background, PreviewRect, SPEC_DISABLED, Segment, VideoDocument, Word};
+use compositor::geom::PreviewRect;
+use typography::TimedWord;
+
+use crate::core::document::{Background, Roll, SPEC_DISABLED, Segment, VideoDocument};
 use crate::core::error::{Code, Error, Result};
 
 /// A downloaded background, ready to attach (branch A). The file is already in the video's
@@ -129,10 +132,10 @@ impl Pass<'_> {
             Edit::Roll(change) => {
                 let to = match change {
                     RollChange::Set(r) => *r,
-                    RollChange::Toggle if seg.is_a_roll() => "B-roll",
-                    RollChange::Toggle => "A-roll",
+                    RollChange::Toggle if seg.is_a_roll() => Roll::BRoll,
+                    RollChange::Toggle => Roll::ARoll,
                 };
-                let from = std::mem::replace(&mut seg.roll, to.to_string());
+                let from = std::mem::replace(&mut seg.roll, to);
                 applied.insert("roll".into(), json!({ "from": from, "to": to }));
             }
             Edit::Text(t) => {
@@ -289,7 +292,7 @@ fn apply_background(seg: &mut Segment, m: &PreparedMedia) {
         seg.user_asset_url = m.url.clone();
     } else {
         seg.media_url = m.url.clone();
-        seg.media_type = m.kind.as_str().into();
+        seg.media_type = Some(m.kind);
         seg.thumbnail_url = m.url.clone();
     }
 }
@@ -297,7 +300,7 @@ fn apply_background(seg: &mut Segment, m: &PreparedMedia) {
 fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Map<String, Value>) {
     match m {
         Meta::SceneType(t) => {
-            seg.scene_type = t.to_string();
+            seg.scene_type = Some(*t);
             applied.insert("type".into(), json!(t));
         }
         Meta::Pattern(p) => {
@@ -337,7 +340,12 @@ fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Map<String, Value>) {
 /// those timings are scaled linearly so the last word ends where the narration's audio ends
 /// (`duration`); the audio itself is not replaced. When synthesis fails, words are spread over
 /// the duration in proportion to their length (plus one character for the gap).
-pub fn retime(voice: &dyn VoiceProvider, text: &str, voice_id: &str, duration: f64) -> Vec<Word> {
+pub fn retime(
+    voice: &dyn VoiceProvider,
+    text: &str,
+    voice_id: &str,
+    duration: f64,
+) -> Vec<TimedWord> {
     let duration = duration.max(0.0);
     if let Ok(n) = voice.synthesize(text, voice_id)
         && n.duration() > 0.0
@@ -347,7 +355,7 @@ pub fn retime(voice: &dyn VoiceProvider, text: &str, voice_id: &str, duration: f
         return n
             .words
             .iter()
-            .map(|w| Word {
+            .map(|w| TimedWord {
                 word: w.word.clone(),
                 start: (w.start * k).min(duration),
                 end: (w.end * k).min(duration),
@@ -361,7 +369,7 @@ pub fn retime(voice: &dyn VoiceProvider, text: &str, voice_id: &str, duration: f
         .iter()
         .map(|w| {
             let len = duration * (w.chars().count() + 1) as f64 / total.max(1) as f64;
-            let word = Word {
+            let word = TimedWord {
                 word: w.to_string(),
                 start: t,
                 end: (t + len * 0.9).min(duration),
@@ -504,8 +512,9 @@ pub fn move_group(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::build::voice::{Narration, VoiceError, VoiceInfo, WordTiming};
+    use crate::build::voice::{Narration, VoiceError, VoiceInfo};
     use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
+    use crate::core::document::{MediaKind, SceneType};
     use crate::edit::scenes::parse::parse_field;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
@@ -515,10 +524,10 @@ pub(crate) mod tests {
 
     impl VoiceProvider for FakeVoice {
         fn synthesize(&self, text: &str, _voice: &str) -> Result<Narration, VoiceError> {
-            let words: Vec<WordTiming> = text
+            let words: Vec<TimedWord> = text
                 .split_whitespace()
                 .enumerate()
-                .map(|(i, w)| WordTiming {
+                .map(|(i, w)| TimedWord {
                     word: w.into(),
                     start: i as f64 * 0.5,
                     end: i as f64 * 0.5 + 0.4,
@@ -536,10 +545,10 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn doc() -> VideoDocument {
-        let seg = |i: u32, roll: &str| Segment {
+        let seg = |i: u32, roll: Roll| Segment {
             voice_file: format!("v{i}"),
             id: i,
-            roll: roll.into(),
+            roll,
             text: "one two three four".into(),
             visual: "a city at night".into(),
             duration: 4.0,
@@ -549,7 +558,7 @@ pub(crate) mod tests {
             ..Default::default()
         };
         let mut d =
-            crate::edit::scenes::test_doc("wcDoc", vec![seg(1, "A-roll"), seg(2, "B-roll")]);
+            crate::edit::scenes::test_doc("wcDoc", vec![seg(1, Roll::ARoll), seg(2, Roll::BRoll)]);
         d.voice_id = "en-us".into();
         d.public_key = "k".into();
         d
@@ -647,12 +656,12 @@ pub(crate) mod tests {
         ] {
             assert_eq!(u, &m.url);
         }
-        assert_eq!(s.media_type, "image");
+        assert_eq!(s.media_type, Some(MediaKind::Image));
         // A-roll: the narrator stays; the asset becomes brollUrl and user_asset_url.
         let before = d.segments[0].clone();
         apply(inputs(&m), &mut d, 0, &e).unwrap();
         let s = &d.segments[0];
-        assert_eq!(s.roll, "A-roll");
+        assert_eq!(s.roll, Roll::ARoll);
         assert_eq!(s.narrator_rect, before.narrator_rect);
         assert_eq!(s.media_url, before.media_url);
         assert_eq!(s.broll_url, m.url);
@@ -787,10 +796,7 @@ pub(crate) mod tests {
         let s = &d.segments[0];
         assert_eq!(
             s.narrator_rect,
-            PreviewRect {
-                x: 20.0,
-                ..NARRATOR_RECT
-            }
+            PreviewRect::new(20.0, NARRATOR_RECT.y, NARRATOR_RECT.w, NARRATOR_RECT.h)
         );
         assert!(s.narrator_touched);
         for (v, ok) in [
@@ -829,8 +835,8 @@ pub(crate) mod tests {
         d.segments[0].broll_url = "https://x.example/b.png".into();
         let before = d.segments[0].clone();
         run(&mut d, 0, &[Edit::Roll(RollChange::Toggle)], None).unwrap();
-        assert_eq!(d.segments[0].roll, "B-roll");
-        run(&mut d, 0, &[Edit::Roll(RollChange::Set("A-roll"))], None).unwrap();
+        assert_eq!(d.segments[0].roll, Roll::BRoll);
+        run(&mut d, 0, &[Edit::Roll(RollChange::Set(Roll::ARoll))], None).unwrap();
         let s = &d.segments[0];
         assert_eq!(
             (
@@ -885,7 +891,7 @@ pub(crate) mod tests {
     fn metadata_edits() {
         let mut d = doc();
         let edits = [
-            Edit::Meta(Meta::SceneType("STAT")),
+            Edit::Meta(Meta::SceneType(SceneType::Stat)),
             Edit::Meta(Meta::Pattern("list")),
             Edit::Meta(Meta::TypographyOnly(true)),
         ];
@@ -893,12 +899,12 @@ pub(crate) mod tests {
         let s = &d.segments[1];
         assert_eq!(
             (
-                s.scene_type.as_str(),
+                s.scene_type,
                 s.pattern.as_str(),
                 s.visual.as_str(),
                 s.typography_only
             ),
-            ("STAT", "list", "", true)
+            (Some(SceneType::Stat), "list", "", true)
         );
         assert_eq!(applied["visual"], "");
     }

@@ -27,6 +27,7 @@
 //! face box). `summary.error_count` counts errors; `summary.warning_count` counts violations of
 //! severity warning plus every warning.
 
+use compositor::captions::{self, CAPTION_MAX_LINES, CAPTION_WORDS};
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
 use serde::Serialize;
@@ -53,14 +54,16 @@ pub const OVERLAP_MIN_FRACTION: f64 = 0.01;
 pub const MIN_TEXT_H: f64 = 16.0;
 /// Any object with a side under this (preview px) is too small on a phone.
 pub const MIN_SIDE: f64 = 8.0;
-/// The renderer's caption sizes (canvas px), largest first, its wrap width and line limit
-/// (mirrors `compositor::layers`).
-const CAPTION_PX: [f64; 4] = [58.0, 52.0, 46.0, 40.0];
-const CAPTION_MAX_W: f64 = 620.0;
-const CAPTION_MAX_LINES: usize = 2;
+/// The renderer's caption sizes (canvas px), largest first, its wrap width and line height,
+/// owned by `compositor::captions` (a change in the number of sizes fails to compile here).
+const CAPTION_PX: [f64; 4] = {
+    let p = captions::CAPTION_PX;
+    [p[0] as f64, p[1] as f64, p[2] as f64, p[3] as f64]
+};
+const CAPTION_MAX_W: f64 = captions::CAPTION_MAX_W as f64;
+const CAPTION_LINE_HEIGHT: f64 = captions::CAPTION_LINE_HEIGHT as f64;
 /// Average advance of a bold caption glyph, in ems.
 const CAPTION_EM_ADVANCE: f64 = 0.56;
-const CAPTION_WORDS: usize = 4;
 
 /// `POST /v1/scene_geometry`'s body: the video and the scene, named exactly one way.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
@@ -384,10 +387,6 @@ pub struct Overlap {
     pub fraction_of_smaller: f64,
 }
 
-fn p(r: crate::core::document::PreviewRect) -> PreviewRect {
-    PreviewRect::new(r.x, r.y, r.w, r.h)
-}
-
 fn zone(y: f64, h: f64, reason: Option<&'static str>) -> Zone {
     Zone {
         x: 0.0,
@@ -450,7 +449,7 @@ pub fn caption_text_estimate(seg: &Segment) -> Option<PreviewRect> {
         }
     }
     let w = width.min(CAPTION_MAX_W);
-    let h = lines as f64 * (px * 1.22).round();
+    let h = lines as f64 * (px * CAPTION_LINE_HEIGHT).round();
     let cy = preview_y_to_canvas(seg.caption_rect.y + seg.caption_rect.h / 2.0);
     Some(CanvasRect::new(360.0 - w / 2.0, cy - h / 2.0, w, h).to_preview())
 }
@@ -503,13 +502,13 @@ fn text_bearing(k: ObjectKind) -> bool {
 }
 
 fn narrator_box(seg: &Segment, show_narrator: bool) -> NarratorBox {
-    let narrator = p(seg.narrator_rect);
-    let face = seg.narrator_face.map(|f| face_in_preview(narrator, p(f)));
+    let narrator = seg.narrator_rect;
+    let face = seg.narrator_face.map(|f| face_in_preview(narrator, f));
     NarratorBox {
         rect: narrator.into(),
         visible: show_narrator,
         touched: seg.narrator_touched,
-        face_source: seg.narrator_face.map(|f| p(f).into()),
+        face_source: seg.narrator_face.map(Into::into),
         face_source_coordinate_space: "narrator_media_280x498",
         face: face.map(RectOut::from),
         face_center: face.map(|f| {
@@ -644,12 +643,12 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
     let mut remotion_spec = spec_state(meta);
     let (mut violations, mut warnings) = (None, None);
     if input.include_diagnostics {
-        let narrator = p(seg.narrator_rect);
+        let narrator = seg.narrator_rect;
         let d = diagnose(&Scene {
             show_narrator,
             narrator,
-            face: seg.narrator_face.map(|f| face_in_preview(narrator, p(f))),
-            face_source: seg.narrator_face.map(p),
+            face: seg.narrator_face.map(|f| face_in_preview(narrator, f)),
+            face_source: seg.narrator_face,
             caption_text,
             objects: &overlay.all_objects,
             groups: input
@@ -686,18 +685,18 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
         scene: SceneSummary {
             text: seg.text.clone(),
             talking_point: seg.talking_point.clone(),
-            scene_type: seg.scene_type.clone(),
+            scene_type: seg.scene_type_name().to_string(),
             pattern: seg.pattern.clone(),
             keyword: seg.keyword.clone(),
             visual: seg.visual.clone(),
             quote: seg.quote.clone(),
             show_narrator,
-            active_roll: seg.roll.clone(),
+            active_roll: seg.roll.as_str().to_string(),
         },
         boxes: Boxes {
             narrator: narrator_box(seg, show_narrator),
             caption: CaptionBox {
-                container_rect: p(seg.caption_rect).into(),
+                container_rect: seg.caption_rect.into(),
                 text_rect_estimate: caption_text.map(RectOut::from),
                 visible: caption_text.is_some(),
                 mutable_fields: ["overlay.caption.y"],
@@ -931,12 +930,7 @@ mod tests {
     #[test]
     fn boxes_summary_and_conversions() {
         let mut d = doc();
-        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
-            x: 70.0,
-            y: 124.5,
-            w: 140.0,
-            h: 249.0,
-        });
+        d.segments[0].narrator_face = Some(PreviewRect::new(70.0, 124.5, 140.0, 249.0));
         let s = spec();
         let g = geometry(&d, Some(&s), false);
         assert_eq!(g["object"], "scene_geometry");
@@ -1025,12 +1019,7 @@ mod tests {
         use compositor::spec::TemporalPolicy;
         let mut d = doc();
         // Narrator (70,90,140,140) preview; face = its top half.
-        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
-            x: 0.0,
-            y: 0.0,
-            w: 280.0,
-            h: 249.0,
-        });
+        d.segments[0].narrator_face = Some(PreviewRect::new(0.0, 0.0, 280.0, 249.0));
         let c = |x: f64, y: f64, w: f64, h: f64| PreviewRect::new(x, y, w, h).to_canvas();
         let mut s = spec();
         s.groups = vec![
@@ -1117,12 +1106,7 @@ mod tests {
         );
 
         // Face outside the narrator rect; then no face at all.
-        d.segments[0].narrator_face = Some(crate::core::document::PreviewRect {
-            x: 200.0,
-            y: 0.0,
-            w: 120.0,
-            h: 100.0,
-        });
+        d.segments[0].narrator_face = Some(PreviewRect::new(200.0, 0.0, 120.0, 100.0));
         let w = codes(&geometry(&d, None, true), "warnings");
         assert!(
             has(&w, "narrator_face_outside_narrator", "warning"),
@@ -1137,7 +1121,7 @@ mod tests {
         ));
         assert_eq!(g["summary"]["remotion_geometry_basis"], "none");
         // B-roll: no narrator, so no narrator diagnostics.
-        d.segments[0].roll = "B-roll".into();
+        d.segments[0].roll = crate::core::document::Roll::BRoll;
         let g = geometry(&d, Some(&s), true);
         assert!(
             codes(&g, "violations")

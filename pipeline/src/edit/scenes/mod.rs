@@ -39,7 +39,7 @@ use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 use crate::core::config::Settings;
-use crate::core::document::{Segment, VideoDocument, spec_file_name, spec_state};
+use crate::core::document::{Roll, Segment, VideoDocument, spec_file_name, spec_state};
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::model::Job;
@@ -196,27 +196,6 @@ fn fetch_error(e: FetchError, param: &str) -> Error {
     }
 }
 
-/// The image or video container by magic bytes (the URL is never trusted for this).
-pub fn sniff_media(b: &[u8]) -> Option<(MediaKind, &'static str)> {
-    if b.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some((MediaKind::Image, "png"))
-    } else if b.starts_with(&[0xff, 0xd8, 0xff]) {
-        Some((MediaKind::Image, "jpg"))
-    } else if b.len() > 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
-        Some((MediaKind::Image, "webp"))
-    } else if b.len() > 12 && &b[4..8] == b"ftyp" {
-        let brand = &b[8..12];
-        Some((
-            MediaKind::Video,
-            if brand == b"qt  " { "mov" } else { "mp4" },
-        ))
-    } else if b.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
-        Some((MediaKind::Video, "webm"))
-    } else {
-        None
-    }
-}
-
 /// What an asynchronous upload (branches H and I) needs, kept as
 /// `data_dir/upload_queue/{queue_id}.json` from the 202 until the upload is applied or failed.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -348,14 +327,8 @@ impl Editor {
             return Ok(Some(s));
         }
         let path = self.spec_path(doc, voice_file);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::internal(format!("{}: {e}", path.display()))),
-        };
-        let spec: OverlaySpec = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
-        Ok(Some(spec))
+        crate::render::spec_file::read_spec(&path)
+            .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
     }
 
     fn write_spec(&self, doc: &VideoDocument, voice_file: &str, spec: &OverlaySpec) -> Result<()> {
@@ -641,7 +614,7 @@ impl Editor {
             .runtime
             .block_on(self.fetcher.get(url, self.max_download(), DOWNLOAD_TIMEOUT))
             .map_err(|e| fetch_error(e, param))?;
-        let sniffed = sniff_media(&resp.body);
+        let sniffed = MediaKind::sniff(&resp.body);
         let kind = kind
             .or_else(|| parse::kind_from_extension(url))
             .or(sniffed.map(|s| s.0))
@@ -845,7 +818,7 @@ impl Editor {
             }
             _ => {
                 let probed = compositor::media::probe_duration(&tmp);
-                let ext = sniff_media(&bytes)
+                let ext = MediaKind::sniff(&bytes)
                     .filter(|s| s.0 == MediaKind::Video)
                     .map(|s| s.1);
                 let (Ok(d), Some(ext)) = (probed, ext) else {
@@ -888,12 +861,12 @@ impl Editor {
                 json!({ "voice.upload": url, "duration": seconds, "word_count": seg.words.len() })
             }
             _ => {
-                let from = seg.roll.clone();
+                let from = seg.roll;
                 seg.narrator_video = Some(file);
                 seg.narrator.video_url = url.to_string();
                 // A B-roll target keeps its background and becomes A-roll.
-                seg.roll = "A-roll".into();
-                json!({ "narrator.upload_video": url, "roll": { "from": from, "to": "A-roll" }, "video_duration": seconds })
+                seg.roll = Roll::ARoll;
+                json!({ "narrator.upload_video": url, "roll": { "from": from, "to": seg.roll }, "video_duration": seconds })
             }
         };
         self.persist(&doc, &BTreeMap::new())?;

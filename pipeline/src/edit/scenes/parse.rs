@@ -20,7 +20,9 @@ use crate::core::fields::{Choice, Fields};
 use crate::edit::scenes::select::{BySelectorFields, Selector, topic_id};
 
 /// The metadata branch validates against the same lists scene building writes.
-pub use crate::build::direction::{PATTERNS, SCENE_TYPES};
+pub use crate::build::direction::PATTERNS;
+pub use crate::core::document::MediaKind;
+use crate::core::document::{Roll, SceneType};
 
 /// Aliases of branch N.
 pub const DISABLE_FIELDS: &[&str] = &[
@@ -40,22 +42,6 @@ pub const MAX_CANVAS_EXTENT: f64 = 4096.0;
 /// Smallest narrator side, preview px.
 pub const MIN_NARRATOR_SIDE: f64 = 10.0;
 
-/// A background media kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MediaKind {
-    Image,
-    Video,
-}
-
-impl MediaKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MediaKind::Image => "image",
-            MediaKind::Video => "video",
-        }
-    }
-}
-
 /// Narrator-rect components (branch E); `None` keeps the current value.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct RectPatch {
@@ -68,14 +54,14 @@ pub struct RectPatch {
 /// Branch J.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RollChange {
-    Set(&'static str),
+    Set(Roll),
     Toggle,
 }
 
 /// Branch L's fields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Meta {
-    SceneType(&'static str),
+    SceneType(SceneType),
     Pattern(&'static str),
     Quote(String),
     Visual(String),
@@ -307,19 +293,15 @@ fn media_kind(v: &Value, param: &str) -> Result<MediaKind> {
     }
 }
 
-fn scene_type(v: &Value, param: &str) -> Result<&'static str> {
+fn scene_type(v: &Value, param: &str) -> Result<SceneType> {
     let s = v.as_str().unwrap_or("").trim().to_ascii_uppercase();
     let s = s.replace(['_', '-'], " ");
-    SCENE_TYPES
-        .iter()
-        .copied()
-        .find(|t| *t == s)
-        .ok_or_else(|| {
-            bad(
-                param,
-                format!("`type` must be one of {}.", SCENE_TYPES.join(", ")),
-            )
-        })
+    SceneType::parse(&s).ok_or_else(|| {
+        bad(
+            param,
+            format!("`type` must be one of {}.", SceneType::NAMES.join(", ")),
+        )
+    })
 }
 
 fn pattern(v: &Value, param: &str) -> Result<&'static str> {
@@ -338,7 +320,7 @@ fn pattern(v: &Value, param: &str) -> Result<&'static str> {
     })
 }
 
-fn roll_name(v: &Value, param: &str) -> Result<&'static str> {
+fn roll_name(v: &Value, param: &str) -> Result<Roll> {
     let s = v
         .as_str()
         .unwrap_or("")
@@ -346,8 +328,8 @@ fn roll_name(v: &Value, param: &str) -> Result<&'static str> {
         .to_ascii_lowercase()
         .replace(['_', ' '], "-");
     match s.as_str() {
-        "a-roll" | "a" | "aroll" | "narrator" => Ok("A-roll"),
-        "b-roll" | "b" | "broll" | "background" => Ok("B-roll"),
+        "a-roll" | "a" | "aroll" | "narrator" => Ok(Roll::ARoll),
+        "b-roll" | "b" | "broll" | "background" => Ok(Roll::BRoll),
         _ => Err(bad(param, "The roll must be `A-roll` or `B-roll`.")),
     }
 }
@@ -828,7 +810,7 @@ mod tests {
             (
                 "roll.active",
                 json!("b-roll"),
-                Edit::Roll(RollChange::Set("B-roll")),
+                Edit::Roll(RollChange::Set(Roll::BRoll)),
             ),
             ("roll.switch", json!(true), Edit::Roll(RollChange::Toggle)),
             (
@@ -839,12 +821,12 @@ mod tests {
             (
                 "type",
                 json!("key point"),
-                Edit::Meta(Meta::SceneType("KEY POINT")),
+                Edit::Meta(Meta::SceneType(SceneType::KeyPoint)),
             ),
             (
                 "type",
                 json!("CALL_TO_ACTION"),
-                Edit::Meta(Meta::SceneType("CALL TO ACTION")),
+                Edit::Meta(Meta::SceneType(SceneType::CallToAction)),
             ),
             (
                 "pattern",
@@ -1013,7 +995,7 @@ mod tests {
     fn every_canonical_pattern_and_scene_type_is_accepted() {
         assert!(PATTERNS.iter().all(|p| pattern(&json!(p), "p").is_ok()));
         assert!(
-            SCENE_TYPES
+            SceneType::NAMES
                 .iter()
                 .all(|t| scene_type(&json!(t), "t").is_ok())
         );

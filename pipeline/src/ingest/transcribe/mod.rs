@@ -25,15 +25,7 @@ pub use pocketsphinx::PocketSphinx;
 
 use crate::core::config::{Settings, TranscriptionKind};
 use crate::core::fetch::Fetcher;
-
-/// A recognised word and when it is spoken, seconds from the start of the audio.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimedWord {
-    /// As spoken, with punctuation when the engine gives it (`"world."`).
-    pub word: String,
-    pub start: f64,
-    pub end: f64,
-}
+use typography::TimedWord;
 
 /// The words of a recording, in order, monotonic and non-overlapping.
 #[derive(Debug, Clone, PartialEq, Default)]

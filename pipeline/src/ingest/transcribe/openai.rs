@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{TimedWord, TranscribeError, Transcriber, Transcript, spread_words};
-use crate::build::voice::resample_to;
+use crate::build::voice::{resample_to, wav_bytes};
 use crate::core::config::TranscriptionConfig;
 use crate::core::fetch::Fetcher;
 
@@ -103,28 +103,6 @@ impl OpenAiTranscriber {
     }
 }
 
-/// A 16-bit mono PCM WAV file in memory.
-fn wav_bytes(samples: &[i16], rate: u32) -> Vec<u8> {
-    let data_len = (samples.len() * 2) as u32;
-    let mut b = Vec::with_capacity(44 + data_len as usize);
-    b.extend_from_slice(b"RIFF");
-    b.extend_from_slice(&(36 + data_len).to_le_bytes());
-    b.extend_from_slice(b"WAVEfmt ");
-    b.extend_from_slice(&16u32.to_le_bytes());
-    b.extend_from_slice(&1u16.to_le_bytes());
-    b.extend_from_slice(&1u16.to_le_bytes());
-    b.extend_from_slice(&rate.to_le_bytes());
-    b.extend_from_slice(&(rate * 2).to_le_bytes());
-    b.extend_from_slice(&2u16.to_le_bytes());
-    b.extend_from_slice(&16u16.to_le_bytes());
-    b.extend_from_slice(b"data");
-    b.extend_from_slice(&data_len.to_le_bytes());
-    for s in samples {
-        b.extend_from_slice(&s.to_le_bytes());
-    }
-    b
-}
-
 /// The multipart body of a transcription request.
 fn form(boundary: &str, wav: &[u8], fields: &[(&str, &str)]) -> Vec<u8> {
     let mut b = Vec::with_capacity(wav.len() + 1024);
@@ -150,7 +128,7 @@ fn form(boundary: &str, wav: &[u8], fields: &[(&str, &str)]) -> Vec<u8> {
 impl Transcriber for OpenAiTranscriber {
     fn transcribe(&self, samples: &[i16], sample_rate: u32) -> Result<Transcript, TranscribeError> {
         let pcm = resample_to(samples, sample_rate, RATE);
-        let wav = wav_bytes(&pcm, RATE);
+        let wav = wav_bytes(&pcm, RATE).map_err(|e| TranscribeError::Failed(e.to_string()))?;
         let boundary = format!("reelsmith-{}", crate::core::ids::file_token());
         let mut fields = vec![
             ("model", self.model.as_str()),
@@ -306,6 +284,5 @@ mod tests {
             "--XyZ\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n"
         ));
         assert!(s.contains("name=\"file\"; filename=\"audio.wav\"\r\nContent-Type: audio/wav\r\n\r\nRIFF\r\n--XyZ--\r\n"));
-        assert_eq!(&wav_bytes(&[1, 2], 16000)[..4], b"RIFF");
     }
 }
