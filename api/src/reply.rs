@@ -27,6 +27,14 @@ pub fn with_request_id(status: StatusCode, mut body: Value) -> Response {
     resp
 }
 
+/// A typed reply: `body` as JSON, with the request id added.
+pub fn json_reply<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
+    with_request_id(
+        status,
+        serde_json::to_value(body).expect("replies serialise to JSON"),
+    )
+}
+
 pub fn ok(body: Value) -> Response {
     with_request_id(StatusCode::OK, body)
 }

@@ -9,8 +9,8 @@ pub mod config;
 pub mod connector;
 pub mod document;
 pub mod error;
-pub mod fields;
 pub mod fetch;
+pub mod fields;
 pub mod files;
 pub mod ids;
 pub mod jobs;
@@ -21,4 +21,5 @@ pub mod store;
 #[cfg(test)]
 pub(crate) mod testserver;
 pub mod time;
+pub mod video_data;
 pub mod webhooks;

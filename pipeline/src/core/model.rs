@@ -1,8 +1,16 @@
-//! Records kept in the store. Each is a serde document; new fields get
-//! `#[serde(default)]` so older rows keep loading.
+//! Records kept in the store, and the status object built from a [`Job`]. Each record is a
+//! serde document; new fields get `#[serde(default)]` so older rows keep loading.
+//!
+//! The enumerations a client sends (`source`, `output_type`, `language`, `video_length`)
+//! implement [`Choice`], so `create_video` reads them through [`crate::core::fields::Fields`],
+//! and derive [`utoipa::ToSchema`], so the OpenAPI document lists their wire names.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use crate::core::error::{Code, Result};
+use crate::core::fields::{Choice, Fields};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -35,7 +43,7 @@ pub struct Account {
 }
 
 /// Where a video's narration comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     Text,
@@ -83,7 +91,16 @@ impl Source {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+impl Choice for Source {
+    const NAMES: &'static [&'static str] = Source::NAMES;
+    const CODE: Code = Code::InvalidSource;
+    fn parse(s: &str) -> Option<Self> {
+        Source::parse(s)
+    }
+}
+
+/// What a job delivers: the script, the reviewable scenes, or the rendered MP4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputType {
     Text,
@@ -110,17 +127,141 @@ impl OutputType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+impl Choice for OutputType {
+    const NAMES: &'static [&'static str] = &["text", "scene", "video"];
+    const CODE: Code = Code::InvalidOutputType;
+    fn parse(s: &str) -> Option<Self> {
+        OutputType::parse(s)
+    }
+}
+
+/// The narration language of idea and blog sources (`en`/`vi` are accepted too, in any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum Language {
     English,
     Vietnamese,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+impl Choice for Language {
+    const NAMES: &'static [&'static str] = &["English", "Vietnamese"];
+    const CODE: Code = Code::InvalidLanguage;
+    fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "english" | "en" => Some(Language::English),
+            "vietnamese" | "vi" => Some(Language::Vietnamese),
+            _ => None,
+        }
+    }
+}
+
+/// The length of an idea or blog video: about 90 s, or up to about 3 minutes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum VideoLength {
     Short,
     Normal,
+}
+
+impl Choice for VideoLength {
+    const NAMES: &'static [&'static str] = &["short", "normal"];
+    const CODE: Code = Code::InvalidVideoLength;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "short" => Some(VideoLength::Short),
+            "normal" => Some(VideoLength::Normal),
+            _ => None,
+        }
+    }
+}
+
+/// How an audio source's sound is treated before transcription.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AdjustMode {
+    #[serde(alias = "none")]
+    Off,
+    #[serde(alias = "normalise")]
+    Normalize,
+    Denoise,
+    TrimSilence,
+}
+
+/// The `adjust` settings of an audio source, validated (ranges: `ingest::adjust`). The stored
+/// form of `VideoRequest::adjust` and the object form of the request: every field is optional
+/// there and takes its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Adjust {
+    pub mode: AdjustMode,
+    /// normalize: EBU R128 integrated loudness target (LUFS).
+    #[schema(minimum = -30, maximum = -10)]
+    pub target_lufs: f64,
+    /// denoise: how far noise-only passages are pulled down.
+    #[schema(minimum = 0, maximum = 1)]
+    pub denoise_strength: f64,
+    /// trim_silence: level (dBFS) below which is silence.
+    #[schema(minimum = -80, maximum = -20)]
+    pub silence_threshold_db: f64,
+    /// trim_silence: shorter pauses are kept (ms).
+    #[schema(minimum = 100, maximum = 5000)]
+    pub min_silence_ms: f64,
+    /// trim_silence: pause left on each side of a cut (ms).
+    #[schema(minimum = 0, maximum = 1000)]
+    pub keep_silence_ms: f64,
+}
+
+impl Default for Adjust {
+    fn default() -> Self {
+        Adjust {
+            mode: AdjustMode::Normalize,
+            target_lufs: -16.0,
+            denoise_strength: 0.6,
+            silence_threshold_db: -45.0,
+            min_silence_ms: 600.0,
+            keep_silence_ms: 150.0,
+        }
+    }
+}
+
+/// `adjust` as a client sends it: a mode name, or an object of settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum AdjustInput {
+    Mode(AdjustMode),
+    Settings(Adjust),
+}
+
+impl AdjustInput {
+    /// The settings it stands for; `None` when the mode is `off`.
+    pub fn settings(self) -> Option<Adjust> {
+        let adjust = match self {
+            AdjustInput::Mode(mode) => Adjust {
+                mode,
+                ..Adjust::default()
+            },
+            AdjustInput::Settings(a) => a,
+        };
+        (adjust.mode != AdjustMode::Off).then_some(adjust)
+    }
+}
+
+/// Reads a stored `adjust`: today's [`Adjust`], or a row from before it was typed, which kept
+/// the client's raw value (a mode name or a partial object). A row that no longer reads gets no
+/// treatment rather than making the whole job unreadable.
+fn stored_adjust<'de, D>(d: D) -> std::result::Result<Option<Adjust>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(raw) = Option::<Value>::deserialize(d)? else {
+        return Ok(None);
+    };
+    match serde_json::from_value::<AdjustInput>(raw) {
+        Ok(input) => Ok(input.settings()),
+        Err(e) => {
+            tracing::warn!(error = %e, "a stored adjust no longer reads; it is ignored");
+            Ok(None)
+        }
+    }
 }
 
 /// A validated `create_video` request: everything a worker needs.
@@ -137,8 +278,9 @@ pub struct VideoRequest {
     pub research_enabled: bool,
     pub faceless: bool,
     pub wait_for_render: bool,
-    #[serde(default)]
-    pub adjust: Option<Value>,
+    /// Parsed once at `create_video`; never `off` (that is `None`).
+    #[serde(default, deserialize_with = "stored_adjust")]
+    pub adjust: Option<Adjust>,
     /// An uploaded `video_file`/`audio_file`, relative to the data directory
     /// (`uploads/{token}.{ext}`); the build task moves it into the video's folder.
     #[serde(default)]
@@ -149,7 +291,8 @@ pub struct VideoRequest {
     pub media_decodable: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a job stands: `processing` until it is `completed` or `failed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {
     Processing,
@@ -167,9 +310,12 @@ impl JobStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// Why a job failed: the same `{code, message}` in the status object and the webhook.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct JobError {
+    /// A stable error code (see the spec's error table).
     pub code: String,
+    /// A clear message for people; never internal paths or library text.
     pub message: String,
 }
 
@@ -218,38 +364,131 @@ pub struct Job {
 }
 
 impl Job {
-    /// The spec's status object (without `request_id`, added by the API).
-    pub fn status_object(&self) -> Value {
-        let mut details = json!({ "step": self.step });
-        if let Some(n) = &self.notes {
-            details["notes"] = json!(n);
+    /// The spec's status object (without `request_id`, added by the API); also the webhook's
+    /// `data`.
+    pub fn status_object(&self) -> StatusObject {
+        StatusObject {
+            object: StatusTag::Status,
+            id: self.topic_id.clone(),
+            topic_id: self.topic_id.clone(),
+            kind: JobType::Video,
+            status: self.status,
+            stage: self.stage.clone(),
+            progress: (self.progress * 1000.0).round() / 1000.0,
+            output_type: self.output_type,
+            details: StatusDetails {
+                step: self.step,
+                notes: self.notes.clone(),
+                input_truncated_from: self.input_truncated_from,
+            },
+            result: StatusResult {
+                review_url: self.review_url.clone(),
+                video_url: self.video_url.clone(),
+            },
+            error: self.error.clone(),
+            metadata: match &self.metadata {
+                Value::Object(m) => m.clone(),
+                _ => Map::new(),
+            },
+            created_at: crate::core::time::iso(self.created_at),
+            updated_at: crate::core::time::iso(self.updated_at),
         }
-        if let Some(n) = self.input_truncated_from {
-            details["input_truncated_from"] = json!(n);
-        }
-        let mut result = json!({});
-        if let Some(u) = &self.review_url {
-            result["review_url"] = json!(u);
-        }
-        if let Some(u) = &self.video_url {
-            result["video_url"] = json!(u);
-        }
-        json!({
-            "object": "status",
-            "id": self.topic_id,
-            "topic_id": self.topic_id,
-            "type": "video",
-            "status": self.status.as_str(),
-            "stage": self.stage,
-            "progress": (self.progress * 1000.0).round() / 1000.0,
-            "output_type": self.output_type.as_str(),
-            "details": details,
-            "result": result,
-            "error": self.error,
-            "metadata": self.metadata,
-            "created_at": crate::core::time::iso(self.created_at),
-            "updated_at": crate::core::time::iso(self.updated_at),
-        })
+    }
+}
+
+/// The `object` name of a [`StatusObject`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusTag {
+    Status,
+}
+
+/// The kind of job a status object describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobType {
+    Video,
+}
+
+/// A job's status (`object: status`): the reply of `create_video`, `status` and
+/// `export_video`, and the `data` of every webhook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusObject {
+    pub object: StatusTag,
+    /// The topic id.
+    pub id: String,
+    /// The topic id again (the spec names it both ways).
+    pub topic_id: String,
+    #[serde(rename = "type")]
+    pub kind: JobType,
+    pub status: JobStatus,
+    /// The stage, when one applies (`rendering_video`, `scenes_ready_for_review`).
+    #[schema(example = "scenes_ready_for_review")]
+    pub stage: Option<String>,
+    /// 0 to 1; at least 0.85 while rendering, 1 at scenes ready.
+    #[schema(minimum = 0, maximum = 1)]
+    pub progress: f64,
+    pub output_type: OutputType,
+    pub details: StatusDetails,
+    pub result: StatusResult,
+    /// `{code, message}` when the job failed, else `null`.
+    pub error: Option<JobError>,
+    /// The request's `metadata`, echoed.
+    pub metadata: Map<String, Value>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+/// `details` of a status object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusDetails {
+    /// The pipeline step reached (1 to 7).
+    #[schema(minimum = 0, maximum = 7)]
+    pub step: u8,
+    /// What the job is doing now, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// The original word count when idea or blog input was truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_truncated_from: Option<usize>,
+}
+
+/// `result` of a status object: the links the job has produced so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusResult {
+    /// The review page (scene or script editor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub review_url: Option<String>,
+    /// The rendered MP4, once there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub video_url: Option<String>,
+}
+
+/// The body of `POST /v1/export_video`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExportVideoRequest {
+    /// The topic id of a scene-ready video (`topic_id` is accepted as an alias).
+    #[schema(min_length = 1)]
+    pub id: String,
+}
+
+impl ExportVideoRequest {
+    /// Reads the body: `id` (or `topic_id`) is required; another type than a string is
+    /// `invalid_id`.
+    pub fn read(body: &Value) -> Result<Self> {
+        let f = Fields::of(body)?;
+        let name = if f.has("id") { "id" } else { "topic_id" };
+        let id = f
+            .str_or(name, Code::InvalidId)
+            .map_err(|e| e.param("id"))?
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| crate::core::error::Error::missing("id"))?;
+        Ok(ExportVideoRequest { id: id.to_string() })
     }
 }
 

@@ -477,12 +477,9 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         fail(Code::MediaDecodeFailed, message)
     })?;
     let mut samples = track.samples;
-    if let Some(raw) = &job.request.adjust
-        && let Some(adjust) = crate::ingest::adjust::parse(Some(raw), source)
-            .map_err(|e| fail(Code::InvalidAdjust, e.message))?
-    {
+    if let Some(adjust) = &job.request.adjust {
         engine.set_progress(topic, 2, 0.2 * scale, Some("Treating the audio"));
-        crate::ingest::adjust::apply(&adjust, &mut samples, SAMPLE_RATE);
+        crate::ingest::adjust::apply(adjust, &mut samples, SAMPLE_RATE);
     }
     let total = samples.len() as f64 / f64::from(SAMPLE_RATE);
 
