@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use pipeline::core::model::{Account, ExportVideoRequest, Job, StatusObject};
+use pipeline::core::export::ExportVideoRequest;
+use pipeline::core::model::{Account, Job, StatusObject};
 use pipeline::ingest::create::{CreateVideoForm, CreateVideoRequest};
 use warp::http::StatusCode;
 use warp::reply::Response;

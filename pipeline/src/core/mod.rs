@@ -9,6 +9,7 @@ pub mod config;
 pub mod connector;
 pub mod document;
 pub mod error;
+pub mod export;
 pub mod fetch;
 pub mod fields;
 pub mod files;

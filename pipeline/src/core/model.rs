@@ -2,15 +2,13 @@
 //! serde document; new fields get `#[serde(default)]` so older rows keep loading.
 //!
 //! The enumerations a client sends (`source`, `output_type`, `language`, `video_length`)
-//! implement [`Choice`], so `create_video` reads them through [`crate::core::fields::Fields`],
-//! and derive [`utoipa::ToSchema`], so the OpenAPI document lists their wire names.
+//! derive [`utoipa::ToSchema`], so the OpenAPI document lists their wire names; their
+//! `Choice` readers are in `ingest::create` (this module sits below `error`, so it reads
+//! nothing itself).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
-
-use crate::core::error::{Code, Result};
-use crate::core::fields::{Choice, Fields};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,14 +89,6 @@ impl Source {
     }
 }
 
-impl Choice for Source {
-    const NAMES: &'static [&'static str] = Source::NAMES;
-    const CODE: Code = Code::InvalidSource;
-    fn parse(s: &str) -> Option<Self> {
-        Source::parse(s)
-    }
-}
-
 /// What a job delivers: the script, the reviewable scenes, or the rendered MP4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -127,31 +117,11 @@ impl OutputType {
     }
 }
 
-impl Choice for OutputType {
-    const NAMES: &'static [&'static str] = &["text", "scene", "video"];
-    const CODE: Code = Code::InvalidOutputType;
-    fn parse(s: &str) -> Option<Self> {
-        OutputType::parse(s)
-    }
-}
-
 /// The narration language of idea and blog sources (`en`/`vi` are accepted too, in any case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum Language {
     English,
     Vietnamese,
-}
-
-impl Choice for Language {
-    const NAMES: &'static [&'static str] = &["English", "Vietnamese"];
-    const CODE: Code = Code::InvalidLanguage;
-    fn parse(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "english" | "en" => Some(Language::English),
-            "vietnamese" | "vi" => Some(Language::Vietnamese),
-            _ => None,
-        }
-    }
 }
 
 /// The length of an idea or blog video: about 90 s, or up to about 3 minutes.
@@ -160,18 +130,6 @@ impl Choice for Language {
 pub enum VideoLength {
     Short,
     Normal,
-}
-
-impl Choice for VideoLength {
-    const NAMES: &'static [&'static str] = &["short", "normal"];
-    const CODE: Code = Code::InvalidVideoLength;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "short" => Some(VideoLength::Short),
-            "normal" => Some(VideoLength::Normal),
-            _ => None,
-        }
-    }
 }
 
 /// How an audio source's sound is treated before transcription.
@@ -468,30 +426,6 @@ pub struct StatusResult {
     pub video_url: Option<String>,
 }
 
-/// The body of `POST /v1/export_video`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ExportVideoRequest {
-    /// The topic id of a scene-ready video (`topic_id` is accepted as an alias).
-    #[schema(min_length = 1)]
-    pub id: String,
-}
-
-impl ExportVideoRequest {
-    /// Reads the body: `id` (or `topic_id`) is required; another type than a string is
-    /// `invalid_id`.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let name = if f.has("id") { "id" } else { "topic_id" };
-        let id = f
-            .str_or(name, Code::InvalidId)
-            .map_err(|e| e.param("id"))?
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| crate::core::error::Error::missing("id"))?;
-        Ok(ExportVideoRequest { id: id.to_string() })
-    }
-}
-
 /// Work a job waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -534,4 +468,73 @@ pub struct Delivery {
     pub attempts: u32,
     /// Unix seconds of the next attempt.
     pub next_at: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request_with(adjust: Value) -> VideoRequest {
+        serde_json::from_value(json!({
+            "source": "audio_url", "language": "English", "video_length": "short",
+            "research_enabled": true, "faceless": false, "wait_for_render": false,
+            "adjust": adjust,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn stored_adjust_reads_typed_rows_and_raw_legacy_rows() {
+        let typed = Adjust {
+            mode: AdjustMode::TrimSilence,
+            keep_silence_ms: 50.0,
+            ..Adjust::default()
+        };
+        let row = request_with(serde_json::to_value(&typed).unwrap());
+        assert_eq!(row.adjust, Some(typed));
+        assert_eq!(
+            request_with(json!("denoise")).adjust.map(|a| a.mode),
+            Some(AdjustMode::Denoise)
+        );
+        let partial = request_with(json!({"mode": "normalize", "target_lufs": -20}));
+        assert_eq!(partial.adjust.map(|a| a.target_lufs), Some(-20.0));
+        assert_eq!(request_with(json!("off")).adjust, None);
+        assert_eq!(request_with(json!(null)).adjust, None);
+        // A row that no longer reads loses its treatment, not the job.
+        assert_eq!(request_with(json!({"volume": 3})).adjust, None);
+    }
+
+    #[test]
+    fn the_status_object_has_the_specs_fields_and_omits_empty_results() {
+        let mut job: Job = serde_json::from_value(json!({
+            "topic_id": "t1", "account": "a", "output_type": "scene", "status": "processing",
+            "step": 2, "progress": 0.12345, "created_at": 0, "updated_at": 60,
+            "request": {
+                "source": "text", "language": "English", "video_length": "short",
+                "research_enabled": true, "faceless": false, "wait_for_render": false,
+            },
+        }))
+        .unwrap();
+        job.metadata = json!({"k": 1});
+        let v = serde_json::to_value(job.status_object()).unwrap();
+        assert_eq!(v["object"], "status");
+        assert_eq!(
+            (v["id"].as_str(), v["topic_id"].as_str()),
+            (Some("t1"), Some("t1"))
+        );
+        assert_eq!(v["type"], "video");
+        assert_eq!(v["progress"], 0.123);
+        assert_eq!(v["stage"], Value::Null);
+        assert_eq!(v["error"], Value::Null);
+        assert_eq!(v["details"], json!({"step": 2}));
+        assert_eq!(v["result"], json!({}));
+        assert_eq!(v["metadata"], json!({"k": 1}));
+        assert_eq!(v["updated_at"], "1970-01-01T00:01:00Z");
+        job.review_url = Some("https://r".into());
+        job.input_truncated_from = Some(1200);
+        let v = serde_json::to_value(job.status_object()).unwrap();
+        assert_eq!(v["result"], json!({"review_url": "https://r"}));
+        assert_eq!(v["details"]["input_truncated_from"], 1200);
+    }
 }

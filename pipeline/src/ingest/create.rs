@@ -11,7 +11,7 @@ use crate::build::script::word_count;
 use crate::core::config::Mode;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
-use crate::core::fields::Fields;
+use crate::core::fields::{Choice, Fields};
 use crate::core::jobs::Accepted;
 use crate::core::model::{
     Adjust, AdjustInput, Language, OutputType, Source, VideoLength, VideoRequest,
@@ -133,8 +133,17 @@ impl CreateVideoRequest {
             output_type.unwrap_or(OutputType::Scene),
         )?;
         let idea_or_blog = matches!(source, Some(Source::Idea | Source::Blog));
-        let language = choice::<Language>(&f, "language")?.filter(|_| idea_or_blog);
-        let video_length = choice::<VideoLength>(&f, "video_length")?.filter(|_| idea_or_blog);
+        // Ignored for other sources: only their type is checked there.
+        let (language, video_length) = if idea_or_blog {
+            (
+                choice::<Language>(&f, "language")?,
+                choice::<VideoLength>(&f, "video_length")?,
+            )
+        } else {
+            f.str("language")?;
+            f.str("video_length")?;
+            (None, None)
+        };
         let research_enabled = f.bool("research_enabled", Code::InvalidResearchEnabled)?;
         let wait_for_render = f.bool("wait_for_render", Code::InvalidWaitForRender)?;
         let faceless = f.bool("faceless", Code::InvalidFaceless)?;
@@ -161,6 +170,46 @@ impl CreateVideoRequest {
             callback_url: f.str("callback_url")?.map(str::to_string),
             metadata: read_metadata(&f)?,
         })
+    }
+}
+
+impl Choice for Source {
+    const NAMES: &'static [&'static str] = Source::NAMES;
+    const CODE: Code = Code::InvalidSource;
+    fn parse(s: &str) -> Option<Self> {
+        Source::parse(s)
+    }
+}
+
+impl Choice for OutputType {
+    const NAMES: &'static [&'static str] = &["text", "scene", "video"];
+    const CODE: Code = Code::InvalidOutputType;
+    fn parse(s: &str) -> Option<Self> {
+        OutputType::parse(s)
+    }
+}
+
+impl Choice for Language {
+    const NAMES: &'static [&'static str] = &["English", "Vietnamese"];
+    const CODE: Code = Code::InvalidLanguage;
+    fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "english" | "en" => Some(Language::English),
+            "vietnamese" | "vi" => Some(Language::Vietnamese),
+            _ => None,
+        }
+    }
+}
+
+impl Choice for VideoLength {
+    const NAMES: &'static [&'static str] = &["short", "normal"];
+    const CODE: Code = Code::InvalidVideoLength;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "short" => Some(VideoLength::Short),
+            "normal" => Some(VideoLength::Normal),
+            _ => None,
+        }
     }
 }
 
@@ -195,7 +244,7 @@ fn check_faceless(faceless: bool, source: Source, output_type: OutputType) -> Re
 
 /// An enumeration field: another type than a string is `invalid_field`, an unknown name the
 /// enumeration's own code.
-fn choice<E: crate::core::fields::Choice>(f: &Fields, name: &str) -> Result<Option<E>> {
+fn choice<E: Choice>(f: &Fields, name: &str) -> Result<Option<E>> {
     f.str(name)?;
     f.choice::<E>(name)
 }
@@ -406,5 +455,94 @@ mod tests {
         assert_eq!(truncate_words("a b", 5), "a b");
         assert_eq!(truncate_words("  a\n\nb c ", 2), "  a\n\nb");
         assert_eq!(word_count(truncate_words(&"w ".repeat(1200), 1000)), 1000);
+    }
+}
+
+#[cfg(test)]
+mod request_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn code_of(body: Value) -> (Code, Option<String>) {
+        let e = CreateVideoRequest::read(&body).unwrap_err();
+        (e.code, e.param)
+    }
+
+    #[test]
+    fn each_field_answers_with_the_specs_code_and_param() {
+        for (body, code, param) in [
+            (json!({"source": 3}), Code::InvalidField, "source"),
+            (json!({"source": "tv"}), Code::InvalidSource, "source"),
+            (
+                json!({"output_type": "gif"}),
+                Code::InvalidOutputType,
+                "output_type",
+            ),
+            (
+                json!({"output_type": "text"}),
+                Code::InvalidOutputType,
+                "output_type",
+            ),
+            (
+                json!({"source": "idea", "language": "fr"}),
+                Code::InvalidLanguage,
+                "language",
+            ),
+            (
+                json!({"source": "blog", "video_length": "long"}),
+                Code::InvalidVideoLength,
+                "video_length",
+            ),
+            (
+                json!({"research_enabled": "yes"}),
+                Code::InvalidResearchEnabled,
+                "research_enabled",
+            ),
+            (
+                json!({"wait_for_render": 1}),
+                Code::InvalidWaitForRender,
+                "wait_for_render",
+            ),
+            (
+                json!({"faceless": true, "source": "video_url"}),
+                Code::InvalidFaceless,
+                "faceless",
+            ),
+            (
+                json!({"adjust": "normalize"}),
+                Code::InvalidAdjust,
+                "adjust",
+            ),
+            (json!({"script_text": 5}), Code::InvalidField, "script_text"),
+            (json!({"metadata": [1]}), Code::InvalidMetadata, "metadata"),
+        ] {
+            assert_eq!(
+                code_of(body.clone()),
+                (code, Some(param.to_string())),
+                "{body}"
+            );
+        }
+        assert_eq!(code_of(json!([])).0, Code::InvalidJson);
+    }
+
+    #[test]
+    fn settings_that_do_not_apply_are_ignored_and_adjust_off_reads_as_none() {
+        let req = CreateVideoRequest::read(&json!({
+            "source": "text", "language": "Klingon", "video_length": "epic",
+            "adjust": "off", "metadata": {"a": 1},
+        }))
+        .unwrap();
+        assert_eq!(
+            (req.language, req.video_length, req.adjust),
+            (None, None, None)
+        );
+        assert_eq!(req.metadata.unwrap()["a"], 1);
+        let req = CreateVideoRequest::read(&json!({
+            "source": "audio_url", "adjust": {"mode": "denoise", "denoise_strength": 0.2},
+        }))
+        .unwrap();
+        assert_eq!(req.adjust.map(|a| a.denoise_strength), Some(0.2));
+        let req = CreateVideoRequest::read(&json!({"source": "idea", "language": "vi"})).unwrap();
+        assert_eq!(req.language, Some(Language::Vietnamese));
     }
 }
