@@ -8,8 +8,6 @@ use warp::http::StatusCode;
 use warp::reject::Reject;
 use warp::{Rejection, Reply};
 
-use crate::reply::with_request_id;
-
 /// A domain error travelling through warp as a rejection.
 #[derive(Debug)]
 pub struct ApiError(pub Error);
@@ -139,7 +137,11 @@ pub fn error_reply(e: &Error) -> warp::reply::Response {
             "details": e.details,
         }
     });
-    with_request_id(status, body)
+    let request_id = pipeline::core::ids::request_id();
+    if let Some(cause) = &e.cause {
+        tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
+    }
+    crate::reply::with_given_id(status, body, request_id)
 }
 
 /// Turns every rejection into the envelope.

@@ -8,8 +8,12 @@ use warp::reply::Response;
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// A JSON reply carrying a fresh request id in body (when an object) and header.
-pub fn with_request_id(status: StatusCode, mut body: Value) -> Response {
-    let request_id = pipeline::core::ids::request_id();
+pub fn with_request_id(status: StatusCode, body: Value) -> Response {
+    with_given_id(status, body, pipeline::core::ids::request_id())
+}
+
+/// A JSON reply carrying `request_id` (minted by the caller, who logs with it).
+pub fn with_given_id(status: StatusCode, mut body: Value, request_id: String) -> Response {
     if let Value::Object(m) = &mut body {
         m.insert("request_id".into(), Value::String(request_id.clone()));
     }

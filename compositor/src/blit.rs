@@ -8,7 +8,7 @@
 //! Runs of fully transparent pixels are skipped and fully opaque ones copied, eight pixels at a
 //! time, which is what makes caption outlines and card interiors cheap.
 
-use tiny_skia::{PixmapMut, PixmapRef};
+use tiny_skia::{Pixmap, PixmapMut, PixmapRef};
 
 /// `round(x / 255)` for `x ≤ 255 · 255`, exactly.
 #[inline(always)]
@@ -74,11 +74,35 @@ fn blend_pixels(d: &mut [u8], s: &[u8]) {
     }
 }
 
+/// A pre-rendered sprite and where its top-left goes on the canvas.
+pub(crate) struct Sprite {
+    pub(crate) x: i32,
+    pub(crate) y: i32,
+    pub(crate) pixmap: Pixmap,
+}
+
+impl Sprite {
+    /// `(x0, y0, x1, y1)` on the canvas.
+    pub(crate) fn bounds(&self) -> (i64, i64, i64, i64) {
+        let (x, y) = (i64::from(self.x), i64::from(self.y));
+        (
+            x,
+            y,
+            x + i64::from(self.pixmap.width()),
+            y + i64::from(self.pixmap.height()),
+        )
+    }
+
+    pub(crate) fn draw(&self, dst: &mut PixmapMut<'_>) {
+        blend_over(dst, self.x, self.y, self.pixmap.as_ref());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::Rng;
-    use tiny_skia::{Pixmap, PixmapPaint, PremultipliedColorU8, Transform};
+    use crate::paint::Rng;
+    use tiny_skia::{PixmapPaint, PremultipliedColorU8, Transform};
 
     fn random_premultiplied(w: u32, h: u32, rng: &mut Rng) -> Pixmap {
         let mut p = Pixmap::new(w, h).unwrap();

@@ -22,9 +22,9 @@ use std::sync::{Mutex, MutexGuard};
 use tiny_skia::{Color, FillRule, Paint, Pixmap, PixmapMut, Transform};
 
 use crate::geom::{CANVAS_H, CANVAS_W};
-use crate::layers::rounded_rect;
 use crate::media::convert::{EvenRect, i420_rect_to_rgba};
 use crate::media::{ClipDecoder, ClipFrame, ClipInfo, ClipPixels};
+use crate::paint::rounded_rect;
 use crate::plan::Clip;
 
 /// Shortest loop a trim may leave, seconds.
@@ -202,7 +202,7 @@ impl ClipLayer {
 
 /// A clip filling the canvas, decoded to I420 (cropped and scaled in YUV): each frame is one
 /// conversion straight into the canvas, and the encoder can take the parts no other layer
-/// covers as they are ([`crate::frame`]).
+/// covers as they are (the frame renderer's I420 path).
 pub(crate) struct ClipBackground {
     pub(crate) clip: ClipLayer,
 }

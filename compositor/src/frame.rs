@@ -2,16 +2,18 @@
 //!
 //! One renderer serves everything: the MP4 (through [`FrameSource`]), the editor screenshot and
 //! the overlay poster all call [`ResolvedVideo::render_scene`]. Rendering cannot fail; it only
-//! copies and blends what [`crate::plan::resolve`] prepared. Frames are opaque, so the RGBA bytes
+//! copies and blends what [`crate::resolve`] prepared. Frames are opaque, so the RGBA bytes
 //! are the same whether read as premultiplied or straight alpha.
 
+use crate::clip::ClipLayer;
 use crate::geom::{CANVAS_H, CANVAS_W};
-use crate::layers::{self, Pose, ResolvedScene};
+use crate::layers::{self, Pose};
 use crate::media::convert::{
     EvenRect, I420Layout, copy_i420, i420_rect_to_rgba, rgba_rect_to_i420,
 };
 use crate::media::{FrameSource, YuvColour};
-use crate::plan::{CROSSFADE_SECONDS, ResolvedVideo, Transition};
+use crate::plan::{CROSSFADE_SECONDS, Transition};
+use crate::resolve::{ResolvedScene, ResolvedVideo};
 use std::cell::RefCell;
 use tiny_skia::{Color, PixmapMut};
 
@@ -312,7 +314,7 @@ impl ResolvedVideo {
         self.clip_layers().next().is_some()
     }
 
-    fn clip_layers(&self) -> impl Iterator<Item = &crate::clip::ClipLayer> {
+    fn clip_layers(&self) -> impl Iterator<Item = &ClipLayer> {
         self.scenes.iter().flat_map(|s| {
             s.background
                 .clip()
@@ -358,6 +360,12 @@ impl FrameSource for ResolvedVideo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::{CanvasRect, PreviewRect};
+    use crate::plan::tests::plan;
+    use crate::plan::{
+        Animation, CaptionChunk, Narrator, OverlayObject, OverlayPayload, TimedWord,
+    };
+    use crate::resolve::{ResolveError, resolve};
 
     #[test]
     fn crossfade_endpoints() {
@@ -369,5 +377,40 @@ mod tests {
         let mut m = vec![0u8];
         crossfade(&mut m, &[200], 0.5);
         assert_eq!(m, [100]);
+    }
+
+    #[test]
+    fn extreme_but_valid_plans_render_without_panicking() {
+        let mut p = plan(&[2.0]);
+        let long: Vec<TimedWord> = (0..120)
+            .map(|i| TimedWord {
+                text: format!("word{i}"),
+                start: f64::from(i) * 0.01,
+                end: f64::from(i) * 0.01 + 0.01,
+            })
+            .collect();
+        p.scenes[0].captions = vec![CaptionChunk { words: long }, CaptionChunk { words: vec![] }];
+        p.scenes[0].caption_y = -1e9;
+        p.scenes[0].narrator = Some(Narrator::Card {
+            name: String::new(),
+            rect: PreviewRect::new(1e6, -1e6, 1e9, 0.1),
+        });
+        p.scenes[0].overlay.push(OverlayObject {
+            rect: CanvasRect::new(-700.0, 1270.0, 4000.0, 30.0),
+            z: -5,
+            animation: Animation::Pop,
+            start: -1.0,
+            end: 1e6,
+            payload: OverlayPayload::Svg(
+                "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>".into(),
+            ),
+        });
+        let v = resolve(&p).unwrap();
+        let mut frame = vec![0u8; crate::FRAME_BYTES];
+        for i in 0..v.frame_count() {
+            v.render_frame(i, &mut frame);
+        }
+        p.scenes[0].overlay[0].rect.x = 1e300;
+        assert!(matches!(resolve(&p), Err(ResolveError::Overlay { .. })));
     }
 }

@@ -22,6 +22,11 @@ pub struct Canvas;
 pub struct Preview;
 
 /// An axis-aligned rectangle in space `S` (`x`, `y` = top-left; y grows downwards).
+///
+/// [`CanvasRect`] and [`PreviewRect`] are the workspace's one rect pair: `Debug`, `Clone`,
+/// `Copy`, `PartialEq`, `Default` (all zero) and serde as exactly `{"x","y","w","h"}` (the
+/// space is a type, never a field), so stored documents read back unchanged. The impls are
+/// written out rather than derived so they hold for every `S` without bounds on the marker.
 #[derive(Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct Rect<S> {
@@ -43,6 +48,11 @@ impl<S> Clone for Rect<S> {
     }
 }
 impl<S> Copy for Rect<S> {}
+impl<S> Default for Rect<S> {
+    fn default() -> Self {
+        Rect::new(0.0, 0.0, 0.0, 0.0)
+    }
+}
 impl<S> PartialEq for Rect<S> {
     fn eq(&self, o: &Self) -> bool {
         (self.x, self.y, self.w, self.h) == (o.x, o.y, o.w, o.h)
@@ -144,5 +154,25 @@ mod tests {
         assert_eq!(json, r#"{"x":1.0,"y":2.0,"w":3.0,"h":4.0}"#);
         let back: PreviewRect = serde_json::from_str(&json).unwrap();
         assert_eq!(back, r);
+    }
+
+    /// The trait set other crates rely on when they store these rects in their own documents.
+    #[test]
+    fn both_rects_are_plain_serde_values() {
+        fn plain<T>()
+        where
+            T: std::fmt::Debug + Clone + Copy + PartialEq + Default,
+            T: Serialize + for<'de> Deserialize<'de>,
+        {
+        }
+        plain::<CanvasRect>();
+        plain::<PreviewRect>();
+        assert_eq!(CanvasRect::default(), CanvasRect::new(0.0, 0.0, 0.0, 0.0));
+        let c: CanvasRect = serde_json::from_str(r#"{"x":1,"y":2,"w":3,"h":4}"#).unwrap();
+        assert_eq!(c, CanvasRect::new(1.0, 2.0, 3.0, 4.0));
+        assert_eq!(
+            serde_json::to_value(c).unwrap(),
+            serde_json::json!({"x": 1.0, "y": 2.0, "w": 3.0, "h": 4.0})
+        );
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! The pipeline builds a [`plan::VideoPlan`] for a video (scenes with backgrounds, narrator
 //! cards, word-timed captions and overlay objects) and hands it here. The crate then works like
-//! resvg: [`plan::resolve`] does everything that can fail (fonts, image decoding, SVG parsing)
-//! and pre-rasterises every static layer; the resulting [`plan::ResolvedVideo`] renders frames
+//! resvg: [`resolve()`] does everything that can fail (fonts, image decoding, SVG parsing)
+//! and pre-rasterises every static layer; the resulting [`ResolvedVideo`] renders frames
 //! that cannot fail ([`frame`]), pulled in parallel by the MP4 encoder in [`media`] through
 //! [`media::FrameSource`], and the editor's stills come from the same renderer ([`still`]).
 //!
@@ -18,12 +18,16 @@ pub mod frame;
 pub mod geom;
 mod layers;
 pub mod media;
+mod paint;
 pub mod plan;
 mod raster;
+pub mod resolve;
 pub mod spec;
 pub mod still;
 pub mod svg2spec;
 
 pub use frame::{FRAME_BYTES, View};
-pub use plan::{ResolveError, ResolvedVideo, VideoPlan, resolve};
+pub use layers::captions;
+pub use plan::VideoPlan;
+pub use resolve::{ResolveError, ResolvedVideo, resolve};
 pub use still::{overlay_poster, screenshot_280x498};

@@ -1,17 +1,12 @@
-//! The render plan: what a video looks like, scene by scene, and [`resolve`] which turns it into
-//! a [`ResolvedVideo`] that renders without failing.
+//! The render plan: what a video looks like, scene by scene, as plain data.
 //!
-//! Like typst's frame tree, the plan is plain data the pipeline builds (and can serialise, hash and
-//! cache). Everything that can go wrong (unreadable fonts, broken or huge images, SVG that does not
-//! parse, nonsense durations) goes wrong in [`resolve`], with a [`ResolveError`] that names the
-//! scene and object. Resolving also does the expensive one-off work: images are decoded and
-//! pre-scaled, procedural backgrounds painted, caption words, narrator cards and SVG overlays
-//! rasterised once, so each frame only copies and blends prepared pixels.
+//! Like typst's frame tree, the plan is data the pipeline builds (and can serialise, hash and
+//! cache); this module holds only its types and the small rules that build them
+//! ([`chunk_words`]). Nothing here reads a file or can fail: checking and preparing a plan for
+//! rendering is [`crate::resolve`]'s job, which turns it into a [`ResolvedVideo`].
 
-use crate::layers::{self, ResolvedScene};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-use typography::Font;
+use std::path::PathBuf;
 
 pub use crate::geom::{
     CANVAS_H, CANVAS_W, CanvasRect, PREVIEW_H, PREVIEW_W, PreviewRect, Rect, preview_y_to_canvas,
@@ -318,295 +313,20 @@ pub enum Transition {
     Fade,
 }
 
-/// Why a plan could not be resolved.
-#[derive(Debug, thiserror::Error)]
-pub enum ResolveError {
-    /// Nothing to render.
-    #[error("the plan has no scenes")]
-    NoScenes,
-    /// fps outside 1..=120.
-    #[error("fps must be between 1 and 120, got {0}")]
-    Fps(u32),
-    /// A duration that is not a positive finite number.
-    #[error("scene {scene}: duration must be a positive number of seconds, got {duration}")]
-    Duration {
-        /// Scene index.
-        scene: usize,
-        /// The offending value.
-        duration: f64,
-    },
-    /// The plan is longer than [`MAX_TOTAL_SECONDS`].
-    #[error("the video is {0:.0} s long, over the {MAX_TOTAL_SECONDS:.0} s limit")]
-    TooLong(f64),
-    /// A pinned font is missing or unreadable.
-    #[error("font {path}: {reason}")]
-    Font {
-        /// The font file.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
-    /// A background image is missing, unreadable, too large or not an image.
-    #[error("scene {scene}: background image {path}: {reason}")]
-    Image {
-        /// Scene index.
-        scene: usize,
-        /// The image file.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
-    /// A video clip (background or presenter) is missing, undecodable, has no picture, or its
-    /// trim window is invalid.
-    #[error("scene {scene}: {role} clip {path}: {reason}")]
-    Clip {
-        /// Scene index.
-        scene: usize,
-        /// `background` or `narrator`.
-        role: &'static str,
-        /// The clip file.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
-    /// The narrator rect is not a positive finite rectangle.
-    #[error("scene {scene}: narrator rect {rect:?} must be finite with positive size")]
-    NarratorRect {
-        /// Scene index.
-        scene: usize,
-        /// The offending rect.
-        rect: PreviewRect,
-    },
-    /// An overlay object cannot be prepared.
-    #[error("scene {scene}, overlay object {object}: {reason}")]
-    Overlay {
-        /// Scene index.
-        scene: usize,
-        /// Object index within the scene's overlay list.
-        object: usize,
-        /// What went wrong.
-        reason: String,
-    },
-}
-
-/// A plan with every asset decoded and every static layer pre-rasterised. Rendering a frame from
-/// it cannot fail. Cheap to share between threads (`Sync`).
-pub struct ResolvedVideo {
-    /// Frames per second.
-    pub(crate) fps: u32,
-    /// Scenes, ready to draw.
-    pub(crate) scenes: Vec<ResolvedScene>,
-    /// Start time of each scene on the timeline, seconds.
-    pub(crate) starts: Vec<f64>,
-    /// Sum of the scene durations.
-    pub(crate) total: f64,
-}
-
-impl std::fmt::Debug for ResolvedVideo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResolvedVideo")
-            .field("fps", &self.fps)
-            .field("scenes", &self.scenes.len())
-            .field("duration", &self.total)
-            .finish()
-    }
-}
-
-/// The fonts every scene draws with.
-pub(crate) struct Fonts {
-    /// Caption/name face first, fallback after (picked per word).
-    pub(crate) bold: Vec<Font>,
-    /// Lazily filled font database for SVG text (only built when some overlay is SVG).
-    pub(crate) svg_db: Option<std::sync::Arc<usvg::fontdb::Database>>,
-}
-
-fn load_font(dir: &Path, name: &str) -> Result<(Vec<u8>, Font), ResolveError> {
-    let path = dir.join(name);
-    let bytes = std::fs::read(&path).map_err(|e| ResolveError::Font {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
-    let font = Font::from_bytes(bytes.clone()).map_err(|e| ResolveError::Font {
-        path,
-        reason: e.to_string(),
-    })?;
-    Ok((bytes, font))
-}
-
-fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
-    let dir = &plan.fonts_dir;
-    let (inter_bytes, inter) = load_font(dir, "Inter-Bold.otf")?;
-    let (noto_bytes, noto) = load_font(dir, "NotoSans-Bold.ttf")?;
-    let needs_svg = plan.scenes.iter().any(|s| {
-        s.overlay.iter().any(|o| {
-            matches!(
-                o.payload,
-                OverlayPayload::Svg(_) | OverlayPayload::SvgFile(_)
-            )
-        })
-    });
-    let svg_db = needs_svg.then(|| {
-        let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(inter_bytes);
-        db.load_font_data(noto_bytes);
-        for optional in [
-            "Inter-Regular.otf",
-            "NotoSans-Regular.ttf",
-            "Inter-ExtraBold.otf",
-        ] {
-            if let Ok(bytes) = std::fs::read(dir.join(optional)) {
-                db.load_font_data(bytes);
-            }
-        }
-        db.set_sans_serif_family("Inter");
-        std::sync::Arc::new(db)
-    });
-    Ok(Fonts {
-        bold: vec![inter, noto],
-        svg_db,
-    })
-}
-
-/// Probe results of every distinct clip file of a plan.
-pub(crate) type ClipProbes =
-    std::collections::HashMap<PathBuf, Result<crate::media::ClipInfo, String>>;
-
-/// Probes each distinct clip of the plan once (in parallel): a presenter clip shared by every
-/// A-roll scene is opened a single time.
-fn probe_clips(plan: &VideoPlan) -> ClipProbes {
-    use rayon::prelude::*;
-    let mut paths: Vec<&Path> = plan
-        .scenes
-        .iter()
-        .flat_map(|s| {
-            let bg = match &s.background {
-                Background::Clip(c) => Some(c.path.as_path()),
-                _ => None,
-            };
-            let narrator = match &s.narrator {
-                Some(Narrator::Clip { clip, .. }) => Some(clip.path.as_path()),
-                _ => None,
-            };
-            bg.into_iter().chain(narrator)
-        })
-        .collect();
-    paths.sort();
-    paths.dedup();
-    paths
-        .into_par_iter()
-        .map(|p| {
-            let info = crate::media::probe_clip(p).map_err(|e| e.to_string());
-            (p.to_owned(), info)
-        })
-        .collect()
-}
-
-/// Checks and prepares a plan for rendering: validates timings and rects, loads the pinned fonts,
-/// decodes and pre-scales images (each side at most 8192 px), probes video clips (each must
-/// decode a first frame; see [`crate::media::probe_clip`]), rasterises SVG overlays (without
-/// loading any external reference) and pre-renders captions, narrator cards and backgrounds.
-pub fn resolve(plan: &VideoPlan) -> Result<ResolvedVideo, ResolveError> {
-    if plan.scenes.is_empty() {
-        return Err(ResolveError::NoScenes);
-    }
-    if !(1..=120).contains(&plan.fps) {
-        return Err(ResolveError::Fps(plan.fps));
-    }
-    let mut total = 0.0;
-    let mut starts = Vec::with_capacity(plan.scenes.len());
-    for (i, s) in plan.scenes.iter().enumerate() {
-        if !(s.duration.is_finite() && s.duration > 0.0) {
-            return Err(ResolveError::Duration {
-                scene: i,
-                duration: s.duration,
-            });
-        }
-        starts.push(total);
-        total += s.duration;
-    }
-    if total > MAX_TOTAL_SECONDS {
-        return Err(ResolveError::TooLong(total));
-    }
-    let fonts = load_fonts(plan)?;
-    let clips = probe_clips(plan);
-    let scenes = plan
-        .scenes
-        .iter()
-        .enumerate()
-        .map(|(i, s)| layers::resolve_scene(i, s, &fonts, &clips))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ResolvedVideo {
-        fps: plan.fps,
-        scenes,
-        starts,
-        total,
-    })
-}
-
-impl ResolvedVideo {
-    /// Number of frames: `round(duration × fps)`, at least 1, so the video's length equals the
-    /// sum of the scene durations within one frame.
-    pub fn frame_count(&self) -> u64 {
-        ((self.total * f64::from(self.fps)).round() as u64).max(1)
-    }
-
-    /// Total duration, seconds (the sum of scene durations).
-    pub fn duration(&self) -> f64 {
-        self.total
-    }
-
-    /// Frames per second.
-    pub fn fps(&self) -> u32 {
-        self.fps
-    }
-
-    /// Number of scenes.
-    pub fn scene_count(&self) -> usize {
-        self.scenes.len()
-    }
-
-    /// Duration of scene `index`, if it exists.
-    pub fn scene_duration(&self, index: usize) -> Option<f64> {
-        self.scenes.get(index).map(|s| s.duration)
-    }
-
-    /// Whether scene `index` has overlay objects.
-    pub fn scene_has_overlay(&self, index: usize) -> bool {
-        self.scenes
-            .get(index)
-            .is_some_and(|s| !s.overlay.is_empty())
-    }
-
-    /// Which scene plays at timeline time `t` (seconds), and the time within that scene.
-    /// `t` is clamped to the timeline; the local time is clamped into `[0, scene duration)`.
-    pub fn scene_at(&self, t: f64) -> (usize, f64) {
-        let t = if t.is_finite() {
-            t.clamp(0.0, self.total)
-        } else {
-            0.0
-        };
-        let i = self.starts.partition_point(|&s| s <= t).saturating_sub(1);
-        let d = self.scenes[i].duration;
-        let local = (t - self.starts[i]).clamp(0.0, d);
-        // A time exactly at the end belongs to the last frame of the scene.
-        let local = if local >= d {
-            (d - 1e-9).max(0.0)
-        } else {
-            local
-        };
-        (i, local)
-    }
-}
+// Path compatibility: resolving moved to `crate::resolve`; other crates and the integration
+// tests still name these `compositor::plan::…`. Nothing in this module uses them.
+pub use crate::resolve::{ResolveError, ResolvedVideo, resolve};
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    //! Plan builders shared by the unit tests of the modules that resolve and render plans.
     use super::*;
 
     pub(crate) fn fonts_dir() -> PathBuf {
         PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/fonts"))
     }
 
-    fn scene(duration: f64) -> ScenePlan {
+    pub(crate) fn scene(duration: f64) -> ScenePlan {
         ScenePlan {
             duration,
             background: Background::Procedural {
@@ -622,142 +342,12 @@ mod tests {
         }
     }
 
-    fn plan(durations: &[f64]) -> VideoPlan {
+    pub(crate) fn plan(durations: &[f64]) -> VideoPlan {
         VideoPlan {
             fps: DEFAULT_FPS,
             scenes: durations.iter().map(|&d| scene(d)).collect(),
             fonts_dir: fonts_dir(),
         }
-    }
-
-    #[test]
-    fn frame_count_matches_summed_durations() {
-        let v = resolve(&plan(&[1.234, 2.5, 0.77])).unwrap();
-        let total = 1.234 + 2.5 + 0.77;
-        assert!((v.duration() - total).abs() < 1e-9);
-        assert_eq!(v.frame_count(), (total * 30.0_f64).round() as u64);
-        assert!((v.frame_count() as f64 / 30.0 - total).abs() <= 1.0 / 30.0);
-    }
-
-    #[test]
-    fn scene_at_walks_the_timeline() {
-        let v = resolve(&plan(&[1.0, 2.0])).unwrap();
-        assert_eq!(v.scene_at(0.0), (0, 0.0));
-        assert_eq!(v.scene_at(0.5), (0, 0.5));
-        assert_eq!(v.scene_at(1.0), (1, 0.0));
-        let (i, t) = v.scene_at(2.5);
-        assert_eq!(i, 1);
-        assert!((t - 1.5).abs() < 1e-9);
-        let (i, t) = v.scene_at(99.0);
-        assert_eq!(i, 1);
-        assert!(t < 2.0);
-        assert_eq!(v.scene_at(-3.0), (0, 0.0));
-        assert_eq!(v.scene_at(f64::NAN), (0, 0.0));
-    }
-
-    #[test]
-    fn bad_plans_are_rejected_with_clear_errors() {
-        assert!(matches!(resolve(&plan(&[])), Err(ResolveError::NoScenes)));
-        let e = resolve(&plan(&[1.0, f64::NAN])).unwrap_err();
-        assert!(e.to_string().starts_with("scene 1: duration"), "{e}");
-        assert!(matches!(
-            resolve(&plan(&[0.0])),
-            Err(ResolveError::Duration { .. })
-        ));
-        let mut p = plan(&[1.0]);
-        p.fps = 0;
-        assert!(matches!(resolve(&p), Err(ResolveError::Fps(0))));
-        let mut p = plan(&[1.0]);
-        p.fonts_dir = PathBuf::from("/nonexistent");
-        let e = resolve(&p).unwrap_err();
-        assert!(e.to_string().contains("Inter-Bold.otf"), "{e}");
-        let mut p = plan(&[1.0]);
-        p.scenes[0].background = Background::Image(PathBuf::from("/nonexistent.png"));
-        assert!(matches!(
-            resolve(&p),
-            Err(ResolveError::Image { scene: 0, .. })
-        ));
-        assert!(matches!(
-            resolve(&plan(&[MAX_TOTAL_SECONDS + 1.0])),
-            Err(ResolveError::TooLong(_))
-        ));
-    }
-
-    #[test]
-    fn bad_overlays_are_rejected() {
-        let obj = |payload, rect| OverlayObject {
-            rect,
-            z: 0,
-            animation: Animation::Fade,
-            start: 0.0,
-            end: 1.0,
-            payload,
-        };
-        let ok_rect = CanvasRect::new(10.0, 10.0, 100.0, 100.0);
-        for (payload, rect, needle) in [
-            (OverlayPayload::Svg("<svg".into()), ok_rect, "SVG"),
-            (
-                OverlayPayload::Svg("<svg xmlns='http://www.w3.org/2000/svg'/>".into()),
-                CanvasRect::new(0.0, 0.0, 0.0, 10.0),
-                "rect",
-            ),
-            (
-                OverlayPayload::Png("/nonexistent.png".into()),
-                ok_rect,
-                "nonexistent",
-            ),
-        ] {
-            let mut p = plan(&[1.0]);
-            p.scenes[0].overlay.push(obj(payload, rect));
-            let e = resolve(&p).unwrap_err();
-            assert!(
-                matches!(
-                    e,
-                    ResolveError::Overlay {
-                        scene: 0,
-                        object: 0,
-                        ..
-                    }
-                ),
-                "{e}"
-            );
-            assert!(e.to_string().contains(needle), "{e}");
-        }
-    }
-
-    #[test]
-    fn extreme_but_valid_plans_render_without_panicking() {
-        let mut p = plan(&[2.0]);
-        let long: Vec<TimedWord> = (0..120)
-            .map(|i| TimedWord {
-                text: format!("word{i}"),
-                start: f64::from(i) * 0.01,
-                end: f64::from(i) * 0.01 + 0.01,
-            })
-            .collect();
-        p.scenes[0].captions = vec![CaptionChunk { words: long }, CaptionChunk { words: vec![] }];
-        p.scenes[0].caption_y = -1e9;
-        p.scenes[0].narrator = Some(Narrator::Card {
-            name: String::new(),
-            rect: PreviewRect::new(1e6, -1e6, 1e9, 0.1),
-        });
-        p.scenes[0].overlay.push(OverlayObject {
-            rect: CanvasRect::new(-700.0, 1270.0, 4000.0, 30.0),
-            z: -5,
-            animation: Animation::Pop,
-            start: -1.0,
-            end: 1e6,
-            payload: OverlayPayload::Svg(
-                "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>".into(),
-            ),
-        });
-        let v = resolve(&p).unwrap();
-        let mut frame = vec![0u8; crate::FRAME_BYTES];
-        for i in 0..v.frame_count() {
-            v.render_frame(i, &mut frame);
-        }
-        p.scenes[0].overlay[0].rect.x = 1e300;
-        assert!(matches!(resolve(&p), Err(ResolveError::Overlay { .. })));
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 use crate::frame::{FRAME_BYTES, View};
 use crate::geom::{CANVAS_H, CANVAS_W, PREVIEW_H, PREVIEW_W};
-use crate::plan::ResolvedVideo;
 use crate::raster;
+use crate::resolve::ResolvedVideo;
 use tiny_skia::{IntSize, Pixmap};
 
 /// Where in a scene the default screenshot is taken, as a fraction of its duration: late enough

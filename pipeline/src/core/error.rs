@@ -136,6 +136,9 @@ pub struct Error {
     pub message: String,
     pub param: Option<String>,
     pub details: Option<Value>,
+    /// What went wrong inside (a library's message, a path): logged with the request id by the
+    /// HTTP layer, never sent.
+    pub cause: Option<String>,
 }
 
 impl Error {
@@ -145,7 +148,14 @@ impl Error {
             message: message.into(),
             param: None,
             details: None,
+            cause: None,
         }
+    }
+
+    /// Adds the internal cause (logged, never sent).
+    pub fn because(mut self, cause: impl fmt::Display) -> Self {
+        self.cause = Some(cause.to_string());
+        self
     }
 
     pub fn param(mut self, param: impl Into<String>) -> Self {
@@ -165,6 +175,7 @@ impl Error {
             Code::Internal,
             "The server hit an internal error; try again later.",
         )
+        .because(cause)
     }
 
     pub fn missing(field: &str) -> Self {

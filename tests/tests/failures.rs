@@ -1,0 +1,184 @@
+//! Black-box: a render that fails on a bad input tells the client what failed in our own words.
+//! The status object and the `video.failed` webhook never carry a server path, a Rust type name
+//! or a library's message; the internal cause stays in the server log.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use reelsmith_tests::{Daemon, Receiver, script};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+const LONG: Duration = Duration::from_secs(240);
+
+/// Builds a scene-ready video with a webhook receiver as its callback.
+async fn scene_video(d: &Daemon, receiver: &Receiver) -> String {
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(100), "callback_url": receiver.url }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    id
+}
+
+/// Overwrites with junk every file in `dir` whose name ends with one of `suffixes`; returns how
+/// many there were.
+fn corrupt(dir: &Path, suffixes: &[&str]) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if suffixes.iter().any(|s| name.ends_with(s)) {
+            // Truncate in place: a published hard link sees the same junk.
+            std::fs::write(&path, b"this is not media at all").unwrap();
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Exports `id`, waits for the render to fail, and returns the status object and the
+/// `video.failed` delivery.
+async fn export_and_fail(d: &Daemon, receiver: &Receiver, id: &str) -> (Value, Value) {
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 202, "{v}");
+    let status = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(status["status"], "failed", "{status}");
+    let deliveries = receiver.wait_for(2, LONG).await;
+    let failed = deliveries
+        .iter()
+        .map(|r| r.json())
+        .find(|e| e["event_type"] == "video.failed")
+        .expect("a video.failed delivery");
+    (status, failed)
+}
+
+/// Panics when `text` looks like it carries internals: a path, a Rust path or type name, or an
+/// OS/library error.
+fn assert_no_internals(text: &str, data_dir: &Path) {
+    let data_dir = data_dir.display().to_string();
+    assert!(!text.contains(&data_dir), "a server path leaked: {text}");
+    assert!(!text.contains('/'), "something path-like leaked: {text}");
+    assert!(!text.contains("::"), "a Rust path leaked: {text}");
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let type_like = word.len() > 5
+            && word.starts_with(char::is_uppercase)
+            && (word.ends_with("Error") || word.ends_with("Buf"));
+        assert!(!type_like, "a type name leaked ({word}): {text}");
+    }
+    for library in [
+        "os error",
+        "No such file",
+        "hound",
+        "gstreamer",
+        "usvg",
+        "fontdue",
+    ] {
+        assert!(
+            !text.contains(library),
+            "a library message leaked ({library}): {text}"
+        );
+    }
+}
+
+/// Checks the failure reached the client as `code` with a clean message, on the status object
+/// and in the webhook alike.
+fn assert_clean_failure(status: &Value, event: &Value, code: &str, data_dir: &Path) {
+    assert_eq!(status["error"]["code"], code, "{status}");
+    let message = status["error"]["message"].as_str().expect("error.message");
+    assert!(!message.is_empty());
+    assert_no_internals(message, data_dir);
+    // Everything else a client reads besides its own URLs: the error and the progress notes.
+    for v in [status, &event["data"]] {
+        assert_no_internals(&v["error"].to_string(), data_dir);
+        assert_no_internals(&v["details"].to_string(), data_dir);
+    }
+    assert_eq!(event["data"]["error"], status["error"], "{event}");
+}
+
+fn video_dir(d: &Daemon, id: &str) -> PathBuf {
+    d.data_dir().join("videos").join(id)
+}
+
+#[tokio::test]
+async fn a_corrupt_background_image_fails_the_render_without_internals() {
+    let receiver = Receiver::start(vec![]).await;
+    let d = Daemon::start(BIN, &[]);
+    let id = scene_video(&d, &receiver).await;
+    let n = corrupt(
+        &video_dir(&d, &id),
+        &["_broll.png", "_broll.jpg", "_broll.jpeg", "_broll.webp"],
+    );
+    assert!(n > 0, "the video has no image backgrounds to corrupt");
+    let (status, event) = export_and_fail(&d, &receiver, &id).await;
+    assert_clean_failure(&status, &event, "render_failed", &d.data_dir());
+    assert!(
+        status["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("background image"),
+        "{status}"
+    );
+}
+
+#[tokio::test]
+async fn a_corrupt_background_clip_fails_the_render_without_internals() {
+    let receiver = Receiver::start(vec![]).await;
+    let d = Daemon::start(BIN, &[]);
+    let id = scene_video(&d, &receiver).await;
+    let n = corrupt(
+        &video_dir(&d, &id),
+        &["_broll.mp4", "_broll.webm", "_broll.mov"],
+    );
+    assert!(n > 0, "the video has no clip backgrounds to corrupt");
+    let (status, event) = export_and_fail(&d, &receiver, &id).await;
+    assert_clean_failure(&status, &event, "render_failed", &d.data_dir());
+}
+
+#[tokio::test]
+async fn a_broken_font_fails_the_render_without_internals() {
+    // The daemon's assets are a private copy, so its fonts can be broken after the build.
+    let assets = tempfile_assets();
+    let receiver = Receiver::start(vec![]).await;
+    let d = Daemon::start(
+        BIN,
+        &[(
+            "REELSMITH__ASSETS_DIR",
+            &format!("{:?}", assets.path().display().to_string()),
+        )],
+    );
+    let id = scene_video(&d, &receiver).await;
+    let n = corrupt(&assets.path().join("fonts"), &[".otf", ".ttf"]);
+    assert!(n > 0);
+    let (status, event) = export_and_fail(&d, &receiver, &id).await;
+    assert_clean_failure(&status, &event, "render_failed", &d.data_dir());
+    let message = status["error"]["message"].as_str().unwrap();
+    assert!(message.contains("font"), "{message}");
+    assert_no_internals(message, assets.path());
+}
+
+/// A copy of the repository's `assets/` (fonts and the B-roll library).
+fn tempfile_assets() -> reelsmith_tests::tempfile::TempDir {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let dst = reelsmith_tests::tempfile::tempdir().unwrap();
+    copy_dir(&src, dst.path());
+    dst
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
