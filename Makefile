@@ -1,13 +1,19 @@
 # Reelsmith — the two entry points the README promises.
 #   make demo  set up, start the daemon on embedded defaults, turn a script into ./demo.mp4
 #   make run   set up and run the daemon alone
-#   make test  set up and pass the tests
+#   make test  set up and pass the tests (the single CI command)
+#   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
 SHELL := /bin/bash
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
   libespeak-ng-dev espeak-ng ffmpeg gstreamer1.0-pocketsphinx pocketsphinx-en-us
 CONFIG ?= reelsmith.example.toml
+# Python test tools, pinned in requirements-dev.txt; the openapi tests find them here.
+VENV := .venv
+PYTHON ?= python3
+
+.PHONY: venv
 
 .PHONY: setup build demo run test bench lint
 
@@ -31,8 +37,16 @@ demo: build
 run: build
 	target/release/reelsmith serve --config $(CONFIG)
 
-test: setup
-	cargo test --workspace --locked
+# The venv is rebuilt only when requirements-dev.txt changes.
+$(VENV)/.installed: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+test: setup venv
+	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 bench: setup
 	cargo bench --workspace --locked

@@ -468,3 +468,31 @@ pub async fn fixture_files<P: Into<String>, B: Into<Bytes>>(
     tokio::spawn(warp::serve(route).incoming(listener).run());
     addr.to_string()
 }
+
+/// A tool of the Python test venv (`make venv`): `$REELSMITH_VENV/bin/{name}`, else
+/// `.venv/bin/{name}` at the workspace root. Panics with the fix when it is missing.
+pub fn venv_tool(name: &str) -> PathBuf {
+    let venv = std::env::var_os("REELSMITH_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv"));
+    let tool = venv.join("bin").join(name);
+    assert!(
+        tool.exists(),
+        "{} is missing: run `make venv` (pinned in requirements-dev.txt)",
+        tool.display()
+    );
+    tool
+}
+
+/// Fetches `/v1/openapi.json` without an API key, as any client of the reference would.
+pub async fn openapi_document(d: &Daemon) -> Value {
+    let r = d
+        .http
+        .get(d.url("/v1/openapi.json"))
+        .send()
+        .await
+        .expect("request sent");
+    let (code, doc, _) = split(r).await;
+    assert_eq!(code, 200, "{doc}");
+    doc
+}

@@ -8,6 +8,8 @@ use warp::http::StatusCode;
 use warp::reject::Reject;
 use warp::{Rejection, Reply};
 
+use crate::openapi::ErrorBody;
+
 /// A domain error travelling through warp as a rejection.
 #[derive(Debug)]
 pub struct ApiError(pub Error);
@@ -128,20 +130,19 @@ pub fn type_of(status: StatusCode) -> &'static str {
 /// The envelope for a domain error.
 pub fn error_reply(e: &Error) -> warp::reply::Response {
     let status = status_of(e.code);
-    let body = json!({
-        "error": {
-            "type": type_of(status),
-            "code": e.code.as_str(),
-            "message": e.message,
-            "param": e.param,
-            "details": e.details,
-        }
-    });
+    let error = ErrorBody {
+        kind: type_of(status).to_string(),
+        code: e.code.as_str().to_string(),
+        message: e.message.clone(),
+        param: e.param.clone(),
+        details: e.details.clone(),
+    };
     let request_id = pipeline::core::ids::request_id();
     if let Some(cause) = &e.cause {
         tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
     }
-    crate::reply::with_given_id(status, body, request_id)
+    // `with_given_id` adds `request_id`, completing the `ErrorEnvelope`.
+    crate::reply::with_given_id(status, json!({ "error": error }), request_id)
 }
 
 /// Turns every rejection into the envelope.

@@ -13,6 +13,7 @@ mod inbox;
 mod inspector;
 mod openapi;
 mod pages;
+mod reference;
 mod reply;
 mod scenes;
 mod typography;
@@ -188,13 +189,37 @@ async fn sweep_public_files(
     }
 }
 
+/// The answer of `/healthz`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+struct Health {
+    /// Always `ok`.
+    status: &'static str,
+}
+
+/// Liveness check (no auth).
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    operation_id = "healthz",
+    tag = "reference",
+    responses((status = 200, description = "The daemon is up.", body = Health)),
+)]
+fn healthz() -> warp::reply::Response {
+    reply::ok(serde_json::to_value(Health { status: "ok" }).expect("serializes"))
+}
+
 /// Every route, with the rejection handler last.
 pub fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
-    let healthz = warp::path!("healthz")
-        .and(warp::get())
-        .map(|| reply::ok(serde_json::json!({ "status": "ok" })));
+    let healthz = warp::path!("healthz").and(warp::get()).map(healthz);
+    // Public like any API reference: no key. Its request id travels in the header only, so the
+    // body stays a valid OpenAPI object.
+    let openapi = warp::path!("v1" / "openapi.json").and(warp::get()).map(|| {
+        reply::tag(warp::Reply::into_response(warp::reply::json(
+            &openapi::document(),
+        )))
+    });
     let expired = {
         let state = state.clone();
         warp::path::peek()
@@ -240,6 +265,8 @@ pub fn routes(
     // hits the compiler's recursion limit, at the cost of one indirection per family.
     healthz
         .boxed()
+        .or(openapi.boxed())
+        .unify()
         .or(v1::routes(state.clone()).boxed())
         .unify()
         .or(video_data::routes(state.clone()))

@@ -1,5 +1,7 @@
 //! Public pages under `{app_url}`: the review page a `review_url` opens
-//! (signed token, no sign-in; `readonly=true` gives the embeddable player).
+//! (signed token, no sign-in; `readonly=true` gives the embeddable player), and the API
+//! reference at `{app_url}/docs`, rendered on the server from the OpenAPI document (no scripts,
+//! nothing fetched from elsewhere).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -21,6 +23,45 @@ fn esc(s: &str) -> String {
 }
 
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    let docs = warp::path!("app" / "docs")
+        .and(warp::get())
+        .map(reference_page);
+    docs.or(review(state)).unify()
+}
+
+/// The readable API reference (HTML), made from `/v1/openapi.json`.
+#[utoipa::path(
+    get,
+    path = "/app/docs",
+    operation_id = "reference_page",
+    tag = "reference",
+    responses((status = 200, description = "The API reference page.", content_type = "text/html", body = String)),
+)]
+pub(crate) fn reference_page() -> Response {
+    let html = crate::reference::render(&crate::openapi::document());
+    crate::reply::tag(warp::Reply::into_response(warp::reply::html(html)))
+}
+
+/// Review page opened by `review_url` (signed token, no sign-in).
+#[utoipa::path(
+    get,
+    path = "/app/editor/{topic_id}",
+    operation_id = "review_page",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The video id."),
+        ("token" = Option<String>, Query, description = "The signature from `review_url`."),
+        ("readonly" = Option<String>, Query, description = "`true`: the embeddable player only."),
+    ),
+    responses(
+        (status = 200, description = "The review page.", content_type = "text/html", body = String),
+        (status = 404, description = "`video_not_found`: unknown video or bad token."),
+    ),
+)]
+#[allow(dead_code)] // documents the route `review` serves
+pub(crate) fn review_page() {}
+
+fn review(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String)
         .and(warp::get())
         .and(warp::query::<HashMap<String, String>>())

@@ -2,15 +2,20 @@
 //! and the editor's realtime stream `GET /app/editor/{topic}/events?token=` (server-sent
 //! events; the token is the review link's signed token).
 //!
-//! The domain lives in `pipeline::edit::scenes`; handlers only move JSON in and out and run the
-//! editor's blocking work (redb, files, the per-video lock) on blocking threads.
+//! The domain lives in `pipeline::edit::scenes`; handlers parse the typed request, run the
+//! editor's blocking work (redb, files, the per-video lock) on blocking threads and serialise
+//! the typed reply.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 
 use pipeline::core::model::Account;
-use pipeline::edit::scenes::{Editor, Outcome};
+use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
+use pipeline::edit::scenes::geometry::SceneGeometryRequest;
+use pipeline::edit::scenes::parse::ModifySceneRequest;
+use pipeline::edit::scenes::{Editor, GeometryReply, ModifySceneReply, Outcome, UploadQueued};
+use serde::Serialize;
 use serde_json::{Value, json};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -71,34 +76,101 @@ async fn blocking<T: Send + 'static>(
         .map_err(reject)
 }
 
-async fn modify_scene(
-    account: Account,
-    body: Value,
-    state: Arc<State>,
-) -> Result<Response, Rejection> {
-    let out = blocking(&state, move |e| e.modify(&account.name, &body)).await?;
-    Ok(match out {
-        Outcome::Applied(v) | Outcome::Clarify(v) => with_request_id(StatusCode::OK, v),
-        Outcome::Queued(v) => with_request_id(StatusCode::ACCEPTED, v),
-    })
+/// A typed body as the 2xx reply, with `request_id` added.
+pub(crate) fn json_reply<T: Serialize>(
+    status: StatusCode,
+    body: &T,
+) -> Result<Response, pipeline::Error> {
+    let value = serde_json::to_value(body).map_err(pipeline::Error::internal)?;
+    Ok(with_request_id(status, value))
 }
 
-async fn edit_session(
+/// Edits one scene in place (branches A–O); one family of fields per call.
+///
+/// 200 with the applied edit (or a clarification of an ambiguous text match), 202 when a voice
+/// or narrator-video upload is queued.
+#[utoipa::path(
+    post,
+    path = "/v1/modify_scene",
+    tag = "editing",
+    request_body = ModifySceneRequest,
+    responses(
+        (status = 200, description = "The edit applied, or a clarification (nothing changed)", body = ModifySceneReply),
+        (status = 202, description = "A voice or narrator-video upload is queued", body = UploadQueued),
+        (status = 400, description = "`missing_field`, `invalid_id`, `invalid_by`, `invalid_value`, `invalid_field`, `invalid_field_name`, `mixed_field_families`, `unsupported_media_url`, `file_too_large`"),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
+        (status = 404, description = "`video_not_found`, `scene_not_found`"),
+        (status = 409, description = "`scenes_not_ready`, `remotion_spec_disabled`, `overlay_not_available`"),
+        (status = 422, description = "`svg2spec_failed`, `no_svg_overlay_source`"),
+        (status = 502, description = "`download_failed`"),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn modify_scene(
     account: Account,
     body: Value,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let v = blocking(&state, move |e| e.edit_session(&account.name, &body)).await?;
-    Ok(with_request_id(StatusCode::OK, v))
+    let req = ModifySceneRequest::parse(&body).map_err(reject)?;
+    let out = blocking(&state, move |e| e.modify(&account.name, &req)).await?;
+    match out {
+        Outcome::Reply(reply) => json_reply(StatusCode::OK, &reply),
+        Outcome::Queued(queued) => json_reply(StatusCode::ACCEPTED, &queued),
+    }
+    .map_err(reject)
 }
 
-async fn scene_geometry(
+/// Starts, commits, aborts or reports a video's edit session.
+#[utoipa::path(
+    post,
+    path = "/v1/edit_session",
+    tag = "editing",
+    request_body = EditSessionRequest,
+    responses(
+        (status = 200, description = "The session's state after the action", body = EditSessionReply),
+        (status = 400, description = "`missing_field`, `invalid_id`, `invalid_action`"),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
+        (status = 404, description = "`topic_not_found`"),
+        (status = 409, description = "`scenes_not_ready`"),
+        (status = 502, description = "`topic_fetch_failed`"),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn edit_session(
     account: Account,
     body: Value,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let v = blocking(&state, move |e| e.geometry(&account.name, &body)).await?;
-    Ok(with_request_id(StatusCode::OK, v))
+    let req = EditSessionRequest::parse(&body).map_err(reject)?;
+    let reply = blocking(&state, move |e| e.edit_session(&account.name, &req)).await?;
+    json_reply(StatusCode::OK, &reply).map_err(reject)
+}
+
+/// The layout of one scene in the 280×498 editor preview; read-only, never renders.
+#[utoipa::path(
+    post,
+    path = "/v1/scene_geometry",
+    tag = "editing",
+    request_body = SceneGeometryRequest,
+    responses(
+        (status = 200, description = "The geometry, or a clarification of an ambiguous text match", body = GeometryReply),
+        (status = 400, description = "`missing_field`, `invalid_id`, `invalid_by`, `invalid_value`, `invalid_field`"),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
+        (status = 404, description = "`video_not_found`, `scene_not_found`"),
+        (status = 409, description = "`script_not_ready`"),
+        (status = 500, description = "`scene_geometry_failed`"),
+        (status = 502, description = "`script_parse_failed`"),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn scene_geometry(
+    account: Account,
+    body: Value,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let req = SceneGeometryRequest::parse(&body).map_err(reject)?;
+    let reply = blocking(&state, move |e| e.geometry(&account.name, &req)).await?;
+    json_reply(StatusCode::OK, &reply).map_err(reject)
 }
 
 /// The video's realtime messages as server-sent events: first `ready`, then one event per
@@ -142,4 +214,51 @@ async fn editor_events(
     );
     let reply = warp::sse::reply(warp::sse::keep_alive().stream(stream));
     Ok(crate::reply::tag(warp::Reply::into_response(reply)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(utoipa::OpenApi)]
+    #[openapi(paths(
+        modify_scene,
+        edit_session,
+        scene_geometry,
+        crate::inspector::scene_inspector
+    ))]
+    struct EditingDoc;
+
+    #[test]
+    fn the_editing_paths_describe_their_typed_bodies() {
+        use utoipa::OpenApi;
+        let doc = serde_json::to_value(EditingDoc::openapi()).unwrap();
+        let body_ref = |path: &str| {
+            doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+                ["$ref"]
+                .as_str()
+                .map(str::to_string)
+        };
+        for (path, schema) in [
+            ("/v1/modify_scene", "ModifySceneRequest"),
+            ("/v1/edit_session", "EditSessionRequest"),
+            ("/v1/scene_geometry", "SceneGeometryRequest"),
+            ("/v1/scene_inspector", "SceneInspectorRequest"),
+        ] {
+            assert_eq!(
+                body_ref(path),
+                Some(format!("#/components/schemas/{schema}")),
+                "{path}"
+            );
+            assert!(
+                doc["components"]["schemas"][schema].is_object(),
+                "{schema} is not in the components"
+            );
+        }
+        // Optional fields with a default are not required.
+        let geometry = &doc["components"]["schemas"]["SceneGeometryRequest"]["allOf"][1];
+        assert_eq!(geometry["required"], json!(["id"]));
+        let action = &doc["components"]["schemas"]["EditAction"]["enum"];
+        assert_eq!(action, &json!(["start", "commit", "abort", "status"]));
+    }
 }

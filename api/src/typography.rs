@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use pipeline::core::model::Account;
 use pipeline::design::typography_jobs::{self, Outcome, Typography};
+use pipeline::design::typography_request::{TypographyBody, TypographyResult};
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::Filter;
@@ -70,7 +71,23 @@ fn answer(outcome: Outcome) -> Result<Response, warp::Rejection> {
     }
 }
 
-async fn create(
+/// Design text as outlined SVG/PNG objects (1 credit).
+#[utoipa::path(
+    post,
+    path = "/v1/typography",
+    operation_id = "create_typography",
+    tag = "typography",
+    request_body = TypographyBody,
+    responses(
+        (status = 200, description = "The finished design.", body = TypographyResult),
+        (status = 202, description = "Still designing after `wait` seconds: poll `GET /v1/typography/{id}`.", body = TypographyResult),
+        (status = 400, description = "A field breaks a limit; `param` names it."),
+        (status = 401, description = "No or unknown API key."),
+        (status = 402, description = "`credit_exhausted`: no credit left."),
+        (status = 500, description = "`typography_failed`: the design could not be made (credit refunded)."),
+    ),
+)]
+pub(crate) async fn create(
     account: Account,
     body: Value,
     svc: Arc<Typography>,
@@ -80,7 +97,26 @@ async fn create(
     answer(outcome)
 }
 
-async fn fetch(
+/// A typography result, waiting up to `wait` seconds while it is processing.
+#[utoipa::path(
+    get,
+    path = "/v1/typography/{id}",
+    operation_id = "get_typography",
+    tag = "typography",
+    params(
+        ("id" = String, Path, description = "The result id, `typo_` + 24 hex."),
+        ("wait" = Option<u64>, Query, minimum = 0, maximum = 100, description = "Seconds to wait while processing (0 to 100)."),
+    ),
+    responses(
+        (status = 200, description = "The finished design.", body = TypographyResult),
+        (status = 202, description = "Still designing.", body = TypographyResult),
+        (status = 400, description = "`invalid_wait`."),
+        (status = 401, description = "No or unknown API key."),
+        (status = 404, description = "`typography_not_found`: no such result on this account."),
+        (status = 500, description = "`typography_failed`: the design could not be made."),
+    ),
+)]
+pub(crate) async fn fetch(
     id: String,
     account: Account,
     query: HashMap<String, String>,

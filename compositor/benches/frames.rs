@@ -8,8 +8,9 @@ use compositor::frame::FRAME_BYTES;
 use compositor::geom::{CanvasRect, PreviewRect};
 use compositor::plan::{
     Animation, Background, CaptionChunk, Narrator, OverlayObject, OverlayPayload, Palette,
-    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan, resolve,
+    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan,
 };
+use compositor::resolve;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;

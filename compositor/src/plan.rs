@@ -313,10 +313,6 @@ pub enum Transition {
     Fade,
 }
 
-// Path compatibility: resolving moved to `crate::resolve`; other crates and the integration
-// tests still name these `compositor::plan::…`. Nothing in this module uses them.
-pub use crate::resolve::{ResolveError, ResolvedVideo, resolve};
-
 #[cfg(test)]
 pub(crate) mod tests {
     //! Plan builders shared by the unit tests of the modules that resolve and render plans.

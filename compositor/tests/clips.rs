@@ -13,9 +13,9 @@ use compositor::media::{
     AudioTrack, ClipDecoder, EncodeSettings, EncoderChoice, FrameSource, encode_mp4, probe_clip,
 };
 use compositor::plan::{
-    Background, Clip, Narrator, ProceduralStyle, ResolveError, ScenePlan, Transition, VideoPlan,
-    resolve,
+    Background, Clip, Narrator, ProceduralStyle, ScenePlan, Transition, VideoPlan,
 };
+use compositor::{ResolveError, resolve};
 
 const BITS: usize = 12;
 

@@ -12,8 +12,9 @@ use compositor::geom::{CANVAS_H, CANVAS_W, CanvasRect, PREVIEW_H, PREVIEW_W, Pre
 use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, FrameSource, encode_mp4};
 use compositor::plan::{
     Animation, Background, CaptionChunk, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
-    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan, resolve,
+    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan,
 };
+use compositor::resolve;
 use compositor::{ResolvedVideo, overlay_poster, screenshot_280x498};
 use std::path::{Path, PathBuf};
 use tiny_skia::{

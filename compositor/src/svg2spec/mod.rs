@@ -29,10 +29,9 @@
 //! Parts: `guard.rs` (the checks above), `objects.rs` (the `data-wc-object` elements and their
 //! attributes), `convert.rs` ([`convert`]: SVG → spec and payloads; [`render_png`]: a standalone
 //! SVG → PNG), `classify.rs` (uploaded rasters: [`place_raster`], [`raster_to_png`]),
-//! `text_edit.rs` ([`edit_text`]) and `batch.rs` (the CLI's folder batch, on its way to the
-//! daemon). This module holds what they share: [`Limits`], [`Options`], [`font_db`], the errors.
+//! `text_edit.rs` ([`edit_text`]); the folder batch of `reelsmith svg2spec` lives in the daemon
+//! (`daemon/src/svg2spec_cli.rs`). This module holds what they share: [`Limits`], [`Options`], [`font_db`], the errors.
 
-mod batch;
 mod classify;
 mod convert;
 mod guard;
@@ -45,7 +44,6 @@ use std::time::Duration;
 
 use crate::spec::OverlaySpec;
 
-pub use batch::{BatchItem, collect_inputs, convert_files};
 pub use classify::{RasterPlacement, place_raster, raster_to_png};
 pub use convert::{convert, render_png};
 pub use text_edit::{TextEditError, edit_text};

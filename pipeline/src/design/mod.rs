@@ -2,3 +2,4 @@
 //! Uses `ingest`, `build`, `render` and `core`.
 
 pub mod typography_jobs;
+pub mod typography_request;

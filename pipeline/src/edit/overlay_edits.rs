@@ -182,12 +182,26 @@ fn objects_json(spec: &OverlaySpec) -> Vec<Value> {
         .collect()
 }
 
+/// The reason a client reads: our own words for every refusal, never a library's message
+/// (the XML parser's and the image decoder's text go to the log as the cause).
+fn public_reason(e: &Svg2specError) -> String {
+    match e {
+        Svg2specError::Parse(_) => "the SVG is not well-formed XML".into(),
+        Svg2specError::Image(_) => "an image in it could not be decoded".into(),
+        other => other.to_string(),
+    }
+}
+
 fn svg2spec_failed(e: Svg2specError) -> Error {
     Error::new(
         Code::Svg2specFailed,
-        format!("The SVG overlay could not be converted: {e}."),
+        format!(
+            "The SVG overlay could not be converted: {}.",
+            public_reason(&e)
+        ),
     )
     .param("fields[].value")
+    .because(e)
 }
 
 fn download(
@@ -205,9 +219,10 @@ fn download(
         .map_err(|e| {
             Error::new(
                 Code::DownloadFailed,
-                format!("The overlay could not be downloaded: {e}."),
+                format!("The overlay could not be downloaded: {}.", e.public()),
             )
             .param("fields[].value")
+            .because(e)
         })
 }
 
@@ -279,9 +294,13 @@ fn upload_overlay(
         let placed = svg2spec::place_raster(&resp.body).map_err(|e| {
             Error::new(
                 Code::MediaDecodeFailed,
-                format!("The overlay image could not be used: {e}."),
+                format!(
+                    "The overlay image could not be used: {}.",
+                    public_reason(&e)
+                ),
             )
             .param("fields[].value")
+            .because(e)
         })?;
         let file = format!("{prefix}upload.png");
         staging.write_file(&file, &placed.png)?;
@@ -506,9 +525,10 @@ fn add_element(
         let png = svg2spec::raster_to_png(&resp.body).map_err(|e| {
             Error::new(
                 Code::MediaDecodeFailed,
-                format!("The image could not be used: {e}."),
+                format!("The image could not be used: {}.", public_reason(&e)),
             )
             .param("fields[].value")
+            .because(e)
         })?;
         let file = format!("{prefix}{layout_id}.png");
         staging.write_file(&file, &png)?;
@@ -678,23 +698,6 @@ fn text_edit(
         "warnings": warnings,
         "objects": objects_json(&spec),
     }))
-}
-
-/// `reelsmith svg2spec DIR… -o OUT`: converts every SVG in the folders (in parallel), with the
-/// pinned fonts of `assets_dir`. Returns (input, output folder or error) per file.
-pub fn convert_folders(
-    inputs: &[PathBuf],
-    out: &Path,
-    assets_dir: &Path,
-) -> std::io::Result<Vec<svg2spec::BatchItem>> {
-    let files = svg2spec::collect_inputs(inputs)?;
-    let opt = svg2spec::Options {
-        fontdb: svg2spec::font_db(&assets_dir.join("fonts")),
-        limits: svg2spec::Limits::default(),
-        file_prefix: String::new(),
-    };
-    std::fs::create_dir_all(out)?;
-    Ok(svg2spec::convert_files(&files, out, &opt))
 }
 
 #[cfg(test)]
@@ -939,10 +942,18 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, Code::Svg2specFailed);
+        // Our own sentence goes out; the XML parser's words stay in the logged cause.
         assert!(
-            err.message.contains("could not be parsed"),
+            err.message.contains("not well-formed XML"),
             "{}",
             err.message
+        );
+        assert!(
+            err.cause
+                .as_deref()
+                .is_some_and(|c| c.contains("could not be parsed")),
+            "{:?}",
+            err.cause
         );
         let err = apply(&e.ctx(), &mut d, 0, "remotion.upload_overlay", &json!(42)).unwrap_err();
         assert_eq!(err.code, Code::InvalidValue);

@@ -10,11 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
+use compositor::ResolveError;
 use compositor::geom::PreviewRect;
 use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, encode_mp4};
 use compositor::plan::{
     Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
-    ProceduralStyle, ResolveError, ScenePlan, TimedWord, Transition, VideoPlan, chunk_words,
+    ProceduralStyle, ScenePlan, TimedWord, Transition, VideoPlan, chunk_words,
 };
 use compositor::spec::OverlaySpec;
 

@@ -29,10 +29,15 @@
 
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use crate::core::document::{Segment, VideoDocument};
-use crate::edit::scenes::edit::{ONE_BY_ONE_SUFFIX, objects_bbox};
+use crate::core::error::{Code, Result};
+use crate::core::fields::Fields;
+use crate::edit::scenes::apply::{ONE_BY_ONE_SUFFIX, objects_bbox};
+use crate::edit::scenes::select::{GeometrySelectorFields, Selector, topic_id};
 
 /// Preview width and height.
 pub const W: f64 = 280.0;
@@ -56,6 +61,67 @@ const CAPTION_MAX_LINES: usize = 2;
 /// Average advance of a bold caption glyph, in ems.
 const CAPTION_EM_ADVANCE: f64 = 0.56;
 const CAPTION_WORDS: usize = 4;
+
+/// `POST /v1/scene_geometry`'s body: the video and the scene, named exactly one way.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct SceneGeometryRequest {
+    /// Topic id of the video (`topic_id` is accepted as an alias).
+    #[schema(example = "wc1a2b3c4d5e6f")]
+    pub id: String,
+    /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`.
+    #[serde(flatten)]
+    #[schema(value_type = GeometrySelectorFields)]
+    pub selector: Selector,
+    /// Adds `violations`, `warnings`, their counts and the poster state.
+    #[serde(default)]
+    #[schema(default = false)]
+    pub include_diagnostics: bool,
+}
+
+impl SceneGeometryRequest {
+    /// Reads the body through [`Fields`] with the spec's codes and `param`s.
+    pub fn parse(body: &Value) -> Result<SceneGeometryRequest> {
+        let f = Fields::of(body)?;
+        Ok(SceneGeometryRequest {
+            id: topic_id(&f)?,
+            selector: Selector::exactly_one(&f)?,
+            include_diagnostics: f
+                .bool("include_diagnostics", Code::InvalidField)?
+                .unwrap_or(false),
+        })
+    }
+}
+
+/// A rect in the 280×498 editor preview, rounded to 1/1000 px.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+pub struct RectOut {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+fn r3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+impl<S> From<compositor::geom::Rect<S>> for RectOut {
+    fn from(r: compositor::geom::Rect<S>) -> Self {
+        RectOut {
+            x: r3(r.x),
+            y: r3(r.y),
+            w: r3(r.w),
+            h: r3(r.h),
+        }
+    }
+}
+
+/// A point in the editor preview.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+pub struct PointOut {
+    pub x: f64,
+    pub y: f64,
+}
 
 /// The spec file state of the scene, as `scene_geometry` and `video_data` report it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,33 +156,260 @@ pub struct Input<'a> {
     pub company_id: &'a str,
 }
 
+/// `scene_geometry`'s 200 body (the handler adds `request_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneGeometry {
+    /// Always `scene_geometry`.
+    #[schema(example = "scene_geometry")]
+    pub object: &'static str,
+    pub id: String,
+    pub topic_id: String,
+    pub company_id: String,
+    pub scene_id: u32,
+    pub voice_file: String,
+    /// Match score of the selector (1 for `voice_file` and `id`).
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub score: f64,
+    pub coordinate_space: CoordinateSpace,
+    pub safe_zones: SafeZones,
+    pub scene: SceneSummary,
+    pub boxes: Boxes,
+    /// With `include_diagnostics`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub violations: Option<Vec<Violation>>,
+    /// With `include_diagnostics`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<Warning>>,
+    pub remotion_spec: RemotionSpecState,
+    pub summary: Summary,
+}
+
+/// The space every box is in: 280×498 editor preview pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+pub struct CoordinateSpace {
+    pub width: u32,
+    pub height: u32,
+    pub unit: &'static str,
+}
+
+/// The fixed dead zones and the safe band between them.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SafeZones {
+    pub dead_top: Zone,
+    pub dead_bottom: Zone,
+    pub safe_rect: Zone,
+}
+
+/// One zone of [`SafeZones`].
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Zone {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+    pub coordinate_space: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+/// The scene's text and direction.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneSummary {
+    pub text: String,
+    pub talking_point: String,
+    #[serde(rename = "type")]
+    pub scene_type: String,
+    pub pattern: String,
+    pub keyword: String,
+    pub visual: String,
+    pub quote: String,
+    pub show_narrator: bool,
+    pub active_roll: String,
+}
+
+/// Every box of the scene.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Boxes {
+    pub narrator: NarratorBox,
+    pub caption: CaptionBox,
+    pub remotion: RemotionBoxes,
+}
+
+/// The narrator and its face.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct NarratorBox {
+    pub rect: RectOut,
+    pub visible: bool,
+    pub touched: bool,
+    /// In narrator-media space; never mutated.
+    pub face_source: Option<RectOut>,
+    pub face_source_coordinate_space: &'static str,
+    /// `face_source` placed through the narrator rect.
+    pub face: Option<RectOut>,
+    pub face_center: Option<PointOut>,
+    pub face_coordinate_space_note: &'static str,
+}
+
+/// The caption container and the estimated text inside it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct CaptionBox {
+    pub container_rect: RectOut,
+    pub text_rect_estimate: Option<RectOut>,
+    pub visible: bool,
+    pub mutable_fields: [&'static str; 1],
+}
+
+/// The overlay's groups and objects.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]
+pub struct RemotionBoxes {
+    pub groups: Vec<GroupBox>,
+    pub objects: Vec<ObjectBox>,
+    pub object_layer: ObjectLayer,
+    pub sequence_objects: Vec<SequenceObject>,
+}
+
+/// A group frame.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct GroupBox {
+    pub id: String,
+    pub rect: RectOut,
+    pub rect_canvas: RectOut,
+    pub temporal_policy: &'static str,
+    pub update_field: &'static str,
+}
+
+/// An object of the overlay.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ObjectBox {
+    pub id: String,
+    pub rect: RectOut,
+    pub group: String,
+}
+
+/// What `remotion.object.rect` can move.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]
+pub struct ObjectLayer {
+    pub objects: Vec<LayerObject>,
+}
+
+/// One entry of the object layer: an object, or a one-by-one group's items together.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct LayerObject {
+    pub layout_id: String,
+    pub rect: RectOut,
+    pub rect_canvas: RectOut,
+    pub temporal_policy: &'static str,
+    pub update_field: &'static str,
+    /// The items a logical `{group}.one_by_one` id moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<String>>,
+}
+
+/// An object shown for part of the scene.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SequenceObject {
+    pub id: String,
+    pub group: String,
+    pub start: f64,
+    pub end: f64,
+    pub rect: RectOut,
+}
+
+/// The spec file (and, with diagnostics, poster) state.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct RemotionSpecState {
+    pub remotion_spec_file: String,
+    pub remotion_spec_url: String,
+    pub remotion_spec_version: String,
+    pub remotion_spec_exists: bool,
+    pub remotion_spec_state: &'static str,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub poster: Option<PosterState>,
+}
+
+/// The overlay poster's state, with diagnostics.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PosterState {
+    pub remotion_poster_file: String,
+    pub remotion_poster_url: String,
+    pub remotion_poster_version: String,
+    pub remotion_poster_state: &'static str,
+    pub remotion_poster_exists: bool,
+    pub remotion_poster_warnings: Vec<String>,
+}
+
+/// Counts and the basis of the overlay geometry.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Summary {
+    pub remotion_object_count: usize,
+    pub remotion_object_layer_count: usize,
+    pub remotion_sequence_object_count: usize,
+    pub remotion_group_count: usize,
+    pub remotion_temporal_policies: Vec<&'static str>,
+    /// `spec_file`, `none` or `disabled`.
+    pub remotion_geometry_basis: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning_count: Option<usize>,
+}
+
+/// Two boxes that overlap (see the module docs for the rule).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Violation {
+    pub code: &'static str,
+    /// `error`, `warning` or `info`.
+    pub severity: &'static str,
+    pub a: String,
+    pub b: &'static str,
+    pub overlap: Overlap,
+}
+
+/// A problem of one box.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Warning {
+    pub code: &'static str,
+    /// Always `warning`.
+    pub severity: &'static str,
+    pub object: String,
+    pub rect: Option<RectOut>,
+    pub message: String,
+}
+
+/// The intersection of two boxes.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Overlap {
+    pub rect: RectOut,
+    pub area: f64,
+    pub fraction_of_smaller: f64,
+}
+
 fn p(r: crate::core::document::PreviewRect) -> PreviewRect {
     PreviewRect::new(r.x, r.y, r.w, r.h)
 }
 
-fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-fn rj<S>(r: compositor::geom::Rect<S>) -> Value {
-    json!({ "x": r3(r.x), "y": r3(r.y), "w": r3(r.w), "h": r3(r.h) })
-}
-
-fn zone(y: f64, h: f64, reason: Option<&str>) -> Value {
-    let mut v = json!({ "x": 0.0, "y": y, "w": W, "h": h, "coordinate_space": "editor_preview" });
-    if let Some(r) = reason {
-        v["reason"] = json!(r);
+fn zone(y: f64, h: f64, reason: Option<&'static str>) -> Zone {
+    Zone {
+        x: 0.0,
+        y,
+        w: W,
+        h,
+        coordinate_space: "editor_preview",
+        reason,
     }
-    v
 }
 
 /// The spec's fixed safe zones.
-pub fn safe_zones() -> Value {
-    json!({
-        "dead_top": zone(0.0, DEAD_TOP_H, Some("top_10_percent_reserved")),
-        "dead_bottom": zone(DEAD_BOTTOM_Y, DEAD_BOTTOM_H, Some("bottom_25_percent_reserved")),
-        "safe_rect": zone(DEAD_TOP_H, DEAD_BOTTOM_Y - DEAD_TOP_H, None),
-    })
+pub fn safe_zones() -> SafeZones {
+    SafeZones {
+        dead_top: zone(0.0, DEAD_TOP_H, Some("top_10_percent_reserved")),
+        dead_bottom: zone(
+            DEAD_BOTTOM_Y,
+            DEAD_BOTTOM_H,
+            Some("bottom_25_percent_reserved"),
+        ),
+        safe_rect: zone(DEAD_TOP_H, DEAD_BOTTOM_Y - DEAD_TOP_H, None),
+    }
 }
 
 /// A face box in narrator-media space (280×498 over the presenter media) placed in preview
@@ -170,8 +463,8 @@ fn intersection(a: PreviewRect, b: PreviewRect) -> Option<PreviewRect> {
     (x1 > x0 && y1 > y0).then(|| PreviewRect::new(x0, y0, x1 - x0, y1 - y0))
 }
 
-/// The overlap of `a` and `b` by the module's rule, as `overlap` JSON.
-pub fn overlap(a: PreviewRect, b: PreviewRect) -> Option<Value> {
+/// The overlap of `a` and `b` by the module's rule.
+pub fn overlap(a: PreviewRect, b: PreviewRect) -> Option<Overlap> {
     let i = intersection(a, b)?;
     let area = i.w * i.h;
     let smaller = (a.w * a.h).min(b.w * b.h);
@@ -179,12 +472,10 @@ pub fn overlap(a: PreviewRect, b: PreviewRect) -> Option<Value> {
         return None;
     }
     let fraction = area / smaller;
-    (fraction >= OVERLAP_MIN_FRACTION).then(|| {
-        json!({
-            "rect": rj(i),
-            "area": r3(area),
-            "fraction_of_smaller": r3(fraction),
-        })
+    (fraction >= OVERLAP_MIN_FRACTION).then(|| Overlap {
+        rect: i.into(),
+        area: r3(area),
+        fraction_of_smaller: r3(fraction),
     })
 }
 
@@ -211,160 +502,156 @@ fn text_bearing(k: ObjectKind) -> bool {
     )
 }
 
-/// The whole `scene_geometry` body (without `request_id`).
-pub fn build(input: &Input<'_>) -> Value {
-    let doc = input.doc;
-    let seg = &doc.segments[input.index];
-    let show_narrator = seg.is_a_roll() && !doc.faceless;
-
-    // Narrator.
+fn narrator_box(seg: &Segment, show_narrator: bool) -> NarratorBox {
     let narrator = p(seg.narrator_rect);
     let face = seg.narrator_face.map(|f| face_in_preview(narrator, p(f)));
-    let face_center = face.map(|f| {
-        let (x, y) = f.center();
-        json!({ "x": r3(x), "y": r3(y) })
-    });
-    let narrator_box = json!({
-        "rect": rj(narrator),
-        "visible": show_narrator,
-        "touched": seg.narrator_touched,
-        "face_source": seg.narrator_face.map(|f| rj(p(f))),
-        "face_source_coordinate_space": "narrator_media_280x498",
-        "face": face.map(rj),
-        "face_center": face_center,
-        "face_coordinate_space_note": "face_source is in narrator-media space (280×498 over the presenter media) and is never mutated; face and face_center are that box placed through overlay.narrator.rect into the 280×498 editor preview.",
-    });
+    NarratorBox {
+        rect: narrator.into(),
+        visible: show_narrator,
+        touched: seg.narrator_touched,
+        face_source: seg.narrator_face.map(|f| p(f).into()),
+        face_source_coordinate_space: "narrator_media_280x498",
+        face: face.map(RectOut::from),
+        face_center: face.map(|f| {
+            let (x, y) = f.center();
+            PointOut { x: r3(x), y: r3(y) }
+        }),
+        face_coordinate_space_note: "face_source is in narrator-media space (280×498 over the presenter media) and is never mutated; face and face_center are that box placed through overlay.narrator.rect into the 280×498 editor preview.",
+    }
+}
 
-    // Caption.
-    let caption_text = caption_text_estimate(seg);
-    let caption_box = json!({
-        "container_rect": rj(p(seg.caption_rect)),
-        "text_rect_estimate": caption_text.map(rj),
-        "visible": caption_text.is_some(),
-        "mutable_fields": ["overlay.caption.y"],
-    });
+/// The overlay's boxes, its temporal policies, and every object for diagnostics.
+struct OverlayBoxes {
+    boxes: RemotionBoxes,
+    policies: Vec<&'static str>,
+    /// (layout id, kind, rect, group index)
+    all_objects: Vec<(String, ObjectKind, PreviewRect, usize)>,
+}
 
-    // Overlay.
-    let mut groups = Vec::new();
-    let mut objects = Vec::new();
-    let mut layer = Vec::new();
-    let mut sequence = Vec::new();
-    let mut policies: Vec<&str> = Vec::new();
-    let mut all_objects: Vec<(String, ObjectKind, PreviewRect, usize)> = Vec::new();
-    if let Some(spec) = input.spec {
-        for (gi, g) in spec.groups.iter().enumerate() {
-            let pol = policy(g.temporal_policy);
-            if !policies.contains(&pol) {
-                policies.push(pol);
+fn overlay_boxes(spec: Option<&OverlaySpec>, duration: f64) -> OverlayBoxes {
+    let mut out = OverlayBoxes {
+        boxes: RemotionBoxes::default(),
+        policies: Vec::new(),
+        all_objects: Vec::new(),
+    };
+    let Some(spec) = spec else {
+        return out;
+    };
+    let b = &mut out.boxes;
+    for (gi, g) in spec.groups.iter().enumerate() {
+        let pol = policy(g.temporal_policy);
+        if !out.policies.contains(&pol) {
+            out.policies.push(pol);
+        }
+        b.groups.push(GroupBox {
+            id: g.id.clone(),
+            rect: g.rect.to_preview().into(),
+            rect_canvas: g.rect.into(),
+            temporal_policy: pol,
+            update_field: "remotion.group.rect",
+        });
+        for o in &g.objects {
+            let r = o.rect.to_preview();
+            b.objects.push(ObjectBox {
+                id: o.layout_id.clone(),
+                rect: r.into(),
+                group: g.id.clone(),
+            });
+            out.all_objects.push((o.layout_id.clone(), o.kind, r, gi));
+            if g.temporal_policy != TemporalPolicy::Scene || o.end.is_some() || o.start > 0.0 {
+                b.sequence_objects.push(SequenceObject {
+                    id: o.layout_id.clone(),
+                    group: g.id.clone(),
+                    start: o.start,
+                    end: o.end.unwrap_or(duration),
+                    rect: r.into(),
+                });
             }
-            groups.push(json!({
-                "id": g.id,
-                "rect": rj(g.rect.to_preview()),
-                "rect_canvas": rj(g.rect),
-                "temporal_policy": pol,
-                "update_field": "remotion.group.rect",
-            }));
+        }
+        let layer = |layout_id: String, rect: CanvasRect, members| LayerObject {
+            layout_id,
+            rect: rect.to_preview().into(),
+            rect_canvas: rect.into(),
+            temporal_policy: pol,
+            update_field: "remotion.object.rect",
+            members,
+        };
+        if g.temporal_policy == TemporalPolicy::OneByOne && g.objects.len() > 1 {
+            let bb = objects_bbox(g).expect("group has objects");
+            let members = g.objects.iter().map(|o| o.layout_id.clone()).collect();
+            b.object_layer.objects.push(layer(
+                format!("{}{ONE_BY_ONE_SUFFIX}", g.id),
+                bb,
+                Some(members),
+            ));
+        } else {
             for o in &g.objects {
-                let r = o.rect.to_preview();
-                objects.push(json!({ "id": o.layout_id, "rect": rj(r), "group": g.id }));
-                all_objects.push((o.layout_id.clone(), o.kind, r, gi));
-                if g.temporal_policy != TemporalPolicy::Scene || o.end.is_some() || o.start > 0.0 {
-                    sequence.push(json!({
-                        "id": o.layout_id,
-                        "group": g.id,
-                        "start": o.start,
-                        "end": o.end.unwrap_or(seg.duration),
-                        "rect": rj(r),
-                    }));
-                }
-            }
-            let logical = g.temporal_policy == TemporalPolicy::OneByOne && g.objects.len() > 1;
-            if logical {
-                let b = objects_bbox(g).expect("group has objects");
-                layer.push(json!({
-                    "layout_id": format!("{}{ONE_BY_ONE_SUFFIX}", g.id),
-                    "rect": rj(b.to_preview()),
-                    "rect_canvas": rj(b),
-                    "temporal_policy": pol,
-                    "update_field": "remotion.object.rect",
-                    "members": g.objects.iter().map(|o| o.layout_id.as_str()).collect::<Vec<_>>(),
-                }));
-            } else {
-                for o in &g.objects {
-                    layer.push(json!({
-                        "layout_id": o.layout_id,
-                        "rect": rj(o.rect.to_preview()),
-                        "rect_canvas": rj(o.rect),
-                        "temporal_policy": pol,
-                        "update_field": "remotion.object.rect",
-                    }));
-                }
+                b.object_layer
+                    .objects
+                    .push(layer(o.layout_id.clone(), o.rect, None));
             }
         }
     }
+    out
+}
+
+fn spec_state(meta: &SpecMeta) -> RemotionSpecState {
+    RemotionSpecState {
+        remotion_spec_file: meta.file.clone(),
+        remotion_spec_url: meta.url.clone(),
+        remotion_spec_version: meta.version.clone(),
+        remotion_spec_exists: meta.exists,
+        remotion_spec_state: meta.state,
+        poster: None,
+    }
+}
+
+fn poster_state(poster: &PosterMeta) -> PosterState {
+    PosterState {
+        remotion_poster_file: poster.file.clone(),
+        remotion_poster_url: poster.url.clone(),
+        remotion_poster_version: poster.version.clone(),
+        remotion_poster_state: poster.state,
+        remotion_poster_exists: poster.exists,
+        remotion_poster_warnings: poster.warnings.clone(),
+    }
+}
+
+/// The whole `scene_geometry` body (without `request_id`).
+pub fn build(input: &Input<'_>) -> SceneGeometry {
+    let doc = input.doc;
+    let seg = &doc.segments[input.index];
+    let show_narrator = seg.is_a_roll() && !doc.faceless;
+    let caption_text = caption_text_estimate(seg);
+    let overlay = overlay_boxes(input.spec, seg.duration);
     let meta = &input.spec_meta;
-    let mut remotion_spec = json!({
-        "remotion_spec_file": meta.file,
-        "remotion_spec_url": meta.url,
-        "remotion_spec_version": meta.version,
-        "remotion_spec_exists": meta.exists,
-        "remotion_spec_state": meta.state,
-    });
     let basis = match (meta.state, input.spec.is_some()) {
         ("disabled", _) => "disabled",
         (_, true) => "spec_file",
         _ => "none",
     };
-    let mut summary = json!({
-        "remotion_object_count": objects.len(),
-        "remotion_object_layer_count": layer.len(),
-        "remotion_sequence_object_count": sequence.len(),
-        "remotion_group_count": groups.len(),
-        "remotion_temporal_policies": policies,
-        "remotion_geometry_basis": basis,
-    });
-
-    let mut body = json!({
-        "object": "scene_geometry",
-        "id": doc.topic_id,
-        "topic_id": doc.topic_id,
-        "company_id": input.company_id,
-        "scene_id": seg.id,
-        "voice_file": seg.voice_file,
-        "score": input.score,
-        "coordinate_space": { "width": 280, "height": 498, "unit": "editor_preview_px" },
-        "safe_zones": safe_zones(),
-        "scene": {
-            "text": seg.text,
-            "talking_point": seg.talking_point,
-            "type": seg.scene_type,
-            "pattern": seg.pattern,
-            "keyword": seg.keyword,
-            "visual": seg.visual,
-            "quote": seg.quote,
-            "show_narrator": show_narrator,
-            "active_roll": seg.roll,
-        },
-        "boxes": {
-            "narrator": narrator_box,
-            "caption": caption_box,
-            "remotion": {
-                "groups": groups,
-                "objects": objects,
-                "object_layer": { "objects": layer },
-                "sequence_objects": sequence,
-            },
-        },
-    });
-
+    let boxes = &overlay.boxes;
+    let mut summary = Summary {
+        remotion_object_count: boxes.objects.len(),
+        remotion_object_layer_count: boxes.object_layer.objects.len(),
+        remotion_sequence_object_count: boxes.sequence_objects.len(),
+        remotion_group_count: boxes.groups.len(),
+        remotion_temporal_policies: overlay.policies.clone(),
+        remotion_geometry_basis: basis,
+        error_count: None,
+        warning_count: None,
+    };
+    let mut remotion_spec = spec_state(meta);
+    let (mut violations, mut warnings) = (None, None);
     if input.include_diagnostics {
+        let narrator = p(seg.narrator_rect);
         let d = diagnose(&Scene {
             show_narrator,
             narrator,
-            face,
+            face: seg.narrator_face.map(|f| face_in_preview(narrator, p(f))),
             face_source: seg.narrator_face.map(p),
             caption_text,
-            objects: &all_objects,
+            objects: &overlay.all_objects,
             groups: input
                 .spec
                 .map(|s| {
@@ -375,33 +662,53 @@ pub fn build(input: &Input<'_>) -> Value {
                 })
                 .unwrap_or_default(),
         });
-        let errors = d
-            .violations
-            .iter()
-            .filter(|v| v["severity"] == "error")
-            .count();
-        let warnings = d
-            .violations
-            .iter()
-            .filter(|v| v["severity"] == "warning")
-            .count()
-            + d.warnings.len();
-        body["violations"] = json!(d.violations);
-        body["warnings"] = json!(d.warnings);
-        summary["error_count"] = json!(errors);
-        summary["warning_count"] = json!(warnings);
-        if let Some(poster) = &input.poster {
-            remotion_spec["remotion_poster_file"] = json!(poster.file);
-            remotion_spec["remotion_poster_url"] = json!(poster.url);
-            remotion_spec["remotion_poster_version"] = json!(poster.version);
-            remotion_spec["remotion_poster_state"] = json!(poster.state);
-            remotion_spec["remotion_poster_exists"] = json!(poster.exists);
-            remotion_spec["remotion_poster_warnings"] = json!(poster.warnings);
-        }
+        let count = |sev: &str| d.violations.iter().filter(|v| v.severity == sev).count();
+        summary.error_count = Some(count("error"));
+        summary.warning_count = Some(count("warning") + d.warnings.len());
+        remotion_spec.poster = input.poster.as_ref().map(poster_state);
+        violations = Some(d.violations);
+        warnings = Some(d.warnings);
     }
-    body["remotion_spec"] = remotion_spec;
-    body["summary"] = summary;
-    body
+    SceneGeometry {
+        object: "scene_geometry",
+        id: doc.topic_id.clone(),
+        topic_id: doc.topic_id.clone(),
+        company_id: input.company_id.to_string(),
+        scene_id: seg.id,
+        voice_file: seg.voice_file.clone(),
+        score: input.score,
+        coordinate_space: CoordinateSpace {
+            width: 280,
+            height: 498,
+            unit: "editor_preview_px",
+        },
+        safe_zones: safe_zones(),
+        scene: SceneSummary {
+            text: seg.text.clone(),
+            talking_point: seg.talking_point.clone(),
+            scene_type: seg.scene_type.clone(),
+            pattern: seg.pattern.clone(),
+            keyword: seg.keyword.clone(),
+            visual: seg.visual.clone(),
+            quote: seg.quote.clone(),
+            show_narrator,
+            active_roll: seg.roll.clone(),
+        },
+        boxes: Boxes {
+            narrator: narrator_box(seg, show_narrator),
+            caption: CaptionBox {
+                container_rect: p(seg.caption_rect).into(),
+                text_rect_estimate: caption_text.map(RectOut::from),
+                visible: caption_text.is_some(),
+                mutable_fields: ["overlay.caption.y"],
+            },
+            remotion: overlay.boxes,
+        },
+        violations,
+        warnings,
+        remotion_spec,
+        summary,
+    }
 }
 
 /// The boxes diagnostics look at (preview space).
@@ -418,22 +725,34 @@ pub struct Scene<'a> {
 }
 
 pub struct Diagnostics {
-    pub violations: Vec<Value>,
-    pub warnings: Vec<Value>,
+    pub violations: Vec<Violation>,
+    pub warnings: Vec<Warning>,
 }
 
-fn violation(code: &str, severity: &str, a: &str, b: &str, overlap: Value) -> Value {
-    json!({ "code": code, "severity": severity, "a": a, "b": b, "overlap": overlap })
+fn violation(
+    code: &'static str,
+    severity: &'static str,
+    a: &str,
+    b: &'static str,
+    overlap: Overlap,
+) -> Violation {
+    Violation {
+        code,
+        severity,
+        a: a.to_string(),
+        b,
+        overlap,
+    }
 }
 
-fn warning(code: &str, object: &str, rect: Option<PreviewRect>, message: &str) -> Value {
-    json!({
-        "code": code,
-        "severity": "warning",
-        "object": object,
-        "rect": rect.map(rj),
-        "message": message,
-    })
+fn warning(code: &'static str, object: &str, rect: Option<PreviewRect>, message: &str) -> Warning {
+    Warning {
+        code,
+        severity: "warning",
+        object: object.to_string(),
+        rect: rect.map(RectOut::from),
+        message: message.to_string(),
+    }
 }
 
 /// Violations and warnings of a scene (see the module docs for the rules).
@@ -553,8 +872,9 @@ pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::scenes::edit::tests::{doc, spec};
+    use crate::edit::scenes::apply::tests::{doc, spec};
     use compositor::spec::SpecGroup;
+    use serde_json::json;
 
     fn meta() -> SpecMeta {
         SpecMeta {
@@ -566,8 +886,9 @@ mod tests {
         }
     }
 
+    /// The geometry body as the wire sees it.
     fn geometry(d: &VideoDocument, s: Option<&OverlaySpec>, diag: bool) -> Value {
-        build(&Input {
+        serde_json::to_value(build(&Input {
             doc: d,
             index: 0,
             spec: s,
@@ -576,12 +897,13 @@ mod tests {
             include_diagnostics: diag,
             score: 1.0,
             company_id: "acme",
-        })
+        }))
+        .expect("serialisable")
     }
 
     #[test]
     fn safe_zones_have_the_spec_numbers() {
-        let z = safe_zones();
+        let z = serde_json::to_value(safe_zones()).unwrap();
         let f = |k: &str, f: &str| z[k][f].as_f64().unwrap();
         assert_eq!((f("dead_top", "y"), f("dead_top", "h")), (0.0, 49.8));
         assert_eq!(
@@ -834,8 +1156,8 @@ mod tests {
         let a = PreviewRect::new(0.0, 0.0, 100.0, 100.0);
         assert!(overlap(a, PreviewRect::new(99.95, 0.0, 100.0, 100.0)).is_none());
         let o = overlap(a, PreviewRect::new(50.0, 50.0, 100.0, 100.0)).unwrap();
-        assert_eq!(o["area"], 2500.0);
-        assert_eq!(o["fraction_of_smaller"], 0.25);
+        assert_eq!(o.area, 2500.0);
+        assert_eq!(o.fraction_of_smaller, 0.25);
         assert!(overlap(a, PreviewRect::new(100.0, 0.0, 5.0, 5.0)).is_none());
     }
 

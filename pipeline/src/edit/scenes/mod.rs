@@ -4,10 +4,10 @@
 //! under it, so concurrent edits never lose an update), the edit sessions with their write-ahead
 //! journals ([`session`]), and the realtime hub every successful edit publishes to.
 //!
-//! An edit is: parse every field ([`edit::parse_fields`], no document needed) → check the video
+//! An edit is: parse the request ([`parse::ModifySceneRequest`], no document needed) → check the video
 //! is ready → fetch external inputs (branch A's media) outside the lock → under the lock: load
 //! the document (the session's copy when a session is active), select the scene
-//! ([`select`]), apply to a clone ([`edit::apply`] or `overlay_edits::apply`), persist (stage in
+//! ([`select`]), apply to a clone ([`apply::apply`] or `overlay_edits::apply`), persist (stage in
 //! the session, or write the store) → publish `scene_modified`. Any error before persisting
 //! drops the clone, so a rejected edit changes nothing.
 //!
@@ -18,8 +18,11 @@
 //! Handlers call these functions on blocking threads (they do file and redb I/O and may wait
 //! on the lock).
 
-pub mod edit;
+pub mod apply;
+pub mod edit_session;
 pub mod geometry;
+pub mod inspect;
+pub mod parse;
 pub mod select;
 pub mod session;
 
@@ -30,7 +33,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use compositor::spec::OverlaySpec;
+use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 use crate::core::config::Settings;
@@ -41,8 +46,10 @@ use crate::core::model::Job;
 use crate::core::store::{Store, StoreError};
 use crate::edit::realtime::Hub;
 
-use edit::{Edit, Family, MediaKind, PreparedMedia};
-use select::{Selection, Selector};
+use apply::PreparedMedia;
+use geometry::{SceneGeometry, SceneGeometryRequest};
+use parse::{Edit, Family, MediaKind, ModifySceneRequest};
+use select::{Clarification, Resolved, Selector};
 
 /// Largest background, voice or narrator-video download when `fetch.max_bytes` is unset.
 pub const DEFAULT_MAX_DOWNLOAD: u64 = 200 * 1024 * 1024;
@@ -72,12 +79,76 @@ pub struct Editor {
 /// What `modify_scene` answers.
 #[derive(Debug)]
 pub enum Outcome {
-    /// 200: the edit applied.
-    Applied(Value),
-    /// 200: an ambiguous text match; nothing changed.
-    Clarify(Value),
+    /// 200: the edit applied, or a clarification (nothing changed).
+    Reply(ModifySceneReply),
     /// 202: an upload is queued.
-    Queued(Value),
+    Queued(UploadQueued),
+}
+
+/// `modify_scene`'s 200 body: the applied edit, or a clarification of an ambiguous text match.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum ModifySceneReply {
+    Applied(Box<SceneModification>),
+    Clarification(Clarification),
+}
+
+/// An edit that applied (the handler adds `request_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneModification {
+    /// Always `scene_modification`.
+    #[schema(example = "scene_modification")]
+    pub object: &'static str,
+    /// Always `applied`.
+    pub status: &'static str,
+    pub id: String,
+    pub topic_id: String,
+    pub voice_file: String,
+    pub scene_id: u32,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub score: f64,
+    /// The family of the fields sent (`background`, `layout`, `roll`, …).
+    pub family: &'static str,
+    /// What each field changed; its keys and shapes depend on the branch.
+    #[schema(value_type = Object)]
+    pub applied: Value,
+    /// The updated Scene record, as `video_data` returns it, with `words`.
+    #[schema(value_type = Object)]
+    pub segment: Value,
+    pub edit_session: SessionFlag,
+    /// Branch A: `image` or `video`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<&'static str>,
+    /// Branch A: the new background's URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media_url: Option<String>,
+}
+
+/// Whether the edit was staged in an active edit session.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SessionFlag {
+    pub active: bool,
+    /// With an active session: its staged write count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staged_writes: Option<u64>,
+}
+
+/// 202: a voice (H) or narrator-video (I) upload is queued; the realtime stream reports the
+/// outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct UploadQueued {
+    /// Always `scene_modification`.
+    pub object: &'static str,
+    /// `scene_voice_upload_queued` or `scene_narrator_video_upload_queued`.
+    pub status: &'static str,
+    pub queue_id: String,
+    pub id: String,
+    pub topic_id: String,
+    pub voice_file: String,
+    pub scene_id: u32,
+    /// Empty until the upload is applied.
+    #[schema(value_type = Object)]
+    pub applied: serde_json::Map<String, Value>,
 }
 
 /// Monotonic spec version tokens (milliseconds, never repeating within a process).
@@ -94,17 +165,6 @@ fn next_version() -> String {
             Ok(_) => return next.to_string(),
             Err(p) => prev = p,
         }
-    }
-}
-
-fn topic_param(body: &Value) -> Result<String> {
-    match body.get("id").or_else(|| body.get("topic_id")) {
-        None | Some(Value::Null) => Err(Error::missing("id")),
-        Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
-        Some(Value::String(s)) if crate::core::ids::is_topic_id(s.trim()) => {
-            Ok(s.trim().to_string())
-        }
-        Some(_) => Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")),
     }
 }
 
@@ -429,10 +489,11 @@ impl Editor {
         Ok(())
     }
 
-    fn session_json(&self, topic: &str) -> Value {
-        match self.sessions.info(topic) {
-            Some(i) => json!({ "active": true, "staged_writes": i.staged_writes }),
-            None => json!({ "active": false }),
+    fn session_flag(&self, topic: &str) -> SessionFlag {
+        let staged_writes = self.sessions.info(topic).map(|i| i.staged_writes);
+        SessionFlag {
+            active: staged_writes.is_some(),
+            staged_writes,
         }
     }
 
@@ -440,63 +501,27 @@ impl Editor {
     // modify_scene
 
     /// `POST /v1/modify_scene`.
-    pub fn modify(self: &Arc<Self>, account: &str, body: &Value) -> Result<Outcome> {
-        if !body.is_object() {
-            return Err(Error::new(
-                Code::InvalidJson,
-                "The body must be a JSON object.",
-            ));
-        }
-        let topic = topic_param(body)?;
-        let by = match body.get("by") {
-            None | Some(Value::Null) => return Err(Error::missing("by")),
-            Some(Value::String(s)) => s.trim().to_string(),
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidBy,
-                    "`by` must be `voice_file`, `id` or `text`.",
-                )
-                .param("by"));
-            }
-        };
-        let selector = select::parse(&by, body.get("value"), body.get("min_score"))?;
-        match body.get("op") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) if s == "set" => {}
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidField,
-                    "`op` must be `set` (the only operation).",
-                )
-                .param("op"));
-            }
-        }
-        let (family, edits) = edit::parse_fields(body.get("fields"))?;
-        let job = self.job(account, &topic)?;
+    pub fn modify(self: &Arc<Self>, account: &str, req: &ModifySceneRequest) -> Result<Outcome> {
+        let (topic, selector) = (&req.id, &req.selector);
+        let (family, edits) = (req.fields.family, &req.fields.edits);
+        let job = self.job(account, topic)?;
         if job.step < 5 {
             return Err(scenes_not_ready());
         }
-        match family {
-            Family::Voice | Family::NarratorVideo => {
-                return self.queue_upload(
-                    &topic,
-                    &selector,
-                    edits.into_iter().next().expect("one"),
-                );
-            }
-            _ => {}
+        if let (Family::Voice | Family::NarratorVideo, [upload]) = (family, edits.as_slice()) {
+            return self.queue_upload(topic, selector, upload.clone());
         }
         let media = match edits.first() {
             Some(Edit::Background { url, kind }) => {
-                Some(self.download_background(&topic, url, *kind)?)
+                Some(self.download_background(topic, url, *kind)?)
             }
             _ => None,
         };
-        let out = self.modify_locked(&topic, &selector, family, &edits, media.as_ref());
+        let out = self.modify_locked(topic, selector, family, edits, media.as_ref());
         if let Some(m) = &media
-            && !matches!(out, Ok(Outcome::Applied(_)))
+            && !matches!(out, Ok(Outcome::Reply(ModifySceneReply::Applied(_))))
         {
-            let _ = std::fs::remove_file(self.settings.video_dir(&topic).join(&m.file));
+            let _ = std::fs::remove_file(self.settings.video_dir(topic).join(&m.file));
         }
         out
     }
@@ -512,20 +537,9 @@ impl Editor {
         let lock = self.lock(topic);
         let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
-        let (index, score) = match select::select(&doc, selector)? {
-            Selection::Found { index, score } => (index, score),
-            Selection::Ambiguous(c) => {
-                let q = match selector {
-                    Selector::Text { query, .. } => query.as_str(),
-                    _ => "",
-                };
-                return Ok(Outcome::Clarify(select::clarification(
-                    "scene_modification",
-                    &doc,
-                    q,
-                    &c,
-                )));
-            }
+        let (index, score) = match select::resolve(&doc, selector, "scene_modification")? {
+            Resolved::Scene { index, score } => (index, score),
+            Resolved::Clarify(c) => return Ok(Outcome::Reply(ModifySceneReply::Clarification(c))),
         };
         let mut new = doc.clone();
         let voice_file = new.segments[index].voice_file.clone();
@@ -552,12 +566,12 @@ impl Editor {
             let mut spec = None;
             if edits.iter().any(Edit::needs_spec) {
                 if new.segments[index].overlay_disabled() {
-                    return Err(edit::disabled());
+                    return Err(apply::disabled());
                 }
                 spec = self.spec(&new, &voice_file)?;
             }
-            let (applied, changed) = edit::apply(
-                edit::Inputs {
+            let (applied, changed) = apply::apply(
+                apply::Inputs {
                     voice: self.voice.as_ref(),
                     media,
                     spec: spec.as_mut(),
@@ -594,24 +608,24 @@ impl Editor {
                 "segment": segment,
             }),
         );
-        let mut body = json!({
-            "object": "scene_modification",
-            "status": "applied",
-            "id": topic,
-            "topic_id": topic,
-            "voice_file": voice_file,
-            "scene_id": new.segments[index].id,
-            "score": score,
-            "family": family.as_str(),
-            "applied": applied,
-            "segment": segment,
-            "edit_session": self.session_json(topic),
-        });
-        if let Some(m) = media {
-            body["media_type"] = json!(m.kind.as_str());
-            body["media_url"] = json!(m.url);
-        }
-        Ok(Outcome::Applied(body))
+        let scene_id = new.segments[index].id;
+        Ok(Outcome::Reply(ModifySceneReply::Applied(Box::new(
+            SceneModification {
+                object: "scene_modification",
+                status: "applied",
+                id: topic.to_string(),
+                topic_id: topic.to_string(),
+                voice_file,
+                scene_id,
+                score,
+                family: family.as_str(),
+                applied,
+                segment,
+                edit_session: self.session_flag(topic),
+                media_type: media.map(|m| m.kind.as_str()),
+                media_url: media.map(|m| m.url.clone()),
+            },
+        ))))
     }
 
     /// Branch A's download: guarded fetch, kind from `mediaType`, the extension or the bytes,
@@ -629,7 +643,7 @@ impl Editor {
             .map_err(|e| fetch_error(e, param))?;
         let sniffed = sniff_media(&resp.body);
         let kind = kind
-            .or_else(|| edit::kind_from_extension(url))
+            .or_else(|| parse::kind_from_extension(url))
             .or(sniffed.map(|s| s.0))
             .ok_or_else(|| {
                 Error::new(
@@ -678,20 +692,9 @@ impl Editor {
         e: Edit,
     ) -> Result<Outcome> {
         let doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
-        let index = match select::select(&doc, selector)? {
-            Selection::Found { index, .. } => index,
-            Selection::Ambiguous(c) => {
-                let q = match selector {
-                    Selector::Text { query, .. } => query.as_str(),
-                    _ => "",
-                };
-                return Ok(Outcome::Clarify(select::clarification(
-                    "scene_modification",
-                    &doc,
-                    q,
-                    &c,
-                )));
-            }
+        let index = match select::resolve(&doc, selector, "scene_modification")? {
+            Resolved::Scene { index, .. } => index,
+            Resolved::Clarify(c) => return Ok(Outcome::Reply(ModifySceneReply::Clarification(c))),
         };
         let url = match &e {
             Edit::VoiceUpload { url } | Edit::NarratorVideo { url } => url.clone(),
@@ -725,16 +728,16 @@ impl Editor {
             .save(&self.settings.data_dir)
             .map_err(Error::internal)?;
         self.spawn_upload(pending);
-        Ok(Outcome::Queued(json!({
-            "object": "scene_modification",
-            "status": status,
-            "queue_id": queue_id,
-            "id": topic,
-            "topic_id": topic,
-            "voice_file": seg.voice_file,
-            "scene_id": seg.id,
-            "applied": {},
-        })))
+        Ok(Outcome::Queued(UploadQueued {
+            object: "scene_modification",
+            status,
+            queue_id,
+            id: topic.to_string(),
+            topic_id: topic.to_string(),
+            voice_file: seg.voice_file.clone(),
+            scene_id: seg.id,
+            applied: serde_json::Map::new(),
+        }))
     }
 
     /// Restarts the uploads a previous process queued but did not finish (call once at start).
@@ -821,8 +824,9 @@ impl Editor {
                 let track = track.map_err(|err| {
                     Error::new(
                         Code::MediaDecodeFailed,
-                        format!("The voice file could not be decoded: {err}."),
+                        "The voice file could not be decoded as audio (WAV, MP3, M4A, OGG or FLAC).",
                     )
+                    .because(err)
                 })?;
                 if track.samples.is_empty() {
                     return Err(Error::new(
@@ -862,7 +866,7 @@ impl Editor {
         let lock = self.lock(topic);
         let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
-        let voice_id = edit::voice_id_of(&doc);
+        let voice_id = apply::voice_id_of(&doc);
         let index = doc
             .segments
             .iter()
@@ -879,7 +883,7 @@ impl Editor {
             Edit::VoiceUpload { .. } => {
                 seg.audio_file = file;
                 seg.duration = seconds;
-                seg.words = edit::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
+                seg.words = apply::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
                 seg.narrator.audio_url = url.to_string();
                 json!({ "voice.upload": url, "duration": seconds, "word_count": seg.words.len() })
             }
@@ -913,123 +917,6 @@ impl Editor {
         }
         self.hub.publish(topic, SCENE_MODIFIED, voice_file, payload);
         Ok(())
-    }
-
-    // ------------------------------------------------------------------------------------
-    // edit_session
-
-    /// `POST /v1/edit_session`.
-    pub fn edit_session(&self, account: &str, body: &Value) -> Result<Value> {
-        let topic = topic_param(body)?;
-        let action = match body.get("action") {
-            None | Some(Value::Null) => return Err(Error::missing("action")),
-            Some(Value::String(s))
-                if ["start", "commit", "abort", "status"].contains(&s.as_str()) =>
-            {
-                s.clone()
-            }
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidAction,
-                    "`action` must be `start`, `commit`, `abort` or `status`.",
-                )
-                .param("action"));
-            }
-        };
-        let topic_not_found = || {
-            Error::new(
-                Code::TopicNotFound,
-                "No video with this id exists on the account.",
-            )
-            .param("id")
-        };
-        let fetch_failed = |e: StoreError| {
-            tracing::error!(%topic, error = %e, "edit session: document load failed");
-            Error::new(
-                Code::TopicFetchFailed,
-                "The video's document could not be loaded.",
-            )
-            .param("id")
-        };
-        match self.store.job(&topic) {
-            Ok(Some(j)) if j.account == account => {}
-            Ok(_) => return Err(topic_not_found()),
-            Err(e) => return Err(fetch_failed(e)),
-        }
-        let enabled = self.settings.edit.cache_enabled;
-        let ttl = self.settings.edit.session_idle_secs;
-        let mut out = json!({
-            "object": "edit_session",
-            "id": topic,
-            "topic_id": topic,
-            "action": action,
-            "cache_enabled": enabled,
-        });
-        if !enabled {
-            out["active"] = json!(false);
-            out["note"] = json!(
-                "Edit sessions are off on this server (cache_enabled = false): every edit is written straight through, serialised per video."
-            );
-            if action == "commit" {
-                out["committed"] = json!(false);
-            }
-            return Ok(out);
-        }
-        let lock = self.lock(&topic);
-        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
-        match action.as_str() {
-            "start" => {
-                let doc = match self.document(&topic) {
-                    Ok(Some(d)) => d,
-                    Ok(None) => return Err(scenes_not_ready()),
-                    Err(e) => return Err(fetch_failed(e)),
-                };
-                let info = self
-                    .sessions
-                    .start(&topic, doc, crate::core::time::now())
-                    .map_err(Error::internal)?;
-                out["active"] = json!(true);
-                out["ttl_seconds"] = json!(ttl);
-                out["started"] = json!(crate::core::time::iso(info.started));
-                out["staged_writes"] = json!(info.staged_writes);
-            }
-            "commit" => {
-                let n = self.commit_locked(&topic)?;
-                out["committed"] = json!(n.is_some());
-                out["active"] = json!(false);
-                out["staged_writes"] = json!(n.unwrap_or(0));
-            }
-            "abort" => {
-                let s = self.sessions.take(&topic);
-                if s.is_some() {
-                    self.sessions.forget(&topic).map_err(Error::internal)?;
-                }
-                out["aborted"] = json!(s.is_some());
-                out["discarded_writes"] = json!(s.map(|s| s.staged_writes).unwrap_or(0));
-                out["active"] = json!(false);
-            }
-            _ => match self.sessions.info(&topic) {
-                Some(i) => {
-                    let last = i.last_write.unwrap_or(i.started);
-                    out["active"] = json!(true);
-                    out["staged_writes"] = json!(i.staged_writes);
-                    out["started"] = json!(crate::core::time::iso(i.started));
-                    out["last_write"] = i
-                        .last_write
-                        .map(crate::core::time::iso)
-                        .map_or(Value::Null, Value::String);
-                    out["ttl_seconds"] = json!(ttl);
-                    out["expires_at"] = json!(crate::core::time::iso(last + ttl as i64));
-                }
-                None => {
-                    out["active"] = json!(false);
-                    out["staged_writes"] = json!(0);
-                    out["started"] = Value::Null;
-                    out["last_write"] = Value::Null;
-                }
-            },
-        }
-        Ok(out)
     }
 
     /// Flushes the session of `topic` (held lock): specs, then the document once, then the
@@ -1111,61 +998,10 @@ impl Editor {
 
     /// `POST /v1/scene_geometry`: the geometry body, or a clarification (`Err` never means
     /// ambiguity).
-    pub fn geometry(&self, account: &str, body: &Value) -> Result<Value> {
-        if !body.is_object() {
-            return Err(Error::new(
-                Code::InvalidJson,
-                "The body must be a JSON object.",
-            ));
-        }
-        let topic = topic_param(body)?;
-        let given = |k: &str| body.get(k).is_some_and(|v| !v.is_null());
-        let count = [given("voice_file"), given("scene_id"), given("by")]
-            .iter()
-            .filter(|b| **b)
-            .count();
-        if count == 0 {
-            return Err(Error::new(
-                Code::MissingField,
-                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
-            )
-            .param("voice_file"));
-        }
-        if count > 1 {
-            return Err(Error::new(
-                Code::InvalidField,
-                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
-            )
-            .param("voice_file"));
-        }
-        let selector = if given("voice_file") {
-            select::parse("voice_file", body.get("voice_file"), None)
-                .map_err(|e| e.param("voice_file"))?
-        } else if given("scene_id") {
-            select::parse("id", body.get("scene_id"), None).map_err(|e| e.param("scene_id"))?
-        } else {
-            let by = body.get("by").and_then(Value::as_str).ok_or_else(|| {
-                Error::new(
-                    Code::InvalidBy,
-                    "`by` must be `voice_file`, `id` or `text`.",
-                )
-                .param("by")
-            })?;
-            select::parse(by, body.get("value"), body.get("min_score"))?
-        };
-        let include_diagnostics = match body.get("include_diagnostics") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => {
-                return Err(Error::new(
-                    Code::InvalidField,
-                    "`include_diagnostics` must be true or false.",
-                )
-                .param("include_diagnostics"));
-            }
-        };
-        self.job(account, &topic)?;
-        let doc = match self.document(&topic) {
+    pub fn geometry(&self, account: &str, req: &SceneGeometryRequest) -> Result<GeometryReply> {
+        let topic = req.id.as_str();
+        self.job(account, topic)?;
+        let doc = match self.document(topic) {
             Ok(Some(d)) => d,
             Ok(None) => {
                 return Err(Error::new(
@@ -1183,15 +1019,9 @@ impl Editor {
             }
             Err(e) => return Err(e.into()),
         };
-        let (index, score) = match select::select(&doc, &selector)? {
-            Selection::Found { index, score } => (index, score),
-            Selection::Ambiguous(c) => {
-                let q = match &selector {
-                    Selector::Text { query, .. } => query.as_str(),
-                    _ => "",
-                };
-                return Ok(select::clarification("scene_geometry", &doc, q, &c));
-            }
+        let (index, score) = match select::resolve(&doc, &req.selector, "scene_geometry")? {
+            Resolved::Scene { index, score } => (index, score),
+            Resolved::Clarify(c) => return Ok(GeometryReply::Clarification(c)),
         };
         let seg = &doc.segments[index];
         let spec = if seg.overlay_disabled() {
@@ -1206,18 +1036,28 @@ impl Editor {
             })?
         };
         let spec_meta = self.spec_meta(&doc, seg);
-        let poster = include_diagnostics.then(|| self.poster_meta(&doc, seg));
-        Ok(geometry::build(&geometry::Input {
-            doc: &doc,
-            index,
-            spec: spec.as_ref(),
-            spec_meta,
-            poster,
-            include_diagnostics,
-            score,
-            company_id: account,
-        }))
+        let poster = req.include_diagnostics.then(|| self.poster_meta(&doc, seg));
+        Ok(GeometryReply::Geometry(Box::new(geometry::build(
+            &geometry::Input {
+                doc: &doc,
+                index,
+                spec: spec.as_ref(),
+                spec_meta,
+                poster,
+                include_diagnostics: req.include_diagnostics,
+                score,
+                company_id: account,
+            },
+        ))))
     }
+}
+
+/// `scene_geometry`'s 200 body: the geometry, or a clarification of an ambiguous text match.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum GeometryReply {
+    Geometry(Box<SceneGeometry>),
+    Clarification(Clarification),
 }
 
 /// A document for tests, built through serde so fields added later (all `#[serde(default)]`)
@@ -1237,7 +1077,7 @@ pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
     d
 }
 
-fn scenes_not_ready() -> Error {
+pub(crate) fn scenes_not_ready() -> Error {
     Error::new(
         Code::ScenesNotReady,
         "The video has not reached scenes_ready_for_review yet.",

@@ -1,6 +1,7 @@
 //! Finding the scene a request means: by `voice_file` (stable, preferred), by `id` (display
-//! order, unstable), or by `text` (fuzzy, with `min_score`). Shared by `modify_scene` and
-//! `scene_geometry`.
+//! order, unstable), or by `text` (fuzzy, with `min_score`). One [`Selector`] is shared by
+//! `modify_scene` (`by` + `value`), `scene_geometry` (exactly one form) and `scene_inspector`
+//! (`voice_file` preferred); an ambiguous text match answers with the one [`Clarification`].
 //!
 //! Text matching. Both sides are normalised (lowercase, punctuation dropped, whitespace
 //! collapsed). A scene whose normalised text equals the query scores 1.0. Otherwise the score is
@@ -15,10 +16,13 @@
 //! is ambiguous and the caller answers with a clarification listing the candidates (200,
 //! nothing changed).
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
+use crate::core::fields::{Choice, Fields};
 
 /// Default `min_score` for `by=text`.
 pub const DEFAULT_MIN_SCORE: f64 = 0.5;
@@ -55,68 +59,202 @@ fn invalid_value(param: &str, message: impl Into<String>) -> Error {
     Error::new(Code::InvalidValue, message).param(param)
 }
 
+/// `by`: how `value` names the scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectBy {
+    /// The scene's stable `voice_file` (preferred).
+    VoiceFile,
+    /// The current display id (unstable after reorder).
+    Id,
+    /// Fuzzy match on the scene's text, with `min_score`.
+    Text,
+}
+
+impl Choice for SelectBy {
+    const NAMES: &'static [&'static str] = &["voice_file", "id", "text"];
+    const CODE: Code = Code::InvalidBy;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "voice_file" => Some(SelectBy::VoiceFile),
+            "id" => Some(SelectBy::Id),
+            "text" => Some(SelectBy::Text),
+            _ => None,
+        }
+    }
+}
+
+/// A scene reference as sent: a string, or a whole number for display ids.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[serde(untagged)]
+pub enum SceneValue {
+    Text(String),
+    Number(u32),
+}
+
+/// Wire schema of a scene named by `by` and `value` (modify_scene, and one form of
+/// scene_geometry's selector).
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct BySelectorFields {
+    pub by: SelectBy,
+    pub value: SceneValue,
+    /// Only for `by: text`.
+    #[schema(minimum = 0.0, maximum = 1.0, default = 0.5)]
+    pub min_score: Option<f64>,
+}
+
+/// Wire schema of a scene named by its `voice_file`.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct VoiceFileField {
+    #[schema(min_length = 1)]
+    pub voice_file: String,
+}
+
+/// Wire schema of a scene named by its display `scene_id`.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct SceneIdField {
+    pub scene_id: SceneValue,
+}
+
+/// Wire schema of scene_geometry's selector: exactly one of the three forms.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[serde(untagged)]
+pub enum GeometrySelectorFields {
+    VoiceFile(VoiceFileField),
+    SceneId(SceneIdField),
+    By(BySelectorFields),
+}
+
+/// Wire schema of scene_inspector's optional selector: `voice_file` is preferred over
+/// `scene_id` when both are sent.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct InspectorSelectorFields {
+    pub voice_file: Option<String>,
+    pub scene_id: Option<SceneValue>,
+}
+
+/// The topic id of a body: `id` (or its alias `topic_id`); blank is `missing_field`, anything
+/// but a topic id is `invalid_id`.
+pub fn topic_id(f: &Fields) -> Result<String> {
+    match f.value("id").or_else(|| f.value("topic_id")) {
+        None => Err(Error::missing("id")),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
+        Some(Value::String(s)) if crate::core::ids::is_topic_id(s.trim()) => {
+            Ok(s.trim().to_string())
+        }
+        Some(_) => Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")),
+    }
+}
+
 /// Reads `min_score` (absent → default; a number from 0 to 1).
-pub fn parse_min_score(v: Option<&Value>) -> Result<f64> {
-    match v {
-        None | Some(Value::Null) => Ok(DEFAULT_MIN_SCORE),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-            _ => Err(invalid_value(
-                "min_score",
-                "`min_score` must be from 0 to 1.",
-            )),
-        },
+fn min_score(f: &Fields) -> Result<f64> {
+    match f.f64("min_score", Code::InvalidValue)? {
+        None => Ok(DEFAULT_MIN_SCORE),
+        Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
         Some(_) => Err(invalid_value(
             "min_score",
-            "`min_score` must be a number from 0 to 1.",
+            "`min_score` must be from 0 to 1.",
         )),
     }
 }
 
-/// Builds a selector from `by`, `value` and `min_score` (`by` names the selector param in
-/// errors as `by_param`, since scene_geometry also accepts `voice_file`/`scene_id` directly).
-pub fn parse(by: &str, value: Option<&Value>, min_score: Option<&Value>) -> Result<Selector> {
-    let value = match value {
-        None | Some(Value::Null) => return Err(Error::missing("value")),
-        Some(v) => v,
-    };
+/// A scene reference field (string or number), trimmed; blank or absent is `missing_field`.
+fn scene_value<'a>(f: &Fields<'a>, name: &str) -> Result<(String, Option<&'a Value>)> {
+    let value = f.value(name).ok_or_else(|| Error::missing(name))?;
     let text = match value {
         Value::String(s) => s.trim().to_string(),
         Value::Number(n) => n.to_string(),
         _ => {
             return Err(invalid_value(
-                "value",
-                "`value` must be a string or a number.",
+                name,
+                format!("`{name}` must be a string or a number."),
             ));
         }
     };
     if text.is_empty() {
-        return Err(Error::missing("value"));
+        return Err(Error::missing(name));
     }
-    match by {
-        "voice_file" => Ok(Selector::VoiceFile(text)),
-        "id" => text
-            .parse::<u32>()
-            .ok()
-            .or_else(|| {
-                value
-                    .as_f64()
-                    .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-                    .map(|f| f as u32)
-            })
-            .map(Selector::Id)
-            .ok_or_else(|| {
-                invalid_value("value", "With `by: id`, `value` must be a scene number.")
-            }),
-        "text" => Ok(Selector::Text {
-            query: text,
-            min_score: parse_min_score(min_score)?,
-        }),
-        _ => Err(Error::new(
-            Code::InvalidBy,
-            "`by` must be `voice_file`, `id` or `text`.",
-        )
-        .param("by")),
+    Ok((text, Some(value)))
+}
+
+/// A display id: a whole number, sent as a number or a string.
+fn display_id(text: &str, value: Option<&Value>, name: &str) -> Result<u32> {
+    text.parse::<u32>()
+        .ok()
+        .or_else(|| {
+            value
+                .and_then(Value::as_f64)
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u32::MAX as f64)
+                .map(|f| f as u32)
+        })
+        .ok_or_else(|| invalid_value(name, format!("`{name}` must be a scene number.")))
+}
+
+impl Selector {
+    /// `by` names how the field `name` is read (`value`, or scene_geometry's own
+    /// `voice_file`/`scene_id`).
+    fn read(by: SelectBy, f: &Fields, name: &str) -> Result<Selector> {
+        let (text, value) = scene_value(f, name)?;
+        Ok(match by {
+            SelectBy::VoiceFile => Selector::VoiceFile(text),
+            SelectBy::Id => Selector::Id(display_id(&text, value, name)?),
+            SelectBy::Text => Selector::Text {
+                query: text,
+                min_score: min_score(f)?,
+            },
+        })
+    }
+
+    /// `by` + `value` (+ `min_score`), both required: modify_scene's selector.
+    pub fn by_value(f: &Fields) -> Result<Selector> {
+        let by = f
+            .choice::<SelectBy>("by")?
+            .ok_or_else(|| Error::missing("by"))?;
+        Selector::read(by, f, "value")
+    }
+
+    /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`: scene_geometry's selector.
+    pub fn exactly_one(f: &Fields) -> Result<Selector> {
+        let forms = ["voice_file", "scene_id", "by"];
+        let count = forms.iter().filter(|k| f.has(k)).count();
+        if count != 1 {
+            let code = if count == 0 {
+                Code::MissingField
+            } else {
+                Code::InvalidField
+            };
+            return Err(Error::new(
+                code,
+                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
+            )
+            .param("voice_file"));
+        }
+        if f.has("voice_file") {
+            Selector::read(SelectBy::VoiceFile, f, "voice_file")
+        } else if f.has("scene_id") {
+            Selector::read(SelectBy::Id, f, "scene_id")
+        } else {
+            Selector::by_value(f)
+        }
+    }
+
+    /// `voice_file` (a string) if sent, else `scene_id`, else none; blank counts as absent:
+    /// scene_inspector's selector.
+    pub fn preferred(f: &Fields) -> Result<Option<Selector>> {
+        let blank = |name: &str| {
+            f.value(name)
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.trim().is_empty())
+        };
+        if !blank("voice_file")
+            && let Some(vf) = f.str_or("voice_file", Code::InvalidValue)?
+        {
+            return Ok(Some(Selector::VoiceFile(vf.trim().to_string())));
+        }
+        if f.has("scene_id") && !blank("scene_id") {
+            return Selector::read(SelectBy::Id, f, "scene_id").map(Some);
+        }
+        Ok(None)
     }
 }
 
@@ -215,44 +353,104 @@ pub(crate) fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The 200 body for an ambiguous text match: the candidates, nothing changed.
-pub fn clarification(
-    object: &str,
-    doc: &VideoDocument,
-    query: &str,
-    candidates: &[Candidate],
-) -> Value {
-    let list: Vec<Value> = candidates
-        .iter()
-        .map(|c| {
-            let s = &doc.segments[c.index];
-            json!({
-                "voice_file": s.voice_file,
-                "scene_id": s.id,
-                "score": round3(c.score),
-                "text": s.text,
-                "talking_point": s.talking_point,
-            })
-        })
-        .collect();
-    json!({
-        "object": object,
-        "status": "clarification_required",
-        "clarification_required": true,
-        "id": doc.topic_id,
-        "topic_id": doc.topic_id,
-        "by": "text",
-        "value": query,
-        "changed": false,
-        "message": "Several scenes match this text about equally well; repeat the request with `by: voice_file` and one candidate's voice_file.",
-        "candidates": list,
+/// A scene the request found, or the clarification an ambiguous text match answers with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    /// Scene `index` (into `segments`), with its match score.
+    Scene { index: usize, score: f64 },
+    /// 200 with candidates; nothing changed.
+    Clarify(Clarification),
+}
+
+/// Finds the scene `sel` names; an ambiguous text match becomes the clarification body of the
+/// endpoint whose `object` is given.
+pub fn resolve(doc: &VideoDocument, sel: &Selector, object: &'static str) -> Result<Resolved> {
+    Ok(match select(doc, sel)? {
+        Selection::Found { index, score } => Resolved::Scene { index, score },
+        Selection::Ambiguous(c) => {
+            let query = match sel {
+                Selector::Text { query, .. } => query.as_str(),
+                _ => "",
+            };
+            Resolved::Clarify(Clarification::new(object, doc, query, &c))
+        }
     })
+}
+
+/// The 200 body for an ambiguous text match: the candidates, nothing changed. The one
+/// clarification block of every endpoint that selects scenes by text.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Clarification {
+    /// The endpoint's object name (`scene_modification`, `scene_geometry`).
+    pub object: &'static str,
+    /// Always `clarification_required`.
+    #[schema(example = "clarification_required")]
+    pub status: &'static str,
+    /// Always true.
+    pub clarification_required: bool,
+    pub id: String,
+    pub topic_id: String,
+    /// Always `text`.
+    pub by: &'static str,
+    /// The query as matched.
+    pub value: String,
+    /// Always false: nothing changed.
+    pub changed: bool,
+    pub message: &'static str,
+    /// Best first, at most five.
+    pub candidates: Vec<ClarificationCandidate>,
+}
+
+/// A scene that matched about as well as the best one.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ClarificationCandidate {
+    pub voice_file: String,
+    pub scene_id: u32,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub score: f64,
+    pub text: String,
+    pub talking_point: String,
+}
+
+impl Clarification {
+    pub fn new(
+        object: &'static str,
+        doc: &VideoDocument,
+        query: &str,
+        candidates: &[Candidate],
+    ) -> Clarification {
+        Clarification {
+            object,
+            status: "clarification_required",
+            clarification_required: true,
+            id: doc.topic_id.clone(),
+            topic_id: doc.topic_id.clone(),
+            by: "text",
+            value: query.to_string(),
+            changed: false,
+            message: "Several scenes match this text about equally well; repeat the request with `by: voice_file` and one candidate's voice_file.",
+            candidates: candidates
+                .iter()
+                .map(|c| {
+                    let s = &doc.segments[c.index];
+                    ClarificationCandidate {
+                        voice_file: s.voice_file.clone(),
+                        scene_id: s.id,
+                        score: round3(c.score),
+                        text: s.text.clone(),
+                        talking_point: s.talking_point.clone(),
+                    }
+                })
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::document::Segment;
+    use serde_json::json;
 
     fn doc(texts: &[&str]) -> VideoDocument {
         crate::edit::scenes::test_doc(
@@ -345,37 +543,130 @@ mod tests {
         assert!(score("zebra", t) < 0.01);
     }
 
+    fn by_value(body: Value) -> Result<Selector> {
+        Selector::by_value(&Fields::of(&body).unwrap())
+    }
+
+    fn code_param(r: Result<impl std::fmt::Debug>) -> (Code, Option<String>) {
+        let e = r.unwrap_err();
+        (e.code, e.param)
+    }
+
     #[test]
-    fn parsing() {
-        assert_eq!(parse("id", Some(&json!(3)), None).unwrap(), Selector::Id(3));
+    fn by_and_value_read_every_selector_form() {
         assert_eq!(
-            parse("id", Some(&json!("3")), None).unwrap(),
+            by_value(json!({"by": "id", "value": 3})).unwrap(),
             Selector::Id(3)
         );
         assert_eq!(
-            parse("text", Some(&json!("hi")), Some(&json!(0.7))).unwrap(),
+            by_value(json!({"by": "id", "value": "3"})).unwrap(),
+            Selector::Id(3)
+        );
+        assert_eq!(
+            by_value(json!({"by": "text", "value": "hi", "min_score": 0.7})).unwrap(),
             Selector::Text {
                 query: "hi".into(),
                 min_score: 0.7
             }
         );
-        let code = |r: Result<Selector>| r.unwrap_err().code;
+        let cases = [
+            (json!({"by": "name", "value": "x"}), Code::InvalidBy, "by"),
+            (json!({"value": "x"}), Code::MissingField, "by"),
+            (json!({"by": "id"}), Code::MissingField, "value"),
+            (
+                json!({"by": "id", "value": "x"}),
+                Code::InvalidValue,
+                "value",
+            ),
+            (
+                json!({"by": "text", "value": "x", "min_score": 2}),
+                Code::InvalidValue,
+                "min_score",
+            ),
+            (
+                json!({"by": "voice_file", "value": [1]}),
+                Code::InvalidValue,
+                "value",
+            ),
+        ];
+        for (body, code, param) in cases {
+            assert_eq!(
+                code_param(by_value(body.clone())),
+                (code, Some(param.to_string())),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn geometry_takes_exactly_one_selector_form() {
+        let one = |b: Value| Selector::exactly_one(&Fields::of(&b).unwrap());
         assert_eq!(
-            code(parse("name", Some(&json!("x")), None)),
-            Code::InvalidBy
+            one(json!({"voice_file": " v1 "})).unwrap(),
+            Selector::VoiceFile("v1".into())
         );
-        assert_eq!(code(parse("id", None, None)), Code::MissingField);
+        assert_eq!(one(json!({"scene_id": 2})).unwrap(), Selector::Id(2));
         assert_eq!(
-            code(parse("id", Some(&json!("x")), None)),
-            Code::InvalidValue
+            code_param(one(json!({}))),
+            (Code::MissingField, Some("voice_file".into()))
         );
         assert_eq!(
-            code(parse("text", Some(&json!("x")), Some(&json!(2)))),
-            Code::InvalidValue
+            code_param(one(json!({"voice_file": "a", "scene_id": 1}))),
+            (Code::InvalidField, Some("voice_file".into()))
         );
         assert_eq!(
-            code(parse("voice_file", Some(&json!([1])), None)),
-            Code::InvalidValue
+            code_param(one(json!({"scene_id": "x"}))),
+            (Code::InvalidValue, Some("scene_id".into()))
+        );
+        assert_eq!(
+            code_param(one(json!({"by": 1, "value": "x"}))),
+            (Code::InvalidBy, Some("by".into()))
+        );
+    }
+
+    #[test]
+    fn the_inspector_prefers_voice_file_and_ignores_blanks() {
+        let pick = |b: Value| Selector::preferred(&Fields::of(&b).unwrap());
+        assert_eq!(
+            pick(json!({"voice_file": "v1", "scene_id": 2})).unwrap(),
+            Some(Selector::VoiceFile("v1".into()))
+        );
+        assert_eq!(
+            pick(json!({"voice_file": " ", "scene_id": "2"})).unwrap(),
+            Some(Selector::Id(2))
+        );
+        assert_eq!(pick(json!({"scene_id": ""})).unwrap(), None);
+        assert_eq!(
+            code_param(pick(json!({"voice_file": 5}))),
+            (Code::InvalidValue, Some("voice_file".into()))
+        );
+    }
+
+    #[test]
+    fn an_ambiguous_match_resolves_to_one_clarification_block() {
+        let d = doc(TEXTS);
+        let sel = text("teams publish stories every week", 0.5);
+        let Resolved::Clarify(c) = resolve(&d, &sel, "scene_geometry").unwrap() else {
+            panic!("expected a clarification");
+        };
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["object"], "scene_geometry");
+        assert_eq!(v["status"], "clarification_required");
+        assert_eq!(v["value"], "teams publish stories every week");
+        assert_eq!(v["changed"], false);
+        let ids: Vec<&str> = v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["voice_file"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["v1", "v3"]);
+        assert_eq!(
+            resolve(&d, &Selector::Id(1), "scene_geometry").unwrap(),
+            Resolved::Scene {
+                index: 0,
+                score: 1.0
+            }
         );
     }
 }

@@ -1,15 +1,49 @@
-//! The folder batch behind `reelsmith svg2spec DIR…`: every SVG of some folders converted in
-//! parallel (rayon over files), each written to `{out}/{file stem}/`.
-//!
-//! This is command-line plumbing, not render-core work; it belongs in the daemon. It stays here
-//! only while `pipeline::overlay_edits::convert_folders` calls it: once that function is gone,
-//! this file moves to `daemon/src/` unchanged.
+//! `reelsmith svg2spec DIR… -o OUT`: every SVG of some folders converted to an overlay spec in
+//! parallel (rayon over files), each written to `{out}/{file stem}/` (`spec.json` plus its
+//! payload PNGs), one line per file and a summary. Command-line plumbing around
+//! `compositor::svg2spec::convert`, which does the work.
 
 use std::path::{Path, PathBuf};
 
+use compositor::svg2spec::{self, Options, Svg2specError, convert};
 use rayon::prelude::*;
 
-use super::{Options, Svg2specError, convert};
+/// `reelsmith svg2spec`: one line per file, a summary, failure when any file failed.
+pub fn run(
+    inputs: &[PathBuf],
+    out: &std::path::Path,
+    assets: &std::path::Path,
+) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let files = collect_inputs(inputs).map_err(|e| format!("cannot read the inputs: {e}"))?;
+    let opt = Options {
+        fontdb: svg2spec::font_db(&assets.join("fonts")),
+        limits: svg2spec::Limits::default(),
+        file_prefix: String::new(),
+    };
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let items = convert_files(&files, out, &opt);
+    let mut failed = 0;
+    for item in &items {
+        match &item.result {
+            Ok(dir) => println!("ok     {} -> {}", item.input.display(), dir.display()),
+            Err(e) => {
+                failed += 1;
+                println!("failed {}: {e}", item.input.display());
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{} converted, {failed} failed in {secs:.2} s ({:.1} SVGs/s)",
+        items.len() - failed,
+        items.len() as f64 / secs.max(1e-9)
+    );
+    if failed > 0 {
+        return Err(format!("{failed} of {} SVGs failed", items.len()));
+    }
+    Ok(())
+}
 
 /// Every `.svg`/`.svgz` file directly inside each folder (or the file itself), sorted.
 pub fn collect_inputs(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {

@@ -1,0 +1,306 @@
+//! `POST /v1/edit_session`: its typed request ([`EditSessionRequest`], [`EditAction`]), its
+//! reply ([`EditSessionReply`]) and [`Editor::edit_session`], which moves a video's session
+//! through start, commit, abort and status (the journal itself is [`super::session`]).
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::{Editor, scenes_not_ready};
+use crate::core::error::{Code, Error, Result};
+use crate::core::fields::{Choice, Fields};
+use crate::core::store::StoreError;
+use crate::core::time::iso;
+use crate::edit::scenes::select::topic_id;
+
+/// What `edit_session` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EditAction {
+    /// Cache the whole document in memory (journalled) until commit.
+    Start,
+    /// Flush the staged document once.
+    Commit,
+    /// Discard the staged edits.
+    Abort,
+    /// Report the session's state.
+    Status,
+}
+
+impl Choice for EditAction {
+    const NAMES: &'static [&'static str] = &["start", "commit", "abort", "status"];
+    const CODE: Code = Code::InvalidAction;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "start" => Some(EditAction::Start),
+            "commit" => Some(EditAction::Commit),
+            "abort" => Some(EditAction::Abort),
+            "status" => Some(EditAction::Status),
+            _ => None,
+        }
+    }
+}
+
+/// `POST /v1/edit_session`'s body.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct EditSessionRequest {
+    /// Topic id of the video (`topic_id` is accepted as an alias).
+    #[schema(example = "wc1a2b3c4d5e6f")]
+    pub id: String,
+    pub action: EditAction,
+}
+
+impl EditSessionRequest {
+    /// Reads the body through [`Fields`] with the spec's codes and `param`s.
+    pub fn parse(body: &Value) -> Result<EditSessionRequest> {
+        let f = Fields::of(body)?;
+        Ok(EditSessionRequest {
+            id: topic_id(&f)?,
+            action: f
+                .choice::<EditAction>("action")?
+                .ok_or_else(|| Error::missing("action"))?,
+        })
+    }
+}
+
+/// `edit_session`'s 200 body (the handler adds `request_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionReply {
+    /// Always `edit_session`.
+    #[schema(example = "edit_session")]
+    pub object: &'static str,
+    pub id: String,
+    pub topic_id: String,
+    pub action: EditAction,
+    /// Whether this server uses edit sessions at all.
+    pub cache_enabled: bool,
+    #[serde(flatten)]
+    pub state: SessionState,
+}
+
+/// The action's outcome; which fields appear depends on the action.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum SessionState {
+    /// Sessions are off (`cache_enabled` false): every edit is written straight through.
+    Off {
+        active: bool,
+        note: &'static str,
+        /// Only for `commit`: always false.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        committed: Option<bool>,
+    },
+    /// `start`: the session is active.
+    Started {
+        active: bool,
+        ttl_seconds: u64,
+        started: String,
+        staged_writes: u64,
+    },
+    /// `commit`: whether a session was flushed, and how many staged writes it held.
+    Committed {
+        committed: bool,
+        active: bool,
+        staged_writes: u64,
+    },
+    /// `abort`: whether a session was discarded, and how many staged writes it held.
+    Aborted {
+        aborted: bool,
+        discarded_writes: u64,
+        active: bool,
+    },
+    /// `status` of an active session.
+    Active {
+        active: bool,
+        staged_writes: u64,
+        started: String,
+        last_write: Option<String>,
+        ttl_seconds: u64,
+        expires_at: String,
+    },
+    /// `status` without a session (`started` and `last_write` are null).
+    Inactive {
+        active: bool,
+        staged_writes: u64,
+        started: Option<String>,
+        last_write: Option<String>,
+    },
+}
+
+/// Sent when sessions are off.
+const SESSIONS_OFF: &str = "Edit sessions are off on this server (cache_enabled = false): every edit is written straight through, serialised per video.";
+
+impl Editor {
+    /// `POST /v1/edit_session`.
+    pub fn edit_session(
+        &self,
+        account: &str,
+        req: &EditSessionRequest,
+    ) -> Result<EditSessionReply> {
+        let topic = req.id.as_str();
+        let fetch_failed = |e: StoreError| {
+            tracing::error!(%topic, error = %e, "edit session: document load failed");
+            Error::new(
+                Code::TopicFetchFailed,
+                "The video's document could not be loaded.",
+            )
+            .param("id")
+        };
+        match self.store.job(topic) {
+            Ok(Some(j)) if j.account == account => {}
+            Ok(_) => {
+                return Err(Error::new(
+                    Code::TopicNotFound,
+                    "No video with this id exists on the account.",
+                )
+                .param("id"));
+            }
+            Err(e) => return Err(fetch_failed(e)),
+        }
+        let cache_enabled = self.settings.edit.cache_enabled;
+        let state = if cache_enabled {
+            let lock = self.lock(topic);
+            let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.session_action(topic, req.action, fetch_failed)?
+        } else {
+            SessionState::Off {
+                active: false,
+                note: SESSIONS_OFF,
+                committed: (req.action == EditAction::Commit).then_some(false),
+            }
+        };
+        Ok(EditSessionReply {
+            object: "edit_session",
+            id: topic.to_string(),
+            topic_id: topic.to_string(),
+            action: req.action,
+            cache_enabled,
+            state,
+        })
+    }
+
+    /// Runs `action` on the session of `topic` (held lock).
+    fn session_action(
+        &self,
+        topic: &str,
+        action: EditAction,
+        fetch_failed: impl Fn(StoreError) -> Error,
+    ) -> Result<SessionState> {
+        let ttl = self.settings.edit.session_idle_secs;
+        Ok(match action {
+            EditAction::Start => {
+                let doc = match self.document(topic) {
+                    Ok(Some(d)) => d,
+                    Ok(None) => return Err(scenes_not_ready()),
+                    Err(e) => return Err(fetch_failed(e)),
+                };
+                let info = self
+                    .sessions
+                    .start(topic, doc, crate::core::time::now())
+                    .map_err(Error::internal)?;
+                SessionState::Started {
+                    active: true,
+                    ttl_seconds: ttl,
+                    started: iso(info.started),
+                    staged_writes: info.staged_writes,
+                }
+            }
+            EditAction::Commit => {
+                let n = self.commit_locked(topic)?;
+                SessionState::Committed {
+                    committed: n.is_some(),
+                    active: false,
+                    staged_writes: n.unwrap_or(0),
+                }
+            }
+            EditAction::Abort => {
+                let s = self.sessions.take(topic);
+                if s.is_some() {
+                    self.sessions.forget(topic).map_err(Error::internal)?;
+                }
+                SessionState::Aborted {
+                    aborted: s.is_some(),
+                    discarded_writes: s.map(|s| s.staged_writes).unwrap_or(0),
+                    active: false,
+                }
+            }
+            EditAction::Status => match self.sessions.info(topic) {
+                Some(i) => SessionState::Active {
+                    active: true,
+                    staged_writes: i.staged_writes,
+                    started: iso(i.started),
+                    last_write: i.last_write.map(iso),
+                    ttl_seconds: ttl,
+                    expires_at: iso(i.last_write.unwrap_or(i.started) + ttl as i64),
+                },
+                None => SessionState::Inactive {
+                    active: false,
+                    staged_writes: 0,
+                    started: None,
+                    last_write: None,
+                },
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn code_param(body: Value) -> (Code, Option<String>) {
+        let e = EditSessionRequest::parse(&body).unwrap_err();
+        (e.code, e.param)
+    }
+
+    #[test]
+    fn the_request_keeps_the_spec_codes_and_params() {
+        let ok = EditSessionRequest::parse(&json!({"topic_id": "wcABCDEFGH", "action": "commit"}));
+        assert_eq!(ok.map(|r| r.action).ok(), Some(EditAction::Commit));
+        let p = |s: &str| Some(s.to_string());
+        assert_eq!(
+            code_param(json!({"action": "start"})),
+            (Code::MissingField, p("id"))
+        );
+        assert_eq!(
+            code_param(json!({"id": "x y", "action": "start"})),
+            (Code::InvalidId, p("id"))
+        );
+        assert_eq!(
+            code_param(json!({"id": "wcABCDEFGH"})),
+            (Code::MissingField, p("action"))
+        );
+        assert_eq!(
+            code_param(json!({"id": "wcABCDEFGH", "action": "pause"})),
+            (Code::InvalidAction, p("action"))
+        );
+        assert_eq!(
+            code_param(json!({"id": "wcABCDEFGH", "action": 3})),
+            (Code::InvalidAction, p("action"))
+        );
+    }
+
+    #[test]
+    fn an_inactive_status_reports_null_times() {
+        let reply = EditSessionReply {
+            object: "edit_session",
+            id: "wcT".into(),
+            topic_id: "wcT".into(),
+            action: EditAction::Status,
+            cache_enabled: true,
+            state: SessionState::Inactive {
+                active: false,
+                staged_writes: 0,
+                started: None,
+                last_write: None,
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(reply).unwrap(),
+            json!({"object": "edit_session", "id": "wcT", "topic_id": "wcT", "action": "status",
+                   "cache_enabled": true, "active": false, "staged_writes": 0,
+                   "started": null, "last_write": null})
+        );
+    }
+}

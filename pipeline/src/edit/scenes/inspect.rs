@@ -1,0 +1,306 @@
+//! `POST /v1/scene_inspector`'s typed request and reply. The handler (in `api`) renders the
+//! two still actions with the server compositor; every live-editor action answers the spec's
+//! `unavailable` envelope, since no editor tab connects to this server yet.
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::core::error::{Code, Error, Result};
+use crate::core::fields::{Choice, Fields};
+use crate::edit::scenes::select::{InspectorSelectorFields, Selector};
+
+/// Every action of the spec; the first two render on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InspectorAction {
+    #[serde(rename = "screenshot_scene_280x498")]
+    ScreenshotScene,
+    OverlayPoster,
+    ListLiveEditors,
+    ListInstances,
+    GetPreviewState,
+    GetSceneDomSnapshot,
+    GetComputedBoxes,
+    ActivateScene,
+    ReloadPreview,
+    PausePreview,
+    PlayPreview,
+    SeekPreview,
+}
+
+impl Choice for InspectorAction {
+    const NAMES: &'static [&'static str] = &[
+        "screenshot_scene_280x498",
+        "overlay_poster",
+        "list_live_editors",
+        "list_instances",
+        "get_preview_state",
+        "get_scene_dom_snapshot",
+        "get_computed_boxes",
+        "activate_scene",
+        "reload_preview",
+        "pause_preview",
+        "play_preview",
+        "seek_preview",
+    ];
+    const CODE: Code = Code::InvalidAction;
+    fn parse(s: &str) -> Option<Self> {
+        use InspectorAction::*;
+        const ALL: [InspectorAction; 12] = [
+            ScreenshotScene,
+            OverlayPoster,
+            ListLiveEditors,
+            ListInstances,
+            GetPreviewState,
+            GetSceneDomSnapshot,
+            GetComputedBoxes,
+            ActivateScene,
+            ReloadPreview,
+            PausePreview,
+            PlayPreview,
+            SeekPreview,
+        ];
+        Self::NAMES.iter().position(|n| *n == s).map(|i| ALL[i])
+    }
+}
+
+impl InspectorAction {
+    /// Whether the server compositor answers it (no live editor needed).
+    pub fn renders_on_server(self) -> bool {
+        matches!(
+            self,
+            InspectorAction::ScreenshotScene | InspectorAction::OverlayPoster
+        )
+    }
+}
+
+/// `POST /v1/scene_inspector`'s body.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct SceneInspectorRequest {
+    /// Topic id of the video (`topic_id` is accepted as an alias).
+    #[schema(example = "wc1a2b3c4d5e6f")]
+    pub id: String,
+    pub action: InspectorAction,
+    /// `voice_file` (preferred) or the display `scene_id`; the still actions need one.
+    #[serde(flatten)]
+    #[schema(value_type = InspectorSelectorFields)]
+    pub scene: Option<Selector>,
+    /// DOM selector for snapshot and boxes (live editors only).
+    pub selector: Option<String>,
+    /// Lets the elected tab switch scenes (live editors only).
+    pub activate: Option<bool>,
+    /// Time in the scene for `seek_preview` and the screenshot.
+    #[schema(minimum = 0.0)]
+    pub seek_seconds: Option<f64>,
+    /// Command timeout; the server clamps it to 1000–15000 ms.
+    pub timeout_ms: Option<i64>,
+    /// Probe window; the server clamps it to 150–2000 ms.
+    pub probe_timeout_ms: Option<i64>,
+    /// Parsed and ignored: stills are always published as files.
+    pub return_base64: Option<bool>,
+    /// Action-specific options (free-form).
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<serde_json::Map<String, Value>>,
+}
+
+fn invalid(param: &str, message: &str) -> Error {
+    Error::new(Code::InvalidValue, message).param(param)
+}
+
+impl SceneInspectorRequest {
+    /// Reads the body through [`Fields`] with the spec's codes and `param`s.
+    pub fn parse(body: &Value) -> Result<SceneInspectorRequest> {
+        let f = Fields::of(body)?;
+        let id = match f.value("id").or_else(|| f.value("topic_id")) {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+            None | Some(Value::String(_)) => return Err(Error::missing("id")),
+            Some(_) => {
+                return Err(Error::new(Code::InvalidId, "`id` must be a string.").param("id"));
+            }
+        };
+        let action = match f.str_or("action", Code::InvalidValue)? {
+            None | Some("") => return Err(Error::missing("action")),
+            Some(_) => f
+                .choice::<InspectorAction>("action")?
+                .ok_or_else(|| Error::missing("action"))?,
+        };
+        let seek_seconds = match f.f64("seek_seconds", Code::InvalidValue)? {
+            Some(s) if s < 0.0 => {
+                return Err(invalid(
+                    "seek_seconds",
+                    "`seek_seconds` must be a number of seconds, 0 or more.",
+                ));
+            }
+            s => s,
+        };
+        Ok(SceneInspectorRequest {
+            id,
+            action,
+            scene: Selector::preferred(&f)?,
+            selector: f
+                .str_or("selector", Code::InvalidValue)?
+                .map(str::to_string),
+            activate: f.bool("activate", Code::InvalidValue)?,
+            seek_seconds,
+            timeout_ms: f.i64("timeout_ms", Code::InvalidValue)?,
+            probe_timeout_ms: f.i64("probe_timeout_ms", Code::InvalidValue)?,
+            return_base64: f.bool("return_base64", Code::InvalidValue)?,
+            options: f.object("options", Code::InvalidValue)?.cloned(),
+        })
+    }
+}
+
+/// `scene_inspector`'s 200 body (the handler adds `request_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct InspectorReply {
+    /// Always `scene_inspector_result`.
+    #[schema(example = "scene_inspector_result")]
+    pub object: &'static str,
+    /// `completed`, or `unavailable` for live-editor actions without an editor.
+    pub status: &'static str,
+    /// `no_live_editor` when unavailable, else null.
+    pub code: Option<&'static str>,
+    pub action: InspectorAction,
+    pub topic_id: String,
+    pub company_id: String,
+    /// The elected editor tab; always null (no live editors).
+    #[schema(value_type = Option<String>)]
+    pub selected_browser: Option<String>,
+    pub result: InspectorResult,
+}
+
+/// What the action produced.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum InspectorResult {
+    Screenshot(ScreenshotResult),
+    Poster(PosterResult),
+    Unavailable(Unavailable),
+}
+
+/// Why a live-editor action could not run.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Unavailable {
+    pub message: &'static str,
+}
+
+/// The scene a still shows.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct StillScene {
+    pub action: InspectorAction,
+    /// Display id, as a string.
+    pub scene_id: String,
+    pub voice_file: String,
+    pub scene_index: usize,
+}
+
+/// A published still: a public URL that expires.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct StillFile {
+    pub url: String,
+    /// `image/jpeg` (screenshot) or `image/png` (poster).
+    pub mime_type: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub bytes: u64,
+    pub expires_at: String,
+    pub ttl_seconds: u64,
+}
+
+/// `screenshot_scene_280x498`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ScreenshotResult {
+    #[serde(flatten)]
+    pub scene: StillScene,
+    pub screenshot: StillFile,
+}
+
+/// `overlay_poster`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PosterResult {
+    #[serde(flatten)]
+    pub scene: StillScene,
+    pub overlay_poster: StillFile,
+    /// The eight audit dimensions to check the poster against.
+    pub review_checklist: &'static str,
+}
+
+/// The message of the `unavailable` envelope.
+pub const NO_LIVE_EDITOR: &str =
+    "No editor tab is open on this video; open the review page to use live inspection.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(body: Value) -> (Code, Option<String>) {
+        let e = SceneInspectorRequest::parse(&body).expect_err("rejected");
+        (e.code, e.param)
+    }
+
+    #[test]
+    fn the_request_keeps_the_spec_codes_and_params() {
+        let ok = SceneInspectorRequest::parse(
+            &json!({"id": "wcX", "action": "overlay_poster", "scene_id": 3, "return_base64": true}),
+        )
+        .unwrap();
+        assert_eq!(ok.scene, Some(Selector::Id(3)));
+        assert_eq!(ok.action, InspectorAction::OverlayPoster);
+        let cases = [
+            (
+                json!({"action": "overlay_poster"}),
+                Code::MissingField,
+                "id",
+            ),
+            (json!({"id": "wcX"}), Code::MissingField, "action"),
+            (
+                json!({"id": "wcX", "action": ""}),
+                Code::MissingField,
+                "action",
+            ),
+            (
+                json!({"id": "wcX", "action": 3}),
+                Code::InvalidValue,
+                "action",
+            ),
+            (
+                json!({"id": "wcX", "action": "eval"}),
+                Code::InvalidAction,
+                "action",
+            ),
+            (
+                json!({"id": "wcX", "action": "overlay_poster", "seek_seconds": -1}),
+                Code::InvalidValue,
+                "seek_seconds",
+            ),
+            (
+                json!({"id": "wcX", "action": "overlay_poster", "voice_file": 5}),
+                Code::InvalidValue,
+                "voice_file",
+            ),
+            (
+                json!({"id": "wcX", "action": "seek_preview", "timeout_ms": "fast"}),
+                Code::InvalidValue,
+                "timeout_ms",
+            ),
+            (
+                json!({"id": "wcX", "action": "overlay_poster", "return_base64": "yes"}),
+                Code::InvalidValue,
+                "return_base64",
+            ),
+        ];
+        for (body, code, param) in cases {
+            assert_eq!(err(body.clone()), (code, Some(param.to_string())), "{body}");
+        }
+    }
+
+    #[test]
+    fn action_names_round_trip() {
+        for name in InspectorAction::NAMES {
+            let a = InspectorAction::parse(name).unwrap();
+            assert_eq!(serde_json::to_value(a).unwrap(), json!(name));
+        }
+    }
+}

@@ -1,0 +1,1058 @@
+//! `modify_scene`'s request: [`ModifySceneRequest`] (topic, scene selector, operation, fields)
+//! and every branch's value parsed into a typed [`Edit`] with its per-field validation (no
+//! document needed), grouped into one [`Family`] per call. Applying them is [`super::apply`].
+//!
+//! Branches parsed here: A (background swap), C (object-layer rect), D (group rect),
+//! E (narrator rect), F (caption Y), G (layout batch), H (voice upload, async), I (narrator video
+//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay).
+//! B, M and O (`overlay_edits::FIELDS`) keep their value for `overlay_edits::apply`.
+//!
+//! Coordinate spaces: narrator and caption rects are 280×498 preview; `remotion.object.rect`
+//! defaults to preview, `remotion.group.rect` to canvas (720×1280); every conversion goes through
+//! `compositor::geom` (`to_canvas`).
+
+use compositor::geom::{CanvasRect, PreviewRect as GeomPreviewRect};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use crate::core::error::{Code, Error, Result};
+use crate::core::fields::{Choice, Fields};
+use crate::edit::scenes::select::{BySelectorFields, Selector, topic_id};
+
+/// The metadata branch validates against the same lists scene building writes.
+pub use crate::build::direction::{PATTERNS, SCENE_TYPES};
+
+/// Aliases of branch N.
+pub const DISABLE_FIELDS: &[&str] = &[
+    "disable_overlay",
+    "remotion.disable_overlay",
+    "overlay.disable",
+    "remotion_spec.none",
+];
+
+/// Longest `segment.text`, characters.
+pub const MAX_TEXT_CHARS: usize = 2000;
+/// Longest metadata string, characters.
+pub const MAX_META_CHARS: usize = 1000;
+/// Canvas rects must stay within this distance of the origin and below this size (the
+/// compositor refuses objects placed absurdly far off-canvas).
+pub const MAX_CANVAS_EXTENT: f64 = 4096.0;
+/// Smallest narrator side, preview px.
+pub const MIN_NARRATOR_SIDE: f64 = 10.0;
+
+/// A background media kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Image,
+    Video,
+}
+
+impl MediaKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaKind::Image => "image",
+            MediaKind::Video => "video",
+        }
+    }
+}
+
+/// Narrator-rect components (branch E); `None` keeps the current value.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RectPatch {
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    pub w: Option<f64>,
+    pub h: Option<f64>,
+}
+
+/// Branch J.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RollChange {
+    Set(&'static str),
+    Toggle,
+}
+
+/// Branch L's fields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Meta {
+    SceneType(&'static str),
+    Pattern(&'static str),
+    Quote(String),
+    Visual(String),
+    Keyword(String),
+    TalkingPoint(String),
+    TypographyOnly(bool),
+}
+
+/// One parsed field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// A: `mediaUrl` (+ optional `mediaType`).
+    Background {
+        url: String,
+        kind: Option<MediaKind>,
+    },
+    /// C: canvas rect for an object or a `{group}.one_by_one` logical id.
+    ObjectRect { layout_id: String, rect: CanvasRect },
+    /// D: group frame, canvas space.
+    GroupRect {
+        id: String,
+        rect: CanvasRect,
+        scale_children: bool,
+        wrapper_only: bool,
+    },
+    /// E.
+    NarratorRect(RectPatch),
+    /// F.
+    CaptionY(f64),
+    /// H (async).
+    VoiceUpload { url: String },
+    /// I (async).
+    NarratorVideo { url: String },
+    /// J.
+    Roll(RollChange),
+    /// K.
+    Text(String),
+    /// L.
+    Meta(Meta),
+    /// N.
+    DisableOverlay,
+    /// B, M, O: handled by `overlay_edits`.
+    Overlay { field: String, value: Value },
+}
+
+/// The family of a call (one per call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Media,
+    Layout,
+    Voice,
+    NarratorVideo,
+    Roll,
+    Text,
+    Metadata,
+    Disable,
+    /// One of `overlay_edits::FIELDS` (index into it).
+    Overlay(usize),
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Media => "background",
+            Family::Layout => "layout",
+            Family::Voice => "voice_upload",
+            Family::NarratorVideo => "narrator_video",
+            Family::Roll => "roll",
+            Family::Text => "segment_text",
+            Family::Metadata => "metadata",
+            Family::Disable => "disable_overlay",
+            Family::Overlay(i) => crate::edit::overlay_edits::FIELDS[i],
+        }
+    }
+}
+
+impl Edit {
+    pub fn family(&self) -> Family {
+        match self {
+            Edit::Background { .. } => Family::Media,
+            Edit::ObjectRect { .. }
+            | Edit::GroupRect { .. }
+            | Edit::NarratorRect(_)
+            | Edit::CaptionY(_) => Family::Layout,
+            Edit::VoiceUpload { .. } => Family::Voice,
+            Edit::NarratorVideo { .. } => Family::NarratorVideo,
+            Edit::Roll(_) => Family::Roll,
+            Edit::Text(_) => Family::Text,
+            Edit::Meta(_) => Family::Metadata,
+            Edit::DisableOverlay => Family::Disable,
+            Edit::Overlay { field, .. } => Family::Overlay(
+                crate::edit::overlay_edits::FIELDS
+                    .iter()
+                    .position(|f| f == field)
+                    .unwrap_or(0),
+            ),
+        }
+    }
+
+    /// Whether the edit changes the overlay spec's geometry (refused when it is disabled).
+    pub fn needs_spec(&self) -> bool {
+        matches!(self, Edit::ObjectRect { .. } | Edit::GroupRect { .. })
+    }
+}
+
+pub(super) fn bad(param: &str, message: impl Into<String>) -> Error {
+    Error::new(Code::InvalidValue, message).param(param)
+}
+
+fn num(v: &Value, param: &str) -> Result<f64> {
+    match v.as_f64() {
+        Some(x) if x.is_finite() => Ok(x),
+        _ => Err(bad(param, format!("`{param}` must be a finite number."))),
+    }
+}
+
+fn string(v: &Value, param: &str, max: usize) -> Result<String> {
+    match v {
+        Value::String(s) if s.chars().count() <= max => Ok(s.trim().to_string()),
+        Value::String(_) => Err(bad(
+            param,
+            format!("`{param}` is longer than {max} characters."),
+        )),
+        _ => Err(bad(param, format!("`{param}` must be a string."))),
+    }
+}
+
+fn boolean(v: &Value, param: &str) -> Result<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s.eq_ignore_ascii_case("true") => Ok(true),
+        Value::String(s) if s.eq_ignore_ascii_case("false") => Ok(false),
+        _ => Err(bad(param, format!("`{param}` must be true or false."))),
+    }
+}
+
+/// `{x,y,w,h}` directly or under `rect`.
+fn rect4(v: &Value, param: &str) -> Result<(f64, f64, f64, f64)> {
+    let o = v
+        .get("rect")
+        .filter(|r| r.is_object())
+        .unwrap_or(v)
+        .as_object()
+        .ok_or_else(|| {
+            bad(
+                param,
+                format!("`{param}` must be an object with x, y, w, h."),
+            )
+        })?;
+    let get = |k: &str| {
+        o.get(k)
+            .ok_or_else(|| bad(param, format!("`{param}.{k}` is required.")))
+            .and_then(|x| num(x, &format!("{param}.{k}")))
+    };
+    let (x, y, w, h) = (get("x")?, get("y")?, get("w")?, get("h")?);
+    if w <= 0.0 || h <= 0.0 {
+        return Err(bad(param, format!("`{param}` needs a positive w and h.")));
+    }
+    Ok((x, y, w, h))
+}
+
+/// Whether `coordinate_space` says preview (`default_preview` when absent).
+fn is_preview_space(v: &Value, param: &str, default_preview: bool) -> Result<bool> {
+    match v.get("coordinate_space") {
+        None | Some(Value::Null) => Ok(default_preview),
+        Some(Value::String(s)) => match s.to_ascii_lowercase().as_str() {
+            "preview" | "editor_preview" | "editor_preview_px" | "280x498" => Ok(true),
+            "canvas" | "remotion_canvas" | "720x1280" => Ok(false),
+            _ => Err(bad(
+                &format!("{param}.coordinate_space"),
+                "`coordinate_space` must be `preview` or `canvas`.",
+            )),
+        },
+        Some(_) => Err(bad(
+            &format!("{param}.coordinate_space"),
+            "`coordinate_space` must be `preview` or `canvas`.",
+        )),
+    }
+}
+
+fn canvas_rect(v: &Value, param: &str, default_preview: bool) -> Result<CanvasRect> {
+    let (x, y, w, h) = rect4(v, param)?;
+    let rect = if is_preview_space(v, param, default_preview)? {
+        GeomPreviewRect::new(x, y, w, h).to_canvas()
+    } else {
+        CanvasRect::new(x, y, w, h)
+    };
+    let m = MAX_CANVAS_EXTENT;
+    if rect.w > m || rect.h > m || rect.x.abs() > m || rect.y.abs() > m {
+        return Err(bad(
+            param,
+            format!("`{param}` is too large or too far off-canvas (limit {m} canvas px)."),
+        ));
+    }
+    Ok(rect)
+}
+
+fn url_value(v: &Value, param: &str) -> Result<String> {
+    let s = match v {
+        Value::String(s) => s.trim(),
+        Value::Object(o) => o.get("url").and_then(Value::as_str).unwrap_or("").trim(),
+        _ => "",
+    };
+    let ok = url::Url::parse(s)
+        .ok()
+        .is_some_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+    if !ok {
+        return Err(bad(param, format!("`{param}` must be an http(s) URL.")));
+    }
+    Ok(s.to_string())
+}
+
+/// The media kind a URL's extension names.
+pub fn kind_from_extension(url: &str) -> Option<MediaKind> {
+    let path = url::Url::parse(url).ok()?.path().to_ascii_lowercase();
+    let ext = path.rsplit_once('.')?.1.to_string();
+    match ext.as_str() {
+        "png" | "jpg" | "jpeg" | "webp" | "gif" => Some(MediaKind::Image),
+        "mp4" | "m4v" | "mov" | "webm" | "mkv" => Some(MediaKind::Video),
+        _ => None,
+    }
+}
+
+fn media_kind(v: &Value, param: &str) -> Result<MediaKind> {
+    match v.as_str().map(str::to_ascii_lowercase).as_deref() {
+        Some("image") => Ok(MediaKind::Image),
+        Some("video") => Ok(MediaKind::Video),
+        _ => Err(bad(param, "`mediaType` must be `image` or `video`.")),
+    }
+}
+
+fn scene_type(v: &Value, param: &str) -> Result<&'static str> {
+    let s = v.as_str().unwrap_or("").trim().to_ascii_uppercase();
+    let s = s.replace(['_', '-'], " ");
+    SCENE_TYPES
+        .iter()
+        .copied()
+        .find(|t| *t == s)
+        .ok_or_else(|| {
+            bad(
+                param,
+                format!("`type` must be one of {}.", SCENE_TYPES.join(", ")),
+            )
+        })
+}
+
+fn pattern(v: &Value, param: &str) -> Result<&'static str> {
+    let s = v
+        .as_str()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+        .replace([' ', '-'], "_");
+    PATTERNS.iter().copied().find(|p| *p == s).ok_or_else(|| {
+        bad(
+            param,
+            format!("`pattern` must be one of {}.", PATTERNS.join(", ")),
+        )
+        .details(json!({ "allowed": PATTERNS }))
+    })
+}
+
+fn roll_name(v: &Value, param: &str) -> Result<&'static str> {
+    let s = v
+        .as_str()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+        .replace(['_', ' '], "-");
+    match s.as_str() {
+        "a-roll" | "a" | "aroll" | "narrator" => Ok("A-roll"),
+        "b-roll" | "b" | "broll" | "background" => Ok("B-roll"),
+        _ => Err(bad(param, "The roll must be `A-roll` or `B-roll`.")),
+    }
+}
+
+fn unknown_field(name: &str) -> Error {
+    Error::new(
+        Code::InvalidFieldName,
+        format!("`{name}` is not a field modify_scene can change."),
+    )
+    .param("fields")
+    .details(json!({ "field_name": name }))
+}
+
+/// Parses one `{field_name, value}`. `param` names the value in errors (`fields[0].value`).
+/// `layout.batch` expands to several edits.
+pub fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> {
+    let one = |e: Edit| Ok(vec![e]);
+    if crate::edit::overlay_edits::FIELDS.contains(&name) {
+        return one(Edit::Overlay {
+            field: name.to_string(),
+            value: value.clone(),
+        });
+    }
+    if DISABLE_FIELDS.contains(&name) {
+        return one(disable(value, param)?);
+    }
+    match name {
+        "mediaUrl" | "media_url" => one(Edit::Background {
+            url: url_value(value, param)?,
+            kind: None,
+        }),
+        // Only meaningful beside mediaUrl; merged by `parse_fields`.
+        "mediaType" | "media_type" => one(Edit::Background {
+            url: String::new(),
+            kind: Some(media_kind(value, param)?),
+        }),
+        "remotion.object.rect" => one(object_rect(value, param)?),
+        "remotion.group.rect" => one(group_rect(value, param)?),
+        "overlay.narrator.rect" => {
+            let (x, y, w, h) = rect4(value, param)?;
+            one(Edit::NarratorRect(RectPatch {
+                x: Some(x),
+                y: Some(y),
+                w: Some(w),
+                h: Some(h),
+            }))
+        }
+        "overlay.narrator.x" | "overlay.narrator.y" | "overlay.narrator.w"
+        | "overlay.narrator.h" => one(narrator_side(name, value, param)?),
+        "overlay.caption.y" => one(Edit::CaptionY(num(value.get("y").unwrap_or(value), param)?)),
+        "overlay.caption.x"
+        | "overlay.caption.w"
+        | "overlay.caption.h"
+        | "overlay.caption.rect" => Err(Error::new(
+            Code::InvalidFieldName,
+            "Only `overlay.caption.y` of the caption can be changed.",
+        )
+        .param("fields")),
+        "layout.batch" => layout_batch(value, param),
+        "voice.upload" => one(Edit::VoiceUpload {
+            url: url_value(value, param)?,
+        }),
+        "narrator.upload_video" => one(Edit::NarratorVideo {
+            url: url_value(value, param)?,
+        }),
+        "roll.active" => one(Edit::Roll(RollChange::Set(roll_name(value, param)?))),
+        "roll.switch" => match value {
+            Value::Bool(true) | Value::Null => one(Edit::Roll(RollChange::Toggle)),
+            Value::String(s) if s.eq_ignore_ascii_case("toggle") => {
+                one(Edit::Roll(RollChange::Toggle))
+            }
+            v => one(Edit::Roll(RollChange::Set(roll_name(v, param)?))),
+        },
+        "segment.text" | "text" => {
+            let t = string(value, param, MAX_TEXT_CHARS)?;
+            if t.split_whitespace().next().is_none() {
+                return Err(bad(param, "`segment.text` must contain words."));
+            }
+            one(Edit::Text(t))
+        }
+        _ => one(Edit::Meta(meta(name, value, param)?)),
+    }
+}
+
+/// Branch N: any "on" value; "off" is refused (re-enabling is an upload).
+fn disable(value: &Value, param: &str) -> Result<Edit> {
+    let on = match value {
+        Value::Bool(b) => *b,
+        Value::Null => true,
+        Value::String(s) => matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "none" | "disable" | "disabled" | "yes" | ""
+        ),
+        Value::Number(n) => n.as_f64() == Some(1.0),
+        _ => false,
+    };
+    if !on {
+        return Err(bad(
+            param,
+            "To re-enable an overlay, upload one with `remotion.upload_overlay`.",
+        ));
+    }
+    Ok(Edit::DisableOverlay)
+}
+
+/// Branch C: `layout_id` and a rect, preview space by default.
+fn object_rect(value: &Value, param: &str) -> Result<Edit> {
+    let layout_id = value
+        .get("layout_id")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            bad(
+                &format!("{param}.layout_id"),
+                "`layout_id` names the object to move.",
+            )
+        })?;
+    Ok(Edit::ObjectRect {
+        layout_id: layout_id.to_string(),
+        rect: canvas_rect(value, param, true)?,
+    })
+}
+
+/// Branch D: the group `id` (or `group_id`) and a rect, canvas space by default.
+fn group_rect(value: &Value, param: &str) -> Result<Edit> {
+    let id = value
+        .get("id")
+        .or_else(|| value.get("group_id"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad(&format!("{param}.id"), "`id` names the group to move."))?;
+    let flag = |k: &str, d: bool| match value.get(k) {
+        None | Some(Value::Null) => Ok(d),
+        Some(v) => boolean(v, &format!("{param}.{k}")),
+    };
+    let wrapper_only = flag("wrapper_only", false)?;
+    Ok(Edit::GroupRect {
+        id: id.to_string(),
+        rect: canvas_rect(value, param, false)?,
+        scale_children: flag("scale_children", true)?,
+        wrapper_only,
+    })
+}
+
+/// Branch E, one side: `overlay.narrator.{x,y,w,h}`.
+fn narrator_side(name: &str, value: &Value, param: &str) -> Result<Edit> {
+    let v = num(value.get("value").unwrap_or(value), param)?;
+    let mut p = RectPatch::default();
+    match &name[name.len() - 1..] {
+        "x" => p.x = Some(v),
+        "y" => p.y = Some(v),
+        "w" => p.w = Some(v),
+        _ => p.h = Some(v),
+    }
+    Ok(Edit::NarratorRect(p))
+}
+
+/// Branch G: a list of `{field_name, value}` (or an object of them), layout fields only.
+fn layout_batch(value: &Value, param: &str) -> Result<Vec<Edit>> {
+    let children: Vec<(String, Value)> = match value {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| {
+                let n = it
+                    .get("field_name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        bad(
+                            &format!("{param}[{i}].field_name"),
+                            "Each batch item needs `field_name` and `value`.",
+                        )
+                    })?;
+                Ok((
+                    n.to_string(),
+                    it.get("value").cloned().unwrap_or(Value::Null),
+                ))
+            })
+            .collect::<Result<_>>()?,
+        Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        _ => {
+            return Err(bad(
+                param,
+                "`layout.batch` takes a list of `{field_name, value}`.",
+            ));
+        }
+    };
+    if children.is_empty() {
+        return Err(bad(param, "`layout.batch` is empty."));
+    }
+    let mut out = Vec::new();
+    for (i, (n, v)) in children.iter().enumerate() {
+        let edits = parse_field(n, v, &format!("{param}[{i}].value"))?;
+        if n == "layout.batch" || edits.iter().any(|e| e.family() != Family::Layout) {
+            return Err(Error::new(
+                Code::MixedFieldFamilies,
+                format!(
+                    "`layout.batch` takes layout fields only (overlay.narrator.*, overlay.caption.y, remotion.object.rect, remotion.group.rect), not `{n}`."
+                ),
+            )
+            .param("fields"));
+        }
+        out.extend(edits);
+    }
+    Ok(out)
+}
+
+/// Branch L; any other name is not a field modify_scene can change.
+fn meta(name: &str, value: &Value, param: &str) -> Result<Meta> {
+    let text = |max| string(value, param, max);
+    Ok(match name {
+        "type" | "scene_type" => Meta::SceneType(scene_type(value, param)?),
+        "pattern" => Meta::Pattern(pattern(value, param)?),
+        "quote" => Meta::Quote(text(MAX_META_CHARS)?),
+        "visual" => Meta::Visual(text(MAX_META_CHARS)?),
+        "keyword" => Meta::Keyword(text(MAX_META_CHARS)?),
+        "talking_point" => Meta::TalkingPoint(text(MAX_META_CHARS)?),
+        "typography_only" => Meta::TypographyOnly(boolean(value, param)?),
+        _ => return Err(unknown_field(name)),
+    })
+}
+
+/// Parses the envelope's `fields` into edits of one family. Checks everything that does not
+/// need the document: names, value shapes, one family per call, N alone, `mediaType` beside
+/// `mediaUrl`.
+pub fn parse_fields(fields: Option<&Value>) -> Result<FieldEdits> {
+    let items = match fields {
+        None | Some(Value::Null) => return Err(Error::missing("fields")),
+        Some(Value::Array(a)) if a.is_empty() => {
+            return Err(Error::new(
+                Code::MissingField,
+                "`fields` must list at least one `{field_name, value}`.",
+            )
+            .param("fields"));
+        }
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Error::new(
+                Code::InvalidField,
+                "`fields` must be an array of `{field_name, value}`.",
+            )
+            .param("fields"));
+        }
+    };
+    let mut edits = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let name = match it.get("field_name") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.trim(),
+            _ => {
+                return Err(Error::new(
+                    Code::MissingField,
+                    format!("`fields[{i}].field_name` is required."),
+                )
+                .param(format!("fields[{i}].field_name")));
+            }
+        };
+        let value = it.get("value").unwrap_or(&Value::Null);
+        edits.extend(parse_field(name, value, &format!("fields[{i}].value"))?);
+    }
+    let family = edits[0].family();
+    let edits = one_family(family, items.len(), edits)?;
+    Ok(FieldEdits { family, edits })
+}
+
+/// Checks that `edits` (from `sent` items) form one family as the branch needs: N alone, one
+/// upload, text or roll per call, `mediaType` beside `mediaUrl` (merged into one edit).
+fn one_family(family: Family, sent: usize, mut edits: Vec<Edit>) -> Result<Vec<Edit>> {
+    // One family per call.
+    if let Some(other) = edits.iter().find(|e| e.family() != family) {
+        return Err(Error::new(
+            Code::MixedFieldFamilies,
+            format!(
+                "One call changes one family of fields; `{}` and `{}` must be sent separately.",
+                family.as_str(),
+                other.family().as_str()
+            ),
+        )
+        .param("fields"));
+    }
+    match family {
+        Family::Disable if sent > 1 => {
+            return Err(Error::new(
+                Code::MixedFieldFamilies,
+                "`disable_overlay` must be sent alone.",
+            )
+            .param("fields"));
+        }
+        Family::Media => {
+            let url = edits.iter().find_map(|e| match e {
+                Edit::Background { url, .. } if !url.is_empty() => Some(url.clone()),
+                _ => None,
+            });
+            let kind = edits.iter().find_map(|e| match e {
+                Edit::Background { kind, .. } => *kind,
+                _ => None,
+            });
+            let Some(url) = url else {
+                return Err(Error::new(
+                    Code::MissingField,
+                    "`mediaUrl` is required to swap the background.",
+                )
+                .param("fields"));
+            };
+            edits = vec![Edit::Background { url, kind }];
+        }
+        Family::Voice | Family::NarratorVideo | Family::Text | Family::Roll if edits.len() > 1 => {
+            return Err(Error::new(
+                Code::InvalidFieldName,
+                format!("`{}` is sent once per call.", family.as_str()),
+            )
+            .param("fields"));
+        }
+        _ => {}
+    }
+    Ok(edits)
+}
+
+/// `modify_scene`'s only operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EditOp {
+    /// Set each field to its value.
+    #[default]
+    Set,
+}
+
+impl Choice for EditOp {
+    const NAMES: &'static [&'static str] = &["set"];
+    const CODE: Code = Code::InvalidField;
+    fn parse(s: &str) -> Option<Self> {
+        (s == "set").then_some(EditOp::Set)
+    }
+}
+
+/// One `{field_name, value}` as sent. `value`'s shape depends on the branch (a URL string,
+/// a rect object, a number, text, a list for `layout.batch`, …).
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct FieldEditBody {
+    /// One of the branch fields, e.g. `mediaUrl`, `remotion.object.rect`, `overlay.caption.y`,
+    /// `layout.batch`, `voice.upload`, `roll.active`, `segment.text`, `pattern`,
+    /// `remotion.upload_overlay`, `disable_overlay`, `overlay.text_edit`.
+    #[schema(example = "overlay.caption.y", min_length = 1)]
+    pub field_name: String,
+    /// The branch's value.
+    #[schema(value_type = Object)]
+    pub value: Value,
+}
+
+/// The parsed `fields`: edits of one family.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldEdits {
+    pub family: Family,
+    pub edits: Vec<Edit>,
+}
+
+/// `POST /v1/modify_scene`'s body: the video, the scene, and one family of field edits.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+pub struct ModifySceneRequest {
+    /// Topic id of the video (`topic_id` is accepted as an alias).
+    #[schema(example = "wc1a2b3c4d5e6f")]
+    pub id: String,
+    #[serde(flatten)]
+    #[schema(value_type = BySelectorFields)]
+    pub selector: Selector,
+    #[serde(default)]
+    #[schema(default = "set")]
+    pub op: EditOp,
+    /// One family of fields per call.
+    #[schema(value_type = Vec<FieldEditBody>, min_items = 1)]
+    pub fields: FieldEdits,
+}
+
+impl ModifySceneRequest {
+    /// Reads the body through [`Fields`] with the spec's codes and `param`s, and parses every
+    /// field's value.
+    pub fn parse(body: &Value) -> Result<ModifySceneRequest> {
+        let f = Fields::of(body)?;
+        Ok(ModifySceneRequest {
+            id: topic_id(&f)?,
+            selector: Selector::by_value(&f)?,
+            op: f.choice::<EditOp>("op")?.unwrap_or_default(),
+            fields: parse_fields(f.value("fields"))?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse1(name: &str, value: Value) -> Result<Vec<Edit>> {
+        parse_field(name, &value, "fields[0].value")
+    }
+
+    /// Every branch's field with a valid value parses to the expected edit.
+    #[test]
+    fn valid_values_parse() {
+        let cases: Vec<(&str, Value, Edit)> = vec![
+            (
+                "mediaUrl",
+                json!("https://cdn.example.com/a.jpg"),
+                Edit::Background {
+                    url: "https://cdn.example.com/a.jpg".into(),
+                    kind: None,
+                },
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "title", "x": 28, "y": 49.8, "w": 140, "h": 99.6}),
+                Edit::ObjectRect {
+                    layout_id: "title".into(),
+                    rect: GeomPreviewRect::new(28.0, 49.8, 140.0, 99.6).to_canvas(),
+                },
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "title", "rect": {"x": 72, "y": 128, "w": 360, "h": 256}, "coordinate_space": "canvas"}),
+                Edit::ObjectRect {
+                    layout_id: "title".into(),
+                    rect: CanvasRect::new(72.0, 128.0, 360.0, 256.0),
+                },
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g1", "x": 0, "y": -40, "w": 720, "h": 300}),
+                Edit::GroupRect {
+                    id: "g1".into(),
+                    rect: CanvasRect::new(0.0, -40.0, 720.0, 300.0),
+                    scale_children: true,
+                    wrapper_only: false,
+                },
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g1", "x": 0, "y": 0, "w": 280, "h": 498, "coordinate_space": "preview", "scale_children": false}),
+                Edit::GroupRect {
+                    id: "g1".into(),
+                    rect: CanvasRect::new(0.0, 0.0, 720.0, 1280.0),
+                    scale_children: false,
+                    wrapper_only: false,
+                },
+            ),
+            (
+                "overlay.narrator.rect",
+                json!({"x": 10, "y": 20, "w": 100, "h": 120}),
+                Edit::NarratorRect(RectPatch {
+                    x: Some(10.0),
+                    y: Some(20.0),
+                    w: Some(100.0),
+                    h: Some(120.0),
+                }),
+            ),
+            (
+                "overlay.narrator.y",
+                json!(33),
+                Edit::NarratorRect(RectPatch {
+                    y: Some(33.0),
+                    ..Default::default()
+                }),
+            ),
+            ("overlay.caption.y", json!(250), Edit::CaptionY(250.0)),
+            (
+                "voice.upload",
+                json!({"url": "https://x.example/v.wav"}),
+                Edit::VoiceUpload {
+                    url: "https://x.example/v.wav".into(),
+                },
+            ),
+            (
+                "narrator.upload_video",
+                json!("https://x.example/n.mp4"),
+                Edit::NarratorVideo {
+                    url: "https://x.example/n.mp4".into(),
+                },
+            ),
+            (
+                "roll.active",
+                json!("b-roll"),
+                Edit::Roll(RollChange::Set("B-roll")),
+            ),
+            ("roll.switch", json!(true), Edit::Roll(RollChange::Toggle)),
+            (
+                "segment.text",
+                json!(" New words here "),
+                Edit::Text("New words here".into()),
+            ),
+            (
+                "type",
+                json!("key point"),
+                Edit::Meta(Meta::SceneType("KEY POINT")),
+            ),
+            (
+                "type",
+                json!("CALL_TO_ACTION"),
+                Edit::Meta(Meta::SceneType("CALL TO ACTION")),
+            ),
+            (
+                "pattern",
+                json!("Myth-Fact"),
+                Edit::Meta(Meta::Pattern("myth_fact")),
+            ),
+            (
+                "quote",
+                json!("Be brief."),
+                Edit::Meta(Meta::Quote("Be brief.".into())),
+            ),
+            (
+                "typography_only",
+                json!(true),
+                Edit::Meta(Meta::TypographyOnly(true)),
+            ),
+            ("disable_overlay", json!(true), Edit::DisableOverlay),
+            ("remotion_spec.none", json!("none"), Edit::DisableOverlay),
+        ];
+        for (name, value, want) in cases {
+            let got = parse1(name, value.clone());
+            assert_eq!(
+                got.as_ref().ok(),
+                Some(&vec![want]),
+                "{name} {value}: {got:?}"
+            );
+        }
+    }
+
+    /// Invalid values are rejected with the code and param that name the problem.
+    #[test]
+    fn invalid_values_are_named() {
+        let cases: Vec<(&str, Value, Code)> = vec![
+            ("mediaUrl", json!("ftp://x/a.png"), Code::InvalidValue),
+            ("mediaUrl", json!(5), Code::InvalidValue),
+            ("mediaType", json!("gif"), Code::InvalidValue),
+            (
+                "remotion.object.rect",
+                json!({"x": 1, "y": 1, "w": 1, "h": 1}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "a", "x": 1, "y": 1, "w": 0, "h": 1}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "a", "x": 1, "y": 1, "w": 5, "h": 1, "coordinate_space": "mm"}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g", "x": 0, "y": 99999, "w": 5, "h": 5}),
+                Code::InvalidValue,
+            ),
+            (
+                "remotion.group.rect",
+                json!({"x": 0, "y": 0, "w": 5, "h": 5}),
+                Code::InvalidValue,
+            ),
+            (
+                "overlay.narrator.rect",
+                json!({"x": 1, "y": 2, "w": 3}),
+                Code::InvalidValue,
+            ),
+            ("overlay.narrator.x", json!("left"), Code::InvalidValue),
+            ("overlay.caption.y", json!(null), Code::InvalidValue),
+            ("overlay.caption.x", json!(5), Code::InvalidFieldName),
+            ("voice.upload", json!("not a url"), Code::InvalidValue),
+            ("roll.active", json!("C-roll"), Code::InvalidValue),
+            ("segment.text", json!("   "), Code::InvalidValue),
+            (
+                "segment.text",
+                json!("x".repeat(MAX_TEXT_CHARS + 1)),
+                Code::InvalidValue,
+            ),
+            ("type", json!("STORY"), Code::InvalidValue),
+            ("pattern", json!("freestyle"), Code::InvalidValue),
+            ("typography_only", json!("maybe"), Code::InvalidValue),
+            ("disable_overlay", json!(false), Code::InvalidValue),
+            ("layout.batch", json!([]), Code::InvalidValue),
+            (
+                "layout.batch",
+                json!([{"field_name": "pattern", "value": "list"}]),
+                Code::MixedFieldFamilies,
+            ),
+            ("bogus.field", json!(1), Code::InvalidFieldName),
+        ];
+        for (name, value, code) in cases {
+            match parse1(name, value.clone()) {
+                Err(e) => {
+                    assert_eq!(e.code, code, "{name} {value}: {e}");
+                    assert!(e.param.is_some(), "{name}: error names no param");
+                }
+                Ok(v) => panic!("{name} {value} parsed as {v:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn envelope_fields() {
+        let fam = |v: Value| parse_fields(Some(&v)).map(|f| (f.family, f.edits.len()));
+        let code = |v: Value| parse_fields(Some(&v)).unwrap_err().code;
+        assert_eq!(
+            fam(json!([{"field_name": "mediaUrl", "value": "https://x.example/a"}, {"field_name": "mediaType", "value": "video"}])).unwrap(),
+            (Family::Media, 1)
+        );
+        assert_eq!(
+            fam(json!([{"field_name": "overlay.narrator.x", "value": 5}, {"field_name": "overlay.caption.y", "value": 200}])).unwrap(),
+            (Family::Layout, 2)
+        );
+        assert_eq!(
+            fam(json!([{"field_name": "layout.batch", "value": [
+                {"field_name": "overlay.narrator.rect", "value": {"x": 1, "y": 2, "w": 50, "h": 50}},
+                {"field_name": "remotion.group.rect", "value": {"id": "g1", "x": 0, "y": 0, "w": 10, "h": 10}}
+            ]}])).unwrap(),
+            (Family::Layout, 2)
+        );
+        assert_eq!(
+            fam(json!([{"field_name": "pattern", "value": "list"}, {"field_name": "quote", "value": "q"}])).unwrap(),
+            (Family::Metadata, 2)
+        );
+        assert_eq!(code(json!([])), Code::MissingField);
+        assert_eq!(code(json!({"field_name": "quote"})), Code::InvalidField);
+        assert_eq!(code(json!([{"value": 1}])), Code::MissingField);
+        assert_eq!(
+            code(
+                json!([{"field_name": "quote", "value": "q"}, {"field_name": "overlay.caption.y", "value": 200}])
+            ),
+            Code::MixedFieldFamilies
+        );
+        assert_eq!(
+            code(
+                json!([{"field_name": "disable_overlay", "value": true}, {"field_name": "overlay.disable", "value": true}])
+            ),
+            Code::MixedFieldFamilies
+        );
+        assert_eq!(
+            code(json!([{"field_name": "mediaType", "value": "image"}])),
+            Code::MissingField
+        );
+        assert_eq!(
+            code(
+                json!([{"field_name": "segment.text", "value": "a"}, {"field_name": "segment.text", "value": "b"}])
+            ),
+            Code::InvalidFieldName
+        );
+        assert!(parse_fields(None).is_err());
+    }
+
+    #[test]
+    fn media_kinds() {
+        assert_eq!(
+            kind_from_extension("https://x.example/a.JPG?x=1"),
+            Some(MediaKind::Image)
+        );
+        assert_eq!(
+            kind_from_extension("https://x.example/clip.mp4"),
+            Some(MediaKind::Video)
+        );
+        assert_eq!(kind_from_extension("https://x.example/page"), None);
+    }
+
+    #[test]
+    fn every_canonical_pattern_and_scene_type_is_accepted() {
+        assert!(PATTERNS.iter().all(|p| pattern(&json!(p), "p").is_ok()));
+        assert!(
+            SCENE_TYPES
+                .iter()
+                .all(|t| scene_type(&json!(t), "t").is_ok())
+        );
+    }
+
+    #[test]
+    fn the_envelope_reads_selector_op_and_fields_in_order() {
+        let ok = ModifySceneRequest::parse(&json!({
+            "id": "wcABCDEFGH", "by": "voice_file", "value": "v1",
+            "fields": [{"field_name": "overlay.caption.y", "value": 200}],
+        }))
+        .unwrap();
+        assert_eq!(ok.selector, Selector::VoiceFile("v1".into()));
+        assert_eq!(ok.op, EditOp::Set);
+        assert_eq!(ok.fields.edits, vec![Edit::CaptionY(200.0)]);
+        let err = |body: Value| {
+            let e = ModifySceneRequest::parse(&body).unwrap_err();
+            (e.code, e.param.unwrap_or_default())
+        };
+        let f = json!([{"field_name": "quote", "value": "q"}]);
+        assert_eq!(
+            err(json!({"by": "id", "value": 1, "fields": f})),
+            (Code::MissingField, "id".into())
+        );
+        assert_eq!(
+            err(json!({"id": "wcABCDEFGH", "value": 1, "fields": f})),
+            (Code::MissingField, "by".into())
+        );
+        assert_eq!(
+            err(json!({"id": "wcABCDEFGH", "by": "id", "value": 1, "op": "add", "fields": f})),
+            (Code::InvalidField, "op".into())
+        );
+        assert_eq!(
+            err(json!({"id": "wcABCDEFGH", "by": "id", "value": 1})),
+            (Code::MissingField, "fields".into())
+        );
+        assert_eq!(
+            ModifySceneRequest::parse(&json!([1])).unwrap_err().code,
+            Code::InvalidJson
+        );
+    }
+}
