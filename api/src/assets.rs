@@ -290,10 +290,14 @@ impl FormPart {
     )),
     responses(
         (status = 200, description = "The stored asset (multipart, base64) or a presigned upload URL (presign).", body = UploadAssetReply),
+        (status = 400, description = "`invalid_content_type`, `invalid_json`, `missing_field`, `invalid_field`, `invalid_file_data`, `asset_too_large`, `unsupported_asset_type`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`upload_failed`, `presign_failed`", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
-async fn upload_multipart(
+pub(crate) async fn upload_multipart(
     _account: Account,
     form: warp::multipart::FormData,
     state: Arc<State>,
@@ -448,9 +452,12 @@ async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error>
     request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes."),
     responses(
         (status = 200, description = "The stored asset.", body = Asset),
+        (status = 400, description = "`presign_invalid`, `presign_expired`, `invalid_file_data`, `asset_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`presign_used`: each URL takes one upload", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`upload_failed`", body = crate::openapi::ErrorEnvelope),
     ),
 )]
-async fn presigned_put<S, B>(
+pub(crate) async fn presigned_put<S, B>(
     folder: String,
     name: String,
     query: String,

@@ -76,10 +76,15 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     )),
     responses(
         (status = 202, description = "The job was accepted: its status object, `processing`.", body = StatusObject),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`, `invalid_source`, `invalid_output_type`, `invalid_language`, `invalid_video_length`, `invalid_research_enabled`, `invalid_wait_for_render`, `invalid_faceless`, `invalid_adjust`, `invalid_metadata`, `invalid_callback_url`, `script_too_short`, `script_too_long`, `input_too_short`, `unsupported_media_url`, `media_too_long`, `file_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 415, description = "`unsupported_media_type`: a file source sent as JSON", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`upload_failed`", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
-async fn create_video(
+pub(crate) async fn create_video(
     account: Account,
     idempotency_key: Option<String>,
     request: CreateVideoRequest,
@@ -105,10 +110,12 @@ async fn create_video(
     params(("id" = String, Path, description = "A topic id.")),
     responses(
         (status = 200, description = "The job's status object.", body = StatusObject),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`: no such job on the account", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
-async fn get_status(
+pub(crate) async fn get_status(
     id: String,
     account: Account,
     state: Arc<State>,
@@ -126,10 +133,14 @@ async fn get_status(
     responses(
         (status = 202, description = "First call: the render is queued; a fresh status snapshot.", body = StatusObject),
         (status = 200, description = "Already queued or rendered: the current snapshot.", body = StatusObject),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_id`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`scenes_not_ready` (`param` is `id`)", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
-async fn export_video(
+pub(crate) async fn export_video(
     account: Account,
     request: ExportVideoRequest,
     state: Arc<State>,
@@ -148,4 +159,70 @@ async fn export_video(
 
 fn status_reply(status: StatusCode, job: &Job) -> Response {
     json_reply(status, &job.status_object())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+    use utoipa::OpenApi;
+
+    #[derive(OpenApi)]
+    #[openapi(paths(
+        super::create_video,
+        super::get_status,
+        super::export_video,
+        crate::video_data::video_data,
+        crate::assets::upload_multipart,
+        crate::assets::presigned_put,
+    ))]
+    struct JobRoutes;
+
+    #[test]
+    fn the_job_and_media_routes_document_typed_bodies_and_replies() {
+        let doc = serde_json::to_value(JobRoutes::openapi()).unwrap();
+        let op = |path: &str, method: &str| doc["paths"][path][method].clone();
+        let schema_ref = |v: &Value| v["schema"]["$ref"].as_str().unwrap_or("").to_string();
+
+        let create = op("/v1/create_video", "post");
+        let body = &create["requestBody"]["content"];
+        assert!(schema_ref(&body["application/json"]).ends_with("/CreateVideoRequest"));
+        assert!(schema_ref(&body["multipart/form-data"]).ends_with("/CreateVideoForm"));
+        let accepted = &create["responses"]["202"]["content"]["application/json"];
+        assert!(schema_ref(accepted).ends_with("/StatusObject"));
+        assert!(create["responses"]["400"].is_object());
+
+        let upload = op("/v1/upload_asset", "post");
+        let body = &upload["requestBody"]["content"];
+        assert!(schema_ref(&body["multipart/form-data"]).ends_with("/AssetForm"));
+        assert!(schema_ref(&body["application/json"]).ends_with("/UploadAssetRequest"));
+
+        for (path, method) in [
+            ("/v1/status/{id}", "get"),
+            ("/v1/export_video", "post"),
+            ("/v1/video_data", "post"),
+            ("/v1/upload_asset/put/{folder}/{name}", "put"),
+        ] {
+            let o = op(path, method);
+            assert!(o["responses"]["200"].is_object(), "{method} {path}");
+        }
+        assert_eq!(
+            op("/v1/status/{id}", "get")["security"][0]["bearer"],
+            serde_json::json!([])
+        );
+        // The presigned PUT is authorised by its signed URL, not the API key.
+        assert!(op("/v1/upload_asset/put/{folder}/{name}", "put")["security"].is_null());
+        // Every schema the paths name is in the document's components.
+        let schemas = &doc["components"]["schemas"];
+        for name in [
+            "StatusObject",
+            "CreateVideoRequest",
+            "AdjustInput",
+            "Asset",
+            "AssetPresign",
+            "VideoData",
+            "ErrorEnvelope",
+        ] {
+            assert!(schemas[name].is_object(), "{name}");
+        }
+    }
 }

@@ -43,10 +43,16 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     request_body(content = VideoDataRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The envelope; the tree is at `data.url` for 900 s.", body = VideoData),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`script_not_ready`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`video_data_publish_failed`", body = crate::openapi::ErrorEnvelope),
+        (status = 502, description = "`script_parse_failed`", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
-async fn video_data(
+pub(crate) async fn video_data(
     account: Account,
     request: VideoDataRequest,
     state: Arc<State>,
