@@ -14,10 +14,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Buf;
 use futures_util::{Stream, StreamExt, TryStreamExt};
-use pipeline::core::model::Account;
+use pipeline::core::model::{Account, StatusObject};
 use pipeline::core::public::Lifetime;
-use pipeline::ingest::assets::{self, Presigner};
+use pipeline::ingest::assets::{
+    self, Asset, AssetForm, Base64Upload, Presigner, UploadAssetReply, UploadAssetRequest,
+};
+use pipeline::ingest::create::CreateVideoRequest;
 use pipeline::{Code, Error};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
 use warp::Filter;
@@ -28,7 +32,7 @@ use warp::reply::Response;
 use crate::State;
 use crate::errors::error_reply;
 use crate::filters::{auth, with_state};
-use crate::reply::with_request_id;
+use crate::reply::json_reply;
 
 pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let path = warp::path!("v1" / "upload_asset").and(warp::post());
@@ -99,9 +103,9 @@ fn content_type_is(
         .untuple_one()
 }
 
-fn reply(result: Result<(StatusCode, Value), Error>) -> Response {
+fn reply<T: Serialize>(result: Result<T, Error>) -> Response {
     match result {
-        Ok((status, body)) => with_request_id(status, body),
+        Ok(body) => json_reply(StatusCode::OK, &body),
         Err(e) => error_reply(&e),
     }
 }
@@ -183,57 +187,136 @@ fn asset_too_large(max: u64) -> Error {
     .details(json!({ "max_bytes": max }))
 }
 
-fn ttl_hours(secs: u64) -> Value {
-    if secs.is_multiple_of(3600) {
-        json!(secs / 3600)
-    } else {
-        json!(secs as f64 / 3600.0)
+// ---------------------------------------------------------------- the multipart reader
+
+/// Text fields of a form are small; a larger one is refused so it cannot exhaust memory.
+const FORM_TEXT_MAX: usize = 256 * 1024;
+
+/// The one reader of multipart bodies: hands over the parts one at a time, each streamed to a
+/// temporary file ([`FormPart::save`]) or read as a small text ([`FormPart::text`]); a part
+/// left unread is skipped.
+struct FormReader {
+    form: warp::multipart::FormData,
+}
+
+/// One part of a form, not read yet.
+struct FormPart {
+    part: warp::multipart::Part,
+}
+
+fn unreadable(e: warp::Error) -> Error {
+    tracing::info!(error = %e, "unreadable multipart body");
+    Error::new(
+        Code::InvalidFileData,
+        "The multipart body could not be read.",
+    )
+}
+
+impl FormReader {
+    fn new(form: warp::multipart::FormData) -> FormReader {
+        FormReader { form }
+    }
+
+    async fn next(&mut self) -> Result<Option<FormPart>, Error> {
+        let part = self.form.try_next().await.map_err(unreadable)?;
+        Ok(part.map(|part| FormPart { part }))
     }
 }
 
-fn asset_body(p: &pipeline::core::public::Published, content_type: &str, filename: &str) -> Value {
-    json!({
-        "object": "asset",
-        "url": p.url,
-        "content_type": content_type,
-        "size_bytes": p.bytes,
-        "filename": filename,
-        "expires_at": p.expires_at_iso(),
-        "ttl_hours": ttl_hours(p.ttl_seconds),
-    })
+impl FormPart {
+    fn name(&self) -> &str {
+        self.part.name()
+    }
+
+    fn filename(&self) -> &str {
+        self.part.filename().unwrap_or("")
+    }
+
+    fn content_type(&self) -> Option<&str> {
+        self.part.content_type()
+    }
+
+    /// Streams the part into a temporary file under `{data_dir}/uploads`, `too_large` past
+    /// `max` bytes. Returns the file and its byte count.
+    async fn save(
+        self,
+        data_dir: &Path,
+        max: u64,
+        too_large: impl Fn() -> Error,
+    ) -> Result<(TempUpload, u64), Error> {
+        let tmp = TempUpload::new(data_dir).map_err(upload_failed)?;
+        let n = stream_to_file(self.part.stream(), &tmp.path, max, too_large).await?;
+        Ok((tmp, n))
+    }
+
+    /// The part as UTF-8 text of at most [`FORM_TEXT_MAX`] bytes.
+    async fn text(self) -> Result<String, Error> {
+        let name = self.part.name().to_string();
+        let mut text = Vec::new();
+        let stream = self.part.stream();
+        futures_util::pin_mut!(stream);
+        while let Some(chunk) = stream.next().await {
+            let mut chunk = chunk.map_err(unreadable)?;
+            if text.len() + chunk.remaining() > FORM_TEXT_MAX {
+                return Err(Error::new(
+                    Code::PayloadTooLarge,
+                    format!("The form field `{name}` is too large."),
+                ));
+            }
+            while chunk.has_remaining() {
+                let c = chunk.chunk();
+                text.extend_from_slice(c);
+                let l = c.len();
+                chunk.advance(l);
+            }
+        }
+        String::from_utf8(text).map_err(|_| {
+            Error::new(Code::InvalidField, format!("`{name}` is not UTF-8 text.")).param(&name)
+        })
+    }
 }
 
-// ---------------------------------------------------------------- multipart
+// ---------------------------------------------------------------- upload_asset
 
-async fn upload_multipart(
+/// `POST /v1/upload_asset`: multipart `file` → asset; JSON `mode: presign` → asset_presign;
+/// JSON `file_data` (base64) → asset.
+#[utoipa::path(
+    post,
+    path = "/v1/upload_asset",
+    tag = "assets",
+    request_body(content(
+        (AssetForm = "multipart/form-data"),
+        (UploadAssetRequest = "application/json"),
+    )),
+    responses(
+        (status = 200, description = "The stored asset (multipart, base64) or a presigned upload URL (presign).", body = UploadAssetReply),
+        (status = 400, description = "`invalid_content_type`, `invalid_json`, `missing_field`, `invalid_field`, `invalid_file_data`, `asset_too_large`, `unsupported_asset_type`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`upload_failed`, `presign_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn upload_multipart(
     _account: Account,
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
-    reply(multipart_inner(form, &state).await)
+    reply(multipart_inner(FormReader::new(form), &state).await)
 }
 
-async fn multipart_inner(
-    mut form: warp::multipart::FormData,
-    state: &State,
-) -> Result<(StatusCode, Value), Error> {
+async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, Error> {
     let max = state.settings.media.asset_max_bytes;
-    let unreadable = |e: warp::Error| {
-        tracing::info!(error = %e, "unreadable multipart body");
-        Error::new(
-            Code::InvalidFileData,
-            "The multipart body could not be read.",
-        )
-    };
-    while let Some(part) = form.try_next().await.map_err(unreadable)? {
+    while let Some(part) = form.next().await? {
         if part.name() != "file" {
             continue;
         }
-        let filename = part.filename().unwrap_or("").to_string();
+        let filename = part.filename().to_string();
         let kind = assets::classify(&filename, part.content_type())?;
         let name = assets::stored_name(&filename, &kind.ext);
-        let tmp = TempUpload::new(&state.settings.data_dir).map_err(upload_failed)?;
-        let n = stream_to_file(part.stream(), &tmp.path, max, || asset_too_large(max)).await?;
+        let (tmp, n) = part
+            .save(&state.settings.data_dir, max, || asset_too_large(max))
+            .await?;
         if n == 0 {
             return Err(Error::new(Code::InvalidFileData, "The file is empty.").param("file"));
         }
@@ -248,15 +331,10 @@ async fn multipart_inner(
             )
             .map_err(upload_failed)?;
         tracing::info!(bytes = n, url = %published.url, "asset uploaded");
-        return Ok((
-            StatusCode::OK,
-            asset_body(&published, &kind.content_type, &name),
-        ));
+        return Ok(Asset::new(&published, &kind.content_type, &name));
     }
     Err(Error::missing("file"))
 }
-
-// ---------------------------------------------------------------- JSON
 
 async fn upload_json<S, B>(
     _account: Account,
@@ -306,22 +384,11 @@ where
     Ok(buf)
 }
 
-fn opt_string<'a>(o: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, Error> {
-    match o.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.trim())),
-        Some(_) => {
-            Err(Error::new(Code::InvalidField, format!("`{field}` must be a string.")).param(field))
-        }
-    }
-}
-
 async fn json_inner<S, B>(
     len: Option<u64>,
     body: S,
     state: &State,
-) -> Result<(StatusCode, Value), Error>
+) -> Result<UploadAssetReply, Error>
 where
     S: Stream<Item = Result<B, warp::Error>>,
     B: Buf,
@@ -338,92 +405,20 @@ where
         )
     })?;
     drop(raw);
-    let Some(o) = v.as_object() else {
-        return Err(Error::new(
-            Code::InvalidJson,
-            "The request body must be a JSON object.",
-        ));
-    };
-    match opt_string(o, "mode")? {
-        Some(m) if m.eq_ignore_ascii_case("presign") => presign(o, state),
-        Some(_) => Err(Error::new(
-            Code::InvalidField,
-            "`mode` must be `presign` (or omitted, with `file_data`).",
-        )
-        .param("mode")),
-        None => base64_upload(o, state).await,
+    match UploadAssetRequest::read(&v)? {
+        UploadAssetRequest::Presign(req) => {
+            assets::presign(&req, &state.settings, &state.public).map(UploadAssetReply::Presign)
+        }
+        UploadAssetRequest::Base64(req) => {
+            base64_upload(req, state).await.map(UploadAssetReply::Asset)
+        }
     }
 }
 
-fn presign(o: &Map<String, Value>, state: &State) -> Result<(StatusCode, Value), Error> {
-    let filename = opt_string(o, "filename")?.ok_or_else(|| Error::missing("filename"))?;
-    let kind = assets::classify(filename, opt_string(o, "content_type")?)?;
-    let name = assets::stored_name(filename, &kind.ext);
-    let settings = &state.settings;
-    let presigner = Presigner::open(&settings.data_dir).map_err(|e| {
-        tracing::error!(error = %e, "presign key unavailable");
-        Error::new(
-            Code::PresignFailed,
-            "An upload URL could not be created; try again.",
-        )
-    })?;
-    presigner.sweep_claims(settings.media.presign_ttl_secs + 3600);
-    let iat = pipeline::core::time::now();
-    let token = assets::PresignToken {
-        folder: assets::folder_token(),
-        name: name.clone(),
-        iat,
-        exp: iat + settings.media.presign_ttl_secs as i64,
-        max_bytes: settings.media.asset_max_bytes,
-    };
-    let key = format!("{}/{}", Lifetime::Asset.folder(), token.rel());
-    let url = state.public.url(&key);
-    let ttl = state.public.ttl(Lifetime::Asset).as_secs();
-    Ok((
-        StatusCode::OK,
-        json!({
-            "object": "asset_presign",
-            "put_url": format!(
-                "{}/v1/upload_asset/put/{}?{}",
-                settings.base_url,
-                token.rel(),
-                presigner.query(&token)
-            ),
-            "get_url": url,
-            "url": url,
-            "key": key,
-            "content_type": kind.content_type,
-            "filename": name,
-            "headers_required": {},
-            "max_bytes": token.max_bytes,
-            "put_expires_at": pipeline::core::time::iso(token.exp),
-            "expires_at": pipeline::core::time::iso(iat + ttl as i64),
-            "ttl_hours": ttl_hours(ttl),
-        }),
-    ))
-}
-
-async fn base64_upload(
-    o: &Map<String, Value>,
-    state: &State,
-) -> Result<(StatusCode, Value), Error> {
-    let data = match o.get("file_data") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.as_str(),
-        Some(Value::String(_)) | None | Some(Value::Null) => {
-            return Err(Error::missing("file_data"));
-        }
-        Some(_) => {
-            return Err(Error::new(
-                Code::InvalidFileData,
-                "`file_data` must be a base64 string.",
-            )
-            .param("file_data"));
-        }
-    };
-    let filename = opt_string(o, "filename")?.ok_or_else(|| Error::missing("filename"))?;
-    let kind = assets::classify(filename, opt_string(o, "content_type")?)?;
-    let name = assets::stored_name(filename, &kind.ext);
-    let bytes = assets::decode_base64(data)?;
+async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error> {
+    let kind = assets::classify(&req.filename, req.content_type.as_deref())?;
+    let name = assets::stored_name(&req.filename, &kind.ext);
+    let bytes = assets::decode_base64(&req.file_data)?;
     let max = state.settings.media.asset_max_bytes;
     if bytes.len() as u64 > max {
         return Err(asset_too_large(max));
@@ -435,15 +430,34 @@ async fn base64_upload(
             .await
             .map_err(upload_failed)?
             .map_err(upload_failed)?;
-    Ok((
-        StatusCode::OK,
-        asset_body(&published, &kind.content_type, &name),
-    ))
+    Ok(Asset::new(&published, &kind.content_type, &name))
 }
 
 // ---------------------------------------------------------------- presigned PUT
 
-async fn presigned_put<S, B>(
+/// `PUT /v1/upload_asset/put/{folder}/{name}`: the bytes of a presigned upload (no API key;
+/// the signed query authorises it, once).
+#[utoipa::path(
+    put,
+    path = "/v1/upload_asset/put/{folder}/{name}",
+    tag = "assets",
+    params(
+        ("folder" = String, Path, description = "The asset folder of the presigned URL (32 hex)."),
+        ("name" = String, Path, description = "The stored file name of the presigned URL."),
+        ("iat" = i64, Query, description = "Issued at (unix seconds)."),
+        ("exp" = i64, Query, description = "Expires at (unix seconds)."),
+        ("max" = u64, Query, description = "Largest accepted body in bytes."),
+        ("sig" = String, Query, description = "The URL's signature."),
+    ),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes."),
+    responses(
+        (status = 200, description = "The stored asset.", body = Asset),
+        (status = 400, description = "`presign_invalid`, `presign_expired`, `invalid_file_data`, `asset_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`presign_used`: each URL takes one upload", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`upload_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+)]
+pub(crate) async fn presigned_put<S, B>(
     folder: String,
     name: String,
     query: String,
@@ -465,7 +479,7 @@ async fn put_inner<S, B>(
     len: Option<u64>,
     body: S,
     state: &State,
-) -> Result<(StatusCode, Value), Error>
+) -> Result<Asset, Error>
 where
     S: Stream<Item = Result<B, warp::Error>>,
     B: Buf,
@@ -491,10 +505,7 @@ where
         .map_err(upload_failed)?;
     claim.keep();
     tracing::info!(bytes = n, url = %published.url, "presigned upload stored");
-    Ok((
-        StatusCode::OK,
-        asset_body(&published, &kind.content_type, &name),
-    ))
+    Ok(Asset::new(&published, &kind.content_type, &name))
 }
 
 // ---------------------------------------------------------------- create_video (multipart)
@@ -505,8 +516,8 @@ async fn create_video_multipart(
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
-    match create_inner(&account, idempotency_key, form, &state).await {
-        Ok(resp) => resp,
+    match create_inner(&account, idempotency_key, FormReader::new(form), &state).await {
+        Ok(status) => json_reply(StatusCode::ACCEPTED, &status),
         Err(e) => error_reply(&e),
     }
 }
@@ -537,132 +548,135 @@ const MEDIA_EXTS: &[&str] = &[
     "mp3", "wav", "m4a", "aac", "ogg", "opus", "flac", "mp4", "mov", "m4v", "webm", "mkv", "avi",
 ];
 
+/// A media file of the form, in a temporary file: its field and stored extension.
+struct MediaPart {
+    field: String,
+    tmp: TempUpload,
+    ext: String,
+}
+
+/// Reads the form: the text fields as the JSON body would carry them, and the one media file.
+async fn read_create_form(
+    mut form: FormReader,
+    state: &State,
+) -> Result<(Map<String, Value>, Option<MediaPart>), Error> {
+    let max = state.settings.media.upload_max_bytes;
+    let mut body = Map::new();
+    let mut media: Option<MediaPart> = None;
+    while let Some(part) = form.next().await? {
+        let name = part.name().to_string();
+        if name != "video_file" && name != "audio_file" {
+            let text = part.text().await?;
+            body.insert(name.clone(), field_value(&name, &text));
+            continue;
+        }
+        if media.is_some() {
+            return Err(Error::new(
+                Code::InvalidField,
+                "Send one media file: `video_file` or `audio_file`.",
+            )
+            .param(name));
+        }
+        let ext = assets::extension(part.filename())
+            .filter(|e| MEDIA_EXTS.contains(&e.as_str()))
+            .unwrap_or_else(|| "media".into());
+        let too_large = || {
+            Error::new(
+                Code::FileTooLarge,
+                format!("`{name}` is larger than {} MB.", max / (1024 * 1024)),
+            )
+            .param(name.clone())
+            .details(json!({ "max_bytes": max }))
+        };
+        let (tmp, n) = part.save(&state.settings.data_dir, max, too_large).await?;
+        if n == 0 {
+            return Err(Error::new(Code::MissingField, format!("`{name}` is empty.")).param(name));
+        }
+        media = Some(MediaPart {
+            field: name,
+            tmp,
+            ext,
+        });
+    }
+    Ok((body, media))
+}
+
+/// An upload moved to `uploads/` and probed.
+struct StoredMedia {
+    /// Relative to the data directory.
+    rel: String,
+    path: PathBuf,
+    decodable: Option<bool>,
+}
+
+/// Moves the media file into `uploads/` and probes it (duration cap, decodability).
+async fn store_media(media: MediaPart, state: &State) -> Result<StoredMedia, Error> {
+    let settings = &state.settings;
+    let rel = format!("uploads/{}.{}", assets::folder_token(), media.ext);
+    let path = settings.data_dir.join(&rel);
+    std::fs::rename(&media.tmp.path, &path).map_err(upload_failed)?;
+    let max_secs = settings.media.max_duration_secs;
+    let probe_path = path.clone();
+    let field = media.field;
+    let probe = tokio::task::spawn_blocking(move || {
+        pipeline::ingest::media_source::probe_upload(&probe_path, max_secs, &field)
+    });
+    // Reading a container's headers is quick; a file that keeps the demuxer busy
+    // longer is left for the job to judge (it fails there, with a clear error).
+    let decodable = match tokio::time::timeout(PROBE_WAIT, probe).await {
+        Ok(Ok(Ok(duration))) => Some(duration.is_some()),
+        Ok(Ok(Err(e))) => {
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
+        }
+        Ok(Err(e)) => return Err(upload_failed(e)),
+        Err(_) => None,
+    };
+    Ok(StoredMedia {
+        rel,
+        path,
+        decodable,
+    })
+}
+
 async fn create_inner(
     account: &Account,
     idempotency_key: Option<String>,
-    mut form: warp::multipart::FormData,
+    form: FormReader,
     state: &State,
-) -> Result<Response, Error> {
-    let settings = &state.settings;
-    let max = settings.media.upload_max_bytes;
-    let mut body = Map::new();
-    let mut upload: Option<(String, TempUpload, String)> = None;
-    let unreadable = |e: warp::Error| {
-        tracing::info!(error = %e, "unreadable multipart body");
-        Error::new(
-            Code::InvalidFileData,
-            "The multipart body could not be read.",
-        )
-    };
-    while let Some(part) = form.try_next().await.map_err(unreadable)? {
-        let name = part.name().to_string();
-        if name == "video_file" || name == "audio_file" {
-            if upload.is_some() {
-                return Err(Error::new(
-                    Code::InvalidField,
-                    "Send one media file: `video_file` or `audio_file`.",
-                )
-                .param(name));
-            }
-            let ext = assets::extension(part.filename().unwrap_or(""))
-                .filter(|e| MEDIA_EXTS.contains(&e.as_str()))
-                .unwrap_or_else(|| "media".into());
-            let tmp = TempUpload::new(&settings.data_dir).map_err(upload_failed)?;
-            let field = name.clone();
-            let n = stream_to_file(part.stream(), &tmp.path, max, || {
-                Error::new(
-                    Code::FileTooLarge,
-                    format!("`{field}` is larger than {} MB.", max / (1024 * 1024)),
-                )
-                .param(field.clone())
-                .details(json!({ "max_bytes": max }))
-            })
-            .await?;
-            if n == 0 {
-                return Err(
-                    Error::new(Code::MissingField, format!("`{name}` is empty.")).param(name),
-                );
-            }
-            upload = Some((name, tmp, ext));
-            continue;
-        }
-        // Text fields are small; cap them so a huge one cannot exhaust memory.
-        let mut text = Vec::new();
-        let stream = part.stream();
-        futures_util::pin_mut!(stream);
-        while let Some(chunk) = stream.next().await {
-            let mut chunk = chunk.map_err(unreadable)?;
-            if text.len() + chunk.remaining() > 256 * 1024 {
-                return Err(Error::new(
-                    Code::PayloadTooLarge,
-                    format!("The form field `{name}` is too large."),
-                ));
-            }
-            while chunk.has_remaining() {
-                let c = chunk.chunk();
-                text.extend_from_slice(c);
-                let l = c.len();
-                chunk.advance(l);
-            }
-        }
-        let text = String::from_utf8(text).map_err(|_| {
-            Error::new(Code::InvalidField, format!("`{name}` is not UTF-8 text.")).param(&name)
-        })?;
-        body.insert(name.clone(), field_value(&name, &text));
-    }
-
+) -> Result<StatusObject, Error> {
+    let (mut body, media) = read_create_form(form, state).await?;
     let source = match body.get("source").and_then(Value::as_str) {
         Some(s) => s.to_string(),
-        None => match &upload {
-            Some((field, _, _)) => field.clone(),
+        None => match &media {
+            Some(m) => m.field.clone(),
             None => "text".into(),
         },
     };
     body.insert("source".into(), Value::String(source.clone()));
-    let stored = match (&source[..], upload) {
-        ("video_file" | "audio_file", Some((field, tmp, ext))) if field == source => {
-            let rel = format!("uploads/{}.{ext}", assets::folder_token());
-            let path = settings.data_dir.join(&rel);
-            std::fs::rename(&tmp.path, &path).map_err(upload_failed)?;
-            let max_secs = settings.media.max_duration_secs;
-            let probe_path = path.clone();
-            let field2 = field.clone();
-            let probe = tokio::task::spawn_blocking(move || {
-                pipeline::ingest::media_source::probe_upload(&probe_path, max_secs, &field2)
-            });
-            // Reading a container's headers is quick; a file that keeps the demuxer busy
-            // longer is left for the job to judge (it fails there, with a clear error).
-            let decodable = match tokio::time::timeout(PROBE_WAIT, probe).await {
-                Ok(Ok(Ok(duration))) => Some(duration.is_some()),
-                Ok(Ok(Err(e))) => {
-                    let _ = std::fs::remove_file(&path);
-                    return Err(e);
-                }
-                Ok(Err(e)) => return Err(upload_failed(e)),
-                Err(_) => None,
-            };
-            Some((rel, path, decodable))
+    let stored = match (&source[..], media) {
+        ("video_file" | "audio_file", Some(m)) if m.field == source => {
+            Some(store_media(m, state).await?)
         }
         ("video_file" | "audio_file", _) => return Err(Error::missing(&source)),
         _ => None,
     };
-    let accepted = pipeline::ingest::create::validate_with_upload(
-        &Value::Object(body),
-        settings.mode,
-        &state.fetcher,
-        stored
-            .as_ref()
-            .map(|(rel, _, decodable)| pipeline::ingest::create::Upload {
-                file: rel.clone(),
-                decodable: *decodable,
-            }),
-    )
-    .await;
-    let accepted = match accepted {
+    let upload = stored.as_ref().map(|m| pipeline::ingest::create::Upload {
+        file: m.rel.clone(),
+        decodable: m.decodable,
+    });
+    let validated = match CreateVideoRequest::read(&Value::Object(body)) {
+        Ok(req) => {
+            pipeline::ingest::create::validate(req, state.settings.mode, &state.fetcher, upload)
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    let accepted = match validated {
         Ok(a) => a,
         Err(e) => {
-            if let Some((_, path, _)) = &stored {
-                let _ = std::fs::remove_file(path);
+            if let Some(m) = &stored {
+                let _ = std::fs::remove_file(&m.path);
             }
             return Err(e);
         }
@@ -671,7 +685,7 @@ async fn create_inner(
         .engine
         .create_video(&account.name, accepted, idempotency_key)?;
     tracing::info!(topic = %job.topic_id, account = %account.name, "video job accepted (multipart)");
-    Ok(with_request_id(StatusCode::ACCEPTED, job.status_object()))
+    Ok(job.status_object())
 }
 
 #[cfg(test)]
@@ -690,7 +704,5 @@ mod tests {
         assert_eq!(field_value("output_type", "video"), json!("video"));
         // Not JSON stays a string, so validation names the field.
         assert_eq!(field_value("faceless", "maybe"), json!("maybe"));
-        assert_eq!(ttl_hours(86400), json!(24));
-        assert_eq!(ttl_hours(1800), json!(0.5));
     }
 }

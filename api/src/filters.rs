@@ -1,4 +1,5 @@
-//! Shared filters: authentication and size-limited JSON bodies.
+//! Shared filters: authentication, size-limited JSON bodies, and typed request bodies read
+//! by their pipeline reader.
 
 use std::sync::Arc;
 
@@ -51,6 +52,15 @@ pub fn json_body(limit: usize) -> impl Filter<Extract = (Value,), Error = Reject
     warp::header::optional::<u64>("content-length")
         .and(warp::body::stream())
         .and_then(move |len: Option<u64>, stream| read_json(len, stream, limit))
+}
+
+/// A size-limited JSON body read into a typed request by `read` (a pipeline reader built on
+/// `pipeline::core::fields::Fields`, so every field answers with the spec's code and `param`).
+pub fn typed_body<T: Send + 'static>(
+    limit: usize,
+    read: fn(&Value) -> pipeline::Result<T>,
+) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
+    json_body(limit).and_then(move |body: Value| async move { read(&body).map_err(reject) })
 }
 
 async fn read_json<S, B>(len: Option<u64>, stream: S, limit: usize) -> Result<Value, Rejection>

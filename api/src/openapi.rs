@@ -62,6 +62,16 @@ pub struct ErrorBody {
         crate::inbox::receive,
         crate::pages::review_page,
         crate::pages::reference_page,
+        crate::v1::create_video,
+        crate::v1::get_status,
+        crate::v1::export_video,
+        crate::video_data::video_data,
+        crate::assets::upload_multipart,
+        crate::assets::presigned_put,
+        crate::scenes::modify_scene,
+        crate::scenes::edit_session,
+        crate::scenes::scene_geometry,
+        crate::inspector::scene_inspector,
     ),
     components(schemas(ErrorEnvelope, ErrorBody))
 )]
@@ -72,52 +82,6 @@ pub struct ApiDoc;
 /// handler is registered in [`ApiDoc`]; an operation both listed and annotated keeps the
 /// annotation.
 pub const PENDING: &[(&str, &str, &str)] = &[
-    (
-        "post",
-        "/v1/create_video",
-        "Submit a video job (202, status object).",
-    ),
-    ("get", "/v1/status/{id}", "Status object of a job."),
-    (
-        "post",
-        "/v1/export_video",
-        "Render the MP4 of a scene-ready video.",
-    ),
-    (
-        "post",
-        "/v1/video_data",
-        "Scene data of a video: a small envelope and an expiring public JSON file.",
-    ),
-    (
-        "post",
-        "/v1/scene_inspector",
-        "Scene screenshot or overlay poster from the server compositor; live-editor actions.",
-    ),
-    (
-        "post",
-        "/v1/upload_asset",
-        "Upload a temporary asset: multipart `file`, JSON presign, or JSON base64.",
-    ),
-    (
-        "put",
-        "/v1/upload_asset/put/{folder}/{name}",
-        "Presigned upload of an asset's bytes (signed URL from `mode: presign`, no auth).",
-    ),
-    (
-        "post",
-        "/v1/modify_scene",
-        "Edit one scene in place (200 applied or clarification, 202 queued upload).",
-    ),
-    (
-        "post",
-        "/v1/edit_session",
-        "Start, commit, abort or inspect an edit session (journaled cache).",
-    ),
-    (
-        "post",
-        "/v1/scene_geometry",
-        "Read-only layout geometry of one scene, with optional diagnostics.",
-    ),
     (
         "get",
         "/app/editor/{topic_id}/events",

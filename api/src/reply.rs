@@ -31,6 +31,14 @@ pub fn with_given_id(status: StatusCode, mut body: Value, request_id: String) ->
     resp
 }
 
+/// A typed reply: `body` as JSON, with the request id added.
+pub fn json_reply<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
+    with_request_id(
+        status,
+        serde_json::to_value(body).expect("replies serialise to JSON"),
+    )
+}
+
 pub fn ok(body: Value) -> Response {
     with_request_id(StatusCode::OK, body)
 }

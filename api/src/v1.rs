@@ -1,17 +1,21 @@
-//! `/v1` job routes: create_video, status, export_video, openapi.json.
+//! `/v1` job routes: create_video, status, export_video.
+//!
+//! Bodies are read into pipeline's typed requests (`CreateVideoRequest`,
+//! `ExportVideoRequest`) and every reply is the typed `StatusObject` of the job.
 
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
-use serde_json::Value;
+use pipeline::core::export::ExportVideoRequest;
+use pipeline::core::model::{Account, Job, StatusObject};
+use pipeline::ingest::create::{CreateVideoForm, CreateVideoRequest};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, json_body, with_state};
-use crate::reply::with_request_id;
+use crate::filters::{auth, typed_body, with_state};
+use crate::reply::json_reply;
 
 /// JSON bodies of job routes are small; media uploads use multipart routes.
 const JOB_BODY_LIMIT: usize = 256 * 1024;
@@ -21,7 +25,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         .and(warp::post())
         .and(auth(state.clone()))
         .and(warp::header::optional::<String>("idempotency-key"))
-        .and(json_body(JOB_BODY_LIMIT))
+        .and(typed_body(JOB_BODY_LIMIT, CreateVideoRequest::read))
         .and(with_state(state.clone()))
         .and_then(create_video);
     let status = warp::path!("v1" / "status" / String)
@@ -32,19 +36,9 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let export = warp::path!("v1" / "export_video")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(JOB_BODY_LIMIT))
+        .and(typed_body(JOB_BODY_LIMIT, ExportVideoRequest::read))
         .and(with_state(state.clone()))
         .and_then(export_video);
-    let openapi = warp::path!("v1" / "openapi.json")
-        .and(warp::get())
-        .and(auth(state.clone()))
-        // The document itself must stay a valid OpenAPI object, so its
-        // request id travels in the header only.
-        .map(|_: Account| {
-            crate::reply::tag(warp::Reply::into_response(warp::reply::json(
-                &crate::openapi::document(),
-            )))
-        });
     // Multipart (`video_file`/`audio_file`) first: the JSON route would consume the body.
     crate::assets::create_multipart(state.clone())
         .or(create)
@@ -53,19 +47,41 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         .unify()
         .or(export)
         .unify()
-        .or(openapi)
-        .unify()
 }
 
-async fn create_video(
+/// `POST /v1/create_video`: submits a video job (JSON; the multipart form for `video_file`
+/// and `audio_file` sources is served by `crate::assets`).
+#[utoipa::path(
+    post,
+    path = "/v1/create_video",
+    tag = "videos",
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "Read, not enforced."),
+    ),
+    request_body(content(
+        (CreateVideoRequest = "application/json"),
+        (CreateVideoForm = "multipart/form-data"),
+    )),
+    responses(
+        (status = 202, description = "The job was accepted: its status object, `processing`.", body = StatusObject),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`, `invalid_source`, `invalid_output_type`, `invalid_language`, `invalid_video_length`, `invalid_research_enabled`, `invalid_wait_for_render`, `invalid_faceless`, `invalid_adjust`, `invalid_metadata`, `invalid_callback_url`, `script_too_short`, `script_too_long`, `input_too_short`, `unsupported_media_url`, `media_too_long`, `file_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 415, description = "`unsupported_media_type`: a file source sent as JSON", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`upload_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn create_video(
     account: Account,
     idempotency_key: Option<String>,
-    body: Value,
+    request: CreateVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let accepted = pipeline::ingest::create::validate(&body, state.settings.mode, &state.fetcher)
-        .await
-        .map_err(reject)?;
+    let accepted =
+        pipeline::ingest::create::validate(request, state.settings.mode, &state.fetcher, None)
+            .await
+            .map_err(reject)?;
     let job = state
         .engine
         .create_video(&account.name, accepted, idempotency_key)
@@ -74,7 +90,20 @@ async fn create_video(
     Ok(status_reply(StatusCode::ACCEPTED, &job))
 }
 
-async fn get_status(
+/// `GET /v1/status/{id}`: the status object of a job.
+#[utoipa::path(
+    get,
+    path = "/v1/status/{id}",
+    tag = "videos",
+    params(("id" = String, Path, description = "A topic id.")),
+    responses(
+        (status = 200, description = "The job's status object.", body = StatusObject),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`: no such job on the account", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn get_status(
     id: String,
     account: Account,
     state: Arc<State>,
@@ -83,26 +112,30 @@ async fn get_status(
     Ok(status_reply(StatusCode::OK, &job))
 }
 
-async fn export_video(
+/// `POST /v1/export_video`: renders the MP4 of a scene-ready video.
+#[utoipa::path(
+    post,
+    path = "/v1/export_video",
+    tag = "videos",
+    request_body(content = ExportVideoRequest, content_type = "application/json"),
+    responses(
+        (status = 202, description = "First call: the render is queued; a fresh status snapshot.", body = StatusObject),
+        (status = 200, description = "Already queued or rendered: the current snapshot.", body = StatusObject),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_id`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`scenes_not_ready` (`param` is `id`)", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn export_video(
     account: Account,
-    body: Value,
+    request: ExportVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let id = match body.get("id").or_else(|| body.get("topic_id")) {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-        Some(Value::String(_)) | None | Some(Value::Null) => {
-            return Err(reject(pipeline::Error::missing("id")));
-        }
-        Some(_) => {
-            return Err(reject(
-                pipeline::Error::new(pipeline::Code::InvalidId, "`id` must be a topic id string.")
-                    .param("id"),
-            ));
-        }
-    };
     let (first, job) = state
         .engine
-        .export_video(&account.name, &id)
+        .export_video(&account.name, &request.id)
         .map_err(reject)?;
     let status = if first {
         StatusCode::ACCEPTED
@@ -112,6 +145,72 @@ async fn export_video(
     Ok(status_reply(status, &job))
 }
 
-fn status_reply(status: StatusCode, job: &pipeline::core::model::Job) -> Response {
-    with_request_id(status, job.status_object())
+fn status_reply(status: StatusCode, job: &Job) -> Response {
+    json_reply(status, &job.status_object())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+    use utoipa::OpenApi;
+
+    #[derive(OpenApi)]
+    #[openapi(paths(
+        super::create_video,
+        super::get_status,
+        super::export_video,
+        crate::video_data::video_data,
+        crate::assets::upload_multipart,
+        crate::assets::presigned_put,
+    ))]
+    struct JobRoutes;
+
+    #[test]
+    fn the_job_and_media_routes_document_typed_bodies_and_replies() {
+        let doc = serde_json::to_value(JobRoutes::openapi()).unwrap();
+        let op = |path: &str, method: &str| doc["paths"][path][method].clone();
+        let schema_ref = |v: &Value| v["schema"]["$ref"].as_str().unwrap_or("").to_string();
+
+        let create = op("/v1/create_video", "post");
+        let body = &create["requestBody"]["content"];
+        assert!(schema_ref(&body["application/json"]).ends_with("/CreateVideoRequest"));
+        assert!(schema_ref(&body["multipart/form-data"]).ends_with("/CreateVideoForm"));
+        let accepted = &create["responses"]["202"]["content"]["application/json"];
+        assert!(schema_ref(accepted).ends_with("/StatusObject"));
+        assert!(create["responses"]["400"].is_object());
+
+        let upload = op("/v1/upload_asset", "post");
+        let body = &upload["requestBody"]["content"];
+        assert!(schema_ref(&body["multipart/form-data"]).ends_with("/AssetForm"));
+        assert!(schema_ref(&body["application/json"]).ends_with("/UploadAssetRequest"));
+
+        for (path, method) in [
+            ("/v1/status/{id}", "get"),
+            ("/v1/export_video", "post"),
+            ("/v1/video_data", "post"),
+            ("/v1/upload_asset/put/{folder}/{name}", "put"),
+        ] {
+            let o = op(path, method);
+            assert!(o["responses"]["200"].is_object(), "{method} {path}");
+        }
+        assert_eq!(
+            op("/v1/status/{id}", "get")["security"][0]["bearer"],
+            serde_json::json!([])
+        );
+        // The presigned PUT is authorised by its signed URL, not the API key.
+        assert!(op("/v1/upload_asset/put/{folder}/{name}", "put")["security"].is_null());
+        // Every schema the paths name is in the document's components.
+        let schemas = &doc["components"]["schemas"];
+        for name in [
+            "StatusObject",
+            "CreateVideoRequest",
+            "AdjustInput",
+            "Asset",
+            "AssetPresign",
+            "VideoData",
+            "ErrorEnvelope",
+        ] {
+            assert!(schemas[name].is_object(), "{name}");
+        }
+    }
 }

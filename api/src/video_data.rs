@@ -10,16 +10,17 @@ use std::sync::Arc;
 use pipeline::core::document::PublicView;
 use pipeline::core::model::{Account, JobStatus};
 use pipeline::core::public::Lifetime;
+use pipeline::core::video_data::{TreeSummary, VideoData, VideoDataRequest};
 use pipeline::{Code, Error};
-use serde_json::{Value, json};
 use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, json_body, with_state};
-use crate::reply::ok;
+use crate::filters::{auth, typed_body, with_state};
+use crate::reply::json_reply;
 
 const BODY_LIMIT: usize = 16 * 1024;
 
@@ -27,44 +28,37 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     warp::path!("v1" / "video_data")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed_body(BODY_LIMIT, VideoDataRequest::read))
         .and(with_state(state))
         .and_then(video_data)
         .boxed()
 }
 
-fn parse(body: &Value) -> Result<(String, bool), Error> {
-    let id = match body.get("video_id").or_else(|| body.get("id")) {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-        Some(Value::String(_)) | Some(Value::Null) | None => {
-            return Err(Error::missing("video_id"));
-        }
-        Some(_) => {
-            return Err(
-                Error::new(Code::InvalidField, "`video_id` must be a string.").param("video_id"),
-            );
-        }
-    };
-    let diag = match body.get("include_diagnostics") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            return Err(Error::new(
-                Code::InvalidField,
-                "`include_diagnostics` must be a boolean.",
-            )
-            .param("include_diagnostics"));
-        }
-    };
-    Ok((id, diag))
-}
-
-async fn video_data(
+/// `POST /v1/video_data`: a small envelope pointing at the video's scene tree, published as
+/// an expiring public JSON file.
+#[utoipa::path(
+    post,
+    path = "/v1/video_data",
+    tag = "videos",
+    request_body(content = VideoDataRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The envelope; the tree is at `data.url` for 900 s.", body = VideoData),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`script_not_ready`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`video_data_publish_failed`", body = crate::openapi::ErrorEnvelope),
+        (status = 502, description = "`script_parse_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn video_data(
     account: Account,
-    body: Value,
+    request: VideoDataRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let (id, include_diagnostics) = parse(&body).map_err(reject)?;
+    let id = request.video_id.clone();
+    let include_diagnostics = request.include_diagnostics;
     if !pipeline::core::ids::is_topic_id(&id) {
         return Err(reject(
             Error::new(
@@ -77,7 +71,7 @@ async fn video_data(
     let st = state.clone();
     let account_name = account.name.clone();
     let id2 = id.clone();
-    let published = tokio::task::spawn_blocking(move || -> Result<_, Error> {
+    let envelope = tokio::task::spawn_blocking(move || -> Result<_, Error> {
         let (job, mut doc) =
             st.engine
                 .document_for(&account_name, &id2)
@@ -123,40 +117,16 @@ async fn video_data(
                     "The video data file could not be published; try again.",
                 )
             })?;
-        Ok((
-            published,
+        let summary = TreeSummary {
             review_url,
-            doc.segments.len(),
-            doc.total_duration(),
-            doc.title.clone(),
-        ))
+            title: doc.title.clone(),
+            total_segments: doc.segments.len(),
+            total_duration: doc.total_duration(),
+        };
+        Ok(VideoData::new(&request, &published, summary))
     })
     .await
     .map_err(|e| reject(Error::internal(e)))?
     .map_err(reject)?;
-    let (file, review_url, total_segments, total_duration, title) = published;
-    Ok(ok(json!({
-        "object": "video_data",
-        "id": id,
-        "topic_id": id,
-        "delivery_mode": "download_url",
-        "skill_required": "video_data_reader",
-        "review_url": review_url,
-        "data": {
-            "url": file.url,
-            "mime_type": "application/json",
-            "bytes": file.bytes,
-            "expires_at": file.expires_at_iso(),
-            "ttl_seconds": file.ttl_seconds,
-        },
-        "instructions": "Download data.url (no auth) before it expires; it holds the full scene tree. Select scenes by voice_file (stable), never by id or scene_index (display order). Fetch a scene's remotion_spec_url only when its remotion_spec_state is ready. Rects under overlay.* are in 280x498 editor preview space; spec content is in 720x1280 canvas space.",
-        "next_action": "download_data_url",
-        "meta": {
-            "title": title,
-            "total_segments": total_segments,
-            "total_duration": (total_duration * 1000.0).round() / 1000.0,
-            "include_diagnostics": include_diagnostics,
-            "trimmed": ["segments[].words", "script", "internal file names"],
-        },
-    })))
+    Ok(json_reply(StatusCode::OK, &envelope))
 }

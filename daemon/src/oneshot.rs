@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use pipeline::assemble::Core;
 use pipeline::core::config::Config;
-use pipeline::core::model::{JobStatus, Language};
-use serde_json::json;
+use pipeline::core::fields::Choice;
+use pipeline::core::model::{JobStatus, Language, OutputType, Source};
+use pipeline::ingest::create::CreateVideoRequest;
 
 /// Options of `reelsmith render`.
 pub struct RenderArgs {
@@ -109,34 +110,37 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
     }
     let result = runtime()?.block_on(async {
         let core = open(cfg)?;
-        let field = match args.source.as_str() {
-            "text" => "script_text",
-            "idea" => "idea_text",
-            "blog" => "blog_text",
+        let source = match args.source.as_str() {
+            "text" => Source::Text,
+            "idea" => Source::Idea,
+            "blog" => Source::Blog,
             other => return Err(format!("--source must be text, idea or blog, not {other}")),
         };
-        let mut body = json!({
-            "source": args.source,
-            field: text,
-            "output_type": "video",
-            "faceless": args.faceless,
-        });
-        if let Some(l) = &args.language
-            && args.source != "text"
-        {
-            body["language"] = json!(l);
+        let language = match args.language.as_deref() {
+            None => None,
+            Some(l) => Some(
+                <Language as Choice>::parse(l).ok_or("--language must be English or Vietnamese")?,
+            ),
+        };
+        let mut request = CreateVideoRequest {
+            source: Some(source),
+            output_type: Some(OutputType::Video),
+            faceless: Some(args.faceless),
+            language: language.filter(|_| source != Source::Text),
+            ..CreateVideoRequest::default()
+        };
+        match source {
+            Source::Idea => request.idea_text = Some(text),
+            Source::Blog => request.blog_text = Some(text),
+            _ => request.script_text = Some(text),
         }
         let mut accepted =
-            pipeline::ingest::create::validate(&body, core.settings.mode, &core.fetcher)
+            pipeline::ingest::create::validate(request, core.settings.mode, &core.fetcher, None)
                 .await
                 .map_err(|e| format!("{}: {}", e.code, e.message))?;
         // The API ignores `language` for scripts (the spec); here it picks the narrator voice.
-        if let Some(l) = &args.language {
-            accepted.request.language = match l.to_ascii_lowercase().as_str() {
-                "english" | "en" => Language::English,
-                "vietnamese" | "vi" => Language::Vietnamese,
-                _ => return Err("--language must be English or Vietnamese".into()),
-            };
+        if let Some(l) = language {
+            accepted.request.language = l;
         }
         let job = core
             .engine

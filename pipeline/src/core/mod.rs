@@ -9,6 +9,7 @@ pub mod config;
 pub mod connector;
 pub mod document;
 pub mod error;
+pub mod export;
 pub mod fetch;
 pub mod fields;
 pub mod files;
@@ -21,4 +22,5 @@ pub mod store;
 #[cfg(test)]
 pub(crate) mod testserver;
 pub mod time;
+pub mod video_data;
 pub mod webhooks;

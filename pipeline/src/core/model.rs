@@ -1,8 +1,14 @@
-//! Records kept in the store. Each is a serde document; new fields get
-//! `#[serde(default)]` so older rows keep loading.
+//! Records kept in the store, and the status object built from a [`Job`]. Each record is a
+//! serde document; new fields get `#[serde(default)]` so older rows keep loading.
+//!
+//! The enumerations a client sends (`source`, `output_type`, `language`, `video_length`)
+//! derive [`utoipa::ToSchema`], so the OpenAPI document lists their wire names; their
+//! `Choice` readers are in `ingest::create` (this module sits below `error`, so it reads
+//! nothing itself).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -35,7 +41,7 @@ pub struct Account {
 }
 
 /// Where a video's narration comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     Text,
@@ -83,7 +89,8 @@ impl Source {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What a job delivers: the script, the reviewable scenes, or the rendered MP4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputType {
     Text,
@@ -110,17 +117,109 @@ impl OutputType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The narration language of idea and blog sources (`en`/`vi` are accepted too, in any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum Language {
     English,
     Vietnamese,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The length of an idea or blog video: about 90 s, or up to about 3 minutes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum VideoLength {
     Short,
     Normal,
+}
+
+/// How an audio source's sound is treated before transcription.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AdjustMode {
+    #[serde(alias = "none")]
+    Off,
+    #[serde(alias = "normalise")]
+    Normalize,
+    Denoise,
+    TrimSilence,
+}
+
+/// The `adjust` settings of an audio source, validated (ranges: `ingest::adjust`). The stored
+/// form of `VideoRequest::adjust` and the object form of the request: every field is optional
+/// there and takes its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Adjust {
+    pub mode: AdjustMode,
+    /// normalize: EBU R128 integrated loudness target (LUFS).
+    #[schema(minimum = -30, maximum = -10)]
+    pub target_lufs: f64,
+    /// denoise: how far noise-only passages are pulled down.
+    #[schema(minimum = 0, maximum = 1)]
+    pub denoise_strength: f64,
+    /// trim_silence: level (dBFS) below which is silence.
+    #[schema(minimum = -80, maximum = -20)]
+    pub silence_threshold_db: f64,
+    /// trim_silence: shorter pauses are kept (ms).
+    #[schema(minimum = 100, maximum = 5000)]
+    pub min_silence_ms: f64,
+    /// trim_silence: pause left on each side of a cut (ms).
+    #[schema(minimum = 0, maximum = 1000)]
+    pub keep_silence_ms: f64,
+}
+
+impl Default for Adjust {
+    fn default() -> Self {
+        Adjust {
+            mode: AdjustMode::Normalize,
+            target_lufs: -16.0,
+            denoise_strength: 0.6,
+            silence_threshold_db: -45.0,
+            min_silence_ms: 600.0,
+            keep_silence_ms: 150.0,
+        }
+    }
+}
+
+/// `adjust` as a client sends it: a mode name, or an object of settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum AdjustInput {
+    Mode(AdjustMode),
+    Settings(Adjust),
+}
+
+impl AdjustInput {
+    /// The settings it stands for; `None` when the mode is `off`.
+    pub fn settings(self) -> Option<Adjust> {
+        let adjust = match self {
+            AdjustInput::Mode(mode) => Adjust {
+                mode,
+                ..Adjust::default()
+            },
+            AdjustInput::Settings(a) => a,
+        };
+        (adjust.mode != AdjustMode::Off).then_some(adjust)
+    }
+}
+
+/// Reads a stored `adjust`: today's [`Adjust`], or a row from before it was typed, which kept
+/// the client's raw value (a mode name or a partial object). A row that no longer reads gets no
+/// treatment rather than making the whole job unreadable.
+fn stored_adjust<'de, D>(d: D) -> std::result::Result<Option<Adjust>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(raw) = Option::<Value>::deserialize(d)? else {
+        return Ok(None);
+    };
+    match serde_json::from_value::<AdjustInput>(raw) {
+        Ok(input) => Ok(input.settings()),
+        Err(e) => {
+            tracing::warn!(error = %e, "a stored adjust no longer reads; it is ignored");
+            Ok(None)
+        }
+    }
 }
 
 /// A validated `create_video` request: everything a worker needs.
@@ -137,8 +236,9 @@ pub struct VideoRequest {
     pub research_enabled: bool,
     pub faceless: bool,
     pub wait_for_render: bool,
-    #[serde(default)]
-    pub adjust: Option<Value>,
+    /// Parsed once at `create_video`; never `off` (that is `None`).
+    #[serde(default, deserialize_with = "stored_adjust")]
+    pub adjust: Option<Adjust>,
     /// An uploaded `video_file`/`audio_file`, relative to the data directory
     /// (`uploads/{token}.{ext}`); the build task moves it into the video's folder.
     #[serde(default)]
@@ -149,7 +249,8 @@ pub struct VideoRequest {
     pub media_decodable: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a job stands: `processing` until it is `completed` or `failed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {
     Processing,
@@ -167,9 +268,12 @@ impl JobStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// Why a job failed: the same `{code, message}` in the status object and the webhook.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct JobError {
+    /// A stable error code (see the spec's error table).
     pub code: String,
+    /// A clear message for people; never internal paths or library text.
     pub message: String,
 }
 
@@ -218,39 +322,108 @@ pub struct Job {
 }
 
 impl Job {
-    /// The spec's status object (without `request_id`, added by the API).
-    pub fn status_object(&self) -> Value {
-        let mut details = json!({ "step": self.step });
-        if let Some(n) = &self.notes {
-            details["notes"] = json!(n);
+    /// The spec's status object (without `request_id`, added by the API); also the webhook's
+    /// `data`.
+    pub fn status_object(&self) -> StatusObject {
+        StatusObject {
+            object: StatusTag::Status,
+            id: self.topic_id.clone(),
+            topic_id: self.topic_id.clone(),
+            kind: JobType::Video,
+            status: self.status,
+            stage: self.stage.clone(),
+            progress: (self.progress * 1000.0).round() / 1000.0,
+            output_type: self.output_type,
+            details: StatusDetails {
+                step: self.step,
+                notes: self.notes.clone(),
+                input_truncated_from: self.input_truncated_from,
+            },
+            result: StatusResult {
+                review_url: self.review_url.clone(),
+                video_url: self.video_url.clone(),
+            },
+            error: self.error.clone(),
+            metadata: match &self.metadata {
+                Value::Object(m) => m.clone(),
+                _ => Map::new(),
+            },
+            created_at: crate::core::time::iso(self.created_at),
+            updated_at: crate::core::time::iso(self.updated_at),
         }
-        if let Some(n) = self.input_truncated_from {
-            details["input_truncated_from"] = json!(n);
-        }
-        let mut result = json!({});
-        if let Some(u) = &self.review_url {
-            result["review_url"] = json!(u);
-        }
-        if let Some(u) = &self.video_url {
-            result["video_url"] = json!(u);
-        }
-        json!({
-            "object": "status",
-            "id": self.topic_id,
-            "topic_id": self.topic_id,
-            "type": "video",
-            "status": self.status.as_str(),
-            "stage": self.stage,
-            "progress": (self.progress * 1000.0).round() / 1000.0,
-            "output_type": self.output_type.as_str(),
-            "details": details,
-            "result": result,
-            "error": self.error,
-            "metadata": self.metadata,
-            "created_at": crate::core::time::iso(self.created_at),
-            "updated_at": crate::core::time::iso(self.updated_at),
-        })
     }
+}
+
+/// The `object` name of a [`StatusObject`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusTag {
+    Status,
+}
+
+/// The kind of job a status object describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobType {
+    Video,
+}
+
+/// A job's status (`object: status`): the reply of `create_video`, `status` and
+/// `export_video`, and the `data` of every webhook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusObject {
+    pub object: StatusTag,
+    /// The topic id.
+    pub id: String,
+    /// The topic id again (the spec names it both ways).
+    pub topic_id: String,
+    #[serde(rename = "type")]
+    pub kind: JobType,
+    pub status: JobStatus,
+    /// The stage, when one applies (`rendering_video`, `scenes_ready_for_review`).
+    #[schema(example = "scenes_ready_for_review")]
+    pub stage: Option<String>,
+    /// 0 to 1; at least 0.85 while rendering, 1 at scenes ready.
+    #[schema(minimum = 0, maximum = 1)]
+    pub progress: f64,
+    pub output_type: OutputType,
+    pub details: StatusDetails,
+    pub result: StatusResult,
+    /// `{code, message}` when the job failed, else `null`.
+    pub error: Option<JobError>,
+    /// The request's `metadata`, echoed.
+    pub metadata: Map<String, Value>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+/// `details` of a status object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusDetails {
+    /// The pipeline step reached (1 to 7).
+    #[schema(minimum = 0, maximum = 7)]
+    pub step: u8,
+    /// What the job is doing now, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// The original word count when idea or blog input was truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_truncated_from: Option<usize>,
+}
+
+/// `result` of a status object: the links the job has produced so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusResult {
+    /// The review page (scene or script editor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub review_url: Option<String>,
+    /// The rendered MP4, once there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub video_url: Option<String>,
 }
 
 /// Work a job waits for.
@@ -295,4 +468,73 @@ pub struct Delivery {
     pub attempts: u32,
     /// Unix seconds of the next attempt.
     pub next_at: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request_with(adjust: Value) -> VideoRequest {
+        serde_json::from_value(json!({
+            "source": "audio_url", "language": "English", "video_length": "short",
+            "research_enabled": true, "faceless": false, "wait_for_render": false,
+            "adjust": adjust,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn stored_adjust_reads_typed_rows_and_raw_legacy_rows() {
+        let typed = Adjust {
+            mode: AdjustMode::TrimSilence,
+            keep_silence_ms: 50.0,
+            ..Adjust::default()
+        };
+        let row = request_with(serde_json::to_value(&typed).unwrap());
+        assert_eq!(row.adjust, Some(typed));
+        assert_eq!(
+            request_with(json!("denoise")).adjust.map(|a| a.mode),
+            Some(AdjustMode::Denoise)
+        );
+        let partial = request_with(json!({"mode": "normalize", "target_lufs": -20}));
+        assert_eq!(partial.adjust.map(|a| a.target_lufs), Some(-20.0));
+        assert_eq!(request_with(json!("off")).adjust, None);
+        assert_eq!(request_with(json!(null)).adjust, None);
+        // A row that no longer reads loses its treatment, not the job.
+        assert_eq!(request_with(json!({"volume": 3})).adjust, None);
+    }
+
+    #[test]
+    fn the_status_object_has_the_specs_fields_and_omits_empty_results() {
+        let mut job: Job = serde_json::from_value(json!({
+            "topic_id": "t1", "account": "a", "output_type": "scene", "status": "processing",
+            "step": 2, "progress": 0.12345, "created_at": 0, "updated_at": 60,
+            "request": {
+                "source": "text", "language": "English", "video_length": "short",
+                "research_enabled": true, "faceless": false, "wait_for_render": false,
+            },
+        }))
+        .unwrap();
+        job.metadata = json!({"k": 1});
+        let v = serde_json::to_value(job.status_object()).unwrap();
+        assert_eq!(v["object"], "status");
+        assert_eq!(
+            (v["id"].as_str(), v["topic_id"].as_str()),
+            (Some("t1"), Some("t1"))
+        );
+        assert_eq!(v["type"], "video");
+        assert_eq!(v["progress"], 0.123);
+        assert_eq!(v["stage"], Value::Null);
+        assert_eq!(v["error"], Value::Null);
+        assert_eq!(v["details"], json!({"step": 2}));
+        assert_eq!(v["result"], json!({}));
+        assert_eq!(v["metadata"], json!({"k": 1}));
+        assert_eq!(v["updated_at"], "1970-01-01T00:01:00Z");
+        job.review_url = Some("https://r".into());
+        job.input_truncated_from = Some(1200);
+        let v = serde_json::to_value(job.status_object()).unwrap();
+        assert_eq!(v["result"], json!({"review_url": "https://r"}));
+        assert_eq!(v["details"]["input_truncated_from"], 1200);
+    }
 }

@@ -23,44 +23,12 @@
 //! - **trim_silence**: pauses longer than `min_silence_ms` are shortened to
 //!   2 × `keep_silence_ms`; leading and trailing silence goes too.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::core::error::{Code, Error};
+use crate::core::error::{Code, Error, Result};
+use crate::core::fields::Fields;
 use crate::core::model::Source;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    Off,
-    Normalize,
-    Denoise,
-    TrimSilence,
-}
-
-/// A validated `adjust`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Adjust {
-    pub mode: Mode,
-    pub target_lufs: f64,
-    pub denoise_strength: f64,
-    pub silence_threshold_db: f64,
-    pub min_silence_ms: f64,
-    pub keep_silence_ms: f64,
-}
-
-impl Default for Adjust {
-    fn default() -> Self {
-        Adjust {
-            mode: Mode::Normalize,
-            target_lufs: -16.0,
-            denoise_strength: 0.6,
-            silence_threshold_db: -45.0,
-            min_silence_ms: 600.0,
-            keep_silence_ms: 150.0,
-        }
-    }
-}
+pub use crate::core::model::{Adjust, AdjustInput, AdjustMode as Mode};
 
 /// (field, min, max) of the numeric sub-fields.
 const RANGES: &[(&str, f64, f64)] = &[
@@ -75,7 +43,7 @@ fn bad(message: impl Into<String>) -> Error {
     Error::new(Code::InvalidAdjust, message).param("adjust")
 }
 
-fn mode_of(s: &str) -> Result<Mode, Error> {
+fn mode_of(s: &str) -> Result<Mode> {
     match s.trim().to_ascii_lowercase().as_str() {
         "off" | "none" => Ok(Mode::Off),
         "normalize" | "normalise" => Ok(Mode::Normalize),
@@ -87,50 +55,43 @@ fn mode_of(s: &str) -> Result<Mode, Error> {
     }
 }
 
-/// Validates `adjust` for `source`. `None` or `off` gives `None` (nothing to do).
-pub fn parse(v: Option<&Value>, source: Source) -> Result<Option<Adjust>, Error> {
+/// Reads the `adjust` field of `body`: a mode name or an object of settings, every value in
+/// range. `None` when absent; a mode of `off` is kept (it is valid for every source).
+pub fn read(body: &Fields) -> Result<Option<Adjust>> {
     let mut adjust = Adjust::default();
-    match v {
-        None | Some(Value::Null) => return Ok(None),
+    match body.value("adjust") {
+        None => return Ok(None),
         Some(Value::String(s)) => adjust.mode = mode_of(s)?,
-        Some(Value::Object(o)) => parse_object(o, &mut adjust)?,
+        Some(o @ Value::Object(_)) => read_settings(&Fields::of(o)?, &mut adjust)?,
         Some(_) => return Err(bad("`adjust` must be a mode string or an object.")),
-    }
-    if adjust.mode == Mode::Off {
-        return Ok(None);
-    }
-    if !source.is_audio() {
-        return Err(bad(
-            "`adjust` applies only to audio sources (audio_url, audio_file).",
-        ));
     }
     Ok(Some(adjust))
 }
 
-fn parse_object(o: &Map<String, Value>, adjust: &mut Adjust) -> Result<(), Error> {
-    for (key, val) in o {
+fn read_settings(o: &Fields, adjust: &mut Adjust) -> Result<()> {
+    for key in o.names() {
         if key == "mode" {
-            match val {
-                Value::String(s) => adjust.mode = mode_of(s)?,
-                _ => return Err(bad("`adjust.mode` must be a string.")),
-            }
+            let mode = o
+                .str_or(key, Code::InvalidAdjust)
+                .map_err(|_| bad("`adjust.mode` must be a string."))?;
+            adjust.mode = mode.map_or(Ok(Mode::Normalize), mode_of)?;
             continue;
         }
-        let Some(&(_, lo, hi)) = RANGES.iter().find(|(k, _, _)| k == key) else {
+        let Some(&(_, lo, hi)) = RANGES.iter().find(|(k, _, _)| *k == key) else {
             return Err(bad(format!(
                 "`adjust.{key}` is not a known field (mode, {}).",
                 RANGES.iter().map(|r| r.0).collect::<Vec<_>>().join(", ")
             )));
         };
-        let x = match val.as_f64() {
-            Some(x) if (lo..=hi).contains(&x) => x,
+        let x = match o.f64(key, Code::InvalidAdjust) {
+            Ok(Some(x)) if (lo..=hi).contains(&x) => x,
             _ => {
                 return Err(bad(format!(
                     "`adjust.{key}` must be a number from {lo} to {hi}."
                 )));
             }
         };
-        match key.as_str() {
+        match key {
             "target_lufs" => adjust.target_lufs = x,
             "denoise_strength" => adjust.denoise_strength = x,
             "silence_threshold_db" => adjust.silence_threshold_db = x,
@@ -139,6 +100,20 @@ fn parse_object(o: &Map<String, Value>, adjust: &mut Adjust) -> Result<(), Error
         }
     }
     Ok(())
+}
+
+/// Checks `adjust` against the source (spec rule 6): anything but `off` needs an audio
+/// source. Gives what the build task applies, `None` for nothing to do.
+pub fn for_source(adjust: Option<Adjust>, source: Source) -> Result<Option<Adjust>> {
+    let Some(adjust) = adjust.filter(|a| a.mode != Mode::Off) else {
+        return Ok(None);
+    };
+    if !source.is_audio() {
+        return Err(bad(
+            "`adjust` applies only to audio sources (audio_url, audio_file).",
+        ));
+    }
+    Ok(Some(adjust))
 }
 
 /// Applies `adjust` to mono PCM at 48 kHz (the rate media sources are decoded at).
@@ -350,9 +325,14 @@ mod tests {
             .collect()
     }
 
+    fn parse(v: &Value, source: Source) -> Result<Option<Adjust>> {
+        let body = json!({ "adjust": v });
+        for_source(read(&Fields::of(&body)?)?, source)
+    }
+
     #[test]
     fn parses_modes_ranges_and_sources() {
-        let p = |v: Value, s| parse(Some(&v), s);
+        let p = |v: Value, s| parse(&v, s);
         assert_eq!(p(json!("off"), Source::VideoUrl).unwrap(), None);
         assert_eq!(
             p(json!("normalize"), Source::AudioUrl)

@@ -11,17 +11,273 @@
 //!   A PUT first claims the token with an exclusive marker file, so a replay gets
 //!   `presign_used` (409) even while the first upload is still streaming; a failed upload gives
 //!   the claim back so the client can retry.
+//! - **Requests and replies**: [`UploadAssetRequest`] (the JSON shapes, read through
+//!   [`Fields`]), [`AssetForm`] (the multipart shape, for the schema), [`Asset`] and
+//!   [`AssetPresign`]; [`presign`] answers the presign shape.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use hmac::{KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use sha2::Sha256;
+use utoipa::ToSchema;
 
+use crate::core::config::Settings;
 use crate::core::error::{Code, Error};
+use crate::core::fields::Fields;
+use crate::core::public::{Lifetime, PublicFiles, Published};
 
 /// The spec's asset size cap (500 MB) — the default of `media.asset_max_bytes`.
 pub const ASSET_MAX_BYTES: u64 = 524_288_000;
+
+/// The JSON body of `POST /v1/upload_asset`: a presigned upload URL, or the file in base64.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum UploadAssetRequest {
+    Presign(PresignRequest),
+    Base64(Base64Upload),
+}
+
+/// The presign shape: the reply is an [`AssetPresign`], the bytes follow by `PUT`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PresignRequest {
+    /// `presign` (any case).
+    pub mode: PresignMode,
+    /// The file's name; only its basename is kept, and it picks the extension.
+    #[schema(min_length = 1)]
+    pub filename: String,
+    /// Informational, not bound to the signature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+}
+
+/// The one `mode` of `upload_asset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PresignMode {
+    Presign,
+}
+
+/// The base64 shape: the reply is an [`Asset`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Base64Upload {
+    /// The file in base64 (standard or URL-safe, padding optional); a `data:…;base64,`
+    /// prefix is stripped.
+    #[schema(min_length = 1)]
+    pub file_data: String,
+    /// The file's name; only its basename is kept.
+    #[schema(min_length = 1)]
+    pub filename: String,
+    /// The content type; else detected from the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+}
+
+impl UploadAssetRequest {
+    /// Reads a JSON body: `mode: presign` is the presign shape, no `mode` the base64 shape.
+    pub fn read(body: &Value) -> Result<Self, Error> {
+        let f = Fields::of(body)?;
+        match trimmed(&f, "mode")? {
+            Some(m) if m.eq_ignore_ascii_case("presign") => {
+                Ok(UploadAssetRequest::Presign(PresignRequest {
+                    mode: PresignMode::Presign,
+                    filename: filename(&f)?,
+                    content_type: trimmed(&f, "content_type")?.map(str::to_string),
+                }))
+            }
+            Some(_) => Err(Error::new(
+                Code::InvalidField,
+                "`mode` must be `presign` (or omitted, with `file_data`).",
+            )
+            .param("mode")),
+            None => {
+                let file_data = f
+                    .str_or("file_data", Code::InvalidFileData)?
+                    .filter(|s| !s.trim().is_empty())
+                    .ok_or_else(|| Error::missing("file_data"))?;
+                Ok(UploadAssetRequest::Base64(Base64Upload {
+                    file_data: file_data.to_string(),
+                    filename: filename(&f)?,
+                    content_type: trimmed(&f, "content_type")?.map(str::to_string),
+                }))
+            }
+        }
+    }
+}
+
+/// A text field, trimmed; blank reads as absent.
+fn trimmed<'a>(f: &Fields<'a>, name: &str) -> Result<Option<&'a str>, Error> {
+    Ok(f.str(name)?.map(str::trim).filter(|s| !s.is_empty()))
+}
+
+fn filename(f: &Fields) -> Result<String, Error> {
+    Ok(f.required_str("filename")?.trim().to_string())
+}
+
+/// The multipart shape of `upload_asset` (for the schema; the API streams it).
+#[derive(Debug, Clone, ToSchema)]
+pub struct AssetForm {
+    /// The file, at most 500 MB.
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+}
+
+/// The reply of `POST /v1/upload_asset`: an asset, or a presigned upload URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum UploadAssetReply {
+    Asset(Asset),
+    Presign(AssetPresign),
+}
+
+/// The `object` name of an [`Asset`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AssetTag {
+    Asset,
+}
+
+/// An uploaded asset (`object: asset`), public for 24 hours.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Asset {
+    pub object: AssetTag,
+    /// Where the asset is served (no auth) until `expires_at`.
+    #[schema(format = "uri")]
+    pub url: String,
+    pub content_type: String,
+    #[schema(minimum = 1)]
+    pub size_bytes: u64,
+    /// The stored name: the client's basename reduced to `[A-Za-z0-9._-]`.
+    pub filename: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    pub ttl_hours: Hours,
+}
+
+impl Asset {
+    /// The reply for a file published as `filename` with `content_type`.
+    pub fn new(published: &Published, content_type: &str, filename: &str) -> Asset {
+        Asset {
+            object: AssetTag::Asset,
+            url: published.url.clone(),
+            content_type: content_type.to_string(),
+            size_bytes: published.bytes,
+            filename: filename.to_string(),
+            expires_at: published.expires_at_iso(),
+            ttl_hours: Hours::of_secs(published.ttl_seconds),
+        }
+    }
+}
+
+/// The `object` name of an [`AssetPresign`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AssetPresignTag {
+    AssetPresign,
+}
+
+/// A presigned upload URL (`object: asset_presign`): `PUT` the bytes to `put_url`, with no
+/// extra headers, before `put_expires_at`; the asset is then served at `url`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssetPresign {
+    pub object: AssetPresignTag,
+    #[schema(format = "uri")]
+    pub put_url: String,
+    #[schema(format = "uri")]
+    pub get_url: String,
+    #[schema(format = "uri")]
+    pub url: String,
+    /// `assets/{folder}/{name}`.
+    pub key: String,
+    pub content_type: String,
+    pub filename: String,
+    /// Always empty: the PUT needs no headers.
+    pub headers_required: Map<String, Value>,
+    pub max_bytes: u64,
+    #[schema(format = DateTime)]
+    pub put_expires_at: String,
+    #[schema(format = DateTime)]
+    pub expires_at: String,
+    pub ttl_hours: Hours,
+}
+
+/// A lifetime in hours: a whole number when it is one (`24`), else a fraction (`0.5`).
+#[derive(Debug, Clone, Copy, PartialEq, ToSchema)]
+#[schema(value_type = f64)]
+pub struct Hours(f64);
+
+impl Hours {
+    pub fn of_secs(secs: u64) -> Hours {
+        Hours(secs as f64 / 3600.0)
+    }
+}
+
+impl Serialize for Hours {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.fract() == 0.0 && self.0 >= 0.0 {
+            s.serialize_u64(self.0 as u64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Hours {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        f64::deserialize(d).map(Hours)
+    }
+}
+
+/// Answers the presign shape: a signed, single-use `PUT` URL under `{base_url}` for a new
+/// asset folder.
+pub fn presign(
+    req: &PresignRequest,
+    settings: &Settings,
+    public: &PublicFiles,
+) -> Result<AssetPresign, Error> {
+    let kind = classify(&req.filename, req.content_type.as_deref())?;
+    let name = stored_name(&req.filename, &kind.ext);
+    let presigner = Presigner::open(&settings.data_dir).map_err(|e| {
+        tracing::error!(error = %e, "presign key unavailable");
+        Error::new(
+            Code::PresignFailed,
+            "An upload URL could not be created; try again.",
+        )
+    })?;
+    presigner.sweep_claims(settings.media.presign_ttl_secs + 3600);
+    let iat = crate::core::time::now();
+    let token = PresignToken {
+        folder: folder_token(),
+        name: name.clone(),
+        iat,
+        exp: iat + settings.media.presign_ttl_secs as i64,
+        max_bytes: settings.media.asset_max_bytes,
+    };
+    let key = format!("{}/{}", Lifetime::Asset.folder(), token.rel());
+    let url = public.url(&key);
+    let ttl = public.ttl(Lifetime::Asset).as_secs();
+    Ok(AssetPresign {
+        object: AssetPresignTag::AssetPresign,
+        put_url: format!(
+            "{}/v1/upload_asset/put/{}?{}",
+            settings.base_url,
+            token.rel(),
+            presigner.query(&token)
+        ),
+        get_url: url.clone(),
+        url,
+        key,
+        content_type: kind.content_type,
+        filename: name,
+        headers_required: Map::new(),
+        max_bytes: token.max_bytes,
+        put_expires_at: crate::core::time::iso(token.exp),
+        expires_at: crate::core::time::iso(iat + ttl as i64),
+        ttl_hours: Hours::of_secs(ttl),
+    })
+}
 
 /// Extensions the spec allows, with the content type each implies.
 const EXTENSIONS: &[(&str, &str)] = &[

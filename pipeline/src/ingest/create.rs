@@ -1,14 +1,21 @@
-//! `create_video` validation: every rule and limit of the spec, turned into
-//! a [`VideoRequest`] or a client error with the code DESIGN.md §3 names.
+//! `create_video`: the request as a client sends it ([`CreateVideoRequest`], read through
+//! [`Fields`] with the spec's per-field codes and `param`), and [`validate`], which applies
+//! every rule and limit of the spec and turns it into an [`Accepted`] job or a client error
+//! with the code DESIGN.md §3 names.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 use crate::build::script::word_count;
 use crate::core::config::Mode;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
+use crate::core::fields::{Choice, Fields};
 use crate::core::jobs::Accepted;
-use crate::core::model::{Language, OutputType, Source, VideoLength, VideoRequest};
+use crate::core::model::{
+    Adjust, AdjustInput, Language, OutputType, Source, VideoLength, VideoRequest,
+};
 
 pub const SCRIPT_MIN_WORDS: usize = 80;
 pub const SCRIPT_MAX_WORDS: usize = 500;
@@ -38,35 +45,229 @@ fn truncate_words(s: &str, max: usize) -> &str {
     s
 }
 
-fn opt_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(_) => {
-            Err(Error::new(Code::InvalidField, format!("`{field}` must be a string.")).param(field))
+/// The body of `POST /v1/create_video` (JSON, or the fields of the multipart form).
+///
+/// [`CreateVideoRequest::read`] checks each field's type and value and the rules between
+/// fields that need nothing outside the body; [`validate`] then checks URLs and uploads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CreateVideoRequest {
+    /// Where the narration comes from (default `text`).
+    pub source: Option<Source>,
+    /// source=text: the narration, 80 to 500 words, used verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1)]
+    pub script_text: Option<String>,
+    /// source=idea: 5 to 1000 words; longer input is cut at 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1)]
+    pub idea_text: Option<String>,
+    /// source=blog: 30 to 3000 words; longer input is cut at 3000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1)]
+    pub blog_text: Option<String>,
+    /// source=video_url: a public http(s) URL, at most 5 minutes of media.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub video_url: Option<String>,
+    /// source=audio_url: a public http(s) URL, at most 5 minutes of media.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub audio_url: Option<String>,
+    /// `text`, `scene` (default) or `video`; `text` is not available for source=text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_type: Option<OutputType>,
+    /// idea/blog only (default English); ignored for other sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<Language>,
+    /// idea/blog only (default short); ignored for other sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_length: Option<VideoLength>,
+    /// idea/blog only (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub research_enabled: Option<bool>,
+    /// Every scene B-roll, no narrator (default false): output scene or video, sources text,
+    /// idea, blog and audio_url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faceless: Option<bool>,
+    /// Treatment of an audio source's sound; anything but `off` needs an audio source. Read, it
+    /// is never `off` (that reads as `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<AdjustInput>)]
+    pub adjust: Option<Adjust>,
+    /// Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_render: Option<bool>,
+    /// Webhook target: https in production, http or https in dev mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub callback_url: Option<String>,
+    /// Echoed back in the status object; at most 16 KiB as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+/// The multipart form of `create_video` (sources `video_file`, `audio_file`): the JSON body's
+/// fields as form fields (booleans and `metadata` as JSON text), and the one media file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct CreateVideoForm {
+    #[serde(flatten)]
+    pub fields: CreateVideoRequest,
+    /// source=video_file: the video, at most 100 MB and 5 minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = Binary)]
+    pub video_file: Option<Vec<u8>>,
+    /// source=audio_file: the audio, at most 100 MB and 5 minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = Binary)]
+    pub audio_file: Option<Vec<u8>>,
+}
+
+impl CreateVideoRequest {
+    /// Reads a JSON body, field by field in the order the spec's rules are checked.
+    pub fn read(body: &Value) -> Result<Self> {
+        let f = Fields::of(body)?;
+        let source = choice::<Source>(&f, "source")?;
+        let output_type = choice::<OutputType>(&f, "output_type")?;
+        check_output_type(
+            source.unwrap_or(Source::Text),
+            output_type.unwrap_or(OutputType::Scene),
+        )?;
+        let idea_or_blog = matches!(source, Some(Source::Idea | Source::Blog));
+        // Ignored for other sources: only their type is checked there.
+        let (language, video_length) = if idea_or_blog {
+            (
+                choice::<Language>(&f, "language")?,
+                choice::<VideoLength>(&f, "video_length")?,
+            )
+        } else {
+            f.str("language")?;
+            f.str("video_length")?;
+            (None, None)
+        };
+        let research_enabled = f.bool("research_enabled", Code::InvalidResearchEnabled)?;
+        let wait_for_render = f.bool("wait_for_render", Code::InvalidWaitForRender)?;
+        let faceless = f.bool("faceless", Code::InvalidFaceless)?;
+        check_faceless(
+            faceless.unwrap_or(false),
+            source.unwrap_or(Source::Text),
+            output_type.unwrap_or(OutputType::Scene),
+        )?;
+        let adjust = crate::ingest::adjust::read(&f)?;
+        Ok(CreateVideoRequest {
+            source,
+            output_type,
+            language,
+            video_length,
+            research_enabled,
+            wait_for_render,
+            faceless,
+            adjust: crate::ingest::adjust::for_source(adjust, source.unwrap_or(Source::Text))?,
+            script_text: f.str("script_text")?.map(str::to_string),
+            idea_text: f.str("idea_text")?.map(str::to_string),
+            blog_text: f.str("blog_text")?.map(str::to_string),
+            video_url: f.str("video_url")?.map(str::to_string),
+            audio_url: f.str("audio_url")?.map(str::to_string),
+            callback_url: f.str("callback_url")?.map(str::to_string),
+            metadata: read_metadata(&f)?,
+        })
+    }
+}
+
+impl Choice for Source {
+    const NAMES: &'static [&'static str] = Source::NAMES;
+    const CODE: Code = Code::InvalidSource;
+    fn parse(s: &str) -> Option<Self> {
+        Source::parse(s)
+    }
+}
+
+impl Choice for OutputType {
+    const NAMES: &'static [&'static str] = &["text", "scene", "video"];
+    const CODE: Code = Code::InvalidOutputType;
+    fn parse(s: &str) -> Option<Self> {
+        OutputType::parse(s)
+    }
+}
+
+impl Choice for Language {
+    const NAMES: &'static [&'static str] = &["English", "Vietnamese"];
+    const CODE: Code = Code::InvalidLanguage;
+    fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "english" | "en" => Some(Language::English),
+            "vietnamese" | "vi" => Some(Language::Vietnamese),
+            _ => None,
         }
     }
 }
 
-fn opt_bool(body: &Map<String, Value>, field: &str, code: Code) -> Result<Option<bool>> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(Error::new(code, format!("`{field}` must be true or false.")).param(field)),
+impl Choice for VideoLength {
+    const NAMES: &'static [&'static str] = &["short", "normal"];
+    const CODE: Code = Code::InvalidVideoLength;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "short" => Some(VideoLength::Short),
+            "normal" => Some(VideoLength::Normal),
+            _ => None,
+        }
     }
 }
 
-fn required_text<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str> {
-    match opt_str(body, field)? {
-        Some(s) if !s.trim().is_empty() => Ok(s),
-        _ => Err(Error::missing(field)),
+/// Spec rule 1: every source and output type go together, except text with text.
+fn check_output_type(source: Source, output_type: OutputType) -> Result<()> {
+    if source == Source::Text && output_type == OutputType::Text {
+        return Err(Error::new(
+            Code::InvalidOutputType,
+            "`output_type` text is not available for source text: the script is already supplied.",
+        )
+        .param("output_type"));
     }
+    Ok(())
 }
 
-/// Validates a `create_video` JSON body. Media URLs are checked against the
-/// SSRF guard here, before anything is stored.
-pub async fn validate(body: &Value, mode: Mode, fetcher: &Fetcher) -> Result<Accepted> {
-    validate_with_upload(body, mode, fetcher, None).await
+/// Spec rule 5: `faceless` works with output_type scene or video, for sources text, idea, blog
+/// and audio_url.
+fn check_faceless(faceless: bool, source: Source, output_type: OutputType) -> Result<()> {
+    let media_with_picture = matches!(
+        source,
+        Source::VideoUrl | Source::VideoFile | Source::AudioFile
+    );
+    if faceless && (output_type == OutputType::Text || media_with_picture) {
+        return Err(Error::new(
+            Code::InvalidFaceless,
+            "`faceless` works with output_type scene or video, for sources text, idea, blog and audio_url.",
+        )
+        .param("faceless"));
+    }
+    Ok(())
+}
+
+/// An enumeration field: another type than a string is `invalid_field`, an unknown name the
+/// enumeration's own code.
+fn choice<E: Choice>(f: &Fields, name: &str) -> Result<Option<E>> {
+    f.str(name)?;
+    f.choice::<E>(name)
+}
+
+fn read_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
+    let Some(m) = f.object("metadata", Code::InvalidMetadata)? else {
+        return Ok(None);
+    };
+    if serde_json::to_string(m).map_or(0, |s| s.len()) > METADATA_MAX_BYTES {
+        return Err(
+            Error::new(Code::InvalidMetadata, "`metadata` is larger than 16 KiB.")
+                .param("metadata"),
+        );
+    }
+    Ok(Some(m.clone()))
+}
+
+/// A required text of the body: missing or blank is `missing_field`.
+fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str> {
+    value
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| Error::missing(field))
 }
 
 /// A `video_file`/`audio_file` already stored and probed by the API.
@@ -78,105 +279,66 @@ pub struct Upload {
     pub decodable: Option<bool>,
 }
 
+/// The source's text or media, as the job keeps it.
+#[derive(Debug, Default)]
+struct Payload {
+    text: Option<String>,
+    media_url: Option<String>,
+    input_truncated_from: Option<usize>,
+}
+
 /// Validates a `create_video` request; `upload` is the `video_file`/`audio_file` of a
-/// multipart request, already stored and probed (a path relative to the data directory).
-pub async fn validate_with_upload(
-    body: &Value,
+/// multipart request, already stored and probed. Media URLs are checked against the SSRF guard
+/// here, before anything is stored.
+pub async fn validate(
+    req: CreateVideoRequest,
     mode: Mode,
     fetcher: &Fetcher,
     upload: Option<Upload>,
 ) -> Result<Accepted> {
-    let Some(body) = body.as_object() else {
-        return Err(Error::new(
-            Code::InvalidJson,
-            "The request body must be a JSON object.",
-        ));
+    let source = req.source.unwrap_or(Source::Text);
+    let output_type = req.output_type.unwrap_or(OutputType::Scene);
+    let faceless = req.faceless.unwrap_or(false);
+    check_output_type(source, output_type)?;
+    check_faceless(faceless, source, output_type)?;
+    let adjust = crate::ingest::adjust::for_source(req.adjust.clone(), source)?;
+    let payload = payload(&req, source, fetcher, upload.is_some()).await?;
+    let callback_url = match &req.callback_url {
+        None => None,
+        Some(u) => Some(validate_callback(u, mode, fetcher).await?),
     };
-    let source = match opt_str(body, "source")? {
-        None => Source::Text,
-        Some(s) => Source::parse(s).ok_or_else(|| {
-            Error::new(
-                Code::InvalidSource,
-                format!("`source` must be one of: {}.", Source::NAMES.join(", ")),
-            )
-            .param("source")
-        })?,
-    };
-    let output_type = match opt_str(body, "output_type")? {
-        None => OutputType::Scene,
-        Some(s) => OutputType::parse(s).ok_or_else(|| {
-            Error::new(
-                Code::InvalidOutputType,
-                "`output_type` must be text, scene or video.",
-            )
-            .param("output_type")
-        })?,
-    };
-    if source == Source::Text && output_type == OutputType::Text {
-        return Err(Error::new(
-            Code::InvalidOutputType,
-            "`output_type` text is not available for source text: the script is already supplied.",
-        )
-        .param("output_type"));
-    }
-
-    let idea_or_blog = matches!(source, Source::Idea | Source::Blog);
-    let language = match opt_str(body, "language")? {
-        Some(l) if idea_or_blog => match l.to_ascii_lowercase().as_str() {
-            "english" | "en" => Language::English,
-            "vietnamese" | "vi" => Language::Vietnamese,
-            _ => {
-                return Err(Error::new(
-                    Code::InvalidLanguage,
-                    "`language` must be English or Vietnamese.",
-                )
-                .param("language"));
-            }
+    Ok(Accepted {
+        request: VideoRequest {
+            source,
+            text: payload.text,
+            media_url: payload.media_url,
+            language: req.language.unwrap_or(Language::English),
+            video_length: req.video_length.unwrap_or(VideoLength::Short),
+            research_enabled: req.research_enabled.unwrap_or(true),
+            faceless,
+            wait_for_render: req.wait_for_render.unwrap_or(false),
+            adjust,
+            media_decodable: upload.as_ref().and_then(|u| u.decodable),
+            media_file: upload.map(|u| u.file),
         },
-        _ => Language::English,
-    };
-    let video_length = match opt_str(body, "video_length")? {
-        Some(v) if idea_or_blog => match v {
-            "short" => VideoLength::Short,
-            "normal" => VideoLength::Normal,
-            _ => {
-                return Err(Error::new(
-                    Code::InvalidVideoLength,
-                    "`video_length` must be short or normal.",
-                )
-                .param("video_length"));
-            }
-        },
-        _ => VideoLength::Short,
-    };
-    let research_enabled =
-        opt_bool(body, "research_enabled", Code::InvalidResearchEnabled)?.unwrap_or(true);
-    let wait_for_render =
-        opt_bool(body, "wait_for_render", Code::InvalidWaitForRender)?.unwrap_or(false);
-    let faceless = opt_bool(body, "faceless", Code::InvalidFaceless)?.unwrap_or(false);
-    if faceless
-        && (output_type == OutputType::Text
-            || matches!(
-                source,
-                Source::VideoUrl | Source::VideoFile | Source::AudioFile
-            ))
-    {
-        return Err(Error::new(
-            Code::InvalidFaceless,
-            "`faceless` works with output_type scene or video, for sources text, idea, blog and audio_url.",
-        )
-        .param("faceless"));
-    }
-    let adjust = crate::ingest::adjust::parse(body.get("adjust"), source)?
-        .map(|a| serde_json::to_value(a).expect("plain struct"));
+        output_type,
+        metadata: Value::Object(req.metadata.unwrap_or_default()),
+        callback_url,
+        input_truncated_from: payload.input_truncated_from,
+    })
+}
 
-    // Source payload.
-    let mut text = None;
-    let mut media_url = None;
-    let mut input_truncated_from = None;
+/// The source's payload: the word limits of texts, the guard and probe of media URLs, the
+/// presence of an upload.
+async fn payload(
+    req: &CreateVideoRequest,
+    source: Source,
+    fetcher: &Fetcher,
+    uploaded: bool,
+) -> Result<Payload> {
     match source {
         Source::Text => {
-            let script = required_text(body, "script_text")?;
+            let script = required(&req.script_text, "script_text")?;
             let n = word_count(script);
             if n < SCRIPT_MIN_WORDS {
                 return Err(Error::new(
@@ -192,15 +354,18 @@ pub async fn validate_with_upload(
                 )
                 .param("script_text"));
             }
-            text = Some(script.to_string());
+            Ok(Payload {
+                text: Some(script.to_string()),
+                ..Payload::default()
+            })
         }
         Source::Idea | Source::Blog => {
-            let (field, min, max) = if source == Source::Idea {
-                ("idea_text", IDEA_MIN_WORDS, IDEA_MAX_WORDS)
+            let (field, value, min, max) = if source == Source::Idea {
+                ("idea_text", &req.idea_text, IDEA_MIN_WORDS, IDEA_MAX_WORDS)
             } else {
-                ("blog_text", BLOG_MIN_WORDS, BLOG_MAX_WORDS)
+                ("blog_text", &req.blog_text, BLOG_MIN_WORDS, BLOG_MAX_WORDS)
             };
-            let input = required_text(body, field)?;
+            let input = required(value, field)?;
             let n = word_count(input);
             if n < min {
                 return Err(Error::new(
@@ -210,20 +375,23 @@ pub async fn validate_with_upload(
                 .param(field));
             }
             let kept = if n > max {
-                input_truncated_from = Some(n);
                 truncate_words(input, max)
             } else {
                 input
             };
-            text = Some(kept.trim().to_string());
+            Ok(Payload {
+                text: Some(kept.trim().to_string()),
+                input_truncated_from: (n > max).then_some(n),
+                ..Payload::default()
+            })
         }
         Source::VideoUrl | Source::AudioUrl => {
-            let field = if source == Source::VideoUrl {
-                "video_url"
+            let (field, value) = if source == Source::VideoUrl {
+                ("video_url", &req.video_url)
             } else {
-                "audio_url"
+                ("audio_url", &req.audio_url)
             };
-            let url = required_text(body, field)?;
+            let url = required(value, field)?;
             fetcher.guard(url).await.map_err(|e| match e {
                 FetchError::Blocked(why) => Error::new(
                     Code::UnsupportedMediaUrl,
@@ -233,7 +401,10 @@ pub async fn validate_with_upload(
                 other => Error::new(Code::UnsupportedMediaUrl, other.to_string()).param(field),
             })?;
             crate::ingest::media_source::check_url(fetcher, url, field, source.is_audio()).await?;
-            media_url = Some(url.trim().to_string());
+            Ok(Payload {
+                media_url: Some(url.trim().to_string()),
+                ..Payload::default()
+            })
         }
         Source::VideoFile | Source::AudioFile => {
             let field = if source == Source::VideoFile {
@@ -241,7 +412,7 @@ pub async fn validate_with_upload(
             } else {
                 "audio_file"
             };
-            if upload.is_none() {
+            if !uploaded {
                 return Err(Error::new(
                     Code::UnsupportedMediaType,
                     format!(
@@ -250,51 +421,9 @@ pub async fn validate_with_upload(
                 )
                 .param(field));
             }
+            Ok(Payload::default())
         }
     }
-
-    let callback_url = match opt_str(body, "callback_url")? {
-        None => None,
-        Some(u) => Some(validate_callback(u, mode, fetcher).await?),
-    };
-    let metadata = match body.get("metadata") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(m @ Value::Object(_)) => {
-            if m.to_string().len() > METADATA_MAX_BYTES {
-                return Err(
-                    Error::new(Code::InvalidMetadata, "`metadata` is larger than 16 KiB.")
-                        .param("metadata"),
-                );
-            }
-            m.clone()
-        }
-        Some(_) => {
-            return Err(
-                Error::new(Code::InvalidMetadata, "`metadata` must be an object.")
-                    .param("metadata"),
-            );
-        }
-    };
-
-    Ok(Accepted {
-        request: VideoRequest {
-            source,
-            text,
-            media_url,
-            language,
-            video_length,
-            research_enabled,
-            faceless,
-            wait_for_render,
-            adjust,
-            media_decodable: upload.as_ref().and_then(|u| u.decodable),
-            media_file: upload.map(|u| u.file),
-        },
-        output_type,
-        metadata,
-        callback_url,
-        input_truncated_from,
-    })
 }
 
 async fn validate_callback(url: &str, mode: Mode, fetcher: &Fetcher) -> Result<String> {
@@ -326,5 +455,94 @@ mod tests {
         assert_eq!(truncate_words("a b", 5), "a b");
         assert_eq!(truncate_words("  a\n\nb c ", 2), "  a\n\nb");
         assert_eq!(word_count(truncate_words(&"w ".repeat(1200), 1000)), 1000);
+    }
+}
+
+#[cfg(test)]
+mod request_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn code_of(body: Value) -> (Code, Option<String>) {
+        let e = CreateVideoRequest::read(&body).unwrap_err();
+        (e.code, e.param)
+    }
+
+    #[test]
+    fn each_field_answers_with_the_specs_code_and_param() {
+        for (body, code, param) in [
+            (json!({"source": 3}), Code::InvalidField, "source"),
+            (json!({"source": "tv"}), Code::InvalidSource, "source"),
+            (
+                json!({"output_type": "gif"}),
+                Code::InvalidOutputType,
+                "output_type",
+            ),
+            (
+                json!({"output_type": "text"}),
+                Code::InvalidOutputType,
+                "output_type",
+            ),
+            (
+                json!({"source": "idea", "language": "fr"}),
+                Code::InvalidLanguage,
+                "language",
+            ),
+            (
+                json!({"source": "blog", "video_length": "long"}),
+                Code::InvalidVideoLength,
+                "video_length",
+            ),
+            (
+                json!({"research_enabled": "yes"}),
+                Code::InvalidResearchEnabled,
+                "research_enabled",
+            ),
+            (
+                json!({"wait_for_render": 1}),
+                Code::InvalidWaitForRender,
+                "wait_for_render",
+            ),
+            (
+                json!({"faceless": true, "source": "video_url"}),
+                Code::InvalidFaceless,
+                "faceless",
+            ),
+            (
+                json!({"adjust": "normalize"}),
+                Code::InvalidAdjust,
+                "adjust",
+            ),
+            (json!({"script_text": 5}), Code::InvalidField, "script_text"),
+            (json!({"metadata": [1]}), Code::InvalidMetadata, "metadata"),
+        ] {
+            assert_eq!(
+                code_of(body.clone()),
+                (code, Some(param.to_string())),
+                "{body}"
+            );
+        }
+        assert_eq!(code_of(json!([])).0, Code::InvalidJson);
+    }
+
+    #[test]
+    fn settings_that_do_not_apply_are_ignored_and_adjust_off_reads_as_none() {
+        let req = CreateVideoRequest::read(&json!({
+            "source": "text", "language": "Klingon", "video_length": "epic",
+            "adjust": "off", "metadata": {"a": 1},
+        }))
+        .unwrap();
+        assert_eq!(
+            (req.language, req.video_length, req.adjust),
+            (None, None, None)
+        );
+        assert_eq!(req.metadata.unwrap()["a"], 1);
+        let req = CreateVideoRequest::read(&json!({
+            "source": "audio_url", "adjust": {"mode": "denoise", "denoise_strength": 0.2},
+        }))
+        .unwrap();
+        assert_eq!(req.adjust.map(|a| a.denoise_strength), Some(0.2));
+        let req = CreateVideoRequest::read(&json!({"source": "idea", "language": "vi"})).unwrap();
+        assert_eq!(req.language, Some(Language::Vietnamese));
     }
 }

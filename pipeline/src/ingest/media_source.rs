@@ -507,12 +507,9 @@ fn decode(engine: &Engine, job: &Job, path: &Path, scale: f64) -> Result<Vec<i16
         fail(Code::MediaDecodeFailed, message)
     })?;
     let mut samples = track.samples;
-    if let Some(raw) = &job.request.adjust
-        && let Some(adjust) = crate::ingest::adjust::parse(Some(raw), job.request.source)
-            .map_err(|e| fail(Code::InvalidAdjust, e.message))?
-    {
+    if let Some(adjust) = &job.request.adjust {
         engine.set_progress(topic, 2, 0.2 * scale, Some("Treating the audio"));
-        crate::ingest::adjust::apply(&adjust, &mut samples, SAMPLE_RATE);
+        crate::ingest::adjust::apply(adjust, &mut samples, SAMPLE_RATE);
     }
     Ok(samples)
 }
