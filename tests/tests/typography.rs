@@ -141,6 +141,12 @@ async fn typography_calls_charge_credits_and_publish_outlines() {
             "invalid_words",
             "words",
         ),
+        // Only line breaks, nothing to set: the client's text, not a 500.
+        (
+            json!({"role": "typography", "text": "| -> |"}),
+            "missing_field",
+            "text",
+        ),
     ];
     for (body, code, param) in bad {
         let (c, v) = post_as(&d, &poor, body).await;

@@ -12,7 +12,7 @@ use crate::core::fields::Fields;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ExportVideoRequest {
     /// The topic id of a scene-ready video (`topic_id` is accepted as an alias).
-    #[schema(min_length = 1)]
+    #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
 }
 

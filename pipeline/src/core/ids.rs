@@ -27,7 +27,8 @@ pub fn topic_id() -> String {
 }
 
 /// Whether `id` is an accepted topic id: the current form (`wc` + alphanumerics)
-/// or the legacy form (`topic` + alphanumerics) that scene endpoints accept.
+/// or the legacy form (`topic` + alphanumerics) that scene endpoints accept. The request schemas
+/// say the same as `^(wc|topic)[A-Za-z0-9]{1,64}$`.
 pub fn is_topic_id(id: &str) -> bool {
     let rest = id.strip_prefix("wc").or_else(|| id.strip_prefix("topic"));
     matches!(rest, Some(r) if !r.is_empty() && r.len() <= 64 && r.bytes().all(|b| b.is_ascii_alphanumeric()))

@@ -129,7 +129,10 @@ impl Typography {
         account: &Account,
         req: TypographyRequest,
     ) -> Result<Outcome, Error> {
-        self.tools()?;
+        let tools = self.tools()?;
+        // Laying out is quick and tells a text with nothing to set apart before any charge;
+        // rasterising and publishing (the slow part) run as the job.
+        let design = design_of(&tools, &req, account)?;
         let name = account.name.clone();
         let remaining = self.store.write(|tx| {
             let mut a = tx
@@ -176,18 +179,18 @@ impl Typography {
         );
         let svc = self.clone();
         let job_id = id.clone();
-        let profile = account.clone();
         let wait = req.wait;
         tokio::spawn(async move {
             let (svc2, id2, base) = (svc.clone(), job_id.clone(), body.clone());
             let result =
-                tokio::task::spawn_blocking(move || svc2.run(&id2, &req, &profile, base)).await;
+                tokio::task::spawn_blocking(move || svc2.publish(&id2, &tools, &design, base))
+                    .await;
             let record = match result {
                 Ok(Ok(v)) => v,
-                Ok(Err(msg)) => {
-                    tracing::error!(id = %job_id, error = %msg, "typography design failed");
+                Ok(Err(cause)) => {
+                    tracing::error!(id = %job_id, %cause, "typography files could not be made");
                     svc.refund(&name);
-                    failed(&mut body, &msg)
+                    failed(&mut body, "the files could not be written")
                 }
                 Err(join) => {
                     tracing::error!(id = %job_id, error = %join, "typography job stopped");
@@ -282,41 +285,15 @@ impl Typography {
         }
     }
 
-    /// Designs, rasterises and publishes; returns the completed record or why it failed.
-    fn run(
+    /// Rasterises and publishes `d`; returns the completed record, or the internal cause of a
+    /// failure (for the log; the record says only what failed).
+    fn publish(
         &self,
         id: &str,
-        req: &TypographyRequest,
-        account: &Account,
+        tools: &Tools,
+        d: &design::Design,
         mut body: Value,
     ) -> Result<Value, String> {
-        let tools = self.tools().map_err(|e| e.message)?;
-        let profile_cta;
-        let cta = match (&req.cta, req.role) {
-            (Some(c), _) => Some(c),
-            (None, Role::CtaPoster) => {
-                profile_cta = Cta {
-                    company_name: account.name.clone(),
-                    phone: String::new(),
-                    email: account.email.clone().unwrap_or_default(),
-                };
-                Some(&profile_cta)
-            }
-            _ => None,
-        };
-        let input = DesignInput {
-            role: Some(req.role),
-            text: &req.text,
-            quote: req.quote.as_deref(),
-            words: &req.words,
-            duration: req.duration,
-            show_narrator: req.show_narrator,
-            exact: req.exact,
-            colors: &req.colors,
-            cta,
-            look: req.look.as_deref(),
-        };
-        let d = design::design(&tools.fonts, &input).map_err(|e| e.to_string())?;
         // Render every object (and the preview) before publishing anything.
         let composition = d.composition_svg();
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
@@ -370,6 +347,55 @@ impl Typography {
         m.insert("truncated".into(), json!(d.truncated));
         Ok(body)
     }
+}
+
+/// Lays out `req` for `account` (whose profile fills a `cta_poster` without `cta`). A text with
+/// nothing the fonts can set is the client's: 400 on the field the copy came from.
+fn design_of(
+    tools: &Tools,
+    req: &TypographyRequest,
+    account: &Account,
+) -> Result<design::Design, Error> {
+    let profile_cta;
+    let cta = match (&req.cta, req.role) {
+        (Some(c), _) => Some(c),
+        (None, Role::CtaPoster) => {
+            profile_cta = Cta {
+                company_name: account.name.clone(),
+                phone: String::new(),
+                email: account.email.clone().unwrap_or_default(),
+            };
+            Some(&profile_cta)
+        }
+        _ => None,
+    };
+    let input = DesignInput {
+        role: Some(req.role),
+        text: &req.text,
+        quote: req.quote.as_deref(),
+        words: &req.words,
+        duration: req.duration,
+        show_narrator: req.show_narrator,
+        exact: req.exact,
+        colors: &req.colors,
+        cta,
+        look: req.look.as_deref(),
+    };
+    design::design(&tools.fonts, &input).map_err(|e| match e {
+        design::DesignError::NoText => {
+            let param = if req.quote.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+                "quote"
+            } else {
+                "text"
+            };
+            Error::new(
+                Code::MissingField,
+                format!("`{param}` has no words the typography fonts can set."),
+            )
+            .param(param)
+        }
+        other => Error::internal(other),
+    })
 }
 
 /// The record marked failed with `message` (the credit was refunded).

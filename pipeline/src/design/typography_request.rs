@@ -441,7 +441,7 @@ pub struct TypographyObject {
     text: Option<String>,
     svg_url: String,
     image_url: String,
-    r#box: ObjectBox,
+    r#box: DesignBox,
     phase: u32,
     start: f64,
     end: f64,
@@ -451,7 +451,7 @@ pub struct TypographyObject {
 /// Where an object sits on the canvas, pixels.
 #[derive(ToSchema)]
 #[allow(dead_code)]
-pub struct ObjectBox {
+pub struct DesignBox {
     x: f64,
     y: f64,
     w: f64,

@@ -69,7 +69,7 @@ const CAPTION_EM_ADVANCE: f64 = 0.56;
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 pub struct SceneGeometryRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
-    #[schema(example = "wc1a2b3c4d5e6f")]
+    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
     /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`.
     #[serde(flatten)]

@@ -79,7 +79,7 @@ impl InspectorAction {
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 pub struct SceneInspectorRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
-    #[schema(example = "wc1a2b3c4d5e6f")]
+    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
     pub action: InspectorAction,
     /// `voice_file` (preferred) or the display `scene_id`; the still actions need one.

@@ -691,7 +691,7 @@ pub struct FieldEdits {
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 pub struct ModifySceneRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
-    #[schema(example = "wc1a2b3c4d5e6f")]
+    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
     #[serde(flatten)]
     #[schema(value_type = BySelectorFields)]
