@@ -13,9 +13,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: venv
-
-.PHONY: setup build demo run test bench lint
+.PHONY: setup venv build demo run test bench lint
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
