@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pipeline::core::model::Account;
-use pipeline::design::typography_jobs::{self, Outcome, Typography};
-use pipeline::design::typography_request::{TypographyBody, TypographyResult};
+use pipeline::design::typography_jobs::{self, Outcome, Typography, TypographyRequest};
+use pipeline::design::typography_request::{TypographyBody, TypographyResult, TypographyStatus};
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::Filter;
@@ -20,8 +20,8 @@ use warp::reply::Response;
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, json_body};
-use crate::reply::with_request_id;
+use crate::filters::{auth, typed_body};
+use crate::reply::json_reply;
 
 /// Bodies hold at most 2000 + 300 characters of copy plus word timings.
 const BODY_LIMIT: usize = 512 * 1024;
@@ -35,7 +35,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let post = warp::path!("v1" / "typography")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed_body(BODY_LIMIT, typography_jobs::validate))
         .and(with_svc.clone())
         .and_then(create);
     let get = warp::path!("v1" / "typography" / String)
@@ -48,27 +48,22 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 }
 
 fn answer(outcome: Outcome) -> Result<Response, warp::Rejection> {
-    match outcome.body.get("status").and_then(Value::as_str) {
-        Some("failed") => {
-            let message = outcome
-                .body
-                .pointer("/error/message")
-                .and_then(Value::as_str)
-                .unwrap_or("The design could not be made.")
-                .to_string();
-            Err(reject(Error::new(Code::TypographyFailed, message).details(
-                serde_json::json!({ "id": outcome.body.get("id"), "credits_charged": 0 }),
-            )))
-        }
-        _ => {
-            let status = if outcome.finished {
-                StatusCode::OK
-            } else {
-                StatusCode::ACCEPTED
-            };
-            Ok(with_request_id(status, outcome.body))
-        }
+    let body = outcome.body;
+    if body.status == TypographyStatus::Failed {
+        let message = body
+            .error
+            .map(|e| e.message)
+            .unwrap_or_else(|| "The design could not be made.".into());
+        return Err(reject(Error::new(Code::TypographyFailed, message).details(
+            serde_json::json!({ "id": body.id, "credits_charged": 0 }),
+        )));
     }
+    let status = if outcome.finished {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok(json_reply(status, &body))
 }
 
 /// Design text as outlined SVG/PNG objects (1 credit).
@@ -89,10 +84,9 @@ fn answer(outcome: Outcome) -> Result<Response, warp::Rejection> {
 )]
 pub(crate) async fn create(
     account: Account,
-    body: Value,
+    req: TypographyRequest,
     svc: Arc<Typography>,
 ) -> Result<Response, warp::Rejection> {
-    let req = typography_jobs::validate(&body).map_err(reject)?;
     let outcome = svc.submit(&account, req).await.map_err(reject)?;
     answer(outcome)
 }

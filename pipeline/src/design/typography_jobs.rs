@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use compositor::svg2spec;
-use serde_json::{Map, Value, json};
-use typography::design::{self, Cta, DesignInput, FontSet, Role, SAFE_BOTTOM, SAFE_TOP};
+use serde_json::{Value, json};
+use typography::design::{self, Cta, DesignInput, FontSet, Role};
 
 use crate::core::config::Settings;
 use crate::core::error::{Code, Error};
@@ -33,6 +33,10 @@ use crate::core::{ids, time};
 /// Credits one call costs.
 pub const COST: i64 = 1;
 
+use super::typography_request::{
+    BrandApplied, Canvas, DesignBox, TypographyError, TypographyObject, TypographyResult,
+    TypographyStatus,
+};
 pub use super::typography_request::{TypographyRequest, parse_wait, validate};
 
 /// A typography id: `typo_` + 24 hex.
@@ -48,7 +52,7 @@ fn is_typography_id(id: &str) -> bool {
 /// A job in flight: its account and a channel that carries the finished record.
 struct Running {
     account: String,
-    done: tokio::sync::watch::Receiver<Option<Value>>,
+    done: tokio::sync::watch::Receiver<Option<TypographyResult>>,
 }
 
 /// Fonts and rasteriser options, loaded once.
@@ -67,12 +71,8 @@ pub struct Typography {
 
 /// A result: the response body and whether the job has finished.
 pub struct Outcome {
-    pub body: Value,
+    pub body: TypographyResult,
     pub finished: bool,
-}
-
-fn canvas() -> Value {
-    json!({ "width": 720, "height": 1280, "safe_top": SAFE_TOP, "safe_bottom": SAFE_BOTTOM })
 }
 
 impl Typography {
@@ -110,17 +110,18 @@ impl Typography {
             .join(format!("{id}.json"))
     }
 
-    fn save(&self, id: &str, account: &str, body: &Value) -> Result<(), Error> {
+    fn save(&self, id: &str, account: &str, body: &TypographyResult) -> Result<(), Error> {
         let rec = json!({ "account": account, "response": body });
         crate::core::files::write_atomic(&self.record_path(id), rec.to_string().as_bytes())
             .map_err(Error::internal)
     }
 
-    fn load(&self, id: &str) -> Option<(String, Value)> {
+    fn load(&self, id: &str) -> Option<(String, TypographyResult)> {
         let bytes = std::fs::read(self.record_path(id)).ok()?;
         let mut rec: Value = serde_json::from_slice(&bytes).ok()?;
         let account = rec.get("account")?.as_str()?.to_string();
-        Some((account, rec.get_mut("response")?.take()))
+        let body = serde_json::from_value(rec.get_mut("response")?.take()).ok()?;
+        Some((account, body))
     }
 
     /// Charges the call, starts the design and waits up to `req.wait` seconds for it.
@@ -151,20 +152,27 @@ impl Typography {
         })?;
         let id = typography_id();
         let created = time::now();
-        let mut body = json!({
-            "object": "typography",
-            "id": id,
-            "status": "processing",
-            "role": req.role.as_str(),
-            "language": req.language,
-            "look": req.look,
-            "lines": [],
-            "canvas": canvas(),
-            "preview_url": null,
-            "objects": [],
-            "credits_charged": COST,
-            "created_at": time::iso(created),
-        });
+        let mut body = TypographyResult {
+            object: "typography".into(),
+            id: id.clone(),
+            status: TypographyStatus::Processing,
+            role: req.role.as_str().into(),
+            language: req.language.clone(),
+            look: req.look.clone(),
+            lines: Vec::new(),
+            canvas: Canvas::standard(),
+            preview_url: None,
+            objects: Vec::new(),
+            credits_charged: COST,
+            created_at: time::iso(created),
+            composition_url: None,
+            style: None,
+            duration: None,
+            brand: None,
+            warnings: None,
+            truncated: None,
+            error: None,
+        };
         if let Err(e) = self.save(&id, &name, &body) {
             self.refund(&name);
             return Err(e);
@@ -205,7 +213,7 @@ impl Typography {
             svc.running.lock().expect("lock").remove(&job_id);
         });
         tracing::info!(%id, account = %account.name, credits_remaining = remaining, "typography accepted");
-        Ok(self.wait_for(&id, rx, wait).await)
+        self.wait_for(&id, rx, wait).await
     }
 
     /// The record of `id` for `account`, waiting up to `wait` seconds while it is processing.
@@ -228,11 +236,11 @@ impl Typography {
             if owner != account {
                 return Err(not_found());
             }
-            return Ok(self.wait_for(id, rx, wait).await);
+            return self.wait_for(id, rx, wait).await;
         }
         match self.load(id) {
             Some((owner, body)) if owner == account => {
-                let finished = body.get("status").and_then(Value::as_str) != Some("processing");
+                let finished = body.status != TypographyStatus::Processing;
                 if !finished {
                     // Processing on disk but not running here: the server restarted mid-job.
                     let mut body = body;
@@ -253,22 +261,24 @@ impl Typography {
     async fn wait_for(
         &self,
         id: &str,
-        mut rx: tokio::sync::watch::Receiver<Option<Value>>,
+        mut rx: tokio::sync::watch::Receiver<Option<TypographyResult>>,
         wait: u64,
-    ) -> Outcome {
+    ) -> Result<Outcome, Error> {
         let _ = tokio::time::timeout(Duration::from_secs(wait), rx.wait_for(|v| v.is_some())).await;
         let done = rx.borrow().clone();
         match done {
-            Some(body) => Outcome {
+            Some(body) => Ok(Outcome {
                 body,
                 finished: true,
-            },
-            None => Outcome {
-                body: self.load(id).map(|(_, b)| b).unwrap_or_else(
-                    || json!({ "object": "typography", "id": id, "status": "processing" }),
-                ),
-                finished: false,
-            },
+            }),
+            // The processing record is stored before the job starts.
+            None => self
+                .load(id)
+                .map(|(_, body)| Outcome {
+                    body,
+                    finished: false,
+                })
+                .ok_or_else(|| Error::internal(format!("typography record {id} is unreadable"))),
         }
     }
 
@@ -292,8 +302,8 @@ impl Typography {
         id: &str,
         tools: &Tools,
         d: &design::Design,
-        mut body: Value,
-    ) -> Result<Value, String> {
+        mut body: TypographyResult,
+    ) -> Result<TypographyResult, String> {
         // Render every object (and the preview) before publishing anything.
         let composition = d.composition_svg();
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
@@ -304,19 +314,24 @@ impl Typography {
             let svg = o.svg();
             let png = svg2spec::render_png(&svg, &tools.svg).map_err(|e| e.to_string())?;
             let stem = format!("object-{}", o.index + 1);
-            objects.push(json!({
-                "index": o.index,
-                "name": o.name,
-                "kind": o.kind.as_str(),
-                "text": o.text,
-                "svg_url": url(&format!("{stem}.svg")),
-                "image_url": url(&format!("{stem}.png")),
-                "box": { "x": o.rect.x, "y": o.rect.y, "w": o.rect.w, "h": o.rect.h },
-                "phase": o.phase,
-                "start": o.start,
-                "end": o.end,
-                "animation": o.animation,
-            }));
+            objects.push(TypographyObject {
+                index: o.index,
+                name: o.name.clone(),
+                kind: o.kind.as_str().into(),
+                text: o.text.clone(),
+                svg_url: url(&format!("{stem}.svg")),
+                image_url: url(&format!("{stem}.png")),
+                r#box: DesignBox {
+                    x: f64::from(o.rect.x),
+                    y: f64::from(o.rect.y),
+                    w: f64::from(o.rect.w),
+                    h: f64::from(o.rect.h),
+                },
+                phase: o.phase,
+                start: o.start,
+                end: o.end,
+                animation: o.animation.into(),
+            });
             files.push((format!("{stem}.svg"), svg.into_bytes()));
             files.push((format!("{stem}.png"), png));
         }
@@ -328,23 +343,19 @@ impl Typography {
             crate::core::files::write_atomic(&dir.join(name), bytes)
                 .map_err(|e| format!("writing {name}: {e}"))?;
         }
-        let m: &mut Map<String, Value> = body.as_object_mut().expect("object");
-        m.insert("status".into(), json!("completed"));
-        m.insert("lines".into(), json!(d.lines));
-        m.insert("style".into(), json!(d.style.as_str()));
-        m.insert("preview_url".into(), json!(url("preview.png")));
-        m.insert("composition_url".into(), json!(url("composition.svg")));
-        m.insert("objects".into(), Value::Array(objects));
-        m.insert("duration".into(), json!(d.duration));
-        m.insert(
-            "brand".into(),
-            json!({
-                "colors": d.colors.iter().map(|c| c.hex()).collect::<Vec<_>>(),
-                "applied": d.brand_applied,
-            }),
-        );
-        m.insert("warnings".into(), json!(d.warnings));
-        m.insert("truncated".into(), json!(d.truncated));
+        body.status = TypographyStatus::Completed;
+        body.lines = d.lines.clone();
+        body.style = Some(d.style.as_str().into());
+        body.preview_url = Some(url("preview.png"));
+        body.composition_url = Some(url("composition.svg"));
+        body.objects = objects;
+        body.duration = Some(d.duration);
+        body.brand = Some(BrandApplied {
+            colors: d.colors.iter().map(|c| c.hex()).collect(),
+            applied: d.brand_applied,
+        });
+        body.warnings = Some(d.warnings.clone());
+        body.truncated = Some(d.truncated);
         Ok(body)
     }
 }
@@ -399,14 +410,13 @@ fn design_of(
 }
 
 /// The record marked failed with `message` (the credit was refunded).
-fn failed(body: &mut Value, message: &str) -> Value {
-    let m = body.as_object_mut().expect("object");
-    m.insert("status".into(), json!("failed"));
-    m.insert("credits_charged".into(), json!(0));
-    m.insert(
-        "error".into(),
-        json!({ "code": Code::TypographyFailed.as_str(), "message": format!("The design could not be made: {message}.") }),
-    );
+fn failed(body: &mut TypographyResult, message: &str) -> TypographyResult {
+    body.status = TypographyStatus::Failed;
+    body.credits_charged = 0;
+    body.error = Some(TypographyError {
+        code: Code::TypographyFailed.as_str().into(),
+        message: format!("The design could not be made: {message}."),
+    });
     body.clone()
 }
 

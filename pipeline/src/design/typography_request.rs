@@ -3,6 +3,7 @@
 //! and the OpenAPI schemas of the body and the result. The schemas carry the same limits as the
 //! reader (the `reader_and_schema_agree_on_the_limits` test holds them together).
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use typography::design::{self, Cta, Rgb, Role, TimedWord};
 use utoipa::openapi::RefOr;
@@ -379,83 +380,112 @@ pub struct CtaLines {
     email: Option<String>,
 }
 
-/// `status` of a typography result (a failed design answers 500 `typography_failed`).
-#[derive(ToSchema)]
-#[schema(rename_all = "snake_case")]
+/// `status` of a typography result (a failed design answers 500 `typography_failed`; its
+/// stored record says `failed`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum TypographyStatus {
     Processing,
     Completed,
+    Failed,
 }
 
 /// A typography result: `processing` until the design is made, then `completed` with its files.
-#[derive(ToSchema)]
-#[allow(dead_code)] // a schema: results are built as JSON records by `typography_jobs`
+/// The same type is the reply, the stored record and what a waiting caller receives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct TypographyResult {
     /// Always `typography`.
-    object: String,
+    pub object: String,
     /// `typo_` + 24 hex.
-    id: String,
-    status: TypographyStatus,
-    role: RoleName,
-    language: String,
-    look: Option<String>,
-    lines: Vec<String>,
-    canvas: Canvas,
-    preview_url: Option<String>,
-    objects: Vec<TypographyObject>,
-    credits_charged: i64,
-    created_at: String,
-    composition_url: Option<String>,
-    style: Option<String>,
-    duration: Option<f64>,
-    brand: Option<BrandApplied>,
-    warnings: Option<Vec<String>>,
-    truncated: Option<bool>,
+    pub id: String,
+    pub status: TypographyStatus,
+    #[schema(value_type = RoleName)]
+    pub role: String,
+    pub language: String,
+    pub look: Option<String>,
+    pub lines: Vec<String>,
+    pub canvas: Canvas,
+    pub preview_url: Option<String>,
+    pub objects: Vec<TypographyObject>,
+    pub credits_charged: i64,
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub composition_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brand: Option<BrandApplied>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// Why a failed design failed (stored records only; the API answers 500 instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub error: Option<TypographyError>,
+}
+
+/// The `{code, message}` of a failed design.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypographyError {
+    pub code: String,
+    pub message: String,
 }
 
 /// The 720×1280 canvas and its safe band.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Canvas {
-    width: u32,
-    height: u32,
-    safe_top: f64,
-    safe_bottom: f64,
+    pub width: u32,
+    pub height: u32,
+    pub safe_top: f64,
+    pub safe_bottom: f64,
+}
+
+impl Canvas {
+    /// The canvas every design is made on (`typography::canvas`).
+    pub fn standard() -> Canvas {
+        use typography::canvas::{CANVAS_H, CANVAS_W, SAFE_BOTTOM, SAFE_TOP};
+        Canvas {
+            width: CANVAS_W,
+            height: CANVAS_H,
+            safe_top: f64::from(SAFE_TOP),
+            safe_bottom: f64::from(SAFE_BOTTOM),
+        }
+    }
 }
 
 /// The brand colours a design used.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct BrandApplied {
-    colors: Vec<String>,
-    applied: bool,
+    pub colors: Vec<String>,
+    pub applied: bool,
 }
 
 /// One designed object and its files.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct TypographyObject {
-    index: u32,
-    name: String,
-    kind: String,
-    text: Option<String>,
-    svg_url: String,
-    image_url: String,
-    r#box: DesignBox,
-    phase: u32,
-    start: f64,
-    end: f64,
-    animation: String,
+    pub index: usize,
+    pub name: String,
+    pub kind: String,
+    pub text: Option<String>,
+    pub svg_url: String,
+    pub image_url: String,
+    pub r#box: DesignBox,
+    pub phase: usize,
+    pub start: f64,
+    pub end: f64,
+    pub animation: String,
 }
 
 /// Where an object sits on the canvas, pixels.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct DesignBox {
-    x: f64,
-    y: f64,
-    w: f64,
-    h: f64,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
 }
 
 #[cfg(test)]
