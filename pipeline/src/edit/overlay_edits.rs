@@ -22,7 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use compositor::geom::{CanvasRect, PreviewRect};
+use compositor::geom::{CANVAS_H, CANVAS_W, CanvasRect, PreviewRect};
 use compositor::plan::Animation;
 use compositor::spec::{
     ObjectKind, OverlaySpec, SpecGroup, SpecObject, SpecPayload, SpecSource, TemporalPolicy,
@@ -364,7 +364,10 @@ fn parse_rect(v: &Value, space: &str) -> Result<CanvasRect, Error> {
             )));
         }
     };
-    let on_canvas = r.x < 720.0 && r.y < 1280.0 && r.x + r.w > 0.0 && r.y + r.h > 0.0;
+    let on_canvas = r.x < f64::from(CANVAS_W)
+        && r.y < f64::from(CANVAS_H)
+        && r.x + r.w > 0.0
+        && r.y + r.h > 0.0;
     if !r.is_valid() || r.w > 4096.0 || r.h > 4096.0 || !on_canvas {
         return Err(bad_value(
             "`rect` must have a positive size and overlap the canvas.",
