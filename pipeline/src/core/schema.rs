@@ -29,3 +29,15 @@ pub fn none_of(names: &[&str]) -> Value {
         .collect();
     serde_json::json!({ "anyOf": present })
 }
+
+/// Any schema from its JSON, kept exactly as written: an untyped [`Object`] whose flattened
+/// extensions carry every keyword (utoipa's types cannot say `contains`, `not`, `const`, …).
+pub fn raw(json: Value) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    let Value::Object(keywords) = json else {
+        panic!("a hand-written schema is a JSON object");
+    };
+    let mut object = Object::default();
+    object.schema_type = utoipa::openapi::schema::SchemaType::AnyValue;
+    object.extensions = Some(keywords.into_iter().collect());
+    utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::Object(object))
+}

@@ -92,17 +92,6 @@ pub enum SceneValue {
     Number(u32),
 }
 
-/// Wire schema of a scene named by `by` and `value` (modify_scene, and one form of
-/// scene_geometry's selector).
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct BySelectorFields {
-    pub by: SelectBy,
-    pub value: SceneValue,
-    /// Only for `by: text`.
-    #[schema(minimum = 0.0, maximum = 1.0, default = 0.5)]
-    pub min_score: Option<f64>,
-}
-
 /// Schema of a scene reference read as text (`voice_file`, or `value` with `by: voice_file` or
 /// `by: text`): a string that is not blank once trimmed, or a number.
 fn scene_text_schema() -> Value {
@@ -133,10 +122,34 @@ pub struct SelectorForm {
     pub forbidden: Vec<&'static str>,
 }
 
+fn props(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// The forms [`Selector::by_value`] accepts, one per `by` (modify_scene's selector).
+pub fn by_value_forms() -> Vec<SelectorForm> {
+    SelectBy::NAMES
+        .iter()
+        .map(|by| {
+            let mut p = props(json!({
+                "by": { "type": "string", "enum": [by] },
+                "value": if *by == "id" { display_id_schema() } else { scene_text_schema() },
+            }));
+            if *by == "text" {
+                p.insert("min_score".into(), min_score_schema());
+            }
+            SelectorForm {
+                properties: p,
+                required: vec!["by", "value"],
+                forbidden: vec![],
+            }
+        })
+        .collect()
+}
+
 /// The forms [`Selector::exactly_one`] accepts, one per way of naming the scene (and per `by`
 /// for the `by`+`value` form). scene_geometry's schema is a `oneOf` over these.
 pub fn exactly_one_forms() -> Vec<SelectorForm> {
-    let props = |v: Value| v.as_object().cloned().unwrap_or_default();
     let mut forms = vec![
         SelectorForm {
             properties: props(json!({ "voice_file": scene_text_schema() })),
@@ -149,18 +162,10 @@ pub fn exactly_one_forms() -> Vec<SelectorForm> {
             forbidden: vec!["voice_file", "by"],
         },
     ];
-    for by in SelectBy::NAMES {
-        let mut p = props(json!({
-            "by": { "type": "string", "enum": [by] },
-            "value": if *by == "id" { display_id_schema() } else { scene_text_schema() },
-        }));
-        if *by == "text" {
-            p.insert("min_score".into(), min_score_schema());
-        }
+    for form in by_value_forms() {
         forms.push(SelectorForm {
-            properties: p,
-            required: vec!["by", "value"],
             forbidden: vec!["voice_file", "scene_id"],
+            ..form
         });
     }
     forms
