@@ -256,8 +256,15 @@ mod tests {
             );
         }
         // Optional fields with a default are not required.
-        let geometry = &doc["components"]["schemas"]["SceneGeometryRequest"]["allOf"][1];
-        assert_eq!(geometry["required"], json!(["id"]));
+        let forms = doc["components"]["schemas"]["SceneGeometryRequest"]["oneOf"]
+            .as_array()
+            .unwrap();
+        assert_eq!(forms.len(), 5);
+        for form in forms {
+            let required = form["required"].as_array().unwrap();
+            assert_eq!(required[0], json!("id"));
+            assert!(!required.contains(&json!("include_diagnostics")));
+        }
         let action = &doc["components"]["schemas"]["EditAction"]["enum"];
         assert_eq!(action, &json!(["start", "commit", "abort", "status"]));
     }

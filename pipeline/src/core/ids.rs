@@ -26,9 +26,12 @@ pub fn topic_id() -> String {
     format!("wc{}", base62(22))
 }
 
+/// The request schemas' pattern of a topic id (attributes spell it out literally).
+pub const TOPIC_ID_PATTERN: &str = "^(wc|topic)[A-Za-z0-9]{1,64}$";
+
 /// Whether `id` is an accepted topic id: the current form (`wc` + alphanumerics)
 /// or the legacy form (`topic` + alphanumerics) that scene endpoints accept. The request schemas
-/// say the same as `^(wc|topic)[A-Za-z0-9]{1,64}$`.
+/// say the same as [`TOPIC_ID_PATTERN`].
 pub fn is_topic_id(id: &str) -> bool {
     let rest = id.strip_prefix("wc").or_else(|| id.strip_prefix("topic"));
     matches!(rest, Some(r) if !r.is_empty() && r.len() <= 64 && r.bytes().all(|b| b.is_ascii_alphanumeric()))

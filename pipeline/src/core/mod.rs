@@ -18,6 +18,7 @@ pub mod jobs;
 pub mod links;
 pub mod model;
 pub mod public;
+pub mod schema;
 pub mod store;
 #[cfg(test)]
 pub(crate) mod testserver;

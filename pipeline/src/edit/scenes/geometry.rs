@@ -31,14 +31,17 @@ use compositor::captions::{self, CAPTION_MAX_LINES, CAPTION_WORDS};
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
 use serde::Serialize;
-use serde_json::Value;
-use utoipa::ToSchema;
+use serde_json::{Value, json};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{OneOfBuilder, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::core::document::{Segment, VideoDocument};
 use crate::core::error::{Code, Result};
 use crate::core::fields::Fields;
+use crate::core::schema;
 use crate::edit::scenes::apply::{ONE_BY_ONE_SUFFIX, objects_bbox};
-use crate::edit::scenes::select::{GeometrySelectorFields, Selector, topic_id};
+use crate::edit::scenes::select::{Selector, exactly_one_forms, topic_id};
 
 /// Preview width and height.
 pub const W: f64 = 280.0;
@@ -65,21 +68,54 @@ const CAPTION_LINE_HEIGHT: f64 = captions::CAPTION_LINE_HEIGHT as f64;
 /// Average advance of a bold caption glyph, in ems.
 const CAPTION_EM_ADVANCE: f64 = 0.56;
 
-/// `POST /v1/scene_geometry`'s body: the video and the scene, named exactly one way.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+/// `POST /v1/scene_geometry`'s body: the video and the scene, named exactly one way. Its schema
+/// is written by hand (below): a `oneOf` over [`exactly_one_forms`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct SceneGeometryRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
-    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
     /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`.
-    #[serde(flatten)]
-    #[schema(value_type = GeometrySelectorFields)]
     pub selector: Selector,
     /// Adds `violations`, `warnings`, their counts and the poster state.
-    #[serde(default)]
-    #[schema(default = false)]
     pub include_diagnostics: bool,
 }
+
+impl PartialSchema for SceneGeometryRequest {
+    fn schema() -> RefOr<Schema> {
+        let mut one_of = OneOfBuilder::new().description(Some(
+            "`POST /v1/scene_geometry`'s body: the video (`id`, or its alias `topic_id`) and the \
+             scene, named exactly one way: `voice_file`, `scene_id`, or `by` with `value` \
+             (`min_score` with `by: text`).",
+        ));
+        for form in exactly_one_forms() {
+            let mut properties = json!({
+                "id": {
+                    "type": "string",
+                    "description": "Topic id of the video.",
+                    "example": "wc1a2b3c4d5e6f",
+                    "pattern": crate::core::ids::TOPIC_ID_PATTERN,
+                },
+                "include_diagnostics": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Adds `violations`, `warnings`, their counts and the poster state.",
+                },
+            });
+            properties.as_object_mut().unwrap().extend(form.properties);
+            let mut all_required = vec!["id"];
+            all_required.extend(form.required);
+            one_of = one_of.item(schema::object(json!({
+                "type": "object",
+                "properties": properties,
+                "required": all_required,
+                "not": schema::none_of(&form.forbidden),
+            })));
+        }
+        RefOr::T(Schema::OneOf(one_of.build()))
+    }
+}
+
+impl ToSchema for SceneGeometryRequest {}
 
 impl SceneGeometryRequest {
     /// Reads the body through [`Fields`] with the spec's codes and `param`s.

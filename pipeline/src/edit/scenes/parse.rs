@@ -13,11 +13,14 @@
 
 use compositor::geom::{CanvasRect, PreviewRect as GeomPreviewRect};
 use serde_json::{Value, json};
-use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::core::error::{Code, Error, Result};
 use crate::core::fields::{Choice, Fields};
-use crate::edit::scenes::select::{BySelectorFields, Selector, topic_id};
+use crate::core::schema;
+use crate::edit::scenes::select::{Selector, by_value_forms, topic_id};
 
 /// The metadata branch validates against the same lists scene building writes.
 pub use crate::build::direction::PATTERNS;
@@ -666,20 +669,6 @@ impl Choice for EditOp {
     }
 }
 
-/// One `{field_name, value}` as sent. `value`'s shape depends on the branch (a URL string,
-/// a rect object, a number, text, a list for `layout.batch`, …).
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct FieldEditBody {
-    /// One of the branch fields, e.g. `mediaUrl`, `remotion.object.rect`, `overlay.caption.y`,
-    /// `layout.batch`, `voice.upload`, `roll.active`, `segment.text`, `pattern`,
-    /// `remotion.upload_overlay`, `disable_overlay`, `overlay.text_edit`.
-    #[schema(example = "overlay.caption.y", min_length = 1)]
-    pub field_name: String,
-    /// The branch's value.
-    #[schema(value_type = Object)]
-    pub value: Value,
-}
-
 /// The parsed `fields`: edits of one family.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldEdits {
@@ -687,21 +676,336 @@ pub struct FieldEdits {
     pub edits: Vec<Edit>,
 }
 
-/// `POST /v1/modify_scene`'s body: the video, the scene, and one family of field edits.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+/// `POST /v1/modify_scene`'s body: the video, the scene, and one family of field edits. Its
+/// schema is written by hand (below) from [`field_families`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModifySceneRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
-    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
-    #[serde(flatten)]
-    #[schema(value_type = BySelectorFields)]
     pub selector: Selector,
-    #[serde(default)]
-    #[schema(default = "set")]
     pub op: EditOp,
     /// One family of fields per call.
-    #[schema(value_type = Vec<FieldEditBody>, min_items = 1)]
     pub fields: FieldEdits,
+}
+
+/// Largest rect coordinate or side in a schema-valid `remotion.*.rect`: within
+/// [`MAX_CANVAS_EXTENT`] in either coordinate space (preview px scale up about 2.57×).
+const SCHEMA_RECT_LIMIT: f64 = 1500.0;
+
+/// One family of fields as the schema says it: its fields (names and the value's schema),
+/// whether it is sent once per call, and the names one of its items must have.
+struct FamilySchema {
+    fields: Vec<(Vec<&'static str>, Value)>,
+    once: bool,
+    needs: Option<&'static [&'static str]>,
+}
+
+/// An http(s) URL with a host (a subset of what [`url_value`] accepts).
+fn url_schema() -> Value {
+    json!({
+        "type": "string",
+        "format": "uri",
+        "pattern": "^https?://[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)*(/[A-Za-z0-9._~-]*)*$",
+    })
+}
+
+fn nonblank_schema() -> Value {
+    json!({ "type": "string", "pattern": "\\S" })
+}
+
+/// [`rect4`]'s value: `x, y, w, h` (w and h positive) at the top or under `rect`, within
+/// `limit` when given; `extra` are the branch's other properties, `required` its required ones.
+fn rect_schema(limit: Option<f64>, extra: Value, required: &[&str]) -> Value {
+    let side = |pos: bool| {
+        let mut s = json!({ "type": "number" });
+        if pos {
+            s["exclusiveMinimum"] = json!(0);
+        }
+        if let Some(m) = limit {
+            s["maximum"] = json!(m);
+            if !pos {
+                s["minimum"] = json!(-m);
+            }
+        }
+        s
+    };
+    let coords = json!({ "x": side(false), "y": side(false), "w": side(true), "h": side(true) });
+    let xywh = ["x", "y", "w", "h"];
+    let mut flat = coords.as_object().cloned().unwrap_or_default();
+    let mut nested = serde_json::Map::new();
+    nested.insert(
+        "rect".into(),
+        json!({ "type": "object", "required": xywh, "properties": coords }),
+    );
+    for (k, v) in extra.as_object().cloned().unwrap_or_default() {
+        flat.insert(k.clone(), v.clone());
+        nested.insert(k, v);
+    }
+    let flat_required: Vec<&str> = xywh.iter().chain(required).copied().collect();
+    let nested_required: Vec<&str> = ["rect"].iter().chain(required).copied().collect();
+    json!({ "oneOf": [
+        { "type": "object", "required": flat_required, "properties": flat,
+          "not": { "required": ["rect"] } },
+        { "type": "object", "required": nested_required, "properties": nested },
+    ]})
+}
+
+/// `coordinate_space`, as [`is_preview_space`] reads it.
+fn coordinate_space_schema() -> Value {
+    json!({ "enum": [null, "preview", "editor_preview", "editor_preview_px", "280x498",
+        "canvas", "remotion_canvas", "720x1280"] })
+}
+
+/// Names [`roll_name`] accepts.
+const ROLL_NAMES: &[&str] = &[
+    "A-roll",
+    "B-roll",
+    "a-roll",
+    "b-roll",
+    "a",
+    "b",
+    "A",
+    "B",
+    "aroll",
+    "broll",
+    "narrator",
+    "background",
+];
+
+/// Values [`parse_field`] accepts for `roll.switch`: a toggle or a roll name.
+fn roll_switch_values() -> Vec<Value> {
+    let toggles = [json!(true), Value::Null, json!("toggle"), json!("TOGGLE")];
+    toggles
+        .into_iter()
+        .chain(ROLL_NAMES.iter().map(|n| json!(n)))
+        .collect()
+}
+
+/// The layout fields (family G's children), each with its value's schema.
+fn layout_fields() -> Vec<(Vec<&'static str>, Value)> {
+    let num = json!({ "type": "number" });
+    vec![
+        (
+            vec!["remotion.object.rect"],
+            rect_schema(
+                Some(SCHEMA_RECT_LIMIT),
+                json!({ "layout_id": nonblank_schema(), "coordinate_space": coordinate_space_schema() }),
+                &["layout_id"],
+            ),
+        ),
+        (
+            vec!["remotion.group.rect"],
+            rect_schema(
+                Some(SCHEMA_RECT_LIMIT),
+                json!({
+                    "id": nonblank_schema(),
+                    "coordinate_space": coordinate_space_schema(),
+                    "scale_children": { "type": ["boolean", "null"] },
+                    "wrapper_only": { "type": ["boolean", "null"] },
+                }),
+                &["id"],
+            ),
+        ),
+        (
+            vec!["overlay.narrator.rect"],
+            rect_schema(None, json!({}), &[]),
+        ),
+        (
+            vec![
+                "overlay.narrator.x",
+                "overlay.narrator.y",
+                "overlay.narrator.w",
+                "overlay.narrator.h",
+            ],
+            num.clone(),
+        ),
+        (vec!["overlay.caption.y"], num),
+    ]
+}
+
+/// One `{field_name, value}` item whose name is one of `names`.
+fn item_schema(names: &[&str], value: Value) -> Value {
+    json!({
+        "type": "object",
+        "required": ["field_name", "value"],
+        "properties": { "field_name": { "type": "string", "enum": names }, "value": value },
+    })
+}
+
+/// Every family [`parse_fields`] accepts, with each field's value schema: the one place the
+/// schema's rules live (see [`parse_field`] for the parsing they describe).
+fn field_families() -> Vec<FamilySchema> {
+    let family = |fields, once| FamilySchema {
+        fields,
+        once,
+        needs: None,
+    };
+    let layout = layout_fields();
+    let batch_items: Vec<Value> = layout
+        .iter()
+        .map(|(names, value)| item_schema(names, value.clone()))
+        .collect();
+    let mut batch_object = serde_json::Map::new();
+    for (names, value) in &layout {
+        for n in names {
+            batch_object.insert(n.to_string(), value.clone());
+        }
+    }
+    let mut layout_family = layout;
+    layout_family.push((
+        vec!["layout.batch"],
+        json!({ "oneOf": [
+            { "type": "array", "minItems": 1, "items": { "oneOf": batch_items } },
+            { "type": "object", "minProperties": 1, "additionalProperties": false,
+              "properties": batch_object },
+        ]}),
+    ));
+    let meta_text = json!({ "type": "string", "maxLength": MAX_META_CHARS });
+    let mut families = vec![
+        FamilySchema {
+            fields: vec![
+                (vec!["mediaUrl", "media_url"], url_schema()),
+                (
+                    vec!["mediaType", "media_type"],
+                    json!({ "type": "string", "enum": ["image", "video"] }),
+                ),
+            ],
+            once: false,
+            needs: Some(&["mediaUrl", "media_url"]),
+        },
+        family(layout_family, false),
+        family(vec![(vec!["voice.upload"], url_schema())], true),
+        family(vec![(vec!["narrator.upload_video"], url_schema())], true),
+        family(
+            vec![
+                (
+                    vec!["roll.active"],
+                    json!({ "type": "string", "enum": ROLL_NAMES }),
+                ),
+                (vec!["roll.switch"], json!({ "enum": roll_switch_values() })),
+            ],
+            true,
+        ),
+        family(
+            vec![(
+                vec!["segment.text", "text"],
+                json!({ "type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": "\\S" }),
+            )],
+            true,
+        ),
+        family(
+            vec![
+                (
+                    vec!["type", "scene_type"],
+                    json!({ "type": "string", "enum": SceneType::NAMES }),
+                ),
+                (
+                    vec!["pattern"],
+                    json!({ "type": "string", "enum": PATTERNS }),
+                ),
+                (
+                    vec!["quote", "visual", "keyword", "talking_point"],
+                    meta_text,
+                ),
+                (vec!["typography_only"], json!({ "type": "boolean" })),
+            ],
+            false,
+        ),
+        family(
+            vec![(
+                DISABLE_FIELDS.to_vec(),
+                json!({ "enum": [true, null, 1, "true", "none", "disable", "disabled", "yes", ""] }),
+            )],
+            true,
+        ),
+    ];
+    for f in crate::edit::overlay_edits::FIELDS {
+        families.push(family(vec![(vec![*f], json!({}))], false));
+    }
+    families
+}
+
+/// `fields`' schema: a list of one family's items.
+fn fields_schema() -> Value {
+    let forms: Vec<Value> = field_families()
+        .into_iter()
+        .map(|f| {
+            let items: Vec<Value> = f
+                .fields
+                .iter()
+                .map(|(names, value)| item_schema(names, value.clone()))
+                .collect();
+            let mut s = json!({ "type": "array", "minItems": 1, "items": { "oneOf": items } });
+            if f.once {
+                s["maxItems"] = json!(1);
+            }
+            if let Some(names) = f.needs {
+                s["contains"] = json!({
+                    "type": "object",
+                    "required": ["field_name"],
+                    "properties": { "field_name": { "enum": names } },
+                });
+            }
+            s
+        })
+        .collect();
+    json!({
+        "description": "One family of `{field_name, value}` items per call; each field takes \
+            its own value type.",
+        "oneOf": forms,
+    })
+}
+
+/// The schema component of modify_scene's `fields` ([`fields_schema`]).
+pub struct ModifySceneFields;
+
+impl PartialSchema for ModifySceneFields {
+    fn schema() -> RefOr<Schema> {
+        schema::raw(fields_schema())
+    }
+}
+
+impl ToSchema for ModifySceneFields {}
+
+impl PartialSchema for ModifySceneRequest {
+    fn schema() -> RefOr<Schema> {
+        let fields =
+            json!({ "$ref": format!("#/components/schemas/{}", ModifySceneFields::name()) });
+        let forms: Vec<Value> = by_value_forms()
+            .into_iter()
+            .map(|form| {
+                let mut properties = json!({
+                    "id": {
+                        "type": "string",
+                        "description": "Topic id of the video.",
+                        "example": "wc1a2b3c4d5e6f",
+                        "pattern": crate::core::ids::TOPIC_ID_PATTERN,
+                    },
+                    "op": { "type": "string", "enum": EditOp::NAMES, "default": "set" },
+                    "fields": fields.clone(),
+                });
+                properties.as_object_mut().unwrap().extend(form.properties);
+                let mut required = vec!["id", "fields"];
+                required.extend(form.required);
+                json!({ "type": "object", "required": required, "properties": properties })
+            })
+            .collect();
+        schema::raw(json!({
+            "description": "`POST /v1/modify_scene`'s body: the video (`id`, or its alias \
+                `topic_id`), the scene (`by` with `value`, `min_score` with `by: text`), and one \
+                family of field edits.",
+            "oneOf": forms,
+        }))
+    }
+}
+
+impl ToSchema for ModifySceneRequest {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((
+            ModifySceneFields::name().into_owned(),
+            ModifySceneFields::schema(),
+        ));
+    }
 }
 
 impl ModifySceneRequest {

@@ -17,7 +17,7 @@
 //! nothing changed).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::core::document::VideoDocument;
@@ -92,37 +92,83 @@ pub enum SceneValue {
     Number(u32),
 }
 
-/// Wire schema of a scene named by `by` and `value` (modify_scene, and one form of
-/// scene_geometry's selector).
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct BySelectorFields {
-    pub by: SelectBy,
-    pub value: SceneValue,
-    /// Only for `by: text`.
-    #[schema(minimum = 0.0, maximum = 1.0, default = 0.5)]
-    pub min_score: Option<f64>,
+/// Schema of a scene reference read as text (`voice_file`, or `value` with `by: voice_file` or
+/// `by: text`): a string that is not blank once trimmed, or a number.
+fn scene_text_schema() -> Value {
+    json!({ "type": ["string", "number"], "pattern": "\\S" })
 }
 
-/// Wire schema of a scene named by its `voice_file`.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct VoiceFileField {
-    #[schema(min_length = 1)]
-    pub voice_file: String,
+/// Schema of a display id (`scene_id`, or `value` with `by: id`): a whole number from 1, sent
+/// as a number or as a string of digits.
+fn display_id_schema() -> Value {
+    json!({
+        "type": ["integer", "string"],
+        "minimum": 1,
+        "maximum": u32::MAX,
+        "pattern": "^[1-9][0-9]{0,8}$",
+    })
 }
 
-/// Wire schema of a scene named by its display `scene_id`.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct SceneIdField {
-    pub scene_id: SceneValue,
+/// Schema of `min_score` (read for `by: text` only).
+fn min_score_schema() -> Value {
+    json!({ "type": "number", "minimum": 0.0, "maximum": 1.0, "default": DEFAULT_MIN_SCORE })
 }
 
-/// Wire schema of scene_geometry's selector: exactly one of the three forms.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-#[serde(untagged)]
-pub enum GeometrySelectorFields {
-    VoiceFile(VoiceFileField),
-    SceneId(SceneIdField),
-    By(BySelectorFields),
+/// One form of a selector in a schema: its properties, its required fields, and the selector
+/// fields it must not send.
+pub struct SelectorForm {
+    pub properties: serde_json::Map<String, Value>,
+    pub required: Vec<&'static str>,
+    pub forbidden: Vec<&'static str>,
+}
+
+fn props(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// The forms [`Selector::by_value`] accepts, one per `by` (modify_scene's selector).
+pub fn by_value_forms() -> Vec<SelectorForm> {
+    SelectBy::NAMES
+        .iter()
+        .map(|by| {
+            let mut p = props(json!({
+                "by": { "type": "string", "enum": [by] },
+                "value": if *by == "id" { display_id_schema() } else { scene_text_schema() },
+            }));
+            if *by == "text" {
+                p.insert("min_score".into(), min_score_schema());
+            }
+            SelectorForm {
+                properties: p,
+                required: vec!["by", "value"],
+                forbidden: vec![],
+            }
+        })
+        .collect()
+}
+
+/// The forms [`Selector::exactly_one`] accepts, one per way of naming the scene (and per `by`
+/// for the `by`+`value` form). scene_geometry's schema is a `oneOf` over these.
+pub fn exactly_one_forms() -> Vec<SelectorForm> {
+    let mut forms = vec![
+        SelectorForm {
+            properties: props(json!({ "voice_file": scene_text_schema() })),
+            required: vec!["voice_file"],
+            forbidden: vec!["scene_id", "by"],
+        },
+        SelectorForm {
+            properties: props(json!({ "scene_id": display_id_schema() })),
+            required: vec!["scene_id"],
+            forbidden: vec!["voice_file", "by"],
+        },
+    ];
+    for form in by_value_forms() {
+        forms.push(SelectorForm {
+            forbidden: vec!["voice_file", "scene_id"],
+            ..form
+        });
+    }
+    forms
 }
 
 /// Wire schema of scene_inspector's optional selector: `voice_file` is preferred over
