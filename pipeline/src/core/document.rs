@@ -669,6 +669,143 @@ mod tests {
         assert_eq!(public["overlay"]["caption"]["rect"]["y"], 300.0);
     }
 
+    /// A document with varied scenes, its public folder populated under `root`: scene 1 has a
+    /// ready spec and a rendered poster, scene 2 a disabled overlay, scene 3 a token whose file
+    /// is missing, scene 4 no overlay at all.
+    fn varied_document(root: &std::path::Path, faceless: bool) -> VideoDocument {
+        let base: Segment = serde_json::from_value(stored_scene("", "", "")).unwrap();
+        let a_roll = Segment {
+            voice_file: "v1".into(),
+            id: 1,
+            roll: Roll::ARoll,
+            scene_type: Some(SceneType::Hook),
+            media_url: "http://o/m/1.png".into(),
+            media_type: Some(MediaKind::Image),
+            thumbnail_url: "http://o/m/1_t.png".into(),
+            user_asset_url: "http://o/u/1.png".into(),
+            narrator: NarratorInfo {
+                name: "Ava".into(),
+                voice_id: "voice-1".into(),
+                face_id: "face-1".into(),
+                audio_url: "http://o/a.wav".into(),
+                video_url: String::new(),
+            },
+            narrator_video: Some("n.mp4".into()),
+            narrator_face: Some(PreviewRect::new(1.0, 2.0, 3.0, 4.0)),
+            narrator_touched: true,
+            remotion_spec: "00000000000000aa".into(),
+            audio_url: "http://o/specs/t/v1.wav".into(),
+            broll_source: Some(BrollSource::User),
+            typography_only: true,
+            ..base.clone()
+        };
+        let b_roll_video = Segment {
+            voice_file: "v2".into(),
+            id: 2,
+            roll: Roll::BRoll,
+            scene_type: Some(SceneType::CallToAction),
+            text: "Second.".into(),
+            visual: "a city".into(),
+            quote: "q".into(),
+            keyword: "k".into(),
+            pattern: "p".into(),
+            talking_point: "tp".into(),
+            duration: 2.25,
+            media_url: "http://o/m/2.mp4".into(),
+            media_type: Some(MediaKind::Video),
+            broll_url: "http://o/b/2.mp4".into(),
+            broll_thumbnail_url: "http://o/b/2.jpg".into(),
+            video_trim: Some(VideoTrim {
+                start: 0.5,
+                end: 2.75,
+            }),
+            remotion_spec: SPEC_DISABLED.into(),
+            broll_source: Some(BrollSource::Pexels),
+            ..base.clone()
+        };
+        let missing = Segment {
+            voice_file: "v3".into(),
+            id: 3,
+            roll: Roll::BRoll,
+            remotion_spec: "00000000000000bb".into(),
+            ..base.clone()
+        };
+        let a_roll_bare = Segment {
+            voice_file: "v4".into(),
+            id: 4,
+            roll: Roll::ARoll,
+            duration: 0.3333,
+            ..base
+        };
+        let doc = VideoDocument {
+            topic_id: "t".into(),
+            title: "Title".into(),
+            language: "English".into(),
+            faceless,
+            script: "Hello world. Second.".into(),
+            segments: vec![a_roll, b_roll_video, missing, a_roll_bare],
+            voice_id: "voice-1".into(),
+            public_key: "0123456789abcdef".into(),
+            source: "idea".into(),
+            writer: (!faceless).then(|| WriterInfo {
+                provider: "openai".into(),
+                model: "m".into(),
+                research_enabled: true,
+                content_type: 9,
+                video_length: "short".into(),
+            }),
+        };
+        let spec_dir = root.join(doc.public_folder());
+        std::fs::create_dir_all(&spec_dir).unwrap();
+        std::fs::write(spec_dir.join(spec_file_name("v1")), "{}").unwrap();
+        let poster = root.join("tmp").join(doc.poster_name("v1"));
+        std::fs::create_dir_all(poster.parent().unwrap()).unwrap();
+        std::fs::write(&poster, "png").unwrap();
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&poster)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+        doc
+    }
+
+    /// The public trees of [`varied_document`], with and without diagnostics and faceless.
+    fn varied_trees() -> Value {
+        let dir = tempfile::tempdir().unwrap();
+        let view = |diagnostics| PublicView {
+            review_url: "http://o/review/t",
+            origin_url: "http://o",
+            public_root: dir.path(),
+            include_diagnostics: diagnostics,
+        };
+        let doc = varied_document(dir.path(), false);
+        let faceless = varied_document(dir.path(), true);
+        serde_json::json!({
+            "plain": serde_json::to_value(doc.to_public(&view(false))).unwrap(),
+            "diagnostics": serde_json::to_value(doc.to_public(&view(true))).unwrap(),
+            "faceless": serde_json::to_value(faceless.to_public(&view(true))).unwrap(),
+        })
+    }
+
+    /// The wire JSON of `video_data`'s tree is what the `json!`-built tree published
+    /// (recorded in `testdata/public_tree.json` before the tree was typed).
+    #[test]
+    fn the_public_tree_matches_the_recorded_wire_json() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/core/testdata/public_tree.json"
+        );
+        let trees = varied_trees();
+        if std::env::var_os("RECORD_PUBLIC_TREE").is_some() {
+            std::fs::write(fixture, serde_json::to_string_pretty(&trees).unwrap()).unwrap();
+        }
+        let recorded: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+        assert_eq!(trees, recorded);
+    }
+
     #[test]
     fn media_is_sniffed_by_magic_bytes_not_by_name() {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
