@@ -10,8 +10,12 @@ use std::fmt;
 
 use compositor::geom::PreviewRect;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Value, json};
 use typography::TimedWord;
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+
+use crate::edit::scenes::geometry::RectOut;
 
 /// An enum whose values travel as fixed wire strings: `as_str`, `parse`, `NAMES`, `Display`
 /// and serde as exactly those strings (one table per enum, nothing to keep in sync).
@@ -40,6 +44,17 @@ macro_rules! wire_enum {
                 match s { $($wire => Some($name::$variant),)+ _ => None }
             }
         }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(Self::NAMES.iter().copied()))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -185,14 +200,14 @@ impl Default for Background {
 }
 
 /// A trim window into a video asset, seconds.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default, ToSchema)]
 pub struct VideoTrim {
     pub start: f64,
     pub end: f64,
 }
 
 /// The scene's narrator as the Scene record shows it (`{}` when unset).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default, ToSchema)]
 pub struct NarratorInfo {
     #[serde(default)]
     pub name: String,
@@ -286,7 +301,7 @@ pub struct Segment {
 }
 
 /// How an idea or blog post became narration (recorded for `video_data` and support).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default, ToSchema)]
 pub struct WriterInfo {
     /// `extractive` or `openai`.
     pub provider: String,
@@ -344,19 +359,276 @@ pub fn file_version(path: &std::path::Path) -> Option<String> {
     Some(format!("{nanos:016x}"))
 }
 
+/// One coordinate space of the Scene record.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct CoordinateSpace {
+    pub width: u32,
+    pub height: u32,
+    /// `canvas_px` or `editor_preview_px`.
+    pub unit: &'static str,
+    /// The fields measured in this space.
+    pub used_by: Vec<&'static str>,
+}
+
 /// Both coordinate spaces of the Scene record (not interchangeable).
-pub fn coordinate_spaces() -> Value {
-    json!({
-        "remotion_canvas": {
-            "width": 720, "height": 1280, "unit": "canvas_px",
-            "used_by": ["remotion_spec content", "remotion.group.rect (default)", "rect_canvas"]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct CoordinateSpaces {
+    /// The 720×1280 render canvas.
+    pub remotion_canvas: CoordinateSpace,
+    /// The 280×498 editor preview.
+    pub editor_preview: CoordinateSpace,
+    pub note: &'static str,
+}
+
+/// Both coordinate spaces of the Scene record (a fixed document).
+pub fn coordinate_spaces() -> CoordinateSpaces {
+    CoordinateSpaces {
+        remotion_canvas: CoordinateSpace {
+            width: 720,
+            height: 1280,
+            unit: "canvas_px",
+            used_by: vec![
+                "remotion_spec content",
+                "remotion.group.rect (default)",
+                "rect_canvas",
+            ],
         },
-        "editor_preview": {
-            "width": 280, "height": 498, "unit": "editor_preview_px",
-            "used_by": ["overlay.narrator.*", "overlay.caption.*", "remotion.object.rect", "geometry boxes"]
+        editor_preview: CoordinateSpace {
+            width: 280,
+            height: 498,
+            unit: "editor_preview_px",
+            used_by: vec![
+                "overlay.narrator.*",
+                "overlay.caption.*",
+                "remotion.object.rect",
+                "geometry boxes",
+            ],
         },
-        "note": "Multiply preview coordinates by 720/280 (x) and 1280/498 (y) to get canvas coordinates."
-    })
+        note: "Multiply preview coordinates by 720/280 (x) and 1280/498 (y) to get canvas coordinates.",
+    }
+}
+
+/// A word timing as the Scene record of `modify_scene` shows it (schema of [`TimedWord`]).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct WordTiming {
+    /// The word, punctuation attached.
+    word: String,
+    /// Seconds from the start of the scene.
+    start: f64,
+    /// Seconds from the start of the scene.
+    end: f64,
+}
+
+/// Where a scene's overlay spec stands (`agent_meta.remotion_spec`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SpecRef {
+    /// `{voice_file}_spec.json`.
+    pub file: String,
+    /// `""` unless `state` is `ready`.
+    pub url: String,
+    /// `ready`, `missing` or `disabled`.
+    pub state: &'static str,
+    pub exists: bool,
+    /// `""` unless `state` is `ready`.
+    pub version: String,
+}
+
+/// Which coordinate space each geometry field of the record uses.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FieldSpaces {
+    #[serde(rename = "overlay.caption.rect")]
+    pub caption_rect: &'static str,
+    #[serde(rename = "overlay.narrator.rect")]
+    pub narrator_rect: &'static str,
+    pub remotion_spec: &'static str,
+}
+
+/// Metadata for agents: how to identify and order scenes, and where the overlay spec is.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct AgentMeta {
+    /// Always `voice_file`.
+    pub stable_scene_id_field: &'static str,
+    pub stable_scene_id: String,
+    /// Always `id`.
+    pub order_field: &'static str,
+    pub order_value: u32,
+    pub scene_index: usize,
+    pub remotion_spec: SpecRef,
+    pub coordinate_spaces: FieldSpaces,
+}
+
+/// The caption container of the overlay.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct CaptionOverlay {
+    #[schema(value_type = RectOut)]
+    pub rect: PreviewRect,
+}
+
+/// The narrator card of the overlay.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct NarratorOverlay {
+    #[schema(value_type = RectOut)]
+    pub rect: PreviewRect,
+    /// The user moved or resized it.
+    pub touched: bool,
+    pub visible: bool,
+}
+
+/// The scene's overlay geometry, editor-preview space.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneOverlay {
+    pub caption: CaptionOverlay,
+    pub narrator: NarratorOverlay,
+}
+
+/// The spec's Scene record: one scene as `video_data` publishes it and `modify_scene` returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneRecord {
+    /// Stable scene id; never changes.
+    pub voice_file: String,
+    /// Same as `voice_file`.
+    pub scene_uid: String,
+    /// Display order, 1-based, as a string.
+    pub id: String,
+    /// Display order, 1-based.
+    pub order_id: u32,
+    /// Display order, 0-based.
+    pub scene_index: usize,
+    #[serde(rename = "type")]
+    pub roll: Roll,
+    /// `""` when the scene has no scene type.
+    #[serde(with = "empty_is_none")]
+    #[schema(value_type = String)]
+    pub scene_type: Option<SceneType>,
+    pub text: String,
+    pub talking_point: String,
+    pub visual: String,
+    pub quote: String,
+    pub keyword: String,
+    pub pattern: String,
+    pub typography_only: bool,
+    pub duration: f64,
+    #[serde(rename = "mediaUrl")]
+    pub media_url: String,
+    /// `image`, `video`, or `""` when unset.
+    #[serde(rename = "mediaType", with = "empty_is_none")]
+    #[schema(value_type = String)]
+    pub media_type: Option<MediaKind>,
+    #[serde(rename = "thumbnailUrl")]
+    pub thumbnail_url: String,
+    #[serde(rename = "videoTrim")]
+    pub video_trim: Option<VideoTrim>,
+    #[serde(rename = "brollUrl")]
+    pub broll_url: String,
+    #[serde(rename = "brollThumbnailUrl")]
+    pub broll_thumbnail_url: String,
+    pub user_asset_url: String,
+    /// `""` before visuals were chosen.
+    #[serde(with = "empty_is_none")]
+    #[schema(value_type = String)]
+    pub broll_source: Option<BrollSource>,
+    pub audio_url: String,
+    pub show_narrator: bool,
+    pub active_roll: Roll,
+    pub overlay: SceneOverlay,
+    /// `{}` when the scene has no narrator.
+    #[serde(serialize_with = "narrator_or_empty")]
+    #[schema(value_type = NarratorInfo)]
+    pub narrator: Option<NarratorInfo>,
+    #[schema(value_type = Option<RectOut>)]
+    pub narrator_face: Option<PreviewRect>,
+    /// `""`, a version token, or `none` (overlay disabled).
+    pub remotion_spec: String,
+    pub remotion_spec_file: String,
+    pub remotion_spec_url: String,
+    pub remotion_spec_version: String,
+    pub remotion_spec_exists: bool,
+    /// `ready`, `missing` or `disabled`.
+    pub remotion_spec_state: &'static str,
+    pub agent_meta: AgentMeta,
+    /// Diagnostics only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_file: Option<String>,
+    /// Diagnostics only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_url: Option<String>,
+    /// Diagnostics only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_version: Option<String>,
+    /// Diagnostics only: `ready`, `missing` or `disabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_state: Option<&'static str>,
+    /// Diagnostics only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_exists: Option<bool>,
+    /// Diagnostics only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_warnings: Option<Vec<&'static str>>,
+    /// `modify_scene` only: word timings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<WordTiming>>)]
+    pub words: Option<Vec<TimedWord>>,
+    /// `modify_scene` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub has_narrator_video: Option<bool>,
+}
+
+fn narrator_or_empty<S: Serializer>(v: &Option<NarratorInfo>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    match v {
+        Some(n) => n.serialize(s),
+        None => s.serialize_map(Some(0))?.end(),
+    }
+}
+
+/// How scenes are identified (top level of the video-data file).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SceneIdentity {
+    /// Always `voice_file`.
+    pub stable_scene_id_field: &'static str,
+    /// Always `id`.
+    pub order_field: &'static str,
+    pub notes: Vec<&'static str>,
+}
+
+/// The video's global settings (top level of the video-data file).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct GlobalSettings {
+    /// Always `9:16`.
+    #[serde(rename = "aspectRatio")]
+    pub aspect_ratio: &'static str,
+    /// `narrator` or `voice_only`.
+    pub voice_type: &'static str,
+    /// `narrator_card` or `none`.
+    pub avatar_type: &'static str,
+    pub last_voice_type: &'static str,
+    pub last_avatar_type: &'static str,
+}
+
+/// The video-data file: the scene tree `video_data` publishes.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct VideoDataTree {
+    /// Always `video_data`.
+    pub object: &'static str,
+    pub id: String,
+    pub topic_id: String,
+    /// Always `9:16`.
+    pub aspect_ratio: &'static str,
+    pub title: String,
+    pub language: String,
+    pub source: String,
+    pub faceless: bool,
+    pub voice_id: String,
+    pub writer: Option<WriterInfo>,
+    pub total_segments: usize,
+    /// Seconds, rounded to 1/1000.
+    pub total_duration: f64,
+    pub scene_identity: SceneIdentity,
+    pub coordinate_spaces: CoordinateSpaces,
+    pub global_settings: GlobalSettings,
+    pub segments: Vec<SceneRecord>,
+    pub review_url: String,
 }
 
 /// Default caption container: lower third, above the bottom dead zone.
@@ -433,7 +705,7 @@ impl VideoDocument {
     }
 
     /// Scene `i` as the Scene record of `video_data` (no word timings).
-    pub fn segment_public(&self, i: usize, view: &PublicView<'_>) -> Value {
+    pub fn segment_public(&self, i: usize, view: &PublicView<'_>) -> SceneRecord {
         let s = &self.segments[i];
         let folder = self.public_folder();
         let spec_dir = view.public_root.join(&folder);
@@ -450,80 +722,84 @@ impl VideoDocument {
         } else {
             String::new()
         };
-        let narrator = if s.narrator == NarratorInfo::default() {
-            json!({})
-        } else {
-            json!(s.narrator)
-        };
         let show_narrator = s.is_a_roll();
-        let mut seg = json!({
-            "voice_file": s.voice_file,
-            "scene_uid": s.voice_file,
-            "id": s.id.to_string(),
-            "order_id": s.id,
-            "scene_index": i,
-            "type": s.roll,
-            "scene_type": s.scene_type_name(),
-            "text": s.text,
-            "talking_point": s.talking_point,
-            "visual": s.visual,
-            "quote": s.quote,
-            "keyword": s.keyword,
-            "pattern": s.pattern,
-            "typography_only": s.typography_only,
-            "duration": s.duration,
-            "mediaUrl": s.media_url,
-            "mediaType": name_or_empty(s.media_type, MediaKind::as_str),
-            "thumbnailUrl": s.thumbnail_url,
-            "videoTrim": s.video_trim,
-            "brollUrl": s.broll_url,
-            "brollThumbnailUrl": s.broll_thumbnail_url,
-            "user_asset_url": s.user_asset_url,
-            "broll_source": name_or_empty(s.broll_source, BrollSource::as_str),
-            "audio_url": s.audio_url,
-            "show_narrator": show_narrator,
-            "active_roll": s.roll,
-            "overlay": {
-                "caption": { "rect": s.caption_rect },
-                "narrator": {
-                    "rect": s.narrator_rect,
-                    "touched": s.narrator_touched,
-                    "visible": show_narrator,
+        let spec = SpecRef {
+            file: file.clone(),
+            url: url.clone(),
+            state,
+            exists,
+            version: version.clone(),
+        };
+        let mut record = SceneRecord {
+            voice_file: s.voice_file.clone(),
+            scene_uid: s.voice_file.clone(),
+            id: s.id.to_string(),
+            order_id: s.id,
+            scene_index: i,
+            roll: s.roll,
+            scene_type: s.scene_type,
+            text: s.text.clone(),
+            talking_point: s.talking_point.clone(),
+            visual: s.visual.clone(),
+            quote: s.quote.clone(),
+            keyword: s.keyword.clone(),
+            pattern: s.pattern.clone(),
+            typography_only: s.typography_only,
+            duration: s.duration,
+            media_url: s.media_url.clone(),
+            media_type: s.media_type,
+            thumbnail_url: s.thumbnail_url.clone(),
+            video_trim: s.video_trim,
+            broll_url: s.broll_url.clone(),
+            broll_thumbnail_url: s.broll_thumbnail_url.clone(),
+            user_asset_url: s.user_asset_url.clone(),
+            broll_source: s.broll_source,
+            audio_url: s.audio_url.clone(),
+            show_narrator,
+            active_roll: s.roll,
+            overlay: SceneOverlay {
+                caption: CaptionOverlay {
+                    rect: s.caption_rect,
+                },
+                narrator: NarratorOverlay {
+                    rect: s.narrator_rect,
+                    touched: s.narrator_touched,
+                    visible: show_narrator,
                 },
             },
-            "narrator": narrator,
-            "narrator_face": s.narrator_face,
-            "remotion_spec": s.remotion_spec,
-            "remotion_spec_file": file,
-            "remotion_spec_url": url,
-            "remotion_spec_version": version,
-            "remotion_spec_exists": exists,
-            "remotion_spec_state": state,
-        });
-        seg["agent_meta"] = json!({
-                "stable_scene_id_field": "voice_file",
-                "stable_scene_id": s.voice_file,
-                "order_field": "id",
-                "order_value": s.id,
-                "scene_index": i,
-                "remotion_spec": {
-                    "file": file,
-                    "url": url,
-                    "state": state,
-                    "exists": exists,
-                    "version": version,
+            narrator: (s.narrator != NarratorInfo::default()).then(|| s.narrator.clone()),
+            narrator_face: s.narrator_face,
+            remotion_spec: s.remotion_spec.clone(),
+            remotion_spec_file: file,
+            remotion_spec_url: url,
+            remotion_spec_version: version,
+            remotion_spec_exists: exists,
+            remotion_spec_state: state,
+            agent_meta: AgentMeta {
+                stable_scene_id_field: "voice_file",
+                stable_scene_id: s.voice_file.clone(),
+                order_field: "id",
+                order_value: s.id,
+                scene_index: i,
+                remotion_spec: spec,
+                coordinate_spaces: FieldSpaces {
+                    caption_rect: "editor_preview",
+                    narrator_rect: "editor_preview",
+                    remotion_spec: "remotion_canvas",
                 },
-                "coordinate_spaces": {
-                    "overlay.caption.rect": "editor_preview",
-                    "overlay.narrator.rect": "editor_preview",
-                    "remotion_spec": "remotion_canvas",
-                },
-        });
+            },
+            remotion_poster_file: None,
+            remotion_poster_url: None,
+            remotion_poster_version: None,
+            remotion_poster_state: None,
+            remotion_poster_exists: None,
+            remotion_poster_warnings: None,
+            words: None,
+            has_narrator_video: None,
+        };
         if view.include_diagnostics {
-            let poster = format!("{}_poster.png", s.voice_file);
             let poster_rel = format!("tmp/{}", self.poster_name(&s.voice_file));
-            let path = view.public_root.join(&poster_rel);
-            let pv = file_version(&path);
+            let pv = file_version(&view.public_root.join(&poster_rel));
             let (pstate, warnings) = if s.overlay_disabled() {
                 ("disabled", vec!["overlay_disabled"])
             } else if pv.is_some() {
@@ -533,75 +809,69 @@ impl VideoDocument {
             } else {
                 ("missing", vec!["no_overlay_spec"])
             };
-            let purl = pv.as_ref().map_or(String::new(), |v| {
+            record.remotion_poster_file = Some(format!("{}_poster.png", s.voice_file));
+            record.remotion_poster_url = Some(pv.as_ref().map_or(String::new(), |v| {
                 format!("{}/{poster_rel}?v={v}", view.origin_url)
-            });
-            seg["remotion_poster_file"] = json!(poster);
-            seg["remotion_poster_url"] = json!(purl);
-            seg["remotion_poster_version"] = json!(pv.unwrap_or_default());
-            seg["remotion_poster_state"] = json!(pstate);
-            seg["remotion_poster_exists"] = json!(pstate == "ready");
-            seg["remotion_poster_warnings"] = json!(warnings);
+            }));
+            record.remotion_poster_version = Some(pv.unwrap_or_default());
+            record.remotion_poster_state = Some(pstate);
+            record.remotion_poster_exists = Some(pstate == "ready");
+            record.remotion_poster_warnings = Some(warnings);
         }
-        seg
+        record
     }
 
     /// The scene tree as `video_data` publishes it: every Scene-record field, the top level of
     /// the video-data file, agent metadata and coordinate spaces. Word timings, the full script
     /// and internal fields (file names on disk, seeds) are left out.
-    pub fn to_public(&self, view: &PublicView<'_>) -> Value {
-        let segments: Vec<Value> = (0..self.segments.len())
-            .map(|i| self.segment_public(i, view))
-            .collect();
-        let voice_type = if self.faceless {
-            "voice_only"
+    pub fn to_public(&self, view: &PublicView<'_>) -> VideoDataTree {
+        let (voice_type, avatar_type) = if self.faceless {
+            ("voice_only", "none")
         } else {
-            "narrator"
+            ("narrator", "narrator_card")
         };
-        let avatar_type = if self.faceless {
-            "none"
-        } else {
-            "narrator_card"
-        };
-        json!({
-            "object": "video_data",
-            "id": self.topic_id,
-            "topic_id": self.topic_id,
-            "aspect_ratio": "9:16",
-            "title": self.title,
-            "language": self.language,
-            "source": self.source,
-            "faceless": self.faceless,
-            "voice_id": self.voice_id,
-            "writer": self.writer,
-            "total_segments": self.segments.len(),
-            "total_duration": (self.total_duration() * 1000.0).round() / 1000.0,
-            "scene_identity": {
-                "stable_scene_id_field": "voice_file",
-                "order_field": "id",
-                "notes": [
+        VideoDataTree {
+            object: "video_data",
+            id: self.topic_id.clone(),
+            topic_id: self.topic_id.clone(),
+            aspect_ratio: "9:16",
+            title: self.title.clone(),
+            language: self.language.clone(),
+            source: self.source.clone(),
+            faceless: self.faceless,
+            voice_id: self.voice_id.clone(),
+            writer: self.writer.clone(),
+            total_segments: self.segments.len(),
+            total_duration: (self.total_duration() * 1000.0).round() / 1000.0,
+            scene_identity: SceneIdentity {
+                stable_scene_id_field: "voice_file",
+                order_field: "id",
+                notes: vec![
                     "voice_file (= scene_uid) never changes; select scenes by it.",
                     "id, order_id and scene_index are display order only and change on reorder, add and delete.",
                     "The overlay spec of a scene is {voice_file}_spec.json; fetch remotion_spec_url only when remotion_spec_state is ready.",
                 ],
             },
-            "coordinate_spaces": coordinate_spaces(),
-            "global_settings": {
-                "aspectRatio": "9:16",
-                "voice_type": voice_type,
-                "avatar_type": avatar_type,
-                "last_voice_type": voice_type,
-                "last_avatar_type": avatar_type,
+            coordinate_spaces: coordinate_spaces(),
+            global_settings: GlobalSettings {
+                aspect_ratio: "9:16",
+                voice_type,
+                avatar_type,
+                last_voice_type: voice_type,
+                last_avatar_type: avatar_type,
             },
-            "segments": segments,
-            "review_url": view.review_url,
-        })
+            segments: (0..self.segments.len())
+                .map(|i| self.segment_public(i, view))
+                .collect(),
+            review_url: view.review_url.to_string(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     /// A scene as documents stored before the enums existed spell it.
     fn stored_scene(scene_type: &str, media_type: &str, broll_source: &str) -> Value {
@@ -661,12 +931,149 @@ mod tests {
             public_root: std::path::Path::new("/nonexistent"),
             include_diagnostics: false,
         };
-        let public = doc.segment_public(0, &view);
+        let public = serde_json::to_value(doc.segment_public(0, &view)).unwrap();
         assert_eq!(public["scene_type"], "");
         assert_eq!(public["mediaType"], "");
         assert_eq!(public["broll_source"], "");
         assert_eq!(public["type"], "A-roll");
         assert_eq!(public["overlay"]["caption"]["rect"]["y"], 300.0);
+    }
+
+    /// A document with varied scenes, its public folder populated under `root`: scene 1 has a
+    /// ready spec and a rendered poster, scene 2 a disabled overlay, scene 3 a token whose file
+    /// is missing, scene 4 no overlay at all.
+    fn varied_document(root: &std::path::Path, faceless: bool) -> VideoDocument {
+        let base: Segment = serde_json::from_value(stored_scene("", "", "")).unwrap();
+        let a_roll = Segment {
+            voice_file: "v1".into(),
+            id: 1,
+            roll: Roll::ARoll,
+            scene_type: Some(SceneType::Hook),
+            media_url: "http://o/m/1.png".into(),
+            media_type: Some(MediaKind::Image),
+            thumbnail_url: "http://o/m/1_t.png".into(),
+            user_asset_url: "http://o/u/1.png".into(),
+            narrator: NarratorInfo {
+                name: "Ava".into(),
+                voice_id: "voice-1".into(),
+                face_id: "face-1".into(),
+                audio_url: "http://o/a.wav".into(),
+                video_url: String::new(),
+            },
+            narrator_video: Some("n.mp4".into()),
+            narrator_face: Some(PreviewRect::new(1.0, 2.0, 3.0, 4.0)),
+            narrator_touched: true,
+            remotion_spec: "00000000000000aa".into(),
+            audio_url: "http://o/specs/t/v1.wav".into(),
+            broll_source: Some(BrollSource::User),
+            typography_only: true,
+            ..base.clone()
+        };
+        let b_roll_video = Segment {
+            voice_file: "v2".into(),
+            id: 2,
+            roll: Roll::BRoll,
+            scene_type: Some(SceneType::CallToAction),
+            text: "Second.".into(),
+            visual: "a city".into(),
+            quote: "q".into(),
+            keyword: "k".into(),
+            pattern: "p".into(),
+            talking_point: "tp".into(),
+            duration: 2.25,
+            media_url: "http://o/m/2.mp4".into(),
+            media_type: Some(MediaKind::Video),
+            broll_url: "http://o/b/2.mp4".into(),
+            broll_thumbnail_url: "http://o/b/2.jpg".into(),
+            video_trim: Some(VideoTrim {
+                start: 0.5,
+                end: 2.75,
+            }),
+            remotion_spec: SPEC_DISABLED.into(),
+            broll_source: Some(BrollSource::Pexels),
+            ..base.clone()
+        };
+        let missing = Segment {
+            voice_file: "v3".into(),
+            id: 3,
+            roll: Roll::BRoll,
+            remotion_spec: "00000000000000bb".into(),
+            ..base.clone()
+        };
+        let a_roll_bare = Segment {
+            voice_file: "v4".into(),
+            id: 4,
+            roll: Roll::ARoll,
+            duration: 0.3333,
+            ..base
+        };
+        let doc = VideoDocument {
+            topic_id: "t".into(),
+            title: "Title".into(),
+            language: "English".into(),
+            faceless,
+            script: "Hello world. Second.".into(),
+            segments: vec![a_roll, b_roll_video, missing, a_roll_bare],
+            voice_id: "voice-1".into(),
+            public_key: "0123456789abcdef".into(),
+            source: "idea".into(),
+            writer: (!faceless).then(|| WriterInfo {
+                provider: "openai".into(),
+                model: "m".into(),
+                research_enabled: true,
+                content_type: 9,
+                video_length: "short".into(),
+            }),
+        };
+        let spec_dir = root.join(doc.public_folder());
+        std::fs::create_dir_all(&spec_dir).unwrap();
+        std::fs::write(spec_dir.join(spec_file_name("v1")), "{}").unwrap();
+        let poster = root.join("tmp").join(doc.poster_name("v1"));
+        std::fs::create_dir_all(poster.parent().unwrap()).unwrap();
+        std::fs::write(&poster, "png").unwrap();
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&poster)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+        doc
+    }
+
+    /// The public trees of [`varied_document`], with and without diagnostics and faceless.
+    fn varied_trees() -> Value {
+        let dir = tempfile::tempdir().unwrap();
+        let view = |diagnostics| PublicView {
+            review_url: "http://o/review/t",
+            origin_url: "http://o",
+            public_root: dir.path(),
+            include_diagnostics: diagnostics,
+        };
+        let doc = varied_document(dir.path(), false);
+        let faceless = varied_document(dir.path(), true);
+        serde_json::json!({
+            "plain": serde_json::to_value(doc.to_public(&view(false))).unwrap(),
+            "diagnostics": serde_json::to_value(doc.to_public(&view(true))).unwrap(),
+            "faceless": serde_json::to_value(faceless.to_public(&view(true))).unwrap(),
+        })
+    }
+
+    /// The wire JSON of `video_data`'s tree is what the `json!`-built tree published
+    /// (recorded in `testdata/public_tree.json` before the tree was typed).
+    #[test]
+    fn the_public_tree_matches_the_recorded_wire_json() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/core/testdata/public_tree.json"
+        );
+        let trees = varied_trees();
+        if std::env::var_os("RECORD_PUBLIC_TREE").is_some() {
+            std::fs::write(fixture, serde_json::to_string_pretty(&trees).unwrap()).unwrap();
+        }
+        let recorded: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+        assert_eq!(trees, recorded);
     }
 
     #[test]

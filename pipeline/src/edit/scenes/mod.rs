@@ -39,7 +39,9 @@ use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 use crate::core::config::Settings;
-use crate::core::document::{Roll, Segment, VideoDocument, spec_file_name, spec_state};
+use crate::core::document::{
+    Roll, SceneRecord, Segment, SpecRef, VideoDocument, spec_file_name, spec_state,
+};
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::model::Job;
@@ -113,8 +115,7 @@ pub struct SceneModification {
     #[schema(value_type = Object)]
     pub applied: Value,
     /// The updated Scene record, as `video_data` returns it, with `words`.
-    #[schema(value_type = Object)]
-    pub segment: Value,
+    pub segment: SceneRecord,
     pub edit_session: SessionFlag,
     /// Branch A: `image` or `video`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -414,7 +415,7 @@ impl Editor {
 
     /// A scene as `modify_scene` returns it: the Scene record of `video_data`, with word
     /// timings, and the spec state as an open edit session sees it.
-    pub fn segment_record(&self, doc: &VideoDocument, index: usize) -> Value {
+    pub fn segment_record(&self, doc: &VideoDocument, index: usize) -> SceneRecord {
         let s = &doc.segments[index];
         let public_root = self.public_root();
         let mut record = doc.segment_public(
@@ -427,19 +428,19 @@ impl Editor {
             },
         );
         let meta = self.spec_meta(doc, s);
-        record["words"] = json!(s.words);
-        record["has_narrator_video"] = json!(s.narrator_video.is_some());
-        record["remotion_spec_url"] = json!(meta.url);
-        record["remotion_spec_version"] = json!(meta.version);
-        record["remotion_spec_exists"] = json!(meta.exists);
-        record["remotion_spec_state"] = json!(meta.state);
-        record["agent_meta"]["remotion_spec"] = json!({
-            "file": meta.file,
-            "url": meta.url,
-            "state": meta.state,
-            "exists": meta.exists,
-            "version": meta.version,
-        });
+        record.words = Some(s.words.clone());
+        record.has_narrator_video = Some(s.narrator_video.is_some());
+        record.remotion_spec_url = meta.url.clone();
+        record.remotion_spec_version = meta.version.clone();
+        record.remotion_spec_exists = meta.exists;
+        record.remotion_spec_state = meta.state;
+        record.agent_meta.remotion_spec = SpecRef {
+            file: meta.file,
+            url: meta.url,
+            state: meta.state,
+            exists: meta.exists,
+            version: meta.version,
+        };
         record
     }
 
