@@ -338,19 +338,28 @@ pub struct RemotionSpecState {
     pub remotion_spec_version: String,
     pub remotion_spec_exists: bool,
     pub remotion_spec_state: &'static str,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub poster: Option<PosterState>,
+    /// Present with diagnostics only. Flattened as a struct of optional fields (not an
+    /// `Option` of a struct), so its schema says "these keys may appear", which a flattened
+    /// `Option` does not.
+    #[serde(flatten)]
+    pub poster: PosterState,
 }
 
-/// The overlay poster's state, with diagnostics.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+/// The overlay poster's state: every field present with diagnostics, none without.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]
 pub struct PosterState {
-    pub remotion_poster_file: String,
-    pub remotion_poster_url: String,
-    pub remotion_poster_version: String,
-    pub remotion_poster_state: &'static str,
-    pub remotion_poster_exists: bool,
-    pub remotion_poster_warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_state: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_exists: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_warnings: Option<Vec<String>>,
 }
 
 /// Counts and the basis of the overlay geometry.
@@ -616,18 +625,18 @@ fn spec_state(meta: &SpecMeta) -> RemotionSpecState {
         remotion_spec_version: meta.version.clone(),
         remotion_spec_exists: meta.exists,
         remotion_spec_state: meta.state,
-        poster: None,
+        poster: PosterState::default(),
     }
 }
 
 fn poster_state(poster: &PosterMeta) -> PosterState {
     PosterState {
-        remotion_poster_file: poster.file.clone(),
-        remotion_poster_url: poster.url.clone(),
-        remotion_poster_version: poster.version.clone(),
-        remotion_poster_state: poster.state,
-        remotion_poster_exists: poster.exists,
-        remotion_poster_warnings: poster.warnings.clone(),
+        remotion_poster_file: Some(poster.file.clone()),
+        remotion_poster_url: Some(poster.url.clone()),
+        remotion_poster_version: Some(poster.version.clone()),
+        remotion_poster_state: Some(poster.state),
+        remotion_poster_exists: Some(poster.exists),
+        remotion_poster_warnings: Some(poster.warnings.clone()),
     }
 }
 
@@ -679,7 +688,7 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
         let count = |sev: &str| d.violations.iter().filter(|v| v.severity == sev).count();
         summary.error_count = Some(count("error"));
         summary.warning_count = Some(count("warning") + d.warnings.len());
-        remotion_spec.poster = input.poster.as_ref().map(poster_state);
+        remotion_spec.poster = input.poster.as_ref().map(poster_state).unwrap_or_default();
         violations = Some(d.violations);
         warnings = Some(d.warnings);
     }
