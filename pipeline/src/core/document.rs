@@ -546,23 +546,8 @@ pub struct SceneRecord {
     pub remotion_spec_state: &'static str,
     pub agent_meta: AgentMeta,
     /// Diagnostics only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_file: Option<String>,
-    /// Diagnostics only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_url: Option<String>,
-    /// Diagnostics only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_version: Option<String>,
-    /// Diagnostics only: `ready`, `missing` or `disabled`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_state: Option<&'static str>,
-    /// Diagnostics only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_exists: Option<bool>,
-    /// Diagnostics only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_warnings: Option<Vec<&'static str>>,
+    #[serde(flatten)]
+    pub poster: PosterState,
     /// `modify_scene` only: word timings.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<WordTiming>>)]
@@ -786,12 +771,7 @@ impl VideoDocument {
                     remotion_spec: "remotion_canvas",
                 },
             },
-            remotion_poster_file: None,
-            remotion_poster_url: None,
-            remotion_poster_version: None,
-            remotion_poster_state: None,
-            remotion_poster_exists: None,
-            remotion_poster_warnings: None,
+            poster: PosterState::default(),
             words: None,
             has_narrator_video: None,
         };
@@ -807,14 +787,16 @@ impl VideoDocument {
             } else {
                 ("missing", vec!["no_overlay_spec"])
             };
-            record.remotion_poster_file = Some(format!("{}_poster.png", s.voice_file));
-            record.remotion_poster_url = Some(pv.as_ref().map_or(String::new(), |v| {
-                format!("{}/{poster_rel}?v={v}", view.origin_url)
-            }));
-            record.remotion_poster_version = Some(pv.unwrap_or_default());
-            record.remotion_poster_state = Some(pstate);
-            record.remotion_poster_exists = Some(pstate == "ready");
-            record.remotion_poster_warnings = Some(warnings);
+            record.poster = PosterState {
+                remotion_poster_file: Some(format!("{}_poster.png", s.voice_file)),
+                remotion_poster_url: Some(pv.as_ref().map_or(String::new(), |v| {
+                    format!("{}/{poster_rel}?v={v}", view.origin_url)
+                })),
+                remotion_poster_version: Some(pv.unwrap_or_default()),
+                remotion_poster_state: Some(pstate),
+                remotion_poster_exists: Some(pstate == "ready"),
+                remotion_poster_warnings: Some(warnings.into_iter().map(String::from).collect()),
+            };
         }
         record
     }
@@ -873,6 +855,24 @@ pub struct RectOut {
     pub y: f64,
     pub w: f64,
     pub h: f64,
+}
+
+/// The overlay poster's state: every field present with diagnostics, none
+/// without (scene_geometry's `remotion_spec` and the Scene record flatten it).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]
+pub struct PosterState {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_state: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_exists: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remotion_poster_warnings: Option<Vec<String>>,
 }
 
 /// `x` rounded to 1/1000: rects on the wire carry no float noise.

@@ -36,7 +36,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{OneOfBuilder, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::document::{RectOut, Segment, VideoDocument, round3};
+use crate::core::document::{PosterState, RectOut, Segment, VideoDocument, round3};
 use crate::core::error::{Code, Result};
 use crate::core::fields::Fields;
 use crate::core::schema;
@@ -343,23 +343,6 @@ pub struct RemotionSpecState {
     /// `Option` does not.
     #[serde(flatten)]
     pub poster: PosterState,
-}
-
-/// The overlay poster's state: every field present with diagnostics, none without.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]
-pub struct PosterState {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_file: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_version: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_state: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_exists: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_warnings: Option<Vec<String>>,
 }
 
 /// Counts and the basis of the overlay geometry.
