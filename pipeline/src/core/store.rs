@@ -11,16 +11,35 @@ use std::path::Path;
 
 use crate::core::model::{Account, Delivery, Job, QueueEntry};
 
-const ACCOUNTS: TableDefinition<&str, &[u8]> = TableDefinition::new("accounts");
+/// A table of JSON records keyed by string. The job core's tables are below; a capability
+/// folder (content, plans, …) declares its own `Table` constant beside its model and reads
+/// and writes it through [`Store::record`], [`Store::records`] and the `Tx` methods of the
+/// same names, so the store never has to know the records of the folders above it.
+#[derive(Clone, Copy)]
+pub struct Table {
+    def: TableDefinition<'static, &'static str, &'static [u8]>,
+    name: &'static str,
+}
+
+impl Table {
+    pub const fn new(name: &'static str) -> Table {
+        Table {
+            def: TableDefinition::new(name),
+            name,
+        }
+    }
+}
+
+const ACCOUNTS: Table = Table::new("accounts");
 /// SHA-256 of an API key → account name.
 const API_KEYS: TableDefinition<&str, &str> = TableDefinition::new("api_keys");
-const JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("jobs");
+const JOBS: Table = Table::new("jobs");
 /// topic id → the work it waits for, with the lease of the worker on it.
-const QUEUE: TableDefinition<&str, &[u8]> = TableDefinition::new("queue");
+const QUEUE: Table = Table::new("queue");
 /// delivery id → a webhook delivery not yet acknowledged or abandoned.
-const OUTBOX: TableDefinition<&str, &[u8]> = TableDefinition::new("outbox");
+const OUTBOX: Table = Table::new("outbox");
 /// topic id → the video document (scenes) as JSON.
-const DOCUMENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
+const DOCUMENTS: Table = Table::new("documents");
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -73,12 +92,10 @@ impl Store {
         let db = Database::create(path)?;
         let txn = db.begin_write()?;
         {
-            txn.open_table(ACCOUNTS)?;
+            for table in [ACCOUNTS, JOBS, QUEUE, OUTBOX, DOCUMENTS] {
+                txn.open_table(table.def)?;
+            }
             txn.open_table(API_KEYS)?;
-            txn.open_table(JOBS)?;
-            txn.open_table(QUEUE)?;
-            txn.open_table(OUTBOX)?;
-            txn.open_table(DOCUMENTS)?;
         }
         txn.commit()?;
         Ok(Store { db })
@@ -97,50 +114,54 @@ impl Store {
         Ok(out)
     }
 
-    fn get<T: DeserializeOwned>(
-        &self,
-        def: TableDefinition<&str, &[u8]>,
-        name: &'static str,
-        key: &str,
-    ) -> StoreResult<Option<T>> {
+    /// The record under `key` in `table`; `None` when absent (or the table was never written).
+    pub fn record<T: DeserializeOwned>(&self, table: Table, key: &str) -> StoreResult<Option<T>> {
         let txn = self.db.begin_read()?;
-        let table = txn.open_table(def)?;
-        match table.get(key)? {
-            Some(v) => Ok(Some(decode(name, key, v.value())?)),
+        let t = match txn.open_table(table.def) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        match t.get(key)? {
+            Some(v) => Ok(Some(decode(table.name, key, v.value())?)),
             None => Ok(None),
         }
     }
 
-    fn all<T: DeserializeOwned>(
-        &self,
-        def: TableDefinition<&str, &[u8]>,
-        name: &'static str,
-    ) -> StoreResult<Vec<(String, T)>> {
+    /// Every record of `table`, in key order.
+    pub fn records<T: DeserializeOwned>(&self, table: Table) -> StoreResult<Vec<(String, T)>> {
         let txn = self.db.begin_read()?;
-        let table = txn.open_table(def)?;
+        let t = match txn.open_table(table.def) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
         let mut out = Vec::new();
-        for row in table.iter()? {
+        for row in t.iter()? {
             let (k, v) = row?;
-            out.push((k.value().to_string(), decode(name, k.value(), v.value())?));
+            out.push((
+                k.value().to_string(),
+                decode(table.name, k.value(), v.value())?,
+            ));
         }
         Ok(out)
     }
 
     pub fn job(&self, topic: &str) -> StoreResult<Option<Job>> {
-        self.get(JOBS, "jobs", topic)
+        self.record(JOBS, topic)
     }
 
     pub fn document<T: DeserializeOwned>(&self, topic: &str) -> StoreResult<Option<T>> {
-        self.get(DOCUMENTS, "documents", topic)
+        self.record(DOCUMENTS, topic)
     }
 
     pub fn account(&self, name: &str) -> StoreResult<Option<Account>> {
-        self.get(ACCOUNTS, "accounts", name)
+        self.record(ACCOUNTS, name)
     }
 
     pub fn account_count(&self) -> StoreResult<u64> {
         let txn = self.db.begin_read()?;
-        Ok(txn.open_table(ACCOUNTS)?.len()?)
+        Ok(txn.open_table(ACCOUNTS.def)?.len()?)
     }
 
     /// The account an API key belongs to, by the key's hash.
@@ -157,15 +178,15 @@ impl Store {
     }
 
     pub fn queue(&self) -> StoreResult<Vec<(String, QueueEntry)>> {
-        self.all(QUEUE, "queue")
+        self.records(QUEUE)
     }
 
     pub fn outbox(&self) -> StoreResult<Vec<(String, Delivery)>> {
-        self.all(OUTBOX, "outbox")
+        self.records(OUTBOX)
     }
 
     pub fn jobs(&self) -> StoreResult<Vec<(String, Job)>> {
-        self.all(JOBS, "jobs")
+        self.records(JOBS)
     }
 }
 
@@ -175,42 +196,40 @@ pub struct Tx {
 }
 
 impl Tx {
-    fn get<T: DeserializeOwned>(
-        &self,
-        def: TableDefinition<&str, &[u8]>,
-        name: &'static str,
-        key: &str,
-    ) -> StoreResult<Option<T>> {
-        let table = self.txn.open_table(def)?;
-        let v = table.get(key)?;
+    /// The record under `key` in `table`, seen by this transaction.
+    pub fn record<T: DeserializeOwned>(&self, table: Table, key: &str) -> StoreResult<Option<T>> {
+        let t = self.txn.open_table(table.def)?;
+        let v = t.get(key)?;
         match v {
-            Some(v) => Ok(Some(decode(name, key, v.value())?)),
+            Some(v) => Ok(Some(decode(table.name, key, v.value())?)),
             None => Ok(None),
         }
     }
 
-    fn put<T: Serialize>(
+    /// Writes (or replaces) the record under `key` in `table`.
+    pub fn put_record<T: Serialize>(
         &mut self,
-        def: TableDefinition<&str, &[u8]>,
+        table: Table,
         key: &str,
         value: &T,
     ) -> StoreResult<()> {
-        let mut table = self.txn.open_table(def)?;
-        table.insert(key, encode(value).as_slice())?;
+        let mut t = self.txn.open_table(table.def)?;
+        t.insert(key, encode(value).as_slice())?;
         Ok(())
     }
 
-    fn remove(&mut self, def: TableDefinition<&str, &[u8]>, key: &str) -> StoreResult<bool> {
-        let mut table = self.txn.open_table(def)?;
-        Ok(table.remove(key)?.is_some())
+    /// Removes the record under `key`; true when there was one.
+    pub fn remove_record(&mut self, table: Table, key: &str) -> StoreResult<bool> {
+        let mut t = self.txn.open_table(table.def)?;
+        Ok(t.remove(key)?.is_some())
     }
 
     pub fn account(&self, name: &str) -> StoreResult<Option<Account>> {
-        self.get(ACCOUNTS, "accounts", name)
+        self.record(ACCOUNTS, name)
     }
 
     pub fn put_account(&mut self, a: &Account) -> StoreResult<()> {
-        self.put(ACCOUNTS, &a.name, a)
+        self.put_record(ACCOUNTS, &a.name, a)
     }
 
     pub fn put_key_hash(&mut self, hash: &str, account: &str) -> StoreResult<()> {
@@ -220,38 +239,38 @@ impl Tx {
     }
 
     pub fn job(&self, topic: &str) -> StoreResult<Option<Job>> {
-        self.get(JOBS, "jobs", topic)
+        self.record(JOBS, topic)
     }
 
     pub fn put_job(&mut self, job: &Job) -> StoreResult<()> {
-        self.put(JOBS, &job.topic_id, job)
+        self.put_record(JOBS, &job.topic_id, job)
     }
 
     pub fn put_document<T: Serialize>(&mut self, topic: &str, doc: &T) -> StoreResult<()> {
-        self.put(DOCUMENTS, topic, doc)
+        self.put_record(DOCUMENTS, topic, doc)
     }
 
     pub fn queue_entry(&self, topic: &str) -> StoreResult<Option<QueueEntry>> {
-        self.get(QUEUE, "queue", topic)
+        self.record(QUEUE, topic)
     }
 
     pub fn put_queue_entry(&mut self, topic: &str, e: &QueueEntry) -> StoreResult<()> {
-        self.put(QUEUE, topic, e)
+        self.put_record(QUEUE, topic, e)
     }
 
     pub fn remove_queue_entry(&mut self, topic: &str) -> StoreResult<bool> {
-        self.remove(QUEUE, topic)
+        self.remove_record(QUEUE, topic)
     }
 
     pub fn delivery(&self, id: &str) -> StoreResult<Option<Delivery>> {
-        self.get(OUTBOX, "outbox", id)
+        self.record(OUTBOX, id)
     }
 
     pub fn put_delivery(&mut self, id: &str, d: &Delivery) -> StoreResult<()> {
-        self.put(OUTBOX, id, d)
+        self.put_record(OUTBOX, id, d)
     }
 
     pub fn remove_delivery(&mut self, id: &str) -> StoreResult<bool> {
-        self.remove(OUTBOX, id)
+        self.remove_record(OUTBOX, id)
     }
 }
