@@ -1,8 +1,9 @@
 //! schemathesis (pinned in requirements-dev.txt) against the live daemon: a bounded number of
 //! generated requests per operation of `/v1/openapi.json`, failing on any 5xx, any answer that
 //! breaks its documented schema, and any "schema validation mismatch" (generated valid requests
-//! mostly refused: the schema would not say what the API accepts) outside the operations of
-//! [`CROSS_FIELD_RULES`].
+//! mostly refused: the schema would not say what the API accepts). Rules across fields are
+//! `oneOf`s of exclusive forms: `create_video` by `source`, `scene_geometry` by selector,
+//! `modify_scene` by field family.
 //!
 //! Left out, and why:
 //! - `PUT /v1/upload_asset/put/{folder}/{name}`: its URL carries an HMAC signature that no
@@ -68,23 +69,11 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
     );
     assert!(out.status.success(), "schemathesis failed:\n{text}");
     let mismatched = mismatched_operations(&text);
-    let unexpected: Vec<&String> = mismatched
-        .iter()
-        .filter(|op| !CROSS_FIELD_RULES.contains(&op.as_str()))
-        .collect();
     assert!(
-        unexpected.is_empty(),
-        "the schema does not say what the API accepts for {unexpected:?}:\n{text}"
+        mismatched.is_empty(),
+        "the schema does not say what the API accepts for {mismatched:?}:\n{text}"
     );
 }
-
-/// Operations whose acceptance depends on rules across fields that the document does not spell
-/// out yet, so most generated bodies are refused with a 400: `create_video` (which text field a
-/// `source` needs, and its word count). Every other operation must have no mismatch
-/// (`scene_geometry`'s "exactly one selector of three" is a `oneOf` of exclusive forms,
-/// `modify_scene`'s per-field value types a `oneOf` of field families); these are still checked
-/// for server errors and response schemas.
-const CROSS_FIELD_RULES: &[&str] = &["POST /v1/create_video"];
 
 /// The operations listed under schemathesis's "Schema validation mismatch" warning.
 fn mismatched_operations(report: &str) -> Vec<String> {
