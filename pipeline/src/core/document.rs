@@ -15,8 +15,6 @@ use utoipa::ToSchema;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
-use crate::edit::scenes::geometry::RectOut;
-
 /// An enum whose values travel as fixed wire strings: `as_str`, `parse`, `NAMES`, `Display`
 /// and serde as exactly those strings (one table per enum, nothing to keep in sync).
 macro_rules! wire_enum {
@@ -864,6 +862,31 @@ impl VideoDocument {
                 .map(|i| self.segment_public(i, view))
                 .collect(),
             review_url: view.review_url.to_string(),
+        }
+    }
+}
+
+/// A rect in the 280×498 editor preview, rounded to 1/1000 px.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+pub struct RectOut {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+/// `x` rounded to 1/1000: rects on the wire carry no float noise.
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+impl<S> From<compositor::geom::Rect<S>> for RectOut {
+    fn from(r: compositor::geom::Rect<S>) -> Self {
+        RectOut {
+            x: round3(r.x),
+            y: round3(r.y),
+            w: round3(r.w),
+            h: round3(r.h),
         }
     }
 }

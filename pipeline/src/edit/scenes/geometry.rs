@@ -36,7 +36,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{OneOfBuilder, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::document::{Segment, VideoDocument};
+use crate::core::document::{RectOut, Segment, VideoDocument, round3};
 use crate::core::error::{Code, Result};
 use crate::core::fields::Fields;
 use crate::core::schema;
@@ -128,30 +128,6 @@ impl SceneGeometryRequest {
                 .bool("include_diagnostics", Code::InvalidField)?
                 .unwrap_or(false),
         })
-    }
-}
-
-/// A rect in the 280×498 editor preview, rounded to 1/1000 px.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
-pub struct RectOut {
-    pub x: f64,
-    pub y: f64,
-    pub w: f64,
-    pub h: f64,
-}
-
-fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-impl<S> From<compositor::geom::Rect<S>> for RectOut {
-    fn from(r: compositor::geom::Rect<S>) -> Self {
-        RectOut {
-            x: r3(r.x),
-            y: r3(r.y),
-            w: r3(r.w),
-            h: r3(r.h),
-        }
     }
 }
 
@@ -509,8 +485,8 @@ pub fn overlap(a: PreviewRect, b: PreviewRect) -> Option<Overlap> {
     let fraction = area / smaller;
     (fraction >= OVERLAP_MIN_FRACTION).then(|| Overlap {
         rect: i.into(),
-        area: r3(area),
-        fraction_of_smaller: r3(fraction),
+        area: round3(area),
+        fraction_of_smaller: round3(fraction),
     })
 }
 
@@ -549,7 +525,10 @@ fn narrator_box(seg: &Segment, show_narrator: bool) -> NarratorBox {
         face: face.map(RectOut::from),
         face_center: face.map(|f| {
             let (x, y) = f.center();
-            PointOut { x: r3(x), y: r3(y) }
+            PointOut {
+                x: round3(x),
+                y: round3(y),
+            }
         }),
         face_coordinate_space_note: "face_source is in narrator-media space (280×498 over the presenter media) and is never mutated; face and face_center are that box placed through overlay.narrator.rect into the 280×498 editor preview.",
     }
