@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pipeline::core::export::ExportVideoRequest;
 use pipeline::core::model::{Account, Job, StatusObject};
-use pipeline::ingest::create::{CreateVideoForm, CreateVideoRequest};
+use pipeline::ingest::create::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -59,7 +59,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         ("Idempotency-Key" = Option<String>, Header, description = "Read, not enforced."),
     ),
     request_body(content(
-        (CreateVideoRequest = "application/json"),
+        (CreateVideoJson = "application/json"),
         (CreateVideoForm = "multipart/form-data"),
     )),
     responses(

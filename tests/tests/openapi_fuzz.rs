@@ -1,8 +1,9 @@
 //! schemathesis (pinned in requirements-dev.txt) against the live daemon: a bounded number of
 //! generated requests per operation of `/v1/openapi.json`, failing on any 5xx, any answer that
 //! breaks its documented schema, and any "schema validation mismatch" (generated valid requests
-//! mostly refused: the schema would not say what the API accepts) outside the operations of
-//! [`CROSS_FIELD_RULES`].
+//! mostly refused: the schema would not say what the API accepts). Rules across fields are
+//! `oneOf`s of exclusive forms: `create_video` by `source`, `scene_geometry` by selector,
+//! `modify_scene` by field family.
 //!
 //! Left out, and why:
 //! - `PUT /v1/upload_asset/put/{folder}/{name}`: its URL carries an HMAC signature that no
@@ -17,8 +18,11 @@ use reelsmith_tests::{Daemon, openapi_document, venv_tool};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
 
-/// Generated cases per operation and phase.
-const MAX_EXAMPLES: &str = "20";
+/// Generated cases per operation and phase. With 20, modify_scene's few positive cases that
+/// reached a real video (ids are reused from create_video's answers) were all refused for an
+/// unresolvable `mediaUrl` host (the test machine has no DNS), which reads as a schema mismatch;
+/// 50 lets some reach an accepted edit, and found a response-schema bug 20 did not.
+const MAX_EXAMPLES: &str = "50";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
@@ -68,23 +72,11 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
     );
     assert!(out.status.success(), "schemathesis failed:\n{text}");
     let mismatched = mismatched_operations(&text);
-    let unexpected: Vec<&String> = mismatched
-        .iter()
-        .filter(|op| !CROSS_FIELD_RULES.contains(&op.as_str()))
-        .collect();
     assert!(
-        unexpected.is_empty(),
-        "the schema does not say what the API accepts for {unexpected:?}:\n{text}"
+        mismatched.is_empty(),
+        "the schema does not say what the API accepts for {mismatched:?}:\n{text}"
     );
 }
-
-/// Operations whose acceptance depends on rules across fields that the document does not spell
-/// out yet, so most generated bodies are refused with a 400: `create_video` (which text field a
-/// `source` needs, and its word count). Every other operation must have no mismatch
-/// (`scene_geometry`'s "exactly one selector of three" is a `oneOf` of exclusive forms,
-/// `modify_scene`'s per-field value types a `oneOf` of field families); these are still checked
-/// for server errors and response schemas.
-const CROSS_FIELD_RULES: &[&str] = &["POST /v1/create_video"];
 
 /// The operations listed under schemathesis's "Schema validation mismatch" warning.
 fn mismatched_operations(report: &str) -> Vec<String> {

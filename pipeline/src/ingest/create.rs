@@ -49,7 +49,11 @@ fn truncate_words(s: &str, max: usize) -> &str {
 ///
 /// [`CreateVideoRequest::read`] checks each field's type and value and the rules between
 /// fields that need nothing outside the body; [`validate`] then checks URLs and uploads.
+///
+/// Its derived schema is the field list the multipart form flattens (`CreateVideoFields`); the
+/// JSON body is documented by [`CreateVideoJson`], which says the rules between fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(as = CreateVideoFields)]
 pub struct CreateVideoRequest {
     /// Where the narration comes from (default `text`).
     pub source: Option<Source>,
@@ -120,6 +124,273 @@ pub struct CreateVideoForm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, format = Binary)]
     pub audio_file: Option<Vec<u8>>,
+}
+
+/// The schema of `create_video`'s JSON body, component `CreateVideoRequest`: a `oneOf` by
+/// `source`, one form per JSON source ([`json_sources`]), saying what [`CreateVideoRequest::read`]
+/// and [`validate`] accept that the body alone can show (word counts, the text field each source
+/// needs, `output_type`, `faceless` and `adjust` by source).
+pub struct CreateVideoJson;
+
+/// Whitespace as [`word_count`] splits on (Unicode `White_Space`), as a regex class.
+const WS: &str =
+    "[\\t\\n\\u000B\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]";
+/// Anything but [`WS`].
+const WORD_CHAR: &str = "[^\\t\\n\\u000B\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]";
+
+/// A pattern for a text of `min` words or more (at most `max` when given), counted as
+/// [`word_count`] does.
+fn words_pattern(min: usize, max: Option<usize>) -> String {
+    let max = max.map_or(String::new(), |m| (m - 1).to_string());
+    format!(
+        "^{WS}*({WORD_CHAR}+{WS}+){{{},{max}}}{WORD_CHAR}+{WS}*$",
+        min - 1
+    )
+}
+
+/// One JSON source's form: its name, the field it needs and that field's schema.
+struct JsonSource {
+    source: Source,
+    field: &'static str,
+    schema: Value,
+}
+
+/// The sources a JSON body can name (`video_file`/`audio_file` need the multipart form).
+fn json_sources() -> Vec<JsonSource> {
+    let text = |min, max: Option<usize>, about: String| {
+        serde_json::json!({
+            "type": "string",
+            "pattern": words_pattern(min, max),
+            "description": about,
+        })
+    };
+    let url = |about: &str| {
+        serde_json::json!({
+            "type": "string",
+            "format": "uri",
+            "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+            "description": about,
+        })
+    };
+    vec![
+        JsonSource {
+            source: Source::Text,
+            field: "script_text",
+            schema: text(
+                SCRIPT_MIN_WORDS,
+                Some(SCRIPT_MAX_WORDS),
+                format!(
+                    "The narration, {SCRIPT_MIN_WORDS} to {SCRIPT_MAX_WORDS} words, used verbatim."
+                ),
+            ),
+        },
+        JsonSource {
+            source: Source::Idea,
+            field: "idea_text",
+            schema: text(
+                IDEA_MIN_WORDS,
+                None,
+                format!(
+                    "At least {IDEA_MIN_WORDS} words; longer than {IDEA_MAX_WORDS} is cut at {IDEA_MAX_WORDS}."
+                ),
+            ),
+        },
+        JsonSource {
+            source: Source::Blog,
+            field: "blog_text",
+            schema: text(
+                BLOG_MIN_WORDS,
+                None,
+                format!(
+                    "At least {BLOG_MIN_WORDS} words; longer than {BLOG_MAX_WORDS} is cut at {BLOG_MAX_WORDS}."
+                ),
+            ),
+        },
+        JsonSource {
+            source: Source::VideoUrl,
+            field: "video_url",
+            schema: url("A public http(s) URL, at most 5 minutes of media."),
+        },
+        JsonSource {
+            source: Source::AudioUrl,
+            field: "audio_url",
+            schema: url("A public http(s) URL, at most 5 minutes of media."),
+        },
+    ]
+}
+
+fn source_name(source: Source) -> Value {
+    serde_json::to_value(source).expect("a source serializes")
+}
+
+/// `schema` or `null`.
+fn nullable(mut schema: Value) -> Value {
+    match schema.get("type").and_then(Value::as_str) {
+        Some(t) => {
+            schema["type"] = serde_json::json!([t, "null"]);
+            if let Some(Value::Array(names)) = schema.get_mut("enum") {
+                names.push(Value::Null);
+            }
+            schema
+        }
+        None => serde_json::json!({ "oneOf": [schema, { "type": "null" }] }),
+    }
+}
+
+/// The JSON form of one source.
+fn json_form(form: &JsonSource) -> Value {
+    use serde_json::json;
+    let source = form.source;
+    let idea_or_blog = matches!(source, Source::Idea | Source::Blog);
+    let mut properties = Map::new();
+    let mut p = |k: &str, v: Value| {
+        properties.insert(k.to_string(), v);
+    };
+    p(
+        "source",
+        json!({ "type": "string", "enum": [source_name(source)] }),
+    );
+    for field in json_sources().iter().map(|f| f.field) {
+        p(field, json!({ "type": "string" }));
+    }
+    p(form.field, form.schema.clone());
+    let output_types: Vec<&str> = <OutputType as Choice>::NAMES
+        .iter()
+        .copied()
+        .filter(|t| source != Source::Text || *t != "text")
+        .collect();
+    p(
+        "output_type",
+        json!({ "type": "string", "enum": output_types, "default": "scene" }),
+    );
+    if idea_or_blog {
+        p(
+            "language",
+            json!({ "type": "string", "enum": ["English", "Vietnamese", "en", "vi"], "default": "English" }),
+        );
+        p(
+            "video_length",
+            json!({ "type": "string", "enum": <VideoLength as Choice>::NAMES, "default": "short" }),
+        );
+    } else {
+        p(
+            "language",
+            json!({ "type": "string", "description": "Ignored for this source." }),
+        );
+        p(
+            "video_length",
+            json!({ "type": "string", "description": "Ignored for this source." }),
+        );
+    }
+    p(
+        "research_enabled",
+        json!({ "type": "boolean", "default": true }),
+    );
+    p(
+        "wait_for_render",
+        json!({ "type": "boolean", "default": false }),
+    );
+    let faceless_ok = !matches!(
+        source,
+        Source::VideoUrl | Source::VideoFile | Source::AudioFile
+    );
+    p(
+        "faceless",
+        if faceless_ok {
+            json!({ "type": "boolean", "default": false })
+        } else {
+            json!({ "type": "boolean", "enum": [false], "description": "Not available for this source." })
+        },
+    );
+    p(
+        "adjust",
+        if source.is_audio() {
+            json!({ "$ref": format!("#/components/schemas/{}", AdjustInput::name()) })
+        } else {
+            json!({
+                "description": "Only `off` for a source that is not audio.",
+                "oneOf": [
+                    { "type": "string", "enum": ["off"] },
+                    {
+                        "type": "object",
+                        "required": ["mode"],
+                        "properties": { "mode": { "type": "string", "enum": ["off"] } },
+                        "additionalProperties": false,
+                    },
+                ],
+            })
+        },
+    );
+    p(
+        "callback_url",
+        json!({
+            "type": "string",
+            "format": "uri",
+            "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+            "description": "Webhook target: https (and a public host) in production, http or https in dev mode.",
+        }),
+    );
+    p(
+        "metadata",
+        json!({
+            "type": "object",
+            "description": format!("Echoed back in the status object; at most {METADATA_MAX_BYTES} bytes as JSON."),
+        }),
+    );
+    let mut required = vec![form.field];
+    if source != Source::Text {
+        required.insert(0, "source");
+    }
+    // `null` reads as absent.
+    for (name, schema) in properties.iter_mut() {
+        if !required.contains(&name.as_str()) {
+            *schema = nullable(schema.take());
+        }
+    }
+    let mut schema = json!({ "type": "object", "required": required, "properties": properties });
+    if faceless_ok && source != Source::Text {
+        // faceless needs output_type scene or video.
+        schema["not"] = json!({
+            "required": ["faceless", "output_type"],
+            "properties": {
+                "faceless": { "const": true },
+                "output_type": { "const": "text" },
+            },
+        });
+    }
+    schema
+}
+
+impl utoipa::PartialSchema for CreateVideoJson {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let forms: Vec<Value> = json_sources().iter().map(json_form).collect();
+        crate::core::schema::raw(serde_json::json!({
+            "description": "`POST /v1/create_video`'s JSON body: one form per `source` (default \
+                `text`), each requiring its own text field. Sources `video_file` and \
+                `audio_file` are not in a JSON body's `source`: they need the \
+                multipart/form-data form (as JSON they answer 415).",
+            "oneOf": forms,
+        }))
+    }
+}
+
+impl ToSchema for CreateVideoJson {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "CreateVideoRequest".into()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            AdjustInput::name().into_owned(),
+            <AdjustInput as utoipa::PartialSchema>::schema(),
+        ));
+        <AdjustInput as ToSchema>::schemas(schemas);
+    }
 }
 
 impl CreateVideoRequest {

@@ -3,7 +3,7 @@
 //! through start, commit, abort and status (the journal itself is [`super::session`]).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::{Editor, scenes_not_ready};
@@ -78,8 +78,10 @@ pub struct EditSessionReply {
     pub state: SessionState,
 }
 
-/// The action's outcome; which fields appear depends on the action.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+/// The action's outcome; which fields appear depends on the action. The shapes overlap (a
+/// `start` reply is also a valid `status` reply without `last_write`), so the schema is an
+/// `anyOf` of them (see the `PartialSchema` impl below), not the `oneOf` the derive would write.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SessionState {
     /// Sessions are off (`cache_enabled` false): every edit is written straight through.
@@ -126,6 +128,37 @@ pub enum SessionState {
         last_write: Option<String>,
     },
 }
+
+impl utoipa::PartialSchema for SessionState {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let int = json!({ "type": "integer", "minimum": 0 });
+        let time = json!({ "type": "string" });
+        let maybe_time = json!({ "type": ["string", "null"] });
+        let shape = |about: &str, properties: Value| {
+            let required: Vec<&String> = properties
+                .as_object()
+                .map(|o| o.keys().collect())
+                .unwrap_or_default();
+            json!({ "type": "object", "description": about, "properties": properties, "required": required })
+        };
+        crate::core::schema::raw(json!({ "anyOf": [
+            shape("Sessions are off (`cache_enabled` false): every edit is written straight through; `committed` (false) only for `commit`.",
+                json!({ "active": { "const": false }, "note": { "type": "string" } })),
+            shape("`start`: the session is active.",
+                json!({ "active": { "const": true }, "ttl_seconds": int, "started": time, "staged_writes": int })),
+            shape("`commit`: whether a session was flushed, and how many staged writes it held.",
+                json!({ "committed": { "type": "boolean" }, "active": { "const": false }, "staged_writes": int })),
+            shape("`abort`: whether a session was discarded, and how many staged writes it held.",
+                json!({ "aborted": { "type": "boolean" }, "discarded_writes": int, "active": { "const": false } })),
+            shape("`status` of an active session.",
+                json!({ "active": { "const": true }, "staged_writes": int, "started": time, "last_write": maybe_time, "ttl_seconds": int, "expires_at": time })),
+            shape("`status` without a session (`started` and `last_write` are null).",
+                json!({ "active": { "const": false }, "staged_writes": int, "started": maybe_time, "last_write": maybe_time })),
+        ]}))
+    }
+}
+
+impl ToSchema for SessionState {}
 
 /// Sent when sessions are off.
 const SESSIONS_OFF: &str = "Edit sessions are off on this server (cache_enabled = false): every edit is written straight through, serialised per video.";

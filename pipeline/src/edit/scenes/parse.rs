@@ -700,12 +700,13 @@ struct FamilySchema {
     needs: Option<&'static [&'static str]>,
 }
 
-/// An http(s) URL with a host (a subset of what [`url_value`] accepts).
+/// An http(s) URL with a dotted host name (a subset of what [`url_value`] accepts: the fetch
+/// guard refuses single-label names such as `http://intranet` as local or internal).
 fn url_schema() -> Value {
     json!({
         "type": "string",
         "format": "uri",
-        "pattern": "^https?://[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)*(/[A-Za-z0-9._~-]*)*$",
+        "pattern": "^https?://[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)*\\.[a-z]{2,}(/[A-Za-z0-9._~-]*)*$",
     })
 }
 
