@@ -12,6 +12,7 @@ use crate::core::config::Mode;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::fields::{Choice, Fields};
+use crate::core::ids;
 use crate::core::jobs::Accepted;
 use crate::core::model::{
     Adjust, AdjustInput, Language, OutputType, Source, VideoLength, VideoRequest,
@@ -104,6 +105,14 @@ pub struct CreateVideoRequest {
     /// Echoed back in the status object; at most 16 KiB as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// A production plan entry of the account: the video takes its topic id, and a missing
+    /// `script_text` (source text) or `idea_text` (source idea) is taken from the entry (its
+    /// master script, its idea). 404 `topic_not_found` without such an entry, 409
+    /// `topic_exists` when the topic already has a video, 409 `script_not_ready` when source
+    /// text needs a script the entry does not have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
+    pub topic_id: Option<String>,
 }
 
 /// The multipart form of `create_video` (sources `video_file`, `audio_file`): the JSON body's
@@ -169,6 +178,7 @@ impl CreateVideoRequest {
             audio_url: f.str("audio_url")?.map(str::to_string),
             callback_url: f.str("callback_url")?.map(str::to_string),
             metadata: read_metadata(&f)?,
+            topic_id: read_topic_id(&f)?,
         })
     }
 }
@@ -249,6 +259,19 @@ fn choice<E: Choice>(f: &Fields, name: &str) -> Result<Option<E>> {
     f.choice::<E>(name)
 }
 
+/// `topic_id`: a topic id ([`ids::TOPIC_ID_PATTERN`]), else `invalid_topic_id`.
+pub fn read_topic_id(f: &Fields) -> Result<Option<String>> {
+    match f.str_or("topic_id", Code::InvalidTopicId)? {
+        None => Ok(None),
+        Some(t) if ids::is_topic_id(t) => Ok(Some(t.to_string())),
+        Some(_) => Err(Error::new(
+            Code::InvalidTopicId,
+            "`topic_id` must be `wc` (or the legacy `topic`) followed by 1 to 64 letters and digits.",
+        )
+        .param("topic_id")),
+    }
+}
+
 fn read_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
     let Some(m) = f.object("metadata", Code::InvalidMetadata)? else {
         return Ok(None);
@@ -325,6 +348,7 @@ pub async fn validate(
         metadata: Value::Object(req.metadata.unwrap_or_default()),
         callback_url,
         input_truncated_from: payload.input_truncated_from,
+        topic_id: req.topic_id,
     })
 }
 
