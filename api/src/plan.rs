@@ -125,7 +125,6 @@ pub(crate) async fn get_roadmap(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = RoadmapQuery::read(&query).map_err(reject)?;
-    let roadmap =
-        pipeline::plan::roadmap::roadmap(&state.store, &account, q).map_err(reject)?;
+    let roadmap = pipeline::plan::roadmap::roadmap(&state.store, &account, q).map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &roadmap))
 }

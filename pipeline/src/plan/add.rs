@@ -166,8 +166,17 @@ mod tests {
     #[test]
     fn scripts_for_a_topic_with_scripts_or_another_owner_are_refused() {
         let (_dir, store) = store();
-        add(&store, &account("a"), with_scripts("wcA", &[ScriptFormat::Ve])).unwrap();
-        let again = add(&store, &account("a"), with_scripts("wcA", &[ScriptFormat::Cs]));
+        add(
+            &store,
+            &account("a"),
+            with_scripts("wcA", &[ScriptFormat::Ve]),
+        )
+        .unwrap();
+        let again = add(
+            &store,
+            &account("a"),
+            with_scripts("wcA", &[ScriptFormat::Cs]),
+        );
         assert_eq!(again.unwrap_err().code, Code::TopicExists);
         let idea_only = AddPlanRequest {
             idea_text: "new words".into(),
@@ -178,7 +187,10 @@ mod tests {
         assert_eq!(other.unwrap_err().code, Code::TopicExists);
         // The owner may update the idea; the scripts stay.
         let e = add(&store, &account("a"), idea_only).unwrap();
-        assert_eq!((e.idea_text.as_str(), e.script_ready()), ("new words", true));
+        assert_eq!(
+            (e.idea_text.as_str(), e.script_ready()),
+            ("new words", true)
+        );
     }
 
     #[test]
@@ -192,7 +204,10 @@ mod tests {
             ..AddPlanRequest::default()
         };
         let e = add(&store, &account("a"), req).unwrap();
-        assert_eq!((e.workflow_phase, e.created_at), (WorkflowPhase::AbRoll, 1_000));
+        assert_eq!(
+            (e.workflow_phase, e.created_at),
+            (WorkflowPhase::AbRoll, 1_000)
+        );
         assert!(ids::is_topic_id(&e.topic_id));
     }
 }

@@ -186,7 +186,10 @@ fn read_script(i: usize, item: &Value) -> Result<ScriptInput> {
         .ok_or_else(|| {
             invalid_scripts(
                 &format!("scripts[{i}].format"),
-                format!("`format` must be one of: {}.", ScriptFormat::NAMES.join(", ")),
+                format!(
+                    "`format` must be one of: {}.",
+                    ScriptFormat::NAMES.join(", ")
+                ),
             )
         })?;
     let param = format!("scripts[{i}].text");

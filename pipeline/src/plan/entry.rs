@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::build::writer;
-use crate::core::model::Language;
 use crate::core::error::{Code, Error, Result};
+use crate::core::model::Language;
 use crate::core::store::{Store, Table};
 
 /// topic id → [`PlanEntry`]. Topic ids are one namespace with the jobs table: an entry's
@@ -191,9 +191,9 @@ pub struct PlanEntryReply {
 
 /// Every entry of `account`, in no particular order.
 pub fn entries_of(store: &Store, account: &str) -> Result<Vec<PlanEntry>> {
-    let rows = store
-        .records::<PlanEntry>(PLAN)
-        .map_err(|e| Error::new(Code::ReadFailed, "The production plan could not be read.").because(e))?;
+    let rows = store.records::<PlanEntry>(PLAN).map_err(|e| {
+        Error::new(Code::ReadFailed, "The production plan could not be read.").because(e)
+    })?;
     Ok(rows
         .into_iter()
         .map(|(_, e)| e)

@@ -40,12 +40,23 @@ mod tests {
 
     #[test]
     fn integers_outside_their_range_or_malformed_name_the_parameter() {
-        let q: Query = [("page", "2"), ("cycle", "x"), ("from_record", "-1"), ("big", "1e3")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        assert_eq!(integer(&q, "page", Code::InvalidPage, 0..=9).unwrap(), Some(2));
-        assert_eq!(integer(&q, "absent", Code::InvalidPage, 0..=9).unwrap(), None);
+        let q: Query = [
+            ("page", "2"),
+            ("cycle", "x"),
+            ("from_record", "-1"),
+            ("big", "1e3"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(
+            integer(&q, "page", Code::InvalidPage, 0..=9).unwrap(),
+            Some(2)
+        );
+        assert_eq!(
+            integer(&q, "absent", Code::InvalidPage, 0..=9).unwrap(),
+            None
+        );
         for (name, code) in [
             ("cycle", Code::InvalidCycle),
             ("from_record", Code::InvalidFromRecord),

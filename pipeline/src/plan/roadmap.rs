@@ -182,7 +182,10 @@ fn placed_topics(store: &Store, account: &str, first: i64) -> Result<Vec<Placed>
             },
         });
     }
-    for j in jobs.iter().filter(|j| !planned.contains(j.topic_id.as_str())) {
+    for j in jobs
+        .iter()
+        .filter(|j| !planned.contains(j.topic_id.as_str()))
+    {
         out.push(Placed {
             week: week(j.created_at),
             created_at: j.created_at,
@@ -218,7 +221,10 @@ pub fn roadmap(store: &Store, account: &Account, q: RoadmapQuery) -> Result<Road
     let current = (week_start_of(now()) - first) / WEEK + 1;
     let topics = placed_topics(store, &account.name, first)?;
     let mut completed = BTreeMap::<i64, usize>::new();
-    for p in topics.iter().filter(|p| p.topic.status == SlotStatus::Completed) {
+    for p in topics
+        .iter()
+        .filter(|p| p.topic.status == SlotStatus::Completed)
+    {
         *completed.entry(p.week).or_default() += 1;
     }
     let weeks: Vec<RoadmapWeek> = (1..=CYCLE_WEEKS)

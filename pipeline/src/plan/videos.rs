@@ -48,7 +48,12 @@ pub fn title_of(store: &Store, job: &Job) -> String {
     }
     match store.document::<VideoDocument>(&job.topic_id) {
         Ok(Some(doc)) if !doc.title.is_empty() => doc.title,
-        _ => job.request.text.as_deref().map(writer::title).unwrap_or_default(),
+        _ => job
+            .request
+            .text
+            .as_deref()
+            .map(writer::title)
+            .unwrap_or_default(),
     }
 }
 
@@ -61,7 +66,12 @@ pub struct VideosQuery {
 
 impl VideosQuery {
     pub fn read(q: &Query) -> Result<Self> {
-        let from = query::integer(q, "from_record", Code::InvalidFromRecord, 0..=MAX_FROM_RECORD)?;
+        let from = query::integer(
+            q,
+            "from_record",
+            Code::InvalidFromRecord,
+            0..=MAX_FROM_RECORD,
+        )?;
         Ok(VideosQuery {
             from_record: from.unwrap_or(0) as usize,
         })
