@@ -205,6 +205,18 @@ async fn a_plan_entry_with_scripts_becomes_a_video_with_its_master_script() {
         .await;
     assert_error(c, &v, 409, "script_not_ready", Some("topic_id"));
 
+    let (c, long, _) = d
+        .post(
+            "/v1/production_plan/add",
+            &json!({"idea_text": "Long read", "scripts": [{"format": "CS", "text": script(600)}]}),
+        )
+        .await;
+    assert_eq!(c, 200, "{long}");
+    let (c, v, _) = d
+        .post("/v1/create_video", &json!({"topic_id": long["topic_id"]}))
+        .await;
+    assert_error(c, &v, 400, "script_too_long", Some("topic_id"));
+
     let (c, v, _) = d
         .post("/v1/create_video", &json!({"topic_id": topic}))
         .await;
@@ -252,7 +264,7 @@ async fn a_plan_entry_with_scripts_becomes_a_video_with_its_master_script() {
     let (c, plan, _) = d.get("/v1/production_plan").await;
     assert_eq!(c, 200, "{plan}");
     assert_eq!(plan["object"], "production_plan");
-    assert_eq!(plan["total"], 2);
+    assert_eq!(plan["total"], 3);
     let topics = plan["topics"].as_array().unwrap();
     assert_eq!(topics.len(), 1, "{plan}");
     assert_eq!(topics[0]["topic_id"], topic.as_str());
@@ -260,9 +272,10 @@ async fn a_plan_entry_with_scripts_becomes_a_video_with_its_master_script() {
     assert_eq!(topics[0]["formats"], json!(["VE", "QA"]));
     assert_eq!(topics[0]["script_ready"], true);
     let ideas = plan["ideas"].as_array().unwrap();
-    assert_eq!(ideas.len(), 1, "{plan}");
-    assert_eq!(ideas[0]["id"], idea["topic_id"]);
-    assert!(ideas[0].get("video_status").is_none());
+    assert_eq!(ideas.len(), 2, "{plan}");
+    assert_eq!(ideas[0]["id"], long["topic_id"], "newest first");
+    assert_eq!(ideas[1]["id"], idea["topic_id"]);
+    assert!(ideas.iter().all(|i| i.get("video_status").is_none()));
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use crate::core::error::{Code, Error, Result};
 use crate::core::ids;
 use crate::core::model::{Account, Language};
 use crate::core::store::Store;
-use crate::core::time::now;
+use crate::core::time::{now, now_nanos};
 use crate::plan::add_request::AddPlanRequest;
 use crate::plan::entry::{PLAN, PlanEntry, PlanSource, Script, WorkflowPhase};
 
@@ -106,6 +106,7 @@ fn entry_from(
         workflow_phase,
         created_at,
         updated_at: t,
+        seq: now_nanos(),
     }
 }
 

@@ -110,6 +110,9 @@ pub struct PlanEntry {
     /// Unix seconds: the request's `week_start`, else the time it was added.
     pub created_at: i64,
     pub updated_at: i64,
+    /// Unix nanoseconds of the last write: orders entries of the same `created_at`.
+    #[serde(default)]
+    pub seq: i128,
 }
 
 impl PlanEntry {

@@ -137,7 +137,7 @@ pub fn list(store: &Store, account: &str, q: PlanQuery) -> Result<ProductionPlan
         .filter(|e| q.admits(e.created_at))
         .collect();
     entries.sort_by(|a, b| {
-        (b.created_at, b.updated_at, &b.topic_id).cmp(&(a.created_at, a.updated_at, &a.topic_id))
+        (b.created_at, b.seq, &b.topic_id).cmp(&(a.created_at, a.seq, &a.topic_id))
     });
     let jobs: HashMap<String, Job> = jobs_of(store, account)?
         .into_iter()

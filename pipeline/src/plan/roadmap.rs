@@ -11,7 +11,7 @@
 //!   the weeks in a row that met it, ending with the current week when that one already
 //!   has, else with the last full week.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -167,10 +167,11 @@ fn placed_topics(store: &Store, account: &str, first: i64) -> Result<Vec<Placed>
     let entries = entries_of(store, account)?;
     let jobs = jobs_of(store, account)?;
     let planned: HashSet<&str> = entries.iter().map(|e| e.topic_id.as_str()).collect();
+    let by_topic: HashMap<&str, &Job> = jobs.iter().map(|j| (j.topic_id.as_str(), j)).collect();
     let week = |t: i64| (week_start_of(t) - first) / WEEK + 1;
     let mut out = Vec::with_capacity(entries.len() + jobs.len());
     for e in &entries {
-        let job = jobs.iter().find(|j| j.topic_id == e.topic_id);
+        let job = by_topic.get(e.topic_id.as_str()).copied();
         out.push(Placed {
             week: week(e.created_at),
             created_at: e.created_at,

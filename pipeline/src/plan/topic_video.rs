@@ -2,17 +2,20 @@
 //! id. The entry is looked up here (ingest may not use the plan); the job engine refuses a
 //! second video for the topic in the transaction that would create it.
 
+use crate::build::script::word_count;
 use crate::core::error::{Code, Error, Result};
 use crate::core::model::Source;
 use crate::core::store::Store;
-use crate::ingest::create::CreateVideoRequest;
+use crate::ingest::create::{CreateVideoRequest, SCRIPT_MAX_WORDS};
 use crate::plan::entry::{PLAN, PlanEntry};
 
 /// Completes `req` from `account`'s plan entry named by `req.topic_id` (nothing to do without
 /// one): source text without `script_text` takes the master script, source idea without
 /// `idea_text` the entry's idea, and the entry's language applies. 404 `topic_not_found`
 /// when the account has no such entry; 409 `topic_exists` when the topic already has a video;
-/// 409 `script_not_ready` when a script is needed and the entry has none.
+/// 409 `script_not_ready` when a script is needed and the entry has none; 400
+/// `script_too_long` (param `topic_id`) when the master script is over create_video's 500 words
+/// (plan scripts may have up to 1000).
 pub fn fill_from_plan(store: &Store, account: &str, req: &mut CreateVideoRequest) -> Result<()> {
     let Some(topic) = req.topic_id.clone() else {
         return Ok(());
@@ -41,6 +44,16 @@ pub fn fill_from_plan(store: &Store, account: &str, req: &mut CreateVideoRequest
                 )
                 .param("topic_id")
             })?;
+            let n = word_count(&master.text);
+            if n > SCRIPT_MAX_WORDS {
+                return Err(Error::new(
+                    Code::ScriptTooLong,
+                    format!(
+                        "The entry's master script has {n} words; a video takes at most {SCRIPT_MAX_WORDS}: send a shorter `script_text`."
+                    ),
+                )
+                .param("topic_id"));
+            }
             req.script_text = Some(master.text.clone());
         }
         Source::Idea if req.idea_text.is_none() => req.idea_text = Some(entry.idea_text.clone()),
