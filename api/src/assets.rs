@@ -665,7 +665,11 @@ async fn create_inner(
         file: m.rel.clone(),
         decodable: m.decodable,
     });
-    let validated = match CreateVideoRequest::read(&Value::Object(body)) {
+    let read = CreateVideoRequest::read(&Value::Object(body)).and_then(|mut req| {
+        pipeline::plan::topic_video::fill_from_plan(&state.store, &account.name, &mut req)?;
+        Ok(req)
+    });
+    let validated = match read {
         Ok(req) => {
             pipeline::ingest::create::validate(req, state.settings.mode, &state.fetcher, upload)
                 .await

@@ -80,12 +80,19 @@ pub fn status_of(code: Code) -> StatusCode {
         | PresignInvalid
         | InvalidKind
         | InvalidRatio
-        | InvalidLimit => StatusCode::BAD_REQUEST,
+        | InvalidLimit
+        | InvalidTopicId
+        | InvalidWeekStart
+        | InvalidWeekEnd
+        | InvalidScripts
+        | InvalidRecommendedFormat
+        | InvalidPage
+        | InvalidCycle
+        | InvalidFromRecord => StatusCode::BAD_REQUEST,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
-        ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed => {
-            StatusCode::CONFLICT
-        }
+        ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed
+        | TopicExists => StatusCode::CONFLICT,
         // A layout edit on a scene whose overlay the user disabled: the request is well formed
         // but the scene's state forbids it, like the other state preconditions.
         RemotionSpecDisabled => StatusCode::CONFLICT,
@@ -98,7 +105,8 @@ pub fn status_of(code: Code) -> StatusCode {
         | VideoDataPublishFailed
         | TypographyFailed
         | UploadFailed
-        | PresignFailed => StatusCode::INTERNAL_SERVER_ERROR,
+        | PresignFailed
+        | ReadFailed => StatusCode::INTERNAL_SERVER_ERROR,
         // Job failure codes only appear inside status objects; if one ever
         // reaches the envelope it is a server fault.
         SceneBuildFailed | RenderFailed | MediaSourceUnsupported | Internal => {

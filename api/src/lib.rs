@@ -13,6 +13,7 @@ mod inbox;
 mod inspector;
 mod openapi;
 mod pages;
+mod plan;
 mod reference;
 mod reply;
 mod scenes;
@@ -276,6 +277,8 @@ pub fn routes(
         .or(inspector::routes(state.clone()))
         .unify()
         .or(typography::routes(state.clone()))
+        .unify()
+        .or(plan::routes(state.clone()))
         .unify()
         .or(assets::routes(state.clone()))
         .unify()

@@ -1,13 +1,15 @@
-//! `/v1` job routes: create_video, status, export_video.
+//! `/v1` job routes: create_video, status, export_video, and the list of videos.
 //!
 //! Bodies are read into pipeline's typed requests (`CreateVideoRequest`,
-//! `ExportVideoRequest`) and every reply is the typed `StatusObject` of the job.
+//! `ExportVideoRequest`) and every job reply is the typed `StatusObject` of the job.
 
 use std::sync::Arc;
 
 use pipeline::core::export::ExportVideoRequest;
 use pipeline::core::model::{Account, Job, StatusObject};
 use pipeline::ingest::create::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
+use pipeline::plan::query::Query;
+use pipeline::plan::videos::{VideoList, VideosQuery};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -39,6 +41,12 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         .and(typed_body(JOB_BODY_LIMIT, ExportVideoRequest::read))
         .and(with_state(state.clone()))
         .and_then(export_video);
+    let videos = warp::path!("v1" / "videos")
+        .and(warp::get())
+        .and(auth(state.clone()))
+        .and(warp::query::<Query>())
+        .and(with_state(state.clone()))
+        .and_then(list_videos);
     // Multipart (`video_file`/`audio_file`) first: the JSON route would consume the body.
     crate::assets::create_multipart(state.clone())
         .or(create)
@@ -46,6 +54,8 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         .or(status)
         .unify()
         .or(export)
+        .unify()
+        .or(videos)
         .unify()
 }
 
@@ -64,8 +74,10 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     )),
     responses(
         (status = 202, description = "The job was accepted: its status object, `processing`.", body = StatusObject),
-        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`, `invalid_source`, `invalid_output_type`, `invalid_language`, `invalid_video_length`, `invalid_research_enabled`, `invalid_wait_for_render`, `invalid_faceless`, `invalid_adjust`, `invalid_metadata`, `invalid_callback_url`, `script_too_short`, `script_too_long`, `input_too_short`, `unsupported_media_url`, `media_too_long`, `file_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`, `invalid_source`, `invalid_output_type`, `invalid_language`, `invalid_video_length`, `invalid_research_enabled`, `invalid_wait_for_render`, `invalid_faceless`, `invalid_adjust`, `invalid_metadata`, `invalid_callback_url`, `script_too_short`, `script_too_long`, `input_too_short`, `unsupported_media_url`, `media_too_long`, `file_too_large`, `invalid_topic_id`", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`topic_not_found`: `topic_id` names no production plan entry of the account", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`topic_exists`: the plan entry's topic already has a video; `script_not_ready`: source text without `script_text` for an entry without scripts", body = crate::openapi::ErrorEnvelope),
         (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
         (status = 415, description = "`unsupported_media_type`: a file source sent as JSON", body = crate::openapi::ErrorEnvelope),
         (status = 500, description = "`upload_failed`", body = crate::openapi::ErrorEnvelope),
@@ -75,9 +87,11 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
 pub(crate) async fn create_video(
     account: Account,
     idempotency_key: Option<String>,
-    request: CreateVideoRequest,
+    mut request: CreateVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
+    pipeline::plan::topic_video::fill_from_plan(&state.store, &account.name, &mut request)
+        .map_err(reject)?;
     let accepted =
         pipeline::ingest::create::validate(request, state.settings.mode, &state.fetcher, None)
             .await
@@ -143,6 +157,33 @@ pub(crate) async fn export_video(
         StatusCode::OK
     };
     Ok(status_reply(status, &job))
+}
+
+/// The account's videos, 20 per page, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/videos",
+    operation_id = "list_videos",
+    tag = "videos",
+    params(
+        ("from_record" = Option<i64>, Query, minimum = 0, maximum = 1000000000, description = "How many of the newest videos to skip (default 0)."),
+    ),
+    responses(
+        (status = 200, description = "A page of the account's videos.", body = VideoList),
+        (status = 400, description = "`invalid_from_record`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`read_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn list_videos(
+    account: Account,
+    query: Query,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let q = VideosQuery::read(&query).map_err(reject)?;
+    let list = pipeline::plan::videos::list(&state.store, &account.name, q).map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &list))
 }
 
 fn status_reply(status: StatusCode, job: &Job) -> Response {

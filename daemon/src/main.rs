@@ -90,6 +90,28 @@ enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// Manage accounts (the daemon must not be running on the data dir).
+    Accounts {
+        #[command(subcommand)]
+        command: AccountsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AccountsCommand {
+    /// Change an account's settings.
+    Set {
+        #[arg(long)]
+        data_dir: PathBuf,
+        #[arg(long)]
+        account: String,
+        /// Videos per week the roadmap plans for (1 to 50; default 3 until set).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=pipeline::plan::roadmap::MAX_WEEKLY_QUOTA as i64))]
+        weekly_quota: Option<u32>,
+        /// The account's industry (the default of its plan entries); empty clears it.
+        #[arg(long)]
+        industry: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -165,6 +187,22 @@ fn main() -> std::process::ExitCode {
                     credits,
                 },
         } => keys_create(&data_dir, &account, &plan, credits),
+        Command::Accounts {
+            command:
+                AccountsCommand::Set {
+                    data_dir,
+                    account,
+                    weekly_quota,
+                    industry,
+                },
+        } => accounts_set(
+            &data_dir,
+            &account,
+            pipeline::core::accounts::SettingsUpdate {
+                industry,
+                weekly_quota,
+            },
+        ),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -222,6 +260,27 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     })
 }
 
+fn open_store(data_dir: &std::path::Path) -> Result<pipeline::core::store::Store, String> {
+    pipeline::core::store::Store::open(&data_dir.join("reelsmith.redb"))
+        .map_err(|e| format!("cannot open the database (is the daemon running?): {e}"))
+}
+
+fn accounts_set(
+    data_dir: &std::path::Path,
+    account: &str,
+    update: pipeline::core::accounts::SettingsUpdate,
+) -> Result<(), String> {
+    if !data_dir.join("reelsmith.redb").exists() {
+        return Err(format!("{}: no database here", data_dir.display()));
+    }
+    let store = open_store(data_dir)?;
+    match pipeline::core::accounts::update_settings(&store, account, update) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(format!("no account named `{account}`")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn keys_create(
     data_dir: &std::path::Path,
     account: &str,
@@ -229,8 +288,7 @@ fn keys_create(
     credits: i64,
 ) -> Result<(), String> {
     std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
-    let store = pipeline::core::store::Store::open(&data_dir.join("reelsmith.redb"))
-        .map_err(|e| format!("cannot open the database (is the daemon running?): {e}"))?;
+    let store = open_store(data_dir)?;
     let plan = Plan::parse(plan).ok_or("plan must be free, trial or paid")?;
     let key = pipeline::core::accounts::create_key(&store, account, plan, credits)
         .map_err(|e| e.to_string())?;

@@ -2,6 +2,7 @@
 //! folders listed after it, never those before it; `tests/tests/architecture.rs` checks this.
 //!
 //! - `edit`: modify_scene, overlay edits, edit sessions, geometry, realtime messages
+//! - `plan`: the production plan, the roadmap, the videos list, videos from plan entries
 //! - `design`: the typography jobs
 //! - `ingest`: the create_video request, media sources, transcription, uploads
 //! - `build`: script, writer, direction, voice, B-roll, overlays, scene assembly
@@ -18,6 +19,7 @@ pub mod core;
 pub mod design;
 pub mod edit;
 pub mod ingest;
+pub mod plan;
 pub mod render;
 
 pub mod assemble;

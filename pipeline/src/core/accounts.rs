@@ -23,11 +23,37 @@ pub fn create_key(store: &Store, account: &str, plan: Plan, credits: i64) -> Sto
                 credits,
                 created_at: now(),
                 email: None,
+                industry: None,
+                weekly_quota: None,
             })?;
         }
         tx.put_key_hash(&hash, account)
     })?;
     Ok(key)
+}
+
+/// Account settings to change; `None` leaves a setting as it is.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsUpdate {
+    pub industry: Option<String>,
+    pub weekly_quota: Option<u32>,
+}
+
+/// Changes settings of an existing account; false when there is no such account.
+pub fn update_settings(store: &Store, account: &str, update: SettingsUpdate) -> StoreResult<bool> {
+    store.write(|tx| {
+        let Some(mut a) = tx.account(account)? else {
+            return Ok(false);
+        };
+        if let Some(industry) = update.industry {
+            a.industry = Some(industry).filter(|i| !i.trim().is_empty());
+        }
+        if let Some(quota) = update.weekly_quota {
+            a.weekly_quota = Some(quota);
+        }
+        tx.put_account(&a)?;
+        Ok(true)
+    })
 }
 
 /// On an empty store: creates account `default` (paid, 1000 credits) and

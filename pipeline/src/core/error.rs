@@ -96,6 +96,17 @@ codes! {
     QuoteTooLong => "quote_too_long",
     TypographyNotFound => "typography_not_found",
     TypographyFailed => "typography_failed",
+    // production plan, roadmap, videos list
+    InvalidTopicId => "invalid_topic_id",
+    InvalidWeekStart => "invalid_week_start",
+    InvalidWeekEnd => "invalid_week_end",
+    InvalidScripts => "invalid_scripts",
+    InvalidRecommendedFormat => "invalid_recommended_format",
+    TopicExists => "topic_exists",
+    InvalidPage => "invalid_page",
+    InvalidCycle => "invalid_cycle",
+    InvalidFromRecord => "invalid_from_record",
+    ReadFailed => "read_failed",
     // upload_asset
     InvalidContentType => "invalid_content_type",
     InvalidFileData => "invalid_file_data",

@@ -93,12 +93,18 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// An optional integer; a fraction or another type is `code`.
+    /// An optional integer; a fraction or another type is `code`. As in JSON Schema, a number
+    /// with no fractional part (`1500.0`) is an integer.
     pub fn i64(&self, name: &str, code: Code) -> Result<Option<i64>> {
         match self.value(name) {
             None => Ok(None),
             Some(Value::Number(n)) => n
                 .as_i64()
+                .or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                        .map(|f| f as i64)
+                })
                 .map(Some)
                 .ok_or_else(|| wrong(code, name, "an integer")),
             Some(_) => Err(wrong(code, name, "an integer")),
@@ -173,6 +179,20 @@ mod tests {
     fn a_body_that_is_not_an_object_is_invalid_json() {
         for body in [json!([1]), json!("x"), json!(null), json!(3)] {
             assert_eq!(Fields::of(&body).unwrap_err().code, Code::InvalidJson);
+        }
+    }
+
+    #[test]
+    fn an_integral_float_is_an_integer_and_a_fraction_is_not() {
+        let body = json!({"a": 1500.0, "b": -3, "c": 1.5, "d": "7"});
+        let f = Fields::of(&body).unwrap();
+        assert_eq!(f.i64("a", Code::InvalidValue).unwrap(), Some(1500));
+        assert_eq!(f.i64("b", Code::InvalidValue).unwrap(), Some(-3));
+        for name in ["c", "d"] {
+            assert_eq!(
+                code_and_param(f.i64(name, Code::InvalidValue).unwrap_err()),
+                (Code::InvalidValue, Some(name.into()))
+            );
         }
     }
 

@@ -70,6 +70,9 @@ pub struct Accepted {
     pub metadata: serde_json::Value,
     pub callback_url: Option<String>,
     pub input_truncated_from: Option<usize>,
+    /// The topic id the job must take (a production plan entry's, `create_video` with
+    /// `topic_id`); `None` mints a new one.
+    pub topic_id: Option<String>,
 }
 
 /// The work behind each queued task. The job core owns the queue, the leases and the state
@@ -119,7 +122,8 @@ impl Engine {
     }
 
     /// Stores a new job, queues its build, and (with a callback) its
-    /// `video.processing` event — all in one transaction.
+    /// `video.processing` event — all in one transaction. A job asked for under a given topic id
+    /// that already has a video answers 409 `topic_exists`.
     pub fn create_video(
         &self,
         account: &str,
@@ -127,8 +131,9 @@ impl Engine {
         idempotency_key: Option<String>,
     ) -> Result<Job> {
         let t = now();
+        let chosen = accepted.topic_id.is_some();
         let job = Job {
-            topic_id: ids::topic_id(),
+            topic_id: accepted.topic_id.unwrap_or_else(ids::topic_id),
             account: account.to_string(),
             output_type: accepted.output_type,
             request: accepted.request,
@@ -151,8 +156,15 @@ impl Engine {
             export_requested: false,
             title: String::new(),
         };
-        let job = self.store.write(|tx| -> StoreResult<Job> {
+        let job = self.store.write(|tx| -> Result<Job> {
             let mut job = job;
+            if chosen && tx.job(&job.topic_id)?.is_some() {
+                return Err(Error::new(
+                    Code::TopicExists,
+                    "This topic already has a video; each topic becomes one video.",
+                )
+                .param("topic_id"));
+            }
             tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Build, t))?;
             if job.callback_url.is_some() {
                 job.processing_fired = true;

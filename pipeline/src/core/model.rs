@@ -38,6 +38,13 @@ pub struct Account {
     pub created_at: i64,
     #[serde(default)]
     pub email: Option<String>,
+    /// The account's industry: the default `industry` of its production plan entries.
+    #[serde(default)]
+    pub industry: Option<String>,
+    /// Videos the account means to publish each week (the roadmap's slots); `None` is the
+    /// roadmap's default.
+    #[serde(default)]
+    pub weekly_quota: Option<u32>,
 }
 
 /// Where a video's narration comes from.

@@ -9,6 +9,14 @@ pub fn now() -> i64 {
         .unwrap_or(0)
 }
 
+/// Unix nanoseconds: orders records made within the same second.
+pub fn now_nanos() -> i128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0)
+}
+
 /// `2026-11-20T22:47:44Z`.
 pub fn iso(unix: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp(unix)

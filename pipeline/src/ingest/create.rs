@@ -12,6 +12,7 @@ use crate::core::config::Mode;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::fields::{Choice, Fields};
+use crate::core::ids;
 use crate::core::jobs::Accepted;
 use crate::core::model::{
     Adjust, AdjustInput, Language, OutputType, Source, VideoLength, VideoRequest,
@@ -108,6 +109,14 @@ pub struct CreateVideoRequest {
     /// Echoed back in the status object; at most 16 KiB as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// A production plan entry of the account: the video takes its topic id, and a missing
+    /// `script_text` (source text) or `idea_text` (source idea) is taken from the entry (its
+    /// master script, its idea). 404 `topic_not_found` without such an entry, 409
+    /// `topic_exists` when the topic already has a video, 409 `script_not_ready` when source
+    /// text needs a script the entry does not have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
+    pub topic_id: Option<String>,
 }
 
 /// The multipart form of `create_video` (sources `video_file`, `audio_file`): the JSON body's
@@ -337,6 +346,7 @@ fn json_form(form: &JsonSource) -> Value {
             "description": format!("Echoed back in the status object; at most {METADATA_MAX_BYTES} bytes as JSON."),
         }),
     );
+    p("topic_id", topic_id_schema());
     let mut required = vec![form.field];
     if source != Source::Text {
         required.insert(0, "source");
@@ -361,9 +371,41 @@ fn json_form(form: &JsonSource) -> Value {
     schema
 }
 
+fn topic_id_schema() -> Value {
+    serde_json::json!({
+        "type": "string",
+        "pattern": ids::TOPIC_ID_PATTERN,
+        "description": "A production plan entry's topic id: the video is made under it (404 \
+            `topic_not_found` when the account has no such entry, 409 `topic_exists` when it \
+            already has a video).",
+    })
+}
+
+/// The form that takes its text from a production plan entry: `topic_id` without the text
+/// field of source text or idea (the entry's master script, or its idea).
+fn plan_form() -> Value {
+    use serde_json::json;
+    let mut schema = json_form(&json_sources().swap_remove(0));
+    let properties = schema["properties"]
+        .as_object_mut()
+        .expect("a form has properties");
+    properties.insert(
+        "source".into(),
+        nullable(json!({ "type": "string", "enum": ["text", "idea"], "default": "text" })),
+    );
+    properties.remove("script_text");
+    properties.remove("idea_text");
+    schema["required"] = json!(["topic_id"]);
+    schema["description"] = json!("Source text or idea from a production plan entry.");
+    schema["not"] =
+        json!({ "anyOf": [{ "required": ["script_text"] }, { "required": ["idea_text"] }] });
+    schema
+}
+
 impl utoipa::PartialSchema for CreateVideoJson {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        let forms: Vec<Value> = json_sources().iter().map(json_form).collect();
+        let mut forms: Vec<Value> = json_sources().iter().map(json_form).collect();
+        forms.push(plan_form());
         crate::core::schema::raw(serde_json::json!({
             "description": "`POST /v1/create_video`'s JSON body: one form per `source` (default \
                 `text`), each requiring its own text field. Sources `video_file` and \
@@ -440,6 +482,7 @@ impl CreateVideoRequest {
             audio_url: f.str("audio_url")?.map(str::to_string),
             callback_url: f.str("callback_url")?.map(str::to_string),
             metadata: read_metadata(&f)?,
+            topic_id: read_topic_id(&f)?,
         })
     }
 }
@@ -520,6 +563,19 @@ fn choice<E: Choice>(f: &Fields, name: &str) -> Result<Option<E>> {
     f.choice::<E>(name)
 }
 
+/// `topic_id`: a topic id ([`ids::TOPIC_ID_PATTERN`]), else `invalid_topic_id`.
+pub fn read_topic_id(f: &Fields) -> Result<Option<String>> {
+    match f.str_or("topic_id", Code::InvalidTopicId)? {
+        None => Ok(None),
+        Some(t) if ids::is_topic_id(t) => Ok(Some(t.to_string())),
+        Some(_) => Err(Error::new(
+            Code::InvalidTopicId,
+            "`topic_id` must be `wc` (or the legacy `topic`) followed by 1 to 64 letters and digits.",
+        )
+        .param("topic_id")),
+    }
+}
+
 fn read_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
     let Some(m) = f.object("metadata", Code::InvalidMetadata)? else {
         return Ok(None);
@@ -596,6 +652,7 @@ pub async fn validate(
         metadata: Value::Object(req.metadata.unwrap_or_default()),
         callback_url,
         input_truncated_from: payload.input_truncated_from,
+        topic_id: req.topic_id,
     })
 }
 

@@ -1,0 +1,130 @@
+//! The production plan family: `POST /v1/production_plan/add`, `GET /v1/production_plan` and
+//! `GET /v1/roadmap`. DTO handling only; the rules, records and derivations live in
+//! `pipeline::plan`.
+
+use std::sync::Arc;
+
+use pipeline::core::model::Account;
+use pipeline::plan::add_request::AddPlanRequest;
+use pipeline::plan::entry::PlanEntryReply;
+use pipeline::plan::list::{PlanQuery, ProductionPlan};
+use pipeline::plan::query::Query;
+use pipeline::plan::roadmap::{Roadmap, RoadmapQuery};
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::Response;
+use warp::{Filter, Rejection};
+
+use crate::State;
+use crate::errors::reject;
+use crate::filters::{auth, typed_body, with_state};
+use crate::reply::json_reply;
+
+/// Five scripts of up to 1000 words each, with room to spare.
+const ADD_BODY_LIMIT: usize = 256 * 1024;
+
+pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
+    let add = warp::path!("v1" / "production_plan" / "add")
+        .and(warp::post())
+        .and(auth(state.clone()))
+        .and(typed_body(ADD_BODY_LIMIT, AddPlanRequest::read))
+        .and(with_state(state.clone()))
+        .and_then(add_entry);
+    let list = warp::path!("v1" / "production_plan")
+        .and(warp::get())
+        .and(auth(state.clone()))
+        .and(warp::query::<Query>())
+        .and(with_state(state.clone()))
+        .and_then(production_plan);
+    let roadmap = warp::path!("v1" / "roadmap")
+        .and(warp::get())
+        .and(auth(state.clone()))
+        .and(warp::query::<Query>())
+        .and(with_state(state))
+        .and_then(get_roadmap);
+    add.or(list).unify().or(roadmap).unify().boxed()
+}
+
+/// Adds an idea to the production plan, optionally with its scripts (synchronous, no credit).
+#[utoipa::path(
+    post,
+    path = "/v1/production_plan/add",
+    operation_id = "production_plan_add",
+    tag = "plan",
+    request_body(content = AddPlanRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The entry as stored.", body = PlanEntryReply),
+        (status = 400, description = "`invalid_json`, `missing_field` (`idea_text`), `invalid_field`, `invalid_source`, `invalid_language`, `invalid_topic_id`, `invalid_week_start`, `invalid_scripts` (param `scripts`, `scripts[i]`, `scripts[i].format` or `scripts[i].text`, 0-based), `script_too_short`, `script_too_long` (param `scripts[i].text`), `invalid_recommended_format`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`topic_exists`: scripts for a topic that already has a video or scripts, or a topic id of another account", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn add_entry(
+    account: Account,
+    request: AddPlanRequest,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let entry = pipeline::plan::add::add(&state.store, &account, request).map_err(reject)?;
+    tracing::info!(topic = %entry.topic_id, account = %account.name, scripts = entry.scripts.len(), "plan entry added");
+    Ok(json_reply(StatusCode::OK, &entry.reply()))
+}
+
+/// The production plan, 20 entries per page, newest first: ideas (no video yet) and topics
+/// (with their video's status).
+#[utoipa::path(
+    get,
+    path = "/v1/production_plan",
+    operation_id = "production_plan",
+    tag = "plan",
+    params(
+        ("page" = Option<i64>, Query, minimum = 0, maximum = 1000000, description = "0-based page of 20 entries (default 0)."),
+        ("week_start" = Option<i64>, Query, minimum = 0, maximum = 253402300799_i64, description = "Only entries created at or after this time (unix seconds)."),
+        ("week_end" = Option<i64>, Query, minimum = 0, maximum = 253402300799_i64, description = "Only entries created at or before this time (unix seconds); not before `week_start`."),
+    ),
+    responses(
+        (status = 200, description = "A page of the plan.", body = ProductionPlan),
+        (status = 400, description = "`invalid_page`, `invalid_week_start`, `invalid_week_end`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`read_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn production_plan(
+    account: Account,
+    query: Query,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let q = PlanQuery::read(&query).map_err(reject)?;
+    let plan = pipeline::plan::list::list(&state.store, &account.name, q).map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &plan))
+}
+
+/// The weekly production cycle: 4 weeks from the account's first week on (cycle 1 is weeks
+/// 1–4), each week's slots and the topics filling them, the quota and the streak.
+#[utoipa::path(
+    get,
+    path = "/v1/roadmap",
+    operation_id = "roadmap",
+    tag = "plan",
+    params(
+        ("cycle" = Option<i64>, Query, minimum = 1, maximum = 10000, description = "The 4-week cycle, 1-based (default 1: the account's first four weeks)."),
+    ),
+    responses(
+        (status = 200, description = "The cycle.", body = Roadmap),
+        (status = 400, description = "`invalid_cycle`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`read_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn get_roadmap(
+    account: Account,
+    query: Query,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let q = RoadmapQuery::read(&query).map_err(reject)?;
+    let roadmap = pipeline::plan::roadmap::roadmap(&state.store, &account, q).map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &roadmap))
+}
