@@ -18,6 +18,7 @@
 //! Handlers call these functions on blocking threads (they do file and redb I/O and may wait
 //! on the lock).
 
+pub mod applied;
 pub mod apply;
 pub mod edit_session;
 pub mod geometry;
@@ -34,7 +35,7 @@ use std::time::Duration;
 
 use compositor::spec::OverlaySpec;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
@@ -48,6 +49,7 @@ use crate::core::model::Job;
 use crate::core::store::{Store, StoreError};
 use crate::edit::realtime::Hub;
 
+use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
 use geometry::{SceneGeometry, SceneGeometryRequest};
 use parse::{Edit, Family, MediaKind, ModifySceneRequest};
@@ -112,8 +114,7 @@ pub struct SceneModification {
     /// The family of the fields sent (`background`, `layout`, `roll`, …).
     pub family: &'static str,
     /// What each field changed; its keys and shapes depend on the branch.
-    #[schema(value_type = Object)]
-    pub applied: Value,
+    pub applied: Applied,
     /// The updated Scene record, as `video_data` returns it, with `words`.
     pub segment: SceneRecord,
     pub edit_session: SessionFlag,
@@ -148,8 +149,7 @@ pub struct UploadQueued {
     pub voice_file: String,
     pub scene_id: u32,
     /// Empty until the upload is applied.
-    #[schema(value_type = Object)]
-    pub applied: serde_json::Map<String, Value>,
+    pub applied: Applied,
 }
 
 /// Monotonic spec version tokens (milliseconds, never repeating within a process).
@@ -524,18 +524,19 @@ impl Editor {
                 fetcher: &self.fetcher,
                 runtime: &self.runtime,
             };
-            let mut all = serde_json::Map::new();
+            let mut all = Applied::default();
             for e in edits {
                 if let Edit::Overlay { field, value } = e {
-                    let a = crate::edit::overlay_edits::apply(&ctx, &mut new, index, field, value)?;
-                    all.insert(field.clone(), a);
+                    all.overlay(crate::edit::overlay_edits::apply(
+                        &ctx, &mut new, index, field, value,
+                    )?);
                 }
             }
             // The overlay module changed the spec files: a new version busts caches.
             if !new.segments[index].overlay_disabled() {
                 new.segments[index].remotion_spec = next_version();
             }
-            Value::Object(all)
+            all
         } else {
             let mut spec = None;
             if edits.iter().any(Edit::needs_spec) {
@@ -710,7 +711,7 @@ impl Editor {
             topic_id: topic.to_string(),
             voice_file: seg.voice_file.clone(),
             scene_id: seg.id,
-            applied: serde_json::Map::new(),
+            applied: Applied::default(),
         }))
     }
 
@@ -859,7 +860,7 @@ impl Editor {
                 seg.duration = seconds;
                 seg.words = apply::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
                 seg.narrator.audio_url = url.to_string();
-                json!({ "voice.upload": url, "duration": seconds, "word_count": seg.words.len() })
+                Applied::voice_upload(url, seconds, seg.words.len())
             }
             _ => {
                 let from = seg.roll;
@@ -867,7 +868,7 @@ impl Editor {
                 seg.narrator.video_url = url.to_string();
                 // A B-roll target keeps its background and becomes A-roll.
                 seg.roll = Roll::ARoll;
-                json!({ "narrator.upload_video": url, "roll": { "from": from, "to": seg.roll }, "video_duration": seconds })
+                Applied::narrator_video(url, RollSwitch { from, to: seg.roll }, seconds)
             }
         };
         self.persist(&doc, &BTreeMap::new())?;
