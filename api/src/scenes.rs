@@ -195,12 +195,9 @@ async fn editor_events(
     let messages = futures_util::stream::unfold(rx, |mut rx| async move {
         use tokio::sync::broadcast::error::RecvError;
         let ev = match rx.recv().await {
-            Ok(msg) => {
-                let kind = msg["type"].as_str().unwrap_or("message").to_string();
-                warp::sse::Event::default()
-                    .event(kind)
-                    .data(msg.to_string())
-            }
+            Ok(msg) => warp::sse::Event::default()
+                .event(msg.kind)
+                .data(msg.json.as_ref()),
             Err(RecvError::Lagged(n)) => warp::sse::Event::default()
                 .event("lagged")
                 .data(json!({ "type": "lagged", "skipped": n }).to_string()),

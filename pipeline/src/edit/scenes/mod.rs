@@ -21,6 +21,7 @@
 pub mod applied;
 pub mod apply;
 pub mod edit_session;
+pub mod events;
 pub mod geometry;
 pub mod inspect;
 pub mod parse;
@@ -35,7 +36,6 @@ use std::time::Duration;
 
 use compositor::spec::OverlaySpec;
 use serde::Serialize;
-use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
@@ -51,6 +51,7 @@ use crate::edit::realtime::Hub;
 
 use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
+use events::{PublicError, SceneModified, UploadFailed};
 use geometry::{SceneGeometry, SceneGeometryRequest};
 use parse::{Edit, Family, MediaKind, ModifySceneRequest};
 use select::{Clarification, Resolved, Selector};
@@ -570,18 +571,18 @@ impl Editor {
         };
         self.persist(&new, &staged_specs)?;
         let segment = self.segment_record(&new, index);
-        let fields: Vec<&str> = edits.iter().map(edit_name).collect();
         self.hub.publish(
             topic,
             SCENE_MODIFIED,
             &voice_file,
-            json!({
-                "scene_id": new.segments[index].id,
-                "family": family.as_str(),
-                "fields": fields,
-                "applied": applied,
-                "segment": segment,
-            }),
+            SceneModified {
+                scene_id: new.segments[index].id,
+                queue_id: None,
+                family: family.as_str(),
+                fields: edits.iter().map(edit_name).collect(),
+                applied: &applied,
+                segment: &segment,
+            },
         );
         let scene_id = new.segments[index].id;
         Ok(Outcome::Reply(ModifySceneReply::Applied(Box::new(
@@ -771,10 +772,10 @@ impl Editor {
                 &topic,
                 UPLOAD_FAILED,
                 &voice_file,
-                json!({
-                    "queue_id": queue_id,
-                    "error": { "code": err.code.as_str(), "message": err.message },
-                }),
+                UploadFailed {
+                    queue_id: &queue_id,
+                    error: PublicError::of(&err),
+                },
             );
         }
     }
@@ -878,19 +879,20 @@ impl Editor {
             Edit::VoiceUpload { .. } => Family::Voice,
             _ => Family::NarratorVideo,
         };
-        let payload = json!({
-            "scene_id": scene_id,
-            "queue_id": queue_id,
-            "family": family.as_str(),
-            "fields": [edit_name(e)],
-            "applied": applied,
-            "segment": segment,
-        });
+        let payload = SceneModified {
+            scene_id,
+            queue_id: Some(queue_id),
+            family: family.as_str(),
+            fields: vec![edit_name(e)],
+            applied: &applied,
+            segment: &segment,
+        };
         if family == Family::Voice {
             self.hub
-                .publish(topic, VOICE_UPLOAD_APPLIED, voice_file, payload.clone());
+                .publish(topic, VOICE_UPLOAD_APPLIED, voice_file, &payload);
         }
-        self.hub.publish(topic, SCENE_MODIFIED, voice_file, payload);
+        self.hub
+            .publish(topic, SCENE_MODIFIED, voice_file, &payload);
         Ok(())
     }
 
@@ -1039,7 +1041,7 @@ pub enum GeometryReply {
 /// never break the tests.
 #[cfg(test)]
 pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
-    let mut d: VideoDocument = serde_json::from_value(json!({
+    let mut d: VideoDocument = serde_json::from_value(serde_json::json!({
         "topic_id": topic,
         "title": "t",
         "language": "English",
