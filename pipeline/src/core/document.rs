@@ -71,6 +71,8 @@ macro_rules! wire_enum {
     };
 }
 /// For the other closed sets of the API (e.g. `edit::scenes::inspect::InspectorAction`).
+// `unused_imports` misfires on a re-exported macro that is only used by path.
+#[allow(unused_imports)]
 pub(crate) use wire_enum;
 
 wire_enum! {

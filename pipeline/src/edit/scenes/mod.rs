@@ -87,7 +87,7 @@ pub enum Outcome {
     /// 200: the edit applied, or a clarification (nothing changed).
     Reply(ModifySceneReply),
     /// 202: an upload is queued.
-    Queued(UploadQueued),
+    Queued(Box<UploadQueued>),
 }
 
 /// `modify_scene`'s 200 body: the applied edit, or a clarification of an ambiguous text match.
@@ -704,7 +704,7 @@ impl Editor {
             .save(&self.settings.data_dir)
             .map_err(Error::internal)?;
         self.spawn_upload(pending);
-        Ok(Outcome::Queued(UploadQueued {
+        Ok(Outcome::Queued(Box::new(UploadQueued {
             object: "scene_modification",
             status,
             queue_id,
@@ -713,7 +713,7 @@ impl Editor {
             voice_file: seg.voice_file.clone(),
             scene_id: seg.id,
             applied: Applied::default(),
-        }))
+        })))
     }
 
     /// Restarts the uploads a previous process queued but did not finish (call once at start).
