@@ -195,12 +195,9 @@ async fn editor_events(
     let messages = futures_util::stream::unfold(rx, |mut rx| async move {
         use tokio::sync::broadcast::error::RecvError;
         let ev = match rx.recv().await {
-            Ok(msg) => {
-                let kind = msg["type"].as_str().unwrap_or("message").to_string();
-                warp::sse::Event::default()
-                    .event(kind)
-                    .data(msg.to_string())
-            }
+            Ok(msg) => warp::sse::Event::default()
+                .event(msg.kind)
+                .data(msg.json.as_ref()),
             Err(RecvError::Lagged(n)) => warp::sse::Event::default()
                 .event("lagged")
                 .data(json!({ "type": "lagged", "skipped": n }).to_string()),
@@ -267,5 +264,63 @@ mod tests {
         }
         let action = &doc["components"]["schemas"]["EditAction"]["enum"];
         assert_eq!(action, &json!(["start", "commit", "abort", "status"]));
+    }
+
+    /// `applied` is described key by key, each branch's value with its own schema, and every
+    /// reference in the document resolves.
+    #[test]
+    fn applied_is_described_precisely() {
+        let doc = crate::openapi::document();
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(
+            schemas["SceneModification"]["properties"]["applied"]["$ref"],
+            "#/components/schemas/Applied"
+        );
+        assert_eq!(
+            schemas["UploadQueued"]["properties"]["applied"]["$ref"],
+            "#/components/schemas/Applied"
+        );
+        let applied = &schemas["Applied"];
+        assert!(
+            applied["required"].is_null(),
+            "every key is optional: {applied}"
+        );
+        for key in [
+            "mediaUrl",
+            "remotion.object.rect",
+            "overlay.narrator.rect",
+            "roll",
+            "segment.text",
+            "type",
+            "remotion.upload_overlay",
+            "remotion.add_element",
+            "overlay.text_edit",
+        ] {
+            assert!(applied["properties"][key].is_object(), "{key}: {applied}");
+        }
+        let kinds = &schemas["ObjectKindName"]["enum"];
+        assert!(
+            kinds
+                .as_array()
+                .is_some_and(|k| k.contains(&json!("callout")))
+        );
+        fn refs(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    m.values().for_each(|x| refs(x, out));
+                }
+                Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+                _ => {}
+            }
+        }
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        for r in all {
+            let name = r.trim_start_matches("#/components/schemas/");
+            assert!(schemas[name].is_object(), "{r} does not resolve");
+        }
     }
 }

@@ -6,14 +6,10 @@
 //! the spec names (roll, scene type, media kind, B-roll source) are enums that serialise as
 //! their exact wire strings, so stored documents and API output read as before.
 
-use std::fmt;
-
 use compositor::geom::PreviewRect;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use typography::TimedWord;
 use utoipa::ToSchema;
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 /// An enum whose values travel as fixed wire strings: `as_str`, `parse`, `NAMES`, `Display`
 /// and serde as exactly those strings (one table per enum, nothing to keep in sync).
@@ -44,9 +40,9 @@ macro_rules! wire_enum {
         }
 
         impl utoipa::PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
                     .enum_values(Some(Self::NAMES.iter().copied()))
                     .into()
             }
@@ -54,26 +50,30 @@ macro_rules! wire_enum {
 
         impl utoipa::ToSchema for $name {}
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.as_str())
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <String as serde::Deserialize>::deserialize(d)?;
                 $name::parse(&s).ok_or_else(|| serde::de::Error::unknown_variant(&s, $name::NAMES))
             }
         }
     };
 }
+/// For the other closed sets of the API (e.g. `edit::scenes::inspect::InspectorAction`).
+// `unused_imports` misfires on a re-exported macro that is only used by path.
+#[allow(unused_imports)]
+pub(crate) use wire_enum;
 
 wire_enum! {
     /// Which lane a scene shows: the narrator on screen (A-roll) or the background only (B-roll).

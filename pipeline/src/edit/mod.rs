@@ -2,6 +2,7 @@
 //! scene selection and the editor's realtime messages. Uses `design`, `ingest`, `build`,
 //! `render` and `core`.
 
+pub mod overlay_applied;
 pub mod overlay_edits;
 pub mod realtime;
 pub mod scenes;

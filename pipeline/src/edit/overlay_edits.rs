@@ -28,6 +28,7 @@ use compositor::spec::{
     ObjectKind, OverlaySpec, SpecGroup, SpecObject, SpecPayload, SpecSource, TemporalPolicy,
 };
 use compositor::svg2spec::{self, Svg2specError, TextEditError};
+use serde::Serialize;
 use serde_json::{Value, json};
 use typography::design::{FontSet, Rgb, poster_warnings};
 
@@ -36,6 +37,9 @@ use crate::core::document::{VideoDocument, spec_file_name};
 use crate::core::error::{Code, Error};
 use crate::core::fetch::Fetcher;
 use crate::core::ids;
+use crate::edit::overlay_applied::{
+    AddElementApplied, OverlayObjectOut, RasterPlacement, TextEditApplied, UploadOverlayApplied,
+};
 
 /// What branch B/M/O edits need besides the document.
 pub struct OverlayEditContext<'a> {
@@ -57,7 +61,16 @@ const MAX_DOWNLOAD: u64 = 25 * 1024 * 1024;
 /// Download time limit.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Applies one B/M/O field to scene `index` of `doc` and returns the branch's `applied` object.
+/// What one B/M/O field did (it goes under its field name in `applied`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum OverlayApplied {
+    Upload(UploadOverlayApplied),
+    AddElement(AddElementApplied),
+    TextEdit(TextEditApplied),
+}
+
+/// Applies one B/M/O field to scene `index` of `doc` and returns what the branch did.
 /// On error nothing in `doc` or on disk has changed.
 pub fn apply(
     ctx: &OverlayEditContext<'_>,
@@ -65,14 +78,18 @@ pub fn apply(
     index: usize,
     field: &str,
     value: &Value,
-) -> Result<Value, Error> {
+) -> Result<OverlayApplied, Error> {
     if index >= doc.segments.len() {
         return Err(Error::new(Code::SceneNotFound, "No such scene."));
     }
     match field {
-        "remotion.upload_overlay" => upload_overlay(ctx, doc, index, value),
-        "remotion.add_element" => add_element(ctx, doc, index, value),
-        "overlay.text_edit" => text_edit(ctx, doc, index, value),
+        "remotion.upload_overlay" => {
+            upload_overlay(ctx, doc, index, value).map(OverlayApplied::Upload)
+        }
+        "remotion.add_element" => {
+            add_element(ctx, doc, index, value).map(OverlayApplied::AddElement)
+        }
+        "overlay.text_edit" => text_edit(ctx, doc, index, value).map(OverlayApplied::TextEdit),
         _ => Err(Error::new(
             Code::InvalidFieldName,
             format!("`{field}` is not an overlay design field."),
@@ -156,27 +173,6 @@ fn svg_options(ctx: &OverlayEditContext<'_>, prefix: &str) -> svg2spec::Options 
     }
 }
 
-fn rect_json(r: CanvasRect) -> Value {
-    let p = r.to_preview();
-    json!({
-        "rect_canvas": { "x": r.x, "y": r.y, "w": r.w, "h": r.h },
-        "rect": { "x": p.x, "y": p.y, "w": p.w, "h": p.h },
-    })
-}
-
-fn objects_json(spec: &OverlaySpec) -> Vec<Value> {
-    spec.objects()
-        .map(|o| {
-            let mut v = rect_json(o.rect);
-            v["layout_id"] = json!(o.layout_id);
-            v["kind"] = serde_json::to_value(o.kind).unwrap_or(Value::Null);
-            v["text"] = json!(o.text);
-            v["animation"] = serde_json::to_value(o.animation).unwrap_or(Value::Null);
-            v
-        })
-        .collect()
-}
-
 /// The reason a client reads: our own words for every refusal, never a library's message
 /// (the XML parser's and the image decoder's text go to the log as the cause).
 fn public_reason(e: &Svg2specError) -> String {
@@ -255,7 +251,7 @@ fn upload_overlay(
     doc: &mut VideoDocument,
     index: usize,
     value: &Value,
-) -> Result<Value, Error> {
+) -> Result<UploadOverlayApplied, Error> {
     let url = url_of(value)?;
     let resp = download(ctx, url)?;
     let voice_file = doc.segments[index].voice_file.clone();
@@ -269,7 +265,7 @@ fn upload_overlay(
             .as_deref()
             .is_some_and(|t| t.to_ascii_lowercase().contains("svg"));
     let was_disabled = doc.segments[index].overlay_disabled();
-    let (spec, applied) = if svg {
+    let (spec, (source, classification, background)) = if svg {
         let converted =
             svg2spec::convert(&resp.body, &svg_options(ctx, &prefix)).map_err(svg2spec_failed)?;
         let mut spec = converted.spec;
@@ -279,12 +275,8 @@ fn upload_overlay(
         let source = format!("{prefix}source.svg");
         staging.write_file(&source, converted.source.as_bytes())?;
         spec.source_svg = Some(source);
-        let applied = json!({
-            "source": "svg2spec",
-            "objects": objects_json(&spec),
-            "background": spec.background.is_some(),
-        });
-        (spec, applied)
+        let background = spec.background.is_some();
+        (spec, (SpecSource::Svg2spec, None, background))
     } else {
         let placed = svg2spec::place_raster(&resp.body).map_err(|e| {
             Error::new(
@@ -320,22 +312,25 @@ fn upload_overlay(
                 payload: SpecPayload::Png { file },
             }],
         });
-        let applied = json!({
-            "source": "raster",
-            "classification": if placed.full_frame { "full_frame" } else { "graphic" },
-            "objects": objects_json(&spec),
-            "background": false,
-        });
-        (spec, applied)
+        let class = if placed.full_frame {
+            RasterPlacement::FullFrame
+        } else {
+            RasterPlacement::Graphic
+        };
+        (spec, (SpecSource::Raster, Some(class), false))
     };
     staging.commit(&voice_file, &spec)?;
     // Re-enable (the dispatcher replaces this token with the new version).
     doc.segments[index].remotion_spec = ids::file_token();
-    let mut applied = applied;
-    applied["url"] = json!(url);
-    applied["re_enabled"] = json!(was_disabled);
-    applied["remotion_spec_file"] = json!(spec_file_name(&voice_file));
-    Ok(applied)
+    Ok(UploadOverlayApplied {
+        source,
+        classification,
+        objects: OverlayObjectOut::all(&spec),
+        background,
+        url: url.to_string(),
+        re_enabled: was_disabled,
+        remotion_spec_file: spec_file_name(&voice_file),
+    })
 }
 
 /// Default rects (canvas) of M's `position`s.
@@ -457,7 +452,7 @@ fn add_element(
     doc: &mut VideoDocument,
     index: usize,
     value: &Value,
-) -> Result<Value, Error> {
+) -> Result<AddElementApplied, Error> {
     if doc.segments[index].overlay_disabled() {
         return Err(Error::new(
             Code::RemotionSpecDisabled,
@@ -581,11 +576,13 @@ fn add_element(
     if doc.segments[index].remotion_spec.is_empty() {
         doc.segments[index].remotion_spec = ids::file_token();
     }
-    let mut applied = rect_json(rect);
-    applied["layout_id"] = json!(layout_id);
-    applied["kind"] = serde_json::to_value(kind).unwrap_or(Value::Null);
-    applied["coordinate_space"] = json!(space);
-    Ok(applied)
+    Ok(AddElementApplied {
+        rect_canvas: rect,
+        rect: rect.to_preview(),
+        layout_id,
+        kind,
+        coordinate_space: space.to_string(),
+    })
 }
 
 /// O: edit the text of an svg2spec overlay.
@@ -594,7 +591,7 @@ fn text_edit(
     doc: &mut VideoDocument,
     index: usize,
     value: &Value,
-) -> Result<Value, Error> {
+) -> Result<TextEditApplied, Error> {
     let Value::Object(m) = value else {
         return Err(bad_value(
             "`overlay.text_edit` takes `{wc_object, lines?, fill?}`.",
@@ -688,14 +685,14 @@ fn text_edit(
         .objects()
         .find(|o| o.layout_id == wc_object)
         .and_then(|o| o.text.clone());
-    Ok(json!({
-        "wc_object": wc_object,
-        "lines": lines,
-        "fill": fill,
-        "text": text,
-        "warnings": warnings,
-        "objects": objects_json(&spec),
-    }))
+    Ok(TextEditApplied {
+        wc_object: wc_object.to_string(),
+        lines,
+        fill,
+        text,
+        warnings,
+        objects: OverlayObjectOut::all(&spec),
+    })
 }
 
 #[cfg(test)]
@@ -774,6 +771,19 @@ mod tests {
             rt,
             server,
         }
+    }
+
+    /// The module's `apply` with its typed result as the JSON the reply carries, so the tests
+    /// read the wire shape.
+    fn apply(
+        ctx: &OverlayEditContext<'_>,
+        doc: &mut VideoDocument,
+        index: usize,
+        field: &str,
+        value: &Value,
+    ) -> Result<Value, Error> {
+        super::apply(ctx, doc, index, field, value)
+            .map(|a| serde_json::to_value(a).expect("applied serialises"))
     }
 
     fn doc() -> VideoDocument {
@@ -1034,5 +1044,90 @@ mod tests {
         }
         assert_eq!(e.spec(&d).unwrap().object_count(), 4);
         let _ = Arc::new(());
+    }
+
+    /// The wire JSON of each branch's `applied`, written out as the reply has always carried it.
+    #[test]
+    fn overlay_applied_json() {
+        let e = env();
+        let mut d = doc();
+        let url = format!("{}/photo.png", e.server.url());
+        let a = apply(&e.ctx(), &mut d, 0, "remotion.upload_overlay", &json!(url)).unwrap();
+        let full = json!({ "x": 0.0, "y": 0.0, "w": 720.0, "h": 1280.0 });
+        let preview = json!({ "x": 0.0, "y": 0.0, "w": 280.0, "h": 498.0 });
+        assert_eq!(
+            a,
+            json!({
+                "source": "raster",
+                "classification": "full_frame",
+                "objects": [{
+                    "rect_canvas": full, "rect": preview, "layout_id": "upload",
+                    "kind": "image", "text": null, "animation": "fade",
+                }],
+                "background": false,
+                "url": url,
+                "re_enabled": true,
+                "remotion_spec_file": "vf1_spec.json",
+            })
+        );
+        let a = apply(&e.ctx(), &mut d, 0, "remotion.add_element", &json!("Hi")).unwrap();
+        assert_eq!(
+            a,
+            json!({
+                "rect_canvas": { "x": 60.0, "y": 500.0, "w": 600.0, "h": 260.0 },
+                "rect": { "x": 23.333333333333332, "y": 194.53125,
+                          "w": 233.33333333333331, "h": 101.15625 },
+                "layout_id": "el-2",
+                "kind": "text",
+                "coordinate_space": "preview",
+            })
+        );
+        let url = format!("{}/overlay.SVG", e.server.url());
+        let a = apply(
+            &e.ctx(),
+            &mut d,
+            0,
+            "remotion.upload_overlay",
+            &json!({ "url": url }),
+        );
+        let objects = json!([
+            {
+                "rect_canvas": { "x": 64.0, "y": 241.0, "w": 330.0, "h": 76.0 },
+                "rect": { "x": 24.888888888888886, "y": 93.7640625,
+                          "w": 128.33333333333331, "h": 29.56875 },
+                "layout_id": "headline", "kind": "text", "text": "Old copy",
+                "animation": "slide-up",
+            },
+            {
+                "rect_canvas": { "x": 100.0, "y": 700.0, "w": 120.0, "h": 200.0 },
+                "rect": { "x": 38.888888888888886, "y": 272.34375,
+                          "w": 46.666666666666664, "h": 77.8125 },
+                "layout_id": "bar", "kind": "bar", "text": null, "animation": "fade",
+            },
+        ]);
+        assert_eq!(
+            a.unwrap(),
+            json!({
+                "source": "svg2spec",
+                "objects": objects,
+                "background": true,
+                "url": url,
+                "re_enabled": false,
+                "remotion_spec_file": "vf1_spec.json",
+            })
+        );
+        let fill = json!({ "wc_object": "headline", "fill": "#00FF00" });
+        let a = apply(&e.ctx(), &mut d, 0, "overlay.text_edit", &fill).unwrap();
+        assert_eq!(
+            a,
+            json!({
+                "wc_object": "headline",
+                "lines": null,
+                "fill": "#00FF00",
+                "text": "Old copy",
+                "warnings": [],
+                "objects": objects,
+            })
+        );
     }
 }

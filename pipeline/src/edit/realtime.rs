@@ -6,21 +6,41 @@
 //! Messages are fire-and-forget: nobody listening is not an error, and a subscriber that falls
 //! more than [`CAPACITY`] messages behind skips the oldest ones.
 //!
-//! Message shape: `{type, topic_id, voice_file, scene_id, at, ...payload}`.
+//! Message shape: `{type, topic_id, voice_file, at, ...payload}`, serialised once when it is
+//! published; every subscriber gets the same text.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde::Serialize;
 use tokio::sync::broadcast;
 
 /// Messages buffered per video for slow subscribers.
 pub const CAPACITY: usize = 256;
 
+/// One published message: its `type` and its JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub kind: &'static str,
+    pub json: Arc<str>,
+}
+
+/// The fields every message carries, with the payload's fields after them.
+#[derive(Serialize)]
+struct Envelope<'a, P> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    topic_id: &'a str,
+    voice_file: &'a str,
+    at: String,
+    #[serde(flatten)]
+    payload: P,
+}
+
 /// The per-video channels.
 #[derive(Default)]
 pub struct Hub {
-    channels: Mutex<HashMap<String, broadcast::Sender<Value>>>,
+    channels: Mutex<HashMap<String, broadcast::Sender<Message>>>,
 }
 
 impl Hub {
@@ -28,7 +48,7 @@ impl Hub {
         Hub::default()
     }
 
-    fn sender(&self, topic: &str) -> broadcast::Sender<Value> {
+    fn sender(&self, topic: &str) -> broadcast::Sender<Message> {
         let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
         // Drop channels nobody listens to any more, so the map stays small.
         map.retain(|t, s| t == topic || s.receiver_count() > 0);
@@ -38,25 +58,38 @@ impl Hub {
     }
 
     /// Subscribes to the video's messages from now on.
-    pub fn subscribe(&self, topic: &str) -> broadcast::Receiver<Value> {
+    pub fn subscribe(&self, topic: &str) -> broadcast::Receiver<Message> {
         self.sender(topic).subscribe()
     }
 
-    /// Publishes `kind` for scene `voice_file` of `topic` with `payload`'s fields merged in;
-    /// returns how many subscribers received it.
-    pub fn publish(&self, topic: &str, kind: &str, voice_file: &str, payload: Value) -> usize {
-        let mut msg = json!({
-            "type": kind,
-            "topic_id": topic,
-            "voice_file": voice_file,
-            "at": crate::core::time::iso(crate::core::time::now()),
-        });
-        if let (Value::Object(m), Value::Object(p)) = (&mut msg, payload) {
-            for (k, v) in p {
-                m.entry(k).or_insert(v);
+    /// Publishes `kind` for scene `voice_file` of `topic` with `payload`'s fields (a struct)
+    /// after the envelope's; returns how many subscribers received it.
+    pub fn publish<P: Serialize>(
+        &self,
+        topic: &str,
+        kind: &'static str,
+        voice_file: &str,
+        payload: P,
+    ) -> usize {
+        let envelope = Envelope {
+            kind,
+            topic_id: topic,
+            voice_file,
+            at: crate::core::time::iso(crate::core::time::now()),
+            payload,
+        };
+        let json = match serde_json::to_string(&envelope) {
+            Ok(j) => j,
+            Err(e) => {
+                tracing::error!(topic, kind, error = %e, "realtime message not serialisable");
+                return 0;
             }
-        }
+        };
         tracing::debug!(topic, kind, voice_file, "realtime message");
+        let msg = Message {
+            kind,
+            json: json.into(),
+        };
         self.sender(topic).send(msg).unwrap_or(0)
     }
 }
@@ -64,6 +97,7 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     #[test]
     fn subscribers_of_a_video_get_its_messages_only() {
@@ -74,7 +108,7 @@ mod tests {
             hub.publish("wcA", "scene_modified", "v1", json!({"scene_id": 2})),
             1
         );
-        let m = a.try_recv().unwrap();
+        let m: Value = serde_json::from_str(&a.try_recv().unwrap().json).unwrap();
         assert_eq!(m["type"], "scene_modified");
         assert_eq!(m["voice_file"], "v1");
         assert_eq!(m["scene_id"], 2);

@@ -6,14 +6,16 @@
 
 use compositor::geom::CanvasRect;
 use compositor::spec::{OverlaySpec, TemporalPolicy};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
+use super::applied::{Applied, GroupRectApplied, ObjectRectApplied, RollSwitch};
 use super::parse::{Edit, MIN_NARRATOR_SIDE, MediaKind, Meta, RollChange, bad};
 use crate::build::voice::VoiceProvider;
 use compositor::geom::PreviewRect;
 use typography::TimedWord;
 
 use crate::core::document::{Background, Roll, SPEC_DISABLED, Segment, VideoDocument};
+use crate::core::document::{RectOut, spec_state};
 use crate::core::error::{Code, Error, Result};
 
 /// A downloaded background, ready to attach (branch A). The file is already in the video's
@@ -35,14 +37,14 @@ pub struct Inputs<'a> {
     pub spec: Option<&'a mut OverlaySpec>,
 }
 
-/// Applies `edits` (one family) to scene `index`. Returns the `applied` object and whether the
+/// Applies `edits` (one family) to scene `index`. Returns what they changed and whether the
 /// spec changed. On error the caller drops the clone: nothing changed.
 pub fn apply(
     inputs: Inputs<'_>,
     doc: &mut VideoDocument,
     index: usize,
     edits: &[Edit],
-) -> Result<(Value, bool)> {
+) -> Result<(Applied, bool)> {
     let voice_id = voice_id_of(doc);
     let seg = doc
         .segments
@@ -54,7 +56,7 @@ pub fn apply(
     let mut pass = Pass {
         inputs,
         voice_id,
-        applied: Map::new(),
+        applied: Applied::default(),
         spec_changed: false,
         narrator: seg.narrator_rect,
         narrator_set: false,
@@ -67,10 +69,8 @@ pub fn apply(
         check_narrator_rect(&narrator)?;
         seg.narrator_rect = narrator;
         seg.narrator_touched = true;
-        pass.applied
-            .insert("overlay.narrator.rect".into(), json!(narrator));
-        pass.applied
-            .insert("overlay.narrator.touched".into(), json!(true));
+        pass.applied.narrator_rect = Some(narrator);
+        pass.applied.narrator_touched = Some(true);
     }
     if edits.iter().any(|e| matches!(e, Edit::Text(_))) {
         doc.script = doc
@@ -80,7 +80,7 @@ pub fn apply(
             .collect::<Vec<_>>()
             .join(" ");
     }
-    Ok((Value::Object(pass.applied), pass.spec_changed))
+    Ok((pass.applied, pass.spec_changed))
 }
 
 /// What the edits of one call share while they apply.
@@ -88,7 +88,7 @@ struct Pass<'a> {
     inputs: Inputs<'a>,
     voice_id: String,
     /// The `applied` object of the reply.
-    applied: Map<String, Value>,
+    applied: Applied,
     spec_changed: bool,
     /// Narrator sides (branch E) gather here and are checked together at the end.
     narrator: PreviewRect,
@@ -105,9 +105,9 @@ impl Pass<'_> {
                     .media
                     .ok_or_else(|| Error::internal("background not prepared"))?;
                 apply_background(seg, m);
-                applied.insert("mediaUrl".into(), json!(m.url));
-                applied.insert("mediaType".into(), json!(m.kind.as_str()));
-                applied.insert("lane".into(), json!(seg.roll));
+                applied.media_url = Some(m.url.clone());
+                applied.media_type = Some(m.kind);
+                applied.lane = Some(seg.roll);
             }
             Edit::ObjectRect { .. } | Edit::GroupRect { .. } => self.spec_edit(e)?,
             Edit::NarratorRect(p) => {
@@ -127,7 +127,7 @@ impl Pass<'_> {
                     ));
                 }
                 seg.caption_rect.y = *y;
-                applied.insert("overlay.caption.y".into(), json!(y));
+                applied.caption_y = Some(*y);
             }
             Edit::Roll(change) => {
                 let to = match change {
@@ -136,20 +136,20 @@ impl Pass<'_> {
                     RollChange::Toggle => Roll::ARoll,
                 };
                 let from = std::mem::replace(&mut seg.roll, to);
-                applied.insert("roll".into(), json!({ "from": from, "to": to }));
+                applied.roll = Some(RollSwitch { from, to });
             }
             Edit::Text(t) => {
                 seg.words = retime(self.inputs.voice, t, &self.voice_id, seg.duration);
                 seg.text = t.clone();
-                applied.insert("segment.text".into(), json!(t));
-                applied.insert("duration".into(), json!(seg.duration));
-                applied.insert("word_count".into(), json!(seg.words.len()));
+                applied.text = Some(t.clone());
+                applied.duration = Some(seg.duration);
+                applied.word_count = Some(seg.words.len());
             }
             Edit::Meta(m) => apply_meta(seg, m, applied),
             Edit::DisableOverlay => {
                 seg.remotion_spec = SPEC_DISABLED.to_string();
-                applied.insert("remotion_spec".into(), json!(SPEC_DISABLED));
-                applied.insert("remotion_spec_state".into(), json!("disabled"));
+                applied.remotion_spec = Some(SPEC_DISABLED);
+                applied.remotion_spec_state = Some(spec_state(SPEC_DISABLED, true));
             }
             Edit::VoiceUpload { .. } | Edit::NarratorVideo { .. } | Edit::Overlay { .. } => {
                 return Err(Error::internal(
@@ -166,16 +166,12 @@ impl Pass<'_> {
         match e {
             Edit::ObjectRect { layout_id, rect } => {
                 let moved = move_object(s, layout_id, *rect)?;
-                push(
-                    &mut self.applied,
-                    "remotion.object.rect",
-                    json!({
-                        "layout_id": layout_id,
-                        "rect_canvas": rect_json(*rect),
-                        "rect": rect_json(rect.to_preview()),
-                        "moved_objects": moved,
-                    }),
-                );
+                self.applied.object_rects.push(ObjectRectApplied {
+                    layout_id: layout_id.clone(),
+                    rect_canvas: RectOut::from(*rect),
+                    rect: RectOut::from(rect.to_preview()),
+                    moved_objects: moved,
+                });
             }
             Edit::GroupRect {
                 id,
@@ -191,31 +187,18 @@ impl Pass<'_> {
                     Children::Translate
                 };
                 move_group(s, id, *rect, children)?;
-                push(
-                    &mut self.applied,
-                    "remotion.group.rect",
-                    json!({
-                        "id": id,
-                        "rect_canvas": rect_json(*rect),
-                        "rect": rect_json(rect.to_preview()),
-                        "scale_children": scale_children,
-                        "wrapper_only": wrapper_only,
-                    }),
-                );
+                self.applied.group_rects.push(GroupRectApplied {
+                    id: id.clone(),
+                    rect_canvas: RectOut::from(*rect),
+                    rect: RectOut::from(rect.to_preview()),
+                    scale_children: *scale_children,
+                    wrapper_only: *wrapper_only,
+                });
             }
             _ => return Err(Error::internal("not an overlay geometry edit")),
         }
         self.spec_changed = true;
         Ok(())
-    }
-}
-
-fn push(applied: &mut Map<String, Value>, key: &str, v: Value) {
-    match applied.get_mut(key) {
-        Some(Value::Array(a)) => a.push(v),
-        _ => {
-            applied.insert(key.into(), Value::Array(vec![v]));
-        }
     }
 }
 
@@ -233,12 +216,6 @@ fn no_spec() -> Error {
         "This scene has no overlay spec yet, so it has no objects or groups to move.",
     )
     .param("fields")
-}
-
-/// A rect as JSON, rounded to 1/1000 px (conversions leave float noise).
-fn rect_json<S>(r: compositor::geom::Rect<S>) -> Value {
-    let k = |v: f64| (v * 1000.0).round() / 1000.0;
-    json!({ "x": k(r.x), "y": k(r.y), "w": k(r.w), "h": k(r.h) })
 }
 
 /// The voice the document was narrated with.
@@ -297,39 +274,39 @@ fn apply_background(seg: &mut Segment, m: &PreparedMedia) {
     }
 }
 
-fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Map<String, Value>) {
+fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Applied) {
     match m {
         Meta::SceneType(t) => {
             seg.scene_type = Some(*t);
-            applied.insert("type".into(), json!(t));
+            applied.scene_type = Some(*t);
         }
         Meta::Pattern(p) => {
             seg.pattern = p.to_string();
-            applied.insert("pattern".into(), json!(p));
+            applied.pattern = Some(p);
         }
         Meta::Quote(q) => {
             seg.quote = q.clone();
-            applied.insert("quote".into(), json!(q));
+            applied.quote = Some(q.clone());
         }
         Meta::Visual(v) => {
             seg.visual = v.clone();
-            applied.insert("visual".into(), json!(v));
+            applied.visual = Some(v.clone());
         }
         Meta::Keyword(k) => {
             seg.keyword = k.clone();
-            applied.insert("keyword".into(), json!(k));
+            applied.keyword = Some(k.clone());
         }
         Meta::TalkingPoint(t) => {
             seg.talking_point = t.clone();
-            applied.insert("talking_point".into(), json!(t));
+            applied.talking_point = Some(t.clone());
         }
         Meta::TypographyOnly(on) => {
             seg.typography_only = *on;
             if *on {
                 seg.visual.clear();
-                applied.insert("visual".into(), json!(""));
+                applied.visual = Some(String::new());
             }
-            applied.insert("typography_only".into(), json!(on));
+            applied.typography_only = Some(*on);
         }
     }
 }
@@ -518,6 +495,7 @@ pub(crate) mod tests {
     use crate::edit::scenes::parse::parse_field;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
+    use serde_json::Value;
 
     /// Half a second per word, so timings are easy to predict.
     pub(crate) struct FakeVoice;
@@ -620,6 +598,7 @@ pub(crate) mod tests {
             index,
             edits,
         )
+        .map(|(a, changed)| (serde_json::to_value(a).expect("serialises"), changed))
     }
 
     #[test]
@@ -915,5 +894,132 @@ pub(crate) mod tests {
         run(&mut d, 0, &[Edit::DisableOverlay], None).unwrap();
         assert_eq!(d.segments[0].remotion_spec, SPEC_DISABLED);
         assert!(d.segments[0].overlay_disabled());
+    }
+
+    /// The wire JSON of `applied` per family, written out as the reply has always carried it.
+    fn applied_json(d: &mut VideoDocument, index: usize, edits: &[Edit]) -> Value {
+        let mut s = spec();
+        run(d, index, edits, Some(&mut s)).unwrap().0
+    }
+
+    #[test]
+    fn background_applied_json() {
+        let m = PreparedMedia {
+            url: "https://x.example/a.png".into(),
+            kind: MediaKind::Image,
+            file: "media_1.png".into(),
+        };
+        let e = [Edit::Background {
+            url: m.url.clone(),
+            kind: None,
+        }];
+        let inputs = Inputs {
+            voice: &FakeVoice,
+            media: Some(&m),
+            spec: None,
+        };
+        let (a, _) = apply(inputs, &mut doc(), 1, &e).unwrap();
+        assert_eq!(
+            serde_json::to_value(a).unwrap(),
+            json!({ "mediaUrl": "https://x.example/a.png", "mediaType": "image", "lane": "B-roll" })
+        );
+    }
+
+    #[test]
+    fn layout_applied_json() {
+        let mut edits = Vec::new();
+        for (name, value) in [
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "title", "x": 28, "y": 49.8, "w": 140, "h": 99.6}),
+            ),
+            (
+                "remotion.object.rect",
+                json!({"layout_id": "list.one_by_one", "x": 0, "y": 100, "w": 300, "h": 150, "coordinate_space": "canvas"}),
+            ),
+            (
+                "remotion.group.rect",
+                json!({"id": "g1", "x": 0, "y": -40, "w": 800, "h": 200, "wrapper_only": true}),
+            ),
+            ("overlay.narrator.x", json!(20)),
+            ("overlay.caption.y", json!(200)),
+        ] {
+            edits.extend(parse1(name, value).unwrap());
+        }
+        assert_eq!(
+            applied_json(&mut doc(), 0, &edits),
+            json!({
+                "remotion.object.rect": [
+                    {
+                        "layout_id": "title",
+                        "rect_canvas": { "x": 72.0, "y": 128.0, "w": 360.0, "h": 256.0 },
+                        "rect": { "x": 28.0, "y": 49.8, "w": 140.0, "h": 99.6 },
+                        "moved_objects": ["title"],
+                    },
+                    {
+                        "layout_id": "list.one_by_one",
+                        "rect_canvas": { "x": 0.0, "y": 100.0, "w": 300.0, "h": 150.0 },
+                        "rect": { "x": 0.0, "y": 38.906, "w": 116.667, "h": 58.359 },
+                        "moved_objects": ["i1", "i2"],
+                    },
+                ],
+                "remotion.group.rect": [{
+                    "id": "g1",
+                    "rect_canvas": { "x": 0.0, "y": -40.0, "w": 800.0, "h": 200.0 },
+                    "rect": { "x": 0.0, "y": -15.563, "w": 311.111, "h": 77.813 },
+                    "scale_children": true,
+                    "wrapper_only": true,
+                }],
+                "overlay.narrator.rect": { "x": 20.0, "y": 90.0, "w": 140.0, "h": 140.0 },
+                "overlay.narrator.touched": true,
+                "overlay.caption.y": 200.0,
+            })
+        );
+    }
+
+    #[test]
+    fn roll_text_and_disable_applied_json() {
+        let mut d = doc();
+        assert_eq!(
+            applied_json(&mut d, 0, &[Edit::Roll(RollChange::Toggle)]),
+            json!({ "roll": { "from": "A-roll", "to": "B-roll" } })
+        );
+        assert_eq!(
+            applied_json(&mut d, 0, &[Edit::Text("alpha beta".into())]),
+            json!({ "segment.text": "alpha beta", "duration": 4.0, "word_count": 2 })
+        );
+        assert_eq!(
+            applied_json(&mut d, 1, &[Edit::DisableOverlay]),
+            json!({ "remotion_spec": "none", "remotion_spec_state": "disabled" })
+        );
+    }
+
+    #[test]
+    fn metadata_applied_json() {
+        let edits = [
+            Edit::Meta(Meta::SceneType(SceneType::KeyPoint)),
+            Edit::Meta(Meta::Pattern("list")),
+            Edit::Meta(Meta::Quote("q".into())),
+            Edit::Meta(Meta::Visual("v".into())),
+            Edit::Meta(Meta::Keyword("k".into())),
+            Edit::Meta(Meta::TalkingPoint("tp".into())),
+            Edit::Meta(Meta::TypographyOnly(true)),
+        ];
+        assert_eq!(
+            applied_json(&mut doc(), 1, &edits),
+            json!({
+                "type": "KEY POINT",
+                "pattern": "list",
+                "quote": "q",
+                "visual": "",
+                "keyword": "k",
+                "talking_point": "tp",
+                "typography_only": true,
+            })
+        );
+        assert_eq!(
+            applied_json(&mut doc(), 1, &[Edit::Meta(Meta::TypographyOnly(false))]),
+            json!({ "typography_only": false })
+        );
     }
 }

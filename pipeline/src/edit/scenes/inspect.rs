@@ -10,58 +10,29 @@ use crate::core::error::{Code, Error, Result};
 use crate::core::fields::{Choice, Fields};
 use crate::edit::scenes::select::{InspectorSelectorFields, Selector};
 
-/// Every action of the spec; the first two render on the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum InspectorAction {
-    #[serde(rename = "screenshot_scene_280x498")]
-    ScreenshotScene,
-    OverlayPoster,
-    ListLiveEditors,
-    ListInstances,
-    GetPreviewState,
-    GetSceneDomSnapshot,
-    GetComputedBoxes,
-    ActivateScene,
-    ReloadPreview,
-    PausePreview,
-    PlayPreview,
-    SeekPreview,
+crate::core::document::wire_enum! {
+    /// Every action of the spec; the first two render on the server.
+    pub enum InspectorAction {
+        ScreenshotScene = "screenshot_scene_280x498",
+        OverlayPoster = "overlay_poster",
+        ListLiveEditors = "list_live_editors",
+        ListInstances = "list_instances",
+        GetPreviewState = "get_preview_state",
+        GetSceneDomSnapshot = "get_scene_dom_snapshot",
+        GetComputedBoxes = "get_computed_boxes",
+        ActivateScene = "activate_scene",
+        ReloadPreview = "reload_preview",
+        PausePreview = "pause_preview",
+        PlayPreview = "play_preview",
+        SeekPreview = "seek_preview",
+    }
 }
 
 impl Choice for InspectorAction {
-    const NAMES: &'static [&'static str] = &[
-        "screenshot_scene_280x498",
-        "overlay_poster",
-        "list_live_editors",
-        "list_instances",
-        "get_preview_state",
-        "get_scene_dom_snapshot",
-        "get_computed_boxes",
-        "activate_scene",
-        "reload_preview",
-        "pause_preview",
-        "play_preview",
-        "seek_preview",
-    ];
+    const NAMES: &'static [&'static str] = InspectorAction::NAMES;
     const CODE: Code = Code::InvalidAction;
     fn parse(s: &str) -> Option<Self> {
-        use InspectorAction::*;
-        const ALL: [InspectorAction; 12] = [
-            ScreenshotScene,
-            OverlayPoster,
-            ListLiveEditors,
-            ListInstances,
-            GetPreviewState,
-            GetSceneDomSnapshot,
-            GetComputedBoxes,
-            ActivateScene,
-            ReloadPreview,
-            PausePreview,
-            PlayPreview,
-            SeekPreview,
-        ];
-        Self::NAMES.iter().position(|n| *n == s).map(|i| ALL[i])
+        InspectorAction::parse(s)
     }
 }
 

@@ -18,8 +18,10 @@
 //! Handlers call these functions on blocking threads (they do file and redb I/O and may wait
 //! on the lock).
 
+pub mod applied;
 pub mod apply;
 pub mod edit_session;
+pub mod events;
 pub mod geometry;
 pub mod inspect;
 pub mod parse;
@@ -34,7 +36,6 @@ use std::time::Duration;
 
 use compositor::spec::OverlaySpec;
 use serde::Serialize;
-use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
@@ -48,7 +49,9 @@ use crate::core::model::Job;
 use crate::core::store::{Store, StoreError};
 use crate::edit::realtime::Hub;
 
+use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
+use events::{PublicError, SceneModified, UploadFailed};
 use geometry::{SceneGeometry, SceneGeometryRequest};
 use parse::{Edit, Family, MediaKind, ModifySceneRequest};
 use select::{Clarification, Resolved, Selector};
@@ -84,7 +87,7 @@ pub enum Outcome {
     /// 200: the edit applied, or a clarification (nothing changed).
     Reply(ModifySceneReply),
     /// 202: an upload is queued.
-    Queued(UploadQueued),
+    Queued(Box<UploadQueued>),
 }
 
 /// `modify_scene`'s 200 body: the applied edit, or a clarification of an ambiguous text match.
@@ -112,8 +115,7 @@ pub struct SceneModification {
     /// The family of the fields sent (`background`, `layout`, `roll`, …).
     pub family: &'static str,
     /// What each field changed; its keys and shapes depend on the branch.
-    #[schema(value_type = Object)]
-    pub applied: Value,
+    pub applied: Applied,
     /// The updated Scene record, as `video_data` returns it, with `words`.
     pub segment: SceneRecord,
     pub edit_session: SessionFlag,
@@ -148,8 +150,7 @@ pub struct UploadQueued {
     pub voice_file: String,
     pub scene_id: u32,
     /// Empty until the upload is applied.
-    #[schema(value_type = Object)]
-    pub applied: serde_json::Map<String, Value>,
+    pub applied: Applied,
 }
 
 /// Monotonic spec version tokens (milliseconds, never repeating within a process).
@@ -524,18 +525,19 @@ impl Editor {
                 fetcher: &self.fetcher,
                 runtime: &self.runtime,
             };
-            let mut all = serde_json::Map::new();
+            let mut all = Applied::default();
             for e in edits {
                 if let Edit::Overlay { field, value } = e {
-                    let a = crate::edit::overlay_edits::apply(&ctx, &mut new, index, field, value)?;
-                    all.insert(field.clone(), a);
+                    all.overlay(crate::edit::overlay_edits::apply(
+                        &ctx, &mut new, index, field, value,
+                    )?);
                 }
             }
             // The overlay module changed the spec files: a new version busts caches.
             if !new.segments[index].overlay_disabled() {
                 new.segments[index].remotion_spec = next_version();
             }
-            Value::Object(all)
+            all
         } else {
             let mut spec = None;
             if edits.iter().any(Edit::needs_spec) {
@@ -569,18 +571,18 @@ impl Editor {
         };
         self.persist(&new, &staged_specs)?;
         let segment = self.segment_record(&new, index);
-        let fields: Vec<&str> = edits.iter().map(edit_name).collect();
         self.hub.publish(
             topic,
             SCENE_MODIFIED,
             &voice_file,
-            json!({
-                "scene_id": new.segments[index].id,
-                "family": family.as_str(),
-                "fields": fields,
-                "applied": applied,
-                "segment": segment,
-            }),
+            SceneModified {
+                scene_id: new.segments[index].id,
+                queue_id: None,
+                family: family.as_str(),
+                fields: edits.iter().map(edit_name).collect(),
+                applied: &applied,
+                segment: &segment,
+            },
         );
         let scene_id = new.segments[index].id;
         Ok(Outcome::Reply(ModifySceneReply::Applied(Box::new(
@@ -702,7 +704,7 @@ impl Editor {
             .save(&self.settings.data_dir)
             .map_err(Error::internal)?;
         self.spawn_upload(pending);
-        Ok(Outcome::Queued(UploadQueued {
+        Ok(Outcome::Queued(Box::new(UploadQueued {
             object: "scene_modification",
             status,
             queue_id,
@@ -710,8 +712,8 @@ impl Editor {
             topic_id: topic.to_string(),
             voice_file: seg.voice_file.clone(),
             scene_id: seg.id,
-            applied: serde_json::Map::new(),
-        }))
+            applied: Applied::default(),
+        })))
     }
 
     /// Restarts the uploads a previous process queued but did not finish (call once at start).
@@ -770,10 +772,10 @@ impl Editor {
                 &topic,
                 UPLOAD_FAILED,
                 &voice_file,
-                json!({
-                    "queue_id": queue_id,
-                    "error": { "code": err.code.as_str(), "message": err.message },
-                }),
+                UploadFailed {
+                    queue_id: &queue_id,
+                    error: PublicError::of(&err),
+                },
             );
         }
     }
@@ -859,7 +861,7 @@ impl Editor {
                 seg.duration = seconds;
                 seg.words = apply::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
                 seg.narrator.audio_url = url.to_string();
-                json!({ "voice.upload": url, "duration": seconds, "word_count": seg.words.len() })
+                Applied::voice_upload(url, seconds, seg.words.len())
             }
             _ => {
                 let from = seg.roll;
@@ -867,7 +869,7 @@ impl Editor {
                 seg.narrator.video_url = url.to_string();
                 // A B-roll target keeps its background and becomes A-roll.
                 seg.roll = Roll::ARoll;
-                json!({ "narrator.upload_video": url, "roll": { "from": from, "to": seg.roll }, "video_duration": seconds })
+                Applied::narrator_video(url, RollSwitch { from, to: seg.roll }, seconds)
             }
         };
         self.persist(&doc, &BTreeMap::new())?;
@@ -877,19 +879,20 @@ impl Editor {
             Edit::VoiceUpload { .. } => Family::Voice,
             _ => Family::NarratorVideo,
         };
-        let payload = json!({
-            "scene_id": scene_id,
-            "queue_id": queue_id,
-            "family": family.as_str(),
-            "fields": [edit_name(e)],
-            "applied": applied,
-            "segment": segment,
-        });
+        let payload = SceneModified {
+            scene_id,
+            queue_id: Some(queue_id),
+            family: family.as_str(),
+            fields: vec![edit_name(e)],
+            applied: &applied,
+            segment: &segment,
+        };
         if family == Family::Voice {
             self.hub
-                .publish(topic, VOICE_UPLOAD_APPLIED, voice_file, payload.clone());
+                .publish(topic, VOICE_UPLOAD_APPLIED, voice_file, &payload);
         }
-        self.hub.publish(topic, SCENE_MODIFIED, voice_file, payload);
+        self.hub
+            .publish(topic, SCENE_MODIFIED, voice_file, &payload);
         Ok(())
     }
 
@@ -1038,7 +1041,7 @@ pub enum GeometryReply {
 /// never break the tests.
 #[cfg(test)]
 pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
-    let mut d: VideoDocument = serde_json::from_value(json!({
+    let mut d: VideoDocument = serde_json::from_value(serde_json::json!({
         "topic_id": topic,
         "title": "t",
         "language": "English",
