@@ -80,7 +80,9 @@ pub fn status_of(code: Code) -> StatusCode {
         | PresignInvalid
         | InvalidKind
         | InvalidRatio
-        | InvalidLimit => StatusCode::BAD_REQUEST,
+        | InvalidLimit
+        | InvalidCount
+        | InvalidIndustry => StatusCode::BAD_REQUEST,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
         ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed => {
@@ -101,9 +103,9 @@ pub fn status_of(code: Code) -> StatusCode {
         | PresignFailed => StatusCode::INTERNAL_SERVER_ERROR,
         // Job failure codes only appear inside status objects; if one ever
         // reaches the envelope it is a server fault.
-        SceneBuildFailed | RenderFailed | MediaSourceUnsupported | Internal => {
-            StatusCode::INTERNAL_SERVER_ERROR
-        }
+        SceneBuildFailed | RenderFailed | MediaSourceUnsupported | ContentWriteFailed
+        | Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ContentFetchFailed | ContentUnreadable => StatusCode::BAD_GATEWAY,
         MediaFetchFailed => StatusCode::BAD_GATEWAY,
     }
 }

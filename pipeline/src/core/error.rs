@@ -96,6 +96,13 @@ codes! {
     QuoteTooLong => "quote_too_long",
     TypographyNotFound => "typography_not_found",
     TypographyFailed => "typography_failed",
+    // written content: create_content, enhance_script, collect_ideas
+    InvalidCount => "invalid_count",
+    InvalidIndustry => "invalid_industry",
+    // written content job failures (status.error.code)
+    ContentFetchFailed => "content_fetch_failed",
+    ContentUnreadable => "content_unreadable",
+    ContentWriteFailed => "content_write_failed",
     // upload_asset
     InvalidContentType => "invalid_content_type",
     InvalidFileData => "invalid_file_data",
