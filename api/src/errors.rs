@@ -103,7 +103,10 @@ pub fn status_of(code: Code) -> StatusCode {
         | PresignFailed => StatusCode::INTERNAL_SERVER_ERROR,
         // Job failure codes only appear inside status objects; if one ever
         // reaches the envelope it is a server fault.
-        SceneBuildFailed | RenderFailed | MediaSourceUnsupported | ContentWriteFailed
+        SceneBuildFailed
+        | RenderFailed
+        | MediaSourceUnsupported
+        | ContentWriteFailed
         | Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ContentFetchFailed | ContentUnreadable => StatusCode::BAD_GATEWAY,
         MediaFetchFailed => StatusCode::BAD_GATEWAY,

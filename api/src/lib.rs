@@ -7,6 +7,7 @@
 //! mini-redis shape), so tests and the daemon start it the same way.
 
 mod assets;
+mod content;
 mod errors;
 mod filters;
 mod inbox;
@@ -276,6 +277,8 @@ pub fn routes(
         .or(inspector::routes(state.clone()))
         .unify()
         .or(typography::routes(state.clone()))
+        .unify()
+        .or(content::routes(state.clone()).boxed())
         .unify()
         .or(assets::routes(state.clone()))
         .unify()

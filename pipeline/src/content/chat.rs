@@ -154,7 +154,10 @@ pub fn shape(kind: ContentType, r: &Research, answer: &str) -> Result<Draft, Cha
                 posts: Vec::new(),
             };
             if draft.words() < BLOG_MIN_WORDS {
-                return Err(ChatError::Unfit(format!("a blog of {} words", draft.words())));
+                return Err(ChatError::Unfit(format!(
+                    "a blog of {} words",
+                    draft.words()
+                )));
             }
             Ok(draft)
         }
@@ -206,9 +209,11 @@ fn strip_fences(s: &str) -> &str {
 /// A post without a number the model added anyway ("1/6 ", "2. ").
 fn unnumber(p: &str) -> String {
     let first = p.split_whitespace().next().unwrap_or("");
-    let numbered = first.trim_end_matches(['.', ')', ':']).split('/').all(|n| {
-        !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())
-    }) && first != p;
+    let numbered = first
+        .trim_end_matches(['.', ')', ':'])
+        .split('/')
+        .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        && first != p;
     if numbered {
         p[first.len()..].trim().to_string()
     } else {
@@ -245,14 +250,19 @@ mod tests {
                 "choices": [{"index": 0, "finish_reason": "stop",
                     "message": {"role": "assistant", "content": answer}}]
             });
-            (200, "application/json".into(), body.to_string().into_bytes())
+            (
+                200,
+                "application/json".into(),
+                body.to_string().into_bytes(),
+            )
         })
     }
 
     #[test]
     fn an_x_thread_from_the_model_is_renumbered_and_kept_within_280_characters() {
         let long = "This point runs long. ".repeat(30);
-        let answer = format!("1/3 Rituals keep remote teams close.\n---\n2. {long}\n---\nFollow for more.");
+        let answer =
+            format!("1/3 Rituals keep remote teams close.\n---\n2. {long}\n---\nFollow for more.");
         let server = fake_chat(answer);
         let (_rt, http) = testserver::http_for(&server);
         let chat = ChatContent {
@@ -262,27 +272,44 @@ mod tests {
             api_key: "sk-content".into(),
         };
         let r = research(Language::Vietnamese);
-        let draft = std::thread::scope(|s| s.spawn(|| chat.write(ContentType::X, &r)).join().unwrap())
-            .unwrap();
+        let draft =
+            std::thread::scope(|s| s.spawn(|| chat.write(ContentType::X, &r)).join().unwrap())
+                .unwrap();
         assert!(draft.posts.len() >= 4, "{:?}", draft.posts);
         let n = draft.posts.len();
-        assert_eq!(draft.posts[0], format!("1/{n} Rituals keep remote teams close."));
+        assert_eq!(
+            draft.posts[0],
+            format!("1/{n} Rituals keep remote teams close.")
+        );
         assert!(draft.posts.iter().all(|p| p.chars().count() <= 280));
         let seen = server.requests();
         assert_eq!(seen[0].headers["authorization"], "Bearer sk-content");
         let body = seen[0].json();
         let system = body["messages"][0]["content"].as_str().unwrap();
-        assert!(system.contains("Vietnamese") && system.contains("X (Twitter) thread"), "{system}");
-        assert!(body["messages"][1]["content"].as_str().unwrap().contains("remote teams"));
+        assert!(
+            system.contains("Vietnamese") && system.contains("X (Twitter) thread"),
+            "{system}"
+        );
+        assert!(
+            body["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("remote teams")
+        );
     }
 
     #[test]
     fn each_format_has_its_own_prompt() {
         let r = research(Language::English);
-        let prompts: Vec<String> = [ContentType::Blog, ContentType::Facebook, ContentType::X, ContentType::Linkedin]
-            .iter()
-            .map(|k| messages(*k, &r)[0]["content"].as_str().unwrap().to_string())
-            .collect();
+        let prompts: Vec<String> = [
+            ContentType::Blog,
+            ContentType::Facebook,
+            ContentType::X,
+            ContentType::Linkedin,
+        ]
+        .iter()
+        .map(|k| messages(*k, &r)[0]["content"].as_str().unwrap().to_string())
+        .collect();
         assert!(prompts[0].contains("Markdown") && prompts[0].contains("## "));
         assert!(prompts[1].contains("call to action"));
         assert!(prompts[2].contains("260 characters"));
@@ -297,7 +324,12 @@ mod tests {
             Err(ChatError::Unfit(_))
         ));
         let words = "word ".repeat(700);
-        let d = shape(ContentType::Blog, &r, &format!("```markdown\n# Title\n\n{words}\n```")).unwrap();
+        let d = shape(
+            ContentType::Blog,
+            &r,
+            &format!("```markdown\n# Title\n\n{words}\n```"),
+        )
+        .unwrap();
         assert_eq!(d.title, "Title");
         assert!(!d.markdown.contains("```"));
     }

@@ -67,7 +67,10 @@ impl EnhanceScriptRequest {
         }
         let callback_url = f.str("callback_url")?.map(str::to_string);
         let metadata = read_metadata(&f)?;
-        if metadata.as_ref().is_some_and(|m| m.len() > METADATA_MAX_KEYS) {
+        if metadata
+            .as_ref()
+            .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
+        {
             return Err(Error::new(
                 Code::InvalidMetadata,
                 format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),
@@ -114,11 +117,15 @@ pub fn run(
 ) -> Result<WrittenResult, JobFailure> {
     engine.set_writer_stage(topic, WriterStage::Researching, "Reading the script");
     let before = word_count(&req.script);
-    engine.set_writer_stage(topic, WriterStage::DeepResearchCompleted, "Tightening the script");
+    engine.set_writer_stage(
+        topic,
+        WriterStage::DeepResearchCompleted,
+        "Tightening the script",
+    );
     let from_chat = chat.and_then(|c| {
-        let answer = c.complete(messages(&req.script)).map_err(|e| {
-            tracing::warn!(error = %e, "the writing service failed; tightening offline")
-        });
+        let answer = c.complete(messages(&req.script)).map_err(
+            |e| tracing::warn!(error = %e, "the writing service failed; tightening offline"),
+        );
         answer
             .ok()
             .filter(|s| (SCRIPT_MIN_WORDS..=SCRIPT_MAX_WORDS).contains(&word_count(s)))
@@ -265,11 +272,20 @@ mod tests {
     #[test]
     fn fillers_go_and_the_meaning_stays() {
         let cases = [
-            ("Basically, we really need to ship faster.", "We need to ship faster."),
-            ("We did this in order to save time.", "We did this to save time."),
+            (
+                "Basically, we really need to ship faster.",
+                "We need to ship faster.",
+            ),
+            (
+                "We did this in order to save time.",
+                "We did this to save time.",
+            ),
             ("It was the the best plan.", "It was the best plan."),
             ("Thực ra thì chúng tôi rất là bận.", "Chúng tôi rất bận."),
-            ("Plain words stay as they are.", "Plain words stay as they are."),
+            (
+                "Plain words stay as they are.",
+                "Plain words stay as they are.",
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(tighten(input, 0), want, "{input}");
@@ -278,7 +294,10 @@ mod tests {
 
     #[test]
     fn a_repeated_sentence_goes_but_never_below_the_minimum() {
-        assert_eq!(tighten("One two three. One two three. Four.", 0), "One two three. Four.");
+        assert_eq!(
+            tighten("One two three. One two three. Four.", 0),
+            "One two three. Four."
+        );
         let script = "We really really want this. ".repeat(20);
         let out = tighten(&script, 80);
         assert!(word_count(&out) >= 80, "{}", word_count(&out));
@@ -290,11 +309,18 @@ mod tests {
         for (body, code) in [
             (json!({}), Code::MissingField),
             (json!({"script_text": "too short"}), Code::ScriptTooShort),
-            (json!({"script_text": "w ".repeat(501)}), Code::ScriptTooLong),
+            (
+                json!({"script_text": "w ".repeat(501)}),
+                Code::ScriptTooLong,
+            ),
             (json!({"script_text": 4}), Code::InvalidField),
         ] {
             let e = EnhanceScriptRequest::read(&body).unwrap_err();
-            assert_eq!((e.code, e.param.as_deref()), (code, Some("script_text")), "{body}");
+            assert_eq!(
+                (e.code, e.param.as_deref()),
+                (code, Some("script_text")),
+                "{body}"
+            );
         }
         assert!(EnhanceScriptRequest::read(&json!({"script_text": "w ".repeat(80)})).is_ok());
     }

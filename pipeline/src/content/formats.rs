@@ -109,7 +109,12 @@ fn material(r: &Research, budget: usize) -> Vec<String> {
         keep.push(p.clone());
         words += n;
     }
-    let order = |s: &String| r.sentences.iter().position(|x| x == s).unwrap_or(usize::MAX);
+    let order = |s: &String| {
+        r.sentences
+            .iter()
+            .position(|x| x == s)
+            .unwrap_or(usize::MAX)
+    };
     keep.sort_by_key(order);
     keep
 }
@@ -134,9 +139,20 @@ pub fn blog(r: &Research) -> Draft {
     let conclusion: Vec<String> = p.conclusion.iter().map(|l| say(r, l)).collect();
     let count = |bodies: &[Vec<String>]| {
         word_count(&r.topic)
-            + intro.iter().chain(&conclusion).map(|s| word_count(s)).sum::<usize>()
-            + bodies.iter().flatten().map(|s| word_count(s)).sum::<usize>()
-            + p.sections.iter().map(|s| word_count(s.heading)).sum::<usize>()
+            + intro
+                .iter()
+                .chain(&conclusion)
+                .map(|s| word_count(s))
+                .sum::<usize>()
+            + bodies
+                .iter()
+                .flatten()
+                .map(|s| word_count(s))
+                .sum::<usize>()
+            + p.sections
+                .iter()
+                .map(|s| word_count(s.heading))
+                .sum::<usize>()
             + word_count(p.conclusion_heading)
     };
     // Grow: each round gives every section its next explanation.
@@ -159,7 +175,11 @@ pub fn blog(r: &Research) -> Draft {
         if body.is_empty() {
             continue;
         }
-        md.push_str(&format!("\n## {}\n\n{}\n", section.heading, paragraphs_of(body, 3)));
+        md.push_str(&format!(
+            "\n## {}\n\n{}\n",
+            section.heading,
+            paragraphs_of(body, 3)
+        ));
     }
     md.push_str(&format!(
         "\n## {}\n\n{}\n",
@@ -238,7 +258,13 @@ fn short_points(r: &Research, p: &Phrases, budget_words: usize) -> Vec<String> {
     }
     let mut out = Vec::new();
     let mut words = 0;
-    for line in p.sections.iter().skip(1).take(2).flat_map(|s| s.lines.iter()) {
+    for line in p
+        .sections
+        .iter()
+        .skip(1)
+        .take(2)
+        .flat_map(|s| s.lines.iter())
+    {
         let l = say(r, line);
         words += word_count(&l);
         out.push(l);
@@ -255,7 +281,11 @@ pub fn facebook(r: &Research) -> Draft {
     let body = short_points(r, p, 220);
     let mut text = format!("{}\n\n", say(r, p.facebook_hook));
     text.push_str(&paragraphs_of(&body, 2));
-    text.push_str(&format!("\n\n{}\n\n{}", say(r, p.facebook_cta), hashtags(r, 3)));
+    text.push_str(&format!(
+        "\n\n{}\n\n{}",
+        say(r, p.facebook_cta),
+        hashtags(r, 3)
+    ));
     let text = cap_chars(text.trim(), FACEBOOK_MAX_CHARS);
     Draft {
         title: r.topic.clone(),
@@ -336,7 +366,11 @@ pub fn linkedin(r: &Research) -> Draft {
     let mut blocks = vec![say(r, p.linkedin_hook)];
     blocks.extend(points.iter().take(5).cloned());
     let takeaways: Vec<String> = k.iter().map(|k| format!("→ {k}")).collect();
-    blocks.push(format!("{}\n{}", p.linkedin_takeaways, takeaways.join("\n")));
+    blocks.push(format!(
+        "{}\n{}",
+        p.linkedin_takeaways,
+        takeaways.join("\n")
+    ));
     blocks.push(say(r, p.linkedin_question));
     blocks.push(hashtags(r, 3));
     let mut text = String::new();
@@ -414,9 +448,17 @@ mod tests {
             ("why remote teams need rituals", true, Language::English),
             ("vì sao đội làm việc từ xa", true, Language::Vietnamese),
             (&*article(Language::English, 12), false, Language::English),
-            (&*article(Language::Vietnamese, 12), false, Language::Vietnamese),
+            (
+                &*article(Language::Vietnamese, 12),
+                false,
+                Language::Vietnamese,
+            ),
             (&*article(Language::English, 400), false, Language::English),
-            (&*article(Language::Vietnamese, 400), false, Language::Vietnamese),
+            (
+                &*article(Language::Vietnamese, 400),
+                false,
+                Language::Vietnamese,
+            ),
         ]
         .map(|(t, i, l)| (t.to_string(), i, l));
         for (text, is_idea, language) in &cases {
@@ -425,14 +467,23 @@ mod tests {
 
             let b = blog(&r);
             let n = b.words();
-            assert!((BLOG_MIN_WORDS..=BLOG_MAX_WORDS).contains(&n), "blog {what}: {n} words");
+            assert!(
+                (BLOG_MIN_WORDS..=BLOG_MAX_WORDS).contains(&n),
+                "blog {what}: {n} words"
+            );
             assert!(b.markdown.starts_with("# "), "blog {what}");
-            assert!(b.markdown.matches("\n## ").count() >= 3, "blog {what}: headings");
+            assert!(
+                b.markdown.matches("\n## ").count() >= 3,
+                "blog {what}: headings"
+            );
             assert!(!b.markdown.contains('{'), "blog {what}: unfilled slot");
 
             let f = facebook(&r);
             assert!(f.characters() <= FACEBOOK_MAX_CHARS, "facebook {what}");
-            assert!(f.markdown.lines().next().unwrap().contains("👇"), "facebook hook {what}");
+            assert!(
+                f.markdown.lines().next().unwrap().contains("👇"),
+                "facebook hook {what}"
+            );
             assert!(f.markdown.contains('#'), "facebook hashtags {what}");
 
             let x = x_thread(&r);
@@ -440,14 +491,28 @@ mod tests {
             let total = x.posts.len();
             for (i, post) in x.posts.iter().enumerate() {
                 assert!(post.chars().count() <= X_POST_MAX_CHARS, "x {what}: {post}");
-                assert!(post.starts_with(&format!("{}/{total} ", i + 1)), "x {what}: {post}");
+                assert!(
+                    post.starts_with(&format!("{}/{total} ", i + 1)),
+                    "x {what}: {post}"
+                );
             }
 
             let l = linkedin(&r);
             assert!(l.characters() <= LINKEDIN_MAX_CHARS, "linkedin {what}");
-            assert!(l.markdown.contains("\n\n→") || l.markdown.contains("\n→"), "linkedin {what}");
-            let longest = l.markdown.split("\n\n").map(|p| p.chars().count()).max().unwrap();
-            assert!(longest <= 600, "linkedin {what}: short paragraphs ({longest})");
+            assert!(
+                l.markdown.contains("\n\n→") || l.markdown.contains("\n→"),
+                "linkedin {what}"
+            );
+            let longest = l
+                .markdown
+                .split("\n\n")
+                .map(|p| p.chars().count())
+                .max()
+                .unwrap();
+            assert!(
+                longest <= 600,
+                "linkedin {what}: short paragraphs ({longest})"
+            );
         }
     }
 
@@ -455,7 +520,11 @@ mod tests {
     fn a_blog_from_material_keeps_the_sources_sentences_first() {
         let text = article(Language::English, 20);
         let b = blog(&research(&text, false, Language::English));
-        assert!(b.markdown.contains("Point 0: solar panels"), "{}", b.markdown);
+        assert!(
+            b.markdown.contains("Point 0: solar panels"),
+            "{}",
+            b.markdown
+        );
         assert!(b.markdown.contains("Point 19:"));
     }
 

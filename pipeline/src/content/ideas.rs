@@ -131,28 +131,108 @@ pub struct IdeaList {
 fn angles(language: Language) -> &'static [(IdeaFormat, &'static str, &'static str)] {
     match language {
         Language::English => &[
-            (IdeaFormat::VE, "What {i} clients are really paying for", "Most people misjudge what a good {i} service is worth."),
-            (IdeaFormat::QA, "The question every new {i} client asks first", "Here is the question we hear in almost every first {i} meeting."),
-            (IdeaFormat::POV, "Why we run our {i} work differently", "Most of the {i} industry does this one thing out of habit; we stopped."),
-            (IdeaFormat::CS, "How one {i} client turned a costly problem around", "Six months ago this {i} client was losing money every week."),
-            (IdeaFormat::MB, "The biggest myth about {i}", "You have probably heard this about {i}, and it is simply not true."),
-            (IdeaFormat::VE, "Three signs you need a {i} expert now", "If any of these three things sound familiar, read on."),
-            (IdeaFormat::QA, "How long does {i} work really take?", "The honest answer about {i} timelines is not the one you expect."),
-            (IdeaFormat::POV, "What the {i} industry gets wrong about customers", "Customers do not want more options; they want one clear answer."),
-            (IdeaFormat::CS, "A small {i} change that saved a client hours every week", "One small change in how this client handled {i} saved real time."),
-            (IdeaFormat::MB, "Cheaper {i} is not always cheaper", "The lowest {i} quote often ends up costing the most."),
+            (
+                IdeaFormat::VE,
+                "What {i} clients are really paying for",
+                "Most people misjudge what a good {i} service is worth.",
+            ),
+            (
+                IdeaFormat::QA,
+                "The question every new {i} client asks first",
+                "Here is the question we hear in almost every first {i} meeting.",
+            ),
+            (
+                IdeaFormat::POV,
+                "Why we run our {i} work differently",
+                "Most of the {i} industry does this one thing out of habit; we stopped.",
+            ),
+            (
+                IdeaFormat::CS,
+                "How one {i} client turned a costly problem around",
+                "Six months ago this {i} client was losing money every week.",
+            ),
+            (
+                IdeaFormat::MB,
+                "The biggest myth about {i}",
+                "You have probably heard this about {i}, and it is simply not true.",
+            ),
+            (
+                IdeaFormat::VE,
+                "Three signs you need a {i} expert now",
+                "If any of these three things sound familiar, read on.",
+            ),
+            (
+                IdeaFormat::QA,
+                "How long does {i} work really take?",
+                "The honest answer about {i} timelines is not the one you expect.",
+            ),
+            (
+                IdeaFormat::POV,
+                "What the {i} industry gets wrong about customers",
+                "Customers do not want more options; they want one clear answer.",
+            ),
+            (
+                IdeaFormat::CS,
+                "A small {i} change that saved a client hours every week",
+                "One small change in how this client handled {i} saved real time.",
+            ),
+            (
+                IdeaFormat::MB,
+                "Cheaper {i} is not always cheaper",
+                "The lowest {i} quote often ends up costing the most.",
+            ),
         ],
         Language::Vietnamese => &[
-            (IdeaFormat::VE, "Khách hàng {i} thực sự trả tiền cho điều gì", "Nhiều người đánh giá sai giá trị của một dịch vụ {i} tốt."),
-            (IdeaFormat::QA, "Câu hỏi mọi khách hàng {i} mới đều hỏi đầu tiên", "Đây là câu hỏi chúng tôi nghe trong hầu hết buổi gặp đầu tiên về {i}."),
-            (IdeaFormat::POV, "Vì sao chúng tôi làm {i} theo cách khác", "Phần lớn ngành {i} làm điều này theo thói quen; chúng tôi đã dừng lại."),
-            (IdeaFormat::CS, "Một khách hàng {i} đã xoay chuyển vấn đề tốn kém như thế nào", "Sáu tháng trước, khách hàng {i} này mất tiền mỗi tuần."),
-            (IdeaFormat::MB, "Lầm tưởng lớn nhất về {i}", "Có lẽ bạn đã nghe điều này về {i}, và nó hoàn toàn không đúng."),
-            (IdeaFormat::VE, "Ba dấu hiệu bạn cần chuyên gia {i} ngay", "Nếu một trong ba điều này nghe quen thuộc, hãy xem tiếp."),
-            (IdeaFormat::QA, "Làm {i} thực sự mất bao lâu?", "Câu trả lời trung thực về thời gian làm {i} không như bạn nghĩ."),
-            (IdeaFormat::POV, "Điều ngành {i} hiểu sai về khách hàng", "Khách hàng không cần thêm lựa chọn; họ cần một câu trả lời rõ ràng."),
-            (IdeaFormat::CS, "Một thay đổi nhỏ về {i} giúp khách hàng tiết kiệm hàng giờ mỗi tuần", "Một thay đổi nhỏ trong cách khách hàng này làm {i} đã tiết kiệm thời gian thật."),
-            (IdeaFormat::MB, "{i} rẻ hơn chưa chắc đã rẻ hơn", "Báo giá {i} thấp nhất thường lại tốn kém nhất."),
+            (
+                IdeaFormat::VE,
+                "Khách hàng {i} thực sự trả tiền cho điều gì",
+                "Nhiều người đánh giá sai giá trị của một dịch vụ {i} tốt.",
+            ),
+            (
+                IdeaFormat::QA,
+                "Câu hỏi mọi khách hàng {i} mới đều hỏi đầu tiên",
+                "Đây là câu hỏi chúng tôi nghe trong hầu hết buổi gặp đầu tiên về {i}.",
+            ),
+            (
+                IdeaFormat::POV,
+                "Vì sao chúng tôi làm {i} theo cách khác",
+                "Phần lớn ngành {i} làm điều này theo thói quen; chúng tôi đã dừng lại.",
+            ),
+            (
+                IdeaFormat::CS,
+                "Một khách hàng {i} đã xoay chuyển vấn đề tốn kém như thế nào",
+                "Sáu tháng trước, khách hàng {i} này mất tiền mỗi tuần.",
+            ),
+            (
+                IdeaFormat::MB,
+                "Lầm tưởng lớn nhất về {i}",
+                "Có lẽ bạn đã nghe điều này về {i}, và nó hoàn toàn không đúng.",
+            ),
+            (
+                IdeaFormat::VE,
+                "Ba dấu hiệu bạn cần chuyên gia {i} ngay",
+                "Nếu một trong ba điều này nghe quen thuộc, hãy xem tiếp.",
+            ),
+            (
+                IdeaFormat::QA,
+                "Làm {i} thực sự mất bao lâu?",
+                "Câu trả lời trung thực về thời gian làm {i} không như bạn nghĩ.",
+            ),
+            (
+                IdeaFormat::POV,
+                "Điều ngành {i} hiểu sai về khách hàng",
+                "Khách hàng không cần thêm lựa chọn; họ cần một câu trả lời rõ ràng.",
+            ),
+            (
+                IdeaFormat::CS,
+                "Một thay đổi nhỏ về {i} giúp khách hàng tiết kiệm hàng giờ mỗi tuần",
+                "Một thay đổi nhỏ trong cách khách hàng này làm {i} đã tiết kiệm thời gian thật.",
+            ),
+            (
+                IdeaFormat::MB,
+                "{i} rẻ hơn chưa chắc đã rẻ hơn",
+                "Báo giá {i} thấp nhất thường lại tốn kém nhất.",
+            ),
         ],
     }
 }
@@ -163,9 +243,7 @@ pub fn collect(industry: &str, count: usize, language: Language) -> IdeaList {
     let mut data = Vec::new();
     for round in 0..2 {
         for f in IdeaFormat::ORDER {
-            if let Some((format, title, hook)) =
-                all.iter().filter(|(g, _, _)| *g == f).nth(round)
-            {
+            if let Some((format, title, hook)) = all.iter().filter(|(g, _, _)| *g == f).nth(round) {
                 data.push(Idea {
                     title: title.replace("{i}", industry),
                     format: *format,
@@ -227,12 +305,23 @@ mod tests {
             (json!({"count": "3"}), Code::InvalidCount, "count"),
             (json!({"industry": 5}), Code::InvalidIndustry, "industry"),
             (json!({"industry": "x"}), Code::InvalidIndustry, "industry"),
-            (json!({"industry": "y".repeat(81)}), Code::InvalidIndustry, "industry"),
-            (json!({"language": "French"}), Code::InvalidLanguage, "language"),
+            (
+                json!({"industry": "y".repeat(81)}),
+                Code::InvalidIndustry,
+                "industry",
+            ),
+            (
+                json!({"language": "French"}),
+                Code::InvalidLanguage,
+                "language",
+            ),
         ] {
             let e = CollectIdeasRequest::read(&body).unwrap_err();
             assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
         }
-        assert_eq!(answer(&CollectIdeasRequest::read(&json!({})).unwrap()).count, 5);
+        assert_eq!(
+            answer(&CollectIdeasRequest::read(&json!({})).unwrap()).count,
+            5
+        );
     }
 }

@@ -60,14 +60,16 @@ pub fn pick(
 }
 
 /// The public URL of `item`: a library file is copied under `folder`, a stock image linked.
-fn publish(settings: &Settings, folder: &str, n: usize, item: &BrollItem) -> Result<String, String> {
+fn publish(
+    settings: &Settings,
+    folder: &str,
+    n: usize,
+    item: &BrollItem,
+) -> Result<String, String> {
     let Some(local) = &item.local else {
         return Ok(item.url.clone());
     };
-    let ext = local
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("jpg");
+    let ext = local.extension().and_then(|e| e.to_str()).unwrap_or("jpg");
     let name = format!("image-{}.{ext}", n + 1);
     let bytes = std::fs::read(local).map_err(|e| format!("{}: {e}", local.display()))?;
     let path = settings.data_dir.join("public").join(folder).join(&name);

@@ -93,7 +93,10 @@ impl CreateContentRequest {
         let language = f.choice::<Language>("language")?;
         let callback_url = f.str("callback_url")?.map(str::to_string);
         let metadata = read_metadata(&f)?;
-        if metadata.as_ref().is_some_and(|m| m.len() > METADATA_MAX_KEYS) {
+        if metadata
+            .as_ref()
+            .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
+        {
             return Err(Error::new(
                 Code::InvalidMetadata,
                 format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),

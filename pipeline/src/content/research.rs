@@ -84,11 +84,11 @@ fn tidy_topic(s: &str) -> String {
 /// Words that never start or end a key phrase beyond `content_words`' stopwords: question
 /// words and the verbs and quantifiers ideas are phrased with.
 const PHRASE_BREAKS: &[&str] = &[
-    "why", "when", "where", "need", "needs", "should", "could", "would", "must", "make",
-    "makes", "use", "using", "get", "gets", "best", "way", "ways", "tips", "guide", "things",
-    "more", "most", "much", "many", "some", "also", "into", "about", "over", "every", "each",
-    "really", "very", "own", "other", "help", "helps", "want", "know", "new", "good", "great",
-    "tại", "sao", "cần", "nên", "làm", "thế", "nào", "gì", "để", "vì", "hay", "nhất", "nhiều",
+    "why", "when", "where", "need", "needs", "should", "could", "would", "must", "make", "makes",
+    "use", "using", "get", "gets", "best", "way", "ways", "tips", "guide", "things", "more",
+    "most", "much", "many", "some", "also", "into", "about", "over", "every", "each", "really",
+    "very", "own", "other", "help", "helps", "want", "know", "new", "good", "great", "tại", "sao",
+    "cần", "nên", "làm", "thế", "nào", "gì", "để", "vì", "hay", "nhất", "nhiều",
 ];
 
 /// Up to `n` key phrases of one or two words (RAKE-style candidates): the text is cut into runs

@@ -20,7 +20,11 @@ use crate::core::model::{ContentPiece, ContentType, Job, WriterStage, WrittenRes
 pub fn write(engine: &Engine, ctx: &Context, job: &Job) -> Result<WrittenResult, JobFailure> {
     let record = ContentRecord::load(&engine.store, &job.topic_id)?
         .ok_or_else(|| JobFailure::internal("the content record is missing"))?;
-    engine.set_writer_stage(&job.topic_id, WriterStage::Processing, "Preparing the writer");
+    engine.set_writer_stage(
+        &job.topic_id,
+        WriterStage::Processing,
+        "Preparing the writer",
+    );
     let chat = chat_writer(&engine.settings, ctx);
     match &record.work {
         Work::Piece(req) => piece(engine, ctx, chat.as_ref(), &record, req),
@@ -74,10 +78,21 @@ fn piece(
         ctx.voice.clone(),
     )
     .map_err(|e| {
-        JobFailure::new(Code::ContentWriteFailed, "The image providers are unavailable.").because(e)
+        JobFailure::new(
+            Code::ContentWriteFailed,
+            "The image providers are unavailable.",
+        )
+        .because(e)
     })?;
     let parts = parts_of(req.content_type, &draft, &research);
-    let context = format!("{} {}", research.topic, research.keywords.join(" "));
+    // The piece's opening words widen the search when a keyword alone finds nothing.
+    let opening: Vec<&str> = draft.markdown.split_whitespace().take(80).collect();
+    let context = format!(
+        "{} {} {}",
+        research.topic,
+        research.keywords.join(" "),
+        opening.join(" ")
+    );
     let images = media::pick(
         &engine.settings,
         providers.broll.as_ref(),
@@ -94,10 +109,7 @@ fn piece(
         draft.markdown.clone()
     };
     let html = (req.content_type == ContentType::Blog).then(|| markup::to_html(&markdown));
-    let finished = Draft {
-        markdown,
-        ..draft
-    };
+    let finished = Draft { markdown, ..draft };
     Ok(WrittenResult::Content(Box::new(ContentPiece {
         content_type: req.content_type,
         language: req.language,

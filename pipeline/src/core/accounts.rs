@@ -67,7 +67,10 @@ pub fn charge(tx: &mut Tx, account: &str, cost: i64) -> Result<i64> {
     if a.credits < cost {
         return Err(Error::new(
             Code::CreditExhausted,
-            format!("This account has {} credits left; this call costs {cost}.", a.credits.max(0)),
+            format!(
+                "This account has {} credits left; this call costs {cost}.",
+                a.credits.max(0)
+            ),
         )
         .details(json!({ "credits_remaining": a.credits.max(0), "credits_required": cost })));
     }

@@ -588,11 +588,7 @@ impl Engine {
     }
 
     /// Applies a task's outcome: the next state, the queue, and the event.
-    fn finish(
-        &self,
-        topic: &str,
-        outcome: std::result::Result<TaskOutput, JobFailure>,
-    ) {
+    fn finish(&self, topic: &str, outcome: std::result::Result<TaskOutput, JobFailure>) {
         let review_url = self.review_url(topic);
         let r = self.store.write(|tx| -> StoreResult<()> {
             let Some(mut job) = tx.job(topic)? else {
