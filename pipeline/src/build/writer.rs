@@ -150,6 +150,11 @@ pub fn target_words(length: VideoLength) -> usize {
     }
 }
 
+/// Whether `w` (lowercase) is a stopword of the extractive writer (English or Vietnamese).
+pub fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
+
 /// The words of `s` that carry meaning: lowercase, punctuation trimmed, longer than two
 /// letters, English and Vietnamese stopwords left out.
 pub fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::build::writer::{content_words, rank_sentences};
+use crate::build::writer::{is_stopword, rank_sentences};
 use crate::content::source::SourceText;
 use crate::core::model::Language;
 
@@ -88,7 +88,8 @@ const PHRASE_BREAKS: &[&str] = &[
     "use", "using", "get", "gets", "best", "way", "ways", "tips", "guide", "things", "more",
     "most", "much", "many", "some", "also", "into", "about", "over", "every", "each", "really",
     "very", "own", "other", "help", "helps", "want", "know", "new", "good", "great", "tại", "sao",
-    "cần", "nên", "làm", "thế", "nào", "gì", "để", "vì", "hay", "nhất", "nhiều",
+    "cần", "nên", "làm", "thế", "nào", "gì", "để", "vì", "hay", "nhất", "nhiều", "giúp", "hơn",
+    "việc", "về", "cách", "nhưng", "vẫn", "còn", "ra", "vào", "lên", "theo",
 ];
 
 /// Up to `n` key phrases of one or two words (RAKE-style candidates): the text is cut into runs
@@ -96,6 +97,10 @@ const PHRASE_BREAKS: &[&str] = &[
 /// frequencies, so frequent words in pairs rank first; ties go to the more frequent, then the
 /// earlier phrase.
 pub fn keywords(text: &str, n: usize) -> Vec<String> {
+    // Vietnamese syllables are often two letters ("cà phê", "từ xa"); English words that
+    // short are rarely keywords.
+    let vietnamese = text.chars().any(|c| c.is_alphabetic() && !c.is_ascii());
+    let min_chars = if vietnamese { 2 } else { 3 };
     let mut phrases: Vec<Vec<String>> = Vec::new();
     for sentence in crate::build::script::split_sentences(text) {
         let mut run: Vec<String> = Vec::new();
@@ -103,7 +108,8 @@ pub fn keywords(text: &str, n: usize) -> Vec<String> {
             let w = raw
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase();
-            let content = content_words(&w).next().is_some()
+            let content = w.chars().count() >= min_chars
+                && !is_stopword(&w)
                 && !PHRASE_BREAKS.contains(&w.as_str())
                 && !w.chars().all(|c| c.is_ascii_digit());
             if content {
@@ -158,6 +164,8 @@ mod tests {
         assert_eq!(r.topic, "Why remote teams need weekly rituals");
         assert_eq!(&r.keywords[..2], ["remote teams", "weekly rituals"]);
         assert!(r.is_idea);
+        let vi = keywords("cà phê buổi sáng giúp đội làm việc từ xa gắn kết hơn", 4);
+        assert_eq!(vi, ["cà phê", "buổi sáng", "từ xa", "gắn kết"]);
     }
 
     #[test]
