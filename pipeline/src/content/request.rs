@@ -5,8 +5,9 @@
 //!
 //! Rules (documented in the README and the OpenAPI schema):
 //! - `content` is required (`missing_field`). A single `http(s)://` URL is read as a web page;
-//!   a private, loopback or link-local host is `unsupported_media_url` (param `content`), as
-//!   for `create_video`'s media URLs. Other text needs at least 5 words (`input_too_short`);
+//!   a local host name or a private, loopback or link-local IP literal is
+//!   `unsupported_media_url` (param `content`), as for `create_video`'s media URLs; a name that
+//!   resolves to such an address (or to nothing) fails the job when the page is read. Other text needs at least 5 words (`input_too_short`);
 //!   up to 30 words is an idea the piece grows from, more is pasted text the piece draws on,
 //!   cut at 3000 words (`details.input_truncated_from` keeps the original count).
 //! - `content_type`: `blog` (default), `facebook`, `x`, `linkedin` (`invalid_content_type`).
@@ -45,7 +46,9 @@ pub const TEXT_MAX_WORDS: usize = BLOG_MAX_WORDS;
 pub struct CreateContentRequest {
     /// A web page URL (its main text is read), an idea (5 to 30 words: the piece grows from
     /// it) or pasted text (more than 30 words, cut at 3000).
-    #[schema(pattern = r"^\s*([Hh][Tt][Tt][Pp][Ss]?://\S+|\S+(\s+\S+){4,})\s*$")]
+    #[schema(
+        pattern = r"^[ \t\n]*([Hh][Tt][Tt][Pp][Ss]?://[a-z][a-z0-9-]{0,30}(\.[a-z][a-z0-9-]{0,30}){1,3}(/[A-Za-z0-9._~-]{0,30}){0,3}|[^\s]+([ \t\n]+[^\s]+){4,})[ \t\n]*$"
+    )]
     pub content: String,
     /// The format (default `blog`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,7 +58,10 @@ pub struct CreateContentRequest {
     pub language: Option<Language>,
     /// Webhook target: https in production, http or https in dev mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(format = "uri")]
+    #[schema(
+        format = "uri",
+        pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+    )]
     pub callback_url: Option<String>,
     /// Echoed in the status object: at most 16 keys (and 16 KiB as JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -153,9 +159,10 @@ pub async fn validate(
         .param("content")
     })?;
     if let ContentInput::Url(url) = &input {
-        // A host the guard refuses never becomes readable; one that does not answer yet fails
-        // the job when it is read.
-        if let Err(FetchError::Blocked(why)) = fetcher.guard(url).await {
+        // What needs no DNS is checked now (local names, private IP literals); the full guard
+        // runs when the page is read, and a host that resolves to a private address, or not
+        // at all, fails the job then.
+        if let Err(FetchError::Blocked(why)) = fetcher.check(url) {
             return Err(Error::new(
                 Code::UnsupportedMediaUrl,
                 format!("`content` is not an accepted public URL: {why}."),
