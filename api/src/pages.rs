@@ -93,6 +93,7 @@ fn review(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejec
                     .store
                     .job(&topic)
                     .map_err(|e| reject(e.into()))?
+                    .filter(|j| j.kind == JobType::Video)
                     .ok_or_else(nf)?;
                 let doc: Option<VideoDocument> =
                     state.store.document(&topic).map_err(|e| reject(e.into()))?;

@@ -109,16 +109,17 @@ fn piece(
         draft.markdown.clone()
     };
     let html = (req.content_type == ContentType::Blog).then(|| markup::to_html(&markdown));
-    let finished = Draft { markdown, ..draft };
+    // Counted on the text itself: image lines are not words.
+    let (word_count, characters) = (draft.words(), draft.characters());
     Ok(WrittenResult::Content(Box::new(ContentPiece {
         content_type: req.content_type,
         language: req.language,
-        title: finished.title.clone(),
-        word_count: finished.words(),
-        characters: finished.characters(),
+        title: draft.title,
+        word_count,
+        characters,
         html,
-        posts: finished.posts.clone(),
-        markdown: finished.markdown,
+        posts: draft.posts,
+        markdown,
         images,
         writer: writer.into(),
         source_url: src.url,

@@ -708,6 +708,35 @@ mod tests {
     }
 
     #[test]
+    fn a_content_job_says_content_with_its_writer_stage_and_failure() {
+        let mut job: Job = serde_json::from_value(json!({
+            "topic_id": "t2", "account": "a", "kind": "content", "output_type": "text",
+            "status": "failed", "step": 3, "progress": 0.25, "created_at": 0, "updated_at": 0,
+            "writer_stage": "Researching",
+            "writer_stages": [{"status": "Queued", "at": "1970-01-01T00:00:00Z"},
+                              {"status": "Researching", "at": "1970-01-01T00:00:01Z"}],
+        }))
+        .unwrap();
+        assert!(job.request.is_none());
+        job.error = Some(JobError {
+            code: "content_fetch_failed".into(),
+            message: "The page at the URL could not be reached.".into(),
+        });
+        let v = serde_json::to_value(job.status_object()).unwrap();
+        assert_eq!(v["type"], "content");
+        assert_eq!(v["details"]["status"], "Researching");
+        assert_eq!(v["details"]["stages"][1]["status"], "Researching");
+        assert_eq!(
+            v["result"]["error"],
+            "The page at the URL could not be reached."
+        );
+        assert_eq!(v["error"]["code"], "content_fetch_failed");
+        // Stored rows of content jobs carry no video request.
+        let row = serde_json::to_value(&job).unwrap();
+        assert!(row.get("request").is_none());
+    }
+
+    #[test]
     fn the_status_object_has_the_specs_fields_and_omits_empty_results() {
         let mut job: Job = serde_json::from_value(json!({
             "topic_id": "t1", "account": "a", "output_type": "scene", "status": "processing",
