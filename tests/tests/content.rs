@@ -559,6 +559,27 @@ async fn every_validation_code_of_create_content() {
 }
 
 #[tokio::test]
+async fn production_mode_wants_https_callbacks_for_written_content() {
+    let d = Daemon::start(BIN, &[("REELSMITH__MODE", "production")]);
+    let words = "w ".repeat(90);
+    for (path, body) in [
+        (
+            "/v1/create_content",
+            json!({"content": "five words make an idea", "callback_url": "http://example.com/hook"}),
+        ),
+        (
+            "/v1/enhance_script",
+            json!({"script_text": words, "callback_url": "http://example.com/hook"}),
+        ),
+    ] {
+        let (c, v, _) = d.post(path, &body).await;
+        assert_eq!(c, 400, "{path} {v}");
+        assert_eq!(v["error"]["code"], "invalid_callback_url", "{path}");
+        assert_eq!(v["error"]["param"], "callback_url");
+    }
+}
+
+#[tokio::test]
 async fn enhance_script_tightens_a_script_end_to_end() {
     let d = Daemon::start(BIN, &[]);
     let hook = Receiver::start(vec![]).await;

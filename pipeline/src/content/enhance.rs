@@ -119,30 +119,35 @@ pub fn run(
     req: &EnhanceRequest,
 ) -> Result<WrittenResult, JobFailure> {
     engine.set_writer_stage(topic, WriterStage::Researching, "Reading the script");
-    let before = word_count(&req.script);
     engine.set_writer_stage(
         topic,
         WriterStage::DeepResearchCompleted,
         "Tightening the script",
     );
+    Ok(WrittenResult::Script(enhanced(chat, &req.script)))
+}
+
+/// The tightened `script`: the chat connector's when one is configured and its answer keeps
+/// 80 to 500 words, else the embedded editor's.
+pub fn enhanced(chat: Option<&ChatContent>, script: &str) -> EnhancedScript {
     let from_chat = chat.and_then(|c| {
-        let answer = c.complete(messages(&req.script)).map_err(
+        let answer = c.complete(messages(script)).map_err(
             |e| tracing::warn!(error = %e, "the writing service failed; tightening offline"),
         );
         answer
             .ok()
             .filter(|s| (SCRIPT_MIN_WORDS..=SCRIPT_MAX_WORDS).contains(&word_count(s)))
     });
-    let (script, writer) = match from_chat {
+    let (tightened, writer) = match from_chat {
         Some(s) => (s, "openai"),
-        None => (tighten(&req.script, SCRIPT_MIN_WORDS), "extractive"),
+        None => (tighten(script, SCRIPT_MIN_WORDS), "extractive"),
     };
-    Ok(WrittenResult::Script(EnhancedScript {
-        words_before: before,
-        words_after: word_count(&script),
-        script,
+    EnhancedScript {
+        words_before: word_count(script),
+        words_after: word_count(&tightened),
+        script: tightened,
         writer: writer.into(),
-    }))
+    }
 }
 
 /// The chat messages asking for a tighter script.
@@ -305,6 +310,43 @@ mod tests {
         let out = tighten(&script, 80);
         assert!(word_count(&out) >= 80, "{}", word_count(&out));
         assert!(word_count(&out) < word_count(&script));
+    }
+
+    #[test]
+    fn the_chat_connector_tightens_and_an_answer_out_of_range_is_not_used() {
+        use crate::core::testserver;
+        let good = "Tight words stay. ".repeat(30);
+        for (answer, want_writer) in [
+            (good.clone(), "openai"),
+            ("Too short.".into(), "extractive"),
+        ] {
+            let reply = answer.clone();
+            let server = testserver::start(move |_| {
+                let body = json!({"choices": [{"index": 0,
+                    "message": {"role": "assistant", "content": reply}}]});
+                (
+                    200,
+                    "application/json".into(),
+                    body.to_string().into_bytes(),
+                )
+            });
+            let (_rt, http) = testserver::http_for(&server);
+            let chat = ChatContent {
+                http,
+                base_url: server.url(),
+                model: "m".into(),
+                api_key: String::new(),
+            };
+            let script = "We really want this to work well. ".repeat(15);
+            let out =
+                std::thread::scope(|s| s.spawn(|| enhanced(Some(&chat), &script)).join().unwrap());
+            assert_eq!(out.writer, want_writer);
+            assert!(out.words_after >= SCRIPT_MIN_WORDS);
+            let sent = server.requests()[0].json();
+            let system = sent["messages"][0]["content"].as_str().unwrap();
+            assert!(system.contains("keep its meaning"), "{system}");
+            assert_eq!(sent["messages"][1]["content"], script.as_str());
+        }
     }
 
     #[test]
