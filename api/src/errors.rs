@@ -88,7 +88,9 @@ pub fn status_of(code: Code) -> StatusCode {
         | InvalidRecommendedFormat
         | InvalidPage
         | InvalidCycle
-        | InvalidFromRecord => StatusCode::BAD_REQUEST,
+        | InvalidFromRecord
+        | InvalidCount
+        | InvalidIndustry => StatusCode::BAD_REQUEST,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
         ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed
@@ -109,9 +111,12 @@ pub fn status_of(code: Code) -> StatusCode {
         | ReadFailed => StatusCode::INTERNAL_SERVER_ERROR,
         // Job failure codes only appear inside status objects; if one ever
         // reaches the envelope it is a server fault.
-        SceneBuildFailed | RenderFailed | MediaSourceUnsupported | Internal => {
-            StatusCode::INTERNAL_SERVER_ERROR
-        }
+        SceneBuildFailed
+        | RenderFailed
+        | MediaSourceUnsupported
+        | ContentWriteFailed
+        | Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ContentFetchFailed | ContentUnreadable => StatusCode::BAD_GATEWAY,
         MediaFetchFailed => StatusCode::BAD_GATEWAY,
     }
 }

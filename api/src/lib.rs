@@ -7,6 +7,7 @@
 //! mini-redis shape), so tests and the daemon start it the same way.
 
 mod assets;
+mod content;
 mod errors;
 mod filters;
 mod inbox;
@@ -279,6 +280,8 @@ pub fn routes(
         .or(typography::routes(state.clone()))
         .unify()
         .or(plan::routes(state.clone()))
+        .unify()
+        .or(content::routes(state.clone()).boxed())
         .unify()
         .or(assets::routes(state.clone()))
         .unify()

@@ -1,12 +1,16 @@
 //! Public pages under `{app_url}`: the review page a `review_url` opens
-//! (signed token, no sign-in; `readonly=true` gives the embeddable player), and the API
+//! (signed token, no sign-in; `readonly=true` gives the embeddable player), the content viewer
+//! a written piece's `review_url` opens (same token; the piece rendered from Markdown and
+//! sanitised, an X thread as separate posts, "being written" until it is done), and the API
 //! reference at `{app_url}/docs`, rendered on the server from the OpenAPI document (no scripts,
 //! nothing fetched from elsewhere).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use pipeline::content::markup;
 use pipeline::core::document::VideoDocument;
+use pipeline::core::model::{ContentPiece, ContentType, Job, JobStatus, JobType, WrittenResult};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -26,7 +30,10 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let docs = warp::path!("app" / "docs")
         .and(warp::get())
         .map(reference_page);
-    docs.or(review(state)).unify()
+    docs.or(review(state.clone()))
+        .unify()
+        .or(content_viewer(state))
+        .unify()
 }
 
 /// The readable API reference (HTML), made from `/v1/openapi.json`.
@@ -86,6 +93,7 @@ fn review(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejec
                     .store
                     .job(&topic)
                     .map_err(|e| reject(e.into()))?
+                    .filter(|j| j.kind == JobType::Video)
                     .ok_or_else(nf)?;
                 let doc: Option<VideoDocument> =
                     state.store.document(&topic).map_err(|e| reject(e.into()))?;
@@ -129,4 +137,153 @@ fn page(job: &pipeline::core::model::Job, doc: Option<&VideoDocument>, readonly:
     let mut resp = warp::Reply::into_response(warp::reply::html(html));
     *resp.status_mut() = StatusCode::OK;
     crate::reply::tag(resp)
+}
+
+/// Content viewer opened by a written piece's `review_url` (signed token, no sign-in).
+#[utoipa::path(
+    get,
+    path = "/app/content/{topic_id}",
+    operation_id = "content_viewer",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The id of the written piece."),
+        ("token" = Option<String>, Query, description = "The signature from `review_url`."),
+    ),
+    responses(
+        (status = 200, description = "The piece, rendered (or \"being written\" while the job runs).", content_type = "text/html", body = String),
+        (status = 404, description = "`video_not_found`: unknown piece or bad token."),
+    ),
+)]
+#[allow(dead_code)] // documents the route `content_viewer` serves
+pub(crate) fn content_viewer_page() {}
+
+fn content_viewer(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    warp::path!("app" / "content" / String)
+        .and(warp::get())
+        .and(warp::query::<HashMap<String, String>>())
+        .and_then(move |topic: String, q: HashMap<String, String>| {
+            let state = state.clone();
+            async move {
+                let nf = || {
+                    reject(pipeline::Error::new(
+                        pipeline::Code::VideoNotFound,
+                        "No written piece matches this link.",
+                    ))
+                };
+                let token = q.get("token").map(String::as_str).unwrap_or("");
+                if !pipeline::core::links::verify(
+                    &state.settings.webhook.signing_secret,
+                    &topic,
+                    token,
+                ) {
+                    return Err(nf());
+                }
+                let job = state
+                    .store
+                    .job(&topic)
+                    .map_err(|e| reject(e.into()))?
+                    .filter(|j| j.kind == JobType::Content)
+                    .ok_or_else(nf)?;
+                Ok(content_page(&job))
+            }
+        })
+}
+
+fn content_page(job: &Job) -> Response {
+    let (title, body) = match (&job.status, &job.written) {
+        (JobStatus::Completed, Some(WrittenResult::Content(piece))) => {
+            (piece.title.clone(), piece_html(piece))
+        }
+        (JobStatus::Completed, Some(WrittenResult::Script(s))) => (
+            "Enhanced script".to_string(),
+            format!(
+                "<p class=meta>{} → {} words · {}</p>{}",
+                s.words_before,
+                s.words_after,
+                esc(&s.writer),
+                markup::text_to_html(&s.script)
+            ),
+        ),
+        (JobStatus::Failed, _) => (
+            "Not written".to_string(),
+            format!(
+                "<p>This piece could not be written: {}</p>",
+                esc(job.error.as_ref().map_or("", |e| e.message.as_str()))
+            ),
+        ),
+        _ => {
+            let stage = job
+                .writer_stage
+                .and_then(|s| serde_json::to_value(s).ok())
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            (
+                "Being written".to_string(),
+                format!(
+                    "<p>This piece is being written ({}). This page refreshes every few seconds.</p>",
+                    esc(&stage)
+                ),
+            )
+        }
+    };
+    let refresh = if job.status == JobStatus::Processing {
+        "<meta http-equiv=refresh content=5>"
+    } else {
+        ""
+    };
+    let html = format!(
+        "<!doctype html><html><head><meta charset=utf-8><meta name=viewport content=\"width=device-width\">{refresh}\
+         <title>{t}</title><style>body{{font:17px/1.6 system-ui;margin:2rem auto;max-width:720px;padding:0 1rem}}\
+         img{{max-width:100%;border-radius:8px}}.meta{{color:#666;font-size:14px}}\
+         .post{{border:1px solid #ddd;border-radius:12px;padding:.75rem 1rem;margin:1rem 0}}\
+         .images{{display:flex;gap:.5rem;flex-wrap:wrap}}.images img{{width:200px}}</style></head>\
+         <body>{body}</body></html>",
+        t = esc(&title),
+    );
+    crate::reply::tag(warp::Reply::into_response(warp::reply::html(html)))
+}
+
+/// A piece as HTML: a blog's sanitised HTML, an X thread as one box per post, a post's text
+/// with its line breaks.
+fn piece_html(piece: &ContentPiece) -> String {
+    let mut html = format!(
+        "<p class=meta>{} · {:?} · {} words · written by {}</p>",
+        piece.content_type.as_str(),
+        piece.language,
+        piece.word_count,
+        esc(&piece.writer)
+    );
+    match piece.content_type {
+        ContentType::Blog => html.push_str(piece.html.as_deref().unwrap_or_default()),
+        ContentType::X => {
+            html.push_str(&format!("<h1>{}</h1>", esc(&piece.title)));
+            for post in &piece.posts {
+                html.push_str(&format!(
+                    "<article class=post>{}</article>",
+                    markup::text_to_html(post)
+                ));
+            }
+        }
+        ContentType::Facebook | ContentType::Linkedin => {
+            html.push_str(&format!("<h1>{}</h1>", esc(&piece.title)));
+            html.push_str(&format!(
+                "<article class=post>{}</article>",
+                markup::text_to_html(&piece.markdown)
+            ));
+        }
+    }
+    if piece.content_type != ContentType::Blog && !piece.images.is_empty() {
+        html.push_str("<div class=images>");
+        for img in &piece.images {
+            html.push_str(&format!(
+                "<img src=\"{}\" alt=\"{}\">",
+                esc(&img.url),
+                esc(&img.title)
+            ));
+        }
+        html.push_str("</div>");
+    }
+    html
 }

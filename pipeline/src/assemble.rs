@@ -9,7 +9,7 @@ use crate::build::work::Context;
 use crate::core::config::Settings;
 use crate::core::fetch::Fetcher;
 use crate::core::jobs::{Engine, JobFailure, TaskRunner};
-use crate::core::model::Job;
+use crate::core::model::{Job, WrittenResult};
 use crate::core::store::Store;
 use crate::core::webhooks::Dispatcher;
 
@@ -27,14 +27,15 @@ pub enum StartError {
 }
 
 /// The task runner of this process: a build goes to the media-source ingest or to text scene
-/// building by the job's source, a render to the renderer.
+/// building by the job's source, a render to the renderer, written content to `content`.
 struct Tasks {
     ctx: Arc<Context>,
 }
 
 impl TaskRunner for Tasks {
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure> {
-        if job.request.source.is_media() {
+        let media = job.request.as_ref().is_some_and(|r| r.source.is_media());
+        if media {
             crate::ingest::media_source::build(engine, &self.ctx, job)
         } else {
             crate::build::work::build(engine, &self.ctx, job)
@@ -43,6 +44,10 @@ impl TaskRunner for Tasks {
 
     fn render(&self, engine: &Engine, job: &Job) -> Result<String, JobFailure> {
         crate::render::task::render(engine, job)
+    }
+
+    fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure> {
+        crate::content::task::write(engine, &self.ctx, job)
     }
 }
 
@@ -86,7 +91,7 @@ fn clean_uploads(store: &Store, data_dir: &std::path::Path) -> std::io::Result<u
         .jobs()
         .map_err(std::io::Error::other)?
         .into_iter()
-        .filter_map(|(_, job)| job.request.media_file)
+        .filter_map(|(_, job)| job.request.and_then(|r| r.media_file))
         .collect();
     let mut removed = 0;
     for entry in std::fs::read_dir(&dir)? {

@@ -15,6 +15,7 @@
 //! of HTTP serving, which is the `api` crate's job.
 
 pub mod build;
+pub mod content;
 pub mod core;
 pub mod design;
 pub mod edit;

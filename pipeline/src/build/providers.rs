@@ -33,7 +33,8 @@ pub struct Providers {
     pub runtime: tokio::runtime::Handle,
 }
 
-fn http(fetcher: &Fetcher, runtime: &tokio::runtime::Handle, timeout_secs: u64) -> Http {
+/// A connector endpoint with the shared reply cap and `timeout_secs`.
+pub fn http(fetcher: &Fetcher, runtime: &tokio::runtime::Handle, timeout_secs: u64) -> Http {
     Http {
         fetcher: fetcher.clone(),
         runtime: runtime.clone(),

@@ -35,16 +35,17 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
     } else {
         1.0
     };
+    let video = job.video()?;
     engine.set_progress(topic, 2, 0.05 * total_build, Some("Writing the script"));
     let providers = providers_for(settings, ctx)?;
     let request = BuildRequest {
         topic,
-        source: job.request.source,
-        text: job.request.text.as_deref().unwrap_or_default(),
-        language: job.request.language,
-        video_length: job.request.video_length,
-        research_enabled: job.request.research_enabled,
-        faceless: job.request.faceless,
+        source: video.source,
+        text: video.text.as_deref().unwrap_or_default(),
+        language: video.language,
+        video_length: video.video_length,
+        research_enabled: video.research_enabled,
+        faceless: video.faceless,
         output_type: job.output_type,
     };
     let mut progress = |step: u8, p: f64, note: &str| {

@@ -150,7 +150,14 @@ pub fn target_words(length: VideoLength) -> usize {
     }
 }
 
-fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {
+/// Whether `w` (lowercase) is a stopword of the extractive writer (English or Vietnamese).
+pub fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
+
+/// The words of `s` that carry meaning: lowercase, punctuation trimmed, longer than two
+/// letters, English and Vietnamese stopwords left out.
+pub fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {
     s.split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
@@ -159,9 +166,10 @@ fn content_words(s: &str) -> impl Iterator<Item = String> + '_ {
         .filter(|w| w.chars().count() > 2 && !STOPWORDS.contains(&w.as_str()))
 }
 
-/// Narration for `input` of about `target` words. Ends with sentence
-/// punctuation so the voice closes naturally.
-pub fn narrate(input: &str, target: usize) -> String {
+/// The sentences of `input` with their scores, best first (ties in text order): a sentence
+/// scores the input-wide frequency of its content words, damped by its length; the opening
+/// sentence frames the piece and weighs more.
+pub fn rank_sentences(input: &str) -> (Vec<String>, Vec<(usize, f64)>) {
     let sents = split_sentences(input);
     let mut freq = std::collections::HashMap::<String, usize>::new();
     for w in content_words(input) {
@@ -174,12 +182,18 @@ pub fn narrate(input: &str, target: usize) -> String {
             let words: Vec<String> = content_words(s).collect();
             let score = words.iter().map(|w| freq[w] as f64).sum::<f64>()
                 / (words.len().max(1) as f64).sqrt();
-            // The opening sentence frames the piece; keep it likely.
             let lead = if i == 0 { 1.5 } else { 1.0 };
             (i, score * lead)
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    (sents, scored)
+}
+
+/// Narration for `input` of about `target` words. Ends with sentence
+/// punctuation so the voice closes naturally.
+pub fn narrate(input: &str, target: usize) -> String {
+    let (sents, scored) = rank_sentences(input);
     let mut keep = Vec::new();
     let mut words = 0;
     for (i, _) in scored {

@@ -3,9 +3,12 @@
 use std::io::Write;
 use std::path::Path;
 
+use serde_json::json;
+
+use crate::core::error::{Code, Error, Result};
 use crate::core::ids;
 use crate::core::model::{Account, Plan};
-use crate::core::store::{Store, StoreResult};
+use crate::core::store::{Store, StoreResult, Tx};
 use crate::core::time::now;
 
 pub const DEFAULT_ACCOUNT: &str = "default";
@@ -79,4 +82,34 @@ pub fn bootstrap(store: &Store, data_dir: &Path) -> std::io::Result<Option<Strin
 /// The account behind a presented key, if any.
 pub fn authenticate(store: &Store, key: &str) -> StoreResult<Option<Account>> {
     store.account_for_key_hash(&ids::hash_api_key(key))
+}
+
+/// Takes `cost` credits from `account` inside `tx`: 402 `credit_exhausted` (nothing taken)
+/// when fewer are left. Returns the credits remaining.
+pub fn charge(tx: &mut Tx, account: &str, cost: i64) -> Result<i64> {
+    let mut a = tx
+        .account(account)?
+        .ok_or_else(|| Error::internal("authenticated account vanished"))?;
+    if a.credits < cost {
+        return Err(Error::new(
+            Code::CreditExhausted,
+            format!(
+                "This account has {} credits left; this call costs {cost}.",
+                a.credits.max(0)
+            ),
+        )
+        .details(json!({ "credits_remaining": a.credits.max(0), "credits_required": cost })));
+    }
+    a.credits -= cost;
+    tx.put_account(&a)?;
+    Ok(a.credits)
+}
+
+/// Gives `credits` back to `account` inside `tx` (a charged job that failed).
+pub fn refund(tx: &mut Tx, account: &str, credits: i64) -> StoreResult<()> {
+    if let Some(mut a) = tx.account(account)? {
+        a.credits += credits;
+        tx.put_account(&a)?;
+    }
+    Ok(())
 }

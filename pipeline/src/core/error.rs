@@ -107,6 +107,13 @@ codes! {
     InvalidCycle => "invalid_cycle",
     InvalidFromRecord => "invalid_from_record",
     ReadFailed => "read_failed",
+    // written content: create_content, enhance_script, collect_ideas
+    InvalidCount => "invalid_count",
+    InvalidIndustry => "invalid_industry",
+    // written content job failures (status.error.code)
+    ContentFetchFailed => "content_fetch_failed",
+    ContentUnreadable => "content_unreadable",
+    ContentWriteFailed => "content_write_failed",
     // upload_asset
     InvalidContentType => "invalid_content_type",
     InvalidFileData => "invalid_file_data",

@@ -135,6 +135,26 @@ impl Fetcher {
     /// Checks a URL without fetching it: scheme, host name, and every address
     /// it resolves to.
     pub async fn guard(&self, raw: &str) -> Result<Target, FetchError> {
+        let (url, allowed) = self.check(raw)?;
+        let port = url
+            .port_or_known_default()
+            .ok_or_else(|| FetchError::Blocked("the URL has no port".into()))?;
+        let host = url
+            .host()
+            .ok_or_else(|| FetchError::Blocked("the URL has no host".into()))?;
+        let addrs = resolve(&host, port).await?;
+        if !allowed && addrs.iter().any(|a| is_forbidden_ip(a.ip())) {
+            return Err(FetchError::Blocked(
+                "the host resolves to a loopback, private, link-local or reserved address".into(),
+            ));
+        }
+        Ok(Target { url, addrs })
+    }
+
+    /// Everything [`Fetcher::guard`] checks that needs no DNS: the scheme, credentials, the
+    /// port, local and internal host names, and IP literals. Returns the parsed URL and whether
+    /// `fetch.allow` lists its host. A URL that passes may still be refused once resolved.
+    pub fn check(&self, raw: &str) -> Result<(Url, bool), FetchError> {
         let url = Url::parse(raw.trim())
             .map_err(|_| FetchError::Blocked("the URL is not a valid absolute URL".into()))?;
         if !matches!(url.scheme(), "http" | "https") {
@@ -150,38 +170,43 @@ impl Fetcher {
         let port = url
             .port_or_known_default()
             .ok_or_else(|| FetchError::Blocked("the URL has no port".into()))?;
-        let host = match url.host() {
-            Some(h) => h,
+        let host_str = match url.host() {
+            Some(url::Host::Domain(d)) => d.trim_end_matches('.').to_ascii_lowercase(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
             None => return Err(FetchError::Blocked("the URL has no host".into())),
         };
-        let host_str = match &host {
-            url::Host::Domain(d) => d.trim_end_matches('.').to_ascii_lowercase(),
-            url::Host::Ipv4(ip) => ip.to_string(),
-            url::Host::Ipv6(ip) => ip.to_string(),
-        };
         if self.allowed(&host_str, port) {
-            let addrs = resolve(&host, port).await?;
-            return Ok(Target { url, addrs });
+            return Ok((url, true));
         }
-        if let url::Host::Domain(_) = host {
-            let labels_block = host_str == "localhost"
-                || host_str.ends_with(".localhost")
-                || host_str.ends_with(".local")
-                || host_str.ends_with(".internal")
-                || !host_str.contains('.');
-            if labels_block {
+        match url.host() {
+            Some(url::Host::Domain(_)) => {
+                let labels_block = host_str == "localhost"
+                    || host_str.ends_with(".localhost")
+                    || host_str.ends_with(".local")
+                    || host_str.ends_with(".internal")
+                    || !host_str.contains('.');
+                if labels_block {
+                    return Err(FetchError::Blocked(
+                        "the host is a local or internal name".into(),
+                    ));
+                }
+            }
+            Some(url::Host::Ipv4(ip)) if is_forbidden_ip(IpAddr::V4(ip)) => {
                 return Err(FetchError::Blocked(
-                    "the host is a local or internal name".into(),
+                    "the host resolves to a loopback, private, link-local or reserved address"
+                        .into(),
                 ));
             }
+            Some(url::Host::Ipv6(ip)) if is_forbidden_ip(IpAddr::V6(ip)) => {
+                return Err(FetchError::Blocked(
+                    "the host resolves to a loopback, private, link-local or reserved address"
+                        .into(),
+                ));
+            }
+            _ => {}
         }
-        let addrs = resolve(&host, port).await?;
-        if addrs.iter().any(|a| is_forbidden_ip(a.ip())) {
-            return Err(FetchError::Blocked(
-                "the host resolves to a loopback, private, link-local or reserved address".into(),
-            ));
-        }
-        Ok(Target { url, addrs })
+        Ok((url, false))
     }
 
     fn client(&self, target: &Target, timeout: Duration) -> Result<reqwest::Client, FetchError> {

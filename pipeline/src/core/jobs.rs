@@ -19,7 +19,10 @@ use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
 use crate::core::ids;
-use crate::core::model::{Job, JobError, JobStatus, OutputType, QueueEntry, Task};
+use crate::core::model::{
+    Job, JobError, JobStatus, JobType, OutputType, QueueEntry, StageMark, Task, WriterStage,
+    WrittenResult,
+};
 use crate::core::store::{Store, StoreError, StoreResult, Tx};
 use crate::core::time::now;
 use crate::core::webhooks::queue_event;
@@ -75,6 +78,27 @@ pub struct Accepted {
     pub topic_id: Option<String>,
 }
 
+/// A written-content job that passed validation (`create_content`, `enhance_script`).
+#[derive(Debug)]
+pub struct AcceptedWriting {
+    pub metadata: serde_json::Value,
+    pub callback_url: Option<String>,
+    pub input_truncated_from: Option<usize>,
+    /// Credits the job costs, taken in the transaction that stores it.
+    pub cost: i64,
+}
+
+/// What a task produced.
+#[derive(Debug)]
+pub enum TaskOutput {
+    /// A build: the document is stored.
+    Built,
+    /// A render: the public URL of the MP4.
+    Rendered(String),
+    /// Written content: the piece or the script.
+    Written(WrittenResult),
+}
+
 /// The work behind each queued task. The job core owns the queue, the leases and the state
 /// machine; what a task does lives in the folders above it, and the composition root
 /// (`crate::assemble`) hands the engine one runner that knows them all.
@@ -83,6 +107,8 @@ pub trait TaskRunner: Send + Sync {
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure>;
     /// Steps 6–7: render the MP4 of `job`; returns its public URL.
     fn render(&self, engine: &Engine, job: &Job) -> Result<String, JobFailure>;
+    /// Written content: read, research, write and illustrate `job`; returns what it wrote.
+    fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure>;
 }
 
 /// Shared state of the job system.
@@ -121,6 +147,12 @@ impl Engine {
         format!("{}/editor/{topic}?token={token}", self.settings.app_url)
     }
 
+    /// The page that shows a written piece (signed like the review page).
+    pub fn viewer_url(&self, topic: &str) -> String {
+        let token = crate::core::links::sign(&self.settings.webhook.signing_secret, topic);
+        format!("{}/content/{topic}?token={token}", self.settings.app_url)
+    }
+
     /// Stores a new job, queues its build, and (with a callback) its
     /// `video.processing` event — all in one transaction. A job asked for under a given topic id
     /// that already has a video answers 409 `topic_exists`.
@@ -135,8 +167,9 @@ impl Engine {
         let job = Job {
             topic_id: accepted.topic_id.unwrap_or_else(ids::topic_id),
             account: account.to_string(),
+            kind: JobType::Video,
             output_type: accepted.output_type,
-            request: accepted.request,
+            request: Some(accepted.request),
             status: JobStatus::Processing,
             stage: None,
             step: 1,
@@ -155,6 +188,10 @@ impl Engine {
             terminal_fired: false,
             export_requested: false,
             title: String::new(),
+            credits_charged: 0,
+            writer_stage: None,
+            writer_stages: Vec::new(),
+            written: None,
         };
         let job = self.store.write(|tx| -> Result<Job> {
             let mut job = job;
@@ -176,6 +213,79 @@ impl Engine {
         self.wake_workers.notify_one();
         self.wake_outbox.notify_one();
         Ok(job)
+    }
+
+    /// Stores a new written-content job of `account` in stage Queued with its viewer page as
+    /// `review_url`, takes its credits (402 `credit_exhausted` when too few are left), lets
+    /// `store_request` write the caller's own record of it, and queues its work — all in one
+    /// transaction, so a refused charge leaves no job and an accepted job is always paid for.
+    /// Written content fires no `video.processing` (the spec names only `create_video` for it).
+    pub fn create_written(
+        &self,
+        account: &str,
+        accepted: AcceptedWriting,
+        store_request: impl FnOnce(&mut Tx, &Job) -> Result<()>,
+    ) -> Result<Job> {
+        let t = now();
+        let topic_id = ids::topic_id();
+        let job = Job {
+            review_url: Some(self.viewer_url(&topic_id)),
+            topic_id,
+            account: account.to_string(),
+            kind: JobType::Content,
+            request: None,
+            output_type: OutputType::Text,
+            status: JobStatus::Processing,
+            stage: None,
+            step: WriterStage::Queued.step(),
+            progress: WriterStage::Queued.progress(),
+            notes: None,
+            input_truncated_from: accepted.input_truncated_from,
+            video_url: None,
+            error: None,
+            metadata: accepted.metadata,
+            callback_url: accepted.callback_url,
+            idempotency_key: None,
+            created_at: t,
+            updated_at: t,
+            processing_fired: false,
+            terminal_fired: false,
+            export_requested: false,
+            title: String::new(),
+            credits_charged: accepted.cost,
+            writer_stage: Some(WriterStage::Queued),
+            writer_stages: vec![StageMark {
+                status: WriterStage::Queued,
+                at: crate::core::time::iso(t),
+            }],
+            written: None,
+        };
+        let job = self.store.write(|tx| -> Result<Job> {
+            crate::core::accounts::charge(tx, account, accepted.cost)?;
+            store_request(tx, &job)?;
+            tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Write, t))?;
+            tx.put_job(&job)?;
+            Ok(job)
+        })?;
+        self.wake_workers.notify_one();
+        Ok(job)
+    }
+
+    /// Moves a running written-content job to `stage` (not a state change: no event).
+    pub fn set_writer_stage(&self, topic: &str, stage: WriterStage, notes: &str) {
+        let r = self.store.write(|tx| -> StoreResult<()> {
+            if let Some(mut job) = tx.job(topic)?
+                && job.status == JobStatus::Processing
+            {
+                reach_stage(&mut job, stage);
+                job.notes = Some(notes.to_string());
+                tx.put_job(&job)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            tracing::warn!(error = %e, topic, "writer stage update failed");
+        }
     }
 
     /// A job of `account`, or 404.
@@ -200,6 +310,9 @@ impl Engine {
             return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
         }
         let job = self.job_for(account, id)?;
+        if job.kind != JobType::Video {
+            return Err(not_a_video());
+        }
         match self.store.document::<VideoDocument>(id) {
             Ok(Some(doc)) => Ok((job, doc)),
             Ok(None) => Err(Error::new(
@@ -223,7 +336,8 @@ impl Engine {
         }
         let out = self.store.write(|tx| -> Result<(bool, Job)> {
             let mut job = match tx.job(id)? {
-                Some(j) if j.account == account => j,
+                Some(j) if j.account == account && j.kind == JobType::Video => j,
+                Some(j) if j.account == account => return Err(not_a_video()),
                 _ => {
                     return Err(Error::new(
                         Code::VideoNotFound,
@@ -409,14 +523,13 @@ impl Engine {
                     tracing::error!(%topic, error = %join, "job task panicked");
                     self.finish(
                         &topic,
-                        task,
                         Err(JobFailure::new(
                             Code::Internal,
                             "The job failed unexpectedly.",
                         )),
                     );
                 }
-                Some(Ok(outcome)) => self.finish(&topic, task, outcome),
+                Some(Ok(outcome)) => self.finish(&topic, outcome),
             }
         }
     }
@@ -434,7 +547,7 @@ impl Engine {
                 .map(|(_, e)| e);
             let Some(entry) = entry else { break };
             let outcome = self.run_task(topic, entry.task);
-            self.finish(topic, entry.task, outcome);
+            self.finish(topic, outcome);
         }
         self.job_for_any(topic)
     }
@@ -472,26 +585,22 @@ impl Engine {
         })
     }
 
-    /// Runs one task; a render returns the published video's URL.
-    fn run_task(&self, topic: &str, task: Task) -> std::result::Result<Option<String>, JobFailure> {
+    /// Runs one task.
+    fn run_task(&self, topic: &str, task: Task) -> std::result::Result<TaskOutput, JobFailure> {
         let job = self
             .store
             .job(topic)
             .map_err(JobFailure::internal)?
             .ok_or_else(|| JobFailure::internal("job record missing"))?;
         match task {
-            Task::Build => self.tasks.build(self, &job).map(|()| None),
-            Task::Render => self.tasks.render(self, &job).map(Some),
+            Task::Build => self.tasks.build(self, &job).map(|()| TaskOutput::Built),
+            Task::Render => self.tasks.render(self, &job).map(TaskOutput::Rendered),
+            Task::Write => self.tasks.write(self, &job).map(TaskOutput::Written),
         }
     }
 
     /// Applies a task's outcome: the next state, the queue, and the event.
-    fn finish(
-        &self,
-        topic: &str,
-        task: Task,
-        outcome: std::result::Result<Option<String>, JobFailure>,
-    ) {
+    fn finish(&self, topic: &str, outcome: std::result::Result<TaskOutput, JobFailure>) {
         let review_url = self.review_url(topic);
         let r = self.store.write(|tx| -> StoreResult<()> {
             let Some(mut job) = tx.job(topic)? else {
@@ -514,17 +623,39 @@ impl Engine {
                         code: f.code.as_str().into(),
                         message: public_message(&f),
                     });
+                    if job.credits_charged > 0 {
+                        crate::core::accounts::refund(tx, &job.account, job.credits_charged)?;
+                        job.credits_charged = 0;
+                    }
                     fire_terminal(tx, &mut job, "video.failed")?;
                 }
-                Ok(video_url) => match (task, job.output_type) {
-                    (Task::Build, OutputType::Video) => {
+                Ok(TaskOutput::Written(written)) => {
+                    tx.remove_queue_entry(topic)?;
+                    reach_stage(&mut job, WriterStage::Completed);
+                    job.status = JobStatus::Completed;
+                    job.notes = None;
+                    job.written = Some(written);
+                    fire_terminal(tx, &mut job, "video.completed")?;
+                }
+                Ok(TaskOutput::Rendered(url)) => {
+                    tx.remove_queue_entry(topic)?;
+                    job.video_url = Some(url);
+                    job.status = JobStatus::Completed;
+                    job.stage = Some(STAGE_RENDERING.into());
+                    job.step = 7;
+                    job.progress = 1.0;
+                    job.review_url = Some(review_url);
+                    fire_terminal(tx, &mut job, "video.completed")?;
+                }
+                Ok(TaskOutput::Built) => match job.output_type {
+                    OutputType::Video => {
                         job.step = 6;
                         job.stage = Some(STAGE_RENDERING.into());
                         job.progress = job.progress.max(RENDER_START);
                         job.review_url = Some(review_url);
                         tx.put_queue_entry(topic, &QueueEntry::new(Task::Render, now()))?;
                     }
-                    (Task::Build, OutputType::Text) => {
+                    OutputType::Text => {
                         tx.remove_queue_entry(topic)?;
                         job.status = JobStatus::Completed;
                         job.step = 2;
@@ -532,21 +663,11 @@ impl Engine {
                         job.review_url = Some(format!("{review_url}&view=script"));
                         fire_terminal(tx, &mut job, "video.completed")?;
                     }
-                    (Task::Build, OutputType::Scene) => {
+                    OutputType::Scene => {
                         tx.remove_queue_entry(topic)?;
                         job.status = JobStatus::Completed;
                         job.stage = Some(STAGE_READY.into());
                         job.step = 5;
-                        job.progress = 1.0;
-                        job.review_url = Some(review_url);
-                        fire_terminal(tx, &mut job, "video.completed")?;
-                    }
-                    (Task::Render, _) => {
-                        tx.remove_queue_entry(topic)?;
-                        job.video_url = video_url;
-                        job.status = JobStatus::Completed;
-                        job.stage = Some(STAGE_RENDERING.into());
-                        job.step = 7;
                         job.progress = 1.0;
                         job.review_url = Some(review_url);
                         fire_terminal(tx, &mut job, "video.completed")?;
@@ -562,6 +683,31 @@ impl Engine {
             }
             Err(e) => tracing::error!(error = %e, topic, "could not record job outcome"),
         }
+    }
+}
+
+/// The answer to a video endpoint called with the id of written content.
+fn not_a_video() -> Error {
+    Error::new(
+        Code::VideoNotFound,
+        "This id is written content, not a video; read it with GET /v1/status/{id}.",
+    )
+    .param("id")
+}
+
+/// Records that `job` reached writer stage `stage`: the stage, its step and progress, and a
+/// mark in the stage history (once per stage).
+fn reach_stage(job: &mut Job, stage: WriterStage) {
+    let t = now();
+    job.writer_stage = Some(stage);
+    job.step = stage.step();
+    job.progress = stage.progress().max(job.progress);
+    job.updated_at = t;
+    if !job.writer_stages.iter().any(|m| m.status == stage) {
+        job.writer_stages.push(StageMark {
+            status: stage,
+            at: crate::core::time::iso(t),
+        });
     }
 }
 
@@ -581,6 +727,16 @@ fn fire_terminal(tx: &mut Tx, job: &mut Job, event: &str) -> StoreResult<()> {
         queue_event(tx, job, event)?;
     }
     Ok(())
+}
+
+impl Job {
+    /// The `create_video` request of a video job; a failure for any other job (a task routed
+    /// to the wrong kind of job).
+    pub fn video(&self) -> Result<&crate::core::model::VideoRequest, JobFailure> {
+        self.request
+            .as_ref()
+            .ok_or_else(|| JobFailure::internal("a video task ran on a job that is not a video"))
+    }
 }
 
 impl QueueEntry {

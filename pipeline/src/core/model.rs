@@ -284,12 +284,19 @@ pub struct JobError {
     pub message: String,
 }
 
-/// One video job: the status object's state plus the bookkeeping behind it.
+/// One job (a video, or a written piece): the status object's state plus the bookkeeping
+/// behind it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
     pub topic_id: String,
     pub account: String,
-    pub request: VideoRequest,
+    /// What the job makes; rows from before written content are videos.
+    #[serde(default)]
+    pub kind: JobType,
+    /// The validated `create_video` request; `None` for written content, whose request lives
+    /// in its own folder's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<VideoRequest>,
     pub output_type: OutputType,
     pub status: JobStatus,
     #[serde(default)]
@@ -326,6 +333,166 @@ pub struct Job {
     pub export_requested: bool,
     #[serde(default)]
     pub title: String,
+    /// Credits taken when the job was accepted; given back in the transaction that records
+    /// a failure (then 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub credits_charged: i64,
+    /// Written content: the writer stage reached (`details.status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer_stage: Option<WriterStage>,
+    /// Written content: every writer stage reached so far, in order (`details.stages`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writer_stages: Vec<StageMark>,
+    /// Written content: what the job wrote, once it completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<WrittenResult>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+/// The writer stages of a written-content job, in the order they are walked
+/// (`details.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum WriterStage {
+    Queued,
+    Processing,
+    Researching,
+    #[serde(rename = "Deep research completed")]
+    DeepResearchCompleted,
+    #[serde(rename = "Checking media")]
+    CheckingMedia,
+    Completed,
+}
+
+impl WriterStage {
+    /// `details.step` of the stage: 1 (queued) to 6 (completed).
+    pub fn step(self) -> u8 {
+        match self {
+            WriterStage::Queued => 1,
+            WriterStage::Processing => 2,
+            WriterStage::Researching => 3,
+            WriterStage::DeepResearchCompleted => 4,
+            WriterStage::CheckingMedia => 5,
+            WriterStage::Completed => 6,
+        }
+    }
+
+    /// The progress shown at the stage.
+    pub fn progress(self) -> f64 {
+        match self {
+            WriterStage::Queued => 0.0,
+            WriterStage::Processing => 0.1,
+            WriterStage::Researching => 0.25,
+            WriterStage::DeepResearchCompleted => 0.5,
+            WriterStage::CheckingMedia => 0.8,
+            WriterStage::Completed => 1.0,
+        }
+    }
+}
+
+/// A writer stage and when it was reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StageMark {
+    pub status: WriterStage,
+    #[schema(format = DateTime)]
+    pub at: String,
+}
+
+/// The format of a written piece (`content_type` of `create_content`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ContentType {
+    Blog,
+    Facebook,
+    X,
+    Linkedin,
+}
+
+impl ContentType {
+    pub const NAMES: &'static [&'static str] = &["blog", "facebook", "x", "linkedin"];
+
+    pub fn parse(s: &str) -> Option<ContentType> {
+        match s {
+            "blog" => Some(ContentType::Blog),
+            "facebook" => Some(ContentType::Facebook),
+            "x" => Some(ContentType::X),
+            "linkedin" => Some(ContentType::Linkedin),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentType::Blog => "blog",
+            ContentType::Facebook => "facebook",
+            ContentType::X => "x",
+            ContentType::Linkedin => "linkedin",
+        }
+    }
+}
+
+/// An image picked for a written piece.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PieceImage {
+    /// A public URL of the image.
+    #[schema(format = "uri")]
+    pub url: String,
+    /// What it shows (its library or stock title).
+    pub title: String,
+    /// Where it came from: `reelsmith_library`, `pexels`, …
+    pub source: String,
+    /// The section or post it illustrates (its heading or keyword).
+    pub for_part: String,
+}
+
+/// A written piece: the result of `create_content`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ContentPiece {
+    pub content_type: ContentType,
+    pub language: Language,
+    pub title: String,
+    /// The whole piece as Markdown (for x, the posts separated by blank lines).
+    pub markdown: String,
+    /// The piece as sanitised HTML (blog).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// x: the thread's posts, numbered, each at most 280 characters; other formats: empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub posts: Vec<String>,
+    /// Images picked for the piece (Checking media).
+    pub images: Vec<PieceImage>,
+    /// Words of the piece (whitespace-separated).
+    pub word_count: usize,
+    /// Characters of the piece as posted (x: of the longest post).
+    pub characters: usize,
+    /// Which writer wrote it: `extractive` or `openai`.
+    pub writer: String,
+    /// The page it was read from, for a URL source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
+    pub source_url: Option<String>,
+}
+
+/// What a written-content job produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum WrittenResult {
+    /// `create_content`: the piece.
+    Content(Box<ContentPiece>),
+    /// `enhance_script`: the tightened script.
+    Script(EnhancedScript),
+}
+
+/// The result of `enhance_script`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct EnhancedScript {
+    /// The tightened script, ready for `create_video` (80 to 500 words).
+    pub script: String,
+    pub words_before: usize,
+    pub words_after: usize,
+    /// Which writer tightened it: `extractive` or `openai`.
+    pub writer: String,
 }
 
 impl Job {
@@ -336,19 +503,33 @@ impl Job {
             object: StatusTag::Status,
             id: self.topic_id.clone(),
             topic_id: self.topic_id.clone(),
-            kind: JobType::Video,
+            kind: self.kind,
             status: self.status,
             stage: self.stage.clone(),
             progress: (self.progress * 1000.0).round() / 1000.0,
             output_type: self.output_type,
             details: StatusDetails {
                 step: self.step,
+                status: self.writer_stage,
                 notes: self.notes.clone(),
                 input_truncated_from: self.input_truncated_from,
+                stages: self.writer_stages.clone(),
             },
             result: StatusResult {
                 review_url: self.review_url.clone(),
                 video_url: self.video_url.clone(),
+                content: match &self.written {
+                    Some(WrittenResult::Content(piece)) => Some(piece.as_ref().clone()),
+                    _ => None,
+                },
+                script: match &self.written {
+                    Some(WrittenResult::Script(s)) => Some(s.clone()),
+                    _ => None,
+                },
+                error: match (&self.kind, &self.error) {
+                    (JobType::Content, Some(e)) => Some(e.message.clone()),
+                    _ => None,
+                },
             },
             error: self.error.clone(),
             metadata: match &self.metadata {
@@ -369,10 +550,13 @@ pub enum StatusTag {
 }
 
 /// The kind of job a status object describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobType {
+    #[default]
     Video,
+    /// Written content (`create_content`, `enhance_script`).
+    Content,
 }
 
 /// A job's status (`object: status`): the reply of `create_video`, `status` and
@@ -409,15 +593,22 @@ pub struct StatusObject {
 /// `details` of a status object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct StatusDetails {
-    /// The pipeline step reached (1 to 7).
+    /// The pipeline step reached (1 to 7; written content 1 to 6, one per writer stage).
     #[schema(minimum = 0, maximum = 7)]
     pub step: u8,
+    /// Written content: the writer stage (Queued, Processing, Researching, Deep research
+    /// completed, Checking media, Completed). Branch on the top-level `status`, not on this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<WriterStage>,
     /// What the job is doing now, for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     /// The original word count when idea or blog input was truncated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_truncated_from: Option<usize>,
+    /// Written content: every writer stage reached so far, in order, with its time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageMark>,
 }
 
 /// `result` of a status object: the links the job has produced so far.
@@ -431,6 +622,15 @@ pub struct StatusResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(format = "uri")]
     pub video_url: Option<String>,
+    /// `create_content`: the written piece, once it is fully written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<ContentPiece>,
+    /// `enhance_script`: the tightened script, once it is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<EnhancedScript>,
+    /// Written content: why the job failed, for people (also in `error.message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Work a job waits for.
@@ -441,6 +641,8 @@ pub enum Task {
     Build,
     /// Steps 6–7: render the MP4.
     Render,
+    /// Written content: read, research, write, pick media.
+    Write,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -510,6 +712,35 @@ mod tests {
         assert_eq!(request_with(json!(null)).adjust, None);
         // A row that no longer reads loses its treatment, not the job.
         assert_eq!(request_with(json!({"volume": 3})).adjust, None);
+    }
+
+    #[test]
+    fn a_content_job_says_content_with_its_writer_stage_and_failure() {
+        let mut job: Job = serde_json::from_value(json!({
+            "topic_id": "t2", "account": "a", "kind": "content", "output_type": "text",
+            "status": "failed", "step": 3, "progress": 0.25, "created_at": 0, "updated_at": 0,
+            "writer_stage": "Researching",
+            "writer_stages": [{"status": "Queued", "at": "1970-01-01T00:00:00Z"},
+                              {"status": "Researching", "at": "1970-01-01T00:00:01Z"}],
+        }))
+        .unwrap();
+        assert!(job.request.is_none());
+        job.error = Some(JobError {
+            code: "content_fetch_failed".into(),
+            message: "The page at the URL could not be reached.".into(),
+        });
+        let v = serde_json::to_value(job.status_object()).unwrap();
+        assert_eq!(v["type"], "content");
+        assert_eq!(v["details"]["status"], "Researching");
+        assert_eq!(v["details"]["stages"][1]["status"], "Researching");
+        assert_eq!(
+            v["result"]["error"],
+            "The page at the URL could not be reached."
+        );
+        assert_eq!(v["error"]["code"], "content_fetch_failed");
+        // Stored rows of content jobs carry no video request.
+        let row = serde_json::to_value(&job).unwrap();
+        assert!(row.get("request").is_none());
     }
 
     #[test]

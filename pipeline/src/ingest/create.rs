@@ -27,7 +27,7 @@ pub const BLOG_MAX_WORDS: usize = 3000;
 pub const METADATA_MAX_BYTES: usize = 16 * 1024;
 
 /// The first `max` whitespace-separated words of `s`, cut at whitespace.
-fn truncate_words(s: &str, max: usize) -> &str {
+pub fn truncate_words(s: &str, max: usize) -> &str {
     let mut seen = 0;
     let mut in_word = false;
     for (i, c) in s.char_indices() {
@@ -576,7 +576,8 @@ pub fn read_topic_id(f: &Fields) -> Result<Option<String>> {
     }
 }
 
-fn read_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
+/// `metadata`: an object of at most 16 KiB as JSON (`invalid_metadata` otherwise).
+pub fn read_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
     let Some(m) = f.object("metadata", Code::InvalidMetadata)? else {
         return Ok(None);
     };
@@ -754,7 +755,8 @@ async fn payload(
     }
 }
 
-async fn validate_callback(url: &str, mode: Mode, fetcher: &Fetcher) -> Result<String> {
+/// A `callback_url`: absolute; https (and a public host) in production, http or https in dev.
+pub async fn validate_callback(url: &str, mode: Mode, fetcher: &Fetcher) -> Result<String> {
     let err = |m: &str| Error::new(Code::InvalidCallbackUrl, m.to_string()).param("callback_url");
     let parsed =
         url::Url::parse(url.trim()).map_err(|_| err("`callback_url` must be an absolute URL."))?;

@@ -264,7 +264,8 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
         return Ok(existing);
     }
     let settings = &engine.settings;
-    if let Some(rel) = &job.request.media_file {
+    let request = job.video()?;
+    if let Some(rel) = &request.media_file {
         let from = settings.data_dir.join(rel);
         let ext = Path::new(rel)
             .extension()
@@ -280,10 +281,10 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
         })?;
         return Ok(name);
     }
-    let Some(url) = &job.request.media_url else {
+    let Some(url) = &request.media_url else {
         return Err(fail(Code::MediaFetchFailed, "The job has no media source."));
     };
-    let audio = job.request.source.is_audio();
+    let audio = request.source.is_audio();
     let max = settings.media.download_max_bytes;
     let timeout = Duration::from_secs(settings.media.download_timeout_secs.max(1));
     let get = |u: &str| ctx.runtime.block_on(ctx.fetcher.get(u, max, timeout));
@@ -478,7 +479,7 @@ fn decode(engine: &Engine, job: &Job, path: &Path, scale: f64) -> Result<Vec<i16
             "The media could not be decoded: it is not an audio or video file this server can read.",
         )
     };
-    if job.request.media_decodable == Some(false) {
+    if job.video()?.media_decodable == Some(false) {
         return Err(undecodable());
     }
     let duration = compositor::media::probe_duration(path).map_err(|e| {
@@ -507,7 +508,7 @@ fn decode(engine: &Engine, job: &Job, path: &Path, scale: f64) -> Result<Vec<i16
         fail(Code::MediaDecodeFailed, message)
     })?;
     let mut samples = track.samples;
-    if let Some(adjust) = &job.request.adjust {
+    if let Some(adjust) = &job.video()?.adjust {
         engine.set_progress(topic, 2, 0.2 * scale, Some("Treating the audio"));
         crate::ingest::adjust::apply(adjust, &mut samples, SAMPLE_RATE);
     }
@@ -565,7 +566,8 @@ fn drafts(rec: &Recording, presenter_url: Option<&str>) -> Vec<SceneDraft> {
 pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure> {
     let settings = &engine.settings;
     let topic = &job.topic_id;
-    let source = job.request.source;
+    let request = job.video()?;
+    let source = request.source;
     let scale = if job.output_type == OutputType::Video {
         RENDER_START
     } else {
@@ -573,7 +575,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
     };
     let rec = record(engine, ctx, job, scale)?;
     let video = matches!(source, Source::VideoUrl | Source::VideoFile);
-    let presenter_url = video.then(|| job.request.media_url.as_deref().unwrap_or_default());
+    let presenter_url = video.then(|| request.media_url.as_deref().unwrap_or_default());
     let drafts = drafts(&rec, presenter_url);
     let script = drafts
         .iter()
@@ -584,7 +586,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         topic_id: topic.clone(),
         title: writer::title(&script),
         language: "English".into(),
-        faceless: job.request.faceless,
+        faceless: request.faceless,
         script,
         segments: Vec::new(),
         voice_id: String::new(),

@@ -1,8 +1,8 @@
 //! `GET /v1/videos?from_record=`: the account's videos, newest first, 20 per page; and the
 //! account's jobs and their titles, which the plan and the roadmap read too.
 //!
-//! Every job is a video today; when jobs get a kind (content), this is where the list keeps
-//! only videos.
+//! Written content shares the jobs table; this is where the list, the plan and the roadmap
+//! keep only videos.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::build::writer;
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
-use crate::core::model::{Job, Language};
+use crate::core::model::{Job, JobType, Language};
 use crate::core::store::Store;
 use crate::core::time::iso;
 use crate::plan::query::{self, Query};
@@ -24,14 +24,15 @@ fn read_failed(e: impl std::fmt::Display) -> Error {
     Error::new(Code::ReadFailed, "The account's videos could not be read.").because(e)
 }
 
-/// Every job of `account`, newest first (ties: by topic id, so pages are stable).
+/// Every video job of `account` (not written content), newest first (ties: by topic id, so
+/// pages are stable).
 pub fn jobs_of(store: &Store, account: &str) -> Result<Vec<Job>> {
     let mut jobs: Vec<Job> = store
         .jobs()
         .map_err(read_failed)?
         .into_iter()
         .map(|(_, j)| j)
-        .filter(|j| j.account == account)
+        .filter(|j| j.account == account && j.kind == JobType::Video && j.request.is_some())
         .collect();
     jobs.sort_by(|a, b| {
         b.created_at
@@ -50,8 +51,8 @@ pub fn title_of(store: &Store, job: &Job) -> String {
         Ok(Some(doc)) if !doc.title.is_empty() => doc.title,
         _ => job
             .request
-            .text
-            .as_deref()
+            .as_ref()
+            .and_then(|r| r.text.as_deref())
             .map(writer::title)
             .unwrap_or_default(),
     }
@@ -118,7 +119,7 @@ pub fn list(store: &Store, account: &str, q: VideosQuery) -> Result<VideoList> {
         .map(|j| VideoItem {
             id: j.topic_id.clone(),
             title: title_of(store, j),
-            language: j.request.language,
+            language: j.request.as_ref().map_or(Language::English, |r| r.language),
             created_at: iso(j.created_at),
         })
         .collect();

@@ -1,0 +1,372 @@
+//! `POST /v1/enhance_script`: a script (80 to 500 words, the codes of `create_video`'s
+//! `script_text`) tightened into one with the same meaning — an async job like
+//! `create_content` (1 credit, `callback_url`, `metadata`), its result in `result.script` of the
+//! status object and on the viewer page.
+//!
+//! The embedded editor only removes what carries no meaning: filler words ("really",
+//! "basically", "thật sự là"), wordy phrases with a short equal ("in order to" → "to", "due to
+//! the fact that" → "because"), a word said twice in a row and a sentence said twice. It stops
+//! before the script would fall under 80 words, so the result is always a valid `script_text`.
+//! The chat connector is asked for the same (and its answer is used only within 80 to 500
+//! words).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
+
+use crate::build::script::{split_sentences, word_count};
+use crate::content::chat::ChatContent;
+use crate::content::record::EnhanceRequest;
+use crate::content::request::METADATA_MAX_KEYS;
+use crate::core::config::Mode;
+use crate::core::error::{Code, Error, Result};
+use crate::core::fetch::Fetcher;
+use crate::core::fields::Fields;
+use crate::core::jobs::{AcceptedWriting, Engine, JobFailure};
+use crate::core::model::{EnhancedScript, WriterStage, WrittenResult};
+use crate::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, read_metadata, validate_callback};
+
+/// Credits one call costs.
+pub const COST: i64 = 1;
+
+/// The body of `POST /v1/enhance_script`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct EnhanceScriptRequest {
+    /// The script to tighten: 80 to 500 words.
+    #[schema(pattern = r"^[ \t\n]*[^\s]+([ \t\n]+[^\s]+){79,499}[ \t\n]*$")]
+    pub script_text: String,
+    /// Webhook target: https in production, http or https in dev mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(
+        format = "uri",
+        pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
+    )]
+    pub callback_url: Option<String>,
+    /// Echoed in the status object: at most 16 keys (and 16 KiB as JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::content::request::metadata_schema)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl EnhanceScriptRequest {
+    /// Reads a JSON body, field by field.
+    pub fn read(body: &Value) -> Result<Self> {
+        let f = Fields::of(body)?;
+        let script_text = f.required_str("script_text")?.to_string();
+        let n = word_count(&script_text);
+        if n < SCRIPT_MIN_WORDS {
+            return Err(Error::new(
+                Code::ScriptTooShort,
+                format!("`script_text` has {n} words; at least {SCRIPT_MIN_WORDS} are needed."),
+            )
+            .param("script_text"));
+        }
+        if n > SCRIPT_MAX_WORDS {
+            return Err(Error::new(
+                Code::ScriptTooLong,
+                format!("`script_text` has {n} words; at most {SCRIPT_MAX_WORDS} are allowed."),
+            )
+            .param("script_text"));
+        }
+        let callback_url = f.str("callback_url")?.map(str::to_string);
+        let metadata = read_metadata(&f)?;
+        if metadata
+            .as_ref()
+            .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
+        {
+            return Err(Error::new(
+                Code::InvalidMetadata,
+                format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),
+            )
+            .param("metadata"));
+        }
+        Ok(EnhanceScriptRequest {
+            script_text,
+            callback_url,
+            metadata,
+        })
+    }
+}
+
+/// Validates a request: the job to store and the record of what it asks.
+pub async fn validate(
+    req: EnhanceScriptRequest,
+    mode: Mode,
+    fetcher: &Fetcher,
+) -> Result<(AcceptedWriting, EnhanceRequest)> {
+    let callback_url = match &req.callback_url {
+        None => None,
+        Some(u) => Some(validate_callback(u, mode, fetcher).await?),
+    };
+    Ok((
+        AcceptedWriting {
+            metadata: Value::Object(req.metadata.unwrap_or_default()),
+            callback_url,
+            input_truncated_from: None,
+            cost: COST,
+        },
+        EnhanceRequest {
+            script: req.script_text.trim().to_string(),
+        },
+    ))
+}
+
+/// The job: Researching reads the script's sentences, Deep research completed tightens them.
+pub fn run(
+    engine: &Engine,
+    topic: &str,
+    chat: Option<&ChatContent>,
+    req: &EnhanceRequest,
+) -> Result<WrittenResult, JobFailure> {
+    engine.set_writer_stage(topic, WriterStage::Researching, "Reading the script");
+    engine.set_writer_stage(
+        topic,
+        WriterStage::DeepResearchCompleted,
+        "Tightening the script",
+    );
+    Ok(WrittenResult::Script(enhanced(chat, &req.script)))
+}
+
+/// The tightened `script`: the chat connector's when one is configured and its answer keeps
+/// 80 to 500 words, else the embedded editor's.
+pub fn enhanced(chat: Option<&ChatContent>, script: &str) -> EnhancedScript {
+    let from_chat = chat.and_then(|c| {
+        let answer = c.complete(messages(script)).map_err(
+            |e| tracing::warn!(error = %e, "the writing service failed; tightening offline"),
+        );
+        answer
+            .ok()
+            .filter(|s| (SCRIPT_MIN_WORDS..=SCRIPT_MAX_WORDS).contains(&word_count(s)))
+    });
+    let (tightened, writer) = match from_chat {
+        Some(s) => (s, "openai"),
+        None => (tighten(script, SCRIPT_MIN_WORDS), "extractive"),
+    };
+    EnhancedScript {
+        words_before: word_count(script),
+        words_after: word_count(&tightened),
+        script: tightened,
+        writer: writer.into(),
+    }
+}
+
+/// The chat messages asking for a tighter script.
+pub fn messages(script: &str) -> Value {
+    json!([
+        { "role": "system", "content": format!(
+            "You edit narration scripts for short videos. Tighten the script: keep its meaning, \
+             its facts, its order and its language; remove filler words, wordy phrases and \
+             repetition; keep between {SCRIPT_MIN_WORDS} and {SCRIPT_MAX_WORDS} words. Answer with \
+             the script only, as plain sentences.") },
+        { "role": "user", "content": script },
+    ])
+}
+
+/// Phrases that say nothing, or say it long: (words, replacement).
+const EDITS: &[(&str, &str)] = &[
+    ("due to the fact that", "because"),
+    ("at this point in time", "now"),
+    ("in the event that", "if"),
+    ("it is important to note that", ""),
+    ("as a matter of fact", ""),
+    ("a large number of", "many"),
+    ("the majority of", "most"),
+    ("each and every", "every"),
+    ("first and foremost", "first"),
+    ("in order to", "to"),
+    ("you know", ""),
+    ("kind of", ""),
+    ("sort of", ""),
+    ("basically", ""),
+    ("actually", ""),
+    ("literally", ""),
+    ("really", ""),
+    ("very", ""),
+    ("just", ""),
+    ("totally", ""),
+    ("definitely", ""),
+    ("thực ra thì", ""),
+    ("thật sự là", ""),
+    ("nói chung là", ""),
+    ("về cơ bản thì", ""),
+    ("rất là", "rất"),
+    ("cực kỳ là", "cực kỳ"),
+];
+
+/// `script` without fillers, wordy phrases, doubled words and repeated sentences, never under
+/// `min_words` words.
+pub fn tighten(script: &str, min_words: usize) -> String {
+    let mut total = word_count(script);
+    let mut seen: Vec<String> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    for sentence in split_sentences(script) {
+        let key = sentence.to_lowercase();
+        let n = word_count(&sentence);
+        if seen.contains(&key) && total - n >= min_words {
+            total -= n;
+            continue;
+        }
+        seen.push(key);
+        let edited = tighten_sentence(&sentence);
+        let m = word_count(&edited);
+        if m > 0 && total - n + m >= min_words {
+            total = total - n + m;
+            out.push(edited);
+        } else {
+            out.push(sentence);
+        }
+    }
+    out.join(" ")
+}
+
+/// One sentence with [`EDITS`] applied and doubled words removed; the first letter stays a
+/// capital and the closing punctuation stays.
+fn tighten_sentence(sentence: &str) -> String {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let norm: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    'words: while i < words.len() {
+        for (phrase, with) in EDITS {
+            let p: Vec<&str> = phrase.split(' ').collect();
+            if i + p.len() <= words.len() && p.iter().zip(&norm[i..]).all(|(a, b)| a == b) {
+                let last = words[i + p.len() - 1];
+                let tail: String = last
+                    .chars()
+                    .rev()
+                    .take_while(|c| !c.is_alphanumeric())
+                    .collect::<String>()
+                    .chars()
+                    .rev()
+                    .filter(|c| matches!(c, '.' | '!' | '?' | '…'))
+                    .collect();
+                if with.is_empty() {
+                    if let Some(prev) = out.last_mut() {
+                        prev.push_str(&tail);
+                    }
+                } else {
+                    out.push(format!("{with}{tail}"));
+                }
+                i += p.len();
+                continue 'words;
+            }
+        }
+        let doubled = i > 0 && norm[i] == norm[i - 1] && !norm[i].is_empty();
+        if !doubled {
+            out.push(words[i].to_string());
+        }
+        i += 1;
+    }
+    let mut s = out.join(" ");
+    if sentence.chars().next().is_some_and(char::is_uppercase) {
+        let mut c = s.chars();
+        if let Some(f) = c.next() {
+            s = f.to_uppercase().collect::<String>() + c.as_str();
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fillers_go_and_the_meaning_stays() {
+        let cases = [
+            (
+                "Basically, we really need to ship faster.",
+                "We need to ship faster.",
+            ),
+            (
+                "We did this in order to save time.",
+                "We did this to save time.",
+            ),
+            ("It was the the best plan.", "It was the best plan."),
+            ("Thực ra thì chúng tôi rất là bận.", "Chúng tôi rất bận."),
+            (
+                "Plain words stay as they are.",
+                "Plain words stay as they are.",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(tighten(input, 0), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_sentence_goes_but_never_below_the_minimum() {
+        assert_eq!(
+            tighten("One two three. One two three. Four.", 0),
+            "One two three. Four."
+        );
+        let script = "We really really want this. ".repeat(20);
+        let out = tighten(&script, 80);
+        assert!(word_count(&out) >= 80, "{}", word_count(&out));
+        assert!(word_count(&out) < word_count(&script));
+    }
+
+    #[test]
+    fn the_chat_connector_tightens_and_an_answer_out_of_range_is_not_used() {
+        use crate::core::testserver;
+        let good = "Tight words stay. ".repeat(30);
+        for (answer, want_writer) in [
+            (good.clone(), "openai"),
+            ("Too short.".into(), "extractive"),
+        ] {
+            let reply = answer.clone();
+            let server = testserver::start(move |_| {
+                let body = json!({"choices": [{"index": 0,
+                    "message": {"role": "assistant", "content": reply}}]});
+                (
+                    200,
+                    "application/json".into(),
+                    body.to_string().into_bytes(),
+                )
+            });
+            let (_rt, http) = testserver::http_for(&server);
+            let chat = ChatContent {
+                http,
+                base_url: server.url(),
+                model: "m".into(),
+                api_key: String::new(),
+            };
+            let script = "We really want this to work well. ".repeat(15);
+            let out =
+                std::thread::scope(|s| s.spawn(|| enhanced(Some(&chat), &script)).join().unwrap());
+            assert_eq!(out.writer, want_writer);
+            assert!(out.words_after >= SCRIPT_MIN_WORDS);
+            let sent = server.requests()[0].json();
+            let system = sent["messages"][0]["content"].as_str().unwrap();
+            assert!(system.contains("keep its meaning"), "{system}");
+            assert_eq!(sent["messages"][1]["content"], script.as_str());
+        }
+    }
+
+    #[test]
+    fn script_text_answers_with_create_videos_codes() {
+        for (body, code) in [
+            (json!({}), Code::MissingField),
+            (json!({"script_text": "too short"}), Code::ScriptTooShort),
+            (
+                json!({"script_text": "w ".repeat(501)}),
+                Code::ScriptTooLong,
+            ),
+            (json!({"script_text": 4}), Code::InvalidField),
+        ] {
+            let e = EnhanceScriptRequest::read(&body).unwrap_err();
+            assert_eq!(
+                (e.code, e.param.as_deref()),
+                (code, Some("script_text")),
+                "{body}"
+            );
+        }
+        assert!(EnhanceScriptRequest::read(&json!({"script_text": "w ".repeat(80)})).is_ok());
+    }
+}

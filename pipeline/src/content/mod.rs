@@ -1,0 +1,28 @@
+//! Written content: `create_content` (a blog post, Facebook post, X thread or LinkedIn post from
+//! a URL, an idea or pasted text), `enhance_script` (a tighter script with the same meaning) and
+//! `collect_ideas` (video ideas for an industry). Uses `notify`, `design`, `ingest`, `build`,
+//! `render` and `core`.
+//!
+//! A piece is a job like a video: `core::jobs` queues it (task `write`), walks its writer stages
+//! and fires its webhooks; [`task`] does the work, one stage per step:
+//!
+//! | stage | work | file |
+//! |---|---|---|
+//! | Processing | the record and the writer are loaded | [`task`] |
+//! | Researching | the source is read: a URL fetched through the SSRF guard and its main text extracted | [`source`] |
+//! | Deep research completed | the text is analysed (key points, keywords, outline); the piece is written | [`research`], [`formats`] or [`chat`] |
+//! | Checking media | images are picked for the piece | [`media`] |
+//! | Completed | the piece is stored on the job and `video.completed` fires | `core::jobs` |
+
+pub mod chat;
+pub mod enhance;
+pub mod formats;
+pub mod ideas;
+pub mod markup;
+pub mod media;
+pub mod phrases;
+pub mod record;
+pub mod request;
+pub mod research;
+pub mod source;
+pub mod task;
