@@ -104,37 +104,66 @@ pub fn clean_narration(raw: &str) -> String {
         .join(" ")
 }
 
+/// What one chat completion answered: the assistant's text and the model that wrote it.
+pub struct ChatReply {
+    pub content: String,
+    pub model: Option<String>,
+}
+
+/// One OpenAI-compatible `chat/completions` call (not streamed): the one place the connectors
+/// that talk to a chat model (the script writer here, the content writer) build the request and
+/// read `choices[0].message.content`. The error is a message for the log, never for a client.
+pub fn chat_completion(
+    http: &Http,
+    base_url: &str,
+    model: &str,
+    api_key: &str,
+    messages: Value,
+) -> Result<ChatReply, String> {
+    let body = json!({
+        "model": model,
+        "messages": messages,
+        "temperature": 0.7,
+        "stream": false,
+    });
+    let mut headers = Vec::new();
+    if !api_key.is_empty() {
+        headers.push(("authorization", format!("Bearer {api_key}")));
+    }
+    let reply = http.post_json(&join(base_url, "chat/completions"), &headers, &body)?;
+    if reply.status != 200 {
+        return Err(format!(
+            "chat completions answered HTTP {}: {}",
+            reply.status,
+            reply.snippet()
+        ));
+    }
+    let v = reply.json()?;
+    let content = v["choices"][0]["message"]["content"]
+        .as_str()
+        .ok_or("no choices[0].message.content")?
+        .to_string();
+    Ok(ChatReply {
+        content,
+        model: v["model"].as_str().map(str::to_string),
+    })
+}
+
 impl Writer for ChatWriter {
     fn name(&self) -> &'static str {
         "openai"
     }
 
     fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError> {
-        let body = json!({
-            "model": self.model,
-            "messages": messages(req),
-            "temperature": 0.7,
-            "stream": false,
-        });
-        let mut headers = Vec::new();
-        if !self.api_key.is_empty() {
-            headers.push(("authorization", format!("Bearer {}", self.api_key)));
-        }
-        let reply = self
-            .http
-            .post_json(&join(&self.base_url, "chat/completions"), &headers, &body)
-            .map_err(WriterError::Upstream)?;
-        if reply.status != 200 {
-            return Err(WriterError::Upstream(format!(
-                "chat completions answered HTTP {}: {}",
-                reply.status,
-                reply.snippet()
-            )));
-        }
-        let v = reply.json().map_err(WriterError::Upstream)?;
-        let content = v["choices"][0]["message"]["content"]
-            .as_str()
-            .ok_or_else(|| WriterError::Upstream("no choices[0].message.content".into()))?;
+        let reply = chat_completion(
+            &self.http,
+            &self.base_url,
+            &self.model,
+            &self.api_key,
+            messages(req),
+        )
+        .map_err(WriterError::Upstream)?;
+        let content = reply.content.as_str();
         let narration = cap_words(&clean_narration(content), req.max_words());
         if narration.split_whitespace().count() == 0 {
             return Err(WriterError::Empty);
@@ -142,7 +171,7 @@ impl Writer for ChatWriter {
         Ok(Written {
             narration,
             provider: "openai".into(),
-            model: v["model"].as_str().unwrap_or(&self.model).to_string(),
+            model: reply.model.unwrap_or_else(|| self.model.clone()),
             research_enabled: req.research_enabled,
         })
     }

@@ -6,11 +6,12 @@
 
 use serde_json::{Value, json};
 
+use crate::build::llm::chat_completion;
 use crate::content::formats::{
     self, BLOG_MAX_WORDS, BLOG_MIN_WORDS, Draft, FACEBOOK_MAX_CHARS, LINKEDIN_MAX_CHARS,
 };
 use crate::content::research::Research;
-use crate::core::connector::{Http, join};
+use crate::core::connector::Http;
 use crate::core::model::{ContentType, Language};
 
 /// The chat endpoint and model.
@@ -100,33 +101,17 @@ impl ChatContent {
 
     /// One chat completion: the assistant's text.
     pub fn complete(&self, messages: Value) -> Result<String, ChatError> {
-        let body = json!({
-            "model": self.model,
-            "messages": messages,
-            "temperature": 0.7,
-            "stream": false,
-        });
-        let mut headers = Vec::new();
-        if !self.api_key.is_empty() {
-            headers.push(("authorization", format!("Bearer {}", self.api_key)));
-        }
-        let reply = self
-            .http
-            .post_json(&join(&self.base_url, "chat/completions"), &headers, &body)
-            .map_err(ChatError::Upstream)?;
-        if reply.status != 200 {
-            return Err(ChatError::Upstream(format!(
-                "HTTP {}: {}",
-                reply.status,
-                reply.snippet()
-            )));
-        }
-        let v = reply.json().map_err(ChatError::Upstream)?;
-        v["choices"][0]["message"]["content"]
-            .as_str()
-            .map(|s| s.trim().to_string())
+        let reply = chat_completion(
+            &self.http,
+            &self.base_url,
+            &self.model,
+            &self.api_key,
+            messages,
+        )
+        .map_err(ChatError::Upstream)?;
+        Some(reply.content.trim().to_string())
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| ChatError::Upstream("no choices[0].message.content".into()))
+            .ok_or_else(|| ChatError::Upstream("an empty choices[0].message.content".into()))
     }
 }
 
