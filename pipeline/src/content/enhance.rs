@@ -17,14 +17,14 @@ use utoipa::ToSchema;
 use crate::build::script::{split_sentences, word_count};
 use crate::content::chat::ChatContent;
 use crate::content::record::EnhanceRequest;
-use crate::content::request::METADATA_MAX_KEYS;
+use crate::content::request::read_content_metadata;
 use crate::core::config::Mode;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::Fetcher;
 use crate::core::fields::Fields;
 use crate::core::jobs::{AcceptedWriting, Engine, JobFailure};
 use crate::core::model::{EnhancedScript, WriterStage, WrittenResult};
-use crate::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, read_metadata, validate_callback};
+use crate::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, validate_callback};
 
 /// Credits one call costs.
 pub const COST: i64 = 1;
@@ -69,17 +69,7 @@ impl EnhanceScriptRequest {
             .param("script_text"));
         }
         let callback_url = f.str("callback_url")?.map(str::to_string);
-        let metadata = read_metadata(&f)?;
-        if metadata
-            .as_ref()
-            .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
-        {
-            return Err(Error::new(
-                Code::InvalidMetadata,
-                format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),
-            )
-            .param("metadata"));
-        }
+        let metadata = read_content_metadata(&f)?;
         Ok(EnhanceScriptRequest {
             script_text,
             callback_url,

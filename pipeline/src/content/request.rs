@@ -98,17 +98,7 @@ impl CreateContentRequest {
         f.str_or("language", Code::InvalidLanguage)?;
         let language = f.choice::<Language>("language")?;
         let callback_url = f.str("callback_url")?.map(str::to_string);
-        let metadata = read_metadata(&f)?;
-        if metadata
-            .as_ref()
-            .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
-        {
-            return Err(Error::new(
-                Code::InvalidMetadata,
-                format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),
-            )
-            .param("metadata"));
-        }
+        let metadata = read_content_metadata(&f)?;
         Ok(CreateContentRequest {
             content,
             content_type,
@@ -189,6 +179,23 @@ pub async fn validate(
             language: req.language.unwrap_or(Language::English),
         },
     ))
+}
+
+/// `metadata` of a written-content job: create_video's object rule plus at most
+/// [`METADATA_MAX_KEYS`] keys (`invalid_metadata`).
+pub fn read_content_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
+    let metadata = read_metadata(f)?;
+    if metadata
+        .as_ref()
+        .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
+    {
+        return Err(Error::new(
+            Code::InvalidMetadata,
+            format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),
+        )
+        .param("metadata"));
+    }
+    Ok(metadata)
 }
 
 #[cfg(test)]
