@@ -438,6 +438,37 @@ pub fn wav_bytes(seconds: f64, rate: u32) -> Vec<u8> {
     out
 }
 
+/// A 2 s 180×320 H.264 MP4 from GStreamer's test source.
+pub fn h264_mp4() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("clip.mp4");
+    let ok = std::process::Command::new("gst-launch-1.0")
+        .args([
+            "-q",
+            "-e",
+            "videotestsrc",
+            "pattern=smpte",
+            "num-buffers=60",
+            "!",
+        ])
+        .args(["video/x-raw,width=180,height=320,framerate=30/1", "!"])
+        .args([
+            "x264enc",
+            "speed-preset=ultrafast",
+            "!",
+            "h264parse",
+            "!",
+            "mp4mux",
+            "!",
+        ])
+        .arg("filesink")
+        .arg(format!("location={}", out.display()))
+        .status()
+        .expect("gst-launch-1.0 runs");
+    assert!(ok.success());
+    std::fs::read(out).unwrap()
+}
+
 /// A local fixture server for the given files: `(path without leading slash, content type,
 /// bytes)`; 404 for anything else. The config's `fetch.allow` must list it. Returns
 /// `host:port`.

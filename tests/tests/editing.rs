@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use reelsmith_tests::{Daemon, fixture_files, png_bytes, script, wav_bytes};
+use reelsmith_tests::{Daemon, fixture_files, h264_mp4, png_bytes, script, wav_bytes};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -760,40 +760,9 @@ async fn without_the_cache_edits_write_straight_through() {
     );
 }
 
-/// A 2 s 180×320 H.264 MP4 from GStreamer's test source.
-fn presenter_mp4() -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("presenter.mp4");
-    let ok = std::process::Command::new("gst-launch-1.0")
-        .args([
-            "-q",
-            "-e",
-            "videotestsrc",
-            "pattern=smpte",
-            "num-buffers=60",
-            "!",
-        ])
-        .args(["video/x-raw,width=180,height=320,framerate=30/1", "!"])
-        .args([
-            "x264enc",
-            "speed-preset=ultrafast",
-            "!",
-            "h264parse",
-            "!",
-            "mp4mux",
-            "!",
-        ])
-        .arg("filesink")
-        .arg(format!("location={}", out.display()))
-        .status()
-        .expect("gst-launch-1.0 runs");
-    assert!(ok.success());
-    std::fs::read(out).unwrap()
-}
-
 #[tokio::test]
 async fn narrator_video_upload_turns_b_roll_into_a_roll() {
-    let fixture = fixture_files(vec![("presenter.mp4", "video/mp4", presenter_mp4())]).await;
+    let fixture = fixture_files(vec![("presenter.mp4", "video/mp4", h264_mp4())]).await;
     let allow = format!("[\"{fixture}\"]");
     let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
     let (id, review, scenes) = scene_video(&d).await;
