@@ -4,8 +4,9 @@
 //!
 //! Branches parsed here: A (background swap), C (object-layer rect), D (group rect),
 //! E (narrator rect), F (caption Y), G (layout batch), H (voice upload, async), I (narrator video
-//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay).
-//! B, M and O (`overlay_edits::FIELDS`) keep their value for `overlay_edits::apply`.
+//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay);
+//! B, M and O ([`OverlayField`]) are read by `overlay_request` into an [`OverlayEdit`] for
+//! `overlay_edits::apply`.
 //!
 //! Coordinate spaces: narrator and caption rects are 280×498 preview; `remotion.object.rect`
 //! defaults to preview, `remotion.group.rect` to canvas (720×1280); every conversion goes through
@@ -20,6 +21,10 @@ use utoipa::{PartialSchema, ToSchema};
 use crate::core::error::{Code, Error, Result};
 use crate::core::fields::{Choice, Fields};
 use crate::core::schema;
+use crate::edit::overlay_request::{
+    IMAGE_KIND, MAX_ELEMENT_TEXT, MAX_LINES, OverlayEdit, OverlayField, Position, RectSpace,
+    TextKind,
+};
 use crate::edit::scenes::select::{Selector, by_value_forms, topic_id};
 
 /// The metadata branch validates against the same lists scene building writes.
@@ -106,8 +111,8 @@ pub enum Edit {
     Meta(Meta),
     /// N.
     DisableOverlay,
-    /// B, M, O: handled by `overlay_edits`.
-    Overlay { field: String, value: Value },
+    /// B, M, O: applied by `overlay_edits`.
+    Overlay(OverlayEdit),
 }
 
 /// The family of a call (one per call).
@@ -121,8 +126,8 @@ pub enum Family {
     Text,
     Metadata,
     Disable,
-    /// One of `overlay_edits::FIELDS` (index into it).
-    Overlay(usize),
+    /// B, M or O (each its own family).
+    Overlay(OverlayField),
 }
 
 impl Family {
@@ -136,7 +141,7 @@ impl Family {
             Family::Text => "segment_text",
             Family::Metadata => "metadata",
             Family::Disable => "disable_overlay",
-            Family::Overlay(i) => crate::edit::overlay_edits::FIELDS[i],
+            Family::Overlay(f) => f.as_str(),
         }
     }
 }
@@ -155,12 +160,7 @@ impl Edit {
             Edit::Text(_) => Family::Text,
             Edit::Meta(_) => Family::Metadata,
             Edit::DisableOverlay => Family::Disable,
-            Edit::Overlay { field, .. } => Family::Overlay(
-                crate::edit::overlay_edits::FIELDS
-                    .iter()
-                    .position(|f| f == field)
-                    .unwrap_or(0),
-            ),
+            Edit::Overlay(o) => Family::Overlay(o.field()),
         }
     }
 
@@ -350,11 +350,8 @@ fn unknown_field(name: &str) -> Error {
 /// `layout.batch` expands to several edits.
 pub fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> {
     let one = |e: Edit| Ok(vec![e]);
-    if crate::edit::overlay_edits::FIELDS.contains(&name) {
-        return one(Edit::Overlay {
-            field: name.to_string(),
-            value: value.clone(),
-        });
+    if let Some(field) = OverlayField::parse(name) {
+        return one(Edit::Overlay(OverlayEdit::parse(field, value)?));
     }
     if DISABLE_FIELDS.contains(&name) {
         return one(disable(value, param)?);
@@ -920,10 +917,91 @@ fn field_families() -> Vec<FamilySchema> {
             true,
         ),
     ];
-    for f in crate::edit::overlay_edits::FIELDS {
-        families.push(family(vec![(vec![*f], json!({}))], false));
+    for f in OverlayField::ALL {
+        families.push(family(vec![(vec![f.as_str()], overlay_value(*f))], false));
     }
     families
+}
+
+/// Largest `x` and `y` of a schema-valid M `rect`: on the canvas in either coordinate space
+/// (preview px scale up about 2.57×). Its `w` and `h` stay within [`SCHEMA_RECT_LIMIT`].
+const SCHEMA_ELEMENT_X: f64 = 270.0;
+const SCHEMA_ELEMENT_Y: f64 = 490.0;
+
+/// The value of B, M or O, as `overlay_request` reads it. M's and O's forms are subsets where
+/// the rule spans fields: a `rect` at a non-negative origin (the API takes any rect that
+/// overlaps the canvas), and a `lines` string without break characters or hyphens (one line;
+/// the API splits at `\n`, `|`, `→` and `->`).
+fn overlay_value(field: OverlayField) -> Value {
+    match field {
+        OverlayField::UploadOverlay => json!({ "oneOf": [
+            url_schema(),
+            { "type": "object", "required": ["url"], "properties": { "url": url_schema() } },
+        ]}),
+        OverlayField::AddElement => add_element_value(),
+        OverlayField::TextEdit => json!({
+            "type": "object",
+            "required": ["wc_object"],
+            "properties": {
+                "wc_object": nonblank_schema(),
+                "lines": { "oneOf": [
+                    { "type": "array", "minItems": 1, "maxItems": MAX_LINES,
+                      "items": { "type": "string" } },
+                    { "type": "string", "pattern": "^[^|→\\n-]*[^\\s|→-][^|→\\n-]*$" },
+                ]},
+                "fill": { "type": "string", "pattern": "^#[0-9A-Fa-f]{6}$" },
+            },
+            "anyOf": [{ "required": ["lines"] }, { "required": ["fill"] }],
+        }),
+    }
+}
+
+/// M's value: a text string, or an element (text kinds with `text`, or an image with `url`)
+/// placed by `rect` (which wins) or `position`.
+fn add_element_value() -> Value {
+    let text = json!({ "type": "string", "pattern": "\\S", "maxLength": MAX_ELEMENT_TEXT });
+    let mut text_kinds = vec![Value::Null];
+    text_kinds.extend(TextKind::NAMES.iter().map(|k| json!(k)));
+    let elements = [
+        (json!({ "kind": { "enum": text_kinds }, "text": text }), "text"),
+        (json!({ "kind": { "const": IMAGE_KIND }, "url": url_schema() }), "url"),
+    ];
+    let coord = |max: f64| json!({ "type": "number", "minimum": 0, "maximum": max });
+    let side = json!({ "type": "number", "exclusiveMinimum": 0, "maximum": SCHEMA_RECT_LIMIT });
+    let rect = json!({
+        "type": "object",
+        "required": ["x", "y", "w", "h"],
+        "properties": {
+            "x": coord(SCHEMA_ELEMENT_X), "y": coord(SCHEMA_ELEMENT_Y), "w": side, "h": side,
+        },
+    });
+    let mut positions = vec![Value::Null, json!("centre")];
+    positions.extend(Position::NAMES.iter().map(|p| json!(p)));
+    let mut spaces = vec![Value::Null];
+    spaces.extend(RectSpace::NAMES.iter().map(|s| json!(s)));
+    let mut forms = vec![text.clone()];
+    for (props, needs) in elements {
+        let mut required = vec![needs];
+        if needs == "url" {
+            required.push("kind");
+        }
+        for by_rect in [true, false] {
+            let mut p = props.clone();
+            p["coordinate_space"] = json!({ "enum": spaces });
+            let mut form = json!({ "type": "object" });
+            if by_rect {
+                p["rect"] = rect.clone();
+                form["required"] = json!([required.as_slice(), &["rect"]].concat());
+            } else {
+                p["position"] = json!({ "enum": positions });
+                form["required"] = json!(required);
+                form["not"] = json!({ "required": ["rect"] });
+            }
+            form["properties"] = p;
+            forms.push(form);
+        }
+    }
+    json!({ "oneOf": forms })
 }
 
 /// `fields`' schema: a list of one family's items.
