@@ -324,9 +324,8 @@ fn placement(f: &Fields<'_>) -> Result<(Placement, RectSpace)> {
     let space = rect_space(f)?;
     let position = match f.value("position") {
         None => Position::Center,
-        Some(Value::String(p)) => Position::read(p).ok_or_else(|| {
-            bad_value("`position` must be top, bottom, left, right or center.")
-        })?,
+        Some(Value::String(p)) => Position::read(p)
+            .ok_or_else(|| bad_value("`position` must be top, bottom, left, right or center."))?,
         Some(_) => return Err(bad_value("`position` must be a string.")),
     };
     Ok((Placement::Position(position), space))

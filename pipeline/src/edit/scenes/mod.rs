@@ -528,9 +528,7 @@ impl Editor {
             let mut all = Applied::default();
             for e in edits {
                 if let Edit::Overlay(o) = e {
-                    all.overlay(crate::edit::overlay_edits::apply(
-                        &ctx, &mut new, index, o,
-                    )?);
+                    all.overlay(crate::edit::overlay_edits::apply(&ctx, &mut new, index, o)?);
                 }
             }
             // The overlay module changed the spec files: a new version busts caches.

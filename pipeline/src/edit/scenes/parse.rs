@@ -963,8 +963,14 @@ fn add_element_value() -> Value {
     let mut text_kinds = vec![Value::Null];
     text_kinds.extend(TextKind::NAMES.iter().map(|k| json!(k)));
     let elements = [
-        (json!({ "kind": { "enum": text_kinds }, "text": text }), "text"),
-        (json!({ "kind": { "const": IMAGE_KIND }, "url": url_schema() }), "url"),
+        (
+            json!({ "kind": { "enum": text_kinds }, "text": text }),
+            "text",
+        ),
+        (
+            json!({ "kind": { "const": IMAGE_KIND }, "url": url_schema() }),
+            "url",
+        ),
     ];
     let coord = |max: f64| json!({ "type": "number", "minimum": 0, "maximum": max });
     let side = json!({ "type": "number", "exclusiveMinimum": 0, "maximum": SCHEMA_RECT_LIMIT });
@@ -1310,6 +1316,244 @@ mod tests {
         }
     }
 
+    fn overlay(name: &str, value: Value) -> Result<OverlayEdit> {
+        match parse1(name, value)?.pop() {
+            Some(Edit::Overlay(o)) => Ok(o),
+            other => panic!("{name} parsed as {other:?}"),
+        }
+    }
+
+    /// B, M and O values parse to typed edits; M keeps the coordinate space it was sent in.
+    #[test]
+    fn overlay_values_parse_to_typed_edits() {
+        use crate::edit::overlay_request::{AddElement, Element, Placement, TextEdit};
+        let upload = |url: &str| OverlayEdit::Upload { url: url.into() };
+        let text = |kind, text: &str| Element::Text {
+            kind,
+            text: text.into(),
+        };
+        let cases: Vec<(&str, Value, OverlayEdit)> = vec![
+            (
+                "remotion.upload_overlay",
+                json!(" https://x.example/o.svg "),
+                upload("https://x.example/o.svg"),
+            ),
+            (
+                "remotion.upload_overlay",
+                json!({"url": "http://x.example/o.png"}),
+                upload("http://x.example/o.png"),
+            ),
+            (
+                "remotion.add_element",
+                json!(" Hi "),
+                OverlayEdit::AddElement(AddElement {
+                    element: text(TextKind::Text, "Hi"),
+                    placement: Placement::Position(Position::Center),
+                    space: RectSpace::Preview,
+                }),
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "stat", "text": "42%", "rect": {"x": 28, "y": 49.8, "w": 112, "h": 60}}),
+                OverlayEdit::AddElement(AddElement {
+                    element: text(TextKind::Stat, "42%"),
+                    placement: Placement::Rect(
+                        GeomPreviewRect::new(28.0, 49.8, 112.0, 60.0).to_canvas(),
+                    ),
+                    space: RectSpace::Preview,
+                }),
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "label", "value": "NEW", "position": " centre ", "coordinate_space": "canvas"}),
+                OverlayEdit::AddElement(AddElement {
+                    element: text(TextKind::Label, "NEW"),
+                    placement: Placement::Position(Position::Center),
+                    space: RectSpace::Canvas,
+                }),
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "image", "image_url": "https://x.example/a.png", "rect": {"x": 0, "y": 0, "w": 360, "h": 640}, "coordinate_space": "canvas", "position": 5}),
+                OverlayEdit::AddElement(AddElement {
+                    element: Element::Image {
+                        url: "https://x.example/a.png".into(),
+                    },
+                    placement: Placement::Rect(CanvasRect::new(0.0, 0.0, 360.0, 640.0)),
+                    space: RectSpace::Canvas,
+                }),
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": " title ", "lines": "ONE | TWO->THREE"}),
+                OverlayEdit::TextEdit(TextEdit {
+                    wc_object: "title".into(),
+                    lines: Some(vec!["ONE".into(), "TWO".into(), "THREE".into()]),
+                    fill: None,
+                }),
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "title", "lines": null, "fill": " #00ff00 "}),
+                OverlayEdit::TextEdit(TextEdit {
+                    wc_object: "title".into(),
+                    lines: None,
+                    fill: Some(typography::design::Rgb(0, 255, 0)),
+                }),
+            ),
+        ];
+        for (name, value, want) in cases {
+            let got = overlay(name, value.clone());
+            assert_eq!(got.as_ref().ok(), Some(&want), "{name} {value}: {got:?}");
+            assert_eq!(want.field().as_str(), name);
+        }
+    }
+
+    /// Every B/M/O value check answers `invalid_value` on `fields[].value` with the branch's
+    /// own sentence.
+    #[test]
+    fn overlay_value_errors_keep_their_codes_params_and_messages() {
+        let shape = "`remotion.add_element` takes a string (text) or `{kind, text, position | rect, coordinate_space}`.";
+        let space = "`coordinate_space` must be `preview` (280×498, default) or `canvas` (720×1280), not `mm`.";
+        let cases: Vec<(&str, Value, &str)> = vec![
+            (
+                "remotion.upload_overlay",
+                json!(42),
+                "`remotion.upload_overlay` takes a URL string or `{url}`.",
+            ),
+            (
+                "remotion.upload_overlay",
+                json!({"url": "  "}),
+                "`remotion.upload_overlay` takes a URL string or `{url}`.",
+            ),
+            (
+                "remotion.upload_overlay",
+                json!("ftp://x.example/o.svg"),
+                "The overlay URL must be http(s).",
+            ),
+            ("remotion.add_element", json!(null), shape),
+            ("remotion.add_element", json!([1]), shape),
+            (
+                "remotion.add_element",
+                json!({"kind": "video", "text": "x"}),
+                "`kind` must be text, stat, label, callout or image, not `video`.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": 5, "text": "x"}),
+                "`kind` must be text, stat, label, callout or image, not `5`.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 5}}),
+                "`rect` needs numeric x, y, w, h.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 5, "h": 5}, "coordinate_space": "mm"}),
+                space,
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "position": "top", "coordinate_space": "mm"}),
+                space,
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 0, "h": 5}}),
+                "`rect` must have a positive size and overlap the canvas.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 720, "y": 0, "w": 5, "h": 5}, "coordinate_space": "canvas"}),
+                "`rect` must have a positive size and overlap the canvas.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"position": "middle", "text": "x"}),
+                "`position` must be top, bottom, left, right or center.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"position": 1, "text": "x"}),
+                "`position` must be a string.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": " "}),
+                "A text element needs non-empty `text`.",
+            ),
+            (
+                "remotion.add_element",
+                json!("x".repeat(MAX_ELEMENT_TEXT + 1)),
+                "An element's `text` may have at most 300 characters.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "image", "text": "x"}),
+                "An image element needs `url`.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "image", "url": "file:///etc/passwd"}),
+                "The overlay URL must be http(s).",
+            ),
+            (
+                "overlay.text_edit",
+                json!("title"),
+                "`overlay.text_edit` takes `{wc_object, lines?, fill?}`.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": " ", "lines": ["A"]}),
+                "`wc_object` (the data-wc-object to edit) is required.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": ["A", 1]}),
+                "`lines` must be an array of strings.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": 3}),
+                "`lines` must be an array of strings.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": " | "}),
+                "`lines` must hold 1 to 20 lines.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": vec!["A"; MAX_LINES + 1]}),
+                "`lines` must hold 1 to 20 lines.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "fill": "red"}),
+                "`fill` must be a `#RRGGBB` colour.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "fill": 255}),
+                "`fill` must be a `#RRGGBB` colour.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "fill": null}),
+                "`overlay.text_edit` needs `lines` or `fill`.",
+            ),
+        ];
+        for (name, value, message) in cases {
+            let e = overlay(name, value.clone()).unwrap_err();
+            assert_eq!(
+                (e.code, e.param.as_deref(), e.message.as_str()),
+                (Code::InvalidValue, Some("fields[].value"), message),
+                "{name} {value}"
+            );
+        }
+    }
+
     #[test]
     fn envelope_fields() {
         let fam = |v: Value| parse_fields(Some(&v)).map(|f| (f.family, f.edits.len()));
@@ -1418,6 +1662,13 @@ mod tests {
         assert_eq!(
             ModifySceneRequest::parse(&json!([1])).unwrap_err().code,
             Code::InvalidJson
+        );
+        // A bad overlay value is refused with the request, before any video or scene is read.
+        let bad_element =
+            json!([{"field_name": "remotion.add_element", "value": {"kind": "video"}}]);
+        assert_eq!(
+            err(json!({"id": "wcABCDEFGH", "by": "id", "value": 1, "fields": bad_element})),
+            (Code::InvalidValue, "fields[].value".into())
         );
     }
 }
