@@ -948,10 +948,14 @@ fn overlay_value(field: OverlayField) -> Value {
                     { "type": "array", "minItems": 1, "maxItems": MAX_LINES,
                       "items": { "type": "string" } },
                     { "type": "string", "pattern": "^[^|→\\n-]*[^\\s|→-][^|→\\n-]*$" },
+                    { "type": "null" },
                 ]},
-                "fill": { "type": "string", "pattern": "^#[0-9A-Fa-f]{6}$" },
+                "fill": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" },
             },
-            "anyOf": [{ "required": ["lines"] }, { "required": ["fill"] }],
+            "anyOf": [
+                { "required": ["lines"], "properties": { "lines": { "type": ["array", "string"] } } },
+                { "required": ["fill"], "properties": { "fill": { "type": "string" } } },
+            ],
         }),
     }
 }
