@@ -478,6 +478,26 @@ async fn modify_scene_branches_over_http() {
         (409, Some("remotion_spec_disabled")),
         "{v}"
     );
+    // M on the disabled overlay: a bad value is refused with the request (400, as layout values
+    // are), a good one by the disabled overlay (409).
+    let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "remotion.add_element", "value": { "kind": "video", "text": "x" } }])).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str(), v["error"]["param"].as_str()),
+        (400, Some("invalid_value"), Some("fields[].value")),
+        "{v}"
+    );
+    let (c, v) = modify(
+        &d,
+        &id,
+        a_roll,
+        json!([{ "field_name": "remotion.add_element", "value": "Hi" }]),
+    )
+    .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (409, Some("remotion_spec_disabled")),
+        "{v}"
+    );
     let g = scene_of(&d, &id, a_roll).await;
     assert_eq!(g["remotion_spec"]["remotion_spec_state"], "disabled");
 

@@ -4,5 +4,6 @@
 
 pub mod overlay_applied;
 pub mod overlay_edits;
+pub mod overlay_request;
 pub mod realtime;
 pub mod scenes;

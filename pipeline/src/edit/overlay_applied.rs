@@ -11,6 +11,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
 use crate::core::document::RectOut;
+use crate::edit::overlay_request::RectSpace;
 
 /// One object of the overlay after the edit.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -91,7 +92,7 @@ pub struct AddElementApplied {
     #[schema(value_type = ObjectKindName)]
     pub kind: ObjectKind,
     /// `coordinate_space` as sent (`preview` when absent).
-    pub coordinate_space: String,
+    pub coordinate_space: RectSpace,
 }
 
 /// O: the text edit.

@@ -8,6 +8,9 @@
 //! (`{voice_file}_{token}_…`) and replaces the spec last, atomically, so a failure at any step
 //! leaves the document and the current spec untouched (new files written so far are removed).
 //!
+//! The values arrive parsed ([`OverlayEdit`], read by `overlay_request` with the request), so
+//! what is left here are the checks that need the document and the files.
+//!
 //! - B: a URL (string or `{url}`) is downloaded through the guarded fetcher. A path ending in
 //!   `.svg`/`.svgz` (case-insensitive) or an SVG content type goes through svg2spec (the SVG is
 //!   kept beside the spec as its `source_svg`); anything else through the raster classifier.
@@ -22,14 +25,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use compositor::geom::{CANVAS_H, CANVAS_W, CanvasRect, PreviewRect};
+use compositor::geom::CanvasRect;
 use compositor::plan::Animation;
 use compositor::spec::{
     ObjectKind, OverlaySpec, SpecGroup, SpecObject, SpecPayload, SpecSource, TemporalPolicy,
 };
 use compositor::svg2spec::{self, Svg2specError, TextEditError};
 use serde::Serialize;
-use serde_json::{Value, json};
 use typography::design::{FontSet, Rgb, poster_warnings};
 
 use crate::core::config::Settings;
@@ -40,6 +42,9 @@ use crate::core::ids;
 use crate::edit::overlay_applied::{
     AddElementApplied, OverlayObjectOut, RasterPlacement, TextEditApplied, UploadOverlayApplied,
 };
+use crate::edit::overlay_request::{
+    AddElement, Element, OverlayEdit, TextEdit, VALUE_PARAM, bad_value,
+};
 
 /// What branch B/M/O edits need besides the document.
 pub struct OverlayEditContext<'a> {
@@ -48,13 +53,6 @@ pub struct OverlayEditContext<'a> {
     /// For the downloads of branch B (callers run on a blocking thread).
     pub runtime: &'a tokio::runtime::Handle,
 }
-
-/// The field names this module handles.
-pub const FIELDS: &[&str] = &[
-    "remotion.upload_overlay",
-    "remotion.add_element",
-    "overlay.text_edit",
-];
 
 /// Largest overlay download.
 const MAX_DOWNLOAD: u64 = 25 * 1024 * 1024;
@@ -70,36 +68,26 @@ pub enum OverlayApplied {
     TextEdit(TextEditApplied),
 }
 
-/// Applies one B/M/O field to scene `index` of `doc` and returns what the branch did.
+/// Applies one parsed B/M/O value to scene `index` of `doc` and returns what the branch did.
 /// On error nothing in `doc` or on disk has changed.
 pub fn apply(
     ctx: &OverlayEditContext<'_>,
     doc: &mut VideoDocument,
     index: usize,
-    field: &str,
-    value: &Value,
+    edit: &OverlayEdit,
 ) -> Result<OverlayApplied, Error> {
     if index >= doc.segments.len() {
         return Err(Error::new(Code::SceneNotFound, "No such scene."));
     }
-    match field {
-        "remotion.upload_overlay" => {
-            upload_overlay(ctx, doc, index, value).map(OverlayApplied::Upload)
+    match edit {
+        OverlayEdit::Upload { url } => {
+            upload_overlay(ctx, doc, index, url).map(OverlayApplied::Upload)
         }
-        "remotion.add_element" => {
-            add_element(ctx, doc, index, value).map(OverlayApplied::AddElement)
+        OverlayEdit::AddElement(e) => {
+            add_element(ctx, doc, index, e).map(OverlayApplied::AddElement)
         }
-        "overlay.text_edit" => text_edit(ctx, doc, index, value).map(OverlayApplied::TextEdit),
-        _ => Err(Error::new(
-            Code::InvalidFieldName,
-            format!("`{field}` is not an overlay design field."),
-        )
-        .param("fields")),
+        OverlayEdit::TextEdit(t) => text_edit(ctx, doc, index, t).map(OverlayApplied::TextEdit),
     }
-}
-
-fn bad_value(msg: impl Into<String>) -> Error {
-    Error::new(Code::InvalidValue, msg).param("fields[].value")
 }
 
 /// The scene's public folder.
@@ -191,7 +179,7 @@ fn svg2spec_failed(e: Svg2specError) -> Error {
             public_reason(&e)
         ),
     )
-    .param("fields[].value")
+    .param(VALUE_PARAM)
     .because(e)
 }
 
@@ -212,27 +200,9 @@ fn download(
                 Code::DownloadFailed,
                 format!("The overlay could not be downloaded: {}.", e.public()),
             )
-            .param("fields[].value")
+            .param(VALUE_PARAM)
             .because(e)
         })
-}
-
-fn url_of(value: &Value) -> Result<&str, Error> {
-    let url = match value {
-        Value::String(s) => s.as_str(),
-        Value::Object(m) => m.get("url").and_then(Value::as_str).unwrap_or(""),
-        _ => "",
-    }
-    .trim();
-    if url.is_empty() {
-        return Err(bad_value(
-            "`remotion.upload_overlay` takes a URL string or `{url}`.",
-        ));
-    }
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(bad_value("The overlay URL must be http(s)."));
-    }
-    Ok(url)
 }
 
 /// Whether a URL's path names an SVG (`.svg`/`.svgz`, case-insensitive).
@@ -250,9 +220,8 @@ fn upload_overlay(
     ctx: &OverlayEditContext<'_>,
     doc: &mut VideoDocument,
     index: usize,
-    value: &Value,
+    url: &str,
 ) -> Result<UploadOverlayApplied, Error> {
-    let url = url_of(value)?;
     let resp = download(ctx, url)?;
     let voice_file = doc.segments[index].voice_file.clone();
     let prefix = format!("{voice_file}_{}_", ids::file_token());
@@ -286,7 +255,7 @@ fn upload_overlay(
                     public_reason(&e)
                 ),
             )
-            .param("fields[].value")
+            .param(VALUE_PARAM)
             .because(e)
         })?;
         let file = format!("{prefix}upload.png");
@@ -331,44 +300,6 @@ fn upload_overlay(
         re_enabled: was_disabled,
         remotion_spec_file: spec_file_name(&voice_file),
     })
-}
-
-/// Default rects (canvas) of M's `position`s.
-fn position_rect(p: &str) -> Option<CanvasRect> {
-    Some(match p {
-        "top" => CanvasRect::new(60.0, 160.0, 600.0, 200.0),
-        "bottom" => CanvasRect::new(60.0, 740.0, 600.0, 200.0),
-        "left" => CanvasRect::new(40.0, 460.0, 310.0, 300.0),
-        "right" => CanvasRect::new(370.0, 460.0, 310.0, 300.0),
-        "center" | "centre" => CanvasRect::new(60.0, 500.0, 600.0, 260.0),
-        _ => return None,
-    })
-}
-
-fn parse_rect(v: &Value, space: &str) -> Result<CanvasRect, Error> {
-    let n = |k: &str| v.get(k).and_then(Value::as_f64);
-    let (Some(x), Some(y), Some(w), Some(h)) = (n("x"), n("y"), n("w"), n("h")) else {
-        return Err(bad_value("`rect` needs numeric x, y, w, h."));
-    };
-    let r = match space {
-        "preview" => PreviewRect::new(x, y, w, h).to_canvas(),
-        "canvas" => CanvasRect::new(x, y, w, h),
-        other => {
-            return Err(bad_value(format!(
-                "`coordinate_space` must be `preview` (280×498, default) or `canvas` (720×1280), not `{other}`."
-            )));
-        }
-    };
-    let on_canvas = r.x < f64::from(CANVAS_W)
-        && r.y < f64::from(CANVAS_H)
-        && r.x + r.w > 0.0
-        && r.y + r.h > 0.0;
-    if !r.is_valid() || r.w > 4096.0 || r.h > 4096.0 || !on_canvas {
-        return Err(bad_value(
-            "`rect` must have a positive size and overlap the canvas.",
-        ));
-    }
-    Ok(r)
 }
 
 fn xml_escape(s: &str) -> String {
@@ -451,7 +382,7 @@ fn add_element(
     ctx: &OverlayEditContext<'_>,
     doc: &mut VideoDocument,
     index: usize,
-    value: &Value,
+    element: &AddElement,
 ) -> Result<AddElementApplied, Error> {
     if doc.segments[index].overlay_disabled() {
         return Err(Error::new(
@@ -460,38 +391,7 @@ fn add_element(
         )
         .param("fields"));
     }
-    let obj = match value {
-        Value::String(s) => json!({ "kind": "text", "text": s }),
-        Value::Object(_) => value.clone(),
-        _ => {
-            return Err(bad_value(
-                "`remotion.add_element` takes a string (text) or `{kind, text, position | rect, coordinate_space}`.",
-            ));
-        }
-    };
-    let kind = match obj.get("kind").and_then(Value::as_str).unwrap_or("text") {
-        "text" => ObjectKind::Text,
-        "stat" => ObjectKind::Stat,
-        "label" => ObjectKind::Label,
-        "callout" => ObjectKind::Callout,
-        "image" => ObjectKind::Image,
-        other => {
-            return Err(bad_value(format!(
-                "`kind` must be text, stat, label, callout or image, not `{other}`."
-            )));
-        }
-    };
-    let space = obj
-        .get("coordinate_space")
-        .and_then(Value::as_str)
-        .unwrap_or("preview");
-    let rect = match (obj.get("rect"), obj.get("position")) {
-        (Some(r), _) if !r.is_null() => parse_rect(r, space)?,
-        (_, Some(Value::String(p))) => position_rect(p.trim())
-            .ok_or_else(|| bad_value("`position` must be top, bottom, left, right or center."))?,
-        (_, None) | (_, Some(Value::Null)) => position_rect("center").expect("known"),
-        _ => return Err(bad_value("`position` must be a string.")),
-    };
+    let (kind, rect) = (element.element.kind(), element.rect());
     let voice_file = doc.segments[index].voice_file.clone();
     let dir = scene_dir(ctx, doc);
     let mut spec =
@@ -506,44 +406,28 @@ fn add_element(
     };
     let prefix = format!("{voice_file}_{}_", ids::file_token());
     let mut staging = Staging::new(dir);
-    let (payload, text) = if kind == ObjectKind::Image {
-        let url = obj
-            .get("url")
-            .or_else(|| obj.get("image_url"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad_value("An image element needs `url`."))?;
-        let url_value = json!(url);
-        let url = url_of(&url_value)?;
-        let resp = download(ctx, url)?;
-        let png = svg2spec::raster_to_png(&resp.body).map_err(|e| {
-            Error::new(
-                Code::MediaDecodeFailed,
-                format!("The image could not be used: {}.", public_reason(&e)),
-            )
-            .param("fields[].value")
-            .because(e)
-        })?;
-        let file = format!("{prefix}{layout_id}.png");
-        staging.write_file(&file, &png)?;
-        (SpecPayload::Png { file }, None)
-    } else {
-        let text = obj
-            .get("text")
-            .or_else(|| obj.get("value"))
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| bad_value("A text element needs non-empty `text`."))?;
-        if text.chars().count() > 300 {
-            return Err(bad_value(
-                "An element's `text` may have at most 300 characters.",
-            ));
+    let (payload, text) = match &element.element {
+        Element::Image { url } => {
+            let resp = download(ctx, url)?;
+            let png = svg2spec::raster_to_png(&resp.body).map_err(|e| {
+                Error::new(
+                    Code::MediaDecodeFailed,
+                    format!("The image could not be used: {}.", public_reason(&e)),
+                )
+                .param(VALUE_PARAM)
+                .because(e)
+            })?;
+            let file = format!("{prefix}{layout_id}.png");
+            staging.write_file(&file, &png)?;
+            (SpecPayload::Png { file }, None)
         }
-        let fonts = FontSet::from_dir(&fonts_dir(ctx)).map_err(Error::internal)?;
-        let svg = element_svg(&fonts, kind, text, rect);
-        let file = format!("{prefix}{layout_id}.svg");
-        staging.write_file(&file, svg.as_bytes())?;
-        (SpecPayload::Svg { file }, Some(text.to_string()))
+        Element::Text { text, .. } => {
+            let fonts = FontSet::from_dir(&fonts_dir(ctx)).map_err(Error::internal)?;
+            let svg = element_svg(&fonts, kind, text, rect);
+            let file = format!("{prefix}{layout_id}.svg");
+            staging.write_file(&file, svg.as_bytes())?;
+            (SpecPayload::Svg { file }, Some(text.clone()))
+        }
     };
     let z = spec.objects().map(|o| o.z).max().map_or(0, |z| z + 1);
     let object = SpecObject {
@@ -581,7 +465,7 @@ fn add_element(
         rect: rect.to_preview(),
         layout_id,
         kind,
-        coordinate_space: space.to_string(),
+        coordinate_space: element.space,
     })
 }
 
@@ -590,45 +474,10 @@ fn text_edit(
     ctx: &OverlayEditContext<'_>,
     doc: &mut VideoDocument,
     index: usize,
-    value: &Value,
+    edit: &TextEdit,
 ) -> Result<TextEditApplied, Error> {
-    let Value::Object(m) = value else {
-        return Err(bad_value(
-            "`overlay.text_edit` takes `{wc_object, lines?, fill?}`.",
-        ));
-    };
-    let wc_object = m
-        .get("wc_object")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| bad_value("`wc_object` (the data-wc-object to edit) is required."))?;
-    let lines: Option<Vec<String>> = match m.get("lines") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(typography::split_forced_breaks(s)),
-        Some(Value::Array(a)) => Some(
-            a.iter()
-                .map(|l| l.as_str().map(|s| s.trim().to_string()))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| bad_value("`lines` must be an array of strings."))?,
-        ),
-        Some(_) => return Err(bad_value("`lines` must be an array of strings.")),
-    };
-    if lines.as_ref().is_some_and(|l| l.is_empty() || l.len() > 20) {
-        return Err(bad_value("`lines` must hold 1 to 20 lines."));
-    }
-    let fill = match m.get("fill") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(f)) => Some(
-            Rgb::parse(f.trim())
-                .ok_or_else(|| bad_value("`fill` must be a `#RRGGBB` colour."))?
-                .hex(),
-        ),
-        Some(_) => return Err(bad_value("`fill` must be a `#RRGGBB` colour.")),
-    };
-    if lines.is_none() && fill.is_none() {
-        return Err(bad_value("`overlay.text_edit` needs `lines` or `fill`."));
-    }
+    let (wc_object, lines) = (edit.wc_object.as_str(), &edit.lines);
+    let fill = edit.fill.map(|f| f.hex());
     let voice_file = doc.segments[index].voice_file.clone();
     let dir = scene_dir(ctx, doc);
     let no_source = || {
@@ -687,7 +536,7 @@ fn text_edit(
         .and_then(|o| o.text.clone());
     Ok(TextEditApplied {
         wc_object: wc_object.to_string(),
-        lines,
+        lines: lines.clone(),
         fill,
         text,
         warnings,
@@ -700,6 +549,8 @@ mod tests {
     use super::*;
     use crate::core::config::Config;
     use crate::core::document::Segment;
+    use crate::edit::overlay_request::OverlayField;
+    use serde_json::{Value, json};
     use std::sync::Arc;
 
     struct Env {
@@ -782,7 +633,9 @@ mod tests {
         field: &str,
         value: &Value,
     ) -> Result<Value, Error> {
-        super::apply(ctx, doc, index, field, value)
+        let field = OverlayField::parse(field).expect("an overlay field");
+        let edit = OverlayEdit::parse(field, value)?;
+        super::apply(ctx, doc, index, &edit)
             .map(|a| serde_json::to_value(a).expect("applied serialises"))
     }
 

@@ -527,10 +527,8 @@ impl Editor {
             };
             let mut all = Applied::default();
             for e in edits {
-                if let Edit::Overlay { field, value } = e {
-                    all.overlay(crate::edit::overlay_edits::apply(
-                        &ctx, &mut new, index, field, value,
-                    )?);
+                if let Edit::Overlay(o) = e {
+                    all.overlay(crate::edit::overlay_edits::apply(&ctx, &mut new, index, o)?);
                 }
             }
             // The overlay module changed the spec files: a new version busts caches.
@@ -1076,6 +1074,6 @@ fn edit_name(e: &Edit) -> &str {
         Edit::Text(_) => "segment.text",
         Edit::Meta(_) => "metadata",
         Edit::DisableOverlay => "disable_overlay",
-        Edit::Overlay { field, .. } => field,
+        Edit::Overlay(o) => o.field().as_str(),
     }
 }

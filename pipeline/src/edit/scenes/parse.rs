@@ -4,8 +4,9 @@
 //!
 //! Branches parsed here: A (background swap), C (object-layer rect), D (group rect),
 //! E (narrator rect), F (caption Y), G (layout batch), H (voice upload, async), I (narrator video
-//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay).
-//! B, M and O (`overlay_edits::FIELDS`) keep their value for `overlay_edits::apply`.
+//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay);
+//! B, M and O ([`OverlayField`]) are read by `overlay_request` into an [`OverlayEdit`] for
+//! `overlay_edits::apply`.
 //!
 //! Coordinate spaces: narrator and caption rects are 280×498 preview; `remotion.object.rect`
 //! defaults to preview, `remotion.group.rect` to canvas (720×1280); every conversion goes through
@@ -20,6 +21,10 @@ use utoipa::{PartialSchema, ToSchema};
 use crate::core::error::{Code, Error, Result};
 use crate::core::fields::{Choice, Fields};
 use crate::core::schema;
+use crate::edit::overlay_request::{
+    IMAGE_KIND, MAX_ELEMENT_TEXT, MAX_LINES, OverlayEdit, OverlayField, Position, RectSpace,
+    TextKind,
+};
 use crate::edit::scenes::select::{Selector, by_value_forms, topic_id};
 
 /// The metadata branch validates against the same lists scene building writes.
@@ -106,8 +111,8 @@ pub enum Edit {
     Meta(Meta),
     /// N.
     DisableOverlay,
-    /// B, M, O: handled by `overlay_edits`.
-    Overlay { field: String, value: Value },
+    /// B, M, O: applied by `overlay_edits`.
+    Overlay(OverlayEdit),
 }
 
 /// The family of a call (one per call).
@@ -121,8 +126,8 @@ pub enum Family {
     Text,
     Metadata,
     Disable,
-    /// One of `overlay_edits::FIELDS` (index into it).
-    Overlay(usize),
+    /// B, M or O (each its own family).
+    Overlay(OverlayField),
 }
 
 impl Family {
@@ -136,7 +141,7 @@ impl Family {
             Family::Text => "segment_text",
             Family::Metadata => "metadata",
             Family::Disable => "disable_overlay",
-            Family::Overlay(i) => crate::edit::overlay_edits::FIELDS[i],
+            Family::Overlay(f) => f.as_str(),
         }
     }
 }
@@ -155,12 +160,7 @@ impl Edit {
             Edit::Text(_) => Family::Text,
             Edit::Meta(_) => Family::Metadata,
             Edit::DisableOverlay => Family::Disable,
-            Edit::Overlay { field, .. } => Family::Overlay(
-                crate::edit::overlay_edits::FIELDS
-                    .iter()
-                    .position(|f| f == field)
-                    .unwrap_or(0),
-            ),
+            Edit::Overlay(o) => Family::Overlay(o.field()),
         }
     }
 
@@ -350,11 +350,8 @@ fn unknown_field(name: &str) -> Error {
 /// `layout.batch` expands to several edits.
 pub fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> {
     let one = |e: Edit| Ok(vec![e]);
-    if crate::edit::overlay_edits::FIELDS.contains(&name) {
-        return one(Edit::Overlay {
-            field: name.to_string(),
-            value: value.clone(),
-        });
+    if let Some(field) = OverlayField::parse(name) {
+        return one(Edit::Overlay(OverlayEdit::parse(field, value)?));
     }
     if DISABLE_FIELDS.contains(&name) {
         return one(disable(value, param)?);
@@ -920,10 +917,101 @@ fn field_families() -> Vec<FamilySchema> {
             true,
         ),
     ];
-    for f in crate::edit::overlay_edits::FIELDS {
-        families.push(family(vec![(vec![*f], json!({}))], false));
+    for f in OverlayField::ALL {
+        families.push(family(vec![(vec![f.as_str()], overlay_value(*f))], false));
     }
     families
+}
+
+/// Largest `x` and `y` of a schema-valid M `rect`: on the canvas in either coordinate space
+/// (preview px scale up about 2.57×). Its `w` and `h` stay within [`SCHEMA_RECT_LIMIT`].
+const SCHEMA_ELEMENT_X: f64 = 270.0;
+const SCHEMA_ELEMENT_Y: f64 = 490.0;
+
+/// The value of B, M or O, as `overlay_request` reads it. M's and O's forms are subsets where
+/// the rule spans fields: a `rect` at a non-negative origin (the API takes any rect that
+/// overlaps the canvas), and a `lines` string without break characters or hyphens (one line;
+/// the API splits at `\n`, `|`, `→` and `->`).
+fn overlay_value(field: OverlayField) -> Value {
+    match field {
+        OverlayField::UploadOverlay => json!({ "oneOf": [
+            url_schema(),
+            { "type": "object", "required": ["url"], "properties": { "url": url_schema() } },
+        ]}),
+        OverlayField::AddElement => add_element_value(),
+        OverlayField::TextEdit => json!({
+            "type": "object",
+            "required": ["wc_object"],
+            "properties": {
+                "wc_object": nonblank_schema(),
+                "lines": { "oneOf": [
+                    { "type": "array", "minItems": 1, "maxItems": MAX_LINES,
+                      "items": { "type": "string" } },
+                    { "type": "string", "pattern": "^[^|→\\n-]*[^\\s|→-][^|→\\n-]*$" },
+                    { "type": "null" },
+                ]},
+                "fill": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" },
+            },
+            "anyOf": [
+                { "required": ["lines"], "properties": { "lines": { "type": ["array", "string"] } } },
+                { "required": ["fill"], "properties": { "fill": { "type": "string" } } },
+            ],
+        }),
+    }
+}
+
+/// M's value: a text string, or an element (text kinds with `text`, or an image with `url`)
+/// placed by `rect` (which wins) or `position`.
+fn add_element_value() -> Value {
+    let text = json!({ "type": "string", "pattern": "\\S", "maxLength": MAX_ELEMENT_TEXT });
+    let mut text_kinds = vec![Value::Null];
+    text_kinds.extend(TextKind::NAMES.iter().map(|k| json!(k)));
+    let elements = [
+        (
+            json!({ "kind": { "enum": text_kinds }, "text": text }),
+            "text",
+        ),
+        (
+            json!({ "kind": { "const": IMAGE_KIND }, "url": url_schema() }),
+            "url",
+        ),
+    ];
+    let coord = |max: f64| json!({ "type": "number", "minimum": 0, "maximum": max });
+    let side = json!({ "type": "number", "exclusiveMinimum": 0, "maximum": SCHEMA_RECT_LIMIT });
+    let rect = json!({
+        "type": "object",
+        "required": ["x", "y", "w", "h"],
+        "properties": {
+            "x": coord(SCHEMA_ELEMENT_X), "y": coord(SCHEMA_ELEMENT_Y), "w": side, "h": side,
+        },
+    });
+    let mut positions = vec![Value::Null, json!("centre")];
+    positions.extend(Position::NAMES.iter().map(|p| json!(p)));
+    let mut spaces = vec![Value::Null];
+    spaces.extend(RectSpace::NAMES.iter().map(|s| json!(s)));
+    let mut forms = vec![text.clone()];
+    for (props, needs) in elements {
+        let mut required = vec![needs];
+        if needs == "url" {
+            required.push("kind");
+        }
+        for by_rect in [true, false] {
+            let mut p = props.clone();
+            p["coordinate_space"] = json!({ "enum": spaces });
+            let mut form = json!({ "type": "object" });
+            if by_rect {
+                p["rect"] = rect.clone();
+                form["required"] = json!([required.as_slice(), &["rect"]].concat());
+            } else {
+                p["position"] = json!({ "enum": positions });
+                form["required"] = json!(required);
+                form["not"] = json!({ "required": ["rect"] });
+            }
+            form["properties"] = p;
+            forms.push(form);
+        }
+    }
+    json!({ "oneOf": forms })
 }
 
 /// `fields`' schema: a list of one family's items.
@@ -1232,6 +1320,244 @@ mod tests {
         }
     }
 
+    fn overlay(name: &str, value: Value) -> Result<OverlayEdit> {
+        match parse1(name, value)?.pop() {
+            Some(Edit::Overlay(o)) => Ok(o),
+            other => panic!("{name} parsed as {other:?}"),
+        }
+    }
+
+    /// B, M and O values parse to typed edits; M keeps the coordinate space it was sent in.
+    #[test]
+    fn overlay_values_parse_to_typed_edits() {
+        use crate::edit::overlay_request::{AddElement, Element, Placement, TextEdit};
+        let upload = |url: &str| OverlayEdit::Upload { url: url.into() };
+        let text = |kind, text: &str| Element::Text {
+            kind,
+            text: text.into(),
+        };
+        let cases: Vec<(&str, Value, OverlayEdit)> = vec![
+            (
+                "remotion.upload_overlay",
+                json!(" https://x.example/o.svg "),
+                upload("https://x.example/o.svg"),
+            ),
+            (
+                "remotion.upload_overlay",
+                json!({"url": "http://x.example/o.png"}),
+                upload("http://x.example/o.png"),
+            ),
+            (
+                "remotion.add_element",
+                json!(" Hi "),
+                OverlayEdit::AddElement(AddElement {
+                    element: text(TextKind::Text, "Hi"),
+                    placement: Placement::Position(Position::Center),
+                    space: RectSpace::Preview,
+                }),
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "stat", "text": "42%", "rect": {"x": 28, "y": 49.8, "w": 112, "h": 60}}),
+                OverlayEdit::AddElement(AddElement {
+                    element: text(TextKind::Stat, "42%"),
+                    placement: Placement::Rect(
+                        GeomPreviewRect::new(28.0, 49.8, 112.0, 60.0).to_canvas(),
+                    ),
+                    space: RectSpace::Preview,
+                }),
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "label", "value": "NEW", "position": " centre ", "coordinate_space": "canvas"}),
+                OverlayEdit::AddElement(AddElement {
+                    element: text(TextKind::Label, "NEW"),
+                    placement: Placement::Position(Position::Center),
+                    space: RectSpace::Canvas,
+                }),
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "image", "image_url": "https://x.example/a.png", "rect": {"x": 0, "y": 0, "w": 360, "h": 640}, "coordinate_space": "canvas", "position": 5}),
+                OverlayEdit::AddElement(AddElement {
+                    element: Element::Image {
+                        url: "https://x.example/a.png".into(),
+                    },
+                    placement: Placement::Rect(CanvasRect::new(0.0, 0.0, 360.0, 640.0)),
+                    space: RectSpace::Canvas,
+                }),
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": " title ", "lines": "ONE | TWO->THREE"}),
+                OverlayEdit::TextEdit(TextEdit {
+                    wc_object: "title".into(),
+                    lines: Some(vec!["ONE".into(), "TWO".into(), "THREE".into()]),
+                    fill: None,
+                }),
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "title", "lines": null, "fill": " #00ff00 "}),
+                OverlayEdit::TextEdit(TextEdit {
+                    wc_object: "title".into(),
+                    lines: None,
+                    fill: Some(typography::design::Rgb(0, 255, 0)),
+                }),
+            ),
+        ];
+        for (name, value, want) in cases {
+            let got = overlay(name, value.clone());
+            assert_eq!(got.as_ref().ok(), Some(&want), "{name} {value}: {got:?}");
+            assert_eq!(want.field().as_str(), name);
+        }
+    }
+
+    /// Every B/M/O value check answers `invalid_value` on `fields[].value` with the branch's
+    /// own sentence.
+    #[test]
+    fn overlay_value_errors_keep_their_codes_params_and_messages() {
+        let shape = "`remotion.add_element` takes a string (text) or `{kind, text, position | rect, coordinate_space}`.";
+        let space = "`coordinate_space` must be `preview` (280×498, default) or `canvas` (720×1280), not `mm`.";
+        let cases: Vec<(&str, Value, &str)> = vec![
+            (
+                "remotion.upload_overlay",
+                json!(42),
+                "`remotion.upload_overlay` takes a URL string or `{url}`.",
+            ),
+            (
+                "remotion.upload_overlay",
+                json!({"url": "  "}),
+                "`remotion.upload_overlay` takes a URL string or `{url}`.",
+            ),
+            (
+                "remotion.upload_overlay",
+                json!("ftp://x.example/o.svg"),
+                "The overlay URL must be http(s).",
+            ),
+            ("remotion.add_element", json!(null), shape),
+            ("remotion.add_element", json!([1]), shape),
+            (
+                "remotion.add_element",
+                json!({"kind": "video", "text": "x"}),
+                "`kind` must be text, stat, label, callout or image, not `video`.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": 5, "text": "x"}),
+                "`kind` must be text, stat, label, callout or image, not `5`.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 5}}),
+                "`rect` needs numeric x, y, w, h.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 5, "h": 5}, "coordinate_space": "mm"}),
+                space,
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "position": "top", "coordinate_space": "mm"}),
+                space,
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 0, "y": 0, "w": 0, "h": 5}}),
+                "`rect` must have a positive size and overlap the canvas.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": "x", "rect": {"x": 720, "y": 0, "w": 5, "h": 5}, "coordinate_space": "canvas"}),
+                "`rect` must have a positive size and overlap the canvas.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"position": "middle", "text": "x"}),
+                "`position` must be top, bottom, left, right or center.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"position": 1, "text": "x"}),
+                "`position` must be a string.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"text": " "}),
+                "A text element needs non-empty `text`.",
+            ),
+            (
+                "remotion.add_element",
+                json!("x".repeat(MAX_ELEMENT_TEXT + 1)),
+                "An element's `text` may have at most 300 characters.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "image", "text": "x"}),
+                "An image element needs `url`.",
+            ),
+            (
+                "remotion.add_element",
+                json!({"kind": "image", "url": "file:///etc/passwd"}),
+                "The overlay URL must be http(s).",
+            ),
+            (
+                "overlay.text_edit",
+                json!("title"),
+                "`overlay.text_edit` takes `{wc_object, lines?, fill?}`.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": " ", "lines": ["A"]}),
+                "`wc_object` (the data-wc-object to edit) is required.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": ["A", 1]}),
+                "`lines` must be an array of strings.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": 3}),
+                "`lines` must be an array of strings.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": " | "}),
+                "`lines` must hold 1 to 20 lines.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "lines": vec!["A"; MAX_LINES + 1]}),
+                "`lines` must hold 1 to 20 lines.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "fill": "red"}),
+                "`fill` must be a `#RRGGBB` colour.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "fill": 255}),
+                "`fill` must be a `#RRGGBB` colour.",
+            ),
+            (
+                "overlay.text_edit",
+                json!({"wc_object": "t", "fill": null}),
+                "`overlay.text_edit` needs `lines` or `fill`.",
+            ),
+        ];
+        for (name, value, message) in cases {
+            let e = overlay(name, value.clone()).unwrap_err();
+            assert_eq!(
+                (e.code, e.param.as_deref(), e.message.as_str()),
+                (Code::InvalidValue, Some("fields[].value"), message),
+                "{name} {value}"
+            );
+        }
+    }
+
     #[test]
     fn envelope_fields() {
         let fam = |v: Value| parse_fields(Some(&v)).map(|f| (f.family, f.edits.len()));
@@ -1340,6 +1666,13 @@ mod tests {
         assert_eq!(
             ModifySceneRequest::parse(&json!([1])).unwrap_err().code,
             Code::InvalidJson
+        );
+        // A bad overlay value is refused with the request, before any video or scene is read.
+        let bad_element =
+            json!([{"field_name": "remotion.add_element", "value": {"kind": "video"}}]);
+        assert_eq!(
+            err(json!({"id": "wcABCDEFGH", "by": "id", "value": 1, "fields": bad_element})),
+            (Code::InvalidValue, "fields[].value".into())
         );
     }
 }
