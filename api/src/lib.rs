@@ -12,6 +12,7 @@ mod errors;
 mod filters;
 mod inbox;
 mod inspector;
+mod notify;
 mod openapi;
 mod pages;
 mod plan;
@@ -284,6 +285,8 @@ pub fn routes(
         .or(content::routes(state.clone()).boxed())
         .unify()
         .or(assets::routes(state.clone()))
+        .unify()
+        .or(notify::routes(state.clone()))
         .unify()
         .or(inbox::routes(state.clone()).boxed())
         .unify()

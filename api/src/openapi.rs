@@ -80,6 +80,7 @@ pub struct ErrorBody {
         crate::scenes::edit_session,
         crate::scenes::scene_geometry,
         crate::inspector::scene_inspector,
+        crate::notify::send,
     ),
     components(schemas(ErrorEnvelope, ErrorBody))
 )]

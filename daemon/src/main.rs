@@ -111,6 +111,12 @@ enum AccountsCommand {
         /// The account's industry (the default of its plan entries); empty clears it.
         #[arg(long)]
         industry: Option<String>,
+        /// The account's email (the default notification channel); empty clears it.
+        #[arg(long)]
+        email: Option<String>,
+        /// The Telegram chat notifications also go to; empty disconnects Telegram.
+        #[arg(long)]
+        telegram_chat_id: Option<String>,
     },
 }
 
@@ -194,6 +200,8 @@ fn main() -> std::process::ExitCode {
                     account,
                     weekly_quota,
                     industry,
+                    email,
+                    telegram_chat_id,
                 },
         } => accounts_set(
             &data_dir,
@@ -201,6 +209,8 @@ fn main() -> std::process::ExitCode {
             pipeline::core::accounts::SettingsUpdate {
                 industry,
                 weekly_quota,
+                email,
+                telegram_chat_id,
             },
         ),
     };

@@ -1,0 +1,66 @@
+//! `POST /v1/notification/send`: DTO handling only; validation, channels, the hourly limit
+//! and the reply live in `pipeline::notify`.
+
+use std::sync::Arc;
+
+use pipeline::core::model::Account;
+use pipeline::notify::request::{self, NotificationBody};
+use pipeline::notify::send::{NotificationReply, Notifier};
+use serde_json::Value;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::Response;
+
+use crate::State;
+use crate::errors::reject;
+use crate::filters::{auth, json_body};
+use crate::reply::json_reply;
+
+/// A subject and a 4000-byte message with room for JSON escapes.
+const BODY_LIMIT: usize = 64 * 1024;
+
+pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
+    let notifier = match pipeline::notify::notifier(
+        &state.settings,
+        state.store.clone(),
+        state.fetcher.clone(),
+        tokio::runtime::Handle::current(),
+    ) {
+        Ok(n) => Arc::new(n),
+        Err(e) => panic!("notification channels: {e}"),
+    };
+    let with = warp::any().map(move || notifier.clone());
+    warp::path!("v1" / "notification" / "send")
+        .and(warp::post())
+        .and(auth(state))
+        .and(json_body(BODY_LIMIT))
+        .and(with)
+        .and_then(send)
+        .boxed()
+}
+
+/// Notify yourself: email to the address on file, and the messaging app when connected.
+#[utoipa::path(
+    post,
+    path = "/v1/notification/send",
+    operation_id = "send_notification",
+    tag = "notifications",
+    request_body = NotificationBody,
+    responses(
+        (status = 200, description = "Delivered on every connected channel (`sent`) or on some (`partial`); a channel over its byte limit is `skipped` with a `reason`.", body = NotificationReply),
+        (status = 400, description = "`subject_too_long`, `message_too_long`, `invalid_parse_mode`, `conflicting_media`, `invalid_photo_url`, `invalid_video_url`, `missing_field`; `no_delivery_channel` with `details.setup_url`."),
+        (status = 401, description = "No or unknown API key."),
+        (status = 429, description = "`rate_limited`: over 60 per hour; `Retry-After` header and `details {rate_limit_max, rate_limit_count, retry_after_seconds}`."),
+        (status = 502, description = "`notification_send_failed`: every channel failed; `details.{email, telegram}`."),
+    ),
+)]
+pub(crate) async fn send(
+    account: Account,
+    body: Value,
+    notifier: Arc<Notifier>,
+) -> Result<Response, warp::Rejection> {
+    let n = request::read(&body, &notifier.fetcher).map_err(reject)?;
+    let reply = notifier.send(&account, n).await.map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &reply))
+}
