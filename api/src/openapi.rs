@@ -81,6 +81,7 @@ pub struct ErrorBody {
         crate::scenes::scene_geometry,
         crate::inspector::scene_inspector,
         crate::notify::send,
+        crate::notify::error_report,
     ),
     components(schemas(ErrorEnvelope, ErrorBody))
 )]

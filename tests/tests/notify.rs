@@ -352,3 +352,61 @@ async fn the_sixty_first_notification_in_an_hour_is_429_even_after_a_restart() {
     assert_eq!(h["retry-after"].to_str().unwrap(), retry.to_string());
     assert_eq!(bot.calls().len(), 60);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn error_report_answers_every_code_and_reports_list_shows_what_was_stored() {
+    let mut d = Daemon::start(BIN, &[]);
+    let cases = [
+        (json!({}), "missing_field", "error_message"),
+        (json!({"error_message": "x".repeat(4001)}), "error_message_too_long", "error_message"),
+        (json!({"error_message": "x", "module": "m".repeat(81)}), "module_too_long", "module"),
+        (json!({"error_message": "x", "module": ["agent"]}), "invalid_module", "module"),
+        (json!({"error_message": "x", "context": "req_1"}), "invalid_context", "context"),
+    ];
+    for (body, code, param) in cases {
+        let (c, v, _) = d.post("/v1/error/report", &body).await;
+        assert_eq!((c, v["error"]["code"].as_str(), v["error"]["param"].as_str()), (400, Some(code), Some(param)), "{body}: {v}");
+    }
+    let context: serde_json::Map<String, Value> =
+        (0..55).map(|i| (format!("k{i:02}"), json!(i))).collect();
+    let (c, v, _) = d
+        .post("/v1/error/report", &json!({"error_message": "voice upload stalled", "context": context}))
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!((v["object"].as_str(), v["reported"].as_bool(), v["module"].as_str()), (Some("error_report"), Some(true), Some("agent")));
+    assert_eq!(v["context_keys"].as_array().unwrap().len(), 50);
+    let out = cli_offline(&mut d, &["reports", "list"]);
+    assert!(out.contains("default  agent  (stored)"), "{out}");
+    assert!(out.contains("voice upload stalled"), "{out}");
+    assert!(out.contains("· k49: 49") && !out.contains("k50"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn error_report_is_forwarded_by_email_and_a_failed_forward_is_502_but_stored() {
+    let smtp = Smtp::start();
+    let port = smtp.port.to_string();
+    let mut d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__SMTP__HOST", "127.0.0.1"),
+            ("REELSMITH__SMTP__PORT", &port),
+            ("REELSMITH__SMTP__STARTTLS", "false"),
+            ("REELSMITH__NOTIFY__OPERATOR_EMAIL", "team@reelsmith.test"),
+        ],
+    );
+    let body = json!({"error_message": "scene 3 failed", "module": "editor", "context": {"topic_id": "rs_abc", "scene_id": 3}});
+    let (c, v, _) = d.post("/v1/error/report", &body).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["context_keys"], json!(["topic_id", "scene_id"]));
+    let mail = &smtp.wait_for(1)[0];
+    assert_eq!(header(mail, "To"), Some("team@reelsmith.test"), "{mail}");
+    assert_eq!(header(mail, "Subject"), Some("[reelsmith] editor error from default"), "{mail}");
+    assert!(mail.contains("scene 3 failed") && mail.contains("topic_id: rs_abc"), "{mail}");
+
+    drop(smtp);
+    let (c, v, _) = d.post("/v1/error/report", &body).await;
+    assert_eq!((c, v["error"]["code"].as_str()), (502, Some("error_report_failed")), "{v}");
+    let out = cli_offline(&mut d, &["reports", "list"]);
+    assert_eq!(out.matches("scene 3 failed").count(), 2, "{out}");
+    assert!(out.contains("(forwarded)") && out.contains("(stored)"), "{out}");
+}

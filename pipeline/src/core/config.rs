@@ -478,6 +478,9 @@ impl Config {
         if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err() {
             return Err("smtp.from must be an address such as `Name <a@b.example>`".into());
         }
+        if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {
+            return Err("notify.operator_email needs an [smtp] host to send through".into());
+        }
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(

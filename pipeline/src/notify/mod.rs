@@ -7,6 +7,7 @@ pub mod channel;
 pub mod email;
 pub mod request;
 pub mod rate;
+pub mod report;
 pub mod send;
 pub mod telegram;
 
