@@ -21,16 +21,7 @@ use crate::reply::json_reply;
 /// A subject and a 4000-byte message with room for JSON escapes.
 const BODY_LIMIT: usize = 64 * 1024;
 
-pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
-    let notifier = match pipeline::notify::notifier(
-        &state.settings,
-        state.store.clone(),
-        state.fetcher.clone(),
-        tokio::runtime::Handle::current(),
-    ) {
-        Ok(n) => Arc::new(n),
-        Err(e) => panic!("notification channels: {e}"),
-    };
+pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Response,)> {
     let with = warp::any().map(move || notifier.clone());
     let operator = state.settings.notify.operator_email.clone();
     let with_operator = warp::any().map(move || operator.clone());

@@ -82,6 +82,8 @@ pub struct ErrorBody {
         crate::inspector::scene_inspector,
         crate::notify::send,
         crate::notify::error_report,
+        crate::links::send,
+        crate::links::client_link_page,
     ),
     components(schemas(ErrorEnvelope, ErrorBody))
 )]

@@ -410,3 +410,95 @@ async fn error_report_is_forwarded_by_email_and_a_failed_forward_is_502_but_stor
     assert_eq!(out.matches("scene 3 failed").count(), 2, "{out}");
     assert!(out.contains("(forwarded)") && out.contains("(stored)"), "{out}");
 }
+
+async fn page(d: &Daemon, url: &str) -> (u16, String) {
+    let r = d.http.get(url).send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn client_link_answers_every_code_and_clamps_the_ttl() {
+    let d = Daemon::start(BIN, &[]);
+    let cases = [
+        (json!({}), "missing_field", "link_type"),
+        (json!({"link_type": "invoice"}), "invalid_link_type", "link_type"),
+        (json!({"link_type": "record"}), "missing_field", "topic_id"),
+        (json!({"link_type": "record", "topic_id": "bad id!"}), "invalid_topic_id", "topic_id"),
+        (json!({"link_type": "setup", "channels": "email"}), "invalid_channels", "channels"),
+        (json!({"link_type": "setup", "channels": {"pager": true}}), "invalid_channels", "channels"),
+    ];
+    for (body, code, param) in cases {
+        let (c, v, _) = d.post("/v1/client_link/send", &body).await;
+        assert_eq!((c, v["error"]["code"].as_str(), v["error"]["param"].as_str()), (400, Some(code), Some(param)), "{body}: {v}");
+    }
+    let (c, v, _) = d.post("/v1/client_link/send", &json!({"link_type": "setup", "ttl_days": 99})).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!((v["object"].as_str(), v["expires_in_days"].as_i64(), v["notified"].as_bool()), (Some("client_link"), Some(30), Some(false)));
+    assert!(v.get("results").is_none() && v.get("topic_id").is_none(), "{v}");
+    let (_, v, _) = d.post("/v1/client_link/send", &json!({"link_type": "content_plan"})).await;
+    assert_eq!(v["expires_in_days"], 7);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_link_type_opens_its_page_and_altered_or_expired_links_do_not() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v, _) = d
+        .post("/v1/create_video", &json!({"source": "text", "script_text": reelsmith_tests::script(90), "output_type": "text"}))
+        .await;
+    assert!(c == 200 || c == 202, "{v}");
+    let topic = v["id"].as_str().unwrap().to_string();
+    let mut urls = Vec::new();
+    for (body, expect) in [
+        (json!({"link_type": "record", "topic_id": topic}), "Status:"),
+        (json!({"link_type": "record", "topic_id": topic, "page": "record2.html"}), "Status:"),
+        (json!({"link_type": "record", "topic_id": "rs_notmadeyet"}), "not available yet"),
+        (json!({"link_type": "content_plan"}), "Content plan"),
+        (json!({"link_type": "setup"}), "Telegram"),
+        (json!({"link_type": "social_dashboard"}), "1 videos"),
+        (json!({"link_type": "publish_schedule"}), "Week 1"),
+    ] {
+        let (c, v, _) = d.post("/v1/client_link/send", &body).await;
+        assert_eq!(c, 200, "{body}: {v}");
+        let url = v["magic_url"].as_str().unwrap().to_string();
+        assert!(url.starts_with(&format!("{}/app/link/", d.base)), "{url}");
+        let (status, html) = page(&d, &url).await;
+        assert_eq!(status, 200, "{body}: {html}");
+        assert!(html.contains(expect), "{body}: {html}");
+        urls.push(url);
+    }
+    // One character of the signature changed: 403, nothing of the account shown.
+    let mut tampered = urls[0].clone();
+    let last = tampered.pop().unwrap();
+    tampered.push(if last == '0' { '1' } else { '0' });
+    let (status, html) = page(&d, &tampered).await;
+    assert_eq!(status, 403, "{html}");
+    assert!(!html.contains(&topic) && html.contains("not valid"));
+    // Correctly signed but expired: 410.
+    let token = reelsmith_tests::client_link_token(
+        reelsmith_tests::SECRET,
+        &json!({"a": "default", "t": "record", "i": topic, "p": "record.html", "e": 1_000_000}),
+    );
+    let (status, html) = page(&d, &d.url(&format!("/app/link/{token}"))).await;
+    assert_eq!(status, 410, "{html}");
+    assert!(html.contains("expired") && !html.contains("Status:"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn client_link_channels_send_the_link_and_sms_is_skipped() {
+    let smtp = Smtp::start();
+    let bot = BotApi::start().await;
+    let d = daemon(Some(&smtp), Some(&bot), "jane@example.com", CHAT).await;
+    let (c, v, _) = d
+        .post("/v1/client_link/send", &json!({"link_type": "setup", "channels": {"telegram": true, "sms": true, "email": true}}))
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["notified"], true);
+    assert_eq!(v["results"]["telegram"]["status"], "sent");
+    assert_eq!(v["results"]["email"]["status"], "sent");
+    assert_eq!(v["results"]["sms"], json!({"status": "skipped", "reason": "sms_not_configured"}));
+    let url = v["magic_url"].as_str().unwrap();
+    assert!(bot.calls()[0].1["text"].as_str().unwrap().contains(url));
+    let mail = &smtp.wait_for(1)[0];
+    assert_eq!(header(mail, "Subject"), Some("Your link"), "{mail}");
+    assert!(mail.contains("Open your page"), "{mail}");
+}

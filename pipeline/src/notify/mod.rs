@@ -4,6 +4,7 @@
 //! (`client_link.rs`) and `error/report` (`report.rs`).
 
 pub mod channel;
+pub mod client_link;
 pub mod email;
 pub mod request;
 pub mod rate;

@@ -95,10 +95,10 @@ pub struct Notifier {
 }
 
 /// One channel's outcome.
-struct Outcome {
-    status: DeliveryStatus,
-    message_id: Option<i64>,
-    reason: Option<String>,
+pub struct Outcome {
+    pub status: DeliveryStatus,
+    pub message_id: Option<i64>,
+    pub reason: Option<String>,
 }
 
 impl Outcome {
@@ -125,7 +125,7 @@ impl Notifier {
     }
 
     /// Sends through one channel on a blocking thread.
-    async fn deliver(sender: Arc<dyn Sender>, to: String, msg: Outgoing) -> Outcome {
+    pub async fn deliver(sender: Arc<dyn Sender>, to: String, msg: Outgoing) -> Outcome {
         let channel = sender.channel();
         let res = tokio::task::spawn_blocking(move || sender.send(&to, &msg)).await;
         let (status, message_id, reason) = match res {
