@@ -152,7 +152,11 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
             b.push_str("</ul>");
             html(StatusCode::OK, "Content plan", &b)
         }
-        LinkType::Setup => html(StatusCode::OK, "Connect your channels", &setup(state, account.as_ref())),
+        LinkType::Setup => html(
+            StatusCode::OK,
+            "Connect your channels",
+            &setup(state, account.as_ref()),
+        ),
         LinkType::SocialDashboard => {
             let v = videos::list(store, &c.a, videos::VideosQuery::default())?;
             let mut b = format!(
@@ -161,7 +165,11 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
                 v.total_count
             );
             for item in &v.data {
-                b.push_str(&format!("<li>{} · {}</li>", esc(&item.title), esc(&item.created_at)));
+                b.push_str(&format!(
+                    "<li>{} · {}</li>",
+                    esc(&item.title),
+                    esc(&item.created_at)
+                ));
             }
             b.push_str("</ul>");
             html(StatusCode::OK, "Social dashboard", &b)
@@ -171,19 +179,31 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
                 let r = roadmap::roadmap(store, a, roadmap::RoadmapQuery { cycle: 1 })?;
                 let mut b = format!("<p>{} videos a week.</p><ol>", r.weekly_quota);
                 for w in &r.weeks {
-                    b.push_str(&format!("<li>Week {} (from {}): ", w.week, esc(&w.starts_at)));
+                    b.push_str(&format!(
+                        "<li>Week {} (from {}): ",
+                        w.week,
+                        esc(&w.starts_at)
+                    ));
                     let topics: Vec<String> = w
                         .slots
                         .iter()
                         .filter_map(|s| s.topic.as_ref().map(|t| esc(&t.title)))
                         .collect();
-                    b.push_str(&if topics.is_empty() { "nothing planned".into() } else { topics.join(", ") });
+                    b.push_str(&if topics.is_empty() {
+                        "nothing planned".into()
+                    } else {
+                        topics.join(", ")
+                    });
                     b.push_str("</li>");
                 }
                 b.push_str("</ol>");
                 html(StatusCode::OK, "Publishing schedule", &b)
             }
-            None => html(StatusCode::OK, "Publishing schedule", "<p>Nothing is scheduled.</p>"),
+            None => html(
+                StatusCode::OK,
+                "Publishing schedule",
+                "<p>Nothing is scheduled.</p>",
+            ),
         },
     })
 }
@@ -208,14 +228,23 @@ fn record(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Error> {
 fn setup(state: &State, account: Option<&Account>) -> String {
     let s = &state.settings;
     let email = match account.and_then(|a| a.email.as_deref()) {
-        Some(e) => format!("on file ({})", esc(&pipeline::notify::channel::mask_email(e))),
+        Some(e) => format!(
+            "on file ({})",
+            esc(&pipeline::notify::channel::mask_email(e))
+        ),
         None => "no address on file".into(),
     };
     let telegram = match account.and_then(|a| a.telegram_chat_id.as_deref()) {
         Some(_) => "connected".to_string(),
         None => "not connected".to_string(),
     };
-    let on = |b: bool| if b { "available" } else { "not configured on this server" };
+    let on = |b: bool| {
+        if b {
+            "available"
+        } else {
+            "not configured on this server"
+        }
+    };
     format!(
         "<p>What this service can send to you, and how it stands:</p><ul>\
          <li><b>Email</b> ({}): {email}</li>\

@@ -475,7 +475,8 @@ impl Config {
         {
             return Err("broll.base_url and broll.api_key are required (pexels)".into());
         }
-        if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err() {
+        if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err()
+        {
             return Err("smtp.from must be an address such as `Name <a@b.example>`".into());
         }
         if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {

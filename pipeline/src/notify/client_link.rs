@@ -126,7 +126,9 @@ fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
 /// Reads and validates a request body.
 pub fn read(body: &Value) -> Result<LinkRequest, Error> {
     let f = Fields::of(body)?;
-    if f.str_or("link_type", Code::InvalidLinkType)?.is_none_or(|s| s.trim().is_empty()) {
+    if f.str_or("link_type", Code::InvalidLinkType)?
+        .is_none_or(|s| s.trim().is_empty())
+    {
         return Err(Error::missing("link_type"));
     }
     let link_type = f.choice::<LinkType>("link_type")?.expect("present");
@@ -135,7 +137,8 @@ pub fn read(body: &Value) -> Result<LinkRequest, Error> {
             .str_or("topic_id", Code::InvalidTopicId)?
             .ok_or_else(|| Error::missing("topic_id"))?;
         let ok = (1..=MAX_TOPIC_ID).contains(&t.len())
-            && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !ok {
             return Err(invalid(
                 Code::InvalidTopicId,
@@ -156,7 +159,9 @@ pub fn read(body: &Value) -> Result<LinkRequest, Error> {
         topic_id,
         ttl_days,
         channels: channels(&f)?,
-        page: f.choice::<RecordPage>("page")?.unwrap_or(RecordPage::Record),
+        page: f
+            .choice::<RecordPage>("page")?
+            .unwrap_or(RecordPage::Record),
     })
 }
 
@@ -216,7 +221,9 @@ pub fn open(secret: &str, token: &str, now: i64) -> Result<LinkClaims, LinkRefus
     let mut m = mac(secret);
     m.update(payload.as_bytes());
     m.verify_slice(&sig).map_err(|_| LinkRefused::Tampered)?;
-    let bytes = URL_SAFE_NO_PAD.decode(payload).map_err(|_| LinkRefused::Tampered)?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|_| LinkRefused::Tampered)?;
     let claims: LinkClaims = serde_json::from_slice(&bytes).map_err(|_| LinkRefused::Tampered)?;
     if claims.e <= now {
         return Err(LinkRefused::Expired);
@@ -289,39 +296,58 @@ pub async fn send(
             parse_mode: None,
             media: None,
         };
-        let one = |on: bool, to: Option<&str>, sender: &Option<std::sync::Arc<dyn crate::notify::channel::Sender>>| {
-            match (on, to, sender) {
-                (false, _, _) => None,
-                (true, Some(to), Some(s)) => Some((s.clone(), to.to_string())),
-                _ => None,
-            }
-        };
-        let tg = one(c.telegram, notifier.chat_of(account), &notifier.senders.telegram);
-        let em = one(c.email, notifier.email_of(account), &notifier.senders.email);
-        let deliver = |target: Option<(std::sync::Arc<dyn crate::notify::channel::Sender>, String)>, on: bool| {
-            let msg = msg.clone();
-            async move {
-                match target {
-                    Some((s, to)) => {
-                        let o = Notifier::deliver(s, to, msg).await;
-                        ChannelResult { status: o.status, reason: o.reason }
-                    }
-                    None if on => skipped("not_connected"),
-                    None => ChannelResult { status: DeliveryStatus::Skipped, reason: Some("not_requested".into()) },
+        let one =
+            |on: bool,
+             to: Option<&str>,
+             sender: &Option<std::sync::Arc<dyn crate::notify::channel::Sender>>| {
+                match (on, to, sender) {
+                    (false, _, _) => None,
+                    (true, Some(to), Some(s)) => Some((s.clone(), to.to_string())),
+                    _ => None,
                 }
-            }
-        };
+            };
+        let tg = one(
+            c.telegram,
+            notifier.chat_of(account),
+            &notifier.senders.telegram,
+        );
+        let em = one(c.email, notifier.email_of(account), &notifier.senders.email);
+        let deliver =
+            |target: Option<(std::sync::Arc<dyn crate::notify::channel::Sender>, String)>,
+             on: bool| {
+                let msg = msg.clone();
+                async move {
+                    match target {
+                        Some((s, to)) => {
+                            let o = Notifier::deliver(s, to, msg).await;
+                            ChannelResult {
+                                status: o.status,
+                                reason: o.reason,
+                            }
+                        }
+                        None if on => skipped("not_connected"),
+                        None => ChannelResult {
+                            status: DeliveryStatus::Skipped,
+                            reason: Some("not_requested".into()),
+                        },
+                    }
+                }
+            };
         Some(LinkResults {
             telegram: deliver(tg, c.telegram).await,
-            sms: skipped(if c.sms { "sms_not_configured" } else { "not_requested" }),
+            sms: skipped(if c.sms {
+                "sms_not_configured"
+            } else {
+                "not_requested"
+            }),
             email: deliver(em, c.email).await,
         })
     } else {
         None
     };
-    let notified = results.as_ref().is_some_and(|r| {
-        [r.telegram.status, r.email.status].contains(&DeliveryStatus::Sent)
-    });
+    let notified = results
+        .as_ref()
+        .is_some_and(|r| [r.telegram.status, r.email.status].contains(&DeliveryStatus::Sent));
     Ok(ClientLinkReply {
         object: "client_link".into(),
         link_type: req.link_type,
@@ -351,7 +377,7 @@ pub struct ClientLinkBody {
 
 /// `{telegram?, sms?, email?}` booleans.
 #[derive(ToSchema)]
-#[schema(additional_properties = false)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct ChannelsBody {
     telegram: Option<bool>,
@@ -368,13 +394,41 @@ mod tests {
     fn every_rule_answers_with_its_code() {
         let cases = [
             (json!({}), Code::MissingField, "link_type"),
-            (json!({"link_type": "inbox"}), Code::InvalidLinkType, "link_type"),
-            (json!({"link_type": "record"}), Code::MissingField, "topic_id"),
-            (json!({"link_type": "record", "topic_id": "a/b"}), Code::InvalidTopicId, "topic_id"),
-            (json!({"link_type": "record", "topic_id": "a".repeat(65)}), Code::InvalidTopicId, "topic_id"),
-            (json!({"link_type": "setup", "channels": [true]}), Code::InvalidChannels, "channels"),
-            (json!({"link_type": "setup", "channels": {"fax": true}}), Code::InvalidChannels, "channels"),
-            (json!({"link_type": "setup", "channels": {"sms": "yes"}}), Code::InvalidChannels, "channels"),
+            (
+                json!({"link_type": "inbox"}),
+                Code::InvalidLinkType,
+                "link_type",
+            ),
+            (
+                json!({"link_type": "record"}),
+                Code::MissingField,
+                "topic_id",
+            ),
+            (
+                json!({"link_type": "record", "topic_id": "a/b"}),
+                Code::InvalidTopicId,
+                "topic_id",
+            ),
+            (
+                json!({"link_type": "record", "topic_id": "a".repeat(65)}),
+                Code::InvalidTopicId,
+                "topic_id",
+            ),
+            (
+                json!({"link_type": "setup", "channels": [true]}),
+                Code::InvalidChannels,
+                "channels",
+            ),
+            (
+                json!({"link_type": "setup", "channels": {"fax": true}}),
+                Code::InvalidChannels,
+                "channels",
+            ),
+            (
+                json!({"link_type": "setup", "channels": {"sms": "yes"}}),
+                Code::InvalidChannels,
+                "channels",
+            ),
         ];
         for (body, code, param) in cases {
             let e = read(&body).unwrap_err();
@@ -382,7 +436,12 @@ mod tests {
         }
         let r = read(&json!({"link_type": "setup", "topic_id": "??", "ttl_days": 90})).unwrap();
         assert_eq!((r.topic_id, r.ttl_days), (None, 30));
-        assert_eq!(read(&json!({"link_type": "setup", "ttl_days": 0})).unwrap().ttl_days, 1);
+        assert_eq!(
+            read(&json!({"link_type": "setup", "ttl_days": 0}))
+                .unwrap()
+                .ttl_days,
+            1
+        );
     }
 
     #[test]
@@ -402,7 +461,10 @@ mod tests {
         forged.e = 9_999_999;
         let (_, sig) = token.split_once('.').unwrap();
         let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&forged).unwrap());
-        assert_eq!(open("secret", &format!("{payload}.{sig}"), 0), Err(LinkRefused::Tampered));
+        assert_eq!(
+            open("secret", &format!("{payload}.{sig}"), 0),
+            Err(LinkRefused::Tampered)
+        );
         assert_eq!(open("secret", "nonsense", 0), Err(LinkRefused::Tampered));
     }
 }

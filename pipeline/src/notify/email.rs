@@ -36,10 +36,7 @@ impl Email {
         if !cfg.user.is_empty() {
             b = b.credentials(Credentials::new(cfg.user.clone(), cfg.pass.clone()));
         }
-        let from = cfg
-            .from
-            .parse()
-            .map_err(|e| format!("smtp.from: {e}"))?;
+        let from = cfg.from.parse().map_err(|e| format!("smtp.from: {e}"))?;
         Ok(Some(Email {
             transport: b.build(),
             from,

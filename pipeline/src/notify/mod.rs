@@ -6,9 +6,9 @@
 pub mod channel;
 pub mod client_link;
 pub mod email;
-pub mod request;
 pub mod rate;
 pub mod report;
+pub mod request;
 pub mod send;
 pub mod telegram;
 

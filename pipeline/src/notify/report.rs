@@ -49,7 +49,7 @@ pub struct ErrorReport {
 }
 
 impl ErrorReport {
-    /// The rendered context: at most [`MAX_CONTEXT_KEYS`] `key: value` lines.
+    /// The rendered context: at most [`MAX_CONTEXT_KEYS`] `key: value` lines, by key name.
     pub fn context_lines(&self) -> Vec<String> {
         self.context
             .iter()
@@ -70,7 +70,7 @@ pub struct ErrorReportReply {
     /// Always true.
     pub reported: bool,
     pub module: String,
-    /// The context keys rendered (at most 50), in the order sent.
+    /// The context keys rendered (at most 50, the first by name).
     pub context_keys: Vec<String>,
 }
 
@@ -209,10 +209,26 @@ mod tests {
     fn every_rule_answers_with_its_code() {
         let cases = [
             (json!({}), Code::MissingField, "error_message"),
-            (json!({"error_message": "x".repeat(4001)}), Code::ErrorMessageTooLong, "error_message"),
-            (json!({"error_message": "x", "module": 5}), Code::InvalidModule, "module"),
-            (json!({"error_message": "x", "module": "m".repeat(81)}), Code::ModuleTooLong, "module"),
-            (json!({"error_message": "x", "context": [1]}), Code::InvalidContext, "context"),
+            (
+                json!({"error_message": "x".repeat(4001)}),
+                Code::ErrorMessageTooLong,
+                "error_message",
+            ),
+            (
+                json!({"error_message": "x", "module": 5}),
+                Code::InvalidModule,
+                "module",
+            ),
+            (
+                json!({"error_message": "x", "module": "m".repeat(81)}),
+                Code::ModuleTooLong,
+                "module",
+            ),
+            (
+                json!({"error_message": "x", "context": [1]}),
+                Code::InvalidContext,
+                "context",
+            ),
         ];
         for (body, code, param) in cases {
             let e = read(&body).unwrap_err();

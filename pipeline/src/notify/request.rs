@@ -98,6 +98,7 @@ pub fn read(body: &Value, fetcher: &Fetcher) -> Result<Notification, Error> {
         ));
     }
     let message = f.required_str("message")?.to_string();
+    let sent_bytes = message.len();
     let parse_mode = f.choice::<ParseMode>("parse_mode")?;
     let media = media(&f, fetcher)?;
     let n = Notification {
@@ -110,7 +111,7 @@ pub fn read(body: &Value, fetcher: &Fetcher) -> Result<Notification, Error> {
         media,
     };
     let limit = n.message_limit();
-    if message.len() > limit {
+    if sent_bytes > limit {
         let what = if n.media.is_some() {
             "as a caption of attached media"
         } else {
@@ -119,10 +120,7 @@ pub fn read(body: &Value, fetcher: &Fetcher) -> Result<Notification, Error> {
         return Err(invalid(
             Code::MessageTooLong,
             "message",
-            format!(
-                "`message` has {} bytes; the limit {what} is {limit}.",
-                message.len()
-            ),
+            format!("`message` has {sent_bytes} bytes; the limit {what} is {limit}."),
         ));
     }
     Ok(n)
@@ -185,10 +183,10 @@ pub struct NotificationBody {
     /// `Markdown`, `MarkdownV2` or `HTML` (only b, i, u, s, code, pre, a; the rest is removed).
     parse_mode: Option<ParseMode>,
     /// A public http(s) photo; not with `video_url`.
-    #[schema(format = Uri, pattern = "^https?://")]
+    #[schema(format = "uri", pattern = "^https?://")]
     photo_url: Option<String>,
     /// A public http(s) video; not with `photo_url`.
-    #[schema(format = Uri, pattern = "^https?://")]
+    #[schema(format = "uri", pattern = "^https?://")]
     video_url: Option<String>,
 }
 
@@ -212,24 +210,48 @@ mod tests {
         let cases = [
             (json!({"message": "m"}), Code::MissingField, "subject"),
             (json!({"subject": "s"}), Code::MissingField, "message"),
-            (json!({"subject": long_subject, "message": "m"}), Code::SubjectTooLong, "subject"),
-            (json!({"subject": "s", "message": "x".repeat(4001)}), Code::MessageTooLong, "message"),
+            (
+                json!({"subject": long_subject, "message": "m"}),
+                Code::SubjectTooLong,
+                "subject",
+            ),
+            (
+                json!({"subject": "s", "message": "x".repeat(4001)}),
+                Code::MessageTooLong,
+                "message",
+            ),
             (
                 json!({"subject": "s", "message": "x".repeat(1025), "photo_url": "https://example.com/a.jpg"}),
                 Code::MessageTooLong,
                 "message",
             ),
-            (json!({"subject": "s", "message": "m", "parse_mode": "rtf"}), Code::InvalidParseMode, "parse_mode"),
+            (
+                json!({"subject": "s", "message": "m", "parse_mode": "rtf"}),
+                Code::InvalidParseMode,
+                "parse_mode",
+            ),
             (
                 json!({"subject": "s", "message": "m", "photo_url": "https://example.com/a.jpg", "video_url": "https://example.com/a.mp4"}),
                 Code::ConflictingMedia,
                 "video_url",
             ),
-            (json!({"subject": "s", "message": "m", "photo_url": "http://127.0.0.1/a.jpg"}), Code::InvalidPhotoUrl, "photo_url"),
-            (json!({"subject": "s", "message": "m", "video_url": "ftp://example.com/a.mp4"}), Code::InvalidVideoUrl, "video_url"),
+            (
+                json!({"subject": "s", "message": "m", "photo_url": "http://127.0.0.1/a.jpg"}),
+                Code::InvalidPhotoUrl,
+                "photo_url",
+            ),
+            (
+                json!({"subject": "s", "message": "m", "video_url": "ftp://example.com/a.mp4"}),
+                Code::InvalidVideoUrl,
+                "video_url",
+            ),
         ];
         for (body, want, param) in cases {
-            assert_eq!(code(body.clone()), (want, Some(param.to_string())), "{body}");
+            assert_eq!(
+                code(body.clone()),
+                (want, Some(param.to_string())),
+                "{body}"
+            );
         }
     }
 

@@ -121,7 +121,10 @@ impl Notifier {
     /// The account's chat when the messaging channel is usable.
     pub fn chat_of<'a>(&self, account: &'a Account) -> Option<&'a str> {
         self.senders.telegram.as_ref()?;
-        account.telegram_chat_id.as_deref().filter(|c| !c.trim().is_empty())
+        account
+            .telegram_chat_id
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
     }
 
     /// Sends through one channel on a blocking thread.
@@ -130,7 +133,9 @@ impl Notifier {
         let res = tokio::task::spawn_blocking(move || sender.send(&to, &msg)).await;
         let (status, message_id, reason) = match res {
             Ok(Ok(sent)) => (DeliveryStatus::Sent, sent.message_id, None),
-            Ok(Err(Refused::Skipped(why))) => (DeliveryStatus::Skipped, None, Some(why.to_string())),
+            Ok(Err(Refused::Skipped(why))) => {
+                (DeliveryStatus::Skipped, None, Some(why.to_string()))
+            }
             Ok(Err(Refused::Failed(why, cause))) => {
                 tracing::warn!(?channel, %cause, "notification channel failed");
                 (DeliveryStatus::Failed, None, Some(why.to_string()))
@@ -148,7 +153,11 @@ impl Notifier {
     }
 
     /// `notification/send` for `account`.
-    pub async fn send(&self, account: &Account, n: Notification) -> Result<NotificationReply, Error> {
+    pub async fn send(
+        &self,
+        account: &Account,
+        n: Notification,
+    ) -> Result<NotificationReply, Error> {
         if let Some(m) = &n.media {
             let (code, param) = match m.kind {
                 MediaKind::Photo => (Code::InvalidPhotoUrl, "photo_url"),

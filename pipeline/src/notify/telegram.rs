@@ -24,7 +24,11 @@ pub struct Telegram {
 pub fn compose(msg: &Outgoing) -> (String, &'static str) {
     match msg.parse_mode {
         Some(ParseMode::Markdown) => (
-            format!("*{}*\n{}", msg.subject.replace(['*', '_', '`', '['], ""), msg.message),
+            format!(
+                "*{}*\n{}",
+                msg.subject.replace(['*', '_', '`', '['], ""),
+                msg.message
+            ),
             "Markdown",
         ),
         Some(ParseMode::MarkdownV2) => (
@@ -71,8 +75,13 @@ impl Sender for Telegram {
     fn send(&self, to: &str, msg: &Outgoing) -> Result<Sent, Refused> {
         let (text, mode) = compose(msg);
         let (method, body) = match &msg.media {
-            None if text.len() > MAX_TEXT_BYTES => return Err(Refused::Skipped("message_too_long")),
-            None => ("sendMessage", json!({"chat_id": to, "text": text, "parse_mode": mode})),
+            None if text.len() > MAX_TEXT_BYTES => {
+                return Err(Refused::Skipped("message_too_long"));
+            }
+            None => (
+                "sendMessage",
+                json!({"chat_id": to, "text": text, "parse_mode": mode}),
+            ),
             Some(_) if text.len() > MAX_CAPTION_BYTES => {
                 return Err(Refused::Skipped("caption_too_long"));
             }
@@ -112,7 +121,11 @@ mod tests {
     use crate::notify::request::Media;
 
     fn json_answer(status: u16, v: serde_json::Value) -> testserver::Answer {
-        (status, "application/json".into(), v.to_string().into_bytes())
+        (
+            status,
+            "application/json".into(),
+            v.to_string().into_bytes(),
+        )
     }
 
     fn outgoing(media: Option<Media>) -> Outgoing {
@@ -135,7 +148,10 @@ mod tests {
     #[test]
     fn sends_a_photo_with_its_caption_and_reads_the_message_id() {
         let server = testserver::start(|_| {
-            json_answer(200, serde_json::json!({"ok": true, "result": {"message_id": 77}}))
+            json_answer(
+                200,
+                serde_json::json!({"ok": true, "result": {"message_id": 77}}),
+            )
         });
         let (_rt, http) = testserver::http_for(&server);
         let t = Telegram {
@@ -160,7 +176,10 @@ mod tests {
     #[test]
     fn a_rejection_is_a_failure_and_an_oversized_text_is_skipped() {
         let server = testserver::start(|_| {
-            json_answer(400, serde_json::json!({"ok": false, "description": "chat not found"}))
+            json_answer(
+                400,
+                serde_json::json!({"ok": false, "description": "chat not found"}),
+            )
         });
         let (_rt, http) = testserver::http_for(&server);
         let t = Telegram {
@@ -168,10 +187,16 @@ mod tests {
             api_base: server.url(),
             token: "t".into(),
         };
-        assert!(matches!(t.send("1", &outgoing(None)), Err(Refused::Failed("telegram_rejected", _))));
+        assert!(matches!(
+            t.send("1", &outgoing(None)),
+            Err(Refused::Failed("telegram_rejected", _))
+        ));
         let mut big = outgoing(None);
         big.message = "x".repeat(4000);
         big.subject = "s".repeat(200);
-        assert!(matches!(t.send("1", &big), Err(Refused::Skipped("message_too_long"))));
+        assert!(matches!(
+            t.send("1", &big),
+            Err(Refused::Skipped("message_too_long"))
+        ));
     }
 }
