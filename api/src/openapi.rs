@@ -180,7 +180,8 @@ fn add_pending(doc: &mut Value) {
     }
 }
 
-/// Auth on `/v1` operations, the envelope on every 4xx/5xx response.
+/// Auth on `/v1` operations, the envelope on every 4xx/5xx response but those documented as an
+/// HTML page (the pages a client link opens answer 403 and 410 with a page, for people).
 fn complete(path: &str, op: &mut Value) {
     if path.starts_with("/v1/") && !PUBLIC_V1.contains(&path) && op.get("security").is_none() {
         op["security"] = json!([{ "bearer": [] }]);
@@ -188,7 +189,10 @@ fn complete(path: &str, op: &mut Value) {
     let envelope = json!({ "application/json": { "schema": { "$ref": "#/components/schemas/ErrorEnvelope" } } });
     let responses: &mut Map<String, Value> = op["responses"].as_object_mut().expect("responses");
     for (status, response) in responses.iter_mut() {
-        if status.starts_with('4') || status.starts_with('5') {
+        let html = response
+            .get("content")
+            .is_some_and(|c| c.get("text/html").is_some());
+        if (status.starts_with('4') || status.starts_with('5')) && !html {
             response["content"] = envelope.clone();
         }
     }
