@@ -26,6 +26,11 @@ struct Smtp {
 
 impl Smtp {
     fn start() -> Smtp {
+        Smtp::start_with(&[])
+    }
+
+    /// With extra `aiosmtpd` flags (`--tlscert`/`--tlskey`: STARTTLS, required by default).
+    fn start_with(extra: &[String]) -> Smtp {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -35,6 +40,7 @@ impl Smtp {
         let child = Command::new(venv_tool("python"))
             .args(["-m", "aiosmtpd", "-n", "-l"])
             .arg(format!("127.0.0.1:{port}"))
+            .args(extra)
             .args(["-c", "aiosmtpd.handlers.Mailbox"])
             .arg(dir.path().join("mail"))
             .stdout(Stdio::null())
@@ -744,4 +750,78 @@ async fn client_link_channels_send_the_link_and_sms_is_skipped() {
     let mail = &decoded(&smtp.wait_for(1)[0]);
     assert_eq!(header(mail, "Subject"), Some("Your link"), "{mail}");
     assert!(mail.contains("Open your page"), "{mail}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn email_goes_over_starttls_to_a_relay_that_requires_it() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/smtp");
+    let smtp = Smtp::start_with(&[
+        "--tlscert".into(),
+        fixtures.join("cert.pem").display().to_string(),
+        "--tlskey".into(),
+        fixtures.join("key.pem").display().to_string(),
+    ]);
+    let port = smtp.port.to_string();
+    let ca = fixtures.join("cert.pem").display().to_string();
+    let mut d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__SMTP__HOST", "127.0.0.1"),
+            ("REELSMITH__SMTP__PORT", &port),
+            ("REELSMITH__SMTP__CA_FILE", &ca),
+        ],
+    );
+    cli_offline(
+        &mut d,
+        &[
+            "accounts",
+            "set",
+            "--account",
+            "default",
+            "--email",
+            "jane@example.com",
+        ],
+    );
+    let (c, v, _) = d
+        .post(
+            "/v1/notification/send",
+            &json!({"subject": "Over TLS", "message": "sealed"}),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let mail = &decoded(&smtp.wait_for(1)[0]);
+    assert_eq!(header(mail, "Subject"), Some("Over TLS"), "{mail}");
+    assert!(mail.contains("sealed"), "{mail}");
+
+    // The relay's certificate is not trusted without `ca_file`: nothing goes in the clear.
+    let mut d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__SMTP__HOST", "127.0.0.1"),
+            ("REELSMITH__SMTP__PORT", &port),
+        ],
+    );
+    cli_offline(
+        &mut d,
+        &[
+            "accounts",
+            "set",
+            "--account",
+            "default",
+            "--email",
+            "jane@example.com",
+        ],
+    );
+    let (c, v, _) = d
+        .post(
+            "/v1/notification/send",
+            &json!({"subject": "Over TLS", "message": "sealed"}),
+        )
+        .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (502, Some("notification_send_failed")),
+        "{v}"
+    );
+    assert_eq!(smtp.messages().len(), 1);
 }

@@ -70,6 +70,9 @@ pub struct SmtpConfig {
     pub from: String,
     /// Upgrade the connection with STARTTLS before anything is sent (required when on).
     pub starttls: bool,
+    /// A PEM certificate trusted in addition to the system's roots (a private relay's own
+    /// certificate); empty: the system's roots only.
+    pub ca_file: String,
     pub timeout_secs: u64,
 }
 
@@ -82,6 +85,7 @@ impl Default for SmtpConfig {
             pass: String::new(),
             from: "Reelsmith <noreply@localhost>".into(),
             starttls: true,
+            ca_file: String::new(),
             timeout_secs: 30,
         }
     }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use lettre::message::{Mailbox, MultiPart, SinglePart, header::ContentType};
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use crate::core::config::SmtpConfig;
@@ -24,12 +25,10 @@ impl Email {
         if cfg.host.trim().is_empty() {
             return Ok(None);
         }
-        let mut b = if cfg.starttls {
-            AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&cfg.host)
-                .map_err(|e| format!("smtp: {e}"))?
-        } else {
-            AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&cfg.host)
-        };
+        let mut b = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&cfg.host);
+        if cfg.starttls {
+            b = b.tls(Tls::Required(tls_parameters(cfg)?));
+        }
         b = b
             .port(cfg.port)
             .timeout(Some(Duration::from_secs(cfg.timeout_secs.max(1))));
@@ -43,7 +42,21 @@ impl Email {
             runtime,
         }))
     }
+}
 
+/// STARTTLS parameters: the system's roots, plus `ca_file` when set.
+fn tls_parameters(cfg: &SmtpConfig) -> Result<TlsParameters, String> {
+    let mut p = TlsParameters::builder(cfg.host.clone());
+    if !cfg.ca_file.is_empty() {
+        let pem = std::fs::read(&cfg.ca_file).map_err(|e| format!("smtp.ca_file: {e}"))?;
+        p = p.add_root_certificate(
+            Certificate::from_pem(&pem).map_err(|e| format!("smtp.ca_file: {e}"))?,
+        );
+    }
+    p.build_rustls().map_err(|e| format!("smtp: {e}"))
+}
+
+impl Email {
     fn message(&self, to: Mailbox, msg: &Outgoing) -> Result<Message, String> {
         let media = msg.media.as_ref().map(|m| {
             let what = match m.kind {
