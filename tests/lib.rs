@@ -515,6 +515,18 @@ pub fn venv_tool(name: &str) -> PathBuf {
     tool
 }
 
+/// Signs client-link claims independently of the daemon: `{base64url JSON}.{hex HMAC-SHA256
+/// over "client_link:" + payload}`, so tests can make links the daemon never minted (expired).
+pub fn client_link_token(secret: &str, claims: &Value) -> String {
+    use base64::Engine;
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(serde_json::to_vec(claims).expect("JSON"));
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).expect("key");
+    mac.update(b"client_link:");
+    mac.update(payload.as_bytes());
+    format!("{payload}.{}", hex::encode(mac.finalize().into_bytes()))
+}
+
 /// Fetches `/v1/openapi.json` without an API key, as any client of the reference would.
 pub async fn openapi_document(d: &Daemon) -> Value {
     let r = d

@@ -90,7 +90,24 @@ pub fn status_of(code: Code) -> StatusCode {
         | InvalidCycle
         | InvalidFromRecord
         | InvalidCount
-        | InvalidIndustry => StatusCode::BAD_REQUEST,
+        | InvalidIndustry
+        | SubjectTooLong
+        | MessageTooLong
+        | InvalidParseMode
+        | ConflictingMedia
+        | InvalidPhotoUrl
+        | InvalidVideoUrl
+        | NoDeliveryChannel
+        | InvalidLinkType
+        | InvalidChannels
+        | ErrorMessageTooLong
+        | ModuleTooLong
+        | InvalidModule
+        | InvalidContext => StatusCode::BAD_REQUEST,
+        RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        // The spec's 500 case (no email on file) is the only one this server produces.
+        ClientLinkFailed => StatusCode::INTERNAL_SERVER_ERROR,
+        NotificationSendFailed | ErrorReportFailed => StatusCode::BAD_GATEWAY,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
         ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed
@@ -154,8 +171,16 @@ pub fn error_reply(e: &Error) -> warp::reply::Response {
     if let Some(cause) = &e.cause {
         tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
     }
+    let retry_after = (e.code == Code::RateLimited)
+        .then(|| e.details.as_ref()?.get("retry_after_seconds")?.as_u64())
+        .flatten();
     // `with_given_id` adds `request_id`, completing the `ErrorEnvelope`.
-    crate::reply::with_given_id(status, json!({ "error": error }), request_id)
+    let mut resp = crate::reply::with_given_id(status, json!({ "error": error }), request_id);
+    if let Some(secs) = retry_after {
+        resp.headers_mut()
+            .insert(warp::http::header::RETRY_AFTER, secs.into());
+    }
+    resp
 }
 
 /// Turns every rejection into the envelope.

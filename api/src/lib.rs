@@ -12,6 +12,8 @@ mod errors;
 mod filters;
 mod inbox;
 mod inspector;
+mod links;
+mod notify;
 mod openapi;
 mod pages;
 mod plan;
@@ -49,6 +51,8 @@ pub struct State {
     pub stills: pipeline::render::stills::Stills,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
     pub editor: Arc<pipeline::edit::scenes::Editor>,
+    /// Notification channels (notification/send, client links, error reports).
+    pub notifier: Arc<pipeline::notify::send::Notifier>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -93,7 +97,15 @@ pub async fn run(
         )
         .map_err(|e| StartError::DataDir(settings.data_dir.display().to_string(), e))?,
     );
+    let notifier = pipeline::notify::notifier(
+        &settings,
+        store.clone(),
+        fetcher.clone(),
+        tokio::runtime::Handle::current(),
+    )
+    .map_err(StartError::Config)?;
     let state = Arc::new(State {
+        notifier: Arc::new(notifier),
         settings: settings.clone(),
         store: store.clone(),
         engine: engine.clone(),
@@ -284,6 +296,10 @@ pub fn routes(
         .or(content::routes(state.clone()).boxed())
         .unify()
         .or(assets::routes(state.clone()))
+        .unify()
+        .or(notify::routes(state.clone(), state.notifier.clone()))
+        .unify()
+        .or(links::routes(state.clone(), state.notifier.clone()))
         .unify()
         .or(inbox::routes(state.clone()).boxed())
         .unify()

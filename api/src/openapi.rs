@@ -80,6 +80,10 @@ pub struct ErrorBody {
         crate::scenes::edit_session,
         crate::scenes::scene_geometry,
         crate::inspector::scene_inspector,
+        crate::notify::send,
+        crate::notify::error_report,
+        crate::links::send,
+        crate::links::client_link_page,
     ),
     components(schemas(ErrorEnvelope, ErrorBody))
 )]
@@ -176,7 +180,8 @@ fn add_pending(doc: &mut Value) {
     }
 }
 
-/// Auth on `/v1` operations, the envelope on every 4xx/5xx response.
+/// Auth on `/v1` operations, the envelope on every 4xx/5xx response but those documented as an
+/// HTML page (the pages a client link opens answer 403 and 410 with a page, for people).
 fn complete(path: &str, op: &mut Value) {
     if path.starts_with("/v1/") && !PUBLIC_V1.contains(&path) && op.get("security").is_none() {
         op["security"] = json!([{ "bearer": [] }]);
@@ -184,7 +189,10 @@ fn complete(path: &str, op: &mut Value) {
     let envelope = json!({ "application/json": { "schema": { "$ref": "#/components/schemas/ErrorEnvelope" } } });
     let responses: &mut Map<String, Value> = op["responses"].as_object_mut().expect("responses");
     for (status, response) in responses.iter_mut() {
-        if status.starts_with('4') || status.starts_with('5') {
+        let html = response
+            .get("content")
+            .is_some_and(|c| c.get("text/html").is_some());
+        if (status.starts_with('4') || status.starts_with('5')) && !html {
             response["content"] = envelope.clone();
         }
     }
@@ -233,11 +241,15 @@ mod tests {
     }
 
     #[test]
-    fn every_error_response_is_the_envelope() {
+    fn every_error_response_is_the_envelope_but_a_pages_own() {
         let doc = document();
         for (path, item) in doc["paths"].as_object().unwrap() {
             for (method, op) in item.as_object().unwrap() {
                 for (status, r) in op["responses"].as_object().unwrap() {
+                    if r["content"].get("text/html").is_some() {
+                        assert!(path.starts_with("/app/"), "{method} {path} {status}");
+                        continue;
+                    }
                     if status.starts_with('4') || status.starts_with('5') {
                         assert_eq!(
                             r["content"]["application/json"]["schema"]["$ref"],

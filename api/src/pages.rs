@@ -106,7 +106,11 @@ fn review(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejec
         })
 }
 
-fn page(job: &pipeline::core::model::Job, doc: Option<&VideoDocument>, readonly: bool) -> Response {
+pub(crate) fn page(
+    job: &pipeline::core::model::Job,
+    doc: Option<&VideoDocument>,
+    readonly: bool,
+) -> Response {
     let title = doc.map(|d| d.title.as_str()).unwrap_or("Video");
     let mut html = format!(
         "<!doctype html><html><head><meta charset=utf-8><meta name=viewport content=\"width=device-width\">\
@@ -191,7 +195,7 @@ fn content_viewer(
         })
 }
 
-fn content_page(job: &Job) -> Response {
+pub(crate) fn content_page(job: &Job) -> Response {
     let (title, body) = match (&job.status, &job.written) {
         (JobStatus::Completed, Some(WrittenResult::Content(piece))) => {
             (piece.title.clone(), piece_html(piece))

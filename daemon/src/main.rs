@@ -90,6 +90,11 @@ enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// Problem reports received by `POST /v1/error/report`.
+    Reports {
+        #[command(subcommand)]
+        command: ReportsCommand,
+    },
     /// Manage accounts (the daemon must not be running on the data dir).
     Accounts {
         #[command(subcommand)]
@@ -111,6 +116,21 @@ enum AccountsCommand {
         /// The account's industry (the default of its plan entries); empty clears it.
         #[arg(long)]
         industry: Option<String>,
+        /// The account's email (the default notification channel); empty clears it.
+        #[arg(long)]
+        email: Option<String>,
+        /// The Telegram chat notifications also go to; empty disconnects Telegram.
+        #[arg(long)]
+        telegram_chat_id: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReportsCommand {
+    /// Prints every stored report, oldest first (the daemon must not be running on the data dir).
+    List {
+        #[arg(long)]
+        data_dir: PathBuf,
     },
 }
 
@@ -187,6 +207,9 @@ fn main() -> std::process::ExitCode {
                     credits,
                 },
         } => keys_create(&data_dir, &account, &plan, credits),
+        Command::Reports {
+            command: ReportsCommand::List { data_dir },
+        } => reports_list(&data_dir),
         Command::Accounts {
             command:
                 AccountsCommand::Set {
@@ -194,6 +217,8 @@ fn main() -> std::process::ExitCode {
                     account,
                     weekly_quota,
                     industry,
+                    email,
+                    telegram_chat_id,
                 },
         } => accounts_set(
             &data_dir,
@@ -201,6 +226,8 @@ fn main() -> std::process::ExitCode {
             pipeline::core::accounts::SettingsUpdate {
                 industry,
                 weekly_quota,
+                email,
+                telegram_chat_id,
             },
         ),
     };
@@ -279,6 +306,27 @@ fn accounts_set(
         Ok(false) => Err(format!("no account named `{account}`")),
         Err(e) => Err(e.to_string()),
     }
+}
+
+fn reports_list(data_dir: &std::path::Path) -> Result<(), String> {
+    if !data_dir.join("reelsmith.redb").exists() {
+        return Err(format!("{}: no database here", data_dir.display()));
+    }
+    let store = open_store(data_dir)?;
+    let reports = pipeline::notify::report::list(&store).map_err(|e| e.to_string())?;
+    for r in &reports {
+        let when = pipeline::core::time::iso(r.created_at);
+        let forwarded = if r.forwarded { "forwarded" } else { "stored" };
+        println!("{when}  {}  {}  ({forwarded})", r.account, r.module);
+        println!("  {}", r.error_message.replace('\n', "\n  "));
+        for line in r.context_lines() {
+            println!("  · {line}");
+        }
+    }
+    if reports.is_empty() {
+        println!("no reports");
+    }
+    Ok(())
 }
 
 fn keys_create(

@@ -3,6 +3,7 @@
 //!
 //! - `edit`: modify_scene, overlay edits, edit sessions, geometry, realtime messages
 //! - `plan`: the production plan, the roadmap, the videos list, videos from plan entries
+//! - `notify`: notification/send, client_link/send, error/report and their channels
 //! - `design`: the typography jobs
 //! - `ingest`: the create_video request, media sources, transcription, uploads
 //! - `build`: script, writer, direction, voice, B-roll, overlays, scene assembly
@@ -20,6 +21,7 @@ pub mod core;
 pub mod design;
 pub mod edit;
 pub mod ingest;
+pub mod notify;
 pub mod plan;
 pub mod render;
 

@@ -11,6 +11,9 @@
 //! - operations marked `x-reelsmith-pending` (the editor's event stream and `/media`, outside
 //!   `/v1`): the document describes them without a typed body.
 //!
+//! The account has an email channel (a real SMTP server, `aiosmtpd`, that discards what it
+//! gets), so valid `notification/send` cases are sent, not refused with `no_delivery_channel`.
+//!
 //! Accepted `create_video` cases queue real jobs; they answer 202 at once and build in the
 //! background, which the daemon abandons when the test ends.
 //!
@@ -50,7 +53,18 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
     let media = media_server().await;
     let log = tempfile::NamedTempFile::new().expect("rewrite log");
     let allow = format!("[\"{media}\"]");
-    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+    let smtp = SmtpSink::start();
+    let smtp_port = smtp.port.to_string();
+    let mut d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__FETCH__ALLOW", &allow),
+            ("REELSMITH__SMTP__HOST", "127.0.0.1"),
+            ("REELSMITH__SMTP__PORT", &smtp_port),
+            ("REELSMITH__SMTP__STARTTLS", "false"),
+        ],
+    );
+    set_account_email(&mut d);
     let doc = openapi_document(&d).await;
     let mut excluded = vec!["/v1/upload_asset/put/{folder}/{name}".to_string()];
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -127,6 +141,63 @@ async fn media_server() -> String {
         ("voice.wav", "audio/wav", wav_bytes(2.0, 16_000)),
     ])
     .await
+}
+
+/// A real SMTP server (`aiosmtpd` from the venv, messages discarded) so that the fuzzed
+/// account has an email channel: without one every valid `notification/send` is refused with
+/// `no_delivery_channel`, which schemathesis would rightly read as a mismatch. Killed on drop.
+struct SmtpSink {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl SmtpSink {
+    fn start() -> SmtpSink {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new(venv_tool("python"))
+            .args(["-m", "aiosmtpd", "-n", "-c", "aiosmtpd.handlers.Sink", "-l"])
+            .arg(format!("127.0.0.1:{port}"))
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("aiosmtpd starts");
+        let start = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "aiosmtpd did not listen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        SmtpSink { child, port }
+    }
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Gives the stopped daemon's account an email (`reelsmith accounts set`), then starts it again.
+fn set_account_email(d: &mut Daemon) {
+    assert!(d.terminate().success());
+    let out = std::process::Command::new(BIN)
+        .args(["accounts", "set", "--account", "default", "--email"])
+        .arg("fuzz@reelsmith.test")
+        .arg("--data-dir")
+        .arg(d.data_dir())
+        .output()
+        .expect("reelsmith accounts set runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    d.restart();
 }
 
 /// The operations listed under schemathesis's "Schema validation mismatch" warning.

@@ -28,6 +28,7 @@ pub fn create_key(store: &Store, account: &str, plan: Plan, credits: i64) -> Sto
                 email: None,
                 industry: None,
                 weekly_quota: None,
+                telegram_chat_id: None,
             })?;
         }
         tx.put_key_hash(&hash, account)
@@ -40,6 +41,10 @@ pub fn create_key(store: &Store, account: &str, plan: Plan, credits: i64) -> Sto
 pub struct SettingsUpdate {
     pub industry: Option<String>,
     pub weekly_quota: Option<u32>,
+    /// The account's email (notifications, client links); empty clears it.
+    pub email: Option<String>,
+    /// The Telegram chat id notifications go to; empty disconnects Telegram.
+    pub telegram_chat_id: Option<String>,
 }
 
 /// Changes settings of an existing account; false when there is no such account.
@@ -50,6 +55,12 @@ pub fn update_settings(store: &Store, account: &str, update: SettingsUpdate) -> 
         };
         if let Some(industry) = update.industry {
             a.industry = Some(industry).filter(|i| !i.trim().is_empty());
+        }
+        if let Some(email) = update.email {
+            a.email = Some(email.trim().to_string()).filter(|e| !e.is_empty());
+        }
+        if let Some(chat) = update.telegram_chat_id {
+            a.telegram_chat_id = Some(chat.trim().to_string()).filter(|c| !c.is_empty());
         }
         if let Some(quota) = update.weekly_quota {
             a.weekly_quota = Some(quota);

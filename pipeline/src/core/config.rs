@@ -47,6 +47,77 @@ pub struct Config {
     pub media: MediaConfig,
     /// Speech to text for media sources.
     pub transcription: TranscriptionConfig,
+    /// Email delivery (notifications, client links, error reports).
+    pub smtp: SmtpConfig,
+    /// The Telegram Bot API (the messaging-app channel of notifications).
+    pub telegram: TelegramConfig,
+    /// Where problem reports go.
+    pub notify: NotifyConfig,
+}
+
+/// Email over SMTP. Off (no email channel) while `host` is empty.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SmtpConfig {
+    /// The relay's host name; empty: no email is sent.
+    pub host: String,
+    /// 587 for submission with STARTTLS, 25 for a local relay.
+    pub port: u16,
+    /// Login (with `pass`) when not empty.
+    pub user: String,
+    pub pass: String,
+    /// The `From:` address, e.g. `Reelsmith <noreply@example.com>`.
+    pub from: String,
+    /// Upgrade the connection with STARTTLS before anything is sent (required when on).
+    pub starttls: bool,
+    /// A PEM certificate trusted in addition to the system's roots (a private relay's own
+    /// certificate); empty: the system's roots only.
+    pub ca_file: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for SmtpConfig {
+    fn default() -> Self {
+        SmtpConfig {
+            host: String::new(),
+            port: 587,
+            user: String::new(),
+            pass: String::new(),
+            from: "Reelsmith <noreply@localhost>".into(),
+            starttls: true,
+            ca_file: String::new(),
+            timeout_secs: 30,
+        }
+    }
+}
+
+/// The Telegram Bot API. Off (no messaging channel) while `bot_token` is empty.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TelegramConfig {
+    /// API root; the host passes the SSRF guard (a local fake must be in `fetch.allow`).
+    pub api_base: String,
+    pub bot_token: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for TelegramConfig {
+    fn default() -> Self {
+        TelegramConfig {
+            api_base: "https://api.telegram.org".into(),
+            bot_token: String::new(),
+            timeout_secs: 30,
+        }
+    }
+}
+
+/// The service team's side of notifications.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct NotifyConfig {
+    /// Where `error/report` forwards reports by email; empty: reports are only stored
+    /// (`reelsmith reports list`).
+    pub operator_email: String,
 }
 
 /// Scene editing: edit sessions (the spec's `cache_enabled` and idle auto-commit).
@@ -276,6 +347,9 @@ impl Default for Config {
             broll: BrollConfig::default(),
             media: MediaConfig::default(),
             transcription: TranscriptionConfig::default(),
+            smtp: SmtpConfig::default(),
+            telegram: TelegramConfig::default(),
+            notify: NotifyConfig::default(),
         }
     }
 }
@@ -323,6 +397,9 @@ pub struct Settings {
     pub media: MediaConfig,
     /// Speech to text for media sources.
     pub transcription: TranscriptionConfig,
+    pub smtp: SmtpConfig,
+    pub telegram: TelegramConfig,
+    pub notify: NotifyConfig,
 }
 
 impl Settings {
@@ -402,6 +479,13 @@ impl Config {
         {
             return Err("broll.base_url and broll.api_key are required (pexels)".into());
         }
+        if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err()
+        {
+            return Err("smtp.from must be an address such as `Name <a@b.example>`".into());
+        }
+        if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {
+            return Err("notify.operator_email needs an [smtp] host to send through".into());
+        }
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(
@@ -426,6 +510,9 @@ impl Config {
             broll: self.broll,
             media: self.media,
             transcription: self.transcription,
+            smtp: self.smtp,
+            telegram: self.telegram,
+            notify: self.notify,
         })
     }
 }

@@ -132,6 +132,26 @@ codes! {
     InvalidRatio => "invalid_ratio",
     InvalidLimit => "invalid_limit",
     SearchFailed => "search_failed",
+    // notification/send
+    SubjectTooLong => "subject_too_long",
+    MessageTooLong => "message_too_long",
+    InvalidParseMode => "invalid_parse_mode",
+    ConflictingMedia => "conflicting_media",
+    InvalidPhotoUrl => "invalid_photo_url",
+    InvalidVideoUrl => "invalid_video_url",
+    NoDeliveryChannel => "no_delivery_channel",
+    RateLimited => "rate_limited",
+    NotificationSendFailed => "notification_send_failed",
+    // client_link/send
+    InvalidLinkType => "invalid_link_type",
+    InvalidChannels => "invalid_channels",
+    ClientLinkFailed => "client_link_failed",
+    // error/report
+    ErrorMessageTooLong => "error_message_too_long",
+    ModuleTooLong => "module_too_long",
+    InvalidModule => "invalid_module",
+    InvalidContext => "invalid_context",
+    ErrorReportFailed => "error_report_failed",
     // providers (connectors)
     UpstreamFailed => "upstream_failed",
     // public media origin

@@ -45,6 +45,10 @@ pub struct Account {
     /// roadmap's default.
     #[serde(default)]
     pub weekly_quota: Option<u32>,
+    /// The Telegram chat notifications go to (set by `reelsmith accounts set
+    /// --telegram-chat-id`); `None`: the messaging channel is not connected.
+    #[serde(default)]
+    pub telegram_chat_id: Option<String>,
 }
 
 /// Where a video's narration comes from.

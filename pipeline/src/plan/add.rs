@@ -126,6 +126,7 @@ mod tests {
             email: None,
             industry: Some("solar".into()),
             weekly_quota: None,
+            telegram_chat_id: None,
         }
     }
 

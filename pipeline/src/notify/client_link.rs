@@ -1,0 +1,470 @@
+//! `POST /v1/client_link/send`: a signed no-login `magic_url` to one of the account's pages,
+//! optionally announced through the notification channels.
+//!
+//! The link is `{app_url}/link/{payload}.{signature}`: the payload is the [`LinkClaims`] as
+//! base64url JSON, the signature HMAC-SHA256 over it with the server secret (domain-separated
+//! from review links). [`open`] tells a tampered link (403) from an expired one (410).
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::Sha256;
+use utoipa::ToSchema;
+
+use crate::core::error::{Code, Error};
+use crate::core::fields::{Choice, Fields};
+use crate::core::model::Account;
+use crate::notify::channel::Outgoing;
+use crate::notify::send::{DeliveryStatus, Notifier};
+
+/// `ttl_days` when absent, and its bounds (values outside are clamped).
+pub const DEFAULT_TTL_DAYS: i64 = 7;
+pub const MIN_TTL_DAYS: i64 = 1;
+pub const MAX_TTL_DAYS: i64 = 30;
+/// Longest `topic_id`.
+pub const MAX_TOPIC_ID: usize = 64;
+
+/// The page a link opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkType {
+    Record,
+    ContentPlan,
+    Setup,
+    SocialDashboard,
+    PublishSchedule,
+}
+
+impl Choice for LinkType {
+    const NAMES: &'static [&'static str] = &[
+        "record",
+        "content_plan",
+        "setup",
+        "social_dashboard",
+        "publish_schedule",
+    ];
+    const CODE: Code = Code::InvalidLinkType;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "record" => Some(LinkType::Record),
+            "content_plan" => Some(LinkType::ContentPlan),
+            "setup" => Some(LinkType::Setup),
+            "social_dashboard" => Some(LinkType::SocialDashboard),
+            "publish_schedule" => Some(LinkType::PublishSchedule),
+            _ => None,
+        }
+    }
+}
+
+/// The record page's layout: the full page or the player alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum RecordPage {
+    #[serde(rename = "record.html")]
+    Record,
+    #[serde(rename = "record2.html")]
+    Record2,
+}
+
+impl Choice for RecordPage {
+    const NAMES: &'static [&'static str] = &["record.html", "record2.html"];
+    const CODE: Code = Code::InvalidField;
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "record.html" => Some(RecordPage::Record),
+            "record2.html" => Some(RecordPage::Record2),
+            _ => None,
+        }
+    }
+}
+
+/// Which channels announce the link.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Channels {
+    pub telegram: bool,
+    pub sms: bool,
+    pub email: bool,
+}
+
+/// A validated request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRequest {
+    pub link_type: LinkType,
+    pub topic_id: Option<String>,
+    pub ttl_days: i64,
+    pub channels: Channels,
+    pub page: RecordPage,
+}
+
+/// What a link grants, signed into it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkClaims {
+    /// The account whose pages it opens.
+    pub a: String,
+    pub t: LinkType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub i: Option<String>,
+    pub p: RecordPage,
+    /// Expiry, unix seconds.
+    pub e: i64,
+}
+
+/// Why a link does not open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkRefused {
+    /// Malformed or not signed by us (403).
+    Tampered,
+    /// Signed by us but past its expiry (410).
+    Expired,
+}
+
+fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
+    Error::new(code, msg).param(param)
+}
+
+/// Reads and validates a request body.
+pub fn read(body: &Value) -> Result<LinkRequest, Error> {
+    let f = Fields::of(body)?;
+    if f.str_or("link_type", Code::InvalidLinkType)?
+        .is_none_or(|s| s.trim().is_empty())
+    {
+        return Err(Error::missing("link_type"));
+    }
+    let link_type = f.choice::<LinkType>("link_type")?.expect("present");
+    let topic_id = if link_type == LinkType::Record {
+        let t = f
+            .str_or("topic_id", Code::InvalidTopicId)?
+            .ok_or_else(|| Error::missing("topic_id"))?;
+        let ok = (1..=MAX_TOPIC_ID).contains(&t.len())
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !ok {
+            return Err(invalid(
+                Code::InvalidTopicId,
+                "topic_id",
+                "`topic_id` must be 1 to 64 letters, digits, `_` or `-`.",
+            ));
+        }
+        Some(t.to_string())
+    } else {
+        None
+    };
+    let ttl_days = f
+        .i64("ttl_days", Code::InvalidField)?
+        .unwrap_or(DEFAULT_TTL_DAYS)
+        .clamp(MIN_TTL_DAYS, MAX_TTL_DAYS);
+    Ok(LinkRequest {
+        link_type,
+        topic_id,
+        ttl_days,
+        channels: channels(&f)?,
+        page: f
+            .choice::<RecordPage>("page")?
+            .unwrap_or(RecordPage::Record),
+    })
+}
+
+/// `channels`: an object of `telegram`, `sms`, `email` booleans (absent ones false).
+fn channels(f: &Fields) -> Result<Channels, Error> {
+    let Some(o) = f.object("channels", Code::InvalidChannels)? else {
+        return Ok(Channels::default());
+    };
+    let mut c = Channels::default();
+    for (k, v) in o {
+        let on = match v {
+            Value::Bool(b) => *b,
+            Value::Null => false,
+            _ => {
+                return Err(invalid(
+                    Code::InvalidChannels,
+                    "channels",
+                    format!("`channels.{k}` must be true or false."),
+                ));
+            }
+        };
+        match k.as_str() {
+            "telegram" => c.telegram = on,
+            "sms" => c.sms = on,
+            "email" => c.email = on,
+            _ => {
+                return Err(invalid(
+                    Code::InvalidChannels,
+                    "channels",
+                    "`channels` may hold only `telegram`, `sms` and `email`.",
+                ));
+            }
+        }
+    }
+    Ok(c)
+}
+
+fn mac(secret: &str) -> hmac::Hmac<Sha256> {
+    let mut m = hmac::Hmac::<Sha256>::new_from_slice(secret.as_bytes())
+        .expect("HMAC takes keys of any length");
+    m.update(b"client_link:");
+    m
+}
+
+/// The token of `claims`: `{base64url JSON}.{hex HMAC}`.
+pub fn sign(secret: &str, claims: &LinkClaims) -> String {
+    let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialise"));
+    let mut m = mac(secret);
+    m.update(payload.as_bytes());
+    format!("{payload}.{}", hex::encode(m.finalize().into_bytes()))
+}
+
+/// The claims of a token, checked: signature first (constant time), then expiry.
+pub fn open(secret: &str, token: &str, now: i64) -> Result<LinkClaims, LinkRefused> {
+    let (payload, sig) = token.split_once('.').ok_or(LinkRefused::Tampered)?;
+    let sig = hex::decode(sig).map_err(|_| LinkRefused::Tampered)?;
+    let mut m = mac(secret);
+    m.update(payload.as_bytes());
+    m.verify_slice(&sig).map_err(|_| LinkRefused::Tampered)?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|_| LinkRefused::Tampered)?;
+    let claims: LinkClaims = serde_json::from_slice(&bytes).map_err(|_| LinkRefused::Tampered)?;
+    if claims.e <= now {
+        return Err(LinkRefused::Expired);
+    }
+    Ok(claims)
+}
+
+/// One channel's result.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ChannelResult {
+    pub status: DeliveryStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Per channel results, present when any channel was asked for.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LinkResults {
+    pub telegram: ChannelResult,
+    pub sms: ChannelResult,
+    pub email: ChannelResult,
+}
+
+/// The reply of `client_link/send` (`request_id` is added by the HTTP layer).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ClientLinkReply {
+    /// Always `client_link`.
+    pub object: String,
+    pub link_type: LinkType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic_id: Option<String>,
+    pub magic_url: String,
+    pub expires_in_days: i64,
+    /// Whether any channel delivered the link.
+    pub notified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub results: Option<LinkResults>,
+}
+
+fn skipped(reason: &str) -> ChannelResult {
+    ChannelResult {
+        status: DeliveryStatus::Skipped,
+        reason: Some(reason.into()),
+    }
+}
+
+/// Mints the link and announces it on the requested channels.
+pub async fn send(
+    notifier: &Notifier,
+    (secret, app_url, now): (&str, &str, i64),
+    account: &Account,
+    req: LinkRequest,
+) -> Result<ClientLinkReply, Error> {
+    let claims = LinkClaims {
+        a: account.name.clone(),
+        t: req.link_type,
+        i: req.topic_id.clone(),
+        p: req.page,
+        e: now + req.ttl_days * 86_400,
+    };
+    let magic_url = format!("{app_url}/link/{}", sign(secret, &claims));
+    let c = req.channels;
+    let results = if c.telegram || c.sms || c.email {
+        let msg = Outgoing {
+            subject: "Your link".into(),
+            message: format!(
+                "Open your page (valid {} days, no sign-in): {magic_url}",
+                req.ttl_days
+            ),
+            parse_mode: None,
+            media: None,
+        };
+        let one =
+            |on: bool,
+             to: Option<&str>,
+             sender: &Option<std::sync::Arc<dyn crate::notify::channel::Sender>>| {
+                match (on, to, sender) {
+                    (false, _, _) => None,
+                    (true, Some(to), Some(s)) => Some((s.clone(), to.to_string())),
+                    _ => None,
+                }
+            };
+        let tg = one(
+            c.telegram,
+            notifier.chat_of(account),
+            &notifier.senders.telegram,
+        );
+        let em = one(c.email, notifier.email_of(account), &notifier.senders.email);
+        let deliver =
+            |target: Option<(std::sync::Arc<dyn crate::notify::channel::Sender>, String)>,
+             on: bool| {
+                let msg = msg.clone();
+                async move {
+                    match target {
+                        Some((s, to)) => {
+                            let o = Notifier::deliver(s, to, msg).await;
+                            ChannelResult {
+                                status: o.status,
+                                reason: o.reason,
+                            }
+                        }
+                        None if on => skipped("not_connected"),
+                        None => ChannelResult {
+                            status: DeliveryStatus::Skipped,
+                            reason: Some("not_requested".into()),
+                        },
+                    }
+                }
+            };
+        Some(LinkResults {
+            telegram: deliver(tg, c.telegram).await,
+            sms: skipped(if c.sms {
+                "sms_not_configured"
+            } else {
+                "not_requested"
+            }),
+            email: deliver(em, c.email).await,
+        })
+    } else {
+        None
+    };
+    let notified = results
+        .as_ref()
+        .is_some_and(|r| [r.telegram.status, r.email.status].contains(&DeliveryStatus::Sent));
+    Ok(ClientLinkReply {
+        object: "client_link".into(),
+        link_type: req.link_type,
+        topic_id: req.topic_id,
+        magic_url,
+        expires_in_days: req.ttl_days,
+        notified,
+        results,
+    })
+}
+
+/// The body of `POST /v1/client_link/send`.
+#[derive(ToSchema)]
+#[allow(dead_code)] // a schema: requests are read by [`read`]
+pub struct ClientLinkBody {
+    link_type: LinkType,
+    /// Required for `record`, ignored otherwise.
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
+    topic_id: Option<String>,
+    /// Days the link stays valid; clamped to 1–30, 7 when absent.
+    ttl_days: Option<i64>,
+    /// Channels that announce the link; none: mint only.
+    channels: Option<ChannelsBody>,
+    /// The record page's layout.
+    page: Option<RecordPage>,
+}
+
+/// `{telegram?, sms?, email?}` booleans.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct ChannelsBody {
+    telegram: Option<bool>,
+    sms: Option<bool>,
+    email: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_rule_answers_with_its_code() {
+        let cases = [
+            (json!({}), Code::MissingField, "link_type"),
+            (
+                json!({"link_type": "inbox"}),
+                Code::InvalidLinkType,
+                "link_type",
+            ),
+            (
+                json!({"link_type": "record"}),
+                Code::MissingField,
+                "topic_id",
+            ),
+            (
+                json!({"link_type": "record", "topic_id": "a/b"}),
+                Code::InvalidTopicId,
+                "topic_id",
+            ),
+            (
+                json!({"link_type": "record", "topic_id": "a".repeat(65)}),
+                Code::InvalidTopicId,
+                "topic_id",
+            ),
+            (
+                json!({"link_type": "setup", "channels": [true]}),
+                Code::InvalidChannels,
+                "channels",
+            ),
+            (
+                json!({"link_type": "setup", "channels": {"fax": true}}),
+                Code::InvalidChannels,
+                "channels",
+            ),
+            (
+                json!({"link_type": "setup", "channels": {"sms": "yes"}}),
+                Code::InvalidChannels,
+                "channels",
+            ),
+        ];
+        for (body, code, param) in cases {
+            let e = read(&body).unwrap_err();
+            assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
+        }
+        let r = read(&json!({"link_type": "setup", "topic_id": "??", "ttl_days": 90})).unwrap();
+        assert_eq!((r.topic_id, r.ttl_days), (None, 30));
+        assert_eq!(
+            read(&json!({"link_type": "setup", "ttl_days": 0}))
+                .unwrap()
+                .ttl_days,
+            1
+        );
+    }
+
+    #[test]
+    fn a_link_opens_until_it_expires_and_never_when_altered() {
+        let claims = LinkClaims {
+            a: "default".into(),
+            t: LinkType::Record,
+            i: Some("rs_1".into()),
+            p: RecordPage::Record,
+            e: 1000,
+        };
+        let token = sign("secret", &claims);
+        assert_eq!(open("secret", &token, 999), Ok(claims.clone()));
+        assert_eq!(open("secret", &token, 1000), Err(LinkRefused::Expired));
+        assert_eq!(open("other", &token, 0), Err(LinkRefused::Tampered));
+        let mut forged = claims;
+        forged.e = 9_999_999;
+        let (_, sig) = token.split_once('.').unwrap();
+        let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&forged).unwrap());
+        assert_eq!(
+            open("secret", &format!("{payload}.{sig}"), 0),
+            Err(LinkRefused::Tampered)
+        );
+        assert_eq!(open("secret", "nonsense", 0), Err(LinkRefused::Tampered));
+    }
+}

@@ -1,0 +1,49 @@
+//! Notifications, client links and problem reports: the typed requests, the delivery channels
+//! behind the [`channel::Sender`] trait (`email.rs` SMTP, `telegram.rs` the Bot API connector),
+//! the hourly limit (`rate.rs`), `notification/send` (`send.rs`), `client_link/send`
+//! (`client_link.rs`) and `error/report` (`report.rs`).
+
+pub mod channel;
+pub mod client_link;
+pub mod email;
+pub mod rate;
+pub mod report;
+pub mod request;
+pub mod send;
+pub mod telegram;
+
+use std::sync::Arc;
+
+use crate::core::config::Settings;
+use crate::core::connector::Http;
+use crate::core::fetch::Fetcher;
+use crate::core::store::Store;
+
+/// The notification service of `settings`: the configured channels, the store and the guard.
+pub fn notifier(
+    settings: &Settings,
+    store: Arc<Store>,
+    fetcher: Fetcher,
+    runtime: tokio::runtime::Handle,
+) -> Result<send::Notifier, String> {
+    let email = email::Email::new(&settings.smtp, runtime.clone())?
+        .map(|e| Arc::new(e) as Arc<dyn channel::Sender>);
+    let telegram = (!settings.telegram.bot_token.is_empty()).then(|| {
+        Arc::new(telegram::Telegram {
+            http: Http {
+                fetcher: fetcher.clone(),
+                runtime,
+                timeout: std::time::Duration::from_secs(settings.telegram.timeout_secs.max(1)),
+                max_bytes: 1024 * 1024,
+            },
+            api_base: settings.telegram.api_base.clone(),
+            token: settings.telegram.bot_token.clone(),
+        }) as Arc<dyn channel::Sender>
+    });
+    Ok(send::Notifier {
+        senders: send::Senders { email, telegram },
+        store,
+        fetcher,
+        setup_url: format!("{}/setup", settings.app_url),
+    })
+}

@@ -1,0 +1,66 @@
+//! The per-account notification limit (spec: 60 per hour), a sliding window of send times kept
+//! in redb so a restart does not reset it. Checked and counted in one transaction.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::core::error::{Code, Error};
+use crate::core::store::{Store, Table};
+
+/// Notifications an account may send per hour.
+pub const MAX_PER_HOUR: usize = 60;
+const WINDOW_SECS: i64 = 3600;
+
+/// Send times per account.
+pub const RATE_TABLE: Table = Table::new("notification_rate");
+
+/// The unix times of an account's notifications in the last hour, oldest first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Window {
+    sent_at: Vec<i64>,
+}
+
+/// Counts one notification for `account` at `now`, or refuses with 429 `rate_limited` when
+/// the last hour already holds [`MAX_PER_HOUR`].
+pub fn take(store: &Store, account: &str, now: i64) -> Result<(), Error> {
+    store.write(|tx| {
+        let mut w: Window = tx.record(RATE_TABLE, account)?.unwrap_or_default();
+        w.sent_at.retain(|t| now - t < WINDOW_SECS);
+        if w.sent_at.len() >= MAX_PER_HOUR {
+            let retry = (w.sent_at[0] + WINDOW_SECS - now).max(1);
+            return Err(Error::new(
+                Code::RateLimited,
+                format!("At most {MAX_PER_HOUR} notifications per hour; try again in {retry} s."),
+            )
+            .details(json!({
+                "rate_limit_max": MAX_PER_HOUR,
+                "rate_limit_count": w.sent_at.len(),
+                "retry_after_seconds": retry,
+            })));
+        }
+        w.sent_at.push(now);
+        tx.put_record(RATE_TABLE, account, &w)?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sixty_first_in_an_hour_waits_for_the_oldest_to_leave() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("r.redb")).unwrap();
+        for i in 0..MAX_PER_HOUR as i64 {
+            take(&store, "a", 1000 + i).unwrap();
+        }
+        let e = take(&store, "a", 1100).unwrap_err();
+        assert_eq!(e.code, Code::RateLimited);
+        let d = e.details.unwrap();
+        assert_eq!(d["rate_limit_count"], 60);
+        assert_eq!(d["retry_after_seconds"], 1000 + 3600 - 1100);
+        take(&store, "b", 1100).unwrap();
+        take(&store, "a", 1000 + 3600).unwrap();
+    }
+}
