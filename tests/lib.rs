@@ -137,6 +137,26 @@ impl Daemon {
         self.spawn();
     }
 
+    /// Stops the daemon (the CLI's offline commands need its data dir to themselves), runs
+    /// `reelsmith ARGS --data-dir DIR`, asserts it succeeded and starts the daemon again.
+    /// Returns the command's stdout.
+    pub fn cli_offline(&mut self, args: &[&str]) -> String {
+        assert!(self.terminate().success());
+        let out = std::process::Command::new(&self.bin)
+            .args(args)
+            .arg("--data-dir")
+            .arg(self.data_dir())
+            .output()
+            .expect("the reelsmith CLI runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.restart();
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }

@@ -137,24 +137,6 @@ impl BotApi {
     }
 }
 
-/// Runs the CLI on the stopped daemon's data dir, then starts it again.
-fn cli_offline(d: &mut Daemon, args: &[&str]) -> String {
-    assert!(d.terminate().success());
-    let out = Command::new(BIN)
-        .args(args)
-        .arg("--data-dir")
-        .arg(d.data_dir())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    d.restart();
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// A daemon with SMTP on `smtp` and the Bot API on `bot`, its account's email and chat set as
 /// given.
 async fn daemon(smtp: Option<&Smtp>, bot: Option<&BotApi>, email: &str, chat: &str) -> Daemon {
@@ -181,19 +163,16 @@ async fn daemon(smtp: Option<&Smtp>, bot: Option<&BotApi>, email: &str, chat: &s
     }
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let mut d = Daemon::start(BIN, &env);
-    cli_offline(
-        &mut d,
-        &[
-            "accounts",
-            "set",
-            "--account",
-            "default",
-            "--email",
-            email,
-            "--telegram-chat-id",
-            chat,
-        ],
-    );
+    d.cli_offline(&[
+        "accounts",
+        "set",
+        "--account",
+        "default",
+        "--email",
+        email,
+        "--telegram-chat-id",
+        chat,
+    ]);
     d
 }
 
@@ -381,17 +360,14 @@ async fn only_telegram_adds_a_note_and_neither_channel_is_no_delivery_channel() 
     assert!(v["note"].as_str().unwrap().contains("email"));
     assert!(v["setup_url"].as_str().unwrap().ends_with("/app/setup"));
 
-    cli_offline(
-        &mut d,
-        &[
-            "accounts",
-            "set",
-            "--account",
-            "default",
-            "--telegram-chat-id",
-            "",
-        ],
-    );
+    d.cli_offline(&[
+        "accounts",
+        "set",
+        "--account",
+        "default",
+        "--telegram-chat-id",
+        "",
+    ]);
     let (c, v, _) = d
         .post(
             "/v1/notification/send",
@@ -558,7 +534,7 @@ async fn error_report_answers_every_code_and_reports_list_shows_what_was_stored(
         (Some("error_report"), Some(true), Some("agent"))
     );
     assert_eq!(v["context_keys"].as_array().unwrap().len(), 50);
-    let out = cli_offline(&mut d, &["reports", "list"]);
+    let out = d.cli_offline(&["reports", "list"]);
     assert!(out.contains("default  agent  (stored)"), "{out}");
     assert!(out.contains("voice upload stalled"), "{out}");
     assert!(out.contains("· k49: 49") && !out.contains("k50"), "{out}");
@@ -600,7 +576,7 @@ async fn error_report_is_forwarded_by_email_and_a_failed_forward_is_502_but_stor
         (502, Some("error_report_failed")),
         "{v}"
     );
-    let out = cli_offline(&mut d, &["reports", "list"]);
+    let out = d.cli_offline(&["reports", "list"]);
     assert_eq!(out.matches("scene 3 failed").count(), 2, "{out}");
     assert!(
         out.contains("(forwarded)") && out.contains("(stored)"),
@@ -771,17 +747,14 @@ async fn email_goes_over_starttls_to_a_relay_that_requires_it() {
             ("REELSMITH__SMTP__CA_FILE", &ca),
         ],
     );
-    cli_offline(
-        &mut d,
-        &[
-            "accounts",
-            "set",
-            "--account",
-            "default",
-            "--email",
-            "jane@example.com",
-        ],
-    );
+    d.cli_offline(&[
+        "accounts",
+        "set",
+        "--account",
+        "default",
+        "--email",
+        "jane@example.com",
+    ]);
     let (c, v, _) = d
         .post(
             "/v1/notification/send",
@@ -801,17 +774,14 @@ async fn email_goes_over_starttls_to_a_relay_that_requires_it() {
             ("REELSMITH__SMTP__PORT", &port),
         ],
     );
-    cli_offline(
-        &mut d,
-        &[
-            "accounts",
-            "set",
-            "--account",
-            "default",
-            "--email",
-            "jane@example.com",
-        ],
-    );
+    d.cli_offline(&[
+        "accounts",
+        "set",
+        "--account",
+        "default",
+        "--email",
+        "jane@example.com",
+    ]);
     let (c, v, _) = d
         .post(
             "/v1/notification/send",

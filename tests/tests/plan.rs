@@ -24,24 +24,6 @@ fn assert_error(code: u16, v: &Value, status: u16, err: &str, param: Option<&str
     }
 }
 
-/// Stops the daemon, runs `reelsmith ARGS --data-dir DIR`, starts it again; returns stdout.
-fn cli_offline(d: &mut Daemon, args: &[&str]) -> String {
-    assert!(d.terminate().success());
-    let out = std::process::Command::new(BIN)
-        .args(args)
-        .arg("--data-dir")
-        .arg(d.data_dir())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    d.restart();
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 #[tokio::test]
 async fn production_plan_add_answers_every_validation_code() {
     let d = Daemon::start(BIN, &[]);
@@ -328,17 +310,14 @@ async fn the_plan_lists_entries_by_page_and_week() {
 #[tokio::test]
 async fn the_roadmap_counts_two_videos_rendered_this_week() {
     let mut d = Daemon::start(BIN, &[]);
-    cli_offline(
-        &mut d,
-        &[
-            "accounts",
-            "set",
-            "--account",
-            "default",
-            "--weekly-quota",
-            "2",
-        ],
-    );
+    d.cli_offline(&[
+        "accounts",
+        "set",
+        "--account",
+        "default",
+        "--weekly-quota",
+        "2",
+    ]);
     let (c, r, _) = d.get("/v1/roadmap").await;
     assert_eq!(c, 200, "{r}");
     assert_eq!(
@@ -431,7 +410,10 @@ async fn the_roadmap_counts_two_videos_rendered_this_week() {
 #[tokio::test]
 async fn videos_page_newest_first_and_only_the_keys_account() {
     let mut d = Daemon::start(BIN, &[]);
-    let other = cli_offline(&mut d, &["keys", "create", "--account", "other"]);
+    let other = d
+        .cli_offline(&["keys", "create", "--account", "other"])
+        .trim()
+        .to_string();
     let mut created = HashSet::new();
     for i in 0..45 {
         let (c, v, _) = d
