@@ -8,16 +8,24 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
   libespeak-ng-dev espeak-ng ffmpeg gstreamer1.0-pocketsphinx pocketsphinx-en-us
+# What only the tests need: a real browser and its WebDriver.
+TEST_APT_PACKAGES := chromium chromium-driver
 CONFIG ?= reelsmith.example.toml
 # Python test tools, pinned in requirements-dev.txt; the openapi tests find them here.
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup venv build demo run test bench lint
+.PHONY: setup setup-test apt venv build demo run test bench lint
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@$(MAKE) --no-print-directory apt PACKAGES="$(APT_PACKAGES)"
+
+setup-test: setup
+	@$(MAKE) --no-print-directory apt PACKAGES="$(TEST_APT_PACKAGES)"
+
+apt:
+	@missing=$$(for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing: $$missing"; \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
@@ -43,7 +51,7 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-test: setup venv
+test: setup-test venv
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 bench: setup

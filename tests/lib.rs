@@ -22,6 +22,8 @@ use warp::http::{HeaderMap, StatusCode};
 /// whose dev-dependencies stay small).
 pub use ::{bytes, tempfile, warp};
 
+pub mod browser;
+
 pub const SECRET: &str = "test-signing-secret-0123456789";
 
 /// A running daemon process.

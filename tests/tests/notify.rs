@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use reelsmith_tests::browser::Browser;
 use reelsmith_tests::warp::{self, Filter};
 use reelsmith_tests::{Daemon, bytes::Bytes, venv_tool};
 use serde_json::{Value, json};
@@ -663,6 +664,7 @@ async fn every_link_type_opens_its_page_and_altered_or_expired_links_do_not() {
         .await;
     assert!(c == 200 || c == 202, "{v}");
     let topic = v["id"].as_str().unwrap().to_string();
+    let browser = Browser::start().await;
     let mut urls = Vec::new();
     for (body, expect) in [
         (json!({"link_type": "record", "topic_id": topic}), "Status:"),
@@ -686,6 +688,11 @@ async fn every_link_type_opens_its_page_and_altered_or_expired_links_do_not() {
         let (status, html) = page(&d, &url).await;
         assert_eq!(status, 200, "{body}: {html}");
         assert!(html.contains(expect), "{body}: {html}");
+        // The page a person sees in Chromium says the same.
+        let seen = browser.open(&url).await;
+        assert!(seen.contains(expect), "{body}: {seen}");
+        let name = format!("link-{}", body["link_type"].as_str().unwrap());
+        browser.screenshot(&format!("{name}-{}", urls.len())).await;
         urls.push(url);
     }
     // One character of the signature changed: 403, nothing of the account shown.
@@ -695,6 +702,11 @@ async fn every_link_type_opens_its_page_and_altered_or_expired_links_do_not() {
     let (status, html) = page(&d, &tampered).await;
     assert_eq!(status, 403, "{html}");
     assert!(!html.contains(&topic) && html.contains("not valid"));
+    let seen = browser.open(&tampered).await;
+    assert!(
+        seen.contains("not valid") && !seen.contains(&topic),
+        "{seen}"
+    );
     // Correctly signed but expired: 410.
     let token = reelsmith_tests::client_link_token(
         reelsmith_tests::SECRET,
@@ -703,6 +715,13 @@ async fn every_link_type_opens_its_page_and_altered_or_expired_links_do_not() {
     let (status, html) = page(&d, &d.url(&format!("/app/link/{token}"))).await;
     assert_eq!(status, 410, "{html}");
     assert!(html.contains("expired") && !html.contains("Status:"));
+    let seen = browser.open(&d.url(&format!("/app/link/{token}"))).await;
+    assert!(
+        seen.contains("expired") && !seen.contains("Status:"),
+        "{seen}"
+    );
+    browser.screenshot("link-expired").await;
+    browser.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
