@@ -6,6 +6,7 @@
 //! [`run`] takes an already-bound listener and a shutdown future (the
 //! mini-redis shape), so tests and the daemon start it the same way.
 
+mod account;
 mod assets;
 mod content;
 mod errors;
@@ -278,6 +279,8 @@ pub fn routes(
         .or(inspector::routes(state.clone()))
         .unify()
         .or(typography::routes(state.clone()))
+        .unify()
+        .or(account::routes(state.clone()))
         .unify()
         .or(plan::routes(state.clone()))
         .unify()

@@ -73,6 +73,7 @@ pub struct ErrorBody {
         crate::plan::add_entry,
         crate::plan::production_plan,
         crate::plan::get_roadmap,
+        crate::account::get_account,
         crate::video_data::video_data,
         crate::assets::upload_multipart,
         crate::assets::presigned_put,

@@ -111,6 +111,27 @@ enum AccountsCommand {
         /// The account's industry (the default of its plan entries); empty clears it.
         #[arg(long)]
         industry: Option<String>,
+        /// The account's sub-industry; empty clears it.
+        #[arg(long)]
+        sub_industry: Option<String>,
+        /// Where the account's mail goes; empty clears it.
+        #[arg(long)]
+        email: Option<String>,
+        /// The account holder's name; empty clears it.
+        #[arg(long)]
+        name: Option<String>,
+        /// Where the account is based; empty clears it.
+        #[arg(long)]
+        location: Option<String>,
+        #[arg(long, value_parser = ["free", "trial", "paid"])]
+        plan: Option<String>,
+        /// Credits left (replaces the balance).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
+        credits: Option<i64>,
+        /// Expiry, `2027-01-31` or RFC 3339; `never` removes it. Charged work after it answers
+        /// 402 `account_expired`.
+        #[arg(long, value_parser = parse_valid_to)]
+        valid_to: Option<ValidTo>,
     },
 }
 
@@ -194,13 +215,27 @@ fn main() -> std::process::ExitCode {
                     account,
                     weekly_quota,
                     industry,
+                    sub_industry,
+                    email,
+                    name,
+                    location,
+                    plan,
+                    credits,
+                    valid_to,
                 },
         } => accounts_set(
             &data_dir,
             &account,
             pipeline::core::accounts::SettingsUpdate {
                 industry,
+                sub_industry,
+                email,
+                contact_name: name,
+                location,
                 weekly_quota,
+                plan: plan.as_deref().and_then(Plan::parse),
+                credits,
+                valid_to: valid_to.map(|v| v.0),
             },
         ),
     };
@@ -258,6 +293,19 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
             let _ = tokio::signal::ctrl_c().await;
         }
     })
+}
+
+/// `--valid-to`: a date, a timestamp, or `never`.
+#[derive(Debug, Clone, Copy)]
+struct ValidTo(Option<i64>);
+
+fn parse_valid_to(s: &str) -> Result<ValidTo, String> {
+    if s == "never" {
+        return Ok(ValidTo(None));
+    }
+    pipeline::core::time::parse_iso(s)
+        .map(|t| ValidTo(Some(t)))
+        .ok_or_else(|| "expected a date like 2027-01-31, an RFC 3339 time, or `never`".into())
 }
 
 fn open_store(data_dir: &std::path::Path) -> Result<pipeline::core::store::Store, String> {

@@ -331,6 +331,11 @@ impl Settings {
         self.data_dir.join("videos").join(topic)
     }
 
+    /// Where a 402 sends the client to upgrade (`details.pricing_url`).
+    pub fn pricing_url(&self) -> String {
+        format!("{}/pricing", self.app_url)
+    }
+
     /// The public media folder served under `{origin_url}`.
     pub fn public_dir(&self) -> PathBuf {
         self.data_dir.join("public")

@@ -125,7 +125,7 @@ mod tests {
             created_at: 0,
             email: None,
             industry: Some("solar".into()),
-            weekly_quota: None,
+            ..Account::default()
         }
     }
 
