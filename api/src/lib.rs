@@ -13,6 +13,7 @@ mod errors;
 mod filters;
 mod inbox;
 mod inspector;
+mod media;
 mod openapi;
 mod pages;
 mod plan;
@@ -50,6 +51,8 @@ pub struct State {
     pub stills: pipeline::render::stills::Stills,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
     pub editor: Arc<pipeline::edit::scenes::Editor>,
+    /// B-roll search over the library or the configured stock provider.
+    pub search: Arc<pipeline::media::search::Search>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -94,6 +97,14 @@ pub async fn run(
         )
         .map_err(|e| StartError::DataDir(settings.data_dir.display().to_string(), e))?,
     );
+    let search = Arc::new(
+        pipeline::media::search::Search::new(
+            settings.clone(),
+            &fetcher,
+            &tokio::runtime::Handle::current(),
+        )
+        .map_err(StartError::Config)?,
+    );
     let state = Arc::new(State {
         settings: settings.clone(),
         store: store.clone(),
@@ -103,6 +114,7 @@ pub async fn run(
         public: PublicFiles::new(&settings),
         stills: pipeline::render::stills::Stills::default(),
         editor: editor.clone(),
+        search,
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -281,6 +293,8 @@ pub fn routes(
         .or(typography::routes(state.clone()))
         .unify()
         .or(account::routes(state.clone()))
+        .unify()
+        .or(media::routes(state.clone()))
         .unify()
         .or(plan::routes(state.clone()))
         .unify()

@@ -74,6 +74,7 @@ pub struct ErrorBody {
         crate::plan::production_plan,
         crate::plan::get_roadmap,
         crate::account::get_account,
+        crate::media::search_broll,
         crate::video_data::video_data,
         crate::assets::upload_multipart,
         crate::assets::presigned_put,

@@ -20,6 +20,7 @@ pub mod core;
 pub mod design;
 pub mod edit;
 pub mod ingest;
+pub mod media;
 pub mod plan;
 pub mod render;
 
