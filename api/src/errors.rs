@@ -90,6 +90,7 @@ pub fn status_of(code: Code) -> StatusCode {
         | InvalidCycle
         | InvalidFromRecord
         | InvalidCount
+        | PromptTooLong
         | InvalidIndustry => StatusCode::BAD_REQUEST,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
@@ -99,7 +100,12 @@ pub fn status_of(code: Code) -> StatusCode {
         // but the scene's state forbids it, like the other state preconditions.
         RemotionSpecDisabled => StatusCode::CONFLICT,
         Svg2specFailed | NoSvgOverlaySource | MediaDecodeFailed => StatusCode::UNPROCESSABLE_ENTITY,
-        ScriptParseFailed | TopicFetchFailed | DownloadFailed | SearchFailed | UpstreamFailed
+        ScriptParseFailed
+        | TopicFetchFailed
+        | DownloadFailed
+        | SearchFailed
+        | ImageGenerationFailed
+        | UpstreamFailed
         | TranscriptionFailed => StatusCode::BAD_GATEWAY,
         SceneGeometryFailed
         | ScreenshotPublishFailed

@@ -53,6 +53,8 @@ pub struct State {
     pub editor: Arc<pipeline::edit::scenes::Editor>,
     /// B-roll search over the library or the configured stock provider.
     pub search: Arc<pipeline::media::search::Search>,
+    /// `create_image`: the embedded designer or the images connector.
+    pub images: Arc<pipeline::media::images::Images>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -105,6 +107,15 @@ pub async fn run(
         )
         .map_err(StartError::Config)?,
     );
+    let images = Arc::new(
+        pipeline::media::images::Images::new(
+            settings.clone(),
+            store.clone(),
+            &fetcher,
+            &tokio::runtime::Handle::current(),
+        )
+        .map_err(StartError::Config)?,
+    );
     let state = Arc::new(State {
         settings: settings.clone(),
         store: store.clone(),
@@ -115,6 +126,7 @@ pub async fn run(
         stills: pipeline::render::stills::Stills::default(),
         editor: editor.clone(),
         search,
+        images,
     });
 
     let stopping = Arc::new(AtomicBool::new(false));

@@ -75,6 +75,7 @@ pub struct ErrorBody {
         crate::plan::get_roadmap,
         crate::account::get_account,
         crate::media::search_broll,
+        crate::media::create_image,
         crate::video_data::video_data,
         crate::assets::upload_multipart,
         crate::assets::presigned_put,

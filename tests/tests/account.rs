@@ -34,6 +34,10 @@ fn charging_calls() -> Vec<(&'static str, Value)> {
         ),
         ("/v1/create_content", json!({"content": "a b c d e f"})),
         ("/v1/enhance_script", json!({"script_text": script(90)})),
+        (
+            "/v1/create_image",
+            json!({"prompt": "solar panels on a roof", "ratio": "square"}),
+        ),
     ]
 }
 

@@ -1,6 +1,8 @@
 //! `search_broll` black-box: every validation code, the embedded library's ranked results
 //! whose `url` then works as `mediaUrl` in modify_scene branch A, the curated grid list, and
-//! Pexels through a fake Pexels server (results, and `search_failed` when it errors).
+//! Pexels through a fake Pexels server (results, and `search_failed` when it errors);
+//! `create_image` at each ratio with its size checked, per-image charges, every validation code,
+//! and a partial failure through a fake OpenAI-compatible images API.
 
 use std::time::Duration;
 
@@ -217,4 +219,226 @@ async fn pexels_results_come_through_the_connector_and_its_failure_is_search_fai
         !v["error"]["message"].as_str().unwrap().contains("500"),
         "no upstream text leaks: {v}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_image
+
+/// The width and height of a PNG, read from its decoded pixels.
+async fn png_size(d: &Daemon, url: &str) -> (u32, u32) {
+    let r = d.http.get(url).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{url}");
+    let png = tiny_skia::Pixmap::decode_png(&r.bytes().await.unwrap()).expect("a PNG");
+    (png.width(), png.height())
+}
+
+async fn credits(d: &Daemon) -> i64 {
+    let (_, v, _) = d.get("/v1/account").await;
+    v["credits_remaining"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn create_image_makes_each_ratio_at_its_size_and_charges_per_image() {
+    let d = Daemon::start(BIN, &[]);
+    let before = credits(&d).await;
+    for (ratio, size) in [
+        ("portrait", (768, 1344)),
+        ("landscape", (1344, 768)),
+        ("square", (768, 768)),
+    ] {
+        let (c, v, _) = d
+            .post(
+                "/v1/create_image",
+                &json!({"prompt": "Solar panels on a roof at dawn", "ratio": ratio}),
+            )
+            .await;
+        assert_eq!(c, 200, "{v}");
+        assert_eq!(
+            (
+                v["object"].as_str(),
+                v["status"].as_str(),
+                v["ratio"].as_str()
+            ),
+            (Some("image_set"), Some("completed"), Some(ratio))
+        );
+        let images = v["images"].as_array().unwrap();
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0]["number"], 1);
+        assert_eq!(
+            png_size(&d, images[0]["url"].as_str().unwrap()).await,
+            size,
+            "{ratio}"
+        );
+        let thumb = d
+            .http
+            .get(images[0]["thumbnail_url"].as_str().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(thumb.status(), 200);
+    }
+    let (c, v, _) = d
+        .post(
+            "/v1/create_image",
+            &json!({"prompt": "team meeting", "count": 3, "ratio": "square"}),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["images"].as_array().unwrap().len(), 3);
+    assert_eq!(credits(&d).await, before - 6, "one credit per image");
+
+    // Deterministic per prompt: the same prompt designs the same pixels.
+    let mut pngs = Vec::new();
+    for _ in 0..2 {
+        let (_, v, _) = d
+            .post(
+                "/v1/create_image",
+                &json!({"prompt": "city at night", "ratio": "square"}),
+            )
+            .await;
+        let r = d
+            .http
+            .get(v["images"][0]["url"].as_str().unwrap())
+            .send()
+            .await
+            .unwrap();
+        pngs.push(r.bytes().await.unwrap());
+    }
+    assert_eq!(pngs[0], pngs[1]);
+}
+
+#[tokio::test]
+async fn every_validation_code_of_create_image() {
+    let d = Daemon::start(BIN, &[]);
+    let cases = [
+        (json!({}), "missing_field", "prompt"),
+        (
+            json!({"prompt": "x".repeat(2001)}),
+            "prompt_too_long",
+            "prompt",
+        ),
+        (
+            json!({"prompt": "x", "ratio": "wide"}),
+            "invalid_ratio",
+            "ratio",
+        ),
+        (json!({"prompt": "x", "count": 0}), "invalid_count", "count"),
+        (json!({"prompt": "x", "count": 5}), "invalid_count", "count"),
+        (
+            json!({"prompt": "x", "topic_id": "not a topic"}),
+            "invalid_topic_id",
+            "topic_id",
+        ),
+    ];
+    for (body, code, param) in cases {
+        let (c, v, _) = d.post("/v1/create_image", &body).await;
+        assert_eq!(c, 400, "{body}: {v}");
+        assert_eq!(
+            (v["error"]["code"].as_str(), v["error"]["param"].as_str()),
+            (Some(code), Some(param)),
+            "{body}"
+        );
+    }
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A fake OpenAI-compatible images API: the first call succeeds, every later one fails.
+async fn fake_images_api() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let png = base64(&reelsmith_tests::png_bytes(400, 700));
+    let log = seen.clone();
+    let route = warp::path!("v1" / "images" / "generations")
+        .and(warp::post())
+        .and(warp::header::<String>("authorization"))
+        .and(warp::body::json())
+        .map(move |auth: String, body: Value| {
+            assert_eq!(auth, "Bearer img-key");
+            let mut log = log.lock().unwrap();
+            log.push(body);
+            if log.len() == 1 {
+                warp::reply::with_status(
+                    warp::reply::json(&json!({"created": 1, "data": [{"b64_json": png}]})),
+                    warp::http::StatusCode::OK,
+                )
+            } else {
+                warp::reply::with_status(
+                    warp::reply::json(&json!({"error": {"message": "overloaded"}})),
+                    warp::http::StatusCode::SERVICE_UNAVAILABLE,
+                )
+            }
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(warp::serve(route).incoming(listener).run());
+    (addr.to_string(), seen)
+}
+
+#[tokio::test]
+async fn a_later_image_failing_gives_a_partial_502_with_the_survivors() {
+    let (api, seen) = fake_images_api().await;
+    let base = format!("http://{api}/v1");
+    let allow = format!("[\"{api}\"]");
+    let d = Daemon::start(
+        BIN,
+        &[
+            ("REELSMITH__IMAGES__PROVIDER", "openai"),
+            ("REELSMITH__IMAGES__BASE_URL", &base),
+            ("REELSMITH__IMAGES__MODEL", "img-model"),
+            ("REELSMITH__IMAGES__API_KEY", "img-key"),
+            ("REELSMITH__FETCH__ALLOW", &allow),
+        ],
+    );
+    let before = credits(&d).await;
+    let (c, v, _) = d
+        .post(
+            "/v1/create_image",
+            &json!({"prompt": "solar roof", "count": 3, "ratio": "landscape"}),
+        )
+        .await;
+    assert_eq!(c, 502, "{v}");
+    assert_eq!(v["status"], "partial");
+    let images = v["images"].as_array().unwrap();
+    assert_eq!(images.len(), 1);
+    assert_eq!(
+        png_size(&d, images[0]["url"].as_str().unwrap()).await,
+        (1344, 768)
+    );
+    assert_eq!(v["error"]["code"], "image_generation_failed");
+    assert_eq!(v["error"]["failed_at_number"], 2);
+    assert_eq!(
+        credits(&d).await,
+        before - 1,
+        "only the survivor is paid for"
+    );
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent[0]["size"], "1344x768");
+    assert_eq!(sent[0]["model"], "img-model");
+
+    // Nothing made at all: an error envelope, nothing charged.
+    let (c, v, _) = d
+        .post("/v1/create_image", &json!({"prompt": "solar roof"}))
+        .await;
+    assert_eq!(c, 502, "{v}");
+    assert_eq!(v["error"]["code"], "image_generation_failed");
+    assert_eq!(credits(&d).await, before - 1);
 }

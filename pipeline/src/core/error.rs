@@ -132,6 +132,8 @@ codes! {
     InvalidRatio => "invalid_ratio",
     InvalidLimit => "invalid_limit",
     SearchFailed => "search_failed",
+    PromptTooLong => "prompt_too_long",
+    ImageGenerationFailed => "image_generation_failed",
     // providers (connectors)
     UpstreamFailed => "upstream_failed",
     // public media origin

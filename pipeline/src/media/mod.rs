@@ -1,4 +1,5 @@
-//! Media for one scene's swap: B-roll search (`search_broll`). Uses `ingest`, `build`, `render`
+//! Media for a video: B-roll search (`search_broll`) and image generation (`create_image`). Uses `ingest`, `build`, `render`
 //! and `core`.
 
+pub mod images;
 pub mod search;
