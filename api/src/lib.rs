@@ -55,6 +55,8 @@ pub struct State {
     pub search: Arc<pipeline::media::search::Search>,
     /// `create_image`: the embedded designer or the images connector.
     pub images: Arc<pipeline::media::images::Images>,
+    /// The template library of `foundation_videos`.
+    pub templates: Arc<pipeline::plan::templates::Templates>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -116,6 +118,10 @@ pub async fn run(
         )
         .map_err(StartError::Config)?,
     );
+    let templates = Arc::new(
+        pipeline::plan::templates::Templates::load(&settings.assets_dir)
+            .map_err(StartError::Config)?,
+    );
     let state = Arc::new(State {
         settings: settings.clone(),
         store: store.clone(),
@@ -127,6 +133,7 @@ pub async fn run(
         editor: editor.clone(),
         search,
         images,
+        templates,
     });
 
     let stopping = Arc::new(AtomicBool::new(false));

@@ -73,6 +73,7 @@ pub struct ErrorBody {
         crate::plan::add_entry,
         crate::plan::production_plan,
         crate::plan::get_roadmap,
+        crate::plan::foundation_videos,
         crate::account::get_account,
         crate::media::search_broll,
         crate::media::create_image,

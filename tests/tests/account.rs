@@ -160,3 +160,81 @@ async fn the_account_reads_back_what_accounts_set_stored() {
         (401, Some("missing_api_key"))
     );
 }
+
+#[tokio::test]
+async fn foundation_videos_lists_templates_for_the_industry_with_rendered_thumbnails() {
+    let mut d = Daemon::start(BIN, &[]);
+    let (c, all, _) = d.get("/v1/foundation_videos").await;
+    assert_eq!(c, 200, "{all}");
+    assert_eq!(all["object"], "list");
+    let total = all["total"].as_u64().unwrap();
+    assert!(total >= 5, "{all}");
+    let groups: std::collections::HashSet<&str> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(groups.len(), 5, "every format: {groups:?}");
+    let first = &all["data"][0];
+    for k in ["id", "title", "description", "industry", "look"] {
+        assert!(first[k].is_string(), "{k}: {first}");
+    }
+    assert!(!first["scenes"].as_array().unwrap().is_empty());
+    let r = d
+        .http
+        .get(first["thumbnail_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let png = tiny_skia::Pixmap::decode_png(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!((png.width(), png.height()), (280, 498));
+
+    // The account's industry is the default filter; general templates stay.
+    accounts_set(&mut d, &["--industry", "solar"]);
+    let (_, solar, _) = d.get("/v1/foundation_videos").await;
+    let industries: Vec<&str> = solar["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["industry"].as_str().unwrap())
+        .collect();
+    assert!(
+        industries.contains(&"solar")
+            && industries.iter().all(|i| ["solar", "general"].contains(i)),
+        "{industries:?}"
+    );
+    let (_, sub, _) = d.get("/v1/foundation_videos?sub_industry=commercial").await;
+    assert!(
+        sub["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["sub_industry"].is_null() || t["sub_industry"] == "commercial"),
+        "{sub}"
+    );
+    let (_, dental, _) = d.get("/v1/foundation_videos?industry=dental").await;
+    assert!(
+        dental["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["industry"] == "dental")
+    );
+    let (_, page1, _) = d.get("/v1/foundation_videos?page=1").await;
+    assert_eq!(
+        page1["data"],
+        json!([]),
+        "fewer than 20 templates: one page"
+    );
+    let (c, bad, _) = d.get("/v1/foundation_videos?page=x").await;
+    assert_eq!(
+        (
+            c,
+            bad["error"]["code"].as_str(),
+            bad["error"]["param"].as_str()
+        ),
+        (400, Some("invalid_page"), Some("page"))
+    );
+}

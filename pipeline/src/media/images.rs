@@ -154,12 +154,36 @@ pub struct ImageSet {
     pub credits_charged: i64,
 }
 
+/// The embedded designer: library photos and the pinned fonts.
+pub struct Designer {
+    library: Library,
+    fonts: Vec<typography::Font>,
+}
+
+impl Designer {
+    /// The library from `{assets_dir}/broll`, the fonts from `{assets_dir}/fonts`.
+    pub fn load(assets_dir: &std::path::Path) -> std::result::Result<Designer, String> {
+        Ok(Designer {
+            library: Library::load(&assets_dir.join("broll"))?,
+            fonts: load_fonts(&assets_dir.join("fonts"))?,
+        })
+    }
+
+    /// Variant `n` (1-based) of a `w`×`h` PNG for `prompt`, deterministic for its inputs.
+    pub fn design(
+        &self,
+        prompt: &str,
+        w: u32,
+        h: u32,
+        n: u32,
+    ) -> std::result::Result<Vec<u8>, String> {
+        designed(&self.library, &self.fonts, prompt, w, h, n)
+    }
+}
+
 /// Who makes the images.
 enum Maker {
-    Embedded {
-        library: Library,
-        fonts: Vec<typography::Font>,
-    },
+    Embedded(Designer),
     Openai {
         http: Http,
         base_url: String,
@@ -184,10 +208,7 @@ impl Images {
     ) -> std::result::Result<Images, String> {
         let c = &settings.images;
         let maker = match c.provider {
-            ImagesKind::Embedded => Maker::Embedded {
-                library: Library::load(&settings.assets_dir.join("broll"))?,
-                fonts: load_fonts(&settings.assets_dir.join("fonts"))?,
-            },
+            ImagesKind::Embedded => Maker::Embedded(Designer::load(&settings.assets_dir)?),
             ImagesKind::Openai => Maker::Openai {
                 http: http(fetcher, runtime, c.timeout_secs),
                 base_url: c.base_url.clone(),
@@ -290,7 +311,7 @@ impl Images {
     ) -> std::result::Result<Vec<u8>, String> {
         let (w, h) = ratio.image_size();
         match &self.maker {
-            Maker::Embedded { library, fonts } => designed(library, fonts, prompt, w, h, n),
+            Maker::Embedded(designer) => designer.design(prompt, w, h, n),
             Maker::Openai {
                 http,
                 base_url,
@@ -375,7 +396,7 @@ fn load_fonts(dir: &std::path::Path) -> std::result::Result<Vec<typography::Font
 }
 
 /// A 280-wide PNG preview.
-fn thumbnail(png: &[u8]) -> std::result::Result<Vec<u8>, String> {
+pub fn thumbnail(png: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let img = compositor::raster::decode_image(png)?;
     let h = (img.height() * 280 / img.width()).max(1);
     compositor::raster::resize(img.as_ref(), 280, h)
