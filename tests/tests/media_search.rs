@@ -125,6 +125,28 @@ async fn a_library_result_swaps_a_scene_background_through_modify_scene() {
         (v["media_type"].as_str(), v["media_url"].as_str()),
         (Some("video"), Some(url.as_str()))
     );
+
+    // create_image with the video's topic id puts the image in that video's asset folder.
+    let (c, v, _) = d
+        .post(
+            "/v1/create_image",
+            &json!({"prompt": "solar roof", "topic_id": id}),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let image = v["images"][0]["url"].as_str().unwrap();
+    assert!(image.contains(&format!("/assets/{id}/images/")), "{image}");
+    let (c, v, _) = d
+        .post(
+            "/v1/create_image",
+            &json!({"prompt": "solar roof", "topic_id": "wcNoSuchVideo123"}),
+        )
+        .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (404, Some("video_not_found")),
+        "{v}"
+    );
 }
 
 #[tokio::test]
