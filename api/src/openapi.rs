@@ -66,6 +66,7 @@ pub struct ErrorBody {
         crate::content::enhance_script,
         crate::content::collect_ideas,
         crate::pages::reference_page,
+        crate::pages::pricing_page,
         crate::v1::create_video,
         crate::v1::get_status,
         crate::v1::export_video,

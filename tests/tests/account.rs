@@ -65,6 +65,11 @@ async fn every_charging_endpoint_refuses_an_empty_account_and_charges_nothing() 
         assert_eq!(v["error"]["details"]["credits_remaining"], 0, "{path}");
     }
     assert_eq!(credits(&d).await, 0);
+    let (_, v, _) = d.post("/v1/create_image", &json!({"prompt": "sun"})).await;
+    let pricing = v["error"]["details"]["pricing_url"].as_str().unwrap();
+    let page = d.http.get(pricing).send().await.unwrap();
+    assert_eq!(page.status(), 200, "{pricing} opens without a key");
+    assert!(page.text().await.unwrap().contains("Plans and credits"));
     let (_, videos, _) = d.get("/v1/videos").await;
     assert_eq!(videos["total_count"], 0, "no job was created: {videos}");
 }
