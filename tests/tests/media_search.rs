@@ -126,6 +126,17 @@ async fn a_library_result_swaps_a_scene_background_through_modify_scene() {
         (Some("video"), Some(url.as_str()))
     );
 
+    // A grid background is a still the compositor painted: it swaps in as an image.
+    let (_, grid) = search(&d, json!({"keyword": "grid", "kind": "video", "limit": 1})).await;
+    let grid_url = grid["results"][0]["url"].as_str().unwrap();
+    let body = json!({
+        "id": id, "by": "voice_file", "value": voice_file,
+        "fields": [{ "field_name": "mediaUrl", "value": grid_url }],
+    });
+    let (c, v, _) = d.post("/v1/modify_scene", &body).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["media_type"], "image");
+
     // create_image with the video's topic id puts the image in that video's asset folder.
     let (c, v, _) = d
         .post(
@@ -157,6 +168,23 @@ async fn grid_lists_the_curated_backgrounds_and_images_search_the_library() {
     let r = v["results"].as_array().unwrap();
     assert_eq!(r.len(), 4);
     assert!(r.iter().all(|x| x["source"] == "reelsmith_grid"), "{v}");
+    for x in r {
+        let png = d.http.get(x["url"].as_str().unwrap()).send().await.unwrap();
+        assert_eq!(png.status(), 200, "{x}");
+        let png = tiny_skia::Pixmap::decode_png(&png.bytes().await.unwrap()).unwrap();
+        assert_eq!(
+            (png.width(), png.height()),
+            (720, 1280),
+            "painted by the compositor"
+        );
+        let thumb = d
+            .http
+            .get(x["thumbnail_url"].as_str().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(thumb.status(), 200);
+    }
 
     let (c, v) = search(&d, json!({"keyword": "solar", "kind": "image"})).await;
     assert_eq!(c, 200, "{v}");

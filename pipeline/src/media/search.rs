@@ -272,6 +272,9 @@ impl Search {
     }
 
     fn result(&self, number: usize, kind: SearchKind, item: BrollItem) -> Result<SearchResult> {
+        if let Some((style, seed)) = &item.procedural {
+            return self.procedural_result(number, style, *seed, item.clone());
+        }
         let url = match &item.local {
             Some(path) => self.publish(path)?,
             None => item.url.clone(),
@@ -297,6 +300,44 @@ impl Search {
             height: item.height,
             author: item.author,
             context_url,
+        })
+    }
+
+    /// A procedural background (the grid list) as a PNG still painted by the compositor, with a
+    /// 280×498 thumbnail, both published once under `public/library/procedural/`. Its `type` is
+    /// `image`: the URL is a still, and modify_scene takes it as one.
+    fn procedural_result(
+        &self,
+        number: usize,
+        style: &str,
+        seed: u64,
+        item: BrollItem,
+    ) -> Result<SearchResult> {
+        let name = format!("{LIBRARY_FOLDER}/procedural/{style}-{seed}");
+        let (png, thumb) = (format!("{name}.png"), format!("{name}_thumb.png"));
+        let public = self.settings.public_dir();
+        if !public.join(&thumb).exists() {
+            let failed = || Error::internal(format!("procedural still {style}:{seed} not painted"));
+            let bytes = crate::render::plan::procedural_still(style, seed).ok_or_else(failed)?;
+            let small = crate::media::images::thumbnail(&bytes).map_err(Error::internal)?;
+            crate::core::files::write_atomic(&public.join(&png), &bytes)
+                .map_err(Error::internal)?;
+            crate::core::files::write_atomic(&public.join(&thumb), &small)
+                .map_err(Error::internal)?;
+        }
+        let origin = &self.settings.origin_url;
+        Ok(SearchResult {
+            number,
+            kind: SearchKind::Image,
+            url: format!("{origin}/{png}"),
+            thumbnail_url: format!("{origin}/{thumb}"),
+            title: item.title,
+            source: item.source,
+            duration: 0.0,
+            width: item.width,
+            height: item.height,
+            author: item.author,
+            context_url: None,
         })
     }
 
