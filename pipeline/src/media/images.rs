@@ -367,11 +367,11 @@ impl Images {
                 png,
             )
             .map_err(|e| e.to_string())?;
-        let thumb = thumbnail(png)?;
+        let thumb = crate::media::thumbs::thumbnail(png)?;
         let thumb = public
             .write(
                 Lifetime::Asset,
-                &format!("{folder}/image_{n}_{token}_thumb.jpg"),
+                &format!("{folder}/image_{n}_{token}_thumb.png"),
                 &thumb,
             )
             .map_err(|e| e.to_string())?;
@@ -393,16 +393,6 @@ fn load_fonts(dir: &std::path::Path) -> std::result::Result<Vec<typography::Font
             typography::Font::from_bytes(bytes).map_err(|e| format!("{}: {e}", p.display()))
         })
         .collect()
-}
-
-/// A 280-wide PNG preview.
-pub fn thumbnail(png: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    let img = compositor::raster::decode_image(png)?;
-    let h = (img.height() * 280 / img.width()).max(1);
-    compositor::raster::resize(img.as_ref(), 280, h)
-        .ok_or("thumbnail could not be sized")?
-        .encode_png()
-        .map_err(|e| e.to_string())
 }
 
 /// A stable 64-bit hash of `s` (FNV-1a): the embedded design's seed.

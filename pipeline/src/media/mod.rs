@@ -3,3 +3,4 @@
 
 pub mod images;
 pub mod search;
+pub mod thumbs;

@@ -319,7 +319,7 @@ impl Search {
         if !public.join(&thumb).exists() {
             let failed = || Error::internal(format!("procedural still {style}:{seed} not painted"));
             let bytes = crate::render::plan::procedural_still(style, seed).ok_or_else(failed)?;
-            let small = crate::media::images::thumbnail(&bytes).map_err(Error::internal)?;
+            let small = crate::media::thumbs::thumbnail(&bytes).map_err(Error::internal)?;
             crate::core::files::write_atomic(&public.join(&png), &bytes)
                 .map_err(Error::internal)?;
             crate::core::files::write_atomic(&public.join(&thumb), &small)
