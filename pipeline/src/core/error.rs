@@ -152,6 +152,9 @@ codes! {
     InvalidModule => "invalid_module",
     InvalidContext => "invalid_context",
     ErrorReportFailed => "error_report_failed",
+    // search_broll, create_image
+    PromptTooLong => "prompt_too_long",
+    ImageGenerationFailed => "image_generation_failed",
     // providers (connectors)
     UpstreamFailed => "upstream_failed",
     // public media origin

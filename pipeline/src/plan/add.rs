@@ -125,8 +125,7 @@ mod tests {
             created_at: 0,
             email: None,
             industry: Some("solar".into()),
-            weekly_quota: None,
-            telegram_chat_id: None,
+            ..Account::default()
         }
     }
 
