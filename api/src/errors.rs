@@ -91,6 +91,7 @@ pub fn status_of(code: Code) -> StatusCode {
         | InvalidFromRecord
         | InvalidCount
         | InvalidIndustry
+        | InvalidTemplate
         | PromptTooLong
         | SubjectTooLong
         | MessageTooLong

@@ -67,7 +67,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     request_body(content = AddPlanRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The entry as stored.", body = PlanEntryReply),
-        (status = 400, description = "`invalid_json`, `missing_field` (`idea_text`), `invalid_field`, `invalid_source`, `invalid_language`, `invalid_topic_id`, `invalid_week_start`, `invalid_scripts` (param `scripts`, `scripts[i]`, `scripts[i].format` or `scripts[i].text`, 0-based), `script_too_short`, `script_too_long` (param `scripts[i].text`), `invalid_recommended_format`", body = crate::openapi::ErrorEnvelope),
+        (status = 400, description = "`invalid_json`, `missing_field` (`idea_text`), `invalid_field`, `invalid_source`, `invalid_language`, `invalid_topic_id`, `invalid_week_start`, `invalid_scripts` (param `scripts`, `scripts[i]`, `scripts[i].format` or `scripts[i].text`, 0-based), `script_too_short`, `script_too_long` (param `scripts[i].text`), `invalid_recommended_format`, `invalid_template` (param `template`)", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 409, description = "`topic_exists`: scripts for a topic that already has a video or scripts, or a topic id of another account", body = crate::openapi::ErrorEnvelope),
         (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
@@ -79,7 +79,9 @@ pub(crate) async fn add_entry(
     request: AddPlanRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let entry = pipeline::plan::add::add(&state.store, &account, request).map_err(reject)?;
+    let template = pipeline::plan::add::template_of(&state.templates, &request).map_err(reject)?;
+    let entry =
+        pipeline::plan::add::add(&state.store, &account, request, template).map_err(reject)?;
     tracing::info!(topic = %entry.topic_id, account = %account.name, scripts = entry.scripts.len(), "plan entry added");
     Ok(json_reply(StatusCode::OK, &entry.reply()))
 }

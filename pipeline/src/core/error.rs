@@ -110,6 +110,7 @@ codes! {
     // written content: create_content, enhance_script, collect_ideas
     InvalidCount => "invalid_count",
     InvalidIndustry => "invalid_industry",
+    InvalidTemplate => "invalid_template",
     // written content job failures (status.error.code)
     ContentFetchFailed => "content_fetch_failed",
     ContentUnreadable => "content_unreadable",

@@ -13,6 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::build::writer::{cap_words, narrate};
 use crate::core::config::Settings;
 use crate::core::error::{Code, Error, Result};
 use crate::core::model::Account;
@@ -55,6 +56,34 @@ pub struct Template {
     pub format: ScriptFormat,
     pub look: String,
     pub scenes: Vec<TemplateScene>,
+}
+
+/// The most words of the idea's own material a template script carries.
+const MATERIAL_WORDS: usize = 120;
+
+impl Template {
+    /// The template's script for an idea: its scenes in order, each line with its `[brackets]`
+    /// dropped (placeholders are phrased to be spoken as they stand), and the idea's own
+    /// material (`material`, narrated to at most [`MATERIAL_WORDS`] words) after the first
+    /// scene, so the video keeps the template's structure and speaks about the idea.
+    pub fn script(&self, material: &str) -> String {
+        let mut parts: Vec<String> = self.scenes.iter().map(|s| spoken(&s.text)).collect();
+        let material = cap_words(&narrate(material, MATERIAL_WORDS), MATERIAL_WORDS);
+        if !material.trim().is_empty() {
+            parts.insert(1.min(parts.len()), material);
+        }
+        parts.join(" ")
+    }
+}
+
+/// A skeleton line as narration: brackets dropped, spaces collapsed, closing punctuation.
+fn spoken(line: &str) -> String {
+    let text: String = line.chars().filter(|c| !matches!(c, '[' | ']')).collect();
+    let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !text.ends_with(['.', '!', '?', '…', '"']) {
+        text.push('.');
+    }
+    text
 }
 
 /// A listed template: `{id, title, description, thumbnail_url, industry, group}` and its
@@ -235,6 +264,20 @@ mod tests {
             assert!(lib.templates.iter().any(|t| t.format == f), "{f:?}");
         }
         assert!(lib.templates.iter().all(|t| !t.scenes.is_empty()));
+    }
+
+    #[test]
+    fn a_template_script_keeps_the_skeleton_in_order_with_the_idea_after_the_hook() {
+        let lib = library();
+        let t = lib.get("ve-solar-savings").unwrap();
+        let script = t.script("Solar panels in Texas pay back in six years for most homes.");
+        assert!(!script.contains('[') && !script.contains(']'), "{script}");
+        let hook = script.find("Most homeowners guess their solar savings wrong.");
+        let idea = script.find("Solar panels in Texas pay back in six years");
+        let stat = script.find("Your typical yearly saving on an average roof.");
+        let cta = script.find("Book a free roof check.");
+        assert!(hook < idea && idea < stat && stat < cta, "{script}");
+        assert!(hook.is_some() && cta.is_some(), "{script}");
     }
 
     #[test]
