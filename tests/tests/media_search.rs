@@ -99,6 +99,8 @@ async fn a_library_result_swaps_a_scene_background_through_modify_scene() {
         assert_eq!(r.status(), 200, "{u} is served");
         assert!(!r.bytes().await.unwrap().is_empty());
     }
+    // Each clip's preview is a frame of it made by our compositor, at the editor's still size.
+    assert_eq!(png_size(&d, thumb).await, (280, 498), "{thumb}");
 
     let (c, v, _) = d
         .post(

@@ -275,13 +275,9 @@ impl Search {
         if let Some((style, seed)) = &item.procedural {
             return self.procedural_result(number, style, *seed, item.clone());
         }
-        let url = match &item.local {
-            Some(path) => self.publish(path)?,
-            None => item.url.clone(),
-        };
-        let thumbnail_url = match &item.local_thumb {
-            Some(path) => self.publish(path)?,
-            None => item.thumbnail_url.clone(),
+        let (url, thumbnail_url) = match &item.local {
+            Some(path) => (self.publish(path)?, self.preview(path, item.kind)?),
+            None => (item.url.clone(), item.thumbnail_url.clone()),
         };
         let context_url = (kind == SearchKind::Image).then(|| url.clone());
         Ok(SearchResult {
@@ -339,6 +335,37 @@ impl Search {
             author: item.author,
             context_url: None,
         })
+    }
+
+    /// The public URL of the preview of library file `path`, made by our compositor the first
+    /// time (a clip's middle frame at 280×498, an image scaled to 280 wide) and kept under
+    /// `public/library/previews/`.
+    fn preview(&self, path: &Path, kind: MediaKind) -> Result<String> {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .ok_or_else(|| Error::internal("library file without a name"))?;
+        let folder = if kind == MediaKind::Video {
+            "clips"
+        } else {
+            "images"
+        };
+        let rel = format!("{LIBRARY_FOLDER}/previews/{folder}/{stem}.png");
+        let target = self.settings.public_dir().join(&rel);
+        if !target.exists() {
+            let made = match kind {
+                MediaKind::Video => crate::media::thumbs::clip_thumbnail(path),
+                MediaKind::Image => std::fs::read(path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| crate::media::thumbs::thumbnail(&bytes)),
+            };
+            let png = made.map_err(|e| {
+                Error::internal("library preview not made")
+                    .because(format!("{}: {e}", path.display()))
+            })?;
+            crate::core::files::write_atomic(&target, &png).map_err(Error::internal)?;
+        }
+        Ok(format!("{}/{rel}", self.settings.origin_url))
     }
 
     /// The public URL of library file `path`, copying it under `public/library/` the first time.
