@@ -74,7 +74,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     )),
     responses(
         (status = 202, description = "The job was accepted: its status object, `processing`.", body = StatusObject),
-        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`, `invalid_source`, `invalid_output_type`, `invalid_language`, `invalid_video_length`, `invalid_research_enabled`, `invalid_wait_for_render`, `invalid_faceless`, `invalid_adjust`, `invalid_metadata`, `invalid_callback_url`, `script_too_short`, `script_too_long`, `input_too_short`, `unsupported_media_url`, `media_too_long`, `file_too_large`, `invalid_topic_id`", body = crate::openapi::ErrorEnvelope),
+        (status = 400, description = "`invalid_json`, `missing_field`, `invalid_field`, `invalid_source`, `invalid_output_type`, `invalid_language`, `invalid_video_length`, `invalid_research_enabled`, `invalid_wait_for_render`, `invalid_faceless`, `invalid_adjust`, `invalid_metadata`, `invalid_callback_url`, `script_too_short`, `script_too_long`, `input_too_short`, `unsupported_media_url`, `media_too_long`, `file_too_large`, `invalid_topic_id`, `invalid_template` (an unknown template, or one with a source other than `idea`)", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`topic_not_found`: `topic_id` names no production plan entry of the account", body = crate::openapi::ErrorEnvelope),
         (status = 409, description = "`topic_exists`: the plan entry's topic already has a video; `script_not_ready`: source text without `script_text` for an entry without scripts", body = crate::openapi::ErrorEnvelope),
@@ -91,6 +91,8 @@ pub(crate) async fn create_video(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     pipeline::plan::topic_video::fill_from_plan(&state.store, &account.name, &mut request)
+        .map_err(reject)?;
+    pipeline::plan::template_video::fill_from_template(&state.templates, &mut request)
         .map_err(reject)?;
     let accepted =
         pipeline::ingest::create::validate(request, state.settings.mode, &state.fetcher, None)

@@ -273,6 +273,53 @@ async fn a_plan_entry_with_scripts_becomes_a_video_with_its_master_script() {
 }
 
 #[tokio::test]
+async fn create_video_with_a_template_follows_it_and_refuses_unknown_or_misplaced_ones() {
+    let d = Daemon::start(BIN, &[]);
+    let idea = "Solar panels in Texas pay back in about six years.";
+    for (body, code, param) in [
+        (
+            json!({"source": "idea", "idea_text": idea, "template": "no-such-template"}),
+            "invalid_template",
+            "template",
+        ),
+        (
+            json!({"source": "blog", "blog_text": words(40), "template": "ve-solar-savings"}),
+            "invalid_template",
+            "template",
+        ),
+        (
+            json!({"source": "idea", "idea_text": idea, "template": "ve-solar-savings", "output_type": "text"}),
+            "invalid_output_type",
+            "output_type",
+        ),
+    ] {
+        let (c, v, _) = d.post("/v1/create_video", &body).await;
+        assert_error(c, &v, 400, code, Some(param));
+    }
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({"source": "idea", "idea_text": idea, "template": "ve-solar-savings"}),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let topic = v["id"].as_str().unwrap().to_string();
+    let done = d
+        .wait_for(&topic, LONG, |v| v["status"] != "processing")
+        .await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let tree = d.scene_tree(&topic).await;
+    let segments = tree["segments"].as_array().unwrap();
+    let first = segments[0]["text"].as_str().unwrap();
+    let last = segments.last().unwrap()["text"].as_str().unwrap();
+    assert!(
+        first.starts_with("Most homeowners guess their solar savings wrong"),
+        "{first}"
+    );
+    assert!(last.ends_with("Book a free roof check."), "{last}");
+}
+
+#[tokio::test]
 async fn a_template_entry_becomes_a_video_that_follows_the_template() {
     let d = Daemon::start(BIN, &[]);
     let (c, v, _) = d

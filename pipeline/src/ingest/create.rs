@@ -117,8 +117,15 @@ pub struct CreateVideoRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub topic_id: Option<String>,
-    /// Not on the wire: `script_text` was taken from the plan entry, not sent. The 80-word
-    /// minimum is a rule of what clients send; a template's script may be shorter.
+    /// source=idea: a template id of `GET /v1/foundation_videos`; the video follows the
+    /// template (its scenes in order, the idea after the hook). Documented in the JSON body's
+    /// idea form; other sources answer 400 `invalid_template`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub template: Option<String>,
+    /// Not on the wire: `script_text` was made here (a plan entry's script, or a template's),
+    /// not sent. The 80-word minimum is a rule of what clients send; a template's script may be
+    /// shorter.
     #[serde(skip)]
     pub script_from_plan: bool,
 }
@@ -351,6 +358,16 @@ fn json_form(form: &JsonSource) -> Value {
         }),
     );
     p("topic_id", topic_id_schema());
+    if source == Source::Idea {
+        p(
+            "template",
+            json!({
+                "type": "string",
+                "pattern": "^[a-z0-9-]+$",
+                "description": "A template id of `GET /v1/foundation_videos`: the video follows the template, its scenes in order with the idea after the hook (400 `invalid_template` when there is no such template).",
+            }),
+        );
+    }
     let mut required = vec![form.field];
     if source != Source::Text {
         required.insert(0, "source");
@@ -487,6 +504,7 @@ impl CreateVideoRequest {
             callback_url: f.str("callback_url")?.map(str::to_string),
             metadata: read_metadata(&f)?,
             topic_id: read_topic_id(&f)?,
+            template: f.str("template")?.map(str::to_string),
             script_from_plan: false,
         })
     }
@@ -632,6 +650,14 @@ pub async fn validate(
     let source = req.source.unwrap_or(Source::Text);
     let output_type = req.output_type.unwrap_or(OutputType::Scene);
     let faceless = req.faceless.unwrap_or(false);
+    if req.template.is_some() {
+        // A template is applied (and taken) before validation, for source idea only.
+        return Err(Error::new(
+            Code::InvalidTemplate,
+            "`template` goes with source `idea`: the template's scenes are written for the idea.",
+        )
+        .param("template"));
+    }
     check_output_type(source, output_type)?;
     check_faceless(faceless, source, output_type)?;
     let adjust = crate::ingest::adjust::for_source(req.adjust.clone(), source)?;

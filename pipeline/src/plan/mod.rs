@@ -10,6 +10,7 @@
 //! - `roadmap.rs`: `GET /v1/roadmap` (weeks, slots, quota, streak)
 //! - `videos.rs`: `GET /v1/videos`, and the account's jobs and their titles
 //! - `topic_video.rs`: a plan entry's master script becomes a video
+//! - `template_video.rs`: `create_video` with `template`: an idea becomes the template's script
 //! - `query.rs`: the read endpoints' integer query values
 //! - `templates.rs`: `GET /v1/foundation_videos`, the template library in `assets/templates`
 
@@ -19,6 +20,7 @@ pub mod entry;
 pub mod list;
 pub mod query;
 pub mod roadmap;
+pub mod template_video;
 pub mod templates;
 pub mod topic_video;
 pub mod videos;
