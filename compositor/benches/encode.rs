@@ -128,6 +128,31 @@ fn main() {
         );
     }
 
+    // 1b. Hardware encoders on the same frames, against x264 veryfast; "not available" on a
+    // machine without them (the probe encode fails), so CPU-only machines run unchanged.
+    for (name, choice) in [
+        ("nvh264", EncoderChoice::Nvenc),
+        ("vaapi", EncoderChoice::Vaapi),
+    ] {
+        let settings = EncodeSettings {
+            encoder: choice,
+            ..EncodeSettings::default()
+        };
+        let out = dir.join(format!("reelsmith-bench-{name}.mp4"));
+        match encode_mp4(&source, &audio, &settings, &out, &mut |_, _| {}) {
+            Ok(report) => println!(
+                "encode {name:>9}: {:6.1} fps with {} ({:.2} s wall, {} KiB) → hardware/x264 veryfast = {:.2}",
+                report.fps(),
+                report.encoder,
+                report.wall.as_secs_f64(),
+                std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0) / 1024,
+                report.fps() / veryfast_fps
+            ),
+            Err(e) => println!("encode {name:>9}: not available ({e})"),
+        }
+    }
+    keep_outputs(&dir);
+
     // 2. The same frames through ffmpeg/libx264 veryfast (raw RGBA on a pipe), video only.
     if let Some(ffmpeg_fps) = ffmpeg_fps(&source) {
         println!(
@@ -169,6 +194,25 @@ fn main() {
         "conversion share of a veryfast encode: {:.1} % of wall time",
         frames_par * veryfast_fps / 10.0
     );
+}
+
+/// With `REELSMITH_BENCH_OUT` set, copies the encoded MP4s there, for a quality comparison
+/// (for example `ffmpeg -lavfi ssim`) on another machine.
+fn keep_outputs(dir: &std::path::Path) {
+    let Some(out) = std::env::var_os("REELSMITH_BENCH_OUT") else {
+        return;
+    };
+    let out = std::path::PathBuf::from(out);
+    std::fs::create_dir_all(&out).expect("bench output dir");
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("reelsmith-bench-")
+            && name.ends_with(".mp4")
+            && !name.contains("warmup")
+        {
+            std::fs::copy(entry.path(), out.join(&name)).expect("copy bench output");
+        }
+    }
 }
 
 /// Milliseconds per frame of `run` (which converts `n` frames), best of three.
