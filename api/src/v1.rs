@@ -135,8 +135,8 @@ pub(crate) async fn get_status(
     tag = "videos",
     request_body(content = ExportVideoRequest, content_type = "application/json"),
     responses(
-        (status = 202, description = "First call: the render is queued; a fresh status snapshot.", body = StatusObject),
-        (status = 200, description = "Already queued or rendered: the current snapshot.", body = StatusObject),
+        (status = 202, description = "A render is queued: the first export, an export of a document edited since its last render, or one after a failed render. A fresh status snapshot; `video.completed` follows with a new `video_url`.", body = StatusObject),
+        (status = 200, description = "A render is queued or running, or the document is the one rendered: the current snapshot, nothing queued.", body = StatusObject),
         (status = 400, description = "`invalid_json`, `missing_field`, `invalid_id`", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`", body = crate::openapi::ErrorEnvelope),

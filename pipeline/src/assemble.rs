@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::build::work::Context;
 use crate::core::config::Settings;
 use crate::core::fetch::Fetcher;
-use crate::core::jobs::{Engine, JobFailure, TaskRunner};
+use crate::core::jobs::{Engine, JobFailure, Rendered, TaskRunner};
 use crate::core::model::{Job, WrittenResult};
 use crate::core::store::Store;
 use crate::core::webhooks::Dispatcher;
@@ -42,7 +42,7 @@ impl TaskRunner for Tasks {
         }
     }
 
-    fn render(&self, engine: &Engine, job: &Job) -> Result<String, JobFailure> {
+    fn render(&self, engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
         crate::render::task::render(engine, job)
     }
 

@@ -951,3 +951,43 @@ async fn queued_uploads_survive_a_restart() {
     let left = std::fs::read_dir(&queue).map(|r| r.count()).unwrap_or(0);
     assert_eq!(left, 0);
 }
+
+/// Exports `id` and waits for the render; returns the status object.
+async fn export_and_wait(d: &Daemon, id: &str) -> Value {
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 202, "{v}");
+    assert_eq!(v["stage"], "rendering_video", "{v}");
+    let done = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    done
+}
+
+#[tokio::test]
+async fn an_export_after_an_edit_renders_again_and_an_unchanged_one_does_not() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, scenes) = scene_video(&d).await;
+    let first = export_and_wait(&d, &id).await;
+    let first_url = first["result"]["video_url"].as_str().unwrap().to_string();
+
+    // Unchanged since the render: the snapshot, nothing queued.
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!((c, v["status"].as_str()), (200, Some("completed")), "{v}");
+
+    let (c, v) = modify(
+        &d,
+        &id,
+        &scenes[1],
+        json!([{ "field_name": "quote", "value": "Edited after export" }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    let second = export_and_wait(&d, &id).await;
+    let second_url = second["result"]["video_url"].as_str().unwrap().to_string();
+    assert_ne!(second_url, first_url, "a new render under a new name");
+    for url in [&first_url, &second_url] {
+        let r = d.http.get(url.as_str()).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{url} still served");
+    }
+    let (c, _, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 200, "the edited document is now the rendered one");
+}

@@ -182,3 +182,58 @@ fn copy_dir(src: &Path, dst: &Path) {
         }
     }
 }
+
+#[tokio::test]
+async fn an_export_after_a_failed_render_renders_again() {
+    let receiver = Receiver::start(vec![]).await;
+    let d = Daemon::start(BIN, &[]);
+    let id = scene_video(&d, &receiver).await;
+    let dir = video_dir(&d, &id);
+    let saved = tempfile_copy(&dir);
+    let n = corrupt(
+        &dir,
+        &["_broll.png", "_broll.jpg", "_broll.jpeg", "_broll.webp"],
+    );
+    assert!(n > 0, "the video has no image backgrounds to corrupt");
+    let (status, _) = export_and_fail(&d, &receiver, &id).await;
+    assert_eq!(status["error"]["code"], "render_failed", "{status}");
+
+    // The inputs are whole again: the next export renders instead of answering the failure.
+    for (path, bytes) in saved {
+        std::fs::write(path, bytes).unwrap();
+    }
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!((c, v["status"].as_str()), (202, Some("processing")), "{v}");
+    assert!(v.get("error").is_none_or(Value::is_null), "{v}");
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(
+        done["result"]["video_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(".mp4")
+    );
+    let completed = receiver
+        .wait_for(3, LONG)
+        .await
+        .iter()
+        .map(|r| r.json())
+        .filter(|e| {
+            e["event_type"] == "video.completed" && !e["data"]["result"]["video_url"].is_null()
+        })
+        .count();
+    assert_eq!(completed, 1, "video.completed fires for the new render");
+}
+
+/// Every file of `dir` with its bytes.
+fn tempfile_copy(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect()
+}

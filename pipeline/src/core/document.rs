@@ -312,6 +312,17 @@ pub struct WriterInfo {
     pub video_length: String,
 }
 
+impl VideoDocument {
+    /// A fingerprint of everything a render reads from the document (SHA-256 of its stored
+    /// form; the document holds no maps, so the form is stable). A render records it, and
+    /// `export_video` compares it to tell an edited document from the one rendered.
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let bytes = serde_json::to_vec(self).expect("a document serializes");
+        hex::encode(Sha256::digest(bytes))
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VideoDocument {
     pub topic_id: String,

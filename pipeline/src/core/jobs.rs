@@ -88,13 +88,22 @@ pub struct AcceptedWriting {
     pub cost: i64,
 }
 
+/// A finished render.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The MP4's public URL (a fresh name per render).
+    pub video_url: String,
+    /// The fingerprint of the document rendered.
+    pub document: String,
+}
+
 /// What a task produced.
 #[derive(Debug)]
 pub enum TaskOutput {
     /// A build: the document is stored.
     Built,
-    /// A render: the public URL of the MP4.
-    Rendered(String),
+    /// A render: the MP4 and the document it shows.
+    Rendered(Rendered),
     /// Written content: the piece or the script.
     Written(WrittenResult),
 }
@@ -105,8 +114,9 @@ pub enum TaskOutput {
 pub trait TaskRunner: Send + Sync {
     /// Steps 2–5: build the video document of `job`.
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure>;
-    /// Steps 6–7: render the MP4 of `job`; returns its public URL.
-    fn render(&self, engine: &Engine, job: &Job) -> Result<String, JobFailure>;
+    /// Steps 6–7: render the MP4 of `job`; returns its public URL and the document's
+    /// fingerprint.
+    fn render(&self, engine: &Engine, job: &Job) -> Result<Rendered, JobFailure>;
     /// Written content: read, research, write and illustrate `job`; returns what it wrote.
     fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure>;
 }
@@ -187,6 +197,7 @@ impl Engine {
             processing_fired: false,
             terminal_fired: false,
             export_requested: false,
+            rendered_document: None,
             title: String::new(),
             credits_charged: 0,
             writer_stage: None,
@@ -251,6 +262,7 @@ impl Engine {
             processing_fired: false,
             terminal_fired: false,
             export_requested: false,
+            rendered_document: None,
             title: String::new(),
             credits_charged: accepted.cost,
             writer_stage: Some(WriterStage::Queued),
@@ -330,8 +342,10 @@ impl Engine {
         }
     }
 
-    /// `export_video`: the first call on scene-ready video queues the render
-    /// (returns `true`); later calls return the current snapshot.
+    /// `export_video`: queues a render (returns `true`) of a scene-ready video, of a rendered
+    /// video whose document was edited since, and of a video whose render failed. While a
+    /// render is queued or running, and when the document is the one rendered, it returns the
+    /// current snapshot and queues nothing.
     pub fn export_video(&self, account: &str, id: &str) -> Result<(bool, Job)> {
         if !ids::is_topic_id(id) {
             return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
@@ -348,24 +362,32 @@ impl Engine {
                     .param("id"));
                 }
             };
-            if job.export_requested || tx.queue_entry(id)?.is_some_and(|q| q.task == Task::Render) {
+            if tx.queue_entry(id)?.is_some() {
+                // Building or rendering: the snapshot shows how far it is.
                 return Ok((false, job));
             }
+            let render_failed = job.status == JobStatus::Failed && job.step >= 6;
             let ready = job.status == JobStatus::Completed && job.step >= 5;
-            if !ready {
+            if !ready && !render_failed {
                 return Err(Error::new(
                     Code::ScenesNotReady,
                     "The video's scenes are not ready for review yet.",
                 )
                 .param("id"));
             }
-            if job.video_url.is_some() {
-                // Already rendered (output_type video): nothing to queue.
-                job.export_requested = true;
-                tx.put_job(&job)?;
-                return Ok((false, job));
+            if ready && job.video_url.is_some() {
+                let doc: Option<crate::core::document::VideoDocument> = tx.document(id)?;
+                let current = doc.map(|d| d.fingerprint());
+                // Videos rendered before fingerprints were kept count as unchanged.
+                let unchanged = job.rendered_document.is_none() || job.rendered_document == current;
+                if unchanged {
+                    job.export_requested = true;
+                    tx.put_job(&job)?;
+                    return Ok((false, job));
+                }
             }
             job.export_requested = true;
+            job.error = None;
             job.output_type = OutputType::Video;
             job.status = JobStatus::Processing;
             job.stage = Some(STAGE_RENDERING.into());
@@ -639,9 +661,10 @@ impl Engine {
                     job.written = Some(written);
                     fire_terminal(tx, &mut job, "video.completed")?;
                 }
-                Ok(TaskOutput::Rendered(url)) => {
+                Ok(TaskOutput::Rendered(rendered)) => {
                     tx.remove_queue_entry(topic)?;
-                    job.video_url = Some(url);
+                    job.video_url = Some(rendered.video_url);
+                    job.rendered_document = Some(rendered.document);
                     job.status = JobStatus::Completed;
                     job.stage = Some(STAGE_RENDERING.into());
                     job.step = 7;

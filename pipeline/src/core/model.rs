@@ -344,9 +344,14 @@ pub struct Job {
     /// Export resets it so the rendered video fires `completed` again.
     #[serde(default)]
     pub terminal_fired: bool,
-    /// `export_video` was accepted once; later calls return the snapshot.
+    /// `export_video` was accepted once.
     #[serde(default)]
     pub export_requested: bool,
+    /// The fingerprint ([`crate::core::document::VideoDocument::fingerprint`]) of the document
+    /// `video_url` was rendered from: an export of the same document answers the snapshot, an
+    /// export of an edited one renders again.
+    #[serde(default)]
+    pub rendered_document: Option<String>,
     #[serde(default)]
     pub title: String,
     /// Credits taken when the job was accepted; given back in the transaction that records

@@ -246,6 +246,10 @@ impl Tx {
         self.put_record(JOBS, &job.topic_id, job)
     }
 
+    pub fn document<T: DeserializeOwned>(&self, topic: &str) -> StoreResult<Option<T>> {
+        self.record(DOCUMENTS, topic)
+    }
+
     pub fn put_document<T: Serialize>(&mut self, topic: &str, doc: &T) -> StoreResult<()> {
         self.put_record(DOCUMENTS, topic, doc)
     }

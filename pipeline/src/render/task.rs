@@ -6,12 +6,14 @@ use std::time::Duration;
 use crate::core::document::VideoDocument;
 use crate::core::error::Code;
 use crate::core::ids;
-use crate::core::jobs::{Engine, JobFailure, RENDER_START};
+use crate::core::jobs::{Engine, JobFailure, RENDER_START, Rendered};
 use crate::core::model::Job;
 
-/// Steps 6–7: render the MP4 and publish it under `{origin_url}`; returns
-/// its public URL (recorded by the engine with the state change).
-pub fn render(engine: &Engine, job: &Job) -> Result<String, JobFailure> {
+/// Steps 6–7: render the MP4 and publish it under `{origin_url}`; returns its public URL and
+/// the fingerprint of the document it shows (recorded by the engine with the state change).
+/// Each render publishes under a fresh name, so a re-render never changes a file a client
+/// may be reading.
+pub fn render(engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
     let settings = &engine.settings;
     let topic = &job.topic_id;
     let doc: VideoDocument = engine
@@ -19,6 +21,7 @@ pub fn render(engine: &Engine, job: &Job) -> Result<String, JobFailure> {
         .document(topic)
         .map_err(JobFailure::from)?
         .ok_or_else(|| JobFailure::new(Code::RenderFailed, "The video has no scenes to render."))?;
+    let document = doc.fingerprint();
     engine.set_progress(topic, 6, RENDER_START, Some("Rendering the video"));
     let dir = settings.video_dir(topic);
     let out_tmp = dir.join("render.mp4");
@@ -36,5 +39,8 @@ pub fn render(engine: &Engine, job: &Job) -> Result<String, JobFailure> {
     std::fs::create_dir_all(&public).map_err(JobFailure::internal)?;
     let name = format!("{topic}_{}.mp4", ids::file_token());
     std::fs::rename(&out_tmp, public.join(&name)).map_err(JobFailure::internal)?;
-    Ok(format!("{}/videos/{name}", settings.origin_url))
+    Ok(Rendered {
+        video_url: format!("{}/videos/{name}", settings.origin_url),
+        document,
+    })
 }
