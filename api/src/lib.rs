@@ -79,11 +79,11 @@ pub async fn run(
     let settings = Arc::new(config.finish(bound).map_err(StartError::Config)?);
     let core = pipeline::assemble::open(settings.clone())?;
     let data_dir = &settings.data_dir;
-    if let Some(key) = &core.bootstrap_key {
+    if core.bootstrap_key.is_some() {
+        // The key itself never goes to a log: only where it is (a file only we can read).
         tracing::info!(
-            key = %key,
             file = %data_dir.join("bootstrap-key").display(),
-            "created account `default`; this API key is shown once"
+            "created account `default`; its API key is in this file (mode 0600)"
         );
     }
     let (store, engine, dispatcher, fetcher, work) = (
@@ -272,7 +272,12 @@ pub fn routes(
             .and_then(move |tail: warp::path::Peek| {
                 let state = state.clone();
                 async move {
-                    if state
+                    if !plain_media_path(tail.as_str()) {
+                        Err(errors::reject(pipeline::Error::new(
+                            pipeline::Code::RouteNotFound,
+                            "No file at this path.",
+                        )))
+                    } else if state
                         .public
                         .is_expired(tail.as_str(), std::time::SystemTime::now())
                     {
@@ -345,4 +350,42 @@ pub fn routes(
         .unify()
         .recover(errors::recover)
         .unify()
+}
+
+/// Longest name of one `/media` path segment (the usual file-system limit).
+const MEDIA_SEGMENT_MAX: usize = 255;
+/// Longest `/media` path.
+const MEDIA_PATH_MAX: usize = 1024;
+
+/// Whether a `/media` tail can name one of our files: decodable UTF-8 without control bytes
+/// (NUL included), no segment over [`MEDIA_SEGMENT_MAX`] bytes, the whole at most
+/// [`MEDIA_PATH_MAX`]. Anything else is a 404, never a file-system error.
+fn plain_media_path(tail: &str) -> bool {
+    let Ok(decoded) = percent_encoding::percent_decode_str(tail).decode_utf8() else {
+        return false;
+    };
+    decoded.len() <= MEDIA_PATH_MAX
+        && !decoded.chars().any(char::is_control)
+        && decoded.split('/').all(|s| s.len() <= MEDIA_SEGMENT_MAX)
+}
+
+#[cfg(test)]
+mod media_path_tests {
+    use super::plain_media_path;
+
+    #[test]
+    fn nul_control_bytes_and_overlong_names_are_not_media_paths() {
+        assert!(plain_media_path("videos/wcAbc_123.mp4"));
+        assert!(plain_media_path("library/previews/clips/sun%20rise.png"));
+        for bad in [
+            "%00",
+            "a%00b.mp4",
+            "a%1bb",
+            "x%ff%fe",
+            &"a".repeat(256),
+            &"a/".repeat(600),
+        ] {
+            assert!(!plain_media_path(bad), "{bad}");
+        }
+    }
 }

@@ -110,6 +110,20 @@ fn clean_uploads(store: &Store, data_dir: &std::path::Path) -> std::io::Result<u
 
 /// Creates the data folders, opens the store (creating the bootstrap account on an empty data
 /// dir), and builds the providers and the engine. Must run inside a tokio runtime.
+/// Gives `path` the unix `mode` (the data directory 0700, the database 0600): keys, accounts and
+/// unpublished media are the owner's alone. Public files are served by the daemon, never read
+/// from the directory by others.
+fn owner_only(path: &std::path::Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
+    Ok(())
+}
+
 pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     let data_dir = settings.data_dir.clone();
     let data_dir_error = |e| StartError::DataDir(data_dir.display().to_string(), e);
@@ -117,7 +131,10 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
         std::fs::create_dir_all(data_dir.join(sub)).map_err(data_dir_error)?;
     }
     tracing::info!("Initializing store");
-    let store = Arc::new(Store::open(&data_dir.join("reelsmith.redb"))?);
+    let db_path = data_dir.join("reelsmith.redb");
+    let store = Arc::new(Store::open(&db_path)?);
+    owner_only(&data_dir, 0o700).map_err(data_dir_error)?;
+    owner_only(&db_path, 0o600).map_err(data_dir_error)?;
     let bootstrap_key =
         crate::core::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
     match clean_uploads(&store, &data_dir) {

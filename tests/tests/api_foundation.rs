@@ -374,3 +374,68 @@ async fn production_mode_guards_callbacks() {
         assert_eq!(v["error"]["param"], "callback_url", "{why}");
     }
 }
+
+#[test]
+fn the_bootstrap_key_is_never_logged_and_the_data_dir_is_the_owners_alone() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::PermissionsExt;
+    let dir = reelsmith_tests::tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let config = dir.path().join("reelsmith.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "mode = \"dev\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\n[webhook]\nsigning_secret = \"{}\"\n",
+            data.display().to_string(),
+            reelsmith_tests::SECRET
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(BIN)
+        .args(["serve", "--config"])
+        .arg(&config)
+        .env("REELSMITH_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = String::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        log.push_str(&line);
+        log.push('\n');
+        if line.contains("serving") {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let key = std::fs::read_to_string(data.join("bootstrap-key")).unwrap();
+    assert!(key.trim().starts_with("rsk_"), "{key}");
+    assert!(!log.contains(key.trim()), "the key reached the log:\n{log}");
+    assert!(
+        log.contains("bootstrap-key"),
+        "the log says where the key is:\n{log}"
+    );
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700);
+    assert_eq!(mode(&data.join("reelsmith.redb")), 0o600);
+    assert_eq!(mode(&data.join("bootstrap-key")), 0o600);
+}
+
+#[tokio::test]
+async fn media_paths_with_nul_control_bytes_or_overlong_names_are_404_not_500() {
+    let d = Daemon::start(BIN, &[]);
+    let long = "a".repeat(5000);
+    for path in [
+        "/media/%00",
+        "/media/a%00b.mp4",
+        "/media/a%1bb.png",
+        &format!("/media/{long}"),
+    ] {
+        let r = d.http.get(d.url(path)).send().await.unwrap();
+        assert_eq!(r.status(), 404, "{path}");
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["error"]["code"], "route_not_found", "{path}: {v}");
+    }
+}
