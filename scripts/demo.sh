@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-target/release/reelsmith}
 DATA=$(mktemp -d)
 LOG="$DATA/daemon.log"
-"$BIN" serve --config reelsmith.example.toml --listen 127.0.0.1:0 --data-dir "$DATA/data" >"$DATA/out" 2>"$LOG" &
+# A fresh random webhook secret for this run, never the example's placeholder.
+REELSMITH__WEBHOOK__SIGNING_SECRET=$(python3 -c 'import secrets; print(secrets.token_hex(32))') \
+  "$BIN" serve --config reelsmith.example.toml --listen 127.0.0.1:0 --data-dir "$DATA/data" >"$DATA/out" 2>"$LOG" &
 PID=$!
 trap 'kill $PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q '^listening on ' "$DATA/out" 2>/dev/null && break; sleep 0.1; done

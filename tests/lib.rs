@@ -24,7 +24,7 @@ pub use ::{bytes, tempfile, warp};
 
 pub mod browser;
 
-pub const SECRET: &str = "test-signing-secret-0123456789";
+pub const SECRET: &str = "test-signing-secret-0123456789-abcdefgh";
 
 /// A running daemon process.
 pub struct Daemon {

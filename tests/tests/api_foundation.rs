@@ -439,3 +439,28 @@ async fn media_paths_with_nul_control_bytes_or_overlong_names_are_404_not_500() 
         assert_eq!(v["error"]["code"], "route_not_found", "{path}: {v}");
     }
 }
+
+#[test]
+fn production_mode_refuses_to_start_with_the_example_secret() {
+    let dir = reelsmith_tests::tempfile::tempdir().unwrap();
+    let config = dir.path().join("reelsmith.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "mode = \"production\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\n[webhook]\nsigning_secret = \"change-me-to-a-long-random-secret\"\n",
+            dir.path().join("data").display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["serve", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "it started");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("webhook.signing_secret is a placeholder"),
+        "{err}"
+    );
+}

@@ -262,10 +262,12 @@ async fn upload_asset_shapes_and_hostile_input() {
             json!({ "file_data": "====", "filename": "a.png" }),
             "invalid_file_data",
         ),
+        // A zero-byte file is bad data, not a missing field (spec: invalid_file_data).
         (
             json!({ "file_data": "", "filename": "a.png" }),
-            "missing_field",
+            "invalid_file_data",
         ),
+        (json!({ "filename": "a.png" }), "missing_field"),
         (json!({ "file_data": "aGVsbG8=" }), "missing_field"),
         (
             json!({ "file_data": "aGVsbG8=", "filename": "a.sh" }),

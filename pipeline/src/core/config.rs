@@ -474,11 +474,7 @@ impl Config {
         {
             return Err("webhook.retry_schedule_secs must be ascending".into());
         }
-        if self.mode == Mode::Production && self.webhook.signing_secret.len() < 16 {
-            return Err(
-                "webhook.signing_secret must be at least 16 characters in production".into(),
-            );
-        }
+        check_signing_secret(self.mode, &self.webhook.signing_secret)?;
         if self.public.temp_ttl_secs == 0
             || self.public.asset_ttl_secs == 0
             || self.public.sweep_interval_secs == 0
@@ -638,5 +634,61 @@ impl Default for TranscriptionConfig {
             language: String::new(),
             timeout_secs: 300,
         }
+    }
+}
+
+/// The shortest webhook signing secret production accepts (HMAC-SHA256 keys below the hash's
+/// 32-byte size weaken it).
+pub const MIN_SIGNING_SECRET_BYTES: usize = 32;
+/// Secrets that ship in this repository (the example config, the built-in dev default): known
+/// to everyone, so never a production secret.
+pub const PLACEHOLDER_SECRETS: &[&str] = &[
+    "change-me-to-a-long-random-secret",
+    "whsec_reelsmith_dev_secret",
+];
+
+/// Production refuses a placeholder or short webhook secret; dev mode warns about it loudly.
+fn check_signing_secret(mode: Mode, secret: &str) -> Result<(), String> {
+    let problem = if PLACEHOLDER_SECRETS.contains(&secret) {
+        Some("is a placeholder from this repository".to_string())
+    } else if secret.len() < MIN_SIGNING_SECRET_BYTES {
+        Some(format!(
+            "is {} bytes; at least {MIN_SIGNING_SECRET_BYTES} are needed",
+            secret.len()
+        ))
+    } else {
+        None
+    };
+    match (problem, mode) {
+        (None, _) => Ok(()),
+        (Some(p), Mode::Production) => Err(format!(
+            "webhook.signing_secret {p}: set a random one, e.g. `openssl rand -hex 32`"
+        )),
+        (Some(p), _) => {
+            tracing::warn!(
+                "webhook.signing_secret {p}; webhooks are signed with a secret others may know. Fine for trying Reelsmith, never for production."
+            );
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::*;
+
+    #[test]
+    fn production_refuses_placeholder_and_short_secrets_and_dev_accepts_them() {
+        for bad in [
+            "change-me-to-a-long-random-secret",
+            "whsec_reelsmith_dev_secret",
+            "short",
+        ] {
+            let e = check_signing_secret(Mode::Production, bad).unwrap_err();
+            assert!(e.contains("webhook.signing_secret"), "{e}");
+            assert!(check_signing_secret(Mode::Dev, bad).is_ok());
+        }
+        let good = "0123456789abcdef0123456789abcdef";
+        assert!(check_signing_secret(Mode::Production, good).is_ok());
     }
 }

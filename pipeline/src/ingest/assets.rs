@@ -95,8 +95,15 @@ impl UploadAssetRequest {
             None => {
                 let file_data = f
                     .str_or("file_data", Code::InvalidFileData)?
-                    .filter(|s| !s.trim().is_empty())
                     .ok_or_else(|| Error::missing("file_data"))?;
+                if file_data.trim().is_empty() {
+                    // Present but holding nothing: a zero-byte file, not a missing field (spec).
+                    return Err(Error::new(
+                        Code::InvalidFileData,
+                        "`file_data` is empty: a file of zero bytes cannot be uploaded.",
+                    )
+                    .param("file_data"));
+                }
                 Ok(UploadAssetRequest::Base64(Base64Upload {
                     file_data: file_data.to_string(),
                     filename: filename(&f)?,
