@@ -45,6 +45,38 @@ pub fn word_count(s: &str) -> usize {
     s.split_whitespace().count()
 }
 
+/// The most speech one video may hold, estimated before any voice runs (spec: media over
+/// 5 minutes is refused; a script is held to the same).
+pub const MAX_SPEECH_SECS: f64 = 300.0;
+/// Characters a voice speaks per second, on the slow side (espeak-ng's default 175 words a
+/// minute is about 16.6), so the estimate errs long.
+const SPEECH_CHARS_PER_SEC: f64 = 15.0;
+/// The longest spoken word accepted (the longest English dictionary word has 45 letters).
+pub const MAX_WORD_CHARS: usize = 64;
+
+/// Whether `token` is an inline media URL (not spoken).
+fn is_url(token: &str) -> bool {
+    let lower = token.to_ascii_lowercase();
+    lower.contains("http://") || lower.contains("https://")
+}
+
+/// Estimated seconds of speech in `text`: its spoken characters (inline URLs are not spoken)
+/// at [`SPEECH_CHARS_PER_SEC`].
+pub fn estimated_speech_secs(text: &str) -> f64 {
+    let chars: usize = text
+        .split_whitespace()
+        .filter(|t| !is_url(t))
+        .map(|t| t.chars().count() + 1)
+        .sum();
+    chars as f64 / SPEECH_CHARS_PER_SEC
+}
+
+/// The first spoken word longer than [`MAX_WORD_CHARS`], if any.
+pub fn overlong_word(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .find(|t| !is_url(t) && t.chars().count() > MAX_WORD_CHARS)
+}
+
 /// A scene shorter than this merges with its neighbour when it can.
 const MIN_SCENE_WORDS: usize = 8;
 /// Sentences are merged into one scene only while the scene stays within this.

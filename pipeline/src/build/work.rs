@@ -178,7 +178,10 @@ fn write_narration(
             VideoLength::Normal => "normal".into(),
         },
     };
-    Ok((written.narration, Some(info)))
+    Ok((
+        crate::build::writer::cap_speech(&written.narration),
+        Some(info),
+    ))
 }
 
 /// The wire name of a job's source (`text`, `idea`, `audio_file`, …).

@@ -98,6 +98,23 @@ impl Writer for Extractive {
     }
 }
 
+/// `text` cut at whole sentences until its estimated speech fits
+/// [`crate::build::script::MAX_SPEECH_SECS`]: a writer's words may be long, and a video holds
+/// no more speech than a media source may.
+pub fn cap_speech(text: &str) -> String {
+    use crate::build::script::{MAX_SPEECH_SECS, estimated_speech_secs};
+    let mut out = text.trim().to_string();
+    while estimated_speech_secs(&out) > MAX_SPEECH_SECS {
+        let words = out.split_whitespace().count();
+        let shorter = cap_words(&out, words * 9 / 10);
+        if shorter.split_whitespace().count() >= words {
+            break;
+        }
+        out = shorter;
+    }
+    out
+}
+
 /// At most `max` words, cut after the last whole sentence that fits (or at `max` words when
 /// even the first sentence is longer), ending with sentence punctuation.
 pub fn cap_words(text: &str, max: usize) -> String {
@@ -362,5 +379,28 @@ mod tests {
             "solar panels"
         );
         assert_eq!(title("Hello world. Next one."), "Hello world");
+    }
+}
+
+#[cfg(test)]
+mod speech_cap_tests {
+    use super::*;
+    use crate::build::script::{MAX_SPEECH_SECS, estimated_speech_secs};
+
+    #[test]
+    fn narration_of_long_words_is_cut_at_sentences_to_fit_the_speech_cap() {
+        let sentence = format!(
+            "{} ends here. ",
+            "Supercalifragilisticexpialidocious ".repeat(8)
+        );
+        let long = sentence.repeat(40);
+        assert!(estimated_speech_secs(&long) > MAX_SPEECH_SECS);
+        let capped = cap_speech(&long);
+        assert!(estimated_speech_secs(&capped) <= MAX_SPEECH_SECS);
+        assert!(
+            capped.ends_with("ends here."),
+            "cut at a sentence: {capped}"
+        );
+        assert_eq!(cap_speech("Short and sweet."), "Short and sweet.");
     }
 }

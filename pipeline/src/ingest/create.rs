@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::build::script::word_count;
+use crate::build::script::{
+    MAX_SPEECH_SECS, MAX_WORD_CHARS, estimated_speech_secs, overlong_word, word_count,
+};
 use crate::core::config::Mode;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
@@ -200,7 +202,7 @@ fn json_sources() -> Vec<JsonSource> {
                 SCRIPT_MIN_WORDS,
                 Some(SCRIPT_MAX_WORDS),
                 format!(
-                    "The narration, {SCRIPT_MIN_WORDS} to {SCRIPT_MAX_WORDS} words, used verbatim."
+                    "The narration, {SCRIPT_MIN_WORDS} to {SCRIPT_MAX_WORDS} words, used verbatim; each spoken word at most {MAX_WORD_CHARS} characters (400 `invalid_field`), and about {MAX_SPEECH_SECS:.0} s of speech at most (400 `script_too_long`)."
                 ),
             ),
         },
@@ -621,6 +623,22 @@ fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str> {
         .ok_or_else(|| Error::missing(field))
 }
 
+/// 400 `invalid_field` when a spoken word of `field` is over [`MAX_WORD_CHARS`] characters: a
+/// voice would spell it out for minutes.
+fn check_speakable(field: &str, text: &str) -> Result<()> {
+    match overlong_word(text) {
+        Some(w) => Err(Error::new(
+            Code::InvalidField,
+            format!(
+                "`{field}` has a word of {} characters; spoken words have at most {MAX_WORD_CHARS}.",
+                w.chars().count()
+            ),
+        )
+        .param(field)),
+        None => Ok(()),
+    }
+}
+
 /// A `video_file`/`audio_file` already stored and probed by the API.
 #[derive(Debug, Clone)]
 pub struct Upload {
@@ -688,6 +706,42 @@ pub async fn validate(
     })
 }
 
+/// A `script_text` source: 80 to 500 words (fewer for a script made here), every word
+/// speakable, and at most [`MAX_SPEECH_SECS`] of estimated speech, all before any voice runs.
+fn script_payload(req: &CreateVideoRequest) -> Result<Payload> {
+    let script = required(&req.script_text, "script_text")?;
+    let n = word_count(script);
+    if n < SCRIPT_MIN_WORDS && !req.script_from_plan {
+        return Err(Error::new(
+            Code::ScriptTooShort,
+            format!("`script_text` has {n} words; at least {SCRIPT_MIN_WORDS} are needed."),
+        )
+        .param("script_text"));
+    }
+    if n > SCRIPT_MAX_WORDS {
+        return Err(Error::new(
+            Code::ScriptTooLong,
+            format!("`script_text` has {n} words; at most {SCRIPT_MAX_WORDS} are allowed."),
+        )
+        .param("script_text"));
+    }
+    check_speakable("script_text", script)?;
+    let secs = estimated_speech_secs(script);
+    if secs > MAX_SPEECH_SECS {
+        return Err(Error::new(
+            Code::ScriptTooLong,
+            format!(
+                "`script_text` would take about {secs:.0} s to speak; a video holds at most {MAX_SPEECH_SECS:.0} s."
+            ),
+        )
+        .param("script_text"));
+    }
+    Ok(Payload {
+        text: Some(script.to_string()),
+        ..Payload::default()
+    })
+}
+
 /// The source's payload: the word limits of texts, the guard and probe of media URLs, the
 /// presence of an upload.
 async fn payload(
@@ -697,28 +751,7 @@ async fn payload(
     uploaded: bool,
 ) -> Result<Payload> {
     match source {
-        Source::Text => {
-            let script = required(&req.script_text, "script_text")?;
-            let n = word_count(script);
-            if n < SCRIPT_MIN_WORDS && !req.script_from_plan {
-                return Err(Error::new(
-                    Code::ScriptTooShort,
-                    format!("`script_text` has {n} words; at least {SCRIPT_MIN_WORDS} are needed."),
-                )
-                .param("script_text"));
-            }
-            if n > SCRIPT_MAX_WORDS {
-                return Err(Error::new(
-                    Code::ScriptTooLong,
-                    format!("`script_text` has {n} words; at most {SCRIPT_MAX_WORDS} are allowed."),
-                )
-                .param("script_text"));
-            }
-            Ok(Payload {
-                text: Some(script.to_string()),
-                ..Payload::default()
-            })
-        }
+        Source::Text => script_payload(req),
         Source::Idea | Source::Blog => {
             let (field, value, min, max) = if source == Source::Idea {
                 ("idea_text", &req.idea_text, IDEA_MIN_WORDS, IDEA_MAX_WORDS)
@@ -726,6 +759,7 @@ async fn payload(
                 ("blog_text", &req.blog_text, BLOG_MIN_WORDS, BLOG_MAX_WORDS)
             };
             let input = required(value, field)?;
+            check_speakable(field, input)?;
             let n = word_count(input);
             if n < min {
                 return Err(Error::new(
