@@ -32,9 +32,8 @@ pub fn reject(e: Error) -> Rejection {
 pub fn status_of(code: Code) -> StatusCode {
     use Code::*;
     match code {
-        RouteNotFound | VideoNotFound | SceneNotFound | TopicNotFound | TypographyNotFound => {
-            StatusCode::NOT_FOUND
-        }
+        RouteNotFound | VideoNotFound | SceneNotFound | TopicNotFound | TypographyNotFound
+        | DeliveryNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         FileExpired => StatusCode::GONE,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

@@ -25,6 +25,7 @@ mod scenes;
 mod typography;
 mod v1;
 mod video_data;
+mod webhook_deliveries;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -61,6 +62,8 @@ pub struct State {
     pub images: Arc<pipeline::media::images::Images>,
     /// The template library of `foundation_videos`.
     pub templates: Arc<pipeline::plan::templates::Templates>,
+    /// Rings the webhook dispatcher (a redelivery goes out at once).
+    pub webhook_wake: Arc<Notify>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -146,6 +149,7 @@ pub async fn run(
         search,
         images,
         templates,
+        webhook_wake: dispatcher.wake.clone(),
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -329,6 +333,8 @@ pub fn routes(
         .or(typography::routes(state.clone()))
         .unify()
         .or(account::routes(state.clone()))
+        .unify()
+        .or(webhook_deliveries::routes(state.clone()))
         .unify()
         .or(media::routes(state.clone()))
         .unify()

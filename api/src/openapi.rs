@@ -76,6 +76,8 @@ pub struct ErrorBody {
         crate::plan::get_roadmap,
         crate::plan::foundation_videos,
         crate::account::get_account,
+        crate::webhook_deliveries::list_deliveries,
+        crate::webhook_deliveries::redeliver,
         crate::media::search_broll,
         crate::media::create_image,
         crate::video_data::video_data,

@@ -95,6 +95,7 @@ codes! {
     TextTooLong => "text_too_long",
     QuoteTooLong => "quote_too_long",
     TypographyNotFound => "typography_not_found",
+    DeliveryNotFound => "delivery_not_found",
     TypographyFailed => "typography_failed",
     // production plan, roadmap, videos list
     InvalidTopicId => "invalid_topic_id",

@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod config;
 pub mod connector;
+pub mod delivery_log;
 pub mod document;
 pub mod error;
 pub mod export;

@@ -16,6 +16,7 @@ use sha2::Sha256;
 use tokio::sync::Notify;
 
 use crate::core::config::{Mode, Settings};
+use crate::core::delivery_log::{self, Attempt, DeliveryState};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::ids;
 use crate::core::model::{Delivery, Job};
@@ -70,7 +71,9 @@ pub fn queue_event(tx: &mut Tx, job: &Job, event_type: &str) -> StoreResult<()> 
         attempts: 0,
         next_at: created,
     };
-    tx.put_delivery(&ids::delivery_id(), &delivery)
+    let id = ids::delivery_id();
+    tx.put_delivery(&id, &delivery)?;
+    delivery_log::record_new(tx, &id, &delivery)
 }
 
 /// What one attempt's outcome means for the row.
@@ -181,6 +184,7 @@ impl Dispatcher {
             ("X-Service-Attempt", attempt.to_string()),
         ];
         let guarded = self.settings.mode == Mode::Production;
+        let started = std::time::Instant::now();
         let result = self
             .fetcher
             .post(
@@ -192,32 +196,44 @@ impl Dispatcher {
             )
             .await;
         let outcome = classify(&result);
+        let logged = Attempt {
+            number: attempt,
+            at: iso(ts),
+            status_code: result.as_ref().ok().copied(),
+            latency_ms: started.elapsed().as_millis() as u64,
+            error: match &result {
+                Ok(s) if (200..300).contains(s) => None,
+                Ok(s) => Some(format!("the receiver answered HTTP {s}")),
+                Err(e) => Some(e.public()),
+            },
+        };
         tracing::info!(event = %d.event_id, event_type = %d.event_type, attempt, ?result, ?outcome, "webhook attempt");
         let schedule = &cfg.retry_schedule_secs;
         let max_age = cfg.max_age_secs as i64;
         let written = self.store.write(|tx| -> StoreResult<()> {
-            match outcome {
-                Outcome::Delivered | Outcome::Abandon => {
+            let retry_at = schedule
+                .get(attempt as usize)
+                .map(|off| d.created_at + *off as i64)
+                .filter(|next_at| next_at - d.created_at <= max_age);
+            let state = match (outcome, retry_at) {
+                (Outcome::Delivered, _) => DeliveryState::Delivered,
+                (Outcome::Retry, Some(_)) => DeliveryState::Pending,
+                _ => DeliveryState::Failed,
+            };
+            match retry_at.filter(|_| state == DeliveryState::Pending) {
+                Some(next_at) => {
+                    let mut d = d.clone();
+                    d.attempts = attempt;
+                    d.next_at = next_at;
+                    tx.put_delivery(id, &d)?;
+                }
+                None => {
+                    // Done: the body stays, so the delivery can be sent again on request.
+                    delivery_log::keep_body(tx, id, &d)?;
                     tx.remove_delivery(id)?;
                 }
-                Outcome::Retry => {
-                    let next = schedule
-                        .get(attempt as usize)
-                        .map(|off| d.created_at + *off as i64);
-                    match next {
-                        Some(next_at) if next_at - d.created_at <= max_age => {
-                            let mut d = d.clone();
-                            d.attempts = attempt;
-                            d.next_at = next_at;
-                            tx.put_delivery(id, &d)?;
-                        }
-                        _ => {
-                            tx.remove_delivery(id)?;
-                        }
-                    }
-                }
             }
-            Ok(())
+            delivery_log::record_attempt(tx, id, logged, state)
         });
         if let Err(e) = written {
             tracing::error!(error = %e, "webhook outbox update failed");

@@ -1,0 +1,162 @@
+//! The webhook delivery log, black-box: `GET /v1/webhook_deliveries?id=` shows each attempt a
+//! real receiver saw (time, status code, latency, error), and
+//! `POST /v1/webhook_deliveries/{delivery}/redeliver` sends a delivery again with the same
+//! `event_id` and a fresh, valid signature.
+
+use std::time::Duration;
+
+use reelsmith_tests::{Daemon, Receiver, SECRET, script, verify_signature};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+const LONG: Duration = Duration::from_secs(120);
+
+/// A scene-ready video whose first delivery the receiver refuses once with 500.
+async fn video_with_one_refusal(d: &Daemon, receiver: &Receiver) -> String {
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(90), "callback_url": receiver.url }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    // processing: 500 then 200; completed: 200.
+    receiver.wait_for(3, LONG).await;
+    id
+}
+
+async fn log(d: &Daemon, id: &str) -> Vec<Value> {
+    let (c, v, _) = d.get(&format!("/v1/webhook_deliveries?id={id}")).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        (v["object"].as_str(), v["id"].as_str()),
+        (Some("list"), Some(id))
+    );
+    v["data"].as_array().unwrap().clone()
+}
+
+fn daemon() -> Daemon {
+    Daemon::start(
+        BIN,
+        &[("REELSMITH__WEBHOOK__RETRY_SCHEDULE_SECS", "[0,1,2]")],
+    )
+}
+
+#[tokio::test]
+async fn the_log_lists_every_attempt_with_its_status_latency_and_error() {
+    let receiver = Receiver::start(vec![500]).await;
+    let d = daemon();
+    let id = video_with_one_refusal(&d, &receiver).await;
+    let data = log(&d, &id).await;
+    let types: Vec<&str> = data
+        .iter()
+        .map(|r| r["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["video.processing", "video.completed"],
+        "oldest first"
+    );
+    let processing = &data[0];
+    assert_eq!(processing["state"], "delivered", "{processing}");
+    assert_eq!(processing["url"], receiver.url.as_str());
+    let attempts = processing["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{processing}");
+    assert_eq!(
+        (
+            attempts[0]["number"].as_u64(),
+            attempts[0]["status_code"].as_u64()
+        ),
+        (Some(1), Some(500))
+    );
+    assert!(attempts[0]["error"].as_str().unwrap().contains("500"));
+    assert!(attempts[0]["latency_ms"].is_u64() && attempts[0]["at"].is_string());
+    assert_eq!(
+        (attempts[1]["status_code"].as_u64(), &attempts[1]["error"]),
+        (Some(200), &Value::Null)
+    );
+    // The delivery id the receiver saw is the one the log names.
+    let seen = receiver.deliveries()[0].header("X-Service-Delivery");
+    assert_eq!(processing["delivery"], seen.as_str());
+}
+
+#[tokio::test]
+async fn a_redelivery_carries_the_same_event_id_and_a_fresh_valid_signature() {
+    let receiver = Receiver::start(vec![500]).await;
+    let d = daemon();
+    let id = video_with_one_refusal(&d, &receiver).await;
+    let completed = log(&d, &id).await[1].clone();
+    let delivery = completed["delivery"].as_str().unwrap();
+    let before = receiver.deliveries().len();
+    tokio::time::sleep(Duration::from_millis(1100)).await; // a later signature timestamp
+
+    let (c, v, _) = d
+        .post(
+            &format!("/v1/webhook_deliveries/{delivery}/redeliver"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!((c, v["state"].as_str()), (202, Some("pending")), "{v}");
+    let got = receiver.wait_for(before + 1, LONG).await;
+    let again = &got[before];
+    let first = got
+        .iter()
+        .find(|r| r.header("X-Service-Delivery") == delivery)
+        .unwrap();
+    assert_eq!(
+        again.header("X-Service-Event"),
+        completed["event_id"].as_str().unwrap()
+    );
+    assert_eq!(again.body, first.body, "the same event, byte for byte");
+    assert_ne!(
+        again.header("X-Service-Signature"),
+        first.header("X-Service-Signature")
+    );
+    assert!(verify_signature(
+        SECRET,
+        &again.header("X-Service-Signature"),
+        &again.body
+    ));
+    assert_eq!(again.header("X-Service-Attempt"), "2");
+    let after = log(&d, &id).await[1].clone();
+    let deadline = std::time::Instant::now() + LONG;
+    let mut after = after;
+    while after["state"] != "delivered" && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        after = log(&d, &id).await[1].clone();
+    }
+    assert_eq!(after["attempts"].as_array().unwrap().len(), 2, "{after}");
+}
+
+#[tokio::test]
+async fn unknown_deliveries_and_jobs_are_clear_errors() {
+    let d = daemon();
+    let (c, v, _) = d
+        .post("/v1/webhook_deliveries/000000000000/redeliver", &json!({}))
+        .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (404, Some("delivery_not_found")),
+        "{v}"
+    );
+    let (c, v, _) = d.get("/v1/webhook_deliveries").await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (400, Some("missing_field")),
+        "{v}"
+    );
+    let (c, v, _) = d.get("/v1/webhook_deliveries?id=bad!").await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (400, Some("invalid_id")),
+        "{v}"
+    );
+    let (c, v, _) = d.get("/v1/webhook_deliveries?id=wcNoSuchVideo").await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (404, Some("video_not_found")),
+        "{v}"
+    );
+}
