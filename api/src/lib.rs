@@ -19,6 +19,7 @@ mod notify;
 mod openapi;
 mod pages;
 mod plan;
+mod publish;
 mod reference;
 mod reply;
 mod scenes;
@@ -61,6 +62,10 @@ pub struct State {
     pub images: Arc<pipeline::media::images::Images>,
     /// The template library of `foundation_videos`.
     pub templates: Arc<pipeline::plan::templates::Templates>,
+    /// Where `publish` posts go (the feed publisher or the connector).
+    pub publisher: Arc<dyn pipeline::publish::publisher::Publisher>,
+    /// Analytics dashboards computed lately.
+    pub analytics: pipeline::publish::analytics::AnalyticsCache,
 }
 
 pub use pipeline::assemble::StartError;
@@ -86,12 +91,13 @@ pub async fn run(
             "created account `default`; this API key is shown once"
         );
     }
-    let (store, engine, dispatcher, fetcher, work) = (
+    let (store, engine, dispatcher, fetcher, work, publisher) = (
         core.store,
         core.engine,
         core.dispatcher,
         core.fetcher,
         core.work,
+        core.publisher,
     );
     tracing::info!("Initializing scene editing (replaying edit journals)");
     let editor = Arc::new(
@@ -146,6 +152,10 @@ pub async fn run(
         search,
         images,
         templates,
+        publisher,
+        analytics: pipeline::publish::analytics::AnalyticsCache::new(
+            settings.publish.analytics_cache_secs,
+        ),
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -336,6 +346,8 @@ pub fn routes(
         .or(notify::routes(state.clone(), state.notifier.clone()))
         .unify()
         .or(links::routes(state.clone(), state.notifier.clone()))
+        .unify()
+        .or(publish::routes(state.clone()))
         .unify()
         .or(inbox::routes(state.clone()).boxed())
         .unify()

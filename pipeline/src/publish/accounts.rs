@@ -139,3 +139,38 @@ pub fn connect(store: &Store, account: &str, form: &ConnectForm, pricing_url: &s
     })
 }
 
+
+/// The pages of an account's publishing under `{app_url}/publish/`: the setup page and the
+/// schedule page. Each link is signed for its page and the account (no sign-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountPage {
+    Setup,
+    Schedule,
+}
+
+impl AccountPage {
+    pub fn path(self) -> &'static str {
+        match self {
+            AccountPage::Setup => "setup",
+            AccountPage::Schedule => "schedule",
+        }
+    }
+
+    fn subject(self, account: &str) -> String {
+        format!("publish-{}/{account}", self.path())
+    }
+
+    /// `{app_url}/publish/{page}?account=…&token=…`.
+    pub fn url(self, secret: &str, app_url: &str, account: &str) -> String {
+        let query: String = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("account", account)
+            .append_pair("token", &crate::core::links::sign(secret, &self.subject(account)))
+            .finish();
+        format!("{app_url}/publish/{}?{query}", self.path())
+    }
+
+    /// Whether `token` opens this page for `account`.
+    pub fn verify(self, secret: &str, account: &str, token: &str) -> bool {
+        crate::core::links::verify(secret, &self.subject(account), token)
+    }
+}
