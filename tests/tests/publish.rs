@@ -239,7 +239,7 @@ fn pipeline_time(secs: u64) -> (u64, String) {
 }
 
 /// A fake Ayrshare-style aggregator: `POST /api/profiles` (title `Taken` is code 146),
-/// `POST /api/post` (twitter succeeds, instagram fails), `POST /api/analytics/social`.
+/// `POST /api/post` (twitter succeeds, every other platform fails), `POST /api/analytics/social`.
 struct Aggregator {
     addr: String,
     seen: Arc<Mutex<Vec<(String, Option<String>, Value)>>>,
@@ -265,12 +265,14 @@ impl Aggregator {
                             (400, json!({"status": "error", "code": 146, "message": "Profile title already exists"}))
                         }
                         "/api/profiles" => (200, json!({"status": "success", "title": v["title"], "refId": "ref1", "profileKey": "pk-brand"})),
-                        "/api/post" => (400, json!({
-                            "status": "error",
-                            "id": "agg-post-1",
-                            "postIds": [{"status": "success", "id": "1790", "postUrl": "https://twitter.com/studio/status/1790", "platform": "twitter"}],
-                            "errors": [{"action": "post", "status": "error", "code": 156, "message": "Instagram needs an image or video", "platform": "instagram"}],
-                        })),
+                        "/api/post" => {
+                            // twitter takes every post; the other platforms' tokens expired.
+                            let asked: Vec<&str> = v["platforms"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+                            let ok: Vec<Value> = asked.iter().filter(|p| **p == "twitter").map(|p| json!({"status": "success", "id": "1790", "postUrl": "https://twitter.com/studio/status/1790", "platform": p})).collect();
+                            let failed: Vec<Value> = asked.iter().filter(|p| **p != "twitter").map(|p| json!({"action": "post", "status": "error", "code": 272, "message": format!("{p}: the account's token expired"), "platform": p})).collect();
+                            let status = if failed.is_empty() { 200 } else { 400 };
+                            (status, json!({"status": if failed.is_empty() { "success" } else { "error" }, "id": "agg-post-1", "postIds": ok, "errors": failed}))
+                        }
                         "/api/analytics/social" => (200, json!({"status": "success", "twitter": {"analytics": {"impressionCount": 42, "likeCount": 5}}})),
                         _ => (404, json!({"status": "error"})),
                     }
@@ -306,32 +308,41 @@ async fn the_connector_posts_through_the_groups_profile_and_reports_a_partial_fa
     assert_eq!(c, 201, "{v}");
     let (c, v, _) = d.post("/v1/channel_groups", &json!({"label": "Taken"})).await;
     assert_eq!((c, code(&v)), (409, Some("upstream_username_taken")), "{v}");
-    for p in ["x", "instagram"] {
+    for p in ["x", "linkedin", "instagram"] {
         let (c, page) = d.connect_platform(p, 1, "studio").await;
         assert_eq!(c, 200, "{page}");
     }
-    let (_, done) = publish(&d, json!({"text": "New episode out now", "title": "Episode 3", "channel_group": 1})).await;
-    let s = &done[0];
-    assert_eq!(s["status"], "completed", "one platform took it: {s}");
-    let posts = s["result"]["posts"].as_array().unwrap();
-    let x = posts.iter().find(|p| p["platform"] == "x").unwrap();
-    let ig = posts.iter().find(|p| p["platform"] == "instagram").unwrap();
+    // Text to text platforms and a photo platform: two requests.
+    let (reply, done) = publish(&d, json!({"text": "New episode out now", "title": "Episode 3", "channel_group": 1})).await;
+    assert_eq!(reply["platforms"], json!(["instagram", "linkedin", "x"]), "{reply}");
+    let (text, photo) = (&done[0], &done[1]);
+    assert_eq!(text["status"], "completed", "one platform took it: {text}");
+    let posts = &text["result"]["posts"];
     assert_eq!(
-        (x["success"].as_bool(), x["post_url"].as_str(), x["post_id"].as_str()),
-        (Some(true), Some("https://twitter.com/studio/status/1790"), Some("1790")),
-        "{s}"
+        (posts[1]["platform"].as_str(), posts[1]["success"].as_bool(), posts[1]["post_url"].as_str(), posts[1]["post_id"].as_str()),
+        (Some("x"), Some(true), Some("https://twitter.com/studio/status/1790"), Some("1790")),
+        "{text}"
     );
-    assert_eq!((ig["success"].as_bool(), ig["error"].as_str()), (Some(false), Some("Instagram needs an image or video")), "{s}");
-    let sent = agg.seen("/api/post");
-    assert_eq!(sent[0].0.as_deref(), Some("pk-brand"), "posted through the group's profile");
-    assert_eq!(sent[0].1["platforms"], json!(["twitter", "instagram"]));
-    assert!(sent[0].1["post"].as_str().unwrap().contains("New episode out now"));
+    assert_eq!(
+        (posts[0]["platform"].as_str(), posts[0]["success"].as_bool(), posts[0]["error"].as_str()),
+        (Some("linkedin"), Some(false), Some("linkedin: the account's token expired")),
+        "{text}"
+    );
+    // Every platform of the photo request refused it: failed, with each platform's reason.
+    assert_eq!((photo["status"].as_str(), photo["error"]["code"].as_str()), (Some("failed"), Some("publish_failed")), "{photo}");
+    assert_eq!(photo["result"]["posts"][0]["platform"], "instagram");
+    let mut sent = agg.seen("/api/post");
+    sent.sort_by_key(|(_, body)| body["platforms"].to_string());
+    assert_eq!(sent[0].1["platforms"], json!(["instagram"]));
+    assert_eq!(sent[1].1["platforms"], json!(["linkedin", "twitter"]));
+    assert!(sent.iter().all(|(k, _)| k.as_deref() == Some("pk-brand")), "posted through the group's profile");
+    assert!(sent[1].1["post"].as_str().unwrap().contains("New episode out now"));
 
     // A scheduled post goes to the aggregator at once, with its date.
     let at = pipeline_time(3600);
     let (_, done) = publish(&d, json!({"text": "Later", "channel_group": 1, "platforms": ["x"], "scheduled_date": at.1})).await;
     assert_eq!(done[0]["status"], "completed", "{:?}", done[0]);
-    assert_eq!(agg.seen("/api/post")[1].1["scheduleDate"], json!(at.1));
+    assert_eq!(agg.seen("/api/post")[2].1["scheduleDate"], json!(at.1));
 
     let (c, v, _) = d.get("/v1/analytics?channel_group=1").await;
     assert_eq!(c, 200, "{v}");

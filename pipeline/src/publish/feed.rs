@@ -253,8 +253,13 @@ pub fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap
     Ok(out)
 }
 
+/// Text for HTML text and quoted attributes.
 fn esc(s: &str) -> String {
-    ammonia::clean_text(s)
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// The post's body as HTML (already sanitised for articles).

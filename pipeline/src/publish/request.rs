@@ -331,10 +331,12 @@ pub struct Sources<'a> {
 /// and the schedule.
 pub async fn prepare(src: &Sources<'_>, account: &str, req: PublishRequest) -> Result<Prepared> {
     let group = groups::existing(src.store, account, req.channel_group)?;
-    let connected: Vec<Platform> = connections::in_group(src.store, account, group)?
+    let mut connected: Vec<Platform> = connections::in_group(src.store, account, group)?
         .into_iter()
         .map(|c| c.platform)
         .collect();
+    // The spec's order of platforms.
+    connected.sort();
     let requested = req.platforms.clone().unwrap_or_else(|| connected.clone());
     let (platforms, skipped): (Vec<Platform>, Vec<Platform>) =
         requested.into_iter().partition(|p| connected.contains(p));
@@ -440,13 +442,18 @@ fn topic_content(
             let video_url = job.video_url.clone().ok_or_else(|| {
                 not_ready("The video is not rendered yet; export it and publish once it completed.")
             })?;
-            let title = title.unwrap_or_else(|| {
-                if job.title.is_empty() {
-                    topic.to_string()
-                } else {
-                    job.title.clone()
-                }
-            });
+            let document_title = || {
+                src.store
+                    .document::<crate::core::document::VideoDocument>(topic)
+                    .ok()
+                    .flatten()
+                    .map(|d| d.title)
+                    .filter(|t| !t.trim().is_empty())
+            };
+            let title = title
+                .or_else(|| Some(job.title.clone()).filter(|t| !t.is_empty()))
+                .or_else(document_title)
+                .unwrap_or_else(|| topic.to_string());
             let content = PostContent::Video {
                 topic_id: Some(topic.to_string()),
                 video_url,
