@@ -37,9 +37,11 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(warp::query::<Query>())
         .and(warp::body::content_length_limit(FORM_LIMIT))
-        .and(warp::body::form::<HashMap<String, String>>())
+        .and(warp::body::bytes())
         .and(with_state(state.clone()))
-        .map(|q: Query, form: HashMap<String, String>, state: Arc<State>| {
+        .map(|q: Query, body: bytes::Bytes, state: Arc<State>| {
+            // Read as a form whatever its declared type: a wrong body is the form's own error.
+            let form: HashMap<String, String> = url::form_urlencoded::parse(&body).into_owned().collect();
             setup(&state, &q, Some(&form))
         });
     let schedule = warp::path!("app" / "publish" / "schedule")

@@ -39,7 +39,7 @@ pub struct AccountList {
     #[schema(example = "list")]
     pub object: &'static str,
     /// The `channel_group` asked for: a number, `all`, or null (every group).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = crate::publish::connections::scope_schema)]
     pub channel_group: serde_json::Value,
     pub data: Vec<ConnectedAccount>,
 }

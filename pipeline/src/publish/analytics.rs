@@ -194,7 +194,7 @@ pub struct AnalyticsReply {
     pub object: &'static str,
     pub period: Period,
     /// The number asked for, `all`, or null (every group).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = crate::publish::connections::scope_schema)]
     pub channel_group: Value,
     #[schema(format = DateTime)]
     pub start_date: String,

@@ -71,6 +71,18 @@ impl GroupScope {
     }
 }
 
+/// The schema of an echoed scope: an integer of at least 0, `all`, or null.
+pub fn scope_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    crate::core::schema::raw(serde_json::json!({
+        "description": "The group asked for: its number, `all`, or null when omitted (every group).",
+        "oneOf": [
+            {"type": "integer", "minimum": 0},
+            {"type": "string", "enum": ["all"]},
+            {"type": "null"},
+        ],
+    }))
+}
+
 /// 400 `invalid_channel_group`: not an integer of at least 0.
 pub fn invalid_group() -> Error {
     Error::new(

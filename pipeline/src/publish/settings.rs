@@ -52,15 +52,18 @@ impl Choice for Visibility {
 pub struct PlatformSettings {
     /// Added to every post's text, each with a leading `#` (at most 30; letters, digits and `_`,
     /// up to 50 each).
+    /// `null` reads as absent.
     #[serde(default)]
-    #[schema(max_items = 30, inline)]
+    #[schema(max_items = 30, inline, nullable)]
     pub hashtags: Vec<Hashtag>,
-    /// Default `public`; only public posts are listed in the group's feeds.
+    /// Default `public`; only public posts are listed in the group's feeds (`null` reads as
+    /// absent).
     #[serde(default)]
+    #[schema(nullable)]
     pub visibility: Visibility,
     /// Posted as the first comment where the platform has comments (at most 500 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 500)]
+    #[schema(max_length = 500, nullable)]
     pub first_comment: Option<String>,
 }
 
