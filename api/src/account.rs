@@ -36,8 +36,14 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     ),
     security(("bearer" = [])),
 )]
-pub(crate) async fn get_account(account: Account, state: Arc<State>) -> Result<Response, Rejection> {
+pub(crate) async fn get_account(
+    account: Account,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
     let groups = pipeline::publish::groups::list(&state.store, &account)
         .map_err(|e| crate::errors::reject(e.into()))?;
-    Ok(json_reply(StatusCode::OK, &AccountReply::of(&account, groups)))
+    Ok(json_reply(
+        StatusCode::OK,
+        &AccountReply::of(&account, groups),
+    ))
 }

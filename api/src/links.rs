@@ -162,7 +162,10 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
         LinkType::SocialDashboard => {
             let v = videos::list(store, &c.a, videos::VideosQuery::default())?;
             let mut b = social(state, &c.a)?;
-            b.push_str(&format!("<h2>Videos</h2><p>{} videos.</p><ul>", v.total_count));
+            b.push_str(&format!(
+                "<h2>Videos</h2><p>{} videos.</p><ul>",
+                v.total_count
+            ));
             for item in &v.data {
                 b.push_str(&format!(
                     "<li>{} · {}</li>",

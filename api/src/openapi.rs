@@ -97,7 +97,7 @@ pub struct ErrorBody {
         crate::publish::connections::list_accounts,
         crate::publish::connections::get_settings,
         crate::publish::connections::set_settings,
-        crate::publish::publish::publish,
+        crate::publish::requests::publish,
         crate::publish::analytics::get_analytics,
         crate::publish::pages::setup_page,
         crate::publish::pages::setup_connect,

@@ -10,9 +10,9 @@ use crate::core::config::Settings;
 use crate::core::fetch::Fetcher;
 use crate::core::jobs::{Engine, JobFailure, TaskRunner};
 use crate::core::model::{Job, PostResult, WrittenResult};
-use crate::publish::publisher::Publisher;
 use crate::core::store::Store;
 use crate::core::webhooks::Dispatcher;
+use crate::publish::publisher::Publisher;
 
 /// Why the core could not start.
 #[derive(Debug, thiserror::Error)]

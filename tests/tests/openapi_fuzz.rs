@@ -146,8 +146,17 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
 
 /// The platforms `publish` names.
 const PLATFORMS: &[&str] = &[
-    "youtube", "tiktok", "instagram", "facebook", "linkedin", "x", "threads", "pinterest",
-    "reddit", "bluesky", "google_business",
+    "youtube",
+    "tiktok",
+    "instagram",
+    "facebook",
+    "linkedin",
+    "x",
+    "threads",
+    "pinterest",
+    "reddit",
+    "bluesky",
+    "google_business",
 ];
 
 /// The schemathesis hooks module, from the `reelsmith` package's directory.

@@ -59,7 +59,12 @@ pub(crate) async fn get_analytics(
     let query = AnalyticsQuery::read(&q, now()).map_err(reject)?;
     let reply = blocking(move || {
         state.analytics.get(&account.name, &query, || {
-            analytics::compute(&state.store, state.publisher.as_ref(), &account.name, &query)
+            analytics::compute(
+                &state.store,
+                state.publisher.as_ref(),
+                &account.name,
+                &query,
+            )
         })
     })
     .await

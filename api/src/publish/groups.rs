@@ -81,7 +81,10 @@ fn number(raw: &str) -> Result<u32, Rejection> {
     ),
     security(("bearer" = [])),
 )]
-pub(crate) async fn list_groups(account: Account, state: Arc<State>) -> Result<Response, Rejection> {
+pub(crate) async fn list_groups(
+    account: Account,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
     let data = groups::list(&state.store, &account).map_err(|e| reject(e.into()))?;
     let s = &state.settings;
     let reply = GroupList {
@@ -89,6 +92,11 @@ pub(crate) async fn list_groups(account: Account, state: Arc<State>) -> Result<R
         data,
         limit: s.publish.channel_group_limit,
         setup_url: AccountPage::Setup.url(&s.webhook.signing_secret, &s.app_url, &account.name),
+        schedule_url: AccountPage::Schedule.url(
+            &s.webhook.signing_secret,
+            &s.app_url,
+            &account.name,
+        ),
     };
     Ok(json_reply(StatusCode::OK, &reply))
 }

@@ -1,5 +1,5 @@
 //! Publishing over HTTP, one file per endpoint family: [`groups`] (`/v1/channel_groups`),
-//! [`connections`] (`GET /v1/accounts`, `/v1/platform_settings`), [`publish`]
+//! [`connections`] (`GET /v1/accounts`, `/v1/platform_settings`), [`requests`]
 //! (`POST /v1/publish`), [`analytics`] (`GET /v1/analytics`) and [`pages`] (the public pages
 //! under `{app_url}`: the setup page, the schedule page, each group's feeds and post pages).
 //! DTO handling only; the rules and records live in `pipeline::publish`.
@@ -8,7 +8,7 @@ pub mod analytics;
 pub mod connections;
 pub mod groups;
 pub mod pages;
-pub mod publish;
+pub mod requests;
 
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     groups::routes(state.clone())
         .or(connections::routes(state.clone()))
         .unify()
-        .or(publish::routes(state.clone()))
+        .or(requests::routes(state.clone()))
         .unify()
         .or(analytics::routes(state.clone()))
         .unify()

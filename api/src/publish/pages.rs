@@ -13,10 +13,10 @@ use pipeline::publish::connections::GroupScope;
 use pipeline::publish::feed::{self, FeedUrls, Hit};
 use pipeline::publish::platform::Platform;
 use pipeline::publish::{groups, schedule};
+use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::{StatusCode, header};
 use warp::reply::Response;
-use warp::Filter;
 
 use crate::State;
 use crate::filters::with_state;
@@ -41,7 +41,8 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(with_state(state.clone()))
         .map(|q: Query, body: bytes::Bytes, state: Arc<State>| {
             // Read as a form whatever its declared type: a wrong body is the form's own error.
-            let form: HashMap<String, String> = url::form_urlencoded::parse(&body).into_owned().collect();
+            let form: HashMap<String, String> =
+                url::form_urlencoded::parse(&body).into_owned().collect();
             setup(&state, &q, Some(&form))
         });
     let schedule = warp::path!("app" / "publish" / "schedule")
@@ -61,16 +62,20 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(warp::header::optional::<String>("user-agent"))
         .and(with_state(state.clone()))
-        .map(|key: String, post: String, ua: Option<String>, state: Arc<State>| {
-            post_page(&state, &key, &post, ua.as_deref())
-        });
+        .map(
+            |key: String, post: String, ua: Option<String>, state: Arc<State>| {
+                post_page(&state, &key, &post, ua.as_deref())
+            },
+        );
     let media = warp::path!("app" / "feeds" / String / "posts" / String / "media")
         .and(warp::get())
         .and(warp::header::optional::<String>("user-agent"))
         .and(with_state(state))
-        .map(|key: String, post: String, ua: Option<String>, state: Arc<State>| {
-            post_media(&state, &key, &post, ua.as_deref())
-        });
+        .map(
+            |key: String, post: String, ua: Option<String>, state: Arc<State>| {
+                post_media(&state, &key, &post, ua.as_deref())
+            },
+        );
     setup_get
         .or(setup_post)
         .unify()
@@ -247,7 +252,11 @@ fn setup(state: &State, q: &Query, form: Option<&HashMap<String, String>>) -> Re
         Ok(body) => html(status, "Connect your channels", &body),
         Err(e) => {
             tracing::error!(error = %e, "setup page failed");
-            html(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "<p>Try again later.</p>")
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>Try again later.</p>",
+            )
         }
     }
 }
@@ -255,7 +264,12 @@ fn setup(state: &State, q: &Query, form: Option<&HashMap<String, String>>) -> Re
 /// Connects what the form asks; the status and the sentence the page shows.
 fn connect(state: &State, account: &Account, f: &HashMap<String, String>) -> (StatusCode, String) {
     let done = ConnectForm::read(f).and_then(|form| {
-        accounts::connect(&state.store, &account.name, &form, &state.settings.pricing_url())?;
+        accounts::connect(
+            &state.store,
+            &account.name,
+            &form,
+            &state.settings.pricing_url(),
+        )?;
         feed::register(
             &state.store,
             &state.settings.webhook.signing_secret,
@@ -276,7 +290,10 @@ fn connect(state: &State, account: &Account, f: &HashMap<String, String>) -> (St
         ),
         Err(e) => (
             crate::errors::status_of(e.code),
-            format!("<p class=error role=alert>Not connected: {}</p>", esc(&e.message)),
+            format!(
+                "<p class=error role=alert>Not connected: {}</p>",
+                esc(&e.message)
+            ),
         ),
     }
 }
@@ -326,9 +343,15 @@ fn setup_body(state: &State, account: &Account, notice: &str) -> pipeline::Resul
     b.push_str("</ul><h2>Connect a platform</h2><form method=post>");
     b.push_str("<label>Platform <select name=platform id=platform required>");
     for p in Platform::ALL {
-        b.push_str(&format!("<option value={}>{}</option>", p.as_str(), esc(p.display())));
+        b.push_str(&format!(
+            "<option value={}>{}</option>",
+            p.as_str(),
+            esc(p.display())
+        ));
     }
-    b.push_str("</select></label><label>Channel group <select name=channel_group id=channel_group>");
+    b.push_str(
+        "</select></label><label>Channel group <select name=channel_group id=channel_group>",
+    );
     for g in &groups {
         b.push_str(&format!(
             "<option value={}>{} · {}</option>",
@@ -353,7 +376,11 @@ fn schedule_page(state: &State, q: &Query) -> Response {
         Ok(b) => html(StatusCode::OK, "Publishing schedule", &b),
         Err(e) => {
             tracing::error!(error = %e, "schedule page failed");
-            html(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "<p>Try again later.</p>")
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>Try again later.</p>",
+            )
         }
     }
 }
@@ -391,7 +418,11 @@ enum FeedKind {
 }
 
 fn not_found() -> Response {
-    html(StatusCode::NOT_FOUND, "Not found", "<p>There is nothing here.</p>")
+    html(
+        StatusCode::NOT_FOUND,
+        "Not found",
+        "<p>There is nothing here.</p>",
+    )
 }
 
 fn feed_reply(state: &State, key: &str, kind: FeedKind) -> Response {
@@ -399,17 +430,28 @@ fn feed_reply(state: &State, key: &str, kind: FeedKind) -> Response {
     match feed::feed(&state.store, key) {
         Ok(Some((owner, posts))) => {
             let (body, mime) = match kind {
-                FeedKind::Atom => (feed::atom(app, key, &owner, &posts), "application/atom+xml; charset=utf-8"),
-                FeedKind::Json => (feed::json_feed(app, key, &owner, &posts), "application/feed+json; charset=utf-8"),
+                FeedKind::Atom => (
+                    feed::atom(app, key, &owner, &posts),
+                    "application/atom+xml; charset=utf-8",
+                ),
+                FeedKind::Json => (
+                    feed::json_feed(app, key, &owner, &posts),
+                    "application/feed+json; charset=utf-8",
+                ),
             };
             let mut resp = warp::Reply::into_response(body);
-            resp.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(mime));
+            resp.headers_mut()
+                .insert(header::CONTENT_TYPE, header::HeaderValue::from_static(mime));
             crate::reply::tag(resp)
         }
         Ok(None) => not_found(),
         Err(e) => {
             tracing::error!(error = %e, "feed failed");
-            html(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "<p>Try again later.</p>")
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>Try again later.</p>",
+            )
         }
     }
 }
@@ -430,16 +472,23 @@ fn post_page(state: &State, key: &str, post: &str, ua: Option<&str>) -> Response
         Ok(None) => not_found(),
         Err(e) => {
             tracing::error!(error = %e, "post page failed");
-            html(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "<p>Try again later.</p>")
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>Try again later.</p>",
+            )
         }
     }
 }
 
 fn post_media(state: &State, key: &str, post: &str, ua: Option<&str>) -> Response {
-    let video = feed::post_of(&state.store, key, post).ok().flatten().and_then(|p| match p.content {
-        pipeline::publish::record::PostContent::Video { video_url, .. } => Some(video_url),
-        _ => None,
-    });
+    let video = feed::post_of(&state.store, key, post)
+        .ok()
+        .flatten()
+        .and_then(|p| match p.content {
+            pipeline::publish::record::PostContent::Video { video_url, .. } => Some(video_url),
+            _ => None,
+        });
     let Some(url) = video else {
         return not_found();
     };
@@ -452,4 +501,3 @@ fn post_media(state: &State, key: &str, post: &str, ua: Option<&str>) -> Respons
     }
     crate::reply::tag(resp)
 }
-

@@ -139,7 +139,6 @@ pub fn connect(store: &Store, account: &str, form: &ConnectForm, pricing_url: &s
     })
 }
 
-
 /// The pages of an account's publishing under `{app_url}/publish/`: the setup page and the
 /// schedule page. Each link is signed for its page and the account (no sign-in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +163,10 @@ impl AccountPage {
     pub fn url(self, secret: &str, app_url: &str, account: &str) -> String {
         let query: String = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("account", account)
-            .append_pair("token", &crate::core::links::sign(secret, &self.subject(account)))
+            .append_pair(
+                "token",
+                &crate::core::links::sign(secret, &self.subject(account)),
+            )
             .finish();
         format!("{app_url}/publish/{}?{query}", self.path())
     }

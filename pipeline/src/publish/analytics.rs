@@ -113,11 +113,10 @@ impl AnalyticsQuery {
             };
             let (from, to) = (date("start_date")?, date("end_date")?);
             if to < from {
-                return Err(Error::new(
-                    Code::InvalidDate,
-                    "`end_date` is before `start_date`.",
-                )
-                .param("end_date"));
+                return Err(
+                    Error::new(Code::InvalidDate, "`end_date` is before `start_date`.")
+                        .param("end_date"),
+                );
             }
             // A plain end date covers its whole day.
             (from, to + 86_399)
@@ -338,14 +337,45 @@ mod tests {
         let d = q(&[]).unwrap();
         assert_eq!((d.period, d.scope), (Period::LastWeek, GroupScope::Each));
         assert_eq!(d.to - d.from, 7 * 86_400);
-        assert_eq!(q(&[("channel_group", "all")]).unwrap().scope, GroupScope::All);
-        assert_eq!(q(&[("channel_group", "2")]).unwrap().scope, GroupScope::One(2));
-        assert_eq!(q(&[("channel_group", "-1")]).unwrap_err().code, Code::InvalidChannelGroup);
-        assert_eq!(q(&[("period", "forever")]).unwrap_err().code, Code::InvalidPeriod);
-        let c = q(&[("period", "custom"), ("start_date", "2026-01-01"), ("end_date", "2026-01-02")]).unwrap();
+        assert_eq!(
+            q(&[("channel_group", "all")]).unwrap().scope,
+            GroupScope::All
+        );
+        assert_eq!(
+            q(&[("channel_group", "2")]).unwrap().scope,
+            GroupScope::One(2)
+        );
+        assert_eq!(
+            q(&[("channel_group", "-1")]).unwrap_err().code,
+            Code::InvalidChannelGroup
+        );
+        assert_eq!(
+            q(&[("period", "forever")]).unwrap_err().code,
+            Code::InvalidPeriod
+        );
+        let c = q(&[
+            ("period", "custom"),
+            ("start_date", "2026-01-01"),
+            ("end_date", "2026-01-02"),
+        ])
+        .unwrap();
         assert_eq!(c.to - c.from, 2 * 86_400 - 1);
-        assert_eq!(q(&[("period", "custom"), ("start_date", "2026-01-01")]).unwrap_err().code, Code::MissingField);
-        assert_eq!(q(&[("period", "custom"), ("start_date", "x"), ("end_date", "2026-01-01")]).unwrap_err().code, Code::InvalidDate);
+        assert_eq!(
+            q(&[("period", "custom"), ("start_date", "2026-01-01")])
+                .unwrap_err()
+                .code,
+            Code::MissingField
+        );
+        assert_eq!(
+            q(&[
+                ("period", "custom"),
+                ("start_date", "x"),
+                ("end_date", "2026-01-01")
+            ])
+            .unwrap_err()
+            .code,
+            Code::InvalidDate
+        );
         assert_eq!(key_of("x", 2, GroupScope::Each), "x@2");
         assert_eq!(key_of("x", 2, GroupScope::All), "x");
     }

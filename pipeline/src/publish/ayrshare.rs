@@ -55,7 +55,11 @@ fn from_upstream(name: &str) -> Option<Platform> {
 }
 
 impl Ayrshare {
-    pub fn new(settings: &Settings, fetcher: &Fetcher, runtime: tokio::runtime::Handle) -> Ayrshare {
+    pub fn new(
+        settings: &Settings,
+        fetcher: &Fetcher,
+        runtime: tokio::runtime::Handle,
+    ) -> Ayrshare {
         Ayrshare {
             http: Http {
                 fetcher: fetcher.clone(),
@@ -124,7 +128,9 @@ pub fn results(asked: &[Platform], reply: &Value, scheduled: bool) -> Vec<PostRe
         .cloned()
         .unwrap_or_default();
     for p in posts {
-        let Some(platform) = p["platform"].as_str().and_then(from_upstream) else { continue };
+        let Some(platform) = p["platform"].as_str().and_then(from_upstream) else {
+            continue;
+        };
         let ok = p["status"].as_str().is_none_or(|s| s == "success");
         out.insert(
             platform,
@@ -143,8 +149,12 @@ pub fn results(asked: &[Platform], reply: &Value, scheduled: bool) -> Vec<PostRe
         .cloned()
         .unwrap_or_default();
     for e in errors {
-        let Some(platform) = e["platform"].as_str().and_then(from_upstream) else { continue };
-        let message = e["message"].as_str().unwrap_or("The platform refused the post.");
+        let Some(platform) = e["platform"].as_str().and_then(from_upstream) else {
+            continue;
+        };
+        let message = e["message"]
+            .as_str()
+            .unwrap_or("The platform refused the post.");
         out.insert(
             platform,
             PostResult {
@@ -163,8 +173,12 @@ pub fn results(asked: &[Platform], reply: &Value, scheduled: bool) -> Vec<PostRe
                 platform: p.as_str().into(),
                 success: scheduled,
                 post_url: None,
-                post_id: reply["id"].as_str().filter(|_| scheduled).map(str::to_string),
-                error: (!scheduled).then(|| "The publisher gave no answer for this platform.".into()),
+                post_id: reply["id"]
+                    .as_str()
+                    .filter(|_| scheduled)
+                    .map(str::to_string),
+                error: (!scheduled)
+                    .then(|| "The publisher gave no answer for this platform.".into()),
             })
         })
         .collect()
@@ -190,7 +204,11 @@ impl Publisher for Ayrshare {
 
     fn provision(&self, account: &str, label: &str) -> Result<Option<String>> {
         let failed = |why: String| {
-            Error::new(Code::ConnectFailed, "The publishing profile could not be made.").because(why)
+            Error::new(
+                Code::ConnectFailed,
+                "The publishing profile could not be made.",
+            )
+            .because(why)
         };
         let reply = self
             .http
@@ -238,7 +256,10 @@ impl Publisher for Ayrshare {
 
     fn post(&self, record: &PublishRecord, profile_key: Option<&str>) -> Vec<PostResult> {
         let url = join(&self.base, "post");
-        let reply = match self.http.post_json(&url, &self.headers(profile_key), &Self::body(record)) {
+        let reply = match self
+            .http
+            .post_json(&url, &self.headers(profile_key), &Self::body(record))
+        {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!(error = %e, request = %record.request_id, "publisher unreachable");
@@ -252,7 +273,10 @@ impl Publisher for Ayrshare {
             }
             _ => {
                 tracing::warn!(status = reply.status, body = %reply.snippet(), "publisher answered no JSON");
-                failed_all(&record.platforms, "The publisher's answer could not be read.")
+                failed_all(
+                    &record.platforms,
+                    "The publisher's answer could not be read.",
+                )
             }
         }
     }
@@ -265,15 +289,33 @@ impl Publisher for Ayrshare {
         if platforms.is_empty() {
             return Ok(Some(BTreeMap::new()));
         }
-        let body = json!({"platforms": platforms.iter().map(|p| upstream_name(*p)).collect::<Vec<_>>()});
+        let body =
+            json!({"platforms": platforms.iter().map(|p| upstream_name(*p)).collect::<Vec<_>>()});
         let reply = self
             .http
-            .post_json(&join(&self.base, "analytics/social"), &self.headers(profile_key), &body)
-            .map_err(|e| Error::new(Code::ReadFailed, "The publisher's analytics could not be read.").because(e))?;
-        let v = reply.json().ok().filter(|_| reply.status == 200).ok_or_else(|| {
-            Error::new(Code::ReadFailed, "The publisher's analytics could not be read.")
+            .post_json(
+                &join(&self.base, "analytics/social"),
+                &self.headers(profile_key),
+                &body,
+            )
+            .map_err(|e| {
+                Error::new(
+                    Code::ReadFailed,
+                    "The publisher's analytics could not be read.",
+                )
+                .because(e)
+            })?;
+        let v = reply
+            .json()
+            .ok()
+            .filter(|_| reply.status == 200)
+            .ok_or_else(|| {
+                Error::new(
+                    Code::ReadFailed,
+                    "The publisher's analytics could not be read.",
+                )
                 .because(format!("{}: {}", reply.status, reply.snippet()))
-        })?;
+            })?;
         let mut out = BTreeMap::new();
         for p in platforms {
             if let Some(a) = v.get(upstream_name(*p)) {
@@ -296,7 +338,11 @@ mod tests {
             "postIds": [{"status": "success", "id": "tw1", "postUrl": "https://twitter.com/x/status/1", "platform": "twitter"}],
             "errors": [{"action": "post", "status": "error", "code": 156, "message": "Token expired", "platform": "instagram"}],
         });
-        let r = results(&[Platform::X, Platform::Instagram, Platform::Linkedin], &reply, false);
+        let r = results(
+            &[Platform::X, Platform::Instagram, Platform::Linkedin],
+            &reply,
+            false,
+        );
         assert!(r[0].success && r[0].post_url.as_deref() == Some("https://twitter.com/x/status/1"));
         assert_eq!(r[0].platform, "x");
         assert!(!r[1].success && r[1].error.as_deref() == Some("Token expired"));

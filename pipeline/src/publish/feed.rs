@@ -124,7 +124,11 @@ pub fn register(store: &Store, secret: &str, account: &str, group: u32) -> Store
 
 /// Posts `record` to its group's feed: one post, listed when every platform's visibility is
 /// public; each platform's result points at the post page.
-pub fn post(store: &Store, settings: &Settings, record: &PublishRecord) -> StoreResult<Vec<PostResult>> {
+pub fn post(
+    store: &Store,
+    settings: &Settings,
+    record: &PublishRecord,
+) -> StoreResult<Vec<PostResult>> {
     let secret = &settings.webhook.signing_secret;
     let key = register(store, secret, &record.account, record.channel_group)?;
     let mut tags = Vec::new();
@@ -139,7 +143,11 @@ pub fn post(store: &Store, settings: &Settings, record: &PublishRecord) -> Store
     }
     let mut description = record.description.clone();
     for t in tags {
-        description = if description.is_empty() { t } else { format!("{description}\n{t}") };
+        description = if description.is_empty() {
+            t
+        } else {
+            format!("{description}\n{t}")
+        };
     }
     let post_id = crate::core::ids::file_token();
     let post = FeedPost {
@@ -182,7 +190,11 @@ pub fn feed(store: &Store, key: &str) -> StoreResult<Option<(FeedOwner, Vec<Feed
         .map(|(_, p)| p)
         .filter(|p| p.feed_key == key && p.listed)
         .collect();
-    posts.sort_by(|a, b| b.published_at.cmp(&a.published_at).then(b.post_id.cmp(&a.post_id)));
+    posts.sort_by(|a, b| {
+        b.published_at
+            .cmp(&a.published_at)
+            .then(b.post_id.cmp(&a.post_id))
+    });
     Ok(Some((owner, posts)))
 }
 
@@ -210,8 +222,17 @@ pub fn is_bot(user_agent: Option<&str>) -> bool {
         return true;
     };
     const MARKS: &[&str] = &[
-        "bot", "crawl", "spider", "slurp", "facebookexternalhit", "embedly", "preview",
-        "feedfetcher", "curl/", "wget/", "python-requests",
+        "bot",
+        "crawl",
+        "spider",
+        "slurp",
+        "facebookexternalhit",
+        "embedly",
+        "preview",
+        "feedfetcher",
+        "curl/",
+        "wget/",
+        "python-requests",
     ];
     ua.trim().is_empty() || MARKS.iter().any(|m| ua.contains(m))
 }
@@ -245,7 +266,9 @@ pub fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap
     let (from, to) = (iso(from)[..10].to_string(), iso(to)[..10].to_string());
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();
     for (k, c) in store.records::<Counts>(POST_STATS)? {
-        let Some((post, day)) = k.rsplit_once('/') else { continue };
+        let Some((post, day)) = k.rsplit_once('/') else {
+            continue;
+        };
         if day >= from.as_str() && day <= to.as_str() {
             out.entry(post.to_string()).or_default().add(&c);
         }
@@ -442,7 +465,11 @@ pub fn json_feed(app_url: &str, key: &str, owner: &FeedOwner, posts: &[FeedPost]
                 summary: (!p.description.is_empty()).then(|| p.description.clone()),
                 image: p.images.first().cloned(),
                 date_published: iso(p.published_at),
-                tags: p.platforms.iter().map(|pl| pl.as_str().to_string()).collect(),
+                tags: p
+                    .platforms
+                    .iter()
+                    .map(|pl| pl.as_str().to_string())
+                    .collect(),
                 attachments: match p.content {
                     PostContent::Video { .. } => vec![JsonAttachment {
                         url: urls.media(&p.post_id),
@@ -465,7 +492,9 @@ mod tests {
         assert!(is_bot(None));
         assert!(is_bot(Some("Mozilla/5.0 (compatible; Googlebot/2.1)")));
         assert!(is_bot(Some("facebookexternalhit/1.1")));
-        assert!(!is_bot(Some("Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")));
+        assert!(!is_bot(Some(
+            "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"
+        )));
     }
 
     #[test]
@@ -483,7 +512,9 @@ mod tests {
             request_id: "pub_1".into(),
             title: "<script>alert(1)</script>".into(),
             description: "x & y".into(),
-            content: PostContent::Text { text: "hello".into() },
+            content: PostContent::Text {
+                text: "hello".into(),
+            },
             images: vec![],
             platforms: vec![Platform::X],
             published_at: 1_800_000_000,

@@ -80,6 +80,9 @@ pub struct GroupList {
     /// link is signed for this account).
     #[schema(format = "uri")]
     pub setup_url: String,
+    /// The page that lists the account's scheduled posts (signed like `setup_url`).
+    #[schema(format = "uri")]
+    pub schedule_url: String,
 }
 
 /// The records of `account`'s groups other than 0, by number.
@@ -144,7 +147,12 @@ pub fn list(store: &Store, a: &Account) -> StoreResult<Vec<ChannelGroup>> {
             channel_group: number,
             label,
             is_primary: number == 0,
-            status: if platforms.is_empty() { "empty" } else { "active" }.into(),
+            status: if platforms.is_empty() {
+                "empty"
+            } else {
+                "active"
+            }
+            .into(),
             connected_count: platforms.len() as u32,
             connected_platforms: platforms,
             created_at: iso(created_at),
@@ -213,7 +221,10 @@ fn check_create(tx: &mut Tx, account: &str, limit: u32, pricing_url: &str) -> Re
     let mut n = 1u32;
     let last: u32 = tx.record(GROUP_COUNTERS, account)?.unwrap_or(0);
     while n <= last {
-        if tx.record::<GroupRecord>(GROUPS, &format!("{prefix}{n:010}"))?.is_some() {
+        if tx
+            .record::<GroupRecord>(GROUPS, &format!("{prefix}{n:010}"))?
+            .is_some()
+        {
             count += 1;
         }
         n += 1;
@@ -246,7 +257,9 @@ pub fn paid_plan(tx: &mut Tx, account: &str, pricing_url: &str) -> Result<()> {
 pub fn rename(store: &Store, a: &Account, number: u32, label: &str) -> Result<ChannelGroup> {
     store.write(|tx| -> Result<()> {
         let k = key(&a.name, number);
-        let mut g: GroupRecord = tx.record(GROUPS, &k)?.ok_or_else(|| primary_or_missing(number))?;
+        let mut g: GroupRecord = tx
+            .record(GROUPS, &k)?
+            .ok_or_else(|| primary_or_missing(number))?;
         g.label = label.to_string();
         tx.put_record(GROUPS, &k, &g)?;
         Ok(())
@@ -261,7 +274,9 @@ pub fn rename(store: &Store, a: &Account, number: u32, label: &str) -> Result<Ch
 pub fn delete(store: &Store, a: &Account, number: u32, pricing_url: &str) -> Result<GroupRecord> {
     store.write(|tx| -> Result<GroupRecord> {
         let k = key(&a.name, number);
-        let g: GroupRecord = tx.record(GROUPS, &k)?.ok_or_else(|| primary_or_missing(number))?;
+        let g: GroupRecord = tx
+            .record(GROUPS, &k)?
+            .ok_or_else(|| primary_or_missing(number))?;
         paid_plan(tx, &a.name, pricing_url)?;
         tx.remove_record(GROUPS, &k)?;
         connections::disconnect_group(tx, &a.name, number)?;

@@ -89,6 +89,6 @@ pub fn of_account(store: &Store, account: &str) -> StoreResult<Vec<PublishRecord
         .map(|(_, r)| r)
         .filter(|r| r.account == account)
         .collect();
-    out.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+    out.sort_by_key(|r| std::cmp::Reverse(r.created_at));
     Ok(out)
 }

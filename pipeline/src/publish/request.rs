@@ -369,7 +369,8 @@ pub async fn prepare(src: &Sources<'_>, account: &str, req: PublishRequest) -> R
     };
     let (photo, text): (Vec<Platform>, Vec<Platform>) =
         platforms.iter().partition(|p| p.is_photo());
-    let split = !matches!(content, PostContent::Video { .. }) && !photo.is_empty() && !text.is_empty();
+    let split =
+        !matches!(content, PostContent::Video { .. }) && !photo.is_empty() && !text.is_empty();
     let records = if split {
         vec![record(text), record(photo)]
     } else {
@@ -436,7 +437,10 @@ fn topic_content(
     topic: &str,
     title: Option<String>,
 ) -> Result<Resolved> {
-    let job = src.engine.job_for(account, topic).map_err(|e| e.param("topic_id"))?;
+    let job = src
+        .engine
+        .job_for(account, topic)
+        .map_err(|e| e.param("topic_id"))?;
     match job.kind {
         JobType::Video => {
             let video_url = job.video_url.clone().ok_or_else(|| {
@@ -462,9 +466,10 @@ fn topic_content(
         }
         JobType::Content => match (&job.status, &job.written) {
             (JobStatus::Completed, Some(WrittenResult::Content(piece))) => {
-                let html = piece.html.clone().unwrap_or_else(|| {
-                    crate::content::markup::to_html(&piece.markdown)
-                });
+                let html = piece
+                    .html
+                    .clone()
+                    .unwrap_or_else(|| crate::content::markup::to_html(&piece.markdown));
                 let content = PostContent::Article {
                     topic_id: topic.to_string(),
                     html,
@@ -538,22 +543,46 @@ fn common_properties() -> Map<String, Value> {
     let mut put = |k: &str, v: Value| {
         p.insert(k.to_string(), nullable(v));
     };
-    put("title", json!({"type": "string", "maxLength": TITLE_MAX_CHARS,
-        "description": "Required with video_url; for topic_id it overrides the title."}));
-    put("description", json!({"type": "string", "maxLength": DESCRIPTION_MAX_CHARS}));
-    put("photo_urls", json!({"type": "array", "maxItems": MAX_PHOTOS,
+    put(
+        "title",
+        json!({"type": "string", "maxLength": TITLE_MAX_CHARS,
+        "description": "Required with video_url; for topic_id it overrides the title."}),
+    );
+    put(
+        "description",
+        json!({"type": "string", "maxLength": DESCRIPTION_MAX_CHARS}),
+    );
+    put(
+        "photo_urls",
+        json!({"type": "array", "maxItems": MAX_PHOTOS,
         "items": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+"},
-        "description": "Images attached with the text."}));
-    put("platforms", json!({"type": "array", "minItems": 1,
+        "description": "Images attached with the text."}),
+    );
+    put(
+        "platforms",
+        json!({"type": "array", "minItems": 1,
         "items": {"type": "string", "enum": Platform::NAMES},
-        "description": "Default: every platform connected in the group."}));
-    put("channel_group", json!({"type": "integer", "minimum": 0, "default": 0}));
-    put("scheduled_date", json!({"type": "string", "format": "date-time",
-        "description": "ISO 8601 with its offset; a past date publishes at once."}));
-    put("timezone", json!({"type": "string", "enum": timezone_names(), "default": "UTC",
-        "description": "IANA time zone the schedule is shown in."}));
-    put("metadata", json!({"type": "object", "maxProperties": crate::content::request::METADATA_MAX_KEYS,
-        "description": "Echoed back (at most 16 keys, 16 KiB as JSON)."}));
+        "description": "Default: every platform connected in the group."}),
+    );
+    put(
+        "channel_group",
+        json!({"type": "integer", "minimum": 0, "default": 0}),
+    );
+    put(
+        "scheduled_date",
+        json!({"type": "string", "format": "date-time",
+        "description": "ISO 8601 with its offset; a past date publishes at once."}),
+    );
+    put(
+        "timezone",
+        json!({"type": "string", "enum": timezone_names(), "default": "UTC",
+        "description": "IANA time zone the schedule is shown in."}),
+    );
+    put(
+        "metadata",
+        json!({"type": "object", "maxProperties": crate::content::request::METADATA_MAX_KEYS,
+        "description": "Echoed back (at most 16 keys, 16 KiB as JSON)."}),
+    );
     p
 }
 
@@ -620,16 +649,46 @@ mod tests {
     fn every_field_answers_with_its_code() {
         let c = |v| code(v).0;
         assert_eq!(c(json!({})), Code::InvalidPublishInput);
-        assert_eq!(c(json!({"text": "a", "video_url": "http://x.io/v.mp4"})), Code::InvalidPublishInput);
-        assert_eq!(code(json!({"video_url": "https://x.io/a.mp4"})), (Code::MissingField, Some("title".into())));
-        assert_eq!(c(json!({"text": "a", "platforms": ["myspace"]})), Code::InvalidPlatforms);
-        assert_eq!(c(json!({"text": "a", "platforms": "youtube"})), Code::InvalidPlatforms);
-        assert_eq!(c(json!({"text": "a", "channel_group": -1})), Code::InvalidChannelGroup);
-        assert_eq!(c(json!({"text": "a", "channel_group": "one"})), Code::InvalidChannelGroup);
-        assert_eq!(c(json!({"text": "a", "scheduled_date": "tomorrow"})), Code::InvalidScheduledDate);
-        assert_eq!(c(json!({"text": "a", "scheduled_date": "2030-01-01T10:00:00"})), Code::InvalidScheduledDate);
-        assert_eq!(c(json!({"text": "a", "timezone": "Mars/Base"})), Code::InvalidTimezone);
-        assert_eq!(c(json!({"text": "a", "photo_urls": ["ftp://x"]})), Code::InvalidPhotoUrl);
+        assert_eq!(
+            c(json!({"text": "a", "video_url": "http://x.io/v.mp4"})),
+            Code::InvalidPublishInput
+        );
+        assert_eq!(
+            code(json!({"video_url": "https://x.io/a.mp4"})),
+            (Code::MissingField, Some("title".into()))
+        );
+        assert_eq!(
+            c(json!({"text": "a", "platforms": ["myspace"]})),
+            Code::InvalidPlatforms
+        );
+        assert_eq!(
+            c(json!({"text": "a", "platforms": "youtube"})),
+            Code::InvalidPlatforms
+        );
+        assert_eq!(
+            c(json!({"text": "a", "channel_group": -1})),
+            Code::InvalidChannelGroup
+        );
+        assert_eq!(
+            c(json!({"text": "a", "channel_group": "one"})),
+            Code::InvalidChannelGroup
+        );
+        assert_eq!(
+            c(json!({"text": "a", "scheduled_date": "tomorrow"})),
+            Code::InvalidScheduledDate
+        );
+        assert_eq!(
+            c(json!({"text": "a", "scheduled_date": "2030-01-01T10:00:00"})),
+            Code::InvalidScheduledDate
+        );
+        assert_eq!(
+            c(json!({"text": "a", "timezone": "Mars/Base"})),
+            Code::InvalidTimezone
+        );
+        assert_eq!(
+            c(json!({"text": "a", "photo_urls": ["ftp://x"]})),
+            Code::InvalidPhotoUrl
+        );
         let ok = PublishRequest::read(&json!({"text": "hi", "platforms": ["x", "x"],
             "scheduled_date": "2030-01-01T10:00:00+07:00", "timezone": "Asia/Ho_Chi_Minh"}))
         .unwrap();

@@ -26,7 +26,11 @@ pub struct Scheduled {
 pub fn local_time(at: i64, tz: &str) -> String {
     let zone = jiff::tz::TimeZone::get(tz).unwrap_or(jiff::tz::TimeZone::UTC);
     jiff::Timestamp::from_second(at)
-        .map(|t| t.to_zoned(zone).strftime("%Y-%m-%d %H:%M %Z (%:z)").to_string())
+        .map(|t| {
+            t.to_zoned(zone)
+                .strftime("%Y-%m-%d %H:%M %Z (%:z)")
+                .to_string()
+        })
         .unwrap_or_default()
 }
 

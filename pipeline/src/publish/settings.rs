@@ -156,7 +156,12 @@ fn read_settings(raw: &Map<String, Value>) -> Result<PlatformSettings> {
     }
     let visibility = f
         .choice::<Visibility>("visibility")
-        .map_err(|_| bad("visibility", "`visibility` must be public, unlisted or private."))?
+        .map_err(|_| {
+            bad(
+                "visibility",
+                "`visibility` must be public, unlisted or private.",
+            )
+        })?
         .unwrap_or_default();
     let first_comment = f
         .str_or("first_comment", Code::InvalidSettings)
@@ -180,8 +185,7 @@ fn read_settings(raw: &Map<String, Value>) -> Result<PlatformSettings> {
 
 fn valid_hashtag(t: &str) -> bool {
     let body = t.strip_prefix('#').unwrap_or(t);
-    (1..=50).contains(&body.len())
-        && body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    (1..=50).contains(&body.len()) && body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn key(account: &str, group: u32, platform: Platform) -> String {
