@@ -423,7 +423,8 @@ fn pipeline_time(secs: u64) -> (u64, String) {
     )
 }
 
-/// A fake Ayrshare-style aggregator: `POST /api/profiles` (title `Taken` is code 146),
+/// A fake Ayrshare-style aggregator: `GET /api/user` (twitter, linkedin and instagram linked),
+/// `POST /api/profiles` (title `Taken` is code 146),
 /// `POST /api/post` (twitter succeeds, every other platform fails), `POST /api/analytics/social`.
 struct Aggregator {
     addr: String,
@@ -467,9 +468,25 @@ impl Aggregator {
                 };
                 warp::reply::with_status(warp::reply::json(&reply), warp::http::StatusCode::from_u16(status).unwrap())
             });
+        // `GET /api/user`: the profile's linked accounts (Facebook is not linked).
+        let s = seen.clone();
+        let user = warp::get()
+            .and(warp::path!("api" / "user"))
+            .and(warp::header::optional::<String>("profile-key"))
+            .map(move |profile: Option<String>| {
+                s.lock().unwrap().push(("/api/user".into(), profile, Value::Null));
+                warp::reply::json(&json!({
+                    "activeSocialAccounts": ["twitter", "linkedin", "instagram"],
+                    "displayNames": [
+                        {"platform": "twitter", "username": "studio_on_x", "displayName": "Studio on X"},
+                        {"platform": "linkedin", "username": "studio-in", "displayName": "Studio"},
+                        {"platform": "instagram", "username": "studio.gram", "displayName": ""},
+                    ],
+                }))
+            });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(warp::serve(route).incoming(listener).run());
+        tokio::spawn(warp::serve(user.or(route)).incoming(listener).run());
         Aggregator { addr, seen }
     }
 
@@ -510,6 +527,28 @@ async fn the_connector_posts_through_the_groups_profile_and_reports_a_partial_fa
         let (c, page) = d.connect_platform(p, 1, "studio").await;
         assert_eq!(c, 200, "{page}");
     }
+    // A platform not linked at the aggregator is not connected; linked ones take its handles.
+    let (c, page) = d.connect_platform("facebook", 1, "studio").await;
+    assert_eq!(c, 502, "{page}");
+    assert!(page.contains("Facebook is not linked"), "{page}");
+    let (_, accounts, _) = d.get("/v1/accounts?channel_group=1").await;
+    let x = accounts["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["platform"] == "x")
+        .unwrap();
+    assert_eq!(
+        (x["username"].as_str(), x["display_name"].as_str()),
+        (Some("studio_on_x"), Some("Studio on X")),
+        "{accounts}"
+    );
+    assert_eq!(accounts["data"].as_array().unwrap().len(), 3, "{accounts}");
+    assert!(
+        agg.seen("/api/user")
+            .iter()
+            .all(|(k, _)| k.as_deref() == Some("pk-brand"))
+    );
     // Text to text platforms and a photo platform: two requests.
     let (reply, done) = publish(
         &d,

@@ -39,12 +39,23 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::body::content_length_limit(FORM_LIMIT))
         .and(warp::body::bytes())
         .and(with_state(state.clone()))
-        .map(|q: Query, body: bytes::Bytes, state: Arc<State>| {
-            // Read as a form whatever its declared type: a wrong body is the form's own error.
-            let form: HashMap<String, String> =
-                url::form_urlencoded::parse(&body).into_owned().collect();
-            setup(&state, &q, Some(&form))
-        });
+        .then(
+            |q: Query, body: bytes::Bytes, state: Arc<State>| async move {
+                // Read as a form whatever its declared type: a wrong body is the form's own error.
+                let form: HashMap<String, String> =
+                    url::form_urlencoded::parse(&body).into_owned().collect();
+                // The connector is asked about the account: off the runtime's threads.
+                tokio::task::spawn_blocking(move || setup(&state, &q, Some(&form)))
+                    .await
+                    .unwrap_or_else(|_| {
+                        html(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            "Something went wrong",
+                            "<p>Try again later.</p>",
+                        )
+                    })
+            },
+        );
     let schedule = warp::path!("app" / "publish" / "schedule")
         .and(warp::get())
         .and(warp::query::<Query>())
@@ -264,8 +275,9 @@ fn setup(state: &State, q: &Query, form: Option<&HashMap<String, String>>) -> Re
 /// Connects what the form asks; the status and the sentence the page shows.
 fn connect(state: &State, account: &Account, f: &HashMap<String, String>) -> (StatusCode, String) {
     let done = ConnectForm::read(f).and_then(|form| {
-        accounts::connect(
+        let form = accounts::connect(
             &state.store,
+            state.publisher.as_ref(),
             &account.name,
             &form,
             &state.settings.pricing_url(),

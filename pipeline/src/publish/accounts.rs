@@ -12,6 +12,7 @@ use crate::core::time::{iso, now};
 use crate::publish::connections::{CONNECTIONS, Connection, GroupScope, all, invalid_group, key};
 use crate::publish::groups;
 use crate::publish::platform::Platform;
+use crate::publish::publisher::Publisher;
 
 /// Handles are at most this many characters.
 pub const HANDLE_MAX_CHARS: usize = 60;
@@ -109,10 +110,28 @@ impl ConnectForm {
     }
 }
 
-/// Connects (or reconnects) a platform in a group: needs a paid plan and an existing group.
-pub fn connect(store: &Store, account: &str, form: &ConnectForm, pricing_url: &str) -> Result<()> {
+/// Connects (or reconnects) a platform in a group: needs a paid plan and an existing group, and
+/// with a publisher that links accounts itself (the connector), the platform linked in the
+/// group's profile there, whose handle and display name are then the ones kept. Blocks on the
+/// publisher: call it off the runtime's threads. Returns what was connected.
+pub fn connect(
+    store: &Store,
+    publisher: &dyn Publisher,
+    account: &str,
+    form: &ConnectForm,
+    pricing_url: &str,
+) -> Result<ConnectForm> {
+    store.write(|tx| groups::paid_plan(tx, account, pricing_url))?;
+    groups::existing(store, account, form.channel_group)?;
+    let profile = groups::record(store, account, form.channel_group)?.and_then(|g| g.profile_key);
+    let mut form = form.clone();
+    if let Some(up) = publisher.linked_account(profile.as_deref(), form.platform)? {
+        if !up.username.is_empty() {
+            form.username = up.username;
+        }
+        form.display_name = up.display_name;
+    }
     store.write(|tx| -> Result<()> {
-        groups::paid_plan(tx, account, pricing_url)?;
         if form.channel_group != 0
             && tx
                 .record::<groups::GroupRecord>(
@@ -133,10 +152,12 @@ pub fn connect(store: &Store, account: &str, form: &ConnectForm, pricing_url: &s
                 username: form.username.clone(),
                 display_name: form.display_name.clone(),
                 connected_at: now(),
+                refreshed_at: now(),
             },
         )?;
         Ok(())
-    })
+    })?;
+    Ok(form)
 }
 
 /// The pages of an account's publishing under `{app_url}/publish/`: the setup page and the

@@ -2,7 +2,10 @@
 //! "ayrshare"`): one profile per channel group (`POST /profiles` → `profileKey`, sent as the
 //! `Profile-Key` header; group 0 posts as the primary profile, without one), `POST /post` with
 //! `post`, `platforms`, `mediaUrls` and `scheduleDate`, its per-platform answers (`postIds[]`
-//! for successes, `errors[]` for refusals) mapped to `posts[]`, and `POST /analytics/social`.
+//! for successes, `errors[]` for refusals) mapped to `posts[]`, `POST /analytics/social`, and
+//! `GET /user` (the profile's `activeSocialAccounts` and `displayNames`): a platform is
+//! connected on the setup page only once it is linked at the aggregator, and its handle and
+//! display name are the aggregator's.
 //! Every call goes through the SSRF guard (`core::connector`).
 //!
 //! Profile errors: the aggregator answers `{status: "error", code, message}`; code 146 (title
@@ -23,7 +26,7 @@ use crate::core::fields::Choice;
 use crate::core::model::PostResult;
 use crate::core::time::iso;
 use crate::publish::platform::Platform;
-use crate::publish::publisher::Publisher;
+use crate::publish::publisher::{Publisher, UpstreamAccount};
 use crate::publish::record::{PostContent, PublishRecord};
 
 /// The aggregator's code for a profile title already in use.
@@ -184,6 +187,32 @@ pub fn results(asked: &[Platform], reply: &Value, scheduled: bool) -> Vec<PostRe
         .collect()
 }
 
+/// The linked account of `platform` in a `/user` answer, if the platform is active there.
+pub fn linked(user: &Value, platform: Platform) -> Option<UpstreamAccount> {
+    let name = upstream_name(platform);
+    let active = user["activeSocialAccounts"]
+        .as_array()?
+        .iter()
+        .any(|p| p.as_str() == Some(name));
+    if !active {
+        return None;
+    }
+    let names = user["displayNames"].as_array().cloned().unwrap_or_default();
+    let entry = names.iter().find(|d| d["platform"].as_str() == Some(name));
+    let field = |k: &str| {
+        entry
+            .and_then(|e| e[k].as_str())
+            .unwrap_or("")
+            .chars()
+            .take(80)
+            .collect::<String>()
+    };
+    Some(UpstreamAccount {
+        username: field("username").trim_start_matches('@').to_string(),
+        display_name: field("displayName"),
+    })
+}
+
 fn failed_all(asked: &[Platform], why: &str) -> Vec<PostResult> {
     asked
         .iter()
@@ -281,6 +310,45 @@ impl Publisher for Ayrshare {
         }
     }
 
+    fn linked_account(
+        &self,
+        profile_key: Option<&str>,
+        platform: Platform,
+    ) -> Result<Option<UpstreamAccount>> {
+        let failed = |why: String| {
+            Error::new(
+                Code::ConnectFailed,
+                "The publishing service could not be asked about this account.",
+            )
+            .because(why)
+        };
+        let reply = self
+            .http
+            .send(
+                reqwest::Method::GET,
+                &join(&self.base, "user"),
+                &self.headers(profile_key),
+                None,
+            )
+            .map_err(failed)?;
+        let v = reply
+            .json()
+            .ok()
+            .filter(|_| reply.status == 200)
+            .ok_or_else(|| failed(format!("{}: {}", reply.status, reply.snippet())))?;
+        linked(&v, platform).map(Some).ok_or_else(|| {
+            Error::new(
+                Code::ConnectFailed,
+                format!(
+                    "{} is not linked to this channel group at the publishing service; link it \
+                     there first.",
+                    platform.display()
+                ),
+            )
+            .param("platform")
+        })
+    }
+
     fn analytics(
         &self,
         profile_key: Option<&str>,
@@ -329,6 +397,26 @@ impl Publisher for Ayrshare {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_linked_account_is_read_from_the_profile_and_an_unlinked_one_is_none() {
+        let user = json!({
+            "activeSocialAccounts": ["twitter", "gmb"],
+            "displayNames": [{"platform": "twitter", "username": "@studio", "displayName": "Studio"}],
+        });
+        assert_eq!(
+            linked(&user, Platform::X),
+            Some(UpstreamAccount {
+                username: "studio".into(),
+                display_name: "Studio".into()
+            })
+        );
+        assert_eq!(
+            linked(&user, Platform::GoogleBusiness).unwrap().username,
+            ""
+        );
+        assert_eq!(linked(&user, Platform::Facebook), None);
+    }
 
     #[test]
     fn a_partial_failure_maps_each_platform() {

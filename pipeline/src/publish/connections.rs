@@ -27,6 +27,9 @@ pub struct Connection {
     #[serde(default)]
     pub display_name: String,
     pub connected_at: i64,
+    /// When the handle and display name were last read from the publisher (unix seconds).
+    #[serde(default)]
+    pub refreshed_at: i64,
 }
 
 /// Which groups a read covers (the `channel_group` query of the read endpoints).
@@ -110,6 +113,10 @@ pub fn in_group(store: &Store, account: &str, group: u32) -> StoreResult<Vec<Con
         .filter(|c| c.channel_group == group)
         .collect())
 }
+
+/// Handles and display names are read again from the publisher after this long, when the
+/// account is used (spec: at most every 30 minutes).
+pub const REFRESH_SECS: i64 = 30 * 60;
 
 /// Removes every connection of a group inside `tx` (the group is being deleted).
 pub fn disconnect_group(tx: &mut Tx, account: &str, group: u32) -> StoreResult<()> {

@@ -29,6 +29,14 @@ pub trait Publisher: Send + Sync {
     fn schedules_upstream(&self) -> bool;
     /// Posts `record` to its platforms through the group's profile: one result per platform.
     fn post(&self, record: &PublishRecord, profile_key: Option<&str>) -> Vec<PostResult>;
+    /// The account the publisher has linked for `platform` in a group's profile: `None` when
+    /// the publisher links nothing itself (the setup page's handle is the account), an error
+    /// (`connect_failed`) when the platform is not linked there.
+    fn linked_account(
+        &self,
+        profile_key: Option<&str>,
+        platform: Platform,
+    ) -> Result<Option<UpstreamAccount>>;
     /// The publisher's own numbers per platform of a group (`None`: it has none of its own; the
     /// feed publisher's numbers are the daemon's counts).
     fn analytics(
@@ -36,6 +44,13 @@ pub trait Publisher: Send + Sync {
         profile_key: Option<&str>,
         platforms: &[Platform],
     ) -> Result<Option<BTreeMap<Platform, Value>>>;
+}
+
+/// A platform account as the publisher knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamAccount {
+    pub username: String,
+    pub display_name: String,
 }
 
 /// The embedded feed publisher (see [`feed`]).
@@ -81,6 +96,14 @@ impl Publisher for FeedPublisher {
         _profile_key: Option<&str>,
         _platforms: &[Platform],
     ) -> Result<Option<BTreeMap<Platform, Value>>> {
+        Ok(None)
+    }
+
+    fn linked_account(
+        &self,
+        _profile_key: Option<&str>,
+        _platform: Platform,
+    ) -> Result<Option<UpstreamAccount>> {
         Ok(None)
     }
 }
