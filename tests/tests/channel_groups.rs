@@ -241,7 +241,25 @@ async fn connecting_on_the_setup_page_in_chromium_lists_the_account() {
     let (_, v, _) = d.get("/v1/account").await;
     assert_eq!(v["connected_platforms"], json!(["linkedin"]), "{v}");
     assert_eq!(v["channel_groups"][1]["connected_count"], 1, "{v}");
-    // Deleting the group disconnects its accounts.
+    // A post in the group, then the group deleted: its accounts are disconnected, the post and
+    // the feed stay online.
+    let (c, v, _) = d
+        .post(
+            "/v1/publish",
+            &json!({"text": "Hello from Brand A", "channel_group": 1}),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["request_ids"][0].as_str().unwrap().to_string();
+    let done = d
+        .wait_for(&id, std::time::Duration::from_secs(30), |s| {
+            s["status"] != "processing"
+        })
+        .await;
+    let post_url = done["result"]["posts"][0]["post_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let r = d
         .http
         .delete(d.url("/v1/channel_groups/1"))
@@ -252,6 +270,14 @@ async fn connecting_on_the_setup_page_in_chromium_lists_the_account() {
     assert_eq!(r.status().as_u16(), 200);
     let (_, v, _) = d.get("/v1/accounts").await;
     assert_eq!(v["data"], json!([]), "{v}");
+    let page = d.http.get(&post_url).send().await.unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.text().await.unwrap().contains("Hello from Brand A"));
+    let feed = format!("{}/atom.xml", post_url.rsplit_once("/posts/").unwrap().0);
+    assert_eq!(
+        d.http.get(&feed).send().await.unwrap().status().as_u16(),
+        200
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
