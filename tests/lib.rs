@@ -203,6 +203,34 @@ impl Daemon {
         split(r).await
     }
 
+    /// Connects `platform` as `@handle` to channel group `group` the way the account holder
+    /// does: the setup page's form (`setup_url` of `GET /v1/channel_groups`), posted as a
+    /// browser posts it. Returns the page's status and text.
+    pub async fn connect_platform(
+        &self,
+        platform: &str,
+        group: u32,
+        handle: &str,
+    ) -> (u16, String) {
+        let (c, v, _) = self.get("/v1/channel_groups").await;
+        assert_eq!(c, 200, "{v}");
+        let setup = v["setup_url"].as_str().expect("setup_url").to_string();
+        let r = self
+            .http
+            .post(&setup)
+            .form(&[
+                ("platform", platform),
+                ("channel_group", &group.to_string()),
+                ("username", handle),
+                ("display_name", ""),
+            ])
+            .send()
+            .await
+            .expect("setup form sent");
+        let code = r.status().as_u16();
+        (code, r.text().await.expect("page text"))
+    }
+
     /// Polls `/v1/status/{id}` until `done` says so, or panics after `timeout`.
     pub async fn wait_for(
         &self,

@@ -1,5 +1,6 @@
 //! `GET /v1/account`: the calling account's plan, credits, validity, profile and channel
-//! groups, read from its record (`pipeline::core::accounts::AccountReply`).
+//! groups and connected platforms, read from its records (`pipeline::core::accounts::AccountReply`,
+//! the groups from `pipeline::publish::groups`).
 
 use std::sync::Arc;
 
@@ -17,7 +18,8 @@ use crate::reply::json_reply;
 pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     warp::path!("v1" / "account")
         .and(warp::get())
-        .and(auth(state))
+        .and(auth(state.clone()))
+        .and(crate::filters::with_state(state))
         .and_then(get_account)
         .boxed()
 }
@@ -29,11 +31,19 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     operation_id = "account",
     tag = "account",
     responses(
-        (status = 200, description = "The account. `connected_platforms` is empty and `channel_groups` holds only the primary group 0 until publishing connections exist.", body = AccountReply),
+        (status = 200, description = "The account, with its channel groups (primary first) and `connected_platforms`, the union of the platforms connected in every group.", body = AccountReply),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
-pub(crate) async fn get_account(account: Account) -> Result<Response, Rejection> {
-    Ok(json_reply(StatusCode::OK, &AccountReply::of(&account)))
+pub(crate) async fn get_account(
+    account: Account,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let groups = pipeline::publish::groups::list(&state.store, &account)
+        .map_err(|e| crate::errors::reject(e.into()))?;
+    Ok(json_reply(
+        StatusCode::OK,
+        &AccountReply::of(&account, groups),
+    ))
 }

@@ -33,7 +33,8 @@ pub fn status_of(code: Code) -> StatusCode {
     use Code::*;
     match code {
         RouteNotFound | VideoNotFound | SceneNotFound | TopicNotFound | TypographyNotFound
-        | DeliveryNotFound => StatusCode::NOT_FOUND,
+        | DeliveryNotFound
+        | ChannelGroupNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         FileExpired => StatusCode::GONE,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -104,7 +105,23 @@ pub fn status_of(code: Code) -> StatusCode {
         | ErrorMessageTooLong
         | ModuleTooLong
         | InvalidModule
-        | InvalidContext => StatusCode::BAD_REQUEST,
+        | InvalidContext
+        | InvalidPublishInput
+        | InvalidPlatforms
+        | InvalidChannelGroup
+        | NoPlatformsConnected
+        | PublishDownloadFailed
+        | PublishFailed
+        | InvalidScheduledDate
+        | InvalidTimezone
+        | InvalidLabel
+        | InvalidSettings
+        | InvalidPeriod
+        | InvalidDate => StatusCode::BAD_REQUEST,
+        PublishNotReady | ChannelGroupLimit | ProfileLimitReached | UpstreamUsernameTaken => {
+            StatusCode::CONFLICT
+        }
+        ConnectFailed => StatusCode::BAD_GATEWAY,
         RateLimited => StatusCode::TOO_MANY_REQUESTS,
         // The spec's 500 case (no email on file) is the only one this server produces.
         ClientLinkFailed => StatusCode::INTERNAL_SERVER_ERROR,

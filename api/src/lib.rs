@@ -19,6 +19,7 @@ mod notify;
 mod openapi;
 mod pages;
 mod plan;
+mod publish;
 mod reference;
 mod reply;
 mod scenes;
@@ -64,6 +65,10 @@ pub struct State {
     pub templates: Arc<pipeline::plan::templates::Templates>,
     /// Rings the webhook dispatcher (a redelivery goes out at once).
     pub webhook_wake: Arc<Notify>,
+    /// Where `publish` posts go (the feed publisher or the connector).
+    pub publisher: Arc<dyn pipeline::publish::publisher::Publisher>,
+    /// Analytics dashboards computed lately.
+    pub analytics: pipeline::publish::analytics::AnalyticsCache,
 }
 
 pub use pipeline::assemble::StartError;
@@ -89,12 +94,13 @@ pub async fn run(
             "created account `default`; its API key is in this file (mode 0600)"
         );
     }
-    let (store, engine, dispatcher, fetcher, work) = (
+    let (store, engine, dispatcher, fetcher, work, publisher) = (
         core.store,
         core.engine,
         core.dispatcher,
         core.fetcher,
         core.work,
+        core.publisher,
     );
     tracing::info!("Initializing scene editing (replaying edit journals)");
     let editor = Arc::new(
@@ -150,6 +156,10 @@ pub async fn run(
         images,
         templates,
         webhook_wake: dispatcher.wake.clone(),
+        publisher,
+        analytics: pipeline::publish::analytics::AnalyticsCache::new(
+            settings.publish.analytics_cache_secs,
+        ),
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -347,6 +357,8 @@ pub fn routes(
         .or(notify::routes(state.clone(), state.notifier.clone()))
         .unify()
         .or(links::routes(state.clone(), state.notifier.clone()))
+        .unify()
+        .or(publish::routes(state.clone()))
         .unify()
         .or(inbox::routes(state.clone()).boxed())
         .unify()

@@ -1,8 +1,9 @@
 //! `POST /v1/client_link/send` and the pages its `magic_url` opens under `{app_url}/link/{token}`
 //! (no sign-in; the signed token names the account and the page). Each link type opens a real
 //! page: `record` the video's page (or the player alone with `record2.html`) or the written
-//! piece, `content_plan` the plan, `setup` what can be connected, `social_dashboard` the videos
-//! and connected accounts, `publish_schedule` the roadmap's weeks. A tampered link answers 403
+//! piece, `content_plan` the plan, `setup` what can be connected (with the link to the publishing setup page), `social_dashboard` the videos
+//! and connected accounts with the last week's analytics, `publish_schedule` the scheduled
+//! posts and the roadmap's weeks. A tampered link answers 403
 //! and an expired one 410, each with a page that says so and shows nothing of the account.
 
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use pipeline::notify::client_link::{
 };
 use pipeline::notify::send::Notifier;
 use pipeline::plan::{list, roadmap, videos};
+use pipeline::publish::accounts::AccountPage;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -160,11 +162,11 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
         ),
         LinkType::SocialDashboard => {
             let v = videos::list(store, &c.a, videos::VideosQuery::default())?;
-            let mut b = format!(
-                "<h2>Connected accounts</h2><p>No social accounts are connected yet.</p>\
-                 <h2>Videos</h2><p>{} videos.</p><ul>",
+            let mut b = social(state, &c.a)?;
+            b.push_str(&format!(
+                "<h2>Videos</h2><p>{} videos.</p><ul>",
                 v.total_count
-            );
+            ));
             for item in &v.data {
                 b.push_str(&format!(
                     "<li>{} · {}</li>",
@@ -178,7 +180,11 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
         LinkType::PublishSchedule => match &account {
             Some(a) => {
                 let r = roadmap::roadmap(store, a, roadmap::RoadmapQuery { cycle: 1 })?;
-                let mut b = format!("<p>{} videos a week.</p><ol>", r.weekly_quota);
+                let mut b = format!(
+                    "<h2>Scheduled posts</h2>{}<h2>Planned videos</h2><p>{} videos a week.</p><ol>",
+                    crate::publish::pages::schedule_body(state, a)?,
+                    r.weekly_quota
+                );
                 for w in &r.weeks {
                     b.push_str(&format!(
                         "<li>Week {} (from {}): ",
@@ -251,9 +257,63 @@ fn setup(state: &State, account: Option<&Account>) -> String {
          <li><b>Email</b> ({}): {email}</li>\
          <li><b>Telegram</b> ({}): {telegram}</li>\
          <li><b>SMS</b>: not configured on this server</li>\
-         <li><b>Social platforms</b>: connecting accounts is not available on this server yet</li></ul>\
+         <li><b>Social platforms</b>: {connected} connected · <a id=setup href=\"{setup}\">connect platforms \
+         to your channel groups</a></li></ul>\
          <p>Ask your operator to set your email or Telegram chat.</p>",
         on(!s.smtp.host.is_empty()),
         on(!s.telegram.bot_token.is_empty()),
+        connected = account.map_or(0, |a| {
+            pipeline::publish::connections::all(&state.store, &a.name).map_or(0, |c| c.len())
+        }),
+        setup = esc(&account.map_or(String::new(), |a| AccountPage::Setup.url(
+            &s.webhook.signing_secret,
+            &s.app_url,
+            &a.name
+        ))),
     )
+}
+
+/// The social dashboard's accounts and numbers: connected accounts by group and the last
+/// week's views, downloads and posts per platform.
+fn social(state: &State, account: &str) -> Result<String, pipeline::Error> {
+    use pipeline::publish::{accounts, analytics, connections::GroupScope};
+    let connected = accounts::list(&state.store, account, GroupScope::Each)?;
+    let mut b = String::from("<h2>Connected accounts</h2>");
+    if connected.data.is_empty() {
+        b.push_str("<p>No social accounts are connected yet.</p>");
+    } else {
+        b.push_str("<ul>");
+        for c in &connected.data {
+            b.push_str(&format!(
+                "<li>{} · @{} · {}</li>",
+                esc(c.platform.display()),
+                esc(&c.username),
+                esc(&c.channel_group_label)
+            ));
+        }
+        b.push_str("</ul>");
+    }
+    let q = analytics::AnalyticsQuery::read(&Default::default(), now())?;
+    let reply = state.analytics.get(account, &q, || {
+        analytics::compute(&state.store, state.publisher.as_ref(), account, &q)
+    })?;
+    let t = &reply.dashboard.totals;
+    b.push_str(&format!(
+        "<h2>Last 7 days</h2><p>{} posts · {} views · {} downloads ({} by robots)</p><ul>",
+        t.posts,
+        t.views,
+        t.downloads,
+        t.bot_views + t.bot_downloads
+    ));
+    for (key, p) in &reply.dashboard.platforms {
+        b.push_str(&format!(
+            "<li>{}: {} posts, {} views, {} downloads</li>",
+            esc(key),
+            p.posts,
+            p.views,
+            p.downloads
+        ));
+    }
+    b.push_str("</ul>");
+    Ok(b)
 }

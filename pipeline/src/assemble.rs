@@ -9,9 +9,10 @@ use crate::build::work::Context;
 use crate::core::config::Settings;
 use crate::core::fetch::Fetcher;
 use crate::core::jobs::{Engine, JobFailure, Rendered, TaskRunner};
-use crate::core::model::{Job, WrittenResult};
+use crate::core::model::{Job, PostResult, WrittenResult};
 use crate::core::store::Store;
 use crate::core::webhooks::Dispatcher;
+use crate::publish::publisher::Publisher;
 
 /// Why the core could not start.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,7 @@ pub enum StartError {
 /// building by the job's source, a render to the renderer, written content to `content`.
 struct Tasks {
     ctx: Arc<Context>,
+    publisher: Arc<dyn Publisher>,
 }
 
 impl TaskRunner for Tasks {
@@ -49,6 +51,10 @@ impl TaskRunner for Tasks {
     fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure> {
         crate::content::task::write(engine, &self.ctx, job)
     }
+
+    fn publish(&self, engine: &Engine, job: &Job) -> Result<Vec<PostResult>, JobFailure> {
+        crate::publish::task::publish(engine, self.publisher.as_ref(), job)
+    }
 }
 
 /// The assembled core.
@@ -60,6 +66,8 @@ pub struct Core {
     pub dispatcher: Arc<Dispatcher>,
     /// The providers behind the work (the editor re-voices scenes with the same voice).
     pub work: Arc<Context>,
+    /// Where `publish` posts go (the feed publisher or the connector).
+    pub publisher: Arc<dyn Publisher>,
     /// The API key of the account created on an empty data dir (shown once).
     pub bootstrap_key: Option<String>,
 }
@@ -157,10 +165,19 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
         settings.clone(),
         fetcher.clone(),
     ));
+    let publisher = crate::publish::configured(
+        settings.clone(),
+        store.clone(),
+        &fetcher,
+        tokio::runtime::Handle::current(),
+    );
     let engine = Arc::new(Engine::new(
         store.clone(),
         settings.clone(),
-        Arc::new(Tasks { ctx: work.clone() }),
+        Arc::new(Tasks {
+            ctx: work.clone(),
+            publisher: publisher.clone(),
+        }),
         dispatcher.wake.clone(),
     ));
     Ok(Core {
@@ -170,6 +187,7 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
         engine,
         dispatcher,
         work,
+        publisher,
         bootstrap_key,
     })
 }

@@ -3,6 +3,9 @@
 //!
 //! - `edit`: modify_scene, overlay edits, edit sessions, geometry, realtime messages
 //! - `plan`: the production plan, the roadmap, the videos list, videos from plan entries
+//! - `publish`: channel groups, connected accounts, publishers (feeds, Ayrshare-style), the
+//!   publish requests and their schedule, analytics
+//! - `content`: written content (create_content, enhance_script, collect_ideas)
 //! - `notify`: notification/send, client_link/send, error/report and their channels
 //! - `design`: the typography jobs
 //! - `ingest`: the create_video request, media sources, transcription, uploads
@@ -24,6 +27,7 @@ pub mod ingest;
 pub mod media;
 pub mod notify;
 pub mod plan;
+pub mod publish;
 pub mod render;
 
 pub mod assemble;

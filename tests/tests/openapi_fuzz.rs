@@ -12,7 +12,9 @@
 //!   `/v1`): the document describes them without a typed body.
 //!
 //! The account has an email channel (a real SMTP server, `aiosmtpd`, that discards what it
-//! gets), so valid `notification/send` cases are sent, not refused with `no_delivery_channel`.
+//! gets), so valid `notification/send` cases are sent, not refused with `no_delivery_channel`,
+//! and every platform connected in channel group 0 (the setup page's form), so valid `publish`
+//! cases are published, not refused with `no_platforms_connected`.
 //!
 //! Accepted `create_video` cases queue real jobs; they answer 202 at once and build in the
 //! background, which the daemon abandons when the test ends.
@@ -72,6 +74,12 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         "--email",
         "fuzz@reelsmith.test",
     ]);
+    // Every platform connected in group 0, so valid `publish` cases are published, not refused
+    // with `no_platforms_connected`.
+    for p in PLATFORMS {
+        let (c, page) = d.connect_platform(p, 0, "fuzz").await;
+        assert_eq!(c, 200, "{page}");
+    }
     let doc = openapi_document(&d).await;
     let mut excluded = vec!["/v1/upload_asset/put/{folder}/{name}".to_string()];
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -135,6 +143,21 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
          video and its schema went unchecked; answers to rewritten cases:\n{rewritten}"
     );
 }
+
+/// The platforms `publish` names.
+const PLATFORMS: &[&str] = &[
+    "youtube",
+    "tiktok",
+    "instagram",
+    "facebook",
+    "linkedin",
+    "x",
+    "threads",
+    "pinterest",
+    "reddit",
+    "bluesky",
+    "google_business",
+];
 
 /// The schemathesis hooks module, from the `reelsmith` package's directory.
 const HOOKS: &str = "../tests/fuzz_hooks.py";

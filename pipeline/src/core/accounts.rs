@@ -220,21 +220,21 @@ pub struct AccountReply {
     /// The account holder's name.
     pub name: Option<String>,
     pub location: Option<String>,
-    /// The de-duplicated union of the platforms connected in every group. Always empty until
-    /// publishing connections exist.
+    /// The de-duplicated union of the platforms connected in every group, sorted.
     pub connected_platforms: Vec<String>,
-    /// The account's channel groups, primary first. Until publishing connections exist this is
-    /// only group 0, the primary group every account has.
+    /// The account's channel groups, primary (group 0) first, then by number.
     pub channel_groups: Vec<ChannelGroup>,
 }
 
-/// A channel group (spec: Channel group).
+/// A channel group (spec: Channel group). Built by `publish::groups` from its records; it lives
+/// here because `GET /v1/account` carries it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ChannelGroup {
     /// 0 is the primary group.
     pub channel_group: u32,
     pub label: String,
     pub is_primary: bool,
+    /// `active` while at least one platform is connected, `empty` before.
     #[schema(example = "active")]
     pub status: String,
     pub connected_platforms: Vec<String>,
@@ -247,16 +247,15 @@ pub struct ChannelGroup {
 pub const PRIMARY_GROUP_LABEL: &str = "Primary";
 
 impl AccountReply {
-    pub fn of(a: &Account) -> AccountReply {
-        let primary = ChannelGroup {
-            channel_group: 0,
-            label: PRIMARY_GROUP_LABEL.into(),
-            is_primary: true,
-            status: "active".into(),
-            connected_platforms: Vec::new(),
-            connected_count: 0,
-            created_at: crate::core::time::iso(a.created_at),
-        };
+    /// The reply for `a` with its channel groups (primary first), as `publish::groups` lists
+    /// them.
+    pub fn of(a: &Account, channel_groups: Vec<ChannelGroup>) -> AccountReply {
+        let mut connected: Vec<String> = channel_groups
+            .iter()
+            .flat_map(|g| g.connected_platforms.iter().cloned())
+            .collect();
+        connected.sort();
+        connected.dedup();
         AccountReply {
             object: "account",
             company_id: a.name.clone(),
@@ -268,8 +267,8 @@ impl AccountReply {
             email: a.email.clone(),
             name: a.contact_name.clone(),
             location: a.location.clone(),
-            connected_platforms: primary.connected_platforms.clone(),
-            channel_groups: vec![primary],
+            connected_platforms: connected,
+            channel_groups,
         }
     }
 }

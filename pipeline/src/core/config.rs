@@ -55,6 +55,53 @@ pub struct Config {
     pub telegram: TelegramConfig,
     /// Where problem reports go.
     pub notify: NotifyConfig,
+    /// Publishing: channel groups and the publisher behind `publish`.
+    pub publish: PublishConfig,
+}
+
+/// Which publisher posts what `publish` sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PublisherKind {
+    /// The embedded feed publisher (offline, self-hosted): per channel group an Atom and a JSON
+    /// feed and a public page per post, under `{app_url}/feeds/`.
+    #[default]
+    Feed,
+    /// An Ayrshare-style social publishing API (profiles per channel group, `/post`,
+    /// analytics).
+    Ayrshare,
+}
+
+/// Publishing. The feed publisher needs nothing; the connector needs `base_url` and `api_key`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PublishConfig {
+    pub publisher: PublisherKind,
+    /// Channel groups an account may have, the primary group 0 included (spec:
+    /// `channel_group_limit`, a cap per plan; paid accounts only create groups).
+    pub channel_group_limit: u32,
+    /// The aggregator's API root, e.g. `https://api.ayrshare.com/api`; its host passes the SSRF
+    /// guard (a local fake must be in `fetch.allow`).
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer <api_key>`.
+    pub api_key: String,
+    pub timeout_secs: u64,
+    /// How long an analytics dashboard is reused before it is computed again (the spec calls
+    /// it slow).
+    pub analytics_cache_secs: u64,
+}
+
+impl Default for PublishConfig {
+    fn default() -> Self {
+        PublishConfig {
+            publisher: PublisherKind::Feed,
+            channel_group_limit: 5,
+            base_url: String::new(),
+            api_key: String::new(),
+            timeout_secs: 30,
+            analytics_cache_secs: 60,
+        }
+    }
 }
 
 /// Email over SMTP. Off (no email channel) while `host` is empty.
@@ -389,6 +436,7 @@ impl Default for Config {
             smtp: SmtpConfig::default(),
             telegram: TelegramConfig::default(),
             notify: NotifyConfig::default(),
+            publish: PublishConfig::default(),
         }
     }
 }
@@ -440,6 +488,7 @@ pub struct Settings {
     pub smtp: SmtpConfig,
     pub telegram: TelegramConfig,
     pub notify: NotifyConfig,
+    pub publish: PublishConfig,
 }
 
 impl Settings {
@@ -532,6 +581,14 @@ impl Config {
         {
             return Err("images.base_url and images.model are required (openai)".into());
         }
+        if self.publish.publisher == PublisherKind::Ayrshare
+            && (self.publish.base_url.is_empty() || self.publish.api_key.is_empty())
+        {
+            return Err("publish.base_url and publish.api_key are required (ayrshare)".into());
+        }
+        if self.publish.channel_group_limit == 0 {
+            return Err("publish.channel_group_limit must be at least 1 (group 0)".into());
+        }
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(
@@ -560,6 +617,7 @@ impl Config {
             smtp: self.smtp,
             telegram: self.telegram,
             notify: self.notify,
+            publish: self.publish,
         })
     }
 }

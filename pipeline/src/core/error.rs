@@ -157,6 +157,30 @@ codes! {
     // search_broll, create_image
     PromptTooLong => "prompt_too_long",
     ImageGenerationFailed => "image_generation_failed",
+    // publishing: publish, channel groups, connections, platform settings, analytics
+    InvalidPublishInput => "invalid_publish_input",
+    InvalidPlatforms => "invalid_platforms",
+    // `channel_group` not an integer of at least 0 (400) / the group missing, or the primary
+    // group on rename or delete (404): the spec gives one code two statuses, so two variants
+    // share its wire name.
+    InvalidChannelGroup => "invalid_channel_group",
+    ChannelGroupNotFound => "invalid_channel_group",
+    NoPlatformsConnected => "no_platforms_connected",
+    PublishNotReady => "publish_not_ready",
+    // An external `video_url` of `publish` not downloadable (400; modify_scene's
+    // `download_failed` is an upstream 502).
+    PublishDownloadFailed => "download_failed",
+    PublishFailed => "publish_failed",
+    InvalidScheduledDate => "invalid_scheduled_date",
+    InvalidTimezone => "invalid_timezone",
+    InvalidLabel => "invalid_label",
+    InvalidSettings => "invalid_settings",
+    InvalidPeriod => "invalid_period",
+    InvalidDate => "invalid_date",
+    ChannelGroupLimit => "channel_group_limit",
+    ProfileLimitReached => "profile_limit_reached",
+    UpstreamUsernameTaken => "upstream_username_taken",
+    ConnectFailed => "connect_failed",
     // providers (connectors)
     UpstreamFailed => "upstream_failed",
     // public media origin

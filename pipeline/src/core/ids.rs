@@ -42,6 +42,11 @@ pub fn request_id() -> String {
     format!("req_{}", hex_id(12))
 }
 
+/// A publish id or publish request id: `pub_` + 24 hex.
+pub fn publish_id() -> String {
+    format!("pub_{}", hex_id(12))
+}
+
 /// `evt_` + 24 hex.
 pub fn event_id() -> String {
     format!("evt_{}", hex_id(12))

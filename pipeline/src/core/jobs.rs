@@ -20,8 +20,8 @@ use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
 use crate::core::ids;
 use crate::core::model::{
-    Job, JobError, JobStatus, JobType, OutputType, QueueEntry, StageMark, Task, WriterStage,
-    WrittenResult,
+    Job, JobError, JobStatus, JobType, OutputType, PostResult, QueueEntry, StageMark, Task,
+    WriterStage, WrittenResult,
 };
 use crate::core::store::{Store, StoreError, StoreResult, Tx};
 use crate::core::time::now;
@@ -106,6 +106,19 @@ pub enum TaskOutput {
     Rendered(Rendered),
     /// Written content: the piece or the script.
     Written(WrittenResult),
+    /// A publish request: what each platform answered.
+    Published(Vec<PostResult>),
+}
+
+/// One publish request that passed validation: the job to store under `request_id`, due at
+/// `not_before` when scheduled (`None`: now).
+#[derive(Debug)]
+pub struct AcceptedPublish {
+    pub request_id: String,
+    pub metadata: serde_json::Value,
+    pub not_before: Option<i64>,
+    /// Credits the call costs, charged once with the first request of a call.
+    pub cost: i64,
 }
 
 /// The work behind each queued task. The job core owns the queue, the leases and the state
@@ -119,6 +132,8 @@ pub trait TaskRunner: Send + Sync {
     fn render(&self, engine: &Engine, job: &Job) -> Result<Rendered, JobFailure>;
     /// Written content: read, research, write and illustrate `job`; returns what it wrote.
     fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure>;
+    /// A publish request: hand the post to the publisher; one result per platform.
+    fn publish(&self, engine: &Engine, job: &Job) -> Result<Vec<PostResult>, JobFailure>;
 }
 
 /// Shared state of the job system.
@@ -203,6 +218,7 @@ impl Engine {
             writer_stage: None,
             writer_stages: Vec::new(),
             written: None,
+            posts: Vec::new(),
         };
         let job = self.store.write(|tx| -> Result<Job> {
             let mut job = job;
@@ -271,6 +287,7 @@ impl Engine {
                 at: crate::core::time::iso(t),
             }],
             written: None,
+            posts: Vec::new(),
         };
         let pricing_url = self.settings.pricing_url();
         let charge = crate::core::accounts::Charge::credits(accepted.cost, &pricing_url);
@@ -283,6 +300,39 @@ impl Engine {
         })?;
         self.wake_workers.notify_one();
         Ok(job)
+    }
+
+    /// Stores the publish requests of one `publish` call (one job each, `type: publish`, no
+    /// webhooks: the spec names none), takes the call's credits through the shared 402 guard,
+    /// lets `store_request` write the caller's own records and queues each request — due now,
+    /// or at its `not_before` — all in one transaction: a refused charge leaves nothing behind,
+    /// and a scheduled request is as durable as any queued job.
+    pub fn create_publish(
+        &self,
+        account: &str,
+        requests: Vec<AcceptedPublish>,
+        store_request: impl FnOnce(&mut Tx) -> Result<()>,
+    ) -> Result<Vec<Job>> {
+        let t = now();
+        let cost: i64 = requests.iter().map(|r| r.cost).sum();
+        let pricing_url = self.settings.pricing_url();
+        let charge = crate::core::accounts::Charge::credits(cost, &pricing_url);
+        let jobs = self.store.write(|tx| -> Result<Vec<Job>> {
+            crate::core::accounts::charge(tx, account, &charge)?;
+            store_request(tx)?;
+            let mut jobs = Vec::new();
+            for r in requests {
+                let job = publish_job(account, &r, t);
+                let mut entry = QueueEntry::new(Task::Publish, t);
+                entry.not_before = r.not_before;
+                tx.put_queue_entry(&job.topic_id, &entry)?;
+                tx.put_job(&job)?;
+                jobs.push(job);
+            }
+            Ok(jobs)
+        })?;
+        self.wake_workers.notify_one();
+        Ok(jobs)
     }
 
     /// Moves a running written-content job to `stage` (not a state change: no event).
@@ -435,7 +485,7 @@ impl Engine {
                 let Some(mut e) = tx.queue_entry(&topic)? else {
                     return Ok(None);
                 };
-                if e.lease_until.is_some_and(|u| u > t) {
+                if e.lease_until.is_some_and(|u| u > t) || e.not_before.is_some_and(|at| at > t) {
                     return Ok(None);
                 }
                 e.lease_owner = Some(self.worker_id.clone());
@@ -620,6 +670,7 @@ impl Engine {
             Task::Build => self.tasks.build(self, &job).map(|()| TaskOutput::Built),
             Task::Render => self.tasks.render(self, &job).map(TaskOutput::Rendered),
             Task::Write => self.tasks.write(self, &job).map(TaskOutput::Written),
+            Task::Publish => self.tasks.publish(self, &job).map(TaskOutput::Published),
         }
     }
 
@@ -660,6 +711,29 @@ impl Engine {
                     job.notes = None;
                     job.written = Some(written);
                     fire_terminal(tx, &mut job, "video.completed")?;
+                }
+                Ok(TaskOutput::Published(posts)) => {
+                    // Completed when any platform took the post; when every one refused it the
+                    // request failed (`publish_failed`) and its credit goes back.
+                    tx.remove_queue_entry(topic)?;
+                    job.step = 2;
+                    job.progress = 1.0;
+                    job.notes = None;
+                    if posts.iter().any(|p| p.success) {
+                        job.status = JobStatus::Completed;
+                    } else {
+                        job.status = JobStatus::Failed;
+                        job.error = Some(JobError {
+                            code: Code::PublishFailed.as_str().into(),
+                            message: "No platform accepted the post; see result.posts[].error."
+                                .into(),
+                        });
+                        if job.credits_charged > 0 {
+                            crate::core::accounts::refund(tx, &job.account, job.credits_charged)?;
+                            job.credits_charged = 0;
+                        }
+                    }
+                    job.posts = posts;
                 }
                 Ok(TaskOutput::Rendered(rendered)) => {
                     tx.remove_queue_entry(topic)?;
@@ -708,6 +782,43 @@ impl Engine {
             }
             Err(e) => tracing::error!(error = %e, topic, "could not record job outcome"),
         }
+    }
+}
+
+/// A new publish job: `processing` at step 1 until the publisher reports (step 2).
+fn publish_job(account: &str, r: &AcceptedPublish, t: i64) -> Job {
+    Job {
+        topic_id: r.request_id.clone(),
+        account: account.to_string(),
+        kind: JobType::Publish,
+        request: None,
+        output_type: OutputType::Text,
+        status: JobStatus::Processing,
+        stage: None,
+        step: 1,
+        progress: 0.0,
+        notes: r
+            .not_before
+            .map(|at| format!("Scheduled for {}.", crate::core::time::iso(at))),
+        input_truncated_from: None,
+        review_url: None,
+        video_url: None,
+        error: None,
+        metadata: r.metadata.clone(),
+        callback_url: None,
+        idempotency_key: None,
+        created_at: t,
+        updated_at: t,
+        processing_fired: false,
+        terminal_fired: false,
+        export_requested: false,
+        rendered_document: None,
+        title: String::new(),
+        credits_charged: r.cost,
+        writer_stage: None,
+        writer_stages: Vec::new(),
+        written: None,
+        posts: Vec::new(),
     }
 }
 
@@ -772,6 +883,7 @@ impl QueueEntry {
             lease_until: None,
             lease_owner: None,
             attempts: 0,
+            not_before: None,
         }
     }
 }

@@ -367,6 +367,24 @@ pub struct Job {
     /// Written content: what the job wrote, once it completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<WrittenResult>,
+    /// Publish: one result per platform, once the publisher reported (`result.posts[]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub posts: Vec<PostResult>,
+}
+
+/// What one platform answered to a publish job (`result.posts[]` of its status object).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PostResult {
+    /// The platform, e.g. `youtube`.
+    pub platform: String,
+    pub success: bool,
+    /// The public page of the post (the feed publisher's post page, or the platform's).
+    #[schema(format = "uri")]
+    pub post_url: Option<String>,
+    /// The post's id on the platform.
+    pub post_id: Option<String>,
+    /// Why the platform refused the post, for people; `null` on success.
+    pub error: Option<String>,
 }
 
 fn is_zero(n: &i64) -> bool {
@@ -551,6 +569,10 @@ impl Job {
                     (JobType::Content, Some(e)) => Some(e.message.clone()),
                     _ => None,
                 },
+                posts: match self.kind {
+                    JobType::Publish => Some(self.posts.clone()),
+                    _ => None,
+                },
             },
             error: self.error.clone(),
             metadata: match &self.metadata {
@@ -578,6 +600,8 @@ pub enum JobType {
     Video,
     /// Written content (`create_content`, `enhance_script`).
     Content,
+    /// A publish request (`publish`): its id is the request id, its result `posts[]`.
+    Publish,
 }
 
 /// A job's status (`object: status`): the reply of `create_video`, `status` and
@@ -652,6 +676,9 @@ pub struct StatusResult {
     /// Written content: why the job failed, for people (also in `error.message`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Publish: one result per platform (empty until the publisher reported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub posts: Option<Vec<PostResult>>,
 }
 
 /// Work a job waits for.
@@ -664,6 +691,8 @@ pub enum Task {
     Render,
     /// Written content: read, research, write, pick media.
     Write,
+    /// A publish request: hand the post to the publisher (at `not_before` when scheduled).
+    Publish,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -677,6 +706,10 @@ pub struct QueueEntry {
     pub lease_owner: Option<String>,
     #[serde(default)]
     pub attempts: u32,
+    /// Unix seconds before which no worker claims the entry (a scheduled publish); the entry
+    /// lives in redb, so the schedule survives a restart or a crash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<i64>,
 }
 
 /// A webhook delivery waiting in the outbox.

@@ -1,0 +1,127 @@
+//! The connection records: a platform connected to one channel group of an account (one record
+//! per account, group and platform), and the `channel_group` scope of the read endpoints.
+//! Making and listing them is [`crate::publish::accounts`]; deleting a group disconnects its
+//! accounts through [`disconnect_group`] in the group's transaction.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::error::{Code, Error, Result};
+use crate::core::store::{Store, StoreResult, Table, Tx};
+use crate::publish::platform::Platform;
+
+/// `{account}/{group:010}/{platform}` → [`Connection`].
+pub const CONNECTIONS: Table = Table::new("connections");
+
+pub fn key(account: &str, group: u32, platform: Platform) -> String {
+    format!("{account}/{group:010}/{}", platform.as_str())
+}
+
+/// One connected account.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Connection {
+    pub account: String,
+    pub channel_group: u32,
+    pub platform: Platform,
+    /// The handle posts go out as.
+    pub username: String,
+    #[serde(default)]
+    pub display_name: String,
+    pub connected_at: i64,
+    /// When the handle and display name were last read from the publisher (unix seconds).
+    #[serde(default)]
+    pub refreshed_at: i64,
+}
+
+/// Which groups a read covers (the `channel_group` query of the read endpoints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupScope {
+    /// Omitted: every group, each on its own.
+    Each,
+    /// An integer: that group.
+    One(u32),
+    /// `all`: every group, summed.
+    All,
+}
+
+impl GroupScope {
+    /// Reads the query value: omitted, `all`, or an integer of at least 0; anything else is 400
+    /// `invalid_channel_group`.
+    pub fn parse(raw: Option<&str>) -> Result<GroupScope> {
+        match raw {
+            None => Ok(GroupScope::Each),
+            Some("all") => Ok(GroupScope::All),
+            Some(s) => s
+                .parse::<u32>()
+                .map(GroupScope::One)
+                .map_err(|_| invalid_group()),
+        }
+    }
+
+    pub fn covers(self, group: u32) -> bool {
+        match self {
+            GroupScope::One(n) => n == group,
+            _ => true,
+        }
+    }
+
+    /// The `channel_group` a reply echoes: the number, `all`, or null when omitted.
+    pub fn echo(self) -> serde_json::Value {
+        match self {
+            GroupScope::Each => serde_json::Value::Null,
+            GroupScope::All => "all".into(),
+            GroupScope::One(n) => n.into(),
+        }
+    }
+}
+
+/// The schema of an echoed scope: an integer of at least 0, `all`, or null.
+pub fn scope_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    crate::core::schema::raw(serde_json::json!({
+        "description": "The group asked for: its number, `all`, or null when omitted (every group).",
+        "oneOf": [
+            {"type": "integer", "minimum": 0},
+            {"type": "string", "enum": ["all"]},
+            {"type": "null"},
+        ],
+    }))
+}
+
+/// 400 `invalid_channel_group`: not an integer of at least 0.
+pub fn invalid_group() -> Error {
+    Error::new(
+        Code::InvalidChannelGroup,
+        "`channel_group` must be an integer of at least 0 (or `all` where reads allow it).",
+    )
+    .param("channel_group")
+}
+
+/// Every connection of `account`, by group and platform.
+pub fn all(store: &Store, account: &str) -> StoreResult<Vec<Connection>> {
+    let prefix = format!("{account}/");
+    Ok(store
+        .records::<Connection>(CONNECTIONS)?
+        .into_iter()
+        .filter(|(k, _)| k.starts_with(&prefix))
+        .map(|(_, c)| c)
+        .collect())
+}
+
+/// The platforms connected in one group.
+pub fn in_group(store: &Store, account: &str, group: u32) -> StoreResult<Vec<Connection>> {
+    Ok(all(store, account)?
+        .into_iter()
+        .filter(|c| c.channel_group == group)
+        .collect())
+}
+
+/// Handles and display names are read again from the publisher after this long, when the
+/// account is used (spec: at most every 30 minutes).
+pub const REFRESH_SECS: i64 = 30 * 60;
+
+/// Removes every connection of a group inside `tx` (the group is being deleted).
+pub fn disconnect_group(tx: &mut Tx, account: &str, group: u32) -> StoreResult<()> {
+    for p in Platform::ALL {
+        tx.remove_record(CONNECTIONS, &key(account, group, p))?;
+    }
+    Ok(())
+}

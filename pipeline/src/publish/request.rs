@@ -1,0 +1,698 @@
+//! `POST /v1/publish`: the request as a client sends it ([`PublishRequest`], read through
+//! [`Fields`] with every code and `param`) and [`prepare`], which resolves the content, the
+//! platforms and the schedule into the records of one to two publish requests.
+//!
+//! Rules (README, OpenAPI schema):
+//! - exactly one of `topic_id`, `text`, `video_url` (`invalid_publish_input`); `video_url`
+//!   needs `title` (`missing_field`);
+//! - `topic_id` is a video (rendered, else 409 `publish_not_ready`) or written content
+//!   (completed, else `publish_not_ready`); unknown ids are 404 `video_not_found`;
+//! - `video_url` is downloaded through the SSRF guard before the answer (400 `download_failed`)
+//!   and published under `{origin_url}/posts/`;
+//! - `platforms`: a list of the spec's platforms (`invalid_platforms`), default every platform
+//!   connected in the group; requested platforms that are not connected are `skipped`, and none
+//!   left is `no_platforms_connected`;
+//! - `channel_group`: an integer of at least 0 (400 `invalid_channel_group`) naming a group of
+//!   the account (404 `invalid_channel_group`);
+//! - `scheduled_date`: RFC 3339 with an offset (`invalid_scheduled_date`); `timezone` an IANA
+//!   name (`invalid_timezone`, default `UTC`), the zone the schedule is shown in;
+//! - an article (or text) going to photo and text platforms becomes two requests.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
+
+use crate::content::request::read_content_metadata;
+use crate::core::config::Settings;
+use crate::core::error::{Code, Error, Result};
+use crate::core::fetch::{FetchError, Fetcher};
+use crate::core::fields::{Choice, Fields};
+use crate::core::ids;
+use crate::core::jobs::{AcceptedPublish, Engine};
+use crate::core::model::{JobStatus, JobType, WrittenResult};
+use crate::core::store::Store;
+use crate::core::time::now;
+use crate::publish::connections::{self, invalid_group};
+use crate::publish::groups;
+use crate::publish::platform::Platform;
+use crate::publish::record::{PostContent, PublishRecord};
+
+/// Credits one call costs.
+pub const COST: i64 = 1;
+pub const TITLE_MAX_CHARS: usize = 200;
+pub const DESCRIPTION_MAX_CHARS: usize = 5000;
+pub const TEXT_MAX_CHARS: usize = 20_000;
+pub const MAX_PHOTOS: usize = 10;
+
+/// The body of `POST /v1/publish`, read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PublishRequest {
+    pub topic_id: Option<String>,
+    pub text: Option<String>,
+    pub video_url: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub photo_urls: Vec<String>,
+    pub platforms: Option<Vec<Platform>>,
+    pub channel_group: u32,
+    /// Unix seconds.
+    pub scheduled_at: Option<i64>,
+    pub timezone: String,
+    pub metadata: Map<String, Value>,
+}
+
+fn invalid(param: &str, message: impl Into<String>) -> Error {
+    Error::new(Code::InvalidPublishInput, message).param(param)
+}
+
+/// An optional text of at most `max` characters (`invalid_publish_input` otherwise).
+fn text_field(f: &Fields, name: &str, max: usize) -> Result<Option<String>> {
+    let v = f
+        .str_or(name, Code::InvalidPublishInput)?
+        .map(str::to_string);
+    if v.as_ref().is_some_and(|s| s.chars().count() > max) {
+        return Err(invalid(
+            name,
+            format!("`{name}` is longer than {max} characters."),
+        ));
+    }
+    Ok(v)
+}
+
+impl PublishRequest {
+    /// Reads a JSON body, field by field.
+    pub fn read(body: &Value) -> Result<Self> {
+        let f = Fields::of(body)?;
+        let modes = ["topic_id", "text", "video_url"];
+        let sent: Vec<&str> = modes.iter().copied().filter(|m| f.has(m)).collect();
+        if sent.len() != 1 {
+            return Err(invalid(
+                sent.get(1).copied().unwrap_or("text"),
+                "Send exactly one of `topic_id`, `text` or `video_url`.",
+            ));
+        }
+        let topic_id = f.str_or("topic_id", Code::InvalidPublishInput)?;
+        if let Some(t) = topic_id
+            && !ids::is_topic_id(t)
+        {
+            return Err(invalid("topic_id", "`topic_id` is not a topic id."));
+        }
+        let text = text_field(&f, "text", TEXT_MAX_CHARS)?;
+        if text.as_ref().is_some_and(|t| t.trim().is_empty()) {
+            return Err(Error::missing("text"));
+        }
+        let video_url = f.str_or("video_url", Code::InvalidPublishInput)?;
+        let title = text_field(&f, "title", TITLE_MAX_CHARS)?.filter(|t| !t.trim().is_empty());
+        if video_url.is_some() && title.is_none() {
+            return Err(Error::missing("title"));
+        }
+        Ok(PublishRequest {
+            topic_id: topic_id.map(str::to_string),
+            text,
+            video_url: video_url.map(str::to_string),
+            title,
+            description: text_field(&f, "description", DESCRIPTION_MAX_CHARS)?,
+            photo_urls: read_photo_urls(&f)?,
+            platforms: read_platforms(&f)?,
+            channel_group: read_group(&f)?,
+            scheduled_at: read_schedule(&f)?,
+            timezone: read_timezone(&f)?,
+            metadata: read_content_metadata(&f)?.unwrap_or_default(),
+        })
+    }
+}
+
+fn read_photo_urls(f: &Fields) -> Result<Vec<String>> {
+    let bad = || {
+        Error::new(
+            Code::InvalidPhotoUrl,
+            format!("`photo_urls` must be a list of at most {MAX_PHOTOS} http(s) URLs."),
+        )
+        .param("photo_urls")
+    };
+    match f.value("photo_urls") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) if items.len() <= MAX_PHOTOS => items
+            .iter()
+            .map(|v| {
+                let s = v.as_str().ok_or_else(bad)?;
+                let lower = s.to_ascii_lowercase();
+                let ok = (lower.starts_with("http://") || lower.starts_with("https://"))
+                    && url::Url::parse(s).is_ok_and(|u| u.host().is_some());
+                ok.then(|| s.to_string()).ok_or_else(bad)
+            })
+            .collect(),
+        Some(_) => Err(bad()),
+    }
+}
+
+fn read_platforms(f: &Fields) -> Result<Option<Vec<Platform>>> {
+    let bad = || {
+        Error::new(
+            Code::InvalidPlatforms,
+            format!(
+                "`platforms` must be a non-empty list of: {}.",
+                Platform::NAMES.join(", ")
+            ),
+        )
+        .param("platforms")
+    };
+    match f.value("platforms") {
+        None => Ok(None),
+        Some(Value::Array(items)) if !items.is_empty() => {
+            let mut out = Vec::new();
+            for v in items {
+                let p = v.as_str().and_then(Platform::parse).ok_or_else(bad)?;
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+            Ok(Some(out))
+        }
+        Some(_) => Err(bad()),
+    }
+}
+
+fn read_group(f: &Fields) -> Result<u32> {
+    match f.i64("channel_group", Code::InvalidChannelGroup)? {
+        None => Ok(0),
+        Some(n) => u32::try_from(n).map_err(|_| invalid_group()),
+    }
+}
+
+fn read_schedule(f: &Fields) -> Result<Option<i64>> {
+    let Some(s) = f.str_or("scheduled_date", Code::InvalidScheduledDate)? else {
+        return Ok(None);
+    };
+    s.parse::<jiff::Timestamp>()
+        .ok()
+        .filter(|_| has_offset(s))
+        .map(|t| Some(t.as_second()))
+        .ok_or_else(|| {
+            Error::new(
+                Code::InvalidScheduledDate,
+                "`scheduled_date` must be an ISO 8601 date-time with its offset, e.g. \
+                 2026-12-01T09:30:00+07:00.",
+            )
+            .param("scheduled_date")
+        })
+}
+
+/// Whether an RFC 3339 date-time ends with `Z` or a `±hh:mm` offset.
+fn has_offset(s: &str) -> bool {
+    let s = s.trim();
+    s.ends_with(['Z', 'z'])
+        || s.len() > 6 && {
+            let tail = &s.as_bytes()[s.len() - 6..];
+            (tail[0] == b'+' || tail[0] == b'-') && tail[3] == b':'
+        }
+}
+
+fn read_timezone(f: &Fields) -> Result<String> {
+    match f.str_or("timezone", Code::InvalidTimezone)? {
+        None => Ok("UTC".into()),
+        Some(name) => jiff::tz::TimeZone::get(name)
+            .map(|_| name.to_string())
+            .map_err(|_| {
+                Error::new(
+                    Code::InvalidTimezone,
+                    "`timezone` must be an IANA time zone name such as `Asia/Ho_Chi_Minh`.",
+                )
+                .param("timezone")
+            }),
+    }
+}
+
+/// Every IANA time zone name `timezone` accepts (the schema's enumeration).
+pub fn timezone_names() -> Vec<String> {
+    let mut names: Vec<String> = jiff::tz::db()
+        .available()
+        .map(|n| n.as_str().to_string())
+        .filter(|n| jiff::tz::TimeZone::get(n).is_ok())
+        .collect();
+    if !names.iter().any(|n| n == "UTC") {
+        names.push("UTC".into());
+    }
+    names.sort();
+    names
+}
+
+/// A platform left out of a publish request, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Skipped {
+    pub platform: Platform,
+    /// `not_connected`: the platform has no connected account in the group.
+    #[schema(example = "not_connected")]
+    pub reason: String,
+}
+
+/// The 202 of `POST /v1/publish`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PublishReply {
+    /// Always `publish`.
+    #[schema(example = "publish")]
+    pub object: &'static str,
+    /// The call's id (`pub_` + 24 hex).
+    pub id: String,
+    /// One or two request ids; poll each with `GET /v1/status/{request_id}`.
+    pub request_ids: Vec<String>,
+    /// Always `processing`.
+    #[schema(example = "processing")]
+    pub status: &'static str,
+    /// The platforms the post goes to.
+    pub platforms: Vec<Platform>,
+    /// Requested platforms left out.
+    pub skipped: Vec<Skipped>,
+    pub channel_group: u32,
+    /// When it goes out (ISO 8601 UTC), or null: at once.
+    #[schema(format = DateTime)]
+    pub scheduled_date: Option<String>,
+    pub timezone: String,
+    /// The request's `metadata`, echoed.
+    pub metadata: Map<String, Value>,
+}
+
+/// A publish call resolved: its records (one or two) and the reply's lists.
+#[derive(Debug)]
+pub struct Prepared {
+    pub publish_id: String,
+    pub records: Vec<PublishRecord>,
+    pub platforms: Vec<Platform>,
+    pub skipped: Vec<Skipped>,
+    pub metadata: Map<String, Value>,
+    /// A downloaded `video_url`'s folder, removed when the call is refused later.
+    pub download_dir: Option<std::path::PathBuf>,
+}
+
+impl Prepared {
+    /// The jobs the engine stores.
+    pub fn accepted(&self) -> Vec<AcceptedPublish> {
+        self.records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| AcceptedPublish {
+                request_id: r.request_id.clone(),
+                metadata: Value::Object(self.metadata.clone()),
+                not_before: r.scheduled_at,
+                cost: if i == 0 { COST } else { 0 },
+            })
+            .collect()
+    }
+
+    pub fn reply(&self) -> PublishReply {
+        let first = &self.records[0];
+        PublishReply {
+            object: "publish",
+            id: self.publish_id.clone(),
+            request_ids: self.records.iter().map(|r| r.request_id.clone()).collect(),
+            status: "processing",
+            platforms: self.platforms.clone(),
+            skipped: self.skipped.clone(),
+            channel_group: first.channel_group,
+            scheduled_date: first.scheduled_at.map(crate::core::time::iso),
+            timezone: first.timezone.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+}
+
+/// What [`prepare`] reads.
+pub struct Sources<'a> {
+    pub store: &'a Store,
+    pub engine: &'a Engine,
+    pub fetcher: &'a Fetcher,
+    pub settings: &'a Settings,
+}
+
+/// Resolves a read request of `account`: the group (404), the platforms (skipped,
+/// `no_platforms_connected`), the content (404, 409 `publish_not_ready`, a guarded download)
+/// and the schedule.
+pub async fn prepare(src: &Sources<'_>, account: &str, req: PublishRequest) -> Result<Prepared> {
+    let group = groups::existing(src.store, account, req.channel_group)?;
+    let mut connected: Vec<Platform> = connections::in_group(src.store, account, group)?
+        .into_iter()
+        .map(|c| c.platform)
+        .collect();
+    // The spec's order of platforms.
+    connected.sort();
+    let requested = req.platforms.clone().unwrap_or_else(|| connected.clone());
+    let (platforms, skipped): (Vec<Platform>, Vec<Platform>) =
+        requested.into_iter().partition(|p| connected.contains(p));
+    if platforms.is_empty() {
+        return Err(Error::new(
+            Code::NoPlatformsConnected,
+            format!(
+                "No requested platform is connected in channel group {group}; connect one on \
+                 the setup page."
+            ),
+        )
+        .param("platforms"));
+    }
+    let publish_id = ids::publish_id();
+    let (content, title, download_dir) = content(src, account, &req, &publish_id).await?;
+    let scheduled_at = req.scheduled_at.filter(|t| *t > now());
+    let record = |platforms: Vec<Platform>| PublishRecord {
+        request_id: ids::publish_id(),
+        publish_id: publish_id.clone(),
+        account: account.to_string(),
+        channel_group: group,
+        platforms,
+        title: title.clone(),
+        description: req.description.clone().unwrap_or_default(),
+        content: content.clone(),
+        photo_urls: req.photo_urls.clone(),
+        scheduled_at,
+        timezone: req.timezone.clone(),
+        created_at: now(),
+    };
+    let (photo, text): (Vec<Platform>, Vec<Platform>) =
+        platforms.iter().partition(|p| p.is_photo());
+    let split =
+        !matches!(content, PostContent::Video { .. }) && !photo.is_empty() && !text.is_empty();
+    let records = if split {
+        vec![record(text), record(photo)]
+    } else {
+        vec![record(platforms.clone())]
+    };
+    Ok(Prepared {
+        publish_id,
+        records,
+        platforms,
+        skipped: skipped
+            .into_iter()
+            .map(|platform| Skipped {
+                platform,
+                reason: "not_connected".into(),
+            })
+            .collect(),
+        metadata: req.metadata,
+        download_dir,
+    })
+}
+
+type Resolved = (PostContent, String, Option<std::path::PathBuf>);
+
+/// The post's content and title from the one mode sent.
+async fn content(
+    src: &Sources<'_>,
+    account: &str,
+    req: &PublishRequest,
+    publish_id: &str,
+) -> Result<Resolved> {
+    if let Some(topic) = &req.topic_id {
+        return topic_content(src, account, topic, req.title.clone());
+    }
+    if let Some(url) = &req.video_url {
+        let (video_url, dir) = download(src, url, publish_id).await?;
+        let content = PostContent::Video {
+            topic_id: None,
+            video_url,
+        };
+        return Ok((content, req.title.clone().unwrap_or_default(), Some(dir)));
+    }
+    let text = req.text.clone().unwrap_or_default();
+    let title = req.title.clone().unwrap_or_else(|| first_words(&text, 12));
+    Ok((PostContent::Text { text }, title, None))
+}
+
+fn first_words(text: &str, n: usize) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut t = words[..words.len().min(n)].join(" ");
+    if words.len() > n {
+        t.push('…');
+    }
+    t
+}
+
+fn not_ready(message: &str) -> Error {
+    Error::new(Code::PublishNotReady, message).param("topic_id")
+}
+
+/// A video (rendered) or a written piece (completed) of the account.
+fn topic_content(
+    src: &Sources<'_>,
+    account: &str,
+    topic: &str,
+    title: Option<String>,
+) -> Result<Resolved> {
+    let job = src
+        .engine
+        .job_for(account, topic)
+        .map_err(|e| e.param("topic_id"))?;
+    match job.kind {
+        JobType::Video => {
+            let video_url = job.video_url.clone().ok_or_else(|| {
+                not_ready("The video is not rendered yet; export it and publish once it completed.")
+            })?;
+            let document_title = || {
+                src.store
+                    .document::<crate::core::document::VideoDocument>(topic)
+                    .ok()
+                    .flatten()
+                    .map(|d| d.title)
+                    .filter(|t| !t.trim().is_empty())
+            };
+            let title = title
+                .or_else(|| Some(job.title.clone()).filter(|t| !t.is_empty()))
+                .or_else(document_title)
+                .unwrap_or_else(|| topic.to_string());
+            let content = PostContent::Video {
+                topic_id: Some(topic.to_string()),
+                video_url,
+            };
+            Ok((content, title, None))
+        }
+        JobType::Content => match (&job.status, &job.written) {
+            (JobStatus::Completed, Some(WrittenResult::Content(piece))) => {
+                let html = piece
+                    .html
+                    .clone()
+                    .unwrap_or_else(|| crate::content::markup::to_html(&piece.markdown));
+                let content = PostContent::Article {
+                    topic_id: topic.to_string(),
+                    html,
+                    image_urls: piece.images.iter().map(|i| i.url.clone()).collect(),
+                };
+                Ok((content, title.unwrap_or_else(|| piece.title.clone()), None))
+            }
+            _ => Err(not_ready(
+                "The piece is not written yet; publish it once its status is completed.",
+            )),
+        },
+        JobType::Publish => Err(Error::new(
+            Code::VideoNotFound,
+            "No video or written piece with this id exists on the account.",
+        )
+        .param("topic_id")),
+    }
+}
+
+/// Downloads `url` through the guard into `public/posts/{publish id}/`; returns its public URL
+/// and the folder.
+async fn download(
+    src: &Sources<'_>,
+    url: &str,
+    publish_id: &str,
+) -> Result<(String, std::path::PathBuf)> {
+    let failed = |why: String| {
+        Error::new(
+            Code::PublishDownloadFailed,
+            format!("`video_url` could not be downloaded: {why}."),
+        )
+        .param("video_url")
+    };
+    let m = &src.settings.media;
+    let resp = src
+        .fetcher
+        .get(
+            url,
+            m.download_max_bytes,
+            Duration::from_secs(m.download_timeout_secs),
+        )
+        .await
+        .map_err(|e: FetchError| failed(e.public()))?;
+    if resp.status != 200 || resp.body.is_empty() {
+        return Err(failed(format!("the server answered {}", resp.status)));
+    }
+    let kind = resp.content_type.as_deref().unwrap_or("");
+    let looks_mp4 = resp.body.get(4..8) == Some(b"ftyp");
+    if !(kind.starts_with("video/") || looks_mp4) {
+        return Err(failed("it is not a video file".into()));
+    }
+    let dir = src.settings.public_dir().join("posts").join(publish_id);
+    let file = dir.join("video.mp4");
+    let write = std::fs::create_dir_all(&dir)
+        .and_then(|()| crate::core::files::write_atomic(&file, &resp.body));
+    write.map_err(|e| Error::internal(format!("storing a downloaded video: {e}")))?;
+    let public = format!("{}/posts/{publish_id}/video.mp4", src.settings.origin_url);
+    Ok((public, dir))
+}
+
+/// The schema of `publish`'s body: one form per content mode.
+pub struct PublishJson;
+
+fn common_properties() -> Map<String, Value> {
+    let nullable = |mut v: Value| {
+        let t = v["type"].clone();
+        v["type"] = json!([t, "null"]);
+        v
+    };
+    let mut p = Map::new();
+    let mut put = |k: &str, v: Value| {
+        p.insert(k.to_string(), nullable(v));
+    };
+    put(
+        "title",
+        json!({"type": "string", "maxLength": TITLE_MAX_CHARS,
+        "description": "Required with video_url; for topic_id it overrides the title."}),
+    );
+    put(
+        "description",
+        json!({"type": "string", "maxLength": DESCRIPTION_MAX_CHARS}),
+    );
+    put(
+        "photo_urls",
+        json!({"type": "array", "maxItems": MAX_PHOTOS,
+        "items": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+"},
+        "description": "Images attached with the text."}),
+    );
+    put(
+        "platforms",
+        json!({"type": "array", "minItems": 1,
+        "items": {"type": "string", "enum": Platform::NAMES},
+        "description": "Default: every platform connected in the group."}),
+    );
+    put(
+        "channel_group",
+        json!({"type": "integer", "minimum": 0, "default": 0}),
+    );
+    put(
+        "scheduled_date",
+        json!({"type": "string", "format": "date-time",
+        "description": "ISO 8601 with its offset; a past date publishes at once."}),
+    );
+    put(
+        "timezone",
+        json!({"type": "string", "enum": timezone_names(), "default": "UTC",
+        "description": "IANA time zone the schedule is shown in."}),
+    );
+    put(
+        "metadata",
+        json!({"type": "object", "maxProperties": crate::content::request::METADATA_MAX_KEYS,
+        "description": "Echoed back (at most 16 keys, 16 KiB as JSON)."}),
+    );
+    p
+}
+
+fn form(mode: &str, schema: Value, required: &[&str], about: &str) -> Value {
+    let mut properties = common_properties();
+    for other in ["topic_id", "text", "video_url"] {
+        properties.insert(other.into(), json!({"type": "null"}));
+    }
+    properties.insert(mode.into(), schema);
+    if mode == "video_url" {
+        properties.insert(
+            "title".into(),
+            json!({"type": "string", "maxLength": TITLE_MAX_CHARS, "pattern": "\\S"}),
+        );
+    }
+    json!({"type": "object", "description": about, "required": required, "properties": properties})
+}
+
+impl utoipa::PartialSchema for PublishJson {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let forms = vec![
+            form(
+                "topic_id",
+                json!({"type": "string", "pattern": ids::TOPIC_ID_PATTERN}),
+                &["topic_id"],
+                "A rendered video or a completed written piece of the account.",
+            ),
+            form(
+                "text",
+                json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX_CHARS, "pattern": "[^\\s]"}),
+                &["text"],
+                "Plain text.",
+            ),
+            form(
+                "video_url",
+                json!({"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}),
+                &["video_url", "title"],
+                "A direct video file URL, downloaded then published.",
+            ),
+        ];
+        crate::core::schema::raw(json!({
+            "description": "`POST /v1/publish`'s body: exactly one of topic_id, text, video_url.",
+            "oneOf": forms,
+        }))
+    }
+}
+
+impl ToSchema for PublishJson {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "PublishRequest".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(v: Value) -> (Code, Option<String>) {
+        let e = PublishRequest::read(&v).unwrap_err();
+        (e.code, e.param)
+    }
+
+    #[test]
+    fn every_field_answers_with_its_code() {
+        let c = |v| code(v).0;
+        assert_eq!(c(json!({})), Code::InvalidPublishInput);
+        assert_eq!(
+            c(json!({"text": "a", "video_url": "http://x.io/v.mp4"})),
+            Code::InvalidPublishInput
+        );
+        assert_eq!(
+            code(json!({"video_url": "https://x.io/a.mp4"})),
+            (Code::MissingField, Some("title".into()))
+        );
+        assert_eq!(
+            c(json!({"text": "a", "platforms": ["myspace"]})),
+            Code::InvalidPlatforms
+        );
+        assert_eq!(
+            c(json!({"text": "a", "platforms": "youtube"})),
+            Code::InvalidPlatforms
+        );
+        assert_eq!(
+            c(json!({"text": "a", "channel_group": -1})),
+            Code::InvalidChannelGroup
+        );
+        assert_eq!(
+            c(json!({"text": "a", "channel_group": "one"})),
+            Code::InvalidChannelGroup
+        );
+        assert_eq!(
+            c(json!({"text": "a", "scheduled_date": "tomorrow"})),
+            Code::InvalidScheduledDate
+        );
+        assert_eq!(
+            c(json!({"text": "a", "scheduled_date": "2030-01-01T10:00:00"})),
+            Code::InvalidScheduledDate
+        );
+        assert_eq!(
+            c(json!({"text": "a", "timezone": "Mars/Base"})),
+            Code::InvalidTimezone
+        );
+        assert_eq!(
+            c(json!({"text": "a", "photo_urls": ["ftp://x"]})),
+            Code::InvalidPhotoUrl
+        );
+        let ok = PublishRequest::read(&json!({"text": "hi", "platforms": ["x", "x"],
+            "scheduled_date": "2030-01-01T10:00:00+07:00", "timezone": "Asia/Ho_Chi_Minh"}))
+        .unwrap();
+        assert_eq!(ok.platforms, Some(vec![Platform::X]));
+        assert_eq!(ok.scheduled_at, Some(1_893_466_800));
+    }
+}
