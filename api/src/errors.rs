@@ -33,8 +33,7 @@ pub fn status_of(code: Code) -> StatusCode {
     use Code::*;
     match code {
         RouteNotFound | VideoNotFound | SceneNotFound | TopicNotFound | TypographyNotFound
-        | DeliveryNotFound
-        | ChannelGroupNotFound => StatusCode::NOT_FOUND,
+        | DeliveryNotFound | ChannelGroupNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         FileExpired => StatusCode::GONE,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
