@@ -8,6 +8,7 @@
 
 mod assets;
 mod content;
+mod editor;
 mod errors;
 mod filters;
 mod inbox;
@@ -49,6 +50,10 @@ pub struct State {
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
     pub stills: pipeline::render::stills::Stills,
+    /// The editor's per-scene preview clips (rendered one at a time, cached by scene).
+    pub previews: pipeline::render::preview::PreviewClips,
+    /// Editor tabs open on each video, for `scene_inspector`'s live actions.
+    pub live: Arc<pipeline::edit::live::LiveEditors>,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
     pub editor: Arc<pipeline::edit::scenes::Editor>,
     /// Notification channels (notification/send, client links, error reports).
@@ -113,6 +118,8 @@ pub async fn run(
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(&settings),
         stills: pipeline::render::stills::Stills::default(),
+        previews: pipeline::render::preview::PreviewClips::default(),
+        live: Arc::new(pipeline::edit::live::LiveEditors::default()),
         editor: editor.clone(),
     });
 
@@ -286,6 +293,8 @@ pub fn routes(
         .or(video_data::routes(state.clone()))
         .unify()
         .or(scenes::routes(state.clone()))
+        .unify()
+        .or(editor::routes(state.clone()))
         .unify()
         .or(inspector::routes(state.clone()))
         .unify()

@@ -2,6 +2,7 @@
 //! (screenshots and overlay posters). Uses `core` only.
 
 pub mod plan;
+pub mod preview;
 pub mod spec_file;
 pub mod stills;
 pub mod task;

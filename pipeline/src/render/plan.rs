@@ -205,6 +205,26 @@ pub fn render_document(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), JobFailure> {
+    render_sized(settings, doc, dir, out, None, progress)
+}
+
+/// A smaller, faster encode than the product's: the editor's preview clips.
+#[derive(Debug, Clone, Copy)]
+pub struct Reduced {
+    pub width: u32,
+    pub height: u32,
+    pub preset: compositor::media::X264Preset,
+}
+
+/// Renders `doc` to `out` at the product size, or `reduced`.
+pub fn render_sized(
+    settings: &Settings,
+    doc: &VideoDocument,
+    dir: &Path,
+    out: &Path,
+    reduced: Option<Reduced>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), JobFailure> {
     let mut plan = plan_for(settings, doc, dir);
     let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
     let audio = narration_track(doc, dir)?;
@@ -227,6 +247,15 @@ pub fn render_document(
             .parse::<EncoderChoice>()
             .map_err(|e| misconfigured(format!("render.encoder: {e}")))?,
         ..EncodeSettings::default()
+    };
+    let encode = match reduced {
+        Some(r) => EncodeSettings {
+            width: r.width,
+            height: r.height,
+            preset: r.preset,
+            ..encode
+        },
+        None => encode,
     };
     let report = encode_mp4(&resolved, &audio, &encode, out, progress).map_err(|e| {
         JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
