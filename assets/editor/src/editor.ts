@@ -73,8 +73,11 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     return () => events.close();
   }, []);
 
+  // State changes are mirrored into stateRef at once, so the live inspector reads them
+  // before the next render.
   const select = (i: number) => {
-    if (i < 0 || i >= scenes.length) return;
+    if (i < 0 || i >= stateRef.current.scenes.length) return;
+    Object.assign(stateRef.current, { sel: i, scene: stateRef.current.scenes[i], playing: false, time: null });
     setSel(i);
     setPlaying(false);
     setClip(null);
@@ -89,6 +92,7 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
       setNote("Preparing the preview…");
       const c = await api.preview(s.voice_file);
       setClip(c);
+      stateRef.current.playing = true;
       setPlaying(true);
       setNote(c.cached ? "" : `Preview rendered in ${c.render_ms} ms`);
     } catch (e) {
@@ -98,12 +102,15 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
   };
   const pause = () => {
     const t = video.current?.currentTime ?? stateRef.current.time ?? 0;
+    Object.assign(stateRef.current, { playing: false, time: t });
     setPlaying(false);
     setTime(t);
   };
   const seek = (t: number) => {
+    const at = Math.max(0, Math.min(t, stateRef.current.scene?.duration ?? 0));
+    Object.assign(stateRef.current, { playing: false, time: at });
     setPlaying(false);
-    setTime(Math.max(0, Math.min(t, scene?.duration ?? 0)));
+    setTime(at);
   };
 
   // After an edit: ask for the scene's fresh preview clip and time edit → clip.
@@ -177,7 +184,7 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
             scene: c.scene?.voice_file ?? null,
             scene_index: c.sel,
             playing: c.playing,
-            time: c.playing ? video.current?.currentTime ?? 0 : c.time ?? 0,
+            time: c.playing ? (video.current?.currentTime ?? 0) : (c.time ?? 0),
           };
         },
         activate: async (vf) => {

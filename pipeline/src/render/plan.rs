@@ -208,15 +208,14 @@ pub fn render_document(
     render_sized(settings, doc, dir, out, None, progress)
 }
 
-/// A smaller, faster encode than the product's: the editor's preview clips.
+/// A smaller, faster encode than the product's: the editor's preview clips, at half the
+/// product's size (`render::half`) with their own x264 preset.
 #[derive(Debug, Clone, Copy)]
 pub struct Reduced {
-    pub width: u32,
-    pub height: u32,
     pub preset: compositor::media::X264Preset,
 }
 
-/// Renders `doc` to `out` at the product size, or `reduced`.
+/// Renders `doc` to `out` at the product size, or half size with `reduced`.
 pub fn render_sized(
     settings: &Settings,
     doc: &VideoDocument,
@@ -248,16 +247,20 @@ pub fn render_sized(
             .map_err(|e| misconfigured(format!("render.encoder: {e}")))?,
         ..EncodeSettings::default()
     };
-    let encode = match reduced {
-        Some(r) => EncodeSettings {
-            width: r.width,
-            height: r.height,
-            preset: r.preset,
-            ..encode
-        },
-        None => encode,
+    let half = crate::render::half::HalfSize { inner: &resolved };
+    let (frames, encode): (&dyn compositor::media::FrameSource, _) = match reduced {
+        Some(r) => (
+            &half,
+            EncodeSettings {
+                width: crate::render::half::HALF_W,
+                height: crate::render::half::HALF_H,
+                preset: r.preset,
+                ..encode
+            },
+        ),
+        None => (&resolved, encode),
     };
-    let report = encode_mp4(&resolved, &audio, &encode, out, progress).map_err(|e| {
+    let report = encode_mp4(frames, &audio, &encode, out, progress).map_err(|e| {
         JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
     })?;
     for error in resolved.media_errors() {

@@ -22,8 +22,7 @@ use crate::core::error::{Code, Error, Result};
 use crate::render::plan::{Reduced, plan_for, render_sized};
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
-pub const CLIP_W: u32 = 360;
-pub const CLIP_H: u32 = 640;
+pub use crate::render::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
 
 /// A scene's preview clip, ready to play.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
@@ -117,8 +116,6 @@ impl PreviewClips {
         let tmp = parent.join(format!(".{}_{key}.tmp.mp4", seg.voice_file));
         let dir = settings.video_dir(&doc.topic_id);
         let reduced = Reduced {
-            width: CLIP_W,
-            height: CLIP_H,
             preset: X264Preset::Ultrafast,
         };
         render_sized(
