@@ -91,6 +91,8 @@ pub fn status_of(code: Code) -> StatusCode {
         | InvalidFromRecord
         | InvalidCount
         | InvalidIndustry
+        | InvalidTemplate
+        | PromptTooLong
         | SubjectTooLong
         | MessageTooLong
         | InvalidParseMode
@@ -116,7 +118,12 @@ pub fn status_of(code: Code) -> StatusCode {
         // but the scene's state forbids it, like the other state preconditions.
         RemotionSpecDisabled => StatusCode::CONFLICT,
         Svg2specFailed | NoSvgOverlaySource | MediaDecodeFailed => StatusCode::UNPROCESSABLE_ENTITY,
-        ScriptParseFailed | TopicFetchFailed | DownloadFailed | SearchFailed | UpstreamFailed
+        ScriptParseFailed
+        | TopicFetchFailed
+        | DownloadFailed
+        | SearchFailed
+        | ImageGenerationFailed
+        | UpstreamFailed
         | TranscriptionFailed => StatusCode::BAD_GATEWAY,
         SceneGeometryFailed
         | ScreenshotPublishFailed

@@ -6,6 +6,7 @@
 //! [`run`] takes an already-bound listener and a shutdown future (the
 //! mini-redis shape), so tests and the daemon start it the same way.
 
+mod account;
 mod assets;
 mod content;
 mod editor;
@@ -14,6 +15,7 @@ mod filters;
 mod inbox;
 mod inspector;
 mod links;
+mod media;
 mod notify;
 mod openapi;
 mod pages;
@@ -58,6 +60,12 @@ pub struct State {
     pub editor: Arc<pipeline::edit::scenes::Editor>,
     /// Notification channels (notification/send, client links, error reports).
     pub notifier: Arc<pipeline::notify::send::Notifier>,
+    /// B-roll search over the library or the configured stock provider.
+    pub search: Arc<pipeline::media::search::Search>,
+    /// `create_image`: the embedded designer or the images connector.
+    pub images: Arc<pipeline::media::images::Images>,
+    /// The template library of `foundation_videos`.
+    pub templates: Arc<pipeline::plan::templates::Templates>,
 }
 
 pub use pipeline::assemble::StartError;
@@ -109,6 +117,27 @@ pub async fn run(
         tokio::runtime::Handle::current(),
     )
     .map_err(StartError::Config)?;
+    let search = Arc::new(
+        pipeline::media::search::Search::new(
+            settings.clone(),
+            &fetcher,
+            &tokio::runtime::Handle::current(),
+        )
+        .map_err(StartError::Config)?,
+    );
+    let images = Arc::new(
+        pipeline::media::images::Images::new(
+            settings.clone(),
+            store.clone(),
+            &fetcher,
+            &tokio::runtime::Handle::current(),
+        )
+        .map_err(StartError::Config)?,
+    );
+    let templates = Arc::new(
+        pipeline::plan::templates::Templates::load(&settings.assets_dir)
+            .map_err(StartError::Config)?,
+    );
     let state = Arc::new(State {
         notifier: Arc::new(notifier),
         settings: settings.clone(),
@@ -121,6 +150,9 @@ pub async fn run(
         previews: pipeline::render::preview::PreviewClips::default(),
         live: Arc::new(pipeline::edit::live::LiveEditors::default()),
         editor: editor.clone(),
+        search,
+        images,
+        templates,
     });
 
     let stopping = Arc::new(AtomicBool::new(false));
@@ -299,6 +331,10 @@ pub fn routes(
         .or(inspector::routes(state.clone()))
         .unify()
         .or(typography::routes(state.clone()))
+        .unify()
+        .or(account::routes(state.clone()))
+        .unify()
+        .or(media::routes(state.clone()))
         .unify()
         .or(plan::routes(state.clone()))
         .unify()

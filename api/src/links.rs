@@ -60,6 +60,7 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
         (status = 200, description = "The signed link; `results` per channel when any was asked for (`sms` is `skipped`/`sms_not_configured`).", body = ClientLinkReply),
         (status = 400, description = "`invalid_link_type`, `invalid_topic_id`, `invalid_channels`, `missing_field`, `invalid_json`."),
         (status = 401, description = "No or unknown API key."),
+        (status = 500, description = "`client_link_failed`: `channels.email` was asked for and the account has no email on file.", body = crate::openapi::ErrorEnvelope),
     ),
 )]
 pub(crate) async fn send(

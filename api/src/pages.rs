@@ -29,7 +29,10 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let docs = warp::path!("app" / "docs")
         .and(warp::get())
         .map(reference_page);
-    docs.or(content_viewer(state)).unify()
+    let pricing = warp::path!("app" / "pricing")
+        .and(warp::get())
+        .map(pricing_page);
+    docs.or(pricing).unify().or(content_viewer(state)).unify()
 }
 
 /// The readable API reference (HTML), made from `/v1/openapi.json`.
@@ -42,6 +45,33 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
 )]
 pub(crate) fn reference_page() -> Response {
     let html = crate::reference::render(&crate::openapi::document());
+    crate::reply::tag(warp::Reply::into_response(warp::reply::html(html)))
+}
+
+/// Where every 402 sends the client (`details.pricing_url`): the plans, what costs credits, and
+/// how the operator changes an account.
+#[utoipa::path(
+    get,
+    path = "/app/pricing",
+    operation_id = "pricing_page",
+    tag = "reference",
+    responses((status = 200, description = "The plans and credits page.", content_type = "text/html", body = String)),
+)]
+pub(crate) fn pricing_page() -> Response {
+    let html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+        <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+        <title>Plans and credits</title></head><body><main>\
+        <h1>Plans and credits</h1>\
+        <p>Accounts are on a <strong>free</strong>, <strong>trial</strong> or <strong>paid</strong> plan \
+        and hold credits. Typography, written content, script enhancement and each generated image \
+        cost 1 credit; work that fails gives its credits back.</p>\
+        <p>A call is refused with HTTP 402 when the account has passed its validity date \
+        (<code>account_expired</code>), needs a paid plan (<code>plan_required</code>) or has too \
+        few credits (<code>credit_exhausted</code>). <code>GET /v1/account</code> shows the plan, \
+        the credits left and the validity date.</p>\
+        <p>To upgrade, renew or add credits, ask the operator of this service. Operators change an \
+        account with <code>reelsmith accounts set --account NAME --plan paid --credits N \
+        --valid-to DATE</code>.</p></main></body></html>";
     crate::reply::tag(warp::Reply::into_response(warp::reply::html(html)))
 }
 

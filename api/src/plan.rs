@@ -1,5 +1,5 @@
-//! The production plan family: `POST /v1/production_plan/add`, `GET /v1/production_plan` and
-//! `GET /v1/roadmap`. DTO handling only; the rules, records and derivations live in
+//! The production plan family: `POST /v1/production_plan/add`, `GET /v1/production_plan`,
+//! `GET /v1/roadmap` and the template library `GET /v1/foundation_videos`. DTO handling only; the rules, records and derivations live in
 //! `pipeline::plan`.
 
 use std::sync::Arc;
@@ -10,6 +10,7 @@ use pipeline::plan::entry::PlanEntryReply;
 use pipeline::plan::list::{PlanQuery, ProductionPlan};
 use pipeline::plan::query::Query;
 use pipeline::plan::roadmap::{Roadmap, RoadmapQuery};
+use pipeline::plan::templates::{TemplateList, TemplateQuery};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -40,9 +41,21 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(auth(state.clone()))
         .and(warp::query::<Query>())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(get_roadmap);
-    add.or(list).unify().or(roadmap).unify().boxed()
+    let templates = warp::path!("v1" / "foundation_videos")
+        .and(warp::get())
+        .and(auth(state.clone()))
+        .and(warp::query::<Query>())
+        .and(with_state(state))
+        .and_then(foundation_videos);
+    add.or(list)
+        .unify()
+        .or(roadmap)
+        .unify()
+        .or(templates)
+        .unify()
+        .boxed()
 }
 
 /// Adds an idea to the production plan, optionally with its scripts (synchronous, no credit).
@@ -54,7 +67,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     request_body(content = AddPlanRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The entry as stored.", body = PlanEntryReply),
-        (status = 400, description = "`invalid_json`, `missing_field` (`idea_text`), `invalid_field`, `invalid_source`, `invalid_language`, `invalid_topic_id`, `invalid_week_start`, `invalid_scripts` (param `scripts`, `scripts[i]`, `scripts[i].format` or `scripts[i].text`, 0-based), `script_too_short`, `script_too_long` (param `scripts[i].text`), `invalid_recommended_format`", body = crate::openapi::ErrorEnvelope),
+        (status = 400, description = "`invalid_json`, `missing_field` (`idea_text`), `invalid_field`, `invalid_source`, `invalid_language`, `invalid_topic_id`, `invalid_week_start`, `invalid_scripts` (param `scripts`, `scripts[i]`, `scripts[i].format` or `scripts[i].text`, 0-based), `script_too_short`, `script_too_long` (param `scripts[i].text`), `invalid_recommended_format`, `invalid_template` (param `template`)", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 409, description = "`topic_exists`: scripts for a topic that already has a video or scripts, or a topic id of another account", body = crate::openapi::ErrorEnvelope),
         (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
@@ -66,7 +79,9 @@ pub(crate) async fn add_entry(
     request: AddPlanRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let entry = pipeline::plan::add::add(&state.store, &account, request).map_err(reject)?;
+    let template = pipeline::plan::add::template_of(&state.templates, &request).map_err(reject)?;
+    let entry =
+        pipeline::plan::add::add(&state.store, &account, request, template).map_err(reject)?;
     tracing::info!(topic = %entry.topic_id, account = %account.name, scripts = entry.scripts.len(), "plan entry added");
     Ok(json_reply(StatusCode::OK, &entry.reply()))
 }
@@ -127,4 +142,38 @@ pub(crate) async fn get_roadmap(
     let q = RoadmapQuery::read(&query).map_err(reject)?;
     let roadmap = pipeline::plan::roadmap::roadmap(&state.store, &account, q).map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &roadmap))
+}
+
+/// The template library: video templates (format, script skeleton, look, thumbnail) for the
+/// account's industry, 20 per page (synchronous, free).
+#[utoipa::path(
+    get,
+    path = "/v1/foundation_videos",
+    operation_id = "foundation_videos",
+    tag = "plan",
+    params(
+        ("industry" = Option<String>, Query, description = "Templates of this industry (default the account's; none set: every industry). `general` templates are listed for every industry."),
+        ("sub_industry" = Option<String>, Query, description = "Only templates of this sub-industry or of none."),
+        ("page" = Option<i64>, Query, minimum = 0, maximum = 1000000, description = "0-based page of 20 templates (default 0)."),
+    ),
+    responses(
+        (status = 200, description = "One page of templates.", body = TemplateList),
+        (status = 400, description = "`invalid_page`", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`read_failed`", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("bearer" = [])),
+)]
+pub(crate) async fn foundation_videos(
+    account: Account,
+    query: Query,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let q = TemplateQuery::read(&query).map_err(reject)?;
+    let list =
+        tokio::task::spawn_blocking(move || state.templates.list(&state.settings, &account, &q))
+            .await
+            .map_err(|e| reject(pipeline::Error::internal(e)))?
+            .map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &list))
 }

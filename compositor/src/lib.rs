@@ -20,7 +20,7 @@ mod layers;
 pub mod media;
 mod paint;
 pub mod plan;
-mod raster;
+pub mod raster;
 pub mod resolve;
 pub mod spec;
 pub mod still;

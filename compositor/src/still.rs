@@ -65,3 +65,16 @@ pub fn overlay_poster(video: &ResolvedVideo, scene_index: usize) -> Option<Vec<u
     let small = render_preview(video, scene_index, 0.0, View::OverlayPoster);
     small.encode_png().ok()
 }
+
+/// A procedural background as one canvas-size (720×1280) still: the centre of the plate the
+/// renderer drifts over, so a still of it looks like the scene's first frame.
+pub fn procedural_background(
+    seed: u64,
+    style: crate::plan::ProceduralStyle,
+    palette: crate::plan::Palette,
+) -> Option<Pixmap> {
+    let plate = crate::layers::background::paint_procedural(seed, style, palette);
+    let x = (plate.width() - CANVAS_W) / 2;
+    let y = (plate.height() - CANVAS_H) / 2;
+    raster::crop(plate.as_ref(), x, y, CANVAS_W, CANVAS_H)
+}

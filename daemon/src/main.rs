@@ -116,9 +116,27 @@ enum AccountsCommand {
         /// The account's industry (the default of its plan entries); empty clears it.
         #[arg(long)]
         industry: Option<String>,
-        /// The account's email (the default notification channel); empty clears it.
+        /// The account's sub-industry; empty clears it.
+        #[arg(long)]
+        sub_industry: Option<String>,
+        /// Where the account's mail goes; empty clears it.
         #[arg(long)]
         email: Option<String>,
+        /// The account holder's name; empty clears it.
+        #[arg(long)]
+        name: Option<String>,
+        /// Where the account is based; empty clears it.
+        #[arg(long)]
+        location: Option<String>,
+        #[arg(long, value_parser = ["free", "trial", "paid"])]
+        plan: Option<String>,
+        /// Credits left (replaces the balance).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
+        credits: Option<i64>,
+        /// Expiry, `2027-01-31` or RFC 3339; `never` removes it. Charged work after it answers
+        /// 402 `account_expired`.
+        #[arg(long, value_parser = parse_valid_to)]
+        valid_to: Option<ValidTo>,
         /// The Telegram chat notifications also go to; empty disconnects Telegram.
         #[arg(long)]
         telegram_chat_id: Option<String>,
@@ -217,7 +235,13 @@ fn main() -> std::process::ExitCode {
                     account,
                     weekly_quota,
                     industry,
+                    sub_industry,
                     email,
+                    name,
+                    location,
+                    plan,
+                    credits,
+                    valid_to,
                     telegram_chat_id,
                 },
         } => accounts_set(
@@ -225,9 +249,15 @@ fn main() -> std::process::ExitCode {
             &account,
             pipeline::core::accounts::SettingsUpdate {
                 industry,
-                weekly_quota,
+                sub_industry,
                 email,
+                contact_name: name,
+                location,
+                weekly_quota,
                 telegram_chat_id,
+                plan: plan.as_deref().and_then(Plan::parse),
+                credits,
+                valid_to: valid_to.map(|v| v.0),
             },
         ),
     };
@@ -285,6 +315,19 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
             let _ = tokio::signal::ctrl_c().await;
         }
     })
+}
+
+/// `--valid-to`: a date, a timestamp, or `never`.
+#[derive(Debug, Clone, Copy)]
+struct ValidTo(Option<i64>);
+
+fn parse_valid_to(s: &str) -> Result<ValidTo, String> {
+    if s == "never" {
+        return Ok(ValidTo(None));
+    }
+    pipeline::core::time::parse_iso(s)
+        .map(|t| ValidTo(Some(t)))
+        .ok_or_else(|| "expected a date like 2027-01-31, an RFC 3339 time, or `never`".into())
 }
 
 fn open_store(data_dir: &std::path::Path) -> Result<pipeline::core::store::Store, String> {

@@ -21,6 +21,7 @@ pub mod core;
 pub mod design;
 pub mod edit;
 pub mod ingest;
+pub mod media;
 pub mod notify;
 pub mod plan;
 pub mod render;

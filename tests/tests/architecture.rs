@@ -120,7 +120,8 @@ fn dependencies_point_one_way() {
 /// `pipeline`'s folders, top to bottom (DESIGN.md §3b, ARCHITECTURE.md): a folder may use the
 /// folders after it, never those before it. Folders not written yet are simply absent.
 const PIPELINE_FOLDERS: &[&str] = &[
-    "edit", "plan", "publish", "content", "notify", "design", "ingest", "build", "render", "core",
+    "edit", "plan", "publish", "content", "notify", "design", "media", "ingest", "build", "render",
+    "core",
 ];
 
 /// Files directly in `pipeline/src`: the crate root and the composition root that wires the

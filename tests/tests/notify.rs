@@ -654,6 +654,33 @@ async fn client_link_answers_every_code_and_clamps_the_ttl() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn asking_for_email_without_an_email_on_file_is_client_link_failed() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v, _) = d
+        .post(
+            "/v1/client_link/send",
+            &json!({"link_type": "setup", "channels": {"email": true}}),
+        )
+        .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str(), v["error"]["param"].as_str()),
+        (500, Some("client_link_failed"), Some("channels")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no email on file")
+    );
+    // Without the email channel the same account still gets its link.
+    let (c, v, _) = d
+        .post("/v1/client_link/send", &json!({"link_type": "setup"}))
+        .await;
+    assert_eq!(c, 200, "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn every_link_type_opens_its_page_and_altered_or_expired_links_do_not() {
     let d = Daemon::start(BIN, &[]);
     let (c, v, _) = d

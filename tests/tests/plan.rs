@@ -128,11 +128,11 @@ async fn production_plan_add_answers_every_validation_code() {
     let (c, v, _) = d.post("/v1/production_plan/add", &again).await;
     assert_error(c, &v, 409, "topic_exists", Some("topic_id"));
 
-    // A template entry with its template starts in ab_roll; without scripts no script fields.
+    // A template entry with its template starts in ab_roll, seeded with the template's script.
     let (c, v, _) = d
         .post(
             "/v1/production_plan/add",
-            &json!({"idea_text": "Templated idea", "source": "template", "template": "tpl-7"}),
+            &json!({"idea_text": "Templated idea", "source": "template", "template": "ve-solar-savings"}),
         )
         .await;
     assert_eq!(c, 200, "{v}");
@@ -141,6 +141,18 @@ async fn production_plan_add_answers_every_validation_code() {
         (Some("ab_roll"), Some("template"))
     );
     assert!(v["topic_id"].as_str().unwrap().starts_with("wc"));
+    assert_eq!(
+        (v["scripts_attached"].clone(), v["script_ready"].as_bool()),
+        (json!(["VE"]), Some(true))
+    );
+    // Without scripts or a template, no script fields.
+    let (c, v, _) = d
+        .post(
+            "/v1/production_plan/add",
+            &json!({"idea_text": "Plain idea"}),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
     for absent in [
         "scripts_attached",
         "script_ready",
@@ -258,6 +270,80 @@ async fn a_plan_entry_with_scripts_becomes_a_video_with_its_master_script() {
     assert_eq!(ideas[0]["id"], long["topic_id"], "newest first");
     assert_eq!(ideas[1]["id"], idea["topic_id"]);
     assert!(ideas.iter().all(|i| i.get("video_status").is_none()));
+}
+
+#[tokio::test]
+async fn a_template_entry_becomes_a_video_that_follows_the_template() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v, _) = d
+        .post(
+            "/v1/production_plan/add",
+            &json!({"idea_text": "x", "source": "template", "template": "no-such-template"}),
+        )
+        .await;
+    assert_error(c, &v, 400, "invalid_template", Some("template"));
+    let (c, v, _) = d.get("/v1/foundation_videos?industry=solar").await;
+    assert_eq!(c, 200, "{v}");
+    let template = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "ve-solar-savings")
+        .expect("listed")
+        .clone();
+    let (c, entry, _) = d
+        .post(
+            "/v1/production_plan/add",
+            &json!({"idea_text": "Solar panels in Texas pay back in about six years.",
+                    "source": "template", "template": "ve-solar-savings"}),
+        )
+        .await;
+    assert_eq!(c, 200, "{entry}");
+    assert_eq!(
+        (
+            entry["workflow_phase"].as_str(),
+            entry["recommended_format"].as_str()
+        ),
+        (Some("ab_roll"), template["group"].as_str()),
+        "{entry}"
+    );
+    let topic = entry["topic_id"].as_str().unwrap().to_string();
+    let (c, v, _) = d
+        .post("/v1/create_video", &json!({"topic_id": topic}))
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let done = d
+        .wait_for(&topic, LONG, |v| v["status"] != "processing")
+        .await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let tree = d.scene_tree(&topic).await;
+    let spoken: Vec<String> = tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap().to_string())
+        .collect();
+    let all = spoken.join(" ");
+    // The template's scenes in its order, brackets dropped, with the idea after the hook.
+    let lines: Vec<String> = template["scenes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap().replace(['[', ']'], ""))
+        .collect();
+    let mut at = 0;
+    for line in &lines {
+        let line = line.trim_end_matches('.');
+        let found = all[at..]
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} in {all}"));
+        at += found + line.len();
+    }
+    assert!(all.contains("Solar panels in Texas pay back"), "{all}");
+    assert!(
+        spoken[0].starts_with(lines[0].trim_end_matches('.')),
+        "{spoken:?}"
+    );
 }
 
 #[tokio::test]

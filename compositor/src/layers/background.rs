@@ -108,7 +108,7 @@ const MARGIN: u32 = 80;
 const GRID_CELL: f32 = 60.0;
 
 /// Paints a procedural plate: base gradient, the style's light, then the vignette.
-fn paint_procedural(seed: u64, style: ProceduralStyle, pal: Palette) -> Pixmap {
+pub(crate) fn paint_procedural(seed: u64, style: ProceduralStyle, pal: Palette) -> Pixmap {
     let (w, h) = (CANVAS_W + MARGIN, CANVAS_H + MARGIN);
     let mut p = Pixmap::new(w, h).expect("constant, non-zero size");
     let mut rng = Rng::new(seed);

@@ -12,7 +12,7 @@
 //!
 //! Layers fail with a plain reason; `crate::resolve` names the scene and object around it.
 
-mod background;
+pub(crate) mod background;
 pub mod captions;
 mod narrator;
 mod overlay;

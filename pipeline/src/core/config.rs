@@ -43,6 +43,8 @@ pub struct Config {
     pub voice: VoiceConfig,
     /// B-roll search for scene backgrounds.
     pub broll: BrollConfig,
+    /// Image generation (`create_image`).
+    pub images: ImagesConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
@@ -256,6 +258,42 @@ impl Default for BrollConfig {
     }
 }
 
+/// Who makes `create_image`'s images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ImagesKind {
+    /// Designed locally: the best library photo for the prompt, cropped and graded to the
+    /// ratio, with the prompt's key phrase set by the typography crate.
+    #[default]
+    Embedded,
+    /// An OpenAI-compatible `/images/generations` API.
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ImagesConfig {
+    pub provider: ImagesKind,
+    /// API root, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as `Authorization: Bearer <api_key>`.
+    pub api_key: String,
+    pub timeout_secs: u64,
+}
+
+impl Default for ImagesConfig {
+    fn default() -> Self {
+        ImagesConfig {
+            provider: ImagesKind::Embedded,
+            base_url: String::new(),
+            model: String::new(),
+            api_key: String::new(),
+            timeout_secs: 120,
+        }
+    }
+}
+
 /// Lifetimes of the public origin's expiring files.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -345,6 +383,7 @@ impl Default for Config {
             writer: WriterConfig::default(),
             voice: VoiceConfig::default(),
             broll: BrollConfig::default(),
+            images: ImagesConfig::default(),
             media: MediaConfig::default(),
             transcription: TranscriptionConfig::default(),
             smtp: SmtpConfig::default(),
@@ -393,6 +432,7 @@ pub struct Settings {
     pub writer: WriterConfig,
     pub voice: VoiceConfig,
     pub broll: BrollConfig,
+    pub images: ImagesConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
@@ -406,6 +446,11 @@ impl Settings {
     /// Where a video's private files live: `{data_dir}/videos/{topic}`.
     pub fn video_dir(&self, topic: &str) -> PathBuf {
         self.data_dir.join("videos").join(topic)
+    }
+
+    /// Where a 402 sends the client to upgrade (`details.pricing_url`).
+    pub fn pricing_url(&self) -> String {
+        format!("{}/pricing", self.app_url)
     }
 
     /// The public media folder served under `{origin_url}`.
@@ -486,6 +531,11 @@ impl Config {
         if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {
             return Err("notify.operator_email needs an [smtp] host to send through".into());
         }
+        if self.images.provider == ImagesKind::Openai
+            && (self.images.base_url.is_empty() || self.images.model.is_empty())
+        {
+            return Err("images.base_url and images.model are required (openai)".into());
+        }
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(
@@ -508,6 +558,7 @@ impl Config {
             writer: self.writer,
             voice: self.voice,
             broll: self.broll,
+            images: self.images,
             media: self.media,
             transcription: self.transcription,
             smtp: self.smtp,

@@ -112,6 +112,7 @@ codes! {
     // written content: create_content, enhance_script, collect_ideas
     InvalidCount => "invalid_count",
     InvalidIndustry => "invalid_industry",
+    InvalidTemplate => "invalid_template",
     // written content job failures (status.error.code)
     ContentFetchFailed => "content_fetch_failed",
     ContentUnreadable => "content_unreadable",
@@ -154,6 +155,9 @@ codes! {
     InvalidModule => "invalid_module",
     InvalidContext => "invalid_context",
     ErrorReportFailed => "error_report_failed",
+    // search_broll, create_image
+    PromptTooLong => "prompt_too_long",
+    ImageGenerationFailed => "image_generation_failed",
     // providers (connectors)
     UpstreamFailed => "upstream_failed",
     // public media origin

@@ -216,7 +216,7 @@ impl Engine {
     }
 
     /// Stores a new written-content job of `account` in stage Queued with its viewer page as
-    /// `review_url`, takes its credits (402 `credit_exhausted` when too few are left), lets
+    /// `review_url`, takes its credits through the shared 402 guard (`accounts::charge`), lets
     /// `store_request` write the caller's own record of it, and queues its work — all in one
     /// transaction, so a refused charge leaves no job and an accepted job is always paid for.
     /// Written content fires no `video.processing` (the spec names only `create_video` for it).
@@ -260,8 +260,10 @@ impl Engine {
             }],
             written: None,
         };
+        let pricing_url = self.settings.pricing_url();
+        let charge = crate::core::accounts::Charge::credits(accepted.cost, &pricing_url);
         let job = self.store.write(|tx| -> Result<Job> {
-            crate::core::accounts::charge(tx, account, accepted.cost)?;
+            crate::core::accounts::charge(tx, account, &charge)?;
             store_request(tx, &job)?;
             tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Write, t))?;
             tx.put_job(&job)?;

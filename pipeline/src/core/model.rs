@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Plan {
+    #[default]
     Free,
     Trial,
     Paid,
@@ -29,7 +30,7 @@ impl Plan {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Account {
     pub name: String,
     pub plan: Plan,
@@ -49,6 +50,17 @@ pub struct Account {
     /// --telegram-chat-id`); `None`: the messaging channel is not connected.
     #[serde(default)]
     pub telegram_chat_id: Option<String>,
+    /// The account's sub-industry (narrows the template library).
+    #[serde(default)]
+    pub sub_industry: Option<String>,
+    /// The account holder's name (the account's own `name` is its id, `company_id`).
+    #[serde(default)]
+    pub contact_name: Option<String>,
+    #[serde(default)]
+    pub location: Option<String>,
+    /// Unix seconds after which charged work answers 402 `account_expired`; `None` never expires.
+    #[serde(default)]
+    pub valid_to: Option<i64>,
 }
 
 /// Where a video's narration comes from.

@@ -95,6 +95,15 @@ impl PublicFiles {
         format!("{}/{}", self.origin_url, rel)
     }
 
+    /// The file behind one of our own public URLs (`{origin_url}/…`, query ignored), when it
+    /// exists and has not expired: read locally instead of fetched over the network.
+    pub fn local_file(&self, url: &str) -> Option<PathBuf> {
+        let rel = url.strip_prefix(&self.origin_url)?.strip_prefix('/')?;
+        let rel = rel.split(['?', '#']).next()?;
+        let path = self.path(rel).ok()?;
+        (path.is_file() && !self.is_expired(rel, SystemTime::now())).then_some(path)
+    }
+
     /// Where `rel` lives on disk. `rel` is built by this module's callers from generated names;
     /// anything that could leave the root is refused.
     pub fn path(&self, rel: &str) -> io::Result<PathBuf> {

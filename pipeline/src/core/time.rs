@@ -27,3 +27,28 @@ pub fn iso(unix: i64) -> String {
         })
         .unwrap_or_default()
 }
+
+/// Unix seconds of `2026-11-20T22:47:44Z` (RFC 3339) or of a plain date `2026-11-20` (its
+/// start, UTC); `None` when `s` is neither.
+pub fn parse_iso(s: &str) -> Option<i64> {
+    use time::format_description::well_known::Rfc3339;
+    if let Ok(t) = time::OffsetDateTime::parse(s, &Rfc3339) {
+        return Some(t.unix_timestamp());
+    }
+    let day =
+        time::Date::parse(s, time::macros::format_description!("[year]-[month]-[day]")).ok()?;
+    Some(day.midnight().assume_utc().unix_timestamp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_timestamps_parse_to_unix_seconds() {
+        assert_eq!(parse_iso("1970-01-02"), Some(86_400));
+        assert_eq!(parse_iso("1970-01-01T00:01:00Z"), Some(60));
+        assert_eq!(parse_iso(&iso(1_800_000_000)), Some(1_800_000_000));
+        assert_eq!(parse_iso("tomorrow"), None);
+    }
+}

@@ -28,7 +28,7 @@ use crate::core::config::Settings;
 use crate::core::error::{Code, Error};
 use crate::core::model::Account;
 use crate::core::store::Store;
-use crate::core::{ids, time};
+use crate::core::{accounts, ids, time};
 
 /// Credits one call costs.
 pub const COST: i64 = 1;
@@ -135,21 +135,11 @@ impl Typography {
         // rasterising and publishing (the slow part) run as the job.
         let design = design_of(&tools, &req, account)?;
         let name = account.name.clone();
-        let remaining = self.store.write(|tx| {
-            let mut a = tx
-                .account(&name)?
-                .ok_or_else(|| Error::internal("authenticated account vanished"))?;
-            if a.credits < COST {
-                return Err(Error::new(
-                    Code::CreditExhausted,
-                    "This account has no credits left; typography costs 1 credit per call.",
-                )
-                .details(json!({ "credits_remaining": a.credits, "credits_required": COST })));
-            }
-            a.credits -= COST;
-            tx.put_account(&a)?;
-            Ok(a.credits)
-        })?;
+        let pricing_url = self.settings.pricing_url();
+        let charge = accounts::Charge::credits(COST, &pricing_url);
+        let remaining = self
+            .store
+            .write(|tx| accounts::charge(tx, &name, &charge))?;
         let id = typography_id();
         let created = time::now();
         let mut body = TypographyResult {
@@ -283,13 +273,7 @@ impl Typography {
     }
 
     fn refund(&self, account: &str) {
-        let r = self.store.write(|tx| {
-            if let Some(mut a) = tx.account(account)? {
-                a.credits += COST;
-                tx.put_account(&a)?;
-            }
-            Ok::<_, Error>(())
-        });
+        let r = self.store.write(|tx| accounts::refund(tx, account, COST));
         if let Err(e) = r {
             tracing::error!(%account, error = %e, "typography credit refund failed");
         }

@@ -117,6 +117,10 @@ pub struct CreateVideoRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub topic_id: Option<String>,
+    /// Not on the wire: `script_text` was taken from the plan entry, not sent. The 80-word
+    /// minimum is a rule of what clients send; a template's script may be shorter.
+    #[serde(skip)]
+    pub script_from_plan: bool,
 }
 
 /// The multipart form of `create_video` (sources `video_file`, `audio_file`): the JSON body's
@@ -483,6 +487,7 @@ impl CreateVideoRequest {
             callback_url: f.str("callback_url")?.map(str::to_string),
             metadata: read_metadata(&f)?,
             topic_id: read_topic_id(&f)?,
+            script_from_plan: false,
         })
     }
 }
@@ -669,7 +674,7 @@ async fn payload(
         Source::Text => {
             let script = required(&req.script_text, "script_text")?;
             let n = word_count(script);
-            if n < SCRIPT_MIN_WORDS {
+            if n < SCRIPT_MIN_WORDS && !req.script_from_plan {
                 return Err(Error::new(
                     Code::ScriptTooShort,
                     format!("`script_text` has {n} words; at least {SCRIPT_MIN_WORDS} are needed."),

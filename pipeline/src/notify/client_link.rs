@@ -270,6 +270,24 @@ fn skipped(reason: &str) -> ChannelResult {
     }
 }
 
+/// The spec's 500 `client_link_failed`: the email channel was asked for and the key's account
+/// has no email on file, so there is no one to send the link to. Checked before anything is
+/// minted or sent.
+fn check_email_on_file(account: &Account, c: &Channels) -> Result<(), Error> {
+    let has_email = account
+        .email
+        .as_deref()
+        .is_some_and(|e| !e.trim().is_empty());
+    if c.email && !has_email {
+        return Err(Error::new(
+            Code::ClientLinkFailed,
+            "The email channel was requested, but this account has no email on file. Set one with `reelsmith accounts set --email`, or leave `channels.email` out.",
+        )
+        .param("channels"));
+    }
+    Ok(())
+}
+
 /// Mints the link and announces it on the requested channels.
 pub async fn send(
     notifier: &Notifier,
@@ -277,6 +295,7 @@ pub async fn send(
     account: &Account,
     req: LinkRequest,
 ) -> Result<ClientLinkReply, Error> {
+    check_email_on_file(account, &req.channels)?;
     let claims = LinkClaims {
         a: account.name.clone(),
         t: req.link_type,

@@ -11,15 +11,44 @@ use crate::core::ids;
 use crate::core::model::{Account, Language};
 use crate::core::store::Store;
 use crate::core::time::{now, now_nanos};
-use crate::plan::add_request::AddPlanRequest;
+use crate::plan::add_request::{AddPlanRequest, ScriptInput};
 use crate::plan::entry::{PLAN, PlanEntry, PlanSource, Script, WorkflowPhase};
+use crate::plan::templates::{Template, Templates};
 
 fn topic_exists(message: &str) -> Error {
     Error::new(Code::TopicExists, message).param("topic_id")
 }
 
-/// Adds (or updates) `account`'s entry and returns it as stored.
-pub fn add(store: &Store, account: &Account, req: AddPlanRequest) -> Result<PlanEntry> {
+/// The template the request starts from: the named one when `source` is `template`. A named
+/// template must exist in the library, whatever the source (400 `invalid_template`).
+pub fn template_of<'a>(
+    templates: &'a Templates,
+    req: &AddPlanRequest,
+) -> Result<Option<&'a Template>> {
+    let Some(id) = req.template.as_deref() else {
+        return Ok(None);
+    };
+    let t = templates.get(id).ok_or_else(|| {
+        Error::new(
+            Code::InvalidTemplate,
+            "No template with this id exists; GET /v1/foundation_videos lists them.",
+        )
+        .param("template")
+    })?;
+    Ok((req.source == Some(PlanSource::Template)).then_some(t))
+}
+
+/// Adds (or updates) `account`'s entry and returns it as stored. With a `template` (see
+/// [`template_of`]) and no `scripts`, the entry is seeded with the template's script for the
+/// idea in the template's format, so it is Script ready and `create_video` with its topic id
+/// follows the template.
+pub fn add(
+    store: &Store,
+    account: &Account,
+    req: AddPlanRequest,
+    template: Option<&Template>,
+) -> Result<PlanEntry> {
+    let req = seed_from_template(req, template);
     let topic = req.topic_id.clone().unwrap_or_else(ids::topic_id);
     let t = now();
     store.write(|tx| -> Result<PlanEntry> {
@@ -44,6 +73,26 @@ pub fn add(store: &Store, account: &Account, req: AddPlanRequest) -> Result<Plan
         tx.put_record(PLAN, &topic, &entry)?;
         Ok(entry)
     })
+}
+
+/// `req` with the template's script as its one script, when a template is given and the
+/// request brings no scripts of its own.
+fn seed_from_template(mut req: AddPlanRequest, template: Option<&Template>) -> AddPlanRequest {
+    if let Some(t) = template
+        && req.scripts.is_none()
+    {
+        let material = [Some(req.idea_text.as_str()), req.description.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(". ");
+        req.scripts = Some(vec![ScriptInput {
+            format: t.format,
+            text: t.script(&material),
+        }]);
+        req.recommended_format = Some(t.format);
+    }
+    req
 }
 
 /// The entry a request makes, over the `existing` entry of the same topic if any.
@@ -114,7 +163,6 @@ fn entry_from(
 mod tests {
     use super::*;
     use crate::core::model::Plan;
-    use crate::plan::add_request::ScriptInput;
     use crate::plan::entry::ScriptFormat;
 
     fn account(name: &str) -> Account {
@@ -125,8 +173,7 @@ mod tests {
             created_at: 0,
             email: None,
             industry: Some("solar".into()),
-            weekly_quota: None,
-            telegram_chat_id: None,
+            ..Account::default()
         }
     }
 
@@ -157,12 +204,42 @@ mod tests {
     fn scripts_are_kept_in_the_fixed_order_and_the_first_one_is_the_master() {
         let (_dir, store) = store();
         let req = with_scripts("wcA", &[ScriptFormat::Mb, ScriptFormat::Qa]);
-        let e = add(&store, &account("a"), req).unwrap();
+        let e = add(&store, &account("a"), req, None).unwrap();
         assert_eq!(e.formats(), vec![ScriptFormat::Qa, ScriptFormat::Mb]);
         assert_eq!(e.recommended_format, Some(ScriptFormat::Mb));
         assert_eq!(e.master_script().unwrap().text, "Mb script");
         assert_eq!(e.industry.as_deref(), Some("solar"));
         assert_eq!(e.workflow_phase, WorkflowPhase::Queued);
+    }
+
+    #[test]
+    fn a_template_entry_is_seeded_with_the_template_script_in_its_format() {
+        let (_dir, store) = store();
+        let lib =
+            Templates::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"))
+                .unwrap();
+        let req = AddPlanRequest {
+            idea_text: "Why solar pays off in Texas".into(),
+            source: Some(PlanSource::Template),
+            template: Some("ve-solar-savings".into()),
+            ..AddPlanRequest::default()
+        };
+        let t = template_of(&lib, &req).unwrap();
+        let e = add(&store, &account("a"), req, t).unwrap();
+        assert_eq!(e.workflow_phase, WorkflowPhase::AbRoll);
+        assert_eq!(e.recommended_format, Some(ScriptFormat::Ve));
+        let master = &e.master_script().unwrap().text;
+        assert!(master.starts_with("Most homeowners guess"), "{master}");
+        assert!(master.contains("Why solar pays off in Texas"), "{master}");
+        let unknown = AddPlanRequest {
+            template: Some("no-such-template".into()),
+            ..AddPlanRequest::default()
+        };
+        let err = template_of(&lib, &unknown).unwrap_err();
+        assert_eq!(
+            (err.code, err.param.as_deref()),
+            (Code::InvalidTemplate, Some("template"))
+        );
     }
 
     #[test]
@@ -172,12 +249,14 @@ mod tests {
             &store,
             &account("a"),
             with_scripts("wcA", &[ScriptFormat::Ve]),
+            None,
         )
         .unwrap();
         let again = add(
             &store,
             &account("a"),
             with_scripts("wcA", &[ScriptFormat::Cs]),
+            None,
         );
         assert_eq!(again.unwrap_err().code, Code::TopicExists);
         let idea_only = AddPlanRequest {
@@ -185,10 +264,10 @@ mod tests {
             topic_id: Some("wcA".into()),
             ..AddPlanRequest::default()
         };
-        let other = add(&store, &account("b"), idea_only.clone());
+        let other = add(&store, &account("b"), idea_only.clone(), None);
         assert_eq!(other.unwrap_err().code, Code::TopicExists);
         // The owner may update the idea; the scripts stay.
-        let e = add(&store, &account("a"), idea_only).unwrap();
+        let e = add(&store, &account("a"), idea_only, None).unwrap();
         assert_eq!(
             (e.idea_text.as_str(), e.script_ready()),
             ("new words", true)
@@ -205,7 +284,7 @@ mod tests {
             week_start: Some(1_000),
             ..AddPlanRequest::default()
         };
-        let e = add(&store, &account("a"), req).unwrap();
+        let e = add(&store, &account("a"), req, None).unwrap();
         assert_eq!(
             (e.workflow_phase, e.created_at),
             (WorkflowPhase::AbRoll, 1_000)

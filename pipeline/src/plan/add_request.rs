@@ -59,6 +59,9 @@ pub struct AddPlanRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub topic_id: Option<String>,
+    /// A template id of `GET /v1/foundation_videos` (unknown: 400 `invalid_template`). With
+    /// `source=template` and no `scripts`, the entry is seeded with the template's script for
+    /// the idea, in the template's format, and a later `create_video {topic_id}` follows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,6 +1,7 @@
 //! The production plan: ideas and their scripts (`production_plan/add`, the plan list), the
 //! roadmap of weekly production derived from the plan and the videos, the list of the
-//! account's videos, and `create_video` from a plan entry. Uses `ingest`, `build` and `core`.
+//! account's videos, `create_video` from a plan entry, and the template library. Uses `media`
+//! (the template thumbnails), `ingest`, `build` and `core`.
 //!
 //! - `add_request.rs`: the typed add request and every rule of the spec
 //! - `entry.rs`: the entry record (its own redb table), formats, phases, the entry reply
@@ -10,6 +11,7 @@
 //! - `videos.rs`: `GET /v1/videos`, and the account's jobs and their titles
 //! - `topic_video.rs`: a plan entry's master script becomes a video
 //! - `query.rs`: the read endpoints' integer query values
+//! - `templates.rs`: `GET /v1/foundation_videos`, the template library in `assets/templates`
 
 pub mod add;
 pub mod add_request;
@@ -17,5 +19,6 @@ pub mod entry;
 pub mod list;
 pub mod query;
 pub mod roadmap;
+pub mod templates;
 pub mod topic_video;
 pub mod videos;

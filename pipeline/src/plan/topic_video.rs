@@ -55,6 +55,7 @@ pub fn fill_from_plan(store: &Store, account: &str, req: &mut CreateVideoRequest
                 .param("topic_id"));
             }
             req.script_text = Some(master.text.clone());
+            req.script_from_plan = true;
         }
         Source::Idea if req.idea_text.is_none() => req.idea_text = Some(entry.idea_text.clone()),
         _ => {}

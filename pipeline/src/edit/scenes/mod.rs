@@ -611,11 +611,21 @@ impl Editor {
         kind: Option<MediaKind>,
     ) -> Result<PreparedMedia> {
         let param = "fields";
-        let resp = self
-            .runtime
-            .block_on(self.fetcher.get(url, self.max_download(), DOWNLOAD_TIMEOUT))
-            .map_err(|e| fetch_error(e, param))?;
-        let sniffed = MediaKind::sniff(&resp.body);
+        // Our own public files (search_broll results, uploads) are read where they lie.
+        let local = crate::core::public::PublicFiles::new(&self.settings).local_file(url);
+        let body = match local {
+            Some(path) => std::fs::read(&path).map_err(|e| {
+                Error::internal("public file unreadable")
+                    .because(format!("{}: {e}", path.display()))
+            })?,
+            None => {
+                self.runtime
+                    .block_on(self.fetcher.get(url, self.max_download(), DOWNLOAD_TIMEOUT))
+                    .map_err(|e| fetch_error(e, param))?
+                    .body
+            }
+        };
+        let sniffed = MediaKind::sniff(&body);
         let kind = kind
             .or_else(|| parse::kind_from_extension(url))
             .or(sniffed.map(|s| s.0))
@@ -641,7 +651,7 @@ impl Editor {
         };
         let dir = self.settings.video_dir(topic);
         let file = format!("media_{}.{ext}", crate::core::ids::file_token());
-        crate::core::files::write_atomic(&dir.join(&file), &resp.body).map_err(Error::internal)?;
+        crate::core::files::write_atomic(&dir.join(&file), &body).map_err(Error::internal)?;
         Ok(PreparedMedia {
             url: url.to_string(),
             kind,

@@ -1,0 +1,6 @@
+//! Media for a video: B-roll search (`search_broll`) and image generation (`create_image`). Uses `ingest`, `build`, `render`
+//! and `core`.
+
+pub mod images;
+pub mod search;
+pub mod thumbs;
