@@ -72,6 +72,7 @@ pub struct ErrorBody {
         crate::editor::export::editor_status,
         crate::editor::script::editor_script,
         crate::editor::live::editor_live,
+        crate::editor::broll::editor_broll,
         crate::pages::content_viewer_page,
         crate::content::create_content,
         crate::content::enhance_script,

@@ -431,3 +431,36 @@ async fn the_script_view_approves_an_edited_script_into_scenes() {
     b.screenshot("script-approved-editor").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_background_is_swapped_from_search_broll_results() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let keyword = b.find("input.broll-keyword").await;
+    keyword.clear().await.unwrap();
+    keyword.send_keys("grid").await.unwrap();
+    b.find("button.broll-search").await.click().await.unwrap();
+    let url = b
+        .wait_for(
+            "document.querySelector('.broll-result img')?.complete && document.querySelector('.broll-result').dataset.url",
+            30,
+        )
+        .await;
+    b.find(".broll-result").await.click().await.unwrap();
+    let data_url = review.replacen('?', "/data?", 1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+        // B-roll: the background's mediaUrl; A-roll: the narrator stays, the asset is brollUrl.
+        let s = &v["scenes"][0];
+        if s["mediaUrl"] == url || s["brollUrl"] == url {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not swapped: {}", v["scenes"][0]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    b.screenshot("editor-background-swapped").await;
+    b.close().await;
+}

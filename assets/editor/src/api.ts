@@ -31,6 +31,7 @@ export interface EditorView {
   edit_session: { active: boolean; staged_writes?: number };
   scenes: Scene[];
 }
+export interface BrollResult { number: number; type: string; url: string; thumbnail_url: string; title: string; source: string }
 export interface PreviewClip { url: string; key: string; cached: boolean; render_ms: number }
 
 export class ApiError extends Error {
@@ -90,6 +91,8 @@ export const api = {
   preview: (voice_file: string) => call<PreviewClip>("POST", `/preview/${encodeURIComponent(voice_file)}`),
   export: () => call<Status>("POST", "/export"),
   approve: (segments: string[]) => call<Status>("POST", "/script", { segments }),
+  broll: (keyword: string, kind: "video" | "image") =>
+    call<{ results: BrollResult[] }>("POST", "/broll", { keyword, kind, limit: 8 }),
 };
 
 export function stillUrl(voice_file: string, t: number | null, version: string): string {

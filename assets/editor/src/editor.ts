@@ -7,6 +7,7 @@ import { api, sceneVersion, stillUrl, topic, url, words, type EditorView, type P
 import { Stage, measure, type Target } from "./stage";
 import * as live from "./live";
 import { Export } from "./export";
+import { Broll } from "./broll";
 
 const EDIT_FIELD: Record<string, string> = {
   narrator: "overlay.narrator.rect",
@@ -297,6 +298,7 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
           <button class="disable-overlay" disabled=${scene.remotion_spec_state !== "ready"} onClick=${() => modify([{ field_name: "disable_overlay", value: true }], "Disabling the overlay")}>Disable overlay</button>
           <span class="overlay-state">Overlay: ${scene.remotion_spec_state ?? "none"}</span>
         </div>
+        <${Broll} keyword=${String(scene.keyword ?? "")} onPick=${(u: string) => modify([{ field_name: "mediaUrl", value: u }], "Swapping the background")} />
         <label>Background from a URL
           <input class="media-url" type="url" placeholder="https://…" value=${media} onInput=${(e: Event) => setMedia((e.target as HTMLInputElement).value)} />
         </label>
