@@ -73,6 +73,7 @@ pub struct ErrorBody {
         crate::editor::script::editor_script,
         crate::editor::live::editor_live,
         crate::editor::broll::editor_broll,
+        crate::editor::upload::editor_upload,
         crate::pages::content_viewer_page,
         crate::content::create_content,
         crate::content::enhance_script,

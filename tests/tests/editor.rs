@@ -464,3 +464,68 @@ async fn the_background_is_swapped_from_search_broll_results() {
     b.screenshot("editor-background-swapped").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overlay() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let dir = reelsmith_tests::tempfile::tempdir().unwrap();
+    let wav = dir.path().join("voice.wav");
+    std::fs::write(&wav, reelsmith_tests::wav_bytes(2.0, 16_000)).unwrap();
+    let svg = dir.path().join("badge.svg");
+    std::fs::write(
+        &svg,
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 720 1280' width='720' height='1280'>\
+         <g data-wc-object='badge' data-wc-kind='callout'><rect x='100' y='200' width='300' height='120' fill='#e53935'/></g></svg>",
+    )
+    .unwrap();
+    let data_url = review.replacen('?', "/data?", 1);
+    let scene0 = |v: &Value| v["scenes"][0].clone();
+    let before: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+
+    b.find("input.upload-voice").await.send_keys(wav.to_str().unwrap()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+        // The two-second upload is the scene's narration now.
+        if scene0(&v)["narrator"]["audio_url"] != scene0(&before)["narrator"]["audio_url"] {
+            let seconds = scene0(&v)["duration"].as_f64().unwrap();
+            assert!((seconds - 2.0).abs() < 0.05, "{seconds}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the voice was not applied: {}", scene0(&v));
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    let mp4 = dir.path().join("narrator.mp4");
+    std::fs::write(&mp4, reelsmith_tests::h264_mp4()).unwrap();
+    b.find("input.upload-narrator").await.send_keys(mp4.to_str().unwrap()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+        if scene0(&v)["has_narrator_video"] == true {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the narrator video was not applied: {}", scene0(&v));
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    b.find("input.upload-overlay").await.send_keys(svg.to_str().unwrap()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let g = geometry(&d, &id, &scenes[0]).await;
+        let objects = g["boxes"]["remotion"]["object_layer"]["objects"].as_array().unwrap().clone();
+        if objects.iter().any(|o| o["layout_id"].as_str().is_some_and(|l| l.contains("badge"))) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the overlay was not applied: {objects:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    b.wait_for("[...document.querySelectorAll('[data-layout-id]')].some(e => e.dataset.layoutId.includes('badge'))", 20).await;
+    let errors = b.eval("return document.querySelector('.error')?.innerText ?? '';").await;
+    assert_eq!(errors, json!(""), "no error shown");
+    b.screenshot("editor-uploads").await;
+    b.close().await;
+}

@@ -7,8 +7,8 @@
 //! One job per file: `page.rs` the HTML shell and the player's page, `files.rs` the embedded
 //! app, `data.rs` what the app loads, `media.rs` stills and preview clips, `edits.rs`
 //! modify_scene / edit_session / scene_geometry for the link's video, `export.rs` export and
-//! its progress, `broll.rs` search_broll for the background swap, `script.rs` the script
-//! view's approval, `live.rs` the WebSocket through which an open editor registers for
+//! its progress, `broll.rs` search_broll for the background swap, `upload.rs` files for
+//! the upload edits, `script.rs` the script view's approval, `live.rs` the WebSocket through which an open editor registers for
 //! `scene_inspector`.
 
 pub(crate) mod broll;
@@ -20,6 +20,7 @@ pub(crate) mod live;
 pub(crate) mod media;
 pub(crate) mod page;
 pub(crate) mod script;
+pub(crate) mod upload;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,6 +52,8 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .or(script::route(state.clone()))
         .unify()
         .or(broll::route(state.clone()))
+        .unify()
+        .or(upload::route(state.clone()))
         .unify()
         .or(live::route(state))
         .unify()

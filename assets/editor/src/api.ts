@@ -81,7 +81,19 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return json as T;
 }
 
+async function upload(file: File): Promise<{ url: string }> {
+  const resp = await fetch(url("/upload", { filename: file.name }), {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream" },
+    body: file,
+  });
+  const json: any = await resp.json().catch(() => null);
+  if (!resp.ok) throw new ApiError(json?.error?.code ?? "http_" + resp.status, json?.error?.message ?? `The upload failed (${resp.status}).`);
+  return json;
+}
+
 export const api = {
+  upload,
   data: () => call<EditorView>("GET", "/data"),
   status: () => call<Status>("GET", "/status"),
   session: (action: "start" | "commit" | "abort" | "status") => call<any>("POST", "/session", { id: topic, action }),

@@ -21,6 +21,12 @@ function editOf(target: Target, rect: Rect): { field_name: string; value: unknow
   return { field_name: EDIT_FIELD.narrator, value: rect };
 }
 
+const UPLOADS = [
+  { key: "voice", label: "Voice", accept: "audio/*", field: "voice.upload", doing: "Applying the new voice" },
+  { key: "narrator", label: "Narrator video", accept: "video/*", field: "narrator.upload_video", doing: "Applying the narrator video" },
+  { key: "overlay", label: "Overlay (SVG or image)", accept: "image/*,.svg", field: "remotion.upload_overlay", doing: "Applying the overlay" },
+] as const;
+
 export function Editor(props: { initial: EditorView; onReload: () => Promise<EditorView> }) {
   const [view, setView] = useState<EditorView>(props.initial);
   const [sel, setSel] = useState(0);
@@ -138,6 +144,25 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
       setNote("");
       fail(e);
       loadGeometry(scene.voice_file);
+    }
+  };
+
+  // Uploads (H, I, B): the file is stored first, then its URL is the edit's value. Voice and
+  // narrator video apply in the background; the realtime stream reports them.
+  const uploadFor = async (u: (typeof UPLOADS)[number], e: Event) => {
+    const input = e.target as HTMLInputElement;
+    const file = input.files?.[0];
+    if (!file || !scene) return;
+    try {
+      setError("");
+      setNote(`Uploading ${file.name}…`);
+      const stored = await api.upload(file);
+      await modify([{ field_name: u.field, value: stored.url }], u.doing);
+    } catch (err) {
+      setNote("");
+      fail(err);
+    } finally {
+      input.value = "";
     }
   };
 
@@ -303,6 +328,14 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
           <input class="media-url" type="url" placeholder="https://…" value=${media} onInput=${(e: Event) => setMedia((e.target as HTMLInputElement).value)} />
         </label>
         <button class="swap-background" disabled=${!media} onClick=${() => modify([{ field_name: "mediaUrl", value: media }], "Swapping the background")}>Swap background</button>
+        <h2>Uploads</h2>
+        <div class="uploads">
+          ${UPLOADS.map(
+            (u) => html`<label class="upload">${u.label}
+              <input type="file" class=${"upload-" + u.key} accept=${u.accept} onChange=${(e: Event) => uploadFor(u, e)} />
+            </label>`,
+          )}
+        </div>
         <h2>Layout checks</h2>
         <ul class="violations">
           ${violations.length === 0 ? html`<li class="ok">No problems found.</li>` : null}
