@@ -155,7 +155,8 @@ impl Browser {
             assert!(
                 Instant::now() < deadline,
                 "waited {secs} s for `{script}`; page says: {}",
-                self.eval("return document.body.innerText.slice(0, 800);").await
+                self.eval("return document.body.innerText.slice(0, 800);")
+                    .await
             );
             tokio::time::sleep(Duration::from_millis(150)).await;
         }

@@ -114,7 +114,6 @@ pub(crate) fn page(
     crate::reply::tag(resp)
 }
 
-
 /// Content viewer opened by a written piece's `review_url` (signed token, no sign-in).
 #[utoipa::path(
     get,

@@ -86,9 +86,13 @@ async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows
         )
         .await;
     assert_eq!(thumbs, json!(scenes.len()));
-    let words = b.eval("return document.querySelectorAll('.timeline .word').length;").await;
+    let words = b
+        .eval("return document.querySelectorAll('.timeline .word').length;")
+        .await;
     assert!(words.as_u64().unwrap() > 3, "a word timeline: {words}");
-    let zones = b.eval("return document.querySelectorAll('[data-zone]').length;").await;
+    let zones = b
+        .eval("return document.querySelectorAll('[data-zone]').length;")
+        .await;
     assert_eq!(zones, json!(2), "both dead zones are drawn");
     // Phone width: nothing sticks out sideways.
     let wide = b
@@ -100,7 +104,9 @@ async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows
     let tampered = review.replace("token=", "token=0");
     let text = b.open(&tampered).await;
     assert!(text.contains("This link is not valid"), "{text}");
-    let scene_text = b.eval("return document.querySelectorAll('.thumb, .stage').length;").await;
+    let scene_text = b
+        .eval("return document.querySelectorAll('.thumb, .stage').length;")
+        .await;
     assert_eq!(scene_text, json!(0));
     b.close().await;
 }
@@ -126,15 +132,22 @@ async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_w
     let deadline = Instant::now() + Duration::from_secs(30);
     let after = loop {
         let g = geometry(&d, &id, &scenes[0]).await;
-        let y = g["boxes"]["caption"]["container_rect"]["y"].as_f64().unwrap();
+        let y = g["boxes"]["caption"]["container_rect"]["y"]
+            .as_f64()
+            .unwrap();
         if (y - y0).abs() > 1.0 {
             break g;
         }
         assert!(Instant::now() < deadline, "the caption did not move: y {y}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    let y1 = after["boxes"]["caption"]["container_rect"]["y"].as_f64().unwrap();
-    assert!((y1 - (y0 - 60.0)).abs() <= 2.0, "moved by the drag: {y0} → {y1}");
+    let y1 = after["boxes"]["caption"]["container_rect"]["y"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (y1 - (y0 - 60.0)).abs() <= 2.0,
+        "moved by the drag: {y0} → {y1}"
+    );
 
     // What the open editor draws agrees with scene_geometry within one preview pixel.
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -146,13 +159,22 @@ async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_w
         let find = |sel: &str| boxes.iter().find(|b| b["selector"] == sel).cloned();
         let caption = find("[data-box=\"caption\"]").expect("the caption box");
         if !near(caption["y"].as_f64().unwrap(), y1) {
-            assert!(Instant::now() < deadline, "the editor still draws {caption}");
+            assert!(
+                Instant::now() < deadline,
+                "the editor still draws {caption}"
+            );
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
         }
-        let mut expected = vec![("[data-box=\"caption\"]".to_string(), after["boxes"]["caption"]["container_rect"].clone())];
+        let mut expected = vec![(
+            "[data-box=\"caption\"]".to_string(),
+            after["boxes"]["caption"]["container_rect"].clone(),
+        )];
         if after["boxes"]["narrator"]["visible"] == true {
-            expected.push(("[data-box=\"narrator\"]".into(), after["boxes"]["narrator"]["rect"].clone()));
+            expected.push((
+                "[data-box=\"narrator\"]".into(),
+                after["boxes"]["narrator"]["rect"].clone(),
+            ));
         }
         for o in after["boxes"]["remotion"]["object_layer"]["objects"]
             .as_array()
@@ -185,7 +207,15 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
     open_editor(&second, &review).await;
     // The clip before the edit (rendered now, so the edit's clip is a fresh render).
     let preview_url = review.replacen('?', &format!("/preview/{}?", scenes[0]), 1);
-    let before: Value = d.http.post(&preview_url).send().await.unwrap().json().await.unwrap();
+    let before: Value = d
+        .http
+        .post(&preview_url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let key0 = before["key"].as_str().unwrap().to_string();
 
     let src0 = first
@@ -202,7 +232,11 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
             90,
         )
         .await;
-    assert_ne!(fresh[0], json!(key0), "the edited scene has a new preview clip");
+    assert_ne!(
+        fresh[0],
+        json!(key0),
+        "the edited scene has a new preview clip"
+    );
     eprintln!("edit → fresh preview clip: {} ms", fresh[1]);
     let still_changed = first
         .wait_for(
@@ -229,10 +263,17 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
         .await;
     first.find("button.save").await.click().await.unwrap();
     first
-        .wait_for("document.querySelector('.session').dataset.staged === '0'", 20)
+        .wait_for(
+            "document.querySelector('.session').dataset.staged === '0'",
+            20,
+        )
         .await;
     let tree = d.scene_tree(&id).await;
-    assert_eq!(tree["segments"][0]["text"], json!(text), "saved to the document");
+    assert_eq!(
+        tree["segments"][0]["text"],
+        json!(text),
+        "saved to the document"
+    );
     first.close().await;
     second.close().await;
 }
@@ -240,13 +281,27 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
 /// `ffprobe`'s view of an MP4: (video codec, duration in seconds).
 fn probe(path: &std::path::Path) -> (String, f64) {
     let out = std::process::Command::new("ffprobe")
-        .args(["-v", "error", "-show_entries", "stream=codec_name:format=duration", "-of", "json"])
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_name:format=duration",
+            "-of",
+            "json",
+        ])
         .arg(path)
         .output()
         .expect("ffprobe runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let codec = v["streams"][0]["codec_name"].as_str().unwrap_or("").to_string();
+    let codec = v["streams"][0]["codec_name"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     let duration = v["format"]["duration"].as_str().unwrap().parse().unwrap();
     (codec, duration)
 }
@@ -258,11 +313,17 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
     let player = Browser::start().await;
     let player_url = format!("{review}&readonly=true");
     let r = d.http.get(&player_url).send().await.unwrap();
-    let csp = r.headers()["content-security-policy"].to_str().unwrap().to_string();
+    let csp = r.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
     assert!(csp.contains("frame-ancestors *"), "embeddable: {csp}");
     player.client.goto(&player_url).await.unwrap();
     player
-        .wait_for("document.querySelector('video.scene-clip')?.currentTime > 0.3", 90)
+        .wait_for(
+            "document.querySelector('video.scene-clip')?.currentTime > 0.3",
+            90,
+        )
         .await;
     let controls = player
         .eval("return document.querySelectorAll('textarea, .save, .export-button, [data-box]').length;")
@@ -272,7 +333,12 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
 
     let editor = Browser::start().await;
     open_editor(&editor, &review).await;
-    editor.find("button.export-button").await.click().await.unwrap();
+    editor
+        .find("button.export-button")
+        .await
+        .click()
+        .await
+        .unwrap();
     let mut progress = Vec::new();
     let deadline = Instant::now() + LONG;
     let mp4 = loop {
@@ -289,9 +355,20 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(!progress.is_empty(), "a progress bar was shown");
-    assert!(progress.iter().all(|p| (85.0..=100.0).contains(p)), "{progress:?}");
+    assert!(
+        progress.iter().all(|p| (85.0..=100.0).contains(p)),
+        "{progress:?}"
+    );
     editor.screenshot("editor-exported").await;
-    let bytes = d.http.get(&mp4).send().await.unwrap().bytes().await.unwrap();
+    let bytes = d
+        .http
+        .get(&mp4)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     let file = output_dir().join("editor-export.mp4");
     std::fs::write(&file, &bytes).unwrap();
     let (codec, duration) = probe(&file);
@@ -300,7 +377,10 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
 
     player.client.refresh().await.unwrap();
     player
-        .wait_for("document.querySelector('video.final')?.currentTime > 0.3", 60)
+        .wait_for(
+            "document.querySelector('video.final')?.currentTime > 0.3",
+            60,
+        )
         .await;
     player.screenshot("player-final").await;
     player.close().await;
@@ -308,11 +388,17 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
 }
 
 /// A bare live-editor connection that answers probes (or not) and commands (or closes).
-async fn bare_tab(review: &str, answer_probes: bool, on_command_close: bool) -> tokio::task::JoinHandle<()> {
+async fn bare_tab(
+    review: &str,
+    answer_probes: bool,
+    on_command_close: bool,
+) -> tokio::task::JoinHandle<()> {
     let ws_url = review
         .replacen("http://", "ws://", 1)
         .replacen('?', "/live?", 1);
-    let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str()).await.expect("ws connects");
+    let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
+        .await
+        .expect("ws connects");
     let (mut tx, mut rx) = ws.split();
     tokio::spawn(async move {
         while let Some(Ok(msg)) = rx.next().await {
@@ -338,13 +424,22 @@ async fn every_live_inspector_action_runs_in_an_open_editor_and_none_open_is_una
     let d = Daemon::start(BIN, &[]);
     let (id, review, scenes) = scene_video(&d).await;
     let (c, v) = inspect(&d, &id, "get_preview_state", json!({})).await;
-    assert_eq!((c, &v["status"], &v["code"]), (200, &json!("unavailable"), &json!("no_live_editor")), "{v}");
+    assert_eq!(
+        (c, &v["status"], &v["code"]),
+        (200, &json!("unavailable"), &json!("no_live_editor")),
+        "{v}"
+    );
 
     let b = Browser::start().await;
     open_editor(&b, &review).await;
     let ok = |v: &Value| {
         assert_eq!(v["status"], "completed", "{v}");
-        assert!(v["selected_browser"].as_str().is_some_and(|s| s.starts_with("ed_")), "{v}");
+        assert!(
+            v["selected_browser"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("ed_")),
+            "{v}"
+        );
         v["result"].clone()
     };
     for action in ["list_live_editors", "list_instances"] {
@@ -355,24 +450,55 @@ async fn every_live_inspector_action_runs_in_an_open_editor_and_none_open_is_una
     }
     let (_, v) = inspect(&d, &id, "get_preview_state", json!({})).await;
     let r = ok(&v);
-    assert_eq!((&r["scene"], &r["playing"]), (&json!(scenes[0]), &json!(false)), "{v}");
+    assert_eq!(
+        (&r["scene"], &r["playing"]),
+        (&json!(scenes[0]), &json!(false)),
+        "{v}"
+    );
     let (_, v) = inspect(&d, &id, "get_scene_dom_snapshot", json!({})).await;
     let r = ok(&v);
     assert_eq!(r["scene_uid"], json!(scenes[0]));
     assert!(!r["elements"].as_array().unwrap().is_empty(), "{v}");
-    let (_, v) = inspect(&d, &id, "get_computed_boxes", json!({"selector": "[data-box=caption]"})).await;
+    let (_, v) = inspect(
+        &d,
+        &id,
+        "get_computed_boxes",
+        json!({"selector": "[data-box=caption]"}),
+    )
+    .await;
     assert_eq!(ok(&v)["boxes"].as_array().unwrap().len(), 1, "{v}");
     // A scene-bound command for another scene needs `activate`.
-    let (c, v) = inspect(&d, &id, "get_computed_boxes", json!({"voice_file": scenes[1]})).await;
-    assert_eq!((c, &v["error"]["code"]), (409, &json!("editor_refused")), "{v}");
+    let (c, v) = inspect(
+        &d,
+        &id,
+        "get_computed_boxes",
+        json!({"voice_file": scenes[1]}),
+    )
+    .await;
+    assert_eq!(
+        (c, &v["error"]["code"]),
+        (409, &json!("editor_refused")),
+        "{v}"
+    );
     let (_, v) = inspect(&d, &id, "activate_scene", json!({"voice_file": scenes[1]})).await;
     assert_eq!(ok(&v)["scene"], json!(scenes[1]), "{v}");
-    b.wait_for(&format!("document.querySelector('.thumb.selected').dataset.voiceFile === {:?}", scenes[1]), 5).await;
+    b.wait_for(
+        &format!(
+            "document.querySelector('.thumb.selected').dataset.voiceFile === {:?}",
+            scenes[1]
+        ),
+        5,
+    )
+    .await;
     let (_, v) = inspect(&d, &id, "seek_preview", json!({"seek_seconds": 1.0})).await;
     assert_eq!(ok(&v)["time"].as_f64(), Some(1.0), "{v}");
     let (_, v) = inspect(&d, &id, "play_preview", json!({"timeout_ms": 15000})).await;
     assert_eq!(ok(&v)["playing"], json!(true), "{v}");
-    b.wait_for("document.querySelector('.stage video.picture')?.currentTime > 0.2", 30).await;
+    b.wait_for(
+        "document.querySelector('.stage video.picture')?.currentTime > 0.2",
+        30,
+    )
+    .await;
     b.screenshot("editor-playing").await;
     let (_, v) = inspect(&d, &id, "pause_preview", json!({})).await;
     assert_eq!(ok(&v)["playing"], json!(false), "{v}");
@@ -382,8 +508,18 @@ async fn every_live_inspector_action_runs_in_an_open_editor_and_none_open_is_una
 
     // Tabs that do not answer: the probe window, the command timeout, a tab that leaves.
     let silent = bare_tab(&review, false, false).await;
-    let (_, v) = inspect(&d, &id, "get_preview_state", json!({"probe_timeout_ms": 150})).await;
-    assert_eq!((&v["status"], &v["code"]), (&json!("unavailable"), &json!("no_active_editor")), "{v}");
+    let (_, v) = inspect(
+        &d,
+        &id,
+        "get_preview_state",
+        json!({"probe_timeout_ms": 150}),
+    )
+    .await;
+    assert_eq!(
+        (&v["status"], &v["code"]),
+        (&json!("unavailable"), &json!("no_active_editor")),
+        "{v}"
+    );
     silent.abort();
     let slow = bare_tab(&review, true, false).await;
     let t = Instant::now();
@@ -398,7 +534,10 @@ async fn every_live_inspector_action_runs_in_an_open_editor_and_none_open_is_una
         v["code"] == json!("editor_disconnected") || v["code"] == json!("no_active_editor"),
         "{v}"
     );
-    assert!(t.elapsed() < Duration::from_secs(5), "a tab that leaves never hangs the call");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "a tab that leaves never hangs the call"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -418,14 +557,16 @@ async fn the_script_view_approves_an_edited_script_into_scenes() {
     assert!(review.contains("view=script"), "{review}");
     let b = Browser::start().await;
     b.client.goto(&review).await.unwrap();
-    b.wait_for("document.querySelectorAll('textarea.segment').length", 30).await;
+    b.wait_for("document.querySelectorAll('textarea.segment').length", 30)
+        .await;
     b.screenshot("script-view").await;
     let first = b.find("textarea.segment").await;
     first.clear().await.unwrap();
     let line = "Harbour towns keep their fishing boats close to home.";
     first.send_keys(line).await.unwrap();
     b.find("button.approve").await.click().await.unwrap();
-    b.wait_for("document.querySelectorAll('.thumb').length", 180).await;
+    b.wait_for("document.querySelectorAll('.thumb').length", 180)
+        .await;
     let tree = d.scene_tree(&id).await;
     assert_eq!(tree["segments"][0]["text"], json!(line), "{tree}");
     b.screenshot("script-approved-editor").await;
@@ -452,7 +593,15 @@ async fn the_background_is_swapped_from_search_broll_results() {
     let data_url = review.replacen('?', "/data?", 1);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let v: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+        let v: Value = d
+            .http
+            .get(&data_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         // B-roll: the background's mediaUrl; A-roll: the narrator stays, the asset is brollUrl.
         let s = &v["scenes"][0];
         if s["mediaUrl"] == url || s["brollUrl"] == url {
@@ -483,48 +632,103 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
     .unwrap();
     let data_url = review.replacen('?', "/data?", 1);
     let scene0 = |v: &Value| v["scenes"][0].clone();
-    let before: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+    let before: Value = d
+        .http
+        .get(&data_url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
 
-    b.find("input.upload-voice").await.send_keys(wav.to_str().unwrap()).await.unwrap();
+    b.find("input.upload-voice")
+        .await
+        .send_keys(wav.to_str().unwrap())
+        .await
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let v: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+        let v: Value = d
+            .http
+            .get(&data_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         // The two-second upload is the scene's narration now.
         if scene0(&v)["narrator"]["audio_url"] != scene0(&before)["narrator"]["audio_url"] {
             let seconds = scene0(&v)["duration"].as_f64().unwrap();
             assert!((seconds - 2.0).abs() < 0.05, "{seconds}");
             break;
         }
-        assert!(Instant::now() < deadline, "the voice was not applied: {}", scene0(&v));
+        assert!(
+            Instant::now() < deadline,
+            "the voice was not applied: {}",
+            scene0(&v)
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
     let mp4 = dir.path().join("narrator.mp4");
     std::fs::write(&mp4, reelsmith_tests::h264_mp4()).unwrap();
-    b.find("input.upload-narrator").await.send_keys(mp4.to_str().unwrap()).await.unwrap();
+    b.find("input.upload-narrator")
+        .await
+        .send_keys(mp4.to_str().unwrap())
+        .await
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let v: Value = d.http.get(&data_url).send().await.unwrap().json().await.unwrap();
+        let v: Value = d
+            .http
+            .get(&data_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         if scene0(&v)["has_narrator_video"] == true {
             break;
         }
-        assert!(Instant::now() < deadline, "the narrator video was not applied: {}", scene0(&v));
+        assert!(
+            Instant::now() < deadline,
+            "the narrator video was not applied: {}",
+            scene0(&v)
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
-    b.find("input.upload-overlay").await.send_keys(svg.to_str().unwrap()).await.unwrap();
+    b.find("input.upload-overlay")
+        .await
+        .send_keys(svg.to_str().unwrap())
+        .await
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let g = geometry(&d, &id, &scenes[0]).await;
-        let objects = g["boxes"]["remotion"]["object_layer"]["objects"].as_array().unwrap().clone();
-        if objects.iter().any(|o| o["layout_id"].as_str().is_some_and(|l| l.contains("badge"))) {
+        let objects = g["boxes"]["remotion"]["object_layer"]["objects"]
+            .as_array()
+            .unwrap()
+            .clone();
+        if objects
+            .iter()
+            .any(|o| o["layout_id"].as_str().is_some_and(|l| l.contains("badge")))
+        {
             break;
         }
-        assert!(Instant::now() < deadline, "the overlay was not applied: {objects:?}");
+        assert!(
+            Instant::now() < deadline,
+            "the overlay was not applied: {objects:?}"
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     b.wait_for("[...document.querySelectorAll('[data-layout-id]')].some(e => e.dataset.layoutId.includes('badge'))", 20).await;
-    let errors = b.eval("return document.querySelector('.error')?.innerText ?? '';").await;
+    let errors = b
+        .eval("return document.querySelector('.error')?.innerText ?? '';")
+        .await;
     assert_eq!(errors, json!(""), "no error shown");
     b.screenshot("editor-uploads").await;
     b.close().await;

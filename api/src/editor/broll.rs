@@ -49,7 +49,9 @@ pub(crate) async fn editor_broll(
     Ok(json_reply(StatusCode::OK, &reply))
 }
 
-pub(super) fn route(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn route(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String / "broll")
         .and(warp::post())
         .and(query())

@@ -42,7 +42,9 @@ pub(crate) async fn editor_data(
     Ok(json_reply(StatusCode::OK, &view))
 }
 
-pub(super) fn route(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn route(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String / "data")
         .and(warp::get())
         .and(query())

@@ -23,7 +23,12 @@ use crate::filters::{json_body, with_state};
 use crate::reply::json_reply;
 
 /// The link's video, when the body's `id` (or `topic_id`) names it.
-fn video_of(state: &State, topic: &str, q: &HashMap<String, String>, body: &Value) -> Result<Job, Rejection> {
+fn video_of(
+    state: &State,
+    topic: &str,
+    q: &HashMap<String, String>,
+    body: &Value,
+) -> Result<Job, Rejection> {
     let job = reviewed(state, topic, q).map_err(reject)?;
     let id = body.get("id").or_else(|| body.get("topic_id"));
     match id.and_then(Value::as_str) {
@@ -140,7 +145,9 @@ pub(crate) async fn editor_geometry(
     Ok(json_reply(StatusCode::OK, &reply))
 }
 
-pub(super) fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let modify = warp::path!("app" / "editor" / String / "modify")
         .and(warp::post())
         .and(query())

@@ -75,7 +75,9 @@ pub(crate) async fn editor_status(
     Ok(json_reply(StatusCode::OK, &job.status_object()))
 }
 
-pub(super) fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let export = warp::path!("app" / "editor" / String / "export")
         .and(warp::post())
         .and(query())

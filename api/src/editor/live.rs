@@ -85,7 +85,9 @@ async fn serve(socket: WebSocket, live: Arc<LiveEditors>, topic: String) {
     tracing::info!(topic = %topic, instance = %reg.id, "live editor left");
 }
 
-pub(super) fn route(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn route(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String / "live")
         .and(warp::get())
         .and(query())

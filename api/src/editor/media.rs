@@ -72,8 +72,11 @@ pub(crate) async fn editor_still(
         Some(Ok(t)) if t.is_finite() && t >= 0.0 => Some(t),
         Some(_) => {
             return Err(reject(
-                Error::new(Code::InvalidValue, "`t` must be a number of seconds, 0 or more.")
-                    .param("t"),
+                Error::new(
+                    Code::InvalidValue,
+                    "`t` must be a number of seconds, 0 or more.",
+                )
+                .param("t"),
             ));
         }
     };
@@ -134,7 +137,9 @@ pub(crate) async fn editor_preview(
     Ok(json_reply(StatusCode::OK, &clip))
 }
 
-pub(super) fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let still = warp::path!("app" / "editor" / String / "still" / String)
         .and(warp::get())
         .and(query())

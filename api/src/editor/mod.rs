@@ -33,7 +33,6 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 
-
 /// Edit bodies are small JSON (URLs, rects, text).
 const BODY_LIMIT: usize = 256 * 1024;
 
@@ -71,7 +70,11 @@ pub(crate) fn not_found() -> Error {
 }
 
 /// The video a review link opens: its token must be the topic's signature.
-pub(crate) fn reviewed(state: &State, topic: &str, q: &HashMap<String, String>) -> Result<Job, Error> {
+pub(crate) fn reviewed(
+    state: &State,
+    topic: &str,
+    q: &HashMap<String, String>,
+) -> Result<Job, Error> {
     let token = q.get("token").map(String::as_str).unwrap_or("");
     if !pipeline::core::links::verify(&state.settings.webhook.signing_secret, topic, token) {
         return Err(not_found());

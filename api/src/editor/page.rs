@@ -40,7 +40,9 @@ use crate::pages::esc;
 #[allow(dead_code)] // documents the route `route` serves
 pub(crate) fn review_page() {}
 
-pub(super) fn route(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn route(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String)
         .and(warp::get())
         .and(query())
@@ -77,7 +79,8 @@ fn headers(state: &State, mut resp: Response, readonly: bool) -> Response {
     let h = resp.headers_mut();
     h.insert(
         "content-security-policy",
-        HeaderValue::from_str(&csp).unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'")),
+        HeaderValue::from_str(&csp)
+            .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'")),
     );
     h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     h.insert(

@@ -51,7 +51,9 @@ pub(crate) async fn editor_script(
     Ok(json_reply(StatusCode::ACCEPTED, &job.status_object()))
 }
 
-pub(super) fn route(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn route(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String / "script")
         .and(warp::post())
         .and(query())

@@ -26,8 +26,8 @@ const MAX_BYTES: u64 = 100 * 1024 * 1024;
 
 /// What the editor uploads, by extension.
 const EXTENSIONS: &[&str] = &[
-    "wav", "mp3", "m4a", "ogg", "opus", "flac", "aac", "mp4", "mov", "m4v", "webm", "png",
-    "jpg", "jpeg", "webp", "svg",
+    "wav", "mp3", "m4a", "ogg", "opus", "flac", "aac", "mp4", "mov", "m4v", "webm", "png", "jpg",
+    "jpeg", "webp", "svg",
 ];
 
 /// The stored upload.
@@ -80,13 +80,18 @@ pub(crate) async fn editor_upload(
             )
         })?;
     if body.is_empty() {
-        return Err(reject(Error::new(Code::InvalidFileData, "The file is empty.")));
+        return Err(reject(Error::new(
+            Code::InvalidFileData,
+            "The file is empty.",
+        )));
     }
     let rel = format!("editor/{}.{ext}", pipeline::core::public::token());
     let published = state
         .public
         .write(Lifetime::Asset, &rel, &body)
-        .map_err(|e| reject(Error::new(Code::UploadFailed, "The file could not be stored.").because(e)))?;
+        .map_err(|e| {
+            reject(Error::new(Code::UploadFailed, "The file could not be stored.").because(e))
+        })?;
     Ok(json_reply(
         StatusCode::OK,
         &EditorUpload {
@@ -97,7 +102,9 @@ pub(crate) async fn editor_upload(
     ))
 }
 
-pub(super) fn route(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+pub(super) fn route(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     warp::path!("app" / "editor" / String / "upload")
         .and(warp::post())
         .and(query())

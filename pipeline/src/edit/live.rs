@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-
 /// The message of the `unavailable` envelope when no tab is open.
 pub const NO_LIVE_EDITOR: &str =
     "No editor tab is open on this video; open the review page to use live inspection.";
@@ -178,12 +177,15 @@ impl LiveEditors {
     ) -> (Registration, mpsc::UnboundedReceiver<String>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let id = format!("ed_{}", crate::core::public::token());
-        self.lock_tabs().entry(topic.to_string()).or_default().push(Tab {
-            id: id.clone(),
-            connected_at: crate::core::time::iso(crate::core::time::now()),
-            state: TabState::default(),
-            tx,
-        });
+        self.lock_tabs()
+            .entry(topic.to_string())
+            .or_default()
+            .push(Tab {
+                id: id.clone(),
+                connected_at: crate::core::time::iso(crate::core::time::now()),
+                state: TabState::default(),
+                tx,
+            });
         let reg = Registration {
             live: self.clone(),
             topic: topic.to_string(),
@@ -264,7 +266,13 @@ impl LiveEditors {
     }
 
     /// Sends `body` (with a fresh `request_id`) to tab `id` and waits up to `wait`.
-    async fn ask(&self, topic: &str, id: &str, mut body: Value, wait: Duration) -> Result<Answer, Failure> {
+    async fn ask(
+        &self,
+        topic: &str,
+        id: &str,
+        mut body: Value,
+        wait: Duration,
+    ) -> Result<Answer, Failure> {
         let request = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         body["request_id"] = json!(request);
         let (tx, rx) = oneshot::channel();
@@ -295,7 +303,11 @@ impl LiveEditors {
 
     /// Probes every tab of `topic` within `window` and elects one.
     pub async fn elect(&self, topic: &str, window: Duration) -> Result<String, Failure> {
-        let ids: Vec<String> = self.list(topic).into_iter().map(|t| t.instance_id).collect();
+        let ids: Vec<String> = self
+            .list(topic)
+            .into_iter()
+            .map(|t| t.instance_id)
+            .collect();
         if ids.is_empty() {
             return Err(Failure::NoLiveEditor);
         }
@@ -367,7 +379,9 @@ mod tests {
                         json!({"type": "reply", "request_id": r, "ok": true, "result": {"visible": true, "mounted": true}})
                     }
                     Some("command") => match &reply {
-                        Some(v) => json!({"type": "reply", "request_id": r, "ok": true, "result": v}),
+                        Some(v) => {
+                            json!({"type": "reply", "request_id": r, "ok": true, "result": v})
+                        }
                         None => continue,
                     },
                     _ => continue,

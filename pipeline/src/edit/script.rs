@@ -71,7 +71,8 @@ mod tests {
 
     #[test]
     fn segments_are_trimmed_and_joined_and_bad_bodies_name_segments() {
-        let ok = ScriptApproval::parse(&json!({"segments": [" One  two. ", "", "Three."]})).unwrap();
+        let ok =
+            ScriptApproval::parse(&json!({"segments": [" One  two. ", "", "Three."]})).unwrap();
         assert_eq!(ok.script(), "One two.\n\nThree.");
         for body in [
             json!({}),

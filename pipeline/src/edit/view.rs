@@ -4,8 +4,8 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::core::model::{Job, OutputType, StatusObject};
 use crate::core::document::SceneRecord;
+use crate::core::model::{Job, OutputType, StatusObject};
 use crate::edit::scenes::{Editor, SessionFlag};
 
 crate::core::document::wire_enum! {
@@ -46,10 +46,7 @@ pub fn view(editor: &Editor, job: &Job) -> crate::Result<EditorView> {
                 .collect()
         })
         .unwrap_or_default();
-    let staged_writes = editor
-        .sessions
-        .info(&job.topic_id)
-        .map(|i| i.staged_writes);
+    let staged_writes = editor.sessions.info(&job.topic_id).map(|i| i.staged_writes);
     Ok(EditorView {
         object: "editor_view",
         topic_id: job.topic_id.clone(),

@@ -71,7 +71,12 @@ mod tests {
     fn each_block_of_four_becomes_its_average() {
         let mut full = vec![0u8; FRAME_BYTES];
         // The top-left block: four different greys.
-        for (i, v) in [(0usize, 10u8), (4, 20), (FULL_W * 4, 30), (FULL_W * 4 + 4, 40)] {
+        for (i, v) in [
+            (0usize, 10u8),
+            (4, 20),
+            (FULL_W * 4, 30),
+            (FULL_W * 4 + 4, 40),
+        ] {
             full[i..i + 4].copy_from_slice(&[v, v, v, 255]);
         }
         let mut half = vec![0u8; (HALF_W * HALF_H * 4) as usize];

@@ -227,7 +227,6 @@ pub struct PosterResult {
     pub review_checklist: &'static str,
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
