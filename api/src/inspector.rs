@@ -274,10 +274,16 @@ async fn render(
 ) -> Result<Vec<u8>, Error> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
+        // Edits staged in an open edit session show before they are committed.
+        let staged = state
+            .editor
+            .sessions
+            .spec(&doc.topic_id, &doc.segments[index].voice_file);
+        let scene = (index, staged.as_ref());
         if poster {
-            state.stills.overlay_poster(&state.settings, &doc, index)
+            state.stills.overlay_poster(&state.settings, &doc, scene)
         } else {
-            state.stills.screenshot(&state.settings, &doc, index, seek)
+            state.stills.screenshot(&state.settings, &doc, scene, seek)
         }
     })
     .await

@@ -100,6 +100,26 @@ async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows
         .await;
     assert_eq!(wide, json!([]), "wider than the phone");
     b.screenshot("editor").await;
+    // Keyboard: an arrow key selects the next scene, space plays it.
+    let body = b.find("body").await;
+    body.send_keys("\u{E014}").await.unwrap();
+    b.wait_for(
+        &format!(
+            "document.querySelector('.thumb.selected').dataset.voiceFile === {:?}",
+            scenes[1]
+        ),
+        5,
+    )
+    .await;
+    body.send_keys(" ").await.unwrap();
+    b.wait_for(
+        "document.querySelector('.stage video.picture')?.currentTime > 0.2",
+        30,
+    )
+    .await;
+    body.send_keys(" ").await.unwrap();
+    b.wait_for("document.querySelector('.stage img.picture')", 5)
+        .await;
 
     let tampered = review.replace("token=", "token=0");
     let text = b.open(&tampered).await;
@@ -194,6 +214,13 @@ async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_w
         }
         break;
     }
+    let checks = b
+        .eval("return document.querySelectorAll('.violations li').length;")
+        .await;
+    assert!(
+        checks.as_u64().unwrap() >= 1,
+        "the layout checks are listed"
+    );
     b.screenshot("editor-caption-dragged").await;
     b.close().await;
 }
@@ -221,6 +248,18 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
     let src0 = first
         .eval("return document.querySelector('.stage img.picture').src;")
         .await;
+    // A refused edit is shown in the API's own words.
+    let area = first.find("textarea.text").await;
+    area.clear().await.unwrap();
+    area.send_keys(" ").await.unwrap();
+    first.find("button.apply-text").await.click().await.unwrap();
+    let shown = first
+        .wait_for(
+            "document.querySelector('.error[role=alert]')?.innerText",
+            10,
+        )
+        .await;
+    assert!(shown.as_str().unwrap().contains("text"), "{shown}");
     let text = "Harbour lights shimmer over quiet water tonight";
     let area = first.find("textarea.text").await;
     area.clear().await.unwrap();
@@ -726,6 +765,14 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     b.wait_for("[...document.querySelectorAll('[data-layout-id]')].some(e => e.dataset.layoutId.includes('badge'))", 20).await;
+    // The still shows the staged overlay (before Save): the badge's red at (50, 90).
+    let red = b
+        .wait_for(
+            "(() => { const i = document.querySelector('.stage img.picture'); if (!i.complete || !i.naturalWidth) return false;              const c = document.createElement('canvas'); c.width = 280; c.height = 498; const g = c.getContext('2d');              g.drawImage(i, 0, 0); const [r, gr, bl] = g.getImageData(50, 90, 1, 1).data; return r > 180 && gr < 110 && bl < 110 && [r, gr, bl]; })()",
+            30,
+        )
+        .await;
+    assert!(red.is_array(), "{red}");
     let errors = b
         .eval("return document.querySelector('.error')?.innerText ?? '';")
         .await;

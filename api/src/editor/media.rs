@@ -83,7 +83,12 @@ pub(crate) async fn editor_still(
     let st = state.clone();
     let jpeg = blocking(move || {
         let (doc, index) = scene(&st, &job, &voice_file)?;
-        st.stills.screenshot(&st.settings, &doc, index, seek)
+        let staged = st
+            .editor
+            .sessions
+            .spec(&doc.topic_id, &doc.segments[index].voice_file);
+        st.stills
+            .screenshot(&st.settings, &doc, (index, staged.as_ref()), seek)
     })
     .await
     .map_err(reject)?;
@@ -130,7 +135,12 @@ pub(crate) async fn editor_preview(
     let st = state.clone();
     let clip = blocking(move || {
         let (doc, index) = scene(&st, &job, &voice_file)?;
-        st.previews.clip(&st.settings, &doc, index)
+        let staged = st
+            .editor
+            .sessions
+            .spec(&doc.topic_id, &doc.segments[index].voice_file);
+        st.previews
+            .clip(&st.settings, &doc, (index, staged.as_ref()))
     })
     .await
     .map_err(reject)?;

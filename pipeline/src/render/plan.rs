@@ -102,6 +102,19 @@ pub fn scene_overlay(
             return Vec::new();
         }
     };
+    spec_objects(settings, doc, seg, &spec)
+}
+
+/// The overlay objects of `spec`, a scene's spec read from its file or staged in an open edit
+/// session (whose payload files are already written); objects whose payload file is missing
+/// are left out.
+pub fn spec_objects(
+    settings: &Settings,
+    doc: &VideoDocument,
+    seg: &Segment,
+    spec: &OverlaySpec,
+) -> Vec<OverlayObject> {
+    let folder = spec_folder(settings, doc);
     spec.to_overlay_objects(&folder, seg.duration)
         .into_iter()
         .filter(|o| {
@@ -213,7 +226,7 @@ pub fn render_document(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), JobFailure> {
-    render_sized(settings, doc, dir, out, None, progress)
+    render_sized(settings, doc, dir, out, (None, None), progress)
 }
 
 /// A smaller, faster encode than the product's: the editor's preview clips, at half the
@@ -223,16 +236,23 @@ pub struct Reduced {
     pub preset: compositor::media::X264Preset,
 }
 
-/// Renders `doc` to `out` at the product size, or half size with `reduced`.
+/// Renders `doc` to `out` at the product size, or half size with `reduced`. `staged` is the
+/// overlay spec an open edit session holds for a one-scene `doc` (the editor's preview clips).
 pub fn render_sized(
     settings: &Settings,
     doc: &VideoDocument,
     dir: &Path,
     out: &Path,
-    reduced: Option<Reduced>,
+    (reduced, staged): (Option<Reduced>, Option<&OverlaySpec>),
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), JobFailure> {
     let mut plan = plan_for(settings, doc, dir);
+    if let (Some(spec), [seg], [scene]) = (staged, &doc.segments[..], &mut plan.scenes[..])
+        && !seg.remotion_spec.is_empty()
+        && !seg.overlay_disabled()
+    {
+        scene.overlay = spec_objects(settings, doc, seg, spec);
+    }
     let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
     let audio = narration_track(doc, dir)?;
     let misconfigured = |e: String| {

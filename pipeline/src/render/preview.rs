@@ -19,7 +19,9 @@ use serde::Serialize;
 use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
-use crate::render::plan::{Reduced, plan_for, render_sized};
+use compositor::spec::OverlaySpec;
+
+use crate::render::plan::{Reduced, render_sized};
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
 pub use crate::render::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
@@ -67,11 +69,15 @@ fn file_stamp(path: &Path) -> (u64, u128) {
         .unwrap_or((0, 0))
 }
 
-/// The cache key of scene `index`'s clip.
-pub fn clip_key(settings: &Settings, doc: &VideoDocument, index: usize) -> u64 {
+/// The cache key of scene `index`'s clip (with the session's `staged` overlay spec).
+pub fn clip_key(
+    settings: &Settings,
+    doc: &VideoDocument,
+    index: usize,
+    staged: Option<&OverlaySpec>,
+) -> u64 {
+    let (plan, _) = crate::render::stills::scene_plan(settings, doc, index, staged);
     let dir = settings.video_dir(&doc.topic_id);
-    let one = single_scene(doc, index);
-    let plan = plan_for(settings, &one, &dir);
     let seg = &doc.segments[index];
     let mut h = std::collections::hash_map::DefaultHasher::new();
     serde_json::to_vec(&plan)
@@ -90,10 +96,10 @@ impl PreviewClips {
         &self,
         settings: &Settings,
         doc: &VideoDocument,
-        index: usize,
+        (index, staged): (usize, Option<&OverlaySpec>),
     ) -> Result<PreviewClip> {
         let seg = &doc.segments[index];
-        let key = format!("{:016x}", clip_key(settings, doc, index));
+        let key = format!("{:016x}", clip_key(settings, doc, index, staged));
         let folder = doc.public_folder();
         let name = format!("preview/{}_{key}.mp4", seg.voice_file);
         let path: PathBuf = settings.public_dir().join(&folder).join(&name);
@@ -123,7 +129,7 @@ impl PreviewClips {
             &single_scene(doc, index),
             &dir,
             &tmp,
-            Some(reduced),
+            (Some(reduced), staged),
             &mut |_, _| {},
         )
         .map_err(|f| {
