@@ -73,6 +73,7 @@ pub struct ErrorBody {
         crate::editor::script::editor_script,
         crate::editor::live::editor_live,
         crate::editor::broll::editor_broll,
+        crate::editor::events::editor_events,
         crate::editor::upload::editor_upload,
         crate::pages::content_viewer_page,
         crate::content::create_content,
@@ -111,18 +112,11 @@ pub struct ApiDoc;
 /// taking and returning a JSON object, marked `x-reelsmith-pending`. Delete a line when its
 /// handler is registered in [`ApiDoc`]; an operation both listed and annotated keeps the
 /// annotation.
-pub const PENDING: &[(&str, &str, &str)] = &[
-    (
-        "get",
-        "/app/editor/{topic_id}/events",
-        "Realtime editor messages as server-sent events (signed token).",
-    ),
-    (
-        "get",
-        "/media/{path}",
-        "Public media files (no auth, unguessable names).",
-    ),
-];
+pub const PENDING: &[(&str, &str, &str)] = &[(
+    "get",
+    "/media/{path}",
+    "Public media files (no auth, unguessable names).",
+)];
 
 /// `/v1` operations that take no API key.
 const PUBLIC_V1: &[&str] = &["/v1/openapi.json", "/v1/upload_asset/put/{folder}/{name}"];

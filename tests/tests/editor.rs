@@ -364,6 +364,13 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
             90,
         )
         .await;
+    let caption = player
+        .wait_for("document.querySelector('.player .caption')?.innerText", 10)
+        .await;
+    assert!(
+        !caption.as_str().unwrap().trim().is_empty(),
+        "captions under the clip"
+    );
     let controls = player
         .eval("return document.querySelectorAll('textarea, .save, .export-button, [data-box]').length;")
         .await;

@@ -6,14 +6,15 @@
 //!
 //! One job per file: `page.rs` the HTML shell and the player's page, `files.rs` the embedded
 //! app, `data.rs` what the app loads, `media.rs` stills and preview clips, `edits.rs`
-//! modify_scene / edit_session / scene_geometry for the link's video, `export.rs` export and
-//! its progress, `broll.rs` search_broll for the background swap, `upload.rs` files for
-//! the upload edits, `script.rs` the script view's approval, `live.rs` the WebSocket through which an open editor registers for
-//! `scene_inspector`.
+//! modify_scene / edit_session / scene_geometry for the link's video, `events.rs` the realtime
+//! stream, `export.rs` export and its progress, `broll.rs` search_broll for the background
+//! swap, `upload.rs` files for the upload edits, `script.rs` the script view's approval,
+//! `live.rs` the WebSocket through which an open editor registers for `scene_inspector`.
 
 pub(crate) mod broll;
 pub(crate) mod data;
 pub(crate) mod edits;
+pub(crate) mod events;
 pub(crate) mod export;
 pub(crate) mod files;
 pub(crate) mod live;
@@ -49,6 +50,8 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .or(export::routes(state.clone()))
         .unify()
         .or(script::route(state.clone()))
+        .unify()
+        .or(events::route(state.clone()))
         .unify()
         .or(broll::route(state.clone()))
         .unify()
