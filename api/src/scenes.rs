@@ -13,7 +13,7 @@ use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
 use pipeline::edit::scenes::{Editor, GeometryReply, ModifySceneReply, Outcome, UploadQueued};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -161,6 +161,7 @@ pub async fn scene_geometry(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[derive(utoipa::OpenApi)]
     #[openapi(paths(

@@ -79,3 +79,22 @@ pub(super) fn route() -> impl Filter<Extract = (Response,), Error = Rejection> +
         .and(warp::get())
         .and_then(|file: String| async move { editor_file(file) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Built or not (`make editor`), the binary carries the app's two files.
+    #[test]
+    fn the_app_files_are_embedded_with_their_types() {
+        for (name, mime) in [
+            ("editor.js", "text/javascript; charset=utf-8"),
+            ("editor.css", "text/css; charset=utf-8"),
+        ] {
+            let resp = editor_file(name.into()).expect("embedded");
+            assert_eq!(resp.headers()["content-type"], mime);
+        }
+        assert!(editor_file("../Cargo.toml".into()).is_err());
+        assert!(version().len() <= 8);
+    }
+}
