@@ -376,6 +376,13 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
         .await;
     assert_eq!(controls, json!(0), "no edit controls in the player");
     player.screenshot("player-scenes").await;
+    // When a scene's clip ends, the next one plays.
+    player
+        .wait_for(
+            "document.querySelector('video.scene-clip')?.dataset.index === '1' && document.querySelector('video.scene-clip').currentTime > 0.2",
+            30,
+        )
+        .await;
 
     let editor = Browser::start().await;
     open_editor(&editor, &review).await;
@@ -446,6 +453,9 @@ async fn bare_tab(
         .await
         .expect("ws connects");
     let (mut tx, mut rx) = ws.split();
+    // Registered once the server says hello.
+    let hello = rx.next().await.expect("hello").expect("hello frame");
+    assert!(hello.to_text().unwrap().contains("\"hello\""), "{hello}");
     tokio::spawn(async move {
         while let Some(Ok(msg)) = rx.next().await {
             let Message::Text(text) = msg else { continue };
