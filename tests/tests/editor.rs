@@ -797,3 +797,98 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
     b.screenshot("editor-uploads").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene_edits() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let g0 = geometry(&d, &id, &scenes[0]).await;
+    let until = |what: &'static str, check: Box<dyn Fn(&Value) -> bool + Send>| {
+        let (d, id, vf) = (&d, id.clone(), scenes[0].clone());
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                let g = geometry(d, &id, &vf).await;
+                if check(&g) {
+                    return g;
+                }
+                assert!(Instant::now() < deadline, "{what}: {}", g["boxes"]);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    // E: the narrator's resize handle, 20 px wider and taller.
+    let w0 = g0["boxes"]["narrator"]["rect"]["w"].as_f64().unwrap();
+    b.drag("[data-box=narrator] .handle", (0.0, 0.0), (20.0, 20.0))
+        .await;
+    until(
+        "narrator resized",
+        Box::new(move |g| {
+            (g["boxes"]["narrator"]["rect"]["w"].as_f64().unwrap() - (w0 + 20.0)).abs() <= 2.0
+        }),
+    )
+    .await;
+    // C: an overlay object moved 30 px down.
+    let object = g0["boxes"]["remotion"]["object_layer"]["objects"][0].clone();
+    let layout = object["layout_id"].as_str().unwrap().to_string();
+    let y0 = object["rect"]["y"].as_f64().unwrap();
+    b.wait_for(
+        "!document.querySelector('.note')?.innerText.endsWith('…')",
+        20,
+    )
+    .await;
+    b.drag(
+        &format!("[data-layout-id=\"{layout}\"]"),
+        (0.0, 0.0),
+        (0.0, 30.0),
+    )
+    .await;
+    until(
+        "object moved",
+        Box::new(move |g| {
+            g["boxes"]["remotion"]["object_layer"]["objects"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| {
+                    o["layout_id"] == json!(layout)
+                        && (o["rect"]["y"].as_f64().unwrap() - (y0 + 30.0)).abs() <= 2.0
+                })
+        }),
+    )
+    .await;
+    // J and N: the buttons.
+    b.wait_for(
+        "!document.querySelector('.note')?.innerText.endsWith('…')",
+        20,
+    )
+    .await;
+    let before = g0["scene"]["active_roll"].as_str().unwrap().to_string();
+    let button = if before == "A-roll" {
+        "button.roll-b"
+    } else {
+        "button.roll-a"
+    };
+    b.find(button).await.click().await.unwrap();
+    until(
+        "roll switched",
+        Box::new(move |g| g["scene"]["active_roll"] != json!(before)),
+    )
+    .await;
+    b.wait_for("!document.querySelector('.disable-overlay').disabled", 20)
+        .await;
+    b.find("button.disable-overlay")
+        .await
+        .click()
+        .await
+        .unwrap();
+    until(
+        "overlay disabled",
+        Box::new(|g| g["remotion_spec"]["remotion_spec_state"] == json!("disabled")),
+    )
+    .await;
+    b.screenshot("editor-edits").await;
+    b.close().await;
+}
