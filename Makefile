@@ -3,6 +3,8 @@
 #   make run   set up and run the daemon alone
 #   make test  set up and pass the tests (the single CI command)
 #   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
+#   make editor  the editor web app (assets/editor, TypeScript + Preact + Vite) into
+#              assets/editor/dist, which the daemon embeds when it is built next
 SHELL := /bin/bash
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
@@ -15,7 +17,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv build demo run test bench lint
+.PHONY: setup setup-test apt venv editor build demo run test bench lint
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -32,7 +34,16 @@ apt:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: setup
+# The editor app: npm ci when the lock file changed, then the Vite build (tsc checks first).
+EDITOR := assets/editor
+$(EDITOR)/node_modules/.installed: $(EDITOR)/package.json $(EDITOR)/package-lock.json
+	cd $(EDITOR) && npm ci --no-audit --no-fund
+	touch $@
+
+editor: $(EDITOR)/node_modules/.installed
+	cd $(EDITOR) && npm run build
+
+build: setup editor
 	cargo build --release --locked -p reelsmith
 
 # The main job: a script becomes ./demo.mp4 through the running daemon.
@@ -51,7 +62,7 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-test: setup-test venv
+test: setup-test venv editor
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 bench: setup

@@ -109,6 +109,59 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {e}"))
     }
 
+    /// Drags the first element matching `css` by (`dx`, `dy`) CSS pixels with a real pointer:
+    /// pressed at (`at_x`, `at_y`) from the element's centre, moved in steps, released.
+    pub async fn drag(&self, css: &str, (at_x, at_y): (f64, f64), (dx, dy): (f64, f64)) {
+        use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+        let element = self.find(css).await;
+        let step = Some(Duration::from_millis(60));
+        let mouse = MouseActions::new("mouse".into())
+            .then(PointerAction::MoveToElement {
+                element,
+                duration: None,
+                x: at_x,
+                y: at_y,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::MoveBy {
+                duration: step,
+                x: dx / 2.0,
+                y: dy / 2.0,
+            })
+            .then(PointerAction::MoveBy {
+                duration: step,
+                x: dx - dx / 2.0,
+                y: dy - dy / 2.0,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.client
+            .perform_actions(mouse)
+            .await
+            .unwrap_or_else(|e| panic!("drag {css}: {e}"));
+    }
+
+    /// Waits up to `secs` for `script` (a JS expression) to be truthy; returns its value.
+    pub async fn wait_for(&self, script: &str, secs: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let v = self.eval(&format!("return ({script});")).await;
+            if !(v.is_null() || v == Value::Bool(false) || v == json!(0) || v == json!("")) {
+                return v;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited {secs} s for `{script}`; page says: {}",
+                self.eval("return document.body.innerText.slice(0, 800);")
+                    .await
+            );
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+
     /// Saves a PNG screenshot as `{output_dir}/{name}.png` and returns its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.expect("screenshot");

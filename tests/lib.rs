@@ -20,7 +20,7 @@ use warp::http::{HeaderMap, StatusCode};
 
 /// Crates the test files use through this one (they are targets of the `reelsmith` package,
 /// whose dev-dependencies stay small).
-pub use ::{bytes, tempfile, warp};
+pub use ::{bytes, futures_util, tempfile, tokio_tungstenite, warp};
 
 pub mod browser;
 

@@ -127,8 +127,8 @@ pub fn status_of(code: Code) -> StatusCode {
         NotificationSendFailed | ErrorReportFailed => StatusCode::BAD_GATEWAY,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
-        ScenesNotReady | ScriptNotReady | OverlayNotAvailable | AmbiguousScene | PresignUsed
-        | TopicExists => StatusCode::CONFLICT,
+        ScenesNotReady | ScriptNotReady | OverlayNotAvailable | EditorRefused | AmbiguousScene
+        | PresignUsed | TopicExists => StatusCode::CONFLICT,
         // A layout edit on a scene whose overlay the user disabled: the request is well formed
         // but the scene's state forbids it, like the other state preconditions.
         RemotionSpecDisabled => StatusCode::CONFLICT,

@@ -1,8 +1,11 @@
 //! `POST /v1/scene_inspector`: screenshots and overlay posters from the server compositor.
 //!
 //! The two still actions always render on the server. Every other action inspects a live
-//! editor tab; no editor connects to this server yet, so they answer the spec's `unavailable`
-//! envelope (`no_live_editor`) after the same validation. The request and reply types live in
+//! editor tab (`pipeline::edit::live`; tabs connect over `/app/editor/{topic}/live`): the list
+//! actions answer from the registry, the others are forwarded to the elected tab and wait for
+//! its answer up to `timeout_ms`. Without a tab: the spec's `unavailable` envelope
+//! (`no_live_editor`; `no_active_editor` when tabs are open but none answered the probe;
+//! `editor_timeout`, `editor_disconnected`). The request and reply types live in
 //! `pipeline::edit::scenes::inspect`.
 
 use std::sync::Arc;
@@ -10,9 +13,10 @@ use std::sync::Arc;
 use pipeline::core::document::VideoDocument;
 use pipeline::core::model::Account;
 use pipeline::core::public::{Lifetime, Published};
+use pipeline::edit::live::{Answer, Command, Failure, PROBE_MS, TIMEOUT_MS, clamp_ms};
 use pipeline::edit::scenes::inspect::{
-    InspectorAction, InspectorReply, InspectorResult, NO_LIVE_EDITOR, PosterResult,
-    SceneInspectorRequest, ScreenshotResult, StillFile, StillScene, Unavailable,
+    InspectorAction, InspectorReply, InspectorResult, LiveAnswer, LiveEditorsResult, LiveResult,
+    PosterResult, SceneInspectorRequest, ScreenshotResult, StillFile, StillScene, Unavailable,
 };
 use pipeline::edit::scenes::select::{self, Selection, Selector};
 use pipeline::{Code, Error};
@@ -76,8 +80,9 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
 
 /// Live browser inspection, screenshots and overlay posters.
 ///
-/// The two still actions always render with the server compositor; every other action answers
-/// `status: unavailable`, `code: no_live_editor` (200), since no editor tab connects yet.
+/// The two still actions always render with the server compositor; every other action runs in
+/// an open editor tab, or answers `status: unavailable` with `code` `no_live_editor`,
+/// `no_active_editor`, `editor_timeout` or `editor_disconnected` (200).
 #[utoipa::path(
     post,
     path = "/v1/scene_inspector",
@@ -88,7 +93,7 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
         (status = 400, description = "`missing_field`, `invalid_action`, `invalid_value`"),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
         (status = 404, description = "`video_not_found`, `scene_not_found`"),
-        (status = 409, description = "`script_not_ready`, `overlay_not_available`"),
+        (status = 409, description = "`script_not_ready`, `overlay_not_available`, `editor_refused`"),
         (status = 500, description = "`screenshot_publish_failed`, `overlay_publish_failed`"),
         (status = 502, description = "`script_parse_failed`"),
     ),
@@ -121,18 +126,87 @@ pub async fn scene_inspector(
         result,
     };
     if !req.action.renders_on_server() {
-        let body = reply(
-            "unavailable",
-            Some("no_live_editor"),
-            InspectorResult::Unavailable(Unavailable {
-                message: NO_LIVE_EDITOR,
-            }),
-        );
+        let body = match live(&state, &doc, &req).await? {
+            Ok((instance, result)) => InspectorReply {
+                selected_browser: Some(instance),
+                ..reply("completed", None, result)
+            },
+            Err(failure) => reply(
+                "unavailable",
+                Some(failure.code()),
+                InspectorResult::Unavailable(Unavailable {
+                    message: failure.message(),
+                }),
+            ),
+        };
         return json_reply(StatusCode::OK, &body);
     }
     let index = select(&doc, &req)?;
     let result = still(&state, &doc, index, &req).await?;
     json_reply(StatusCode::OK, &reply("completed", None, result))
+}
+
+/// A live action: the list actions from the registry, every other one forwarded to the
+/// elected editor tab. `Ok(Err(_))` is the `unavailable` envelope's reason; a tab's refusal
+/// (say, a selector that matches nothing) is a 409 with the tab's plain reason.
+async fn live(
+    state: &Arc<State>,
+    doc: &VideoDocument,
+    req: &SceneInspectorRequest,
+) -> Result<Result<(String, InspectorResult), Failure>, Error> {
+    let topic = &doc.topic_id;
+    if matches!(
+        req.action,
+        InspectorAction::ListLiveEditors | InspectorAction::ListInstances
+    ) {
+        let editors = state.live.list(topic);
+        if editors.is_empty() {
+            return Ok(Err(Failure::NoLiveEditor));
+        }
+        let first = editors[0].instance_id.clone();
+        return Ok(Ok((
+            first,
+            InspectorResult::Live(LiveResult::Editors(LiveEditorsResult {
+                count: editors.len(),
+                editors,
+            })),
+        )));
+    }
+    let voice_file = match &req.scene {
+        Some(_) => Some(doc.segments[select(doc, req)?].voice_file.clone()),
+        None => None,
+    };
+    let command = Command {
+        action: req.action.as_str(),
+        voice_file,
+        selector: req.selector.clone(),
+        activate: req.activate.unwrap_or(false),
+        seek_seconds: req.seek_seconds,
+        options: req.options.clone().unwrap_or_default(),
+    };
+    let probe = clamp_ms(req.probe_timeout_ms, PROBE_MS);
+    let timeout = clamp_ms(req.timeout_ms, TIMEOUT_MS);
+    let forwarded = match state.live.forward(topic, &command, probe, timeout).await {
+        Ok(f) => f,
+        Err(failure) => return Ok(Err(failure)),
+    };
+    match forwarded.answer {
+        Answer::Ok(Value::Object(data)) => Ok(Ok((
+            forwarded.instance_id.clone(),
+            InspectorResult::Live(LiveResult::Answer(LiveAnswer {
+                editor_instance: forwarded.instance_id,
+                data,
+            })),
+        ))),
+        Answer::Ok(_) => Err(Error::new(
+            Code::InvalidValue,
+            "The editor answered with something that is not a result.",
+        )),
+        Answer::Refused(reason) => Err(Error::new(
+            Code::EditorRefused,
+            format!("The editor could not do this: {reason}"),
+        )),
+    }
 }
 
 /// Renders and publishes the screenshot or the overlay poster of scene `index`.
@@ -200,10 +274,16 @@ async fn render(
 ) -> Result<Vec<u8>, Error> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
+        // Edits staged in an open edit session show before they are committed.
+        let staged = state
+            .editor
+            .sessions
+            .spec(&doc.topic_id, &doc.segments[index].voice_file);
+        let scene = (index, staged.as_ref());
         if poster {
-            state.stills.overlay_poster(&state.settings, &doc, index)
+            state.stills.overlay_poster(&state.settings, &doc, scene)
         } else {
-            state.stills.screenshot(&state.settings, &doc, index, seek)
+            state.stills.screenshot(&state.settings, &doc, scene, seek)
         }
     })
     .await

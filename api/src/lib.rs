@@ -9,6 +9,7 @@
 mod account;
 mod assets;
 mod content;
+mod editor;
 mod errors;
 mod filters;
 mod inbox;
@@ -53,6 +54,10 @@ pub struct State {
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
     pub stills: pipeline::render::stills::Stills,
+    /// The editor's per-scene preview clips (rendered one at a time, cached by scene).
+    pub previews: pipeline::render::preview::PreviewClips,
+    /// Editor tabs open on each video, for `scene_inspector`'s live actions.
+    pub live: Arc<pipeline::edit::live::LiveEditors>,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
     pub editor: Arc<pipeline::edit::scenes::Editor>,
     /// Notification channels (notification/send, client links, error reports).
@@ -151,6 +156,8 @@ pub async fn run(
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(&settings),
         stills: pipeline::render::stills::Stills::default(),
+        previews: pipeline::render::preview::PreviewClips::default(),
+        live: Arc::new(pipeline::edit::live::LiveEditors::default()),
         editor: editor.clone(),
         search,
         images,
@@ -326,9 +333,10 @@ pub fn routes(
             resp
         })
         .boxed();
-    // Each family is boxed: the combined filter type stays shallow, so adding routes never
-    // hits the compiler's recursion limit, at the cost of one indirection per family.
-    healthz
+    // Each family is boxed, and so is each group of families: the combined filter type stays
+    // shallow, so adding routes never hits the compiler's recursion limit, at the cost of one
+    // indirection per family and group.
+    let videos = healthz
         .boxed()
         .or(openapi.boxed())
         .unify()
@@ -338,12 +346,16 @@ pub fn routes(
         .unify()
         .or(scenes::routes(state.clone()))
         .unify()
+        .or(editor::routes(state.clone()))
+        .unify()
         .or(inspector::routes(state.clone()))
         .unify()
         .or(typography::routes(state.clone()))
         .unify()
-        .or(account::routes(state.clone()))
+        .or(assets::routes(state.clone()))
         .unify()
+        .boxed();
+    let account = account::routes(state.clone())
         .or(webhook_deliveries::routes(state.clone()))
         .unify()
         .or(media::routes(state.clone()))
@@ -352,19 +364,24 @@ pub fn routes(
         .unify()
         .or(content::routes(state.clone()).boxed())
         .unify()
-        .or(assets::routes(state.clone()))
-        .unify()
         .or(notify::routes(state.clone(), state.notifier.clone()))
         .unify()
         .or(links::routes(state.clone(), state.notifier.clone()))
         .unify()
         .or(publish::routes(state.clone()))
         .unify()
-        .or(inbox::routes(state.clone()).boxed())
-        .unify()
+        .boxed();
+    let public = inbox::routes(state.clone())
+        .boxed()
         .or(pages::routes(state.clone()).boxed())
         .unify()
         .or(media)
+        .unify()
+        .boxed();
+    videos
+        .or(account)
+        .unify()
+        .or(public)
         .unify()
         .recover(errors::recover)
         .unify()

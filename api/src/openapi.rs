@@ -60,7 +60,21 @@ pub struct ErrorBody {
         crate::inbox::create,
         crate::inbox::list,
         crate::inbox::receive,
-        crate::pages::review_page,
+        crate::editor::page::review_page,
+        crate::editor::files::editor_file,
+        crate::editor::data::editor_data,
+        crate::editor::media::editor_still,
+        crate::editor::media::editor_preview,
+        crate::editor::edits::editor_modify,
+        crate::editor::edits::editor_session,
+        crate::editor::edits::editor_geometry,
+        crate::editor::export::editor_export,
+        crate::editor::export::editor_status,
+        crate::editor::script::editor_script,
+        crate::editor::live::editor_live,
+        crate::editor::broll::editor_broll,
+        crate::editor::events::editor_events,
+        crate::editor::upload::editor_upload,
         crate::pages::content_viewer_page,
         crate::content::create_content,
         crate::content::enhance_script,
@@ -117,18 +131,11 @@ pub struct ApiDoc;
 /// taking and returning a JSON object, marked `x-reelsmith-pending`. Delete a line when its
 /// handler is registered in [`ApiDoc`]; an operation both listed and annotated keeps the
 /// annotation.
-pub const PENDING: &[(&str, &str, &str)] = &[
-    (
-        "get",
-        "/app/editor/{topic_id}/events",
-        "Realtime editor messages as server-sent events (signed token).",
-    ),
-    (
-        "get",
-        "/media/{path}",
-        "Public media files (no auth, unguessable names).",
-    ),
-];
+pub const PENDING: &[(&str, &str, &str)] = &[(
+    "get",
+    "/media/{path}",
+    "Public media files (no auth, unguessable names).",
+)];
 
 /// `/v1` operations that take no API key.
 const PUBLIC_V1: &[&str] = &["/v1/openapi.json", "/v1/upload_asset/put/{folder}/{name}"];

@@ -1,5 +1,4 @@
-//! Public pages under `{app_url}`: the review page a `review_url` opens
-//! (signed token, no sign-in; `readonly=true` gives the embeddable player), the content viewer
+//! Public pages under `{app_url}`: the content viewer
 //! a written piece's `review_url` opens (same token; the piece rendered from Markdown and
 //! sanitised, an X thread as separate posts, "being written" until it is done), and the API
 //! reference at `{app_url}/docs`, rendered on the server from the OpenAPI document (no scripts,
@@ -33,12 +32,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let pricing = warp::path!("app" / "pricing")
         .and(warp::get())
         .map(pricing_page);
-    docs.or(pricing)
-        .unify()
-        .or(review(state.clone()))
-        .unify()
-        .or(content_viewer(state))
-        .unify()
+    docs.or(pricing).unify().or(content_viewer(state)).unify()
 }
 
 /// The readable API reference (HTML), made from `/v1/openapi.json`.
@@ -81,63 +75,8 @@ pub(crate) fn pricing_page() -> Response {
     crate::reply::tag(warp::Reply::into_response(warp::reply::html(html)))
 }
 
-/// Review page opened by `review_url` (signed token, no sign-in).
-#[utoipa::path(
-    get,
-    path = "/app/editor/{topic_id}",
-    operation_id = "review_page",
-    tag = "review",
-    params(
-        ("topic_id" = String, Path, description = "The video id."),
-        ("token" = Option<String>, Query, description = "The signature from `review_url`."),
-        ("readonly" = Option<String>, Query, description = "`true`: the embeddable player only."),
-    ),
-    responses(
-        (status = 200, description = "The review page.", content_type = "text/html", body = String),
-        (status = 404, description = "`video_not_found`: unknown video or bad token."),
-    ),
-)]
-#[allow(dead_code)] // documents the route `review` serves
-pub(crate) fn review_page() {}
-
-fn review(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
-    warp::path!("app" / "editor" / String)
-        .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
-        .and_then(move |topic: String, q: HashMap<String, String>| {
-            let state = state.clone();
-            async move {
-                let nf = || {
-                    reject(pipeline::Error::new(
-                        pipeline::Code::VideoNotFound,
-                        "No video matches this link.",
-                    ))
-                };
-                let token = q.get("token").map(String::as_str).unwrap_or("");
-                if !pipeline::core::links::verify(
-                    &state.settings.webhook.signing_secret,
-                    &topic,
-                    token,
-                ) {
-                    return Err(nf());
-                }
-                let job = state
-                    .store
-                    .job(&topic)
-                    .map_err(|e| reject(e.into()))?
-                    .filter(|j| j.kind == JobType::Video)
-                    .ok_or_else(nf)?;
-                let doc: Option<VideoDocument> =
-                    state.store.document(&topic).map_err(|e| reject(e.into()))?;
-                Ok(page(
-                    &job,
-                    doc.as_ref(),
-                    q.get("readonly").is_some_and(|v| v == "true"),
-                ))
-            }
-        })
-}
-
+/// The plain review page of a video (status, the MP4 when rendered, the scenes unless
+/// `readonly`): what a client link's page shows.
 pub(crate) fn page(
     job: &pipeline::core::model::Job,
     doc: Option<&VideoDocument>,

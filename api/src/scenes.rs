@@ -1,13 +1,10 @@
-//! Scene editing: `POST /v1/modify_scene`, `POST /v1/edit_session`, `POST /v1/scene_geometry`,
-//! and the editor's realtime stream `GET /app/editor/{topic}/events?token=` (server-sent
-//! events; the token is the review link's signed token).
+//! Scene editing: `POST /v1/modify_scene`, `POST /v1/edit_session`, `POST /v1/scene_geometry`
+//! (the editor's realtime stream is `editor/events.rs`).
 //!
 //! The domain lives in `pipeline::edit::scenes`; handlers parse the typed request, run the
 //! editor's blocking work (redb, files, the per-video lock) on blocking threads and serialise
 //! the typed reply.
 
-use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use pipeline::core::model::Account;
@@ -16,7 +13,7 @@ use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
 use pipeline::edit::scenes::{Editor, GeometryReply, ModifySceneReply, Outcome, UploadQueued};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -47,21 +44,9 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(auth(state.clone()))
         .and(json_body(BODY_LIMIT))
-        .and(with_state(state.clone()))
-        .and_then(scene_geometry);
-    let events = warp::path!("app" / "editor" / String / "events")
-        .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
         .and(with_state(state))
-        .and_then(editor_events);
-    modify
-        .or(session)
-        .unify()
-        .or(geometry)
-        .unify()
-        .or(events)
-        .unify()
-        .boxed()
+        .and_then(scene_geometry);
+    modify.or(session).unify().or(geometry).unify().boxed()
 }
 
 /// Runs `f` with the editor on a blocking thread.
@@ -173,49 +158,10 @@ pub async fn scene_geometry(
     json_reply(StatusCode::OK, &reply).map_err(reject)
 }
 
-/// The video's realtime messages as server-sent events: first `ready`, then one event per
-/// message, named by its `type` (`scene_modified`, `scene_voice_upload_applied`, …), data the
-/// message JSON. A subscriber that falls behind gets a `lagged` event with the skipped count.
-async fn editor_events(
-    topic: String,
-    q: HashMap<String, String>,
-    state: Arc<State>,
-) -> Result<Response, Rejection> {
-    let token = q.get("token").map(String::as_str).unwrap_or("");
-    if !pipeline::core::links::verify(&state.settings.webhook.signing_secret, &topic, token) {
-        return Err(reject(pipeline::Error::new(
-            pipeline::Code::VideoNotFound,
-            "No video matches this link.",
-        )));
-    }
-    let rx = state.editor.hub.subscribe(&topic);
-    let ready = warp::sse::Event::default()
-        .event("ready")
-        .data(json!({ "type": "ready", "topic_id": topic }).to_string());
-    let messages = futures_util::stream::unfold(rx, |mut rx| async move {
-        use tokio::sync::broadcast::error::RecvError;
-        let ev = match rx.recv().await {
-            Ok(msg) => warp::sse::Event::default()
-                .event(msg.kind)
-                .data(msg.json.as_ref()),
-            Err(RecvError::Lagged(n)) => warp::sse::Event::default()
-                .event("lagged")
-                .data(json!({ "type": "lagged", "skipped": n }).to_string()),
-            Err(RecvError::Closed) => return None,
-        };
-        Some((Ok::<_, Infallible>(ev), rx))
-    });
-    let stream = futures_util::StreamExt::chain(
-        futures_util::stream::once(async move { Ok::<_, Infallible>(ready) }),
-        messages,
-    );
-    let reply = warp::sse::reply(warp::sse::keep_alive().stream(stream));
-    Ok(crate::reply::tag(warp::Reply::into_response(reply)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[derive(utoipa::OpenApi)]
     #[openapi(paths(

@@ -8,8 +8,8 @@
 //! Left out, and why:
 //! - `PUT /v1/upload_asset/put/{folder}/{name}`: its URL carries an HMAC signature that no
 //!   generated URL can match, so every case is a 400 that proves nothing.
-//! - operations marked `x-reelsmith-pending` (the editor's event stream and `/media`, outside
-//!   `/v1`): the document describes them without a typed body.
+//! - operations marked `x-reelsmith-pending` (`/media`, outside `/v1`): the document describes
+//!   them without a typed body.
 //!
 //! The account has an email channel (a real SMTP server, `aiosmtpd`, that discards what it
 //! gets), so valid `notification/send` cases are sent, not refused with `no_delivery_channel`,

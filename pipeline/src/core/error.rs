@@ -72,6 +72,8 @@ codes! {
     SceneGeometryFailed => "scene_geometry_failed",
     ScreenshotPublishFailed => "screenshot_publish_failed",
     OverlayNotAvailable => "overlay_not_available",
+    // scene_inspector: the open editor tab could not do a live action (its reason in words)
+    EditorRefused => "editor_refused",
     OverlayPublishFailed => "overlay_publish_failed",
     VideoDataPublishFailed => "video_data_publish_failed",
     // modify_scene and edit_session

@@ -455,6 +455,53 @@ impl Engine {
         Ok(out)
     }
 
+    /// The script view's approval: an `output_type=text` video whose script is ready goes on to
+    /// scenes, narrating `script` (the reviewer's edited segments). The job becomes a text job
+    /// with output_type `scene`, is queued for its build again and fires `video.completed` again
+    /// when its scenes are ready. 409 `script_not_ready` for any other job.
+    pub fn approve_script(&self, account: &str, id: &str, script: &str) -> Result<Job> {
+        let out = self.store.write(|tx| -> Result<Job> {
+            let mut job = match tx.job(id)? {
+                Some(j) if j.account == account && j.kind == JobType::Video => j,
+                _ => {
+                    return Err(Error::new(
+                        Code::VideoNotFound,
+                        "No video with this id exists on the account.",
+                    )
+                    .param("id"));
+                }
+            };
+            let ready = job.output_type == OutputType::Text
+                && job.status == JobStatus::Completed
+                && tx.queue_entry(id)?.is_none();
+            let Some(request) = job.request.as_mut().filter(|_| ready) else {
+                return Err(Error::new(
+                    Code::ScriptNotReady,
+                    "Only a finished script (output_type text) can be approved into scenes.",
+                )
+                .param("id"));
+            };
+            request.source = crate::core::model::Source::Text;
+            request.text = Some(script.to_string());
+            request.media_url = None;
+            request.media_file = None;
+            request.adjust = None;
+            job.output_type = OutputType::Scene;
+            job.status = JobStatus::Processing;
+            job.stage = None;
+            job.step = 2;
+            job.progress = 0.1;
+            job.notes = Some("Building the approved script's scenes".into());
+            job.terminal_fired = false;
+            job.updated_at = now();
+            tx.put_queue_entry(id, &QueueEntry::new(Task::Build, now()))?;
+            tx.put_job(&job)?;
+            Ok(job)
+        })?;
+        self.wake_workers.notify_one();
+        Ok(out)
+    }
+
     /// Hands every lease back: called at start-up (a previous process died
     /// holding them) and at shutdown (its work is abandoned mid-way).
     pub fn release_leases(&self, only_mine: bool) -> StoreResult<usize> {

@@ -1,9 +1,13 @@
 //! Editing a built video: modify_scene branches, overlay edits, edit sessions, scene geometry,
-//! scene selection and the editor's realtime messages. Uses `design`, `ingest`, `build`,
+//! scene selection, the editor's realtime messages, the live editor tabs that
+//! `scene_inspector` drives, the editor's view and the script view's approval. Uses `design`, `ingest`, `build`,
 //! `render` and `core`.
 
+pub mod live;
 pub mod overlay_applied;
 pub mod overlay_edits;
 pub mod overlay_request;
 pub mod realtime;
 pub mod scenes;
+pub mod script;
+pub mod view;

@@ -193,6 +193,20 @@ fn download(
         .max_bytes
         .unwrap_or(MAX_DOWNLOAD)
         .min(MAX_DOWNLOAD);
+    // Our own public files (the editor's uploads) are read where they lie.
+    if let Some(path) = crate::core::public::PublicFiles::new(ctx.settings).local_file(url)
+        && let Ok(final_url) = url::Url::parse(url)
+    {
+        let body = std::fs::read(&path).map_err(|e| {
+            Error::internal("public file unreadable").because(format!("{}: {e}", path.display()))
+        })?;
+        return Ok(crate::core::fetch::Response {
+            status: 200,
+            content_type: None,
+            body,
+            final_url,
+        });
+    }
     ctx.runtime
         .block_on(ctx.fetcher.get(url, max, DOWNLOAD_TIMEOUT))
         .map_err(|e| {

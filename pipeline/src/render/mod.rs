@@ -1,7 +1,9 @@
 //! Rendering: a video document becomes a compositor render plan, an MP4, or stills
 //! (screenshots and overlay posters). Uses `core` only.
 
+pub mod half;
 pub mod plan;
+pub mod preview;
 pub mod spec_file;
 pub mod stills;
 pub mod task;

@@ -102,6 +102,19 @@ pub fn scene_overlay(
             return Vec::new();
         }
     };
+    spec_objects(settings, doc, seg, &spec)
+}
+
+/// The overlay objects of `spec`, a scene's spec read from its file or staged in an open edit
+/// session (whose payload files are already written); objects whose payload file is missing
+/// are left out.
+pub fn spec_objects(
+    settings: &Settings,
+    doc: &VideoDocument,
+    seg: &Segment,
+    spec: &OverlaySpec,
+) -> Vec<OverlayObject> {
+    let folder = spec_folder(settings, doc);
     spec.to_overlay_objects(&folder, seg.duration)
         .into_iter()
         .filter(|o| {
@@ -213,7 +226,33 @@ pub fn render_document(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), JobFailure> {
+    render_sized(settings, doc, dir, out, (None, None), progress)
+}
+
+/// A smaller, faster encode than the product's: the editor's preview clips, at half the
+/// product's size (`render::half`) with their own x264 preset.
+#[derive(Debug, Clone, Copy)]
+pub struct Reduced {
+    pub preset: compositor::media::X264Preset,
+}
+
+/// Renders `doc` to `out` at the product size, or half size with `reduced`. `staged` is the
+/// overlay spec an open edit session holds for a one-scene `doc` (the editor's preview clips).
+pub fn render_sized(
+    settings: &Settings,
+    doc: &VideoDocument,
+    dir: &Path,
+    out: &Path,
+    (reduced, staged): (Option<Reduced>, Option<&OverlaySpec>),
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), JobFailure> {
     let mut plan = plan_for(settings, doc, dir);
+    if let (Some(spec), [seg], [scene]) = (staged, &doc.segments[..], &mut plan.scenes[..])
+        && !seg.remotion_spec.is_empty()
+        && !seg.overlay_disabled()
+    {
+        scene.overlay = spec_objects(settings, doc, seg, spec);
+    }
     let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
     let audio = narration_track(doc, dir)?;
     let misconfigured = |e: String| {
@@ -236,7 +275,20 @@ pub fn render_document(
             .map_err(|e| misconfigured(format!("render.encoder: {e}")))?,
         ..EncodeSettings::default()
     };
-    let report = encode_mp4(&resolved, &audio, &encode, out, progress).map_err(|e| {
+    let half = crate::render::half::HalfSize { inner: &resolved };
+    let (frames, encode): (&dyn compositor::media::FrameSource, _) = match reduced {
+        Some(r) => (
+            &half,
+            EncodeSettings {
+                width: crate::render::half::HALF_W,
+                height: crate::render::half::HALF_H,
+                preset: r.preset,
+                ..encode
+            },
+        ),
+        None => (&resolved, encode),
+    };
+    let report = encode_mp4(frames, &audio, &encode, out, progress).map_err(|e| {
         JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
     })?;
     for error in resolved.media_errors() {

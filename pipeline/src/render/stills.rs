@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use compositor::ResolvedVideo;
 pub use compositor::geom::{PREVIEW_H, PREVIEW_W};
 use compositor::plan::{Transition, VideoPlan};
+use compositor::spec::OverlaySpec;
 
 use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
@@ -27,11 +28,24 @@ pub struct Stills {
     cache: Mutex<VecDeque<(u64, Arc<ResolvedVideo>)>>,
 }
 
-/// The single-scene plan of scene `index` (which must exist) and its cache key.
-fn scene_plan(settings: &Settings, doc: &VideoDocument, index: usize) -> (VideoPlan, u64) {
+/// The single-scene plan of scene `index` (which must exist) and its cache key. `staged` is
+/// the scene's overlay spec staged in an open edit session, shown instead of the spec file.
+pub fn scene_plan(
+    settings: &Settings,
+    doc: &VideoDocument,
+    index: usize,
+    staged: Option<&OverlaySpec>,
+) -> (VideoPlan, u64) {
     let dir = settings.video_dir(&doc.topic_id);
     let mut plan = crate::render::plan::plan_for(settings, doc, &dir);
     let mut scene = plan.scenes.swap_remove(index);
+    let seg = &doc.segments[index];
+    if let Some(spec) = staged
+        && !seg.remotion_spec.is_empty()
+        && !seg.overlay_disabled()
+    {
+        scene.overlay = crate::render::plan::spec_objects(settings, doc, seg, spec);
+    }
     // A still shows the scene itself, never a crossfade into the next one.
     scene.transition = Transition::Cut;
     plan.scenes = vec![scene];
@@ -51,8 +65,9 @@ impl Stills {
         settings: &Settings,
         doc: &VideoDocument,
         index: usize,
+        staged: Option<&OverlaySpec>,
     ) -> Result<Arc<ResolvedVideo>> {
-        let (plan, key) = scene_plan(settings, doc, index);
+        let (plan, key) = scene_plan(settings, doc, index, staged);
         if let Some((_, v)) = self
             .cache
             .lock()
@@ -79,15 +94,16 @@ impl Stills {
     }
 
     /// A 280×498 JPEG of scene `index` at `seek` seconds into it (default: a representative
-    /// moment, see [`compositor::still::DEFAULT_SEEK_FRACTION`]).
+    /// moment, see [`compositor::still::DEFAULT_SEEK_FRACTION`]), with the session's `staged`
+    /// overlay spec when one is open.
     pub fn screenshot(
         &self,
         settings: &Settings,
         doc: &VideoDocument,
-        index: usize,
+        (index, staged): (usize, Option<&OverlaySpec>),
         seek: Option<f64>,
     ) -> Result<Vec<u8>> {
-        let video = self.resolved(settings, doc, index)?;
+        let video = self.resolved(settings, doc, index, staged)?;
         Ok(compositor::screenshot_280x498(&video, 0, seek))
     }
 
@@ -97,7 +113,7 @@ impl Stills {
         &self,
         settings: &Settings,
         doc: &VideoDocument,
-        index: usize,
+        (index, staged): (usize, Option<&OverlaySpec>),
     ) -> Result<Vec<u8>> {
         let seg = &doc.segments[index];
         let unavailable = |why: &str| {
@@ -112,7 +128,7 @@ impl Stills {
         if seg.remotion_spec.is_empty() {
             return Err(unavailable("no overlay has been built for it"));
         }
-        let video = self.resolved(settings, doc, index)?;
+        let video = self.resolved(settings, doc, index, staged)?;
         compositor::overlay_poster(&video, 0).ok_or_else(|| unavailable("its overlay is empty"))
     }
 }

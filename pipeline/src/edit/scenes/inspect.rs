@@ -1,6 +1,6 @@
 //! `POST /v1/scene_inspector`'s typed request and reply. The handler (in `api`) renders the
-//! two still actions with the server compositor; every live-editor action answers the spec's
-//! `unavailable` envelope, since no editor tab connects to this server yet.
+//! two still actions with the server compositor and forwards every live-editor action to an
+//! open editor tab (`crate::edit::live`), or answers the spec's `unavailable` envelope.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -130,12 +130,13 @@ pub struct InspectorReply {
     pub object: &'static str,
     /// `completed`, or `unavailable` for live-editor actions without an editor.
     pub status: &'static str,
-    /// `no_live_editor` when unavailable, else null.
+    /// When unavailable: `no_live_editor`, `no_active_editor`, `editor_timeout` or
+    /// `editor_disconnected`; else null.
     pub code: Option<&'static str>,
     pub action: InspectorAction,
     pub topic_id: String,
     pub company_id: String,
-    /// The elected editor tab; always null (no live editors).
+    /// The elected editor tab's instance id (live actions), else null.
     #[schema(value_type = Option<String>)]
     pub selected_browser: Option<String>,
     pub result: InspectorResult,
@@ -148,6 +149,35 @@ pub enum InspectorResult {
     Screenshot(ScreenshotResult),
     Poster(PosterResult),
     Unavailable(Unavailable),
+    Live(LiveResult),
+}
+
+/// A live action's result.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum LiveResult {
+    /// `list_live_editors`, `list_instances`: the open tabs.
+    Editors(LiveEditorsResult),
+    /// Every other live action: the elected tab's answer, e.g. `get_preview_state`'s
+    /// `{playing, paused, scene, time}` or `get_computed_boxes`' `{scene_uid, boxes[]}`.
+    Answer(LiveAnswer),
+}
+
+/// The tabs open on the video.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct LiveEditorsResult {
+    pub count: usize,
+    pub editors: Vec<crate::edit::live::TabInfo>,
+}
+
+/// What the elected tab answered, with its instance id.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct LiveAnswer {
+    pub editor_instance: String,
+    /// The action's fields (see the action).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub data: serde_json::Map<String, Value>,
 }
 
 /// Why a live-editor action could not run.
@@ -196,10 +226,6 @@ pub struct PosterResult {
     /// The eight audit dimensions to check the poster against.
     pub review_checklist: &'static str,
 }
-
-/// The message of the `unavailable` envelope.
-pub const NO_LIVE_EDITOR: &str =
-    "No editor tab is open on this video; open the review page to use live inspection.";
 
 #[cfg(test)]
 mod tests {

@@ -659,6 +659,11 @@ impl Editor {
         })
     }
 
+    /// The file behind one of our own unexpired public URLs.
+    fn local_public(&self, url: &str) -> Option<PathBuf> {
+        crate::core::public::PublicFiles::new(&self.settings).local_file(url)
+    }
+
     fn max_download(&self) -> u64 {
         self.settings
             .fetch
@@ -684,9 +689,11 @@ impl Editor {
             Edit::VoiceUpload { url } | Edit::NarratorVideo { url } => url.clone(),
             _ => return Err(Error::internal("not an upload")),
         };
-        self.runtime
-            .block_on(self.fetcher.guard(&url))
-            .map_err(|e| fetch_error(e, "fields"))?;
+        if self.local_public(&url).is_none() {
+            self.runtime
+                .block_on(self.fetcher.guard(&url))
+                .map_err(|e| fetch_error(e, "fields"))?;
+        }
         let seg = &doc.segments[index];
         let queue_id = format!(
             "vq_{}{}",
@@ -758,11 +765,23 @@ impl Editor {
         e: Edit,
         url: String,
     ) {
-        let result = match self
-            .fetcher
-            .get(&url, self.max_download(), DOWNLOAD_TIMEOUT)
-            .await
-        {
+        let fetched = match self.local_public(&url) {
+            // Our own public files (the editor's uploads) are read where they lie.
+            Some(path) => std::fs::read(&path)
+                .map(|body| crate::core::fetch::Response {
+                    status: 200,
+                    content_type: None,
+                    body,
+                    final_url: url::Url::parse(&url).expect("a public URL parses"),
+                })
+                .map_err(|e| crate::core::fetch::FetchError::Network(e.to_string())),
+            None => {
+                self.fetcher
+                    .get(&url, self.max_download(), DOWNLOAD_TIMEOUT)
+                    .await
+            }
+        };
+        let result = match fetched {
             Err(err) => Err(fetch_error(err, "fields")),
             Ok(resp) => {
                 let this = self.clone();

@@ -1,0 +1,57 @@
+// Entry: reads the review link (topic, token, readonly, view), loads the video and mounts the
+// scene editor, the script view or the read-only player over the server's plain scene list.
+import { html } from "htm/preact";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, readonly, words, type EditorView } from "./api";
+import { Editor } from "./editor";
+import { Player } from "./player";
+import { Script } from "./script";
+import * as live from "./live";
+import "./style.css";
+
+function App() {
+  const [view, setView] = useState<EditorView | null>(null);
+  const [error, setError] = useState("");
+
+  const load = async () => {
+    const v = await api.data();
+    setView(v);
+    return v;
+  };
+  const open = async () => {
+    try {
+      const v = await api.data();
+      const ready = v.mode === "scenes" && v.scenes.length > 0 && v.status.stage !== null;
+      // The editor works inside an edit session; reopening rejoins the open one.
+      if (!readonly && ready) await api.session("start").catch(() => undefined);
+      await load();
+    } catch (e) {
+      setError(words(e));
+    }
+  };
+  useEffect(() => {
+    open();
+    live.connect();
+  }, []);
+  // While the scenes are being built, look again every two seconds.
+  useEffect(() => {
+    if (!view || view.scenes.length > 0 || view.status.status !== "processing") return;
+    const t = setTimeout(open, 2000);
+    return () => clearTimeout(t);
+  }, [view]);
+
+  if (error) return html`<p class="error" role="alert">${error}</p>`;
+  if (!view) return html`<p class="loading">Loading…</p>`;
+  if (readonly) return html`<${Player} view=${view} />`;
+  if (view.mode === "script") return html`<${Script} view=${view} onScenes=${open} />`;
+  if (view.scenes.length === 0)
+    return html`<p class="empty">The scenes are being built (${Math.round(view.status.progress * 100)}%). This page updates by itself.</p>`;
+  return html`<${Editor} initial=${view} onReload=${load} />`;
+}
+
+const root = document.getElementById("app");
+if (root) {
+  root.textContent = "";
+  render(html`<${App} />`, root);
+}

@@ -1,0 +1,149 @@
+// The selected scene's 280×498 preview: the compositor's still (or its preview clip while
+// playing), the safe zones and every box scene_geometry reports drawn on top. Narrator,
+// caption and overlay objects are dragged (and the narrator and objects resized) in preview
+// pixels; letting go sends the matching modify_scene edit.
+import { html } from "htm/preact";
+import { useRef, useState } from "preact/hooks";
+import type { Rect } from "./api";
+
+export const W = 280;
+export const H = 498;
+
+export type BoxKind = "narrator" | "caption" | "object";
+export interface Target { kind: BoxKind; layoutId?: string }
+
+interface Drag {
+  target: Target;
+  mode: "move" | "resize";
+  startX: number;
+  startY: number;
+  from: Rect;
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
+const round = (v: number) => Math.round(v * 10) / 10;
+
+function moved(d: Drag, dx: number, dy: number): Rect {
+  const r = d.from;
+  if (d.target.kind === "caption") {
+    return { ...r, y: round(clamp(r.y + dy, 0, H - r.h)) };
+  }
+  if (d.mode === "resize") {
+    return { ...r, w: round(clamp(r.w + dx, 8, W - r.x)), h: round(clamp(r.h + dy, 8, H - r.y)) };
+  }
+  return { ...r, x: round(clamp(r.x + dx, -r.w / 2, W - r.w / 2)), y: round(clamp(r.y + dy, -r.h / 2, H - r.h / 2)) };
+}
+
+const px = (r: Rect) => `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px`;
+
+export function Stage(props: {
+  geometry: any;
+  picture: string;
+  clipUrl: string | null;
+  playing: boolean;
+  readonly: boolean;
+  videoRef: { current: HTMLVideoElement | null };
+  onTime: (t: number) => void;
+  onEnded: () => void;
+  onCommit: (target: Target, rect: Rect) => void;
+}) {
+  const [drag, setDrag] = useState<Drag | null>(null);
+  const [draft, setDraft] = useState<{ key: string; rect: Rect } | null>(null);
+  const stage = useRef<HTMLDivElement>(null);
+  const g = props.geometry;
+  const keyOf = (t: Target) => t.kind + ":" + (t.layoutId ?? "");
+
+  const start = (e: PointerEvent, target: Target, from: Rect) => {
+    if (props.readonly) return;
+    const handle = (e.target as HTMLElement).dataset.handle === "resize";
+    e.preventDefault();
+    (e.currentTarget as HTMLElement).setPointerCapture?.(e.pointerId);
+    setDrag({ target, mode: handle ? "resize" : "move", startX: e.clientX, startY: e.clientY, from });
+    setDraft({ key: keyOf(target), rect: from });
+  };
+  const move = (e: PointerEvent) => {
+    if (!drag) return;
+    setDraft({ key: keyOf(drag.target), rect: moved(drag, e.clientX - drag.startX, e.clientY - drag.startY) });
+  };
+  const end = (e: PointerEvent) => {
+    if (!drag) return;
+    const rect = moved(drag, e.clientX - drag.startX, e.clientY - drag.startY);
+    const changed = JSON.stringify(rect) !== JSON.stringify(drag.from);
+    setDrag(null);
+    if (changed) props.onCommit(drag.target, rect);
+    else setDraft(null);
+  };
+  const rectOf = (t: Target, r: Rect) => (draft && draft.key === keyOf(t) ? draft.rect : r);
+
+  const box = (t: Target, r: Rect, label: string, selector: string, resizable: boolean) => {
+    const shown = rectOf(t, r);
+    return html`<div
+      class=${"box box-" + t.kind}
+      data-box=${t.kind}
+      data-layout-id=${t.layoutId}
+      data-selector=${selector}
+      style=${px(shown)}
+      title=${label}
+      onPointerDown=${(e: PointerEvent) => start(e, t, r)}
+      onPointerMove=${move}
+      onPointerUp=${end}
+      onPointerCancel=${end}
+    >
+      <span class="box-label">${label}</span>
+      ${resizable && !props.readonly ? html`<span class="handle" data-handle="resize"></span>` : null}
+    </div>`;
+  };
+
+  const zones = g?.safe_zones;
+  const narrator = g?.boxes?.narrator;
+  const caption = g?.boxes?.caption;
+  const objects: any[] = g?.boxes?.remotion?.object_layer?.objects ?? [];
+  return html`<div class="stage" ref=${stage} data-stage="preview" style=${`width:${W}px;height:${H}px`}>
+    ${props.playing && props.clipUrl
+      ? html`<video
+          class="picture"
+          ref=${props.videoRef}
+          src=${props.clipUrl}
+          autoplay
+          playsinline
+          onTimeUpdate=${(e: Event) => props.onTime((e.target as HTMLVideoElement).currentTime)}
+          onEnded=${props.onEnded}
+        ></video>`
+      : html`<img class="picture" alt="Scene preview" src=${props.picture} draggable=${false} />`}
+    ${zones
+      ? html`<div class="zone" data-zone="dead_top" style=${px(zones.dead_top)}></div>
+          <div class="zone" data-zone="dead_bottom" style=${px(zones.dead_bottom)}></div>`
+      : null}
+    ${!props.playing && narrator?.visible ? box({ kind: "narrator" }, narrator.rect, "Narrator", '[data-box="narrator"]', true) : null}
+    ${!props.playing && caption?.visible !== false && caption?.container_rect
+      ? box({ kind: "caption" }, caption.container_rect, "Caption", '[data-box="caption"]', false)
+      : null}
+    ${!props.playing
+      ? objects.map((o) =>
+          box({ kind: "object", layoutId: o.layout_id }, o.rect, o.layout_id, `[data-layout-id="${o.layout_id}"]`, true),
+        )
+      : null}
+  </div>`;
+}
+
+/** Every drawn box, measured from the DOM in preview pixels (the stage is 280×498 CSS px). */
+export function measure(selector: string | null): { selector: string; kind: string; x: number; y: number; w: number; h: number }[] {
+  const stage = document.querySelector<HTMLElement>('[data-stage="preview"]');
+  if (!stage) return [];
+  const origin = stage.getBoundingClientRect();
+  const sx = origin.width / W;
+  const sy = origin.height / H;
+  const nodes = Array.from(stage.querySelectorAll<HTMLElement>(selector || "[data-box]"));
+  const r2 = (v: number) => Math.round(v * 100) / 100;
+  return nodes.map((n) => {
+    const r = n.getBoundingClientRect();
+    return {
+      selector: n.dataset.selector ?? selector ?? "",
+      kind: n.dataset.box ?? n.dataset.zone ?? n.tagName.toLowerCase(),
+      x: r2((r.left - origin.left) / sx),
+      y: r2((r.top - origin.top) / sy),
+      w: r2(r.width / sx),
+      h: r2(r.height / sy),
+    };
+  });
+}

@@ -1,0 +1,168 @@
+//! Per-scene preview clips for the editor: one scene rendered alone by the same compositor as
+//! the final MP4 (preview equals final), at 360×640 with x264 `ultrafast`, with the scene's own
+//! narration.
+//!
+//! Clips are cached by a hash of everything that changes them: the scene's render plan (which
+//! names every file it reads), its overlay token, and the size and time of its narration file.
+//! A clip is published once under the video's public folder as
+//! `{folder}/preview/{voice_file}_{hash}.mp4`; an edit changes the hash of the scene it touched
+//! only, so only that scene is rendered again.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use compositor::media::X264Preset;
+use serde::Serialize;
+
+use crate::core::config::Settings;
+use crate::core::document::VideoDocument;
+use crate::core::error::{Code, Error, Result};
+use compositor::spec::OverlaySpec;
+
+use crate::render::plan::{Reduced, render_sized};
+
+/// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
+pub use crate::render::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
+
+/// A scene's preview clip, ready to play.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct PreviewClip {
+    pub voice_file: String,
+    /// Public URL of the MP4 on `{origin_url}`.
+    pub url: String,
+    /// The cache key (hex): changes exactly when the scene's picture or sound changes.
+    pub key: String,
+    /// Whether the clip was already rendered.
+    pub cached: bool,
+    /// Milliseconds spent rendering (0 when cached).
+    pub render_ms: u64,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Renders one clip at a time: two preview requests for the same scene never encode twice,
+/// and previews never take every core from a running export.
+#[derive(Default)]
+pub struct PreviewClips {
+    rendering: Mutex<()>,
+}
+
+/// `doc` reduced to scene `index` alone.
+fn single_scene(doc: &VideoDocument, index: usize) -> VideoDocument {
+    let mut one = doc.clone();
+    one.segments = vec![doc.segments[index].clone()];
+    one
+}
+
+fn file_stamp(path: &Path) -> (u64, u128) {
+    std::fs::metadata(path)
+        .map(|m| {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            (m.len(), t)
+        })
+        .unwrap_or((0, 0))
+}
+
+/// The cache key of scene `index`'s clip (with the session's `staged` overlay spec).
+pub fn clip_key(
+    settings: &Settings,
+    doc: &VideoDocument,
+    index: usize,
+    staged: Option<&OverlaySpec>,
+) -> u64 {
+    let (plan, _) = crate::render::stills::scene_plan(settings, doc, index, staged);
+    let dir = settings.video_dir(&doc.topic_id);
+    let seg = &doc.segments[index];
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_vec(&plan)
+        .expect("plans always serialise")
+        .hash(&mut h);
+    seg.remotion_spec.hash(&mut h);
+    seg.audio_file.hash(&mut h);
+    file_stamp(&dir.join(&seg.audio_file)).hash(&mut h);
+    (CLIP_W, CLIP_H).hash(&mut h);
+    h.finish()
+}
+
+impl PreviewClips {
+    /// The clip of scene `index` (which must exist), rendered when its key is new.
+    pub fn clip(
+        &self,
+        settings: &Settings,
+        doc: &VideoDocument,
+        (index, staged): (usize, Option<&OverlaySpec>),
+    ) -> Result<PreviewClip> {
+        let seg = &doc.segments[index];
+        let key = format!("{:016x}", clip_key(settings, doc, index, staged));
+        let folder = doc.public_folder();
+        let name = format!("preview/{}_{key}.mp4", seg.voice_file);
+        let path: PathBuf = settings.public_dir().join(&folder).join(&name);
+        let reply = |cached, render_ms| PreviewClip {
+            voice_file: seg.voice_file.clone(),
+            url: format!("{}/{folder}/{name}", settings.origin_url),
+            key: key.clone(),
+            cached,
+            render_ms,
+            width: CLIP_W,
+            height: CLIP_H,
+        };
+        let _one = self.rendering.lock().unwrap_or_else(|p| p.into_inner());
+        if path.is_file() {
+            return Ok(reply(true, 0));
+        }
+        let started = Instant::now();
+        let parent = path.parent().expect("the clip has a folder");
+        std::fs::create_dir_all(parent).map_err(Error::internal)?;
+        let tmp = parent.join(format!(".{}_{key}.tmp.mp4", seg.voice_file));
+        let dir = settings.video_dir(&doc.topic_id);
+        let reduced = Reduced {
+            preset: X264Preset::Ultrafast,
+        };
+        render_sized(
+            settings,
+            &single_scene(doc, index),
+            &dir,
+            &tmp,
+            (Some(reduced), staged),
+            &mut |_, _| {},
+        )
+        .map_err(|f| {
+            let _ = std::fs::remove_file(&tmp);
+            tracing::warn!(topic = %doc.topic_id, scene = %seg.voice_file, error = %f.message, "preview clip failed");
+            Error::new(
+                Code::RenderFailed,
+                "The scene's preview could not be rendered; one of its media files is unreadable.",
+            )
+        })?;
+        std::fs::rename(&tmp, &path).map_err(Error::internal)?;
+        remove_stale(parent, &seg.voice_file, &path);
+        let ms = started.elapsed().as_millis() as u64;
+        tracing::info!(topic = %doc.topic_id, scene = %seg.voice_file, ms, "preview clip rendered");
+        Ok(reply(false, ms))
+    }
+}
+
+/// Deletes the scene's older clips (other keys), keeping `keep`.
+fn remove_stale(dir: &Path, voice_file: &str, keep: &Path) {
+    let prefix = format!("{voice_file}_");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if p != keep
+            && name.starts_with(&prefix)
+            && name.len() == prefix.len() + 16 + 4
+            && name.ends_with(".mp4")
+        {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}

@@ -1,0 +1,894 @@
+//! The editor at `review_url`, the read-only player and the live scene inspector, in a real
+//! Chromium (`reelsmith_tests::browser`) against the real daemon. Screenshots of the editor and
+//! the player land in the test output folder (`target/test-output`).
+
+use std::time::{Duration, Instant};
+
+use reelsmith_tests::browser::{Browser, output_dir};
+use reelsmith_tests::futures_util::{SinkExt, StreamExt};
+use reelsmith_tests::tokio_tungstenite::{self, tungstenite::Message};
+use reelsmith_tests::{Daemon, script};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+const LONG: Duration = Duration::from_secs(240);
+
+/// A scene-ready video of an 80-word script: (topic id, review url, voice_files in order).
+async fn scene_video(d: &Daemon) -> (String, String, Vec<String>) {
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(80), "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let review = done["result"]["review_url"].as_str().unwrap().to_string();
+    let tree = d.scene_tree(&id).await;
+    let scenes = tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["voice_file"].as_str().unwrap().to_string())
+        .collect();
+    (id, review, scenes)
+}
+
+async fn geometry(d: &Daemon, id: &str, voice_file: &str) -> Value {
+    let (c, g, _) = d
+        .post(
+            "/v1/scene_geometry",
+            &json!({ "id": id, "voice_file": voice_file }),
+        )
+        .await;
+    assert_eq!(c, 200, "{g}");
+    g
+}
+
+async fn inspect(d: &Daemon, id: &str, action: &str, extra: Value) -> (u16, Value) {
+    let mut body = json!({ "id": id, "action": action });
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().cloned().unwrap_or_default());
+    let (c, v, _) = d.post("/v1/scene_inspector", &body).await;
+    (c, v)
+}
+
+/// Opens the editor and waits until the selected scene's still is shown.
+async fn open_editor(b: &Browser, review: &str) {
+    b.client.goto(review).await.expect("open the review link");
+    b.wait_for(
+        "document.querySelector('.stage img.picture')?.complete && document.querySelector('.stage img.picture').naturalWidth === 280 && document.querySelector('[data-box=caption]')",
+        60,
+    )
+    .await;
+}
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1.0
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows_nothing() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let thumbs = b
+        .wait_for(
+            &format!(
+                "document.querySelectorAll('.thumb img').length === {n} && [...document.querySelectorAll('.thumb img')].every(i => i.complete && i.naturalWidth === 280) && {n}",
+                n = scenes.len()
+            ),
+            60,
+        )
+        .await;
+    assert_eq!(thumbs, json!(scenes.len()));
+    let words = b
+        .eval("return document.querySelectorAll('.timeline .word').length;")
+        .await;
+    assert!(words.as_u64().unwrap() > 3, "a word timeline: {words}");
+    let zones = b
+        .eval("return document.querySelectorAll('[data-zone]').length;")
+        .await;
+    assert_eq!(zones, json!(2), "both dead zones are drawn");
+    // Phone width: nothing sticks out sideways.
+    let wide = b
+        .eval("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest('.scenes, .timeline')).map(e => e.className || e.tagName).slice(0, 5);")
+        .await;
+    assert_eq!(wide, json!([]), "wider than the phone");
+    b.screenshot("editor").await;
+    // Keyboard: an arrow key selects the next scene, space plays it.
+    let body = b.find("body").await;
+    body.send_keys("\u{E014}").await.unwrap();
+    b.wait_for(
+        &format!(
+            "document.querySelector('.thumb.selected').dataset.voiceFile === {:?}",
+            scenes[1]
+        ),
+        5,
+    )
+    .await;
+    body.send_keys(" ").await.unwrap();
+    b.wait_for(
+        "document.querySelector('.stage video.picture')?.currentTime > 0.2",
+        30,
+    )
+    .await;
+    body.send_keys(" ").await.unwrap();
+    b.wait_for("document.querySelector('.stage img.picture')", 5)
+        .await;
+
+    let tampered = review.replace("token=", "token=0");
+    let text = b.open(&tampered).await;
+    assert!(text.contains("This link is not valid"), "{text}");
+    let scene_text = b
+        .eval("return document.querySelectorAll('.thumb, .stage').length;")
+        .await;
+    assert_eq!(scene_text, json!(0));
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_with_it() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let before = geometry(&d, &id, &scenes[0]).await;
+    let y0 = before["boxes"]["caption"]["container_rect"]["y"]
+        .as_f64()
+        .unwrap();
+    let w = b
+        .eval("return document.querySelector('[data-box=caption]').getBoundingClientRect().width;")
+        .await
+        .as_f64()
+        .unwrap();
+    // Pressed near the caption's left edge, away from boxes drawn over its middle.
+    b.drag("[data-box=caption]", (-w / 2.0 + 6.0, 0.0), (0.0, -60.0))
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let after = loop {
+        let g = geometry(&d, &id, &scenes[0]).await;
+        let y = g["boxes"]["caption"]["container_rect"]["y"]
+            .as_f64()
+            .unwrap();
+        if (y - y0).abs() > 1.0 {
+            break g;
+        }
+        assert!(Instant::now() < deadline, "the caption did not move: y {y}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let y1 = after["boxes"]["caption"]["container_rect"]["y"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (y1 - (y0 - 60.0)).abs() <= 2.0,
+        "moved by the drag: {y0} → {y1}"
+    );
+
+    // What the open editor draws agrees with scene_geometry within one preview pixel.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (c, v) = inspect(&d, &id, "get_computed_boxes", json!({})).await;
+        assert_eq!(c, 200, "{v}");
+        assert_eq!(v["status"], "completed", "{v}");
+        let boxes = v["result"]["boxes"].as_array().unwrap().clone();
+        let find = |sel: &str| boxes.iter().find(|b| b["selector"] == sel).cloned();
+        let caption = find("[data-box=\"caption\"]").expect("the caption box");
+        if !near(caption["y"].as_f64().unwrap(), y1) {
+            assert!(
+                Instant::now() < deadline,
+                "the editor still draws {caption}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        }
+        let mut expected = vec![(
+            "[data-box=\"caption\"]".to_string(),
+            after["boxes"]["caption"]["container_rect"].clone(),
+        )];
+        if after["boxes"]["narrator"]["visible"] == true {
+            expected.push((
+                "[data-box=\"narrator\"]".into(),
+                after["boxes"]["narrator"]["rect"].clone(),
+            ));
+        }
+        for o in after["boxes"]["remotion"]["object_layer"]["objects"]
+            .as_array()
+            .unwrap()
+        {
+            let sel = format!("[data-layout-id=\"{}\"]", o["layout_id"].as_str().unwrap());
+            expected.push((sel, o["rect"].clone()));
+        }
+        for (sel, rect) in expected {
+            let got = find(&sel).unwrap_or_else(|| panic!("no box {sel} in {boxes:?}"));
+            for k in ["x", "y", "w", "h"] {
+                assert!(
+                    near(got[k].as_f64().unwrap(), rect[k].as_f64().unwrap()),
+                    "{sel}.{k}: editor {got} vs geometry {rect}"
+                );
+            }
+        }
+        break;
+    }
+    let checks = b
+        .eval("return document.querySelectorAll('.violations li').length;")
+        .await;
+    assert!(
+        checks.as_u64().unwrap() >= 1,
+        "the layout checks are listed"
+    );
+    b.screenshot("editor-caption-dragged").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_second_editor_live() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let (first, second) = (Browser::start().await, Browser::start().await);
+    open_editor(&first, &review).await;
+    open_editor(&second, &review).await;
+    // The clip before the edit (rendered now, so the edit's clip is a fresh render).
+    let preview_url = review.replacen('?', &format!("/preview/{}?", scenes[0]), 1);
+    let before: Value = d
+        .http
+        .post(&preview_url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key0 = before["key"].as_str().unwrap().to_string();
+
+    let src0 = first
+        .eval("return document.querySelector('.stage img.picture').src;")
+        .await;
+    // A refused edit is shown in the API's own words.
+    let area = first.find("textarea.text").await;
+    area.clear().await.unwrap();
+    area.send_keys(" ").await.unwrap();
+    first.find("button.apply-text").await.click().await.unwrap();
+    let shown = first
+        .wait_for(
+            "document.querySelector('.error[role=alert]')?.innerText",
+            10,
+        )
+        .await;
+    assert!(shown.as_str().unwrap().contains("text"), "{shown}");
+    let text = "Harbour lights shimmer over quiet water tonight";
+    let area = first.find("textarea.text").await;
+    area.clear().await.unwrap();
+    area.send_keys(text).await.unwrap();
+    first.find("button.apply-text").await.click().await.unwrap();
+    let fresh = first
+        .wait_for(
+            "document.querySelector('.fresh') && [document.querySelector('.fresh').dataset.key, Number(document.querySelector('.fresh').dataset.ms)]",
+            90,
+        )
+        .await;
+    assert_ne!(
+        fresh[0],
+        json!(key0),
+        "the edited scene has a new preview clip"
+    );
+    eprintln!("edit → fresh preview clip: {} ms", fresh[1]);
+    let still_changed = first
+        .wait_for(
+            &format!("document.querySelector('.stage img.picture').src !== {src0} && document.querySelector('.stage img.picture').complete && document.querySelector('.stage img.picture').naturalWidth"),
+            20,
+        )
+        .await;
+    assert_eq!(still_changed, json!(280));
+    // The second editor follows from the realtime stream, without a reload.
+    second
+        .wait_for(
+            &format!("document.querySelector('textarea.text').value === {text:?}"),
+            20,
+        )
+        .await;
+    second.screenshot("editor-second-browser").await;
+    // Unsaved work survives a reload: the session is on the server.
+    first.client.refresh().await.unwrap();
+    first
+        .wait_for(
+            &format!("document.querySelector('textarea.text')?.value === {text:?} && document.querySelector('.session').dataset.staged === '1'"),
+            30,
+        )
+        .await;
+    first.find("button.save").await.click().await.unwrap();
+    first
+        .wait_for(
+            "document.querySelector('.session').dataset.staged === '0'",
+            20,
+        )
+        .await;
+    let tree = d.scene_tree(&id).await;
+    assert_eq!(
+        tree["segments"][0]["text"],
+        json!(text),
+        "saved to the document"
+    );
+    first.close().await;
+    second.close().await;
+}
+
+/// `ffprobe`'s view of an MP4: (video codec, duration in seconds).
+fn probe(path: &std::path::Path) -> (String, f64) {
+    let out = std::process::Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_name:format=duration",
+            "-of",
+            "json",
+        ])
+        .arg(path)
+        .output()
+        .expect("ffprobe runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codec = v["streams"][0]["codec_name"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let duration = v["format"]["duration"].as_str().unwrap().parse().unwrap();
+    (codec, duration)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_then_the_mp4() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let player = Browser::start().await;
+    let player_url = format!("{review}&readonly=true");
+    let r = d.http.get(&player_url).send().await.unwrap();
+    let csp = r.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(csp.contains("frame-ancestors *"), "embeddable: {csp}");
+    player.client.goto(&player_url).await.unwrap();
+    player
+        .wait_for(
+            "document.querySelector('video.scene-clip')?.currentTime > 0.3",
+            90,
+        )
+        .await;
+    let caption = player
+        .wait_for("document.querySelector('.player .caption')?.innerText", 10)
+        .await;
+    assert!(
+        !caption.as_str().unwrap().trim().is_empty(),
+        "captions under the clip"
+    );
+    let controls = player
+        .eval("return document.querySelectorAll('textarea, .save, .export-button, [data-box]').length;")
+        .await;
+    assert_eq!(controls, json!(0), "no edit controls in the player");
+    player.screenshot("player-scenes").await;
+    // When a scene's clip ends, the next one plays.
+    player
+        .wait_for(
+            "document.querySelector('video.scene-clip')?.dataset.index === '1' && document.querySelector('video.scene-clip').currentTime > 0.2",
+            30,
+        )
+        .await;
+
+    let editor = Browser::start().await;
+    open_editor(&editor, &review).await;
+    editor
+        .find("button.export-button")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let mut progress = Vec::new();
+    let deadline = Instant::now() + LONG;
+    let mp4 = loop {
+        let v = editor
+            .eval("return [document.querySelector('progress.export-progress')?.value ?? null, document.querySelector('a.mp4')?.href ?? null];")
+            .await;
+        if let Some(p) = v[0].as_f64() {
+            progress.push(p);
+        }
+        if let Some(href) = v[1].as_str() {
+            break href.to_string();
+        }
+        assert!(Instant::now() < deadline, "no MP4 after the export");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(!progress.is_empty(), "a progress bar was shown");
+    assert!(
+        progress.iter().all(|p| (85.0..=100.0).contains(p)),
+        "{progress:?}"
+    );
+    editor.screenshot("editor-exported").await;
+    let bytes = d
+        .http
+        .get(&mp4)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let file = output_dir().join("editor-export.mp4");
+    std::fs::write(&file, &bytes).unwrap();
+    let (codec, duration) = probe(&file);
+    assert_eq!(codec, "h264");
+    assert!(duration > 5.0, "{duration}");
+
+    player.client.refresh().await.unwrap();
+    player
+        .wait_for(
+            "document.querySelector('video.final')?.currentTime > 0.3",
+            60,
+        )
+        .await;
+    player.screenshot("player-final").await;
+    player.close().await;
+    editor.close().await;
+}
+
+/// A bare live-editor connection that answers probes (or not) and commands (or closes).
+async fn bare_tab(
+    review: &str,
+    answer_probes: bool,
+    on_command_close: bool,
+) -> tokio::task::JoinHandle<()> {
+    let ws_url = review
+        .replacen("http://", "ws://", 1)
+        .replacen('?', "/live?", 1);
+    let (ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
+        .await
+        .expect("ws connects");
+    let (mut tx, mut rx) = ws.split();
+    // Registered once the server says hello.
+    let hello = rx.next().await.expect("hello").expect("hello frame");
+    assert!(hello.to_text().unwrap().contains("\"hello\""), "{hello}");
+    tokio::spawn(async move {
+        while let Some(Ok(msg)) = rx.next().await {
+            let Message::Text(text) = msg else { continue };
+            let m: Value = serde_json::from_str(&text).unwrap();
+            match m["type"].as_str() {
+                Some("probe") if answer_probes => {
+                    let reply = json!({"type": "reply", "request_id": m["request_id"], "ok": true, "result": {"visible": true, "mounted": true}});
+                    let _ = tx.send(Message::text(reply.to_string())).await;
+                }
+                Some("command") if on_command_close => {
+                    let _ = tx.close().await;
+                    return;
+                }
+                _ => {}
+            }
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_live_inspector_action_runs_in_an_open_editor_and_none_open_is_unavailable() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let (c, v) = inspect(&d, &id, "get_preview_state", json!({})).await;
+    assert_eq!(
+        (c, &v["status"], &v["code"]),
+        (200, &json!("unavailable"), &json!("no_live_editor")),
+        "{v}"
+    );
+
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let ok = |v: &Value| {
+        assert_eq!(v["status"], "completed", "{v}");
+        assert!(
+            v["selected_browser"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("ed_")),
+            "{v}"
+        );
+        v["result"].clone()
+    };
+    for action in ["list_live_editors", "list_instances"] {
+        let (_, v) = inspect(&d, &id, action, json!({})).await;
+        let r = ok(&v);
+        assert_eq!(r["count"], 1, "{v}");
+        assert_eq!(r["editors"][0]["mounted"], true, "{v}");
+    }
+    let (_, v) = inspect(&d, &id, "get_preview_state", json!({})).await;
+    let r = ok(&v);
+    assert_eq!(
+        (&r["scene"], &r["playing"]),
+        (&json!(scenes[0]), &json!(false)),
+        "{v}"
+    );
+    let (_, v) = inspect(&d, &id, "get_scene_dom_snapshot", json!({})).await;
+    let r = ok(&v);
+    assert_eq!(r["scene_uid"], json!(scenes[0]));
+    assert!(!r["elements"].as_array().unwrap().is_empty(), "{v}");
+    let (_, v) = inspect(
+        &d,
+        &id,
+        "get_computed_boxes",
+        json!({"selector": "[data-box=caption]"}),
+    )
+    .await;
+    assert_eq!(ok(&v)["boxes"].as_array().unwrap().len(), 1, "{v}");
+    // A scene-bound command for another scene needs `activate`.
+    let (c, v) = inspect(
+        &d,
+        &id,
+        "get_computed_boxes",
+        json!({"voice_file": scenes[1]}),
+    )
+    .await;
+    assert_eq!(
+        (c, &v["error"]["code"]),
+        (409, &json!("editor_refused")),
+        "{v}"
+    );
+    let (_, v) = inspect(&d, &id, "activate_scene", json!({"voice_file": scenes[1]})).await;
+    assert_eq!(ok(&v)["scene"], json!(scenes[1]), "{v}");
+    b.wait_for(
+        &format!(
+            "document.querySelector('.thumb.selected').dataset.voiceFile === {:?}",
+            scenes[1]
+        ),
+        5,
+    )
+    .await;
+    let (_, v) = inspect(&d, &id, "seek_preview", json!({"seek_seconds": 1.0})).await;
+    assert_eq!(ok(&v)["time"].as_f64(), Some(1.0), "{v}");
+    let (_, v) = inspect(&d, &id, "play_preview", json!({"timeout_ms": 15000})).await;
+    assert_eq!(ok(&v)["playing"], json!(true), "{v}");
+    b.wait_for(
+        "document.querySelector('.stage video.picture')?.currentTime > 0.2",
+        30,
+    )
+    .await;
+    b.screenshot("editor-playing").await;
+    let (_, v) = inspect(&d, &id, "pause_preview", json!({})).await;
+    assert_eq!(ok(&v)["playing"], json!(false), "{v}");
+    let (_, v) = inspect(&d, &id, "reload_preview", json!({})).await;
+    assert_eq!(ok(&v)["reloaded"], json!(true), "{v}");
+    b.close().await;
+
+    // Tabs that do not answer: the probe window, the command timeout, a tab that leaves.
+    let silent = bare_tab(&review, false, false).await;
+    let (_, v) = inspect(
+        &d,
+        &id,
+        "get_preview_state",
+        json!({"probe_timeout_ms": 150}),
+    )
+    .await;
+    assert_eq!(
+        (&v["status"], &v["code"]),
+        (&json!("unavailable"), &json!("no_active_editor")),
+        "{v}"
+    );
+    silent.abort();
+    let slow = bare_tab(&review, true, false).await;
+    let t = Instant::now();
+    let (_, v) = inspect(&d, &id, "get_preview_state", json!({"timeout_ms": 1000})).await;
+    assert_eq!(v["code"], json!("editor_timeout"), "{v}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    slow.abort();
+    let _leaving = bare_tab(&review, true, true).await;
+    let t = Instant::now();
+    let (_, v) = inspect(&d, &id, "get_preview_state", json!({"timeout_ms": 15000})).await;
+    assert!(
+        v["code"] == json!("editor_disconnected") || v["code"] == json!("no_active_editor"),
+        "{v}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "a tab that leaves never hangs the call"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_script_view_approves_an_edited_script_into_scenes() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "idea", "idea_text": "Why small harbours matter to coastal towns", "output_type": "text" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let review = done["result"]["review_url"].as_str().unwrap().to_string();
+    assert!(review.contains("view=script"), "{review}");
+    let b = Browser::start().await;
+    b.client.goto(&review).await.unwrap();
+    b.wait_for("document.querySelectorAll('textarea.segment').length", 30)
+        .await;
+    b.screenshot("script-view").await;
+    let first = b.find("textarea.segment").await;
+    first.clear().await.unwrap();
+    let line = "Harbour towns keep their fishing boats close to home.";
+    first.send_keys(line).await.unwrap();
+    b.find("button.approve").await.click().await.unwrap();
+    b.wait_for("document.querySelectorAll('.thumb').length", 180)
+        .await;
+    let tree = d.scene_tree(&id).await;
+    assert_eq!(tree["segments"][0]["text"], json!(line), "{tree}");
+    b.screenshot("script-approved-editor").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_background_is_swapped_from_search_broll_results() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let keyword = b.find("input.broll-keyword").await;
+    keyword.clear().await.unwrap();
+    keyword.send_keys("grid").await.unwrap();
+    b.find("button.broll-search").await.click().await.unwrap();
+    let url = b
+        .wait_for(
+            "document.querySelector('.broll-result img')?.complete && document.querySelector('.broll-result').dataset.url",
+            30,
+        )
+        .await;
+    b.find(".broll-result").await.click().await.unwrap();
+    let data_url = review.replacen('?', "/data?", 1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = d
+            .http
+            .get(&data_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        // B-roll: the background's mediaUrl; A-roll: the narrator stays, the asset is brollUrl.
+        let s = &v["scenes"][0];
+        if s["mediaUrl"] == url || s["brollUrl"] == url {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not swapped: {}", v["scenes"][0]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    b.screenshot("editor-background-swapped").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overlay() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let dir = reelsmith_tests::tempfile::tempdir().unwrap();
+    let wav = dir.path().join("voice.wav");
+    std::fs::write(&wav, reelsmith_tests::wav_bytes(2.0, 16_000)).unwrap();
+    let svg = dir.path().join("badge.svg");
+    std::fs::write(
+        &svg,
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 720 1280' width='720' height='1280'>\
+         <g data-wc-object='badge' data-wc-kind='callout'><rect x='100' y='200' width='300' height='120' fill='#e53935'/></g></svg>",
+    )
+    .unwrap();
+    let data_url = review.replacen('?', "/data?", 1);
+    let scene0 = |v: &Value| v["scenes"][0].clone();
+    let before: Value = d
+        .http
+        .get(&data_url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+
+    b.find("input.upload-voice")
+        .await
+        .send_keys(wav.to_str().unwrap())
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v: Value = d
+            .http
+            .get(&data_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        // The two-second upload is the scene's narration now.
+        if scene0(&v)["narrator"]["audio_url"] != scene0(&before)["narrator"]["audio_url"] {
+            let seconds = scene0(&v)["duration"].as_f64().unwrap();
+            assert!((seconds - 2.0).abs() < 0.05, "{seconds}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the voice was not applied: {}",
+            scene0(&v)
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    let mp4 = dir.path().join("narrator.mp4");
+    std::fs::write(&mp4, reelsmith_tests::h264_mp4()).unwrap();
+    b.find("input.upload-narrator")
+        .await
+        .send_keys(mp4.to_str().unwrap())
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v: Value = d
+            .http
+            .get(&data_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if scene0(&v)["has_narrator_video"] == true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the narrator video was not applied: {}",
+            scene0(&v)
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    b.find("input.upload-overlay")
+        .await
+        .send_keys(svg.to_str().unwrap())
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let g = geometry(&d, &id, &scenes[0]).await;
+        let objects = g["boxes"]["remotion"]["object_layer"]["objects"]
+            .as_array()
+            .unwrap()
+            .clone();
+        if objects
+            .iter()
+            .any(|o| o["layout_id"].as_str().is_some_and(|l| l.contains("badge")))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the overlay was not applied: {objects:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    b.wait_for("[...document.querySelectorAll('[data-layout-id]')].some(e => e.dataset.layoutId.includes('badge'))", 20).await;
+    // The still shows the staged overlay (before Save): the badge's red at (50, 90).
+    let red = b
+        .wait_for(
+            "(() => { const i = document.querySelector('.stage img.picture'); if (!i.complete || !i.naturalWidth) return false;              const c = document.createElement('canvas'); c.width = 280; c.height = 498; const g = c.getContext('2d');              g.drawImage(i, 0, 0); const [r, gr, bl] = g.getImageData(50, 90, 1, 1).data; return r > 180 && gr < 110 && bl < 110 && [r, gr, bl]; })()",
+            30,
+        )
+        .await;
+    assert!(red.is_array(), "{red}");
+    let errors = b
+        .eval("return document.querySelector('.error')?.innerText ?? '';")
+        .await;
+    assert_eq!(errors, json!(""), "no error shown");
+    b.screenshot("editor-uploads").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene_edits() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let g0 = geometry(&d, &id, &scenes[0]).await;
+    let until = |what: &'static str, check: Box<dyn Fn(&Value) -> bool + Send>| {
+        let (d, id, vf) = (&d, id.clone(), scenes[0].clone());
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                let g = geometry(d, &id, &vf).await;
+                if check(&g) {
+                    return g;
+                }
+                assert!(Instant::now() < deadline, "{what}: {}", g["boxes"]);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    // E: the narrator's resize handle, 20 px wider and taller.
+    let w0 = g0["boxes"]["narrator"]["rect"]["w"].as_f64().unwrap();
+    b.drag("[data-box=narrator] .handle", (0.0, 0.0), (20.0, 20.0))
+        .await;
+    until(
+        "narrator resized",
+        Box::new(move |g| {
+            (g["boxes"]["narrator"]["rect"]["w"].as_f64().unwrap() - (w0 + 20.0)).abs() <= 2.0
+        }),
+    )
+    .await;
+    // C: an overlay object moved 30 px down.
+    let object = g0["boxes"]["remotion"]["object_layer"]["objects"][0].clone();
+    let layout = object["layout_id"].as_str().unwrap().to_string();
+    let y0 = object["rect"]["y"].as_f64().unwrap();
+    b.wait_for(
+        "!document.querySelector('.note')?.innerText.endsWith('…')",
+        20,
+    )
+    .await;
+    b.drag(
+        &format!("[data-layout-id=\"{layout}\"]"),
+        (0.0, 0.0),
+        (0.0, 30.0),
+    )
+    .await;
+    until(
+        "object moved",
+        Box::new(move |g| {
+            g["boxes"]["remotion"]["object_layer"]["objects"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| {
+                    o["layout_id"] == json!(layout)
+                        && (o["rect"]["y"].as_f64().unwrap() - (y0 + 30.0)).abs() <= 2.0
+                })
+        }),
+    )
+    .await;
+    // J and N: the buttons.
+    b.wait_for(
+        "!document.querySelector('.note')?.innerText.endsWith('…')",
+        20,
+    )
+    .await;
+    let before = g0["scene"]["active_roll"].as_str().unwrap().to_string();
+    let button = if before == "A-roll" {
+        "button.roll-b"
+    } else {
+        "button.roll-a"
+    };
+    b.find(button).await.click().await.unwrap();
+    until(
+        "roll switched",
+        Box::new(move |g| g["scene"]["active_roll"] != json!(before)),
+    )
+    .await;
+    b.wait_for("!document.querySelector('.disable-overlay').disabled", 20)
+        .await;
+    b.find("button.disable-overlay")
+        .await
+        .click()
+        .await
+        .unwrap();
+    until(
+        "overlay disabled",
+        Box::new(|g| g["remotion_spec"]["remotion_spec_state"] == json!("disabled")),
+    )
+    .await;
+    b.screenshot("editor-edits").await;
+    b.close().await;
+}
