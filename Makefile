@@ -2,6 +2,8 @@
 #   make demo  set up, start the daemon on embedded defaults, turn a script into ./demo.mp4
 #   make run   set up and run the daemon alone
 #   make test  set up and pass the tests (the single CI command)
+#   make chaos every SIGKILL point of the chaos suite, with its table (about 30 min)
+#   make bench-load  API latency and render speed, alone and together (wrk)
 #   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
 #   make editor  the editor web app (assets/editor, TypeScript + Preact + Vite) into
 #              assets/editor/dist, which the daemon embeds when it is built next
@@ -17,7 +19,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv editor build demo run test bench lint
+.PHONY: setup setup-test apt venv editor build demo run test chaos bench bench-load lint
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -65,8 +67,18 @@ venv: $(VENV)/.installed
 test: setup-test venv editor
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
+# The chaos suite at every kill point (`make test` runs a handful), printing its table.
+chaos: setup-test editor
+	CHAOS_POINTS=all cargo test --locked -p reelsmith --test chaos killed_anywhere -- --nocapture
+
 bench: setup
 	cargo bench --workspace --locked
+
+# The load bench: wrk (Debian's) on loopback against status and scene_geometry, alone and
+# while two renders run; prints p50/p99/errors and the renders' fps with and without load.
+bench-load: build
+	@$(MAKE) --no-print-directory apt PACKAGES="wrk"
+	python3 scripts/bench_load.py
 
 lint:
 	cargo fmt --all -- --check

@@ -41,7 +41,12 @@ impl Daemon {
     /// Starts the daemon with a base config file plus `env` overrides
     /// (`REELSMITH__SECTION__KEY` pairs), which also exercises that layer.
     pub fn start(bin: &str, env: &[(&str, &str)]) -> Daemon {
-        let dir = tempfile::tempdir().expect("temp dir");
+        Daemon::start_in(tempfile::tempdir().expect("temp dir"), bin, env)
+    }
+
+    /// Like [`Daemon::start`], in a temp dir the caller made (its `data` folder may already
+    /// exist, for example as a small tmpfs).
+    pub fn start_in(dir: tempfile::TempDir, bin: &str, env: &[(&str, &str)]) -> Daemon {
         let mut d = Daemon {
             bin: PathBuf::from(bin),
             child: None,
@@ -296,11 +301,38 @@ pub fn script(n: usize) -> String {
     out.trim().to_string()
 }
 
+/// `(unix seconds, RFC 3339 UTC)` of `secs` from now, for schedules.
+pub fn utc_after(secs: u64) -> (u64, String) {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + secs;
+    let days = t / 86_400;
+    let (h, m, s) = ((t % 86_400) / 3600, (t % 3600) / 60, t % 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        t,
+        format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z"),
+    )
+}
+
 /// One webhook delivery as the receiver saw it.
 #[derive(Debug, Clone)]
 pub struct Received {
     pub headers: HeaderMap,
     pub body: String,
+    /// When it arrived.
+    pub at: Instant,
 }
 
 impl Received {
@@ -342,7 +374,11 @@ impl Receiver {
             .map(move |headers: HeaderMap, body: Bytes| {
                 let body = String::from_utf8_lossy(&body).into_owned();
                 let scripted = only.as_ref().is_none_or(|o| body.contains(o.as_str()));
-                g.lock().unwrap().push(Received { headers, body });
+                g.lock().unwrap().push(Received {
+                    headers,
+                    body,
+                    at: Instant::now(),
+                });
                 let mut a = a.lock().unwrap();
                 let code = if a.is_empty() || !scripted {
                     200

@@ -121,7 +121,7 @@ pub fn status_of(code: Code) -> StatusCode {
             StatusCode::CONFLICT
         }
         ConnectFailed => StatusCode::BAD_GATEWAY,
-        RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        RateLimited | TooManyJobs | QueueFull => StatusCode::TOO_MANY_REQUESTS,
         // The spec's 500 case (no email on file) is the only one this server produces.
         ClientLinkFailed => StatusCode::INTERNAL_SERVER_ERROR,
         NotificationSendFailed | ErrorReportFailed => StatusCode::BAD_GATEWAY,
@@ -193,7 +193,8 @@ pub fn error_reply(e: &Error) -> warp::reply::Response {
     if let Some(cause) = &e.cause {
         tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
     }
-    let retry_after = (e.code == Code::RateLimited)
+    // Every 429 says when to come back, in its details and in `Retry-After`.
+    let retry_after = (status == StatusCode::TOO_MANY_REQUESTS)
         .then(|| e.details.as_ref()?.get("retry_after_seconds")?.as_u64())
         .flatten();
     // `with_given_id` adds `request_id`, completing the `ErrorEnvelope`.

@@ -8,6 +8,7 @@
 
 mod account;
 mod assets;
+mod blocking;
 mod content;
 mod editor;
 mod errors;

@@ -55,10 +55,7 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce(&Arc<Editor>) -> pipeline::Result<T> + Send + 'static,
 ) -> Result<T, Rejection> {
     let editor = state.editor.clone();
-    tokio::task::spawn_blocking(move || f(&editor))
-        .await
-        .map_err(|e| reject(pipeline::Error::internal(e)))?
-        .map_err(reject)
+    crate::blocking::blocking(move || f(&editor)).await
 }
 
 /// A typed body as the 2xx reply, with `request_id` added.

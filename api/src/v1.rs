@@ -15,6 +15,7 @@ use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
+use crate::blocking::blocking;
 use crate::errors::reject;
 use crate::filters::{auth, typed_body, with_state};
 use crate::reply::json_reply;
@@ -79,6 +80,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         (status = 404, description = "`topic_not_found`: `topic_id` names no production plan entry of the account", body = crate::openapi::ErrorEnvelope),
         (status = 409, description = "`topic_exists`: the plan entry's topic already has a video; `script_not_ready`: source text without `script_text` for an entry without scripts", body = crate::openapi::ErrorEnvelope),
         (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "`too_many_jobs`: the account has `queue.max_jobs_per_account` jobs in flight; `queue_full`: the server has `queue.max_jobs`. Nothing was queued; `Retry-After` and `details.retry_after_seconds` say when to try again.", body = crate::openapi::ErrorEnvelope),
         (status = 415, description = "`unsupported_media_type`: a file source sent as JSON", body = crate::openapi::ErrorEnvelope),
         (status = 500, description = "`upload_failed`", body = crate::openapi::ErrorEnvelope),
     ),
@@ -98,10 +100,9 @@ pub(crate) async fn create_video(
         pipeline::ingest::create::validate(request, state.settings.mode, &state.fetcher, None)
             .await
             .map_err(reject)?;
-    let job = state
-        .engine
-        .create_video(&account.name, accepted, idempotency_key)
-        .map_err(reject)?;
+    let engine = state.engine.clone();
+    let name = account.name.clone();
+    let job = blocking(move || engine.create_video(&name, accepted, idempotency_key)).await?;
     tracing::info!(topic = %job.topic_id, account = %account.name, "video job accepted");
     Ok(status_reply(StatusCode::ACCEPTED, &job))
 }
@@ -124,7 +125,8 @@ pub(crate) async fn get_status(
     account: Account,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let job = state.engine.job_for(&account.name, &id).map_err(reject)?;
+    let engine = state.engine.clone();
+    let job = blocking(move || engine.job_for(&account.name, &id)).await?;
     Ok(status_reply(StatusCode::OK, &job))
 }
 
@@ -141,6 +143,7 @@ pub(crate) async fn get_status(
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`", body = crate::openapi::ErrorEnvelope),
         (status = 409, description = "`scenes_not_ready` (`param` is `id`)", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "`too_many_jobs`: the account has `queue.max_jobs_per_account` jobs in flight; `queue_full`: the server has `queue.max_jobs`. Nothing was queued; `Retry-After` and `details.retry_after_seconds` say when to try again.", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]
@@ -149,10 +152,8 @@ pub(crate) async fn export_video(
     request: ExportVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let (first, job) = state
-        .engine
-        .export_video(&account.name, &request.id)
-        .map_err(reject)?;
+    let engine = state.engine.clone();
+    let (first, job) = blocking(move || engine.export_video(&account.name, &request.id)).await?;
     let status = if first {
         StatusCode::ACCEPTED
     } else {

@@ -10,7 +10,7 @@ use crate::core::config::Settings;
 use crate::core::fetch::Fetcher;
 use crate::core::jobs::{Engine, JobFailure, Rendered, TaskRunner};
 use crate::core::model::{Job, PostResult, WrittenResult};
-use crate::core::store::Store;
+use crate::core::store::{Store, StoreError};
 use crate::core::webhooks::Dispatcher;
 use crate::publish::publisher::Publisher;
 
@@ -21,6 +21,10 @@ pub enum StartError {
     Config(String),
     #[error("cannot prepare the data directory {0}: {1}")]
     DataDir(String, std::io::Error),
+    #[error(
+        "another reelsmith process is using the data directory {0}; stop it, or give this one a data_dir of its own"
+    )]
+    InUse(String),
     #[error("cannot open the database: {0}")]
     Store(#[from] crate::core::store::StoreError),
     #[error("cannot start the voice engine: {0}")]
@@ -116,8 +120,6 @@ fn clean_uploads(store: &Store, data_dir: &std::path::Path) -> std::io::Result<u
     Ok(removed)
 }
 
-/// Creates the data folders, opens the store (creating the bootstrap account on an empty data
-/// dir), and builds the providers and the engine. Must run inside a tokio runtime.
 /// Gives `path` the unix `mode` (the data directory 0700, the database 0600): keys, accounts and
 /// unpublished media are the owner's alone. Public files are served by the daemon, never read
 /// from the directory by others.
@@ -132,6 +134,8 @@ fn owner_only(path: &std::path::Path, mode: u32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Creates the data folders, opens the store (creating the bootstrap account on an empty data
+/// dir), and builds the providers and the engine. Must run inside a tokio runtime.
 pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     let data_dir = settings.data_dir.clone();
     let data_dir_error = |e| StartError::DataDir(data_dir.display().to_string(), e);
@@ -140,7 +144,14 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     }
     tracing::info!("Initializing store");
     let db_path = data_dir.join("reelsmith.redb");
-    let store = Arc::new(Store::open(&db_path)?);
+    // redb locks the file: a second process on the same directory is refused here, before
+    // it touches anything.
+    let store = match Store::open(&db_path) {
+        Err(StoreError::Db(redb::Error::DatabaseAlreadyOpen)) => {
+            return Err(StartError::InUse(data_dir.display().to_string()));
+        }
+        opened => Arc::new(opened?),
+    };
     owner_only(&data_dir, 0o700).map_err(data_dir_error)?;
     owner_only(&db_path, 0o600).map_err(data_dir_error)?;
     let bootstrap_key =

@@ -49,13 +49,21 @@ async fn export_and_fail(d: &Daemon, receiver: &Receiver, id: &str) -> (Value, V
     assert_eq!(c, 202, "{v}");
     let status = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
     assert_eq!(status["status"], "failed", "{status}");
-    let deliveries = receiver.wait_for(2, LONG).await;
-    let failed = deliveries
-        .iter()
-        .map(|r| r.json())
-        .find(|e| e["event_type"] == "video.failed")
-        .expect("a video.failed delivery");
-    (status, failed)
+    // The status turns `failed` in the same transaction that queues the event, so the
+    // delivery may still be on its way.
+    let start = std::time::Instant::now();
+    loop {
+        let failed = receiver
+            .deliveries()
+            .iter()
+            .map(|r| r.json())
+            .find(|e| e["event_type"] == "video.failed");
+        if let Some(failed) = failed {
+            return (status, failed);
+        }
+        assert!(start.elapsed() < LONG, "no video.failed delivery");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// Panics when `text` looks like it carries internals: a path, a Rust path or type name, or an

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reelsmith_tests::warp::{self, Filter};
-use reelsmith_tests::{Daemon, bytes::Bytes, fixture_files, h264_mp4, script};
+use reelsmith_tests::{Daemon, bytes::Bytes, fixture_files, h264_mp4, script, utc_after};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -340,7 +340,7 @@ async fn every_publish_validation_code_names_its_field() {
 async fn a_scheduled_post_survives_a_sigkill_and_goes_out_at_its_time() {
     let mut d = Daemon::start(BIN, &[]);
     d.connect_platform("threads", 0, "studio").await;
-    let at = pipeline_time(8);
+    let at = utc_after(8);
     let (c, v, _) = d
         .post(
             "/v1/publish",
@@ -396,31 +396,6 @@ async fn a_scheduled_post_survives_a_sigkill_and_goes_out_at_its_time() {
         at.1
     );
     assert_eq!(done["result"]["posts"][0]["platform"], "threads");
-}
-
-/// Now plus `secs`, as unix seconds and RFC 3339 UTC.
-fn pipeline_time(secs: u64) -> (u64, String) {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        + secs;
-    let days = t / 86_400;
-    let (h, m, s) = ((t % 86_400) / 3600, (t % 3600) / 60, t % 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        t,
-        format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z"),
-    )
 }
 
 /// A fake Ayrshare-style aggregator: `GET /api/user` (twitter, linkedin and instagram linked),
@@ -614,7 +589,7 @@ async fn the_connector_posts_through_the_groups_profile_and_reports_a_partial_fa
     );
 
     // A scheduled post goes to the aggregator at once, with its date.
-    let at = pipeline_time(3600);
+    let at = utc_after(3600);
     let (_, done) = publish(
         &d,
         json!({"text": "Later", "channel_group": 1, "platforms": ["x"], "scheduled_date": at.1}),

@@ -160,3 +160,42 @@ async fn unknown_deliveries_and_jobs_are_clear_errors() {
         "{v}"
     );
 }
+
+/// The spec's schedule, seconds from the event's creation.
+const SPEC_SCHEDULE: [u64; 10] = [0, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400];
+
+#[tokio::test]
+async fn a_refused_event_is_tried_on_the_specs_schedule_ten_times_then_dropped() {
+    // An hour of schedule per second: the ten attempts take 24 s.
+    let scale = 3600;
+    let receiver = Receiver::start(vec![500; 40]).await;
+    let d = Daemon::start(BIN, &[("REELSMITH__WEBHOOK__TIME_SCALE", "3600")]);
+    let body = json!({ "script_text": script(85), "callback_url": receiver.url });
+    let (c, v, _) = d.post("/v1/create_video", &body).await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_secs(27)).await;
+    let processing: Vec<_> = receiver
+        .deliveries()
+        .into_iter()
+        .filter(|r| r.json()["event_type"] == "video.processing")
+        .collect();
+    let numbers: Vec<String> = processing
+        .iter()
+        .map(|r| r.header("x-service-attempt"))
+        .collect();
+    assert_eq!(numbers, (1..=10).map(|n| n.to_string()).collect::<Vec<_>>());
+    let first = processing[0].at;
+    for (r, secs) in processing.iter().zip(SPEC_SCHEDULE) {
+        let seen = r.at.duration_since(first).as_millis() as i64;
+        let due = (secs * 1000 / scale) as i64;
+        assert!(
+            (due - 250..=due + 1500).contains(&seen),
+            "attempt {} at {seen} ms, due at {due} ms",
+            r.header("x-service-attempt")
+        );
+    }
+    let data = log(&d, &id).await;
+    assert_eq!(data[0]["state"], "failed", "dropped after ten: {}", data[0]);
+    assert_eq!(data[0]["attempts"].as_array().unwrap().len(), 10);
+}

@@ -45,6 +45,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         (status = 404, description = "`video_not_found` (topic_id), `invalid_channel_group` (no such group)", body = crate::openapi::ErrorEnvelope),
         (status = 409, description = "`publish_not_ready`: the video is not rendered or the piece not written yet", body = crate::openapi::ErrorEnvelope),
         (status = 413, description = "`payload_too_large`", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "`too_many_jobs`: the account has `queue.max_jobs_per_account` jobs in flight; `queue_full`: the server has `queue.max_jobs`. Nothing was queued; `Retry-After` and `details.retry_after_seconds` say when to try again.", body = crate::openapi::ErrorEnvelope),
     ),
     security(("bearer" = [])),
 )]

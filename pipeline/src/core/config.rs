@@ -35,6 +35,8 @@ pub struct Config {
     pub webhook: WebhookConfig,
     pub fetch: FetchConfig,
     pub render: RenderConfig,
+    /// Admission: how much work may wait at once.
+    pub queue: QueueConfig,
     pub public: PublicConfig,
     pub edit: EditConfig,
     /// Idea/blog → narration.
@@ -375,6 +377,9 @@ pub struct WebhookConfig {
     pub timeout_secs: u64,
     /// Deliveries older than this are dropped.
     pub max_age_secs: u64,
+    /// Dev and tests only: the retry schedule runs this many times faster (3600: an hour of
+    /// schedule passes in a second), so a test can watch all of it. Production takes only 1.
+    pub time_scale: u32,
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -401,6 +406,29 @@ pub struct RenderConfig {
     pub encoder: String,
 }
 
+/// Bounds on queued work, so a burst of requests is answered 429 with `Retry-After` instead of
+/// growing the queue without end. Posts scheduled for later do not count until they are due.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QueueConfig {
+    /// Jobs of one account queued or running at once (429 `too_many_jobs` beyond).
+    pub max_jobs_per_account: usize,
+    /// Jobs of all accounts queued or running at once (429 `queue_full` beyond).
+    pub max_jobs: usize,
+    /// The `Retry-After` a refused request is given, seconds.
+    pub retry_after_secs: u64,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig {
+            max_jobs_per_account: 20,
+            max_jobs: 200,
+            retry_after_secs: 30,
+        }
+    }
+}
+
 /// `./assets` when the working directory has one (a checkout, a container with the assets
 /// beside the binary), else the assets of the source tree this binary was built from.
 fn default_assets_dir() -> PathBuf {
@@ -425,6 +453,7 @@ impl Default for Config {
             webhook: WebhookConfig::default(),
             fetch: FetchConfig::default(),
             render: RenderConfig::default(),
+            queue: QueueConfig::default(),
             public: PublicConfig::default(),
             edit: EditConfig::default(),
             writer: WriterConfig::default(),
@@ -448,6 +477,7 @@ impl Default for WebhookConfig {
             retry_schedule_secs: vec![0, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400],
             timeout_secs: 30,
             max_age_secs: 86400 + 600,
+            time_scale: 1,
         }
     }
 }
@@ -475,6 +505,7 @@ pub struct Settings {
     pub webhook: WebhookConfig,
     pub fetch: FetchConfig,
     pub render: RenderConfig,
+    pub queue: QueueConfig,
     pub public: PublicConfig,
     pub edit: EditConfig,
     pub writer: WriterConfig,
@@ -524,6 +555,11 @@ impl Config {
             return Err("webhook.retry_schedule_secs must be ascending".into());
         }
         check_signing_secret(self.mode, &self.webhook.signing_secret)?;
+        if self.webhook.time_scale == 0
+            || (self.mode == Mode::Production && self.webhook.time_scale != 1)
+        {
+            return Err("webhook.time_scale must be 1 in production (and never 0)".into());
+        }
         if self.public.temp_ttl_secs == 0
             || self.public.asset_ttl_secs == 0
             || self.public.sweep_interval_secs == 0
@@ -589,6 +625,9 @@ impl Config {
         if self.publish.channel_group_limit == 0 {
             return Err("publish.channel_group_limit must be at least 1 (group 0)".into());
         }
+        if self.queue.max_jobs_per_account == 0 || self.queue.max_jobs == 0 {
+            return Err("queue.max_jobs_per_account and queue.max_jobs must be at least 1".into());
+        }
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(
@@ -606,6 +645,7 @@ impl Config {
             webhook: self.webhook,
             fetch: self.fetch,
             render: self.render,
+            queue: self.queue,
             public: self.public,
             edit: self.edit,
             writer: self.writer,

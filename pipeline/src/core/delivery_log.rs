@@ -137,6 +137,7 @@ pub fn redeliver(store: &Store, id: &str, owns: impl Fn(&str) -> bool) -> Result
         d.attempts = row.record.attempts.len() as u32;
         d.created_at = t;
         d.next_at = t;
+        d.next_at_ms = None;
         tx.put_delivery(id, &d)?;
         row.record.state = DeliveryState::Pending;
         tx.put_record(DELIVERY_LOG, id, &row)?;

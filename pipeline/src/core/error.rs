@@ -145,6 +145,8 @@ codes! {
     InvalidVideoUrl => "invalid_video_url",
     NoDeliveryChannel => "no_delivery_channel",
     RateLimited => "rate_limited",
+    TooManyJobs => "too_many_jobs",
+    QueueFull => "queue_full",
     NotificationSendFailed => "notification_send_failed",
     // client_link/send
     InvalidLinkType => "invalid_link_type",

@@ -24,6 +24,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Below this much free space, a write that failed is put down to a full disk.
+pub const LOW_DISK_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Whether the file system holding `path` has less than [`LOW_DISK_BYTES`] free for ordinary
+/// writes; `false` when it cannot be told.
+pub fn disk_nearly_full(path: &Path) -> bool {
+    rustix::fs::statvfs(path)
+        .map(|s| s.f_bavail.saturating_mul(s.f_frsize) < LOW_DISK_BYTES)
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use serde_json::json;
 use tokio::sync::Notify;
 
 use crate::core::config::Settings;
@@ -229,6 +230,7 @@ impl Engine {
                 )
                 .param("topic_id"));
             }
+            self.admit(tx, account)?;
             tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Build, t))?;
             if job.callback_url.is_some() {
                 job.processing_fired = true;
@@ -292,6 +294,7 @@ impl Engine {
         let pricing_url = self.settings.pricing_url();
         let charge = crate::core::accounts::Charge::credits(accepted.cost, &pricing_url);
         let job = self.store.write(|tx| -> Result<Job> {
+            self.admit(tx, account)?;
             crate::core::accounts::charge(tx, account, &charge)?;
             store_request(tx, &job)?;
             tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Write, t))?;
@@ -317,7 +320,13 @@ impl Engine {
         let cost: i64 = requests.iter().map(|r| r.cost).sum();
         let pricing_url = self.settings.pricing_url();
         let charge = crate::core::accounts::Charge::credits(cost, &pricing_url);
+        let due_now = requests
+            .iter()
+            .any(|r| r.not_before.is_none_or(|at| at <= t));
         let jobs = self.store.write(|tx| -> Result<Vec<Job>> {
+            if due_now {
+                self.admit(tx, account)?;
+            }
             crate::core::accounts::charge(tx, account, &charge)?;
             store_request(tx)?;
             let mut jobs = Vec::new();
@@ -445,6 +454,7 @@ impl Engine {
             job.progress = RENDER_START;
             job.terminal_fired = false;
             job.updated_at = now();
+            self.admit(tx, account)?;
             tx.put_queue_entry(id, &QueueEntry::new(Task::Render, now()))?;
             tx.put_job(&job)?;
             Ok((true, job))
@@ -494,12 +504,55 @@ impl Engine {
             job.notes = Some("Building the approved script's scenes".into());
             job.terminal_fired = false;
             job.updated_at = now();
+            self.admit(tx, account)?;
             tx.put_queue_entry(id, &QueueEntry::new(Task::Build, now()))?;
             tx.put_job(&job)?;
             Ok(job)
         })?;
         self.wake_workers.notify_one();
         Ok(out)
+    }
+
+    /// Refuses new work of `account` over the queue's bounds (`[queue]`), inside the
+    /// transaction that would queue it: 429 `queue_full` when all accounts' jobs in flight reach
+    /// `max_jobs`, 429 `too_many_jobs` when the account's reach `max_jobs_per_account`. A job is
+    /// in flight while it has a queue entry that is due (posts scheduled for later wait apart).
+    pub fn admit(&self, tx: &Tx, account: &str) -> Result<()> {
+        let cfg = &self.settings.queue;
+        let t = now();
+        let due: Vec<String> = tx
+            .queue()?
+            .into_iter()
+            .filter(|(_, e)| e.not_before.is_none_or(|at| at <= t))
+            .map(|(topic, _)| topic)
+            .collect();
+        let retry = json!({ "retry_after_seconds": cfg.retry_after_secs });
+        if due.len() >= cfg.max_jobs {
+            return Err(Error::new(
+                Code::QueueFull,
+                "The server has as much work queued as it takes; try again later.",
+            )
+            .details(retry));
+        }
+        let mut mine = 0;
+        for topic in &due {
+            if tx.job(topic)?.is_some_and(|j| j.account == account) {
+                mine += 1;
+            }
+        }
+        if mine >= cfg.max_jobs_per_account {
+            let mut details = retry;
+            details["max_jobs"] = json!(cfg.max_jobs_per_account);
+            details["jobs_in_flight"] = json!(mine);
+            return Err(Error::new(
+                Code::TooManyJobs,
+                format!(
+                    "This account already has {mine} jobs in flight, the most it may have; try again when one finishes."
+                ),
+            )
+            .details(details));
+        }
+        Ok(())
     }
 
     /// Hands every lease back: called at start-up (a previous process died
@@ -625,6 +678,11 @@ impl Engine {
             let mut run = tokio::task::spawn_blocking(move || this.run_task(&topic2, task));
             let renew_every = Duration::from_secs((self.settings.render.lease_secs / 3).max(1));
             let result = loop {
+                // `notify_waiters` reaches only a waiting select, so the flag is read each turn
+                // too: a stop that came between two turns is seen here.
+                if shutdown.load(Ordering::SeqCst) {
+                    break None;
+                }
                 tokio::select! {
                     r = &mut run => break Some(r),
                     _ = tokio::time::sleep(renew_every) => {
@@ -632,7 +690,7 @@ impl Engine {
                             tracing::warn!(error = %e, "lease renewal failed");
                         }
                     }
-                    _ = stop.notified(), if shutdown.load(Ordering::SeqCst) => break None,
+                    _ = stop.notified() => {}
                 }
             };
             match result {

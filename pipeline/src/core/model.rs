@@ -731,6 +731,23 @@ pub struct Delivery {
     pub attempts: u32,
     /// Unix seconds of the next attempt.
     pub next_at: i64,
+    /// Unix milliseconds of the next attempt, when set (a compressed schedule needs them);
+    /// rows written before it existed use `next_at`.
+    #[serde(default)]
+    pub next_at_ms: Option<i64>,
+}
+
+impl Delivery {
+    /// When the next attempt is due, unix milliseconds.
+    pub fn due_at_ms(&self) -> i64 {
+        self.next_at_ms.unwrap_or(self.next_at * 1000)
+    }
+
+    /// Where the retry schedule counts from, unix milliseconds: the event's creation (`seq`
+    /// has it to the nanosecond), or a later `created_at` (a redelivery starts it again).
+    pub fn created_at_ms(&self) -> i64 {
+        ((self.seq / 1_000_000) as i64).max(self.created_at * 1000)
+    }
 }
 
 #[cfg(test)]

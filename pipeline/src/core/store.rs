@@ -254,6 +254,20 @@ impl Tx {
         self.put_record(DOCUMENTS, topic, doc)
     }
 
+    /// Every queue entry, seen by this transaction.
+    pub fn queue(&self) -> StoreResult<Vec<(String, QueueEntry)>> {
+        let t = self.txn.open_table(QUEUE.def)?;
+        let mut out = Vec::new();
+        for row in t.iter()? {
+            let (k, v) = row?;
+            out.push((
+                k.value().to_string(),
+                decode(QUEUE.name, k.value(), v.value())?,
+            ));
+        }
+        Ok(out)
+    }
+
     pub fn queue_entry(&self, topic: &str) -> StoreResult<Option<QueueEntry>> {
         self.record(QUEUE, topic)
     }

@@ -15,7 +15,7 @@ use serde_json::json;
 use sha2::Sha256;
 use tokio::sync::Notify;
 
-use crate::core::config::{Mode, Settings};
+use crate::core::config::{Mode, Settings, WebhookConfig};
 use crate::core::delivery_log::{self, Attempt, DeliveryState};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::ids;
@@ -70,6 +70,7 @@ pub fn queue_event(tx: &mut Tx, job: &Job, event_type: &str) -> StoreResult<()> 
         created_at: created,
         attempts: 0,
         next_at: created,
+        next_at_ms: None,
     };
     let id = ids::delivery_id();
     tx.put_delivery(&id, &delivery)?;
@@ -96,6 +97,22 @@ fn classify(result: &Result<u16, FetchError>) -> Outcome {
         Err(FetchError::Blocked(_)) => Outcome::Abandon,
         Err(_) => Outcome::Retry,
     }
+}
+
+/// The longest the dispatcher sleeps between scans of the outbox.
+const SCAN_EVERY: Duration = Duration::from_millis(500);
+
+fn now_ms() -> i64 {
+    (crate::core::time::now_nanos() / 1_000_000) as i64
+}
+
+/// When the attempt after `attempts_made` of an event created at `created_ms` is due (unix
+/// ms): the spec's schedule offset from creation, run `time_scale` times fast. `None` after
+/// the last attempt, or when its offset is past the maximum age: the row is dropped.
+fn retry_at_ms(cfg: &WebhookConfig, created_ms: i64, attempts_made: u32) -> Option<i64> {
+    let offset = *cfg.retry_schedule_secs.get(attempts_made as usize)?;
+    (offset <= cfg.max_age_secs)
+        .then(|| created_ms + (offset * 1000 / u64::from(cfg.time_scale.max(1))) as i64)
 }
 
 /// Delivers outbox rows in the background.
@@ -126,25 +143,36 @@ impl Dispatcher {
     pub async fn run(self: Arc<Self>, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         loop {
-            if let Err(e) = self.tick() {
-                tracing::error!(error = %e, "webhook outbox scan failed");
-            }
+            let next = match self.tick() {
+                Ok(next) => next,
+                Err(e) => {
+                    tracing::error!(error = %e, "webhook outbox scan failed");
+                    None
+                }
+            };
+            // Sleep until the next row is due, at most half a second (rows may be written by
+            // another task without a wake, and a clock may jump).
+            let nap = next
+                .map(|at| Duration::from_millis(at.saturating_sub(now_ms()).max(1) as u64))
+                .unwrap_or(SCAN_EVERY)
+                .min(SCAN_EVERY);
             tokio::select! {
                 _ = &mut shutdown => break,
                 _ = self.wake.notified() => {}
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = tokio::time::sleep(nap) => {}
             }
         }
     }
 
-    fn tick(self: &Arc<Self>) -> StoreResult<()> {
-        let t = now();
-        let mut due: Vec<(String, Delivery)> = self
+    /// Starts every due attempt; returns when the next row not yet due is (unix ms).
+    fn tick(self: &Arc<Self>) -> StoreResult<Option<i64>> {
+        let t = now_ms();
+        let (mut due, later): (Vec<(String, Delivery)>, Vec<_>) = self
             .store
             .outbox()?
             .into_iter()
-            .filter(|(_, d)| d.next_at <= t)
-            .collect();
+            .partition(|(_, d)| d.due_at_ms() <= t);
+        let next = later.iter().map(|(_, d)| d.due_at_ms()).min();
         // Oldest first; only the oldest due delivery of each job is sent now.
         due.sort_by_key(|(_, d)| d.seq);
         for (id, d) in due {
@@ -164,7 +192,7 @@ impl Dispatcher {
                 this.wake.notify_one();
             });
         }
-        Ok(())
+        Ok(next)
     }
 
     async fn attempt(&self, id: &str, d: Delivery) {
@@ -208,13 +236,8 @@ impl Dispatcher {
             },
         };
         tracing::info!(event = %d.event_id, event_type = %d.event_type, attempt, ?result, ?outcome, "webhook attempt");
-        let schedule = &cfg.retry_schedule_secs;
-        let max_age = cfg.max_age_secs as i64;
         let written = self.store.write(|tx| -> StoreResult<()> {
-            let retry_at = schedule
-                .get(attempt as usize)
-                .map(|off| d.created_at + *off as i64)
-                .filter(|next_at| next_at - d.created_at <= max_age);
+            let retry_at = retry_at_ms(cfg, d.created_at_ms(), attempt);
             let state = match (outcome, retry_at) {
                 (Outcome::Delivered, _) => DeliveryState::Delivered,
                 (Outcome::Retry, Some(_)) => DeliveryState::Pending,
@@ -224,7 +247,8 @@ impl Dispatcher {
                 Some(next_at) => {
                     let mut d = d.clone();
                     d.attempts = attempt;
-                    d.next_at = next_at;
+                    d.next_at = next_at.div_euclid(1000);
+                    d.next_at_ms = Some(next_at);
                     tx.put_delivery(id, &d)?;
                 }
                 None => {
@@ -256,6 +280,36 @@ mod tests {
             signature_header("s", 5, "b"),
             format!("t=5,v1={}", sign("s", 5, "b"))
         );
+    }
+
+    /// The spec: attempt 1 at 0 s, then 1 min, 5 min, 15 min, 30 min, 1 h, 3 h, 6 h, 12 h and
+    /// 24 h from creation; nothing after the tenth.
+    const SPEC_SCHEDULE: [i64; 10] = [0, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400];
+
+    #[test]
+    fn the_default_schedule_is_the_specs_and_stops_after_ten() {
+        let cfg = WebhookConfig::default();
+        let at: Vec<i64> = (0..11).map_while(|n| retry_at_ms(&cfg, 0, n)).collect();
+        assert_eq!(at, SPEC_SCHEDULE.map(|s| s * 1000));
+    }
+
+    #[test]
+    fn a_compressed_clock_keeps_the_schedules_shape() {
+        let cfg = WebhookConfig {
+            time_scale: 3600,
+            ..WebhookConfig::default()
+        };
+        let at: Vec<i64> = (0..11).map_while(|n| retry_at_ms(&cfg, 5_000, n)).collect();
+        assert_eq!(at, SPEC_SCHEDULE.map(|s| 5_000 + s * 1000 / 3600));
+    }
+
+    #[test]
+    fn an_offset_past_the_maximum_age_drops_the_row() {
+        let cfg = WebhookConfig {
+            max_age_secs: 3600,
+            ..WebhookConfig::default()
+        };
+        assert_eq!((0..11).map_while(|n| retry_at_ms(&cfg, 0, n)).count(), 6);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::core::document::VideoDocument;
 use crate::core::error::Code;
+use crate::core::files;
 use crate::core::ids;
 use crate::core::jobs::{Engine, JobFailure, RENDER_START, Rendered};
 use crate::core::model::Job;
@@ -27,13 +28,18 @@ pub fn render(engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
     let out_tmp = dir.join("render.mp4");
     let engine_ref = engine;
     let mut last = std::time::Instant::now();
-    crate::render::plan::render_document(settings, &doc, &dir, &out_tmp, &mut |done, total| {
-        if last.elapsed() >= Duration::from_millis(500) || done == total {
-            last = std::time::Instant::now();
-            let p = RENDER_START + (1.0 - RENDER_START) * 0.99 * done as f64 / total.max(1) as f64;
-            engine_ref.set_progress(topic, 6, p, Some("Rendering the video"));
-        }
-    })?;
+    let rendered =
+        crate::render::plan::render_document(settings, &doc, &dir, &out_tmp, &mut |done, total| {
+            if last.elapsed() >= Duration::from_millis(500) || done == total {
+                last = std::time::Instant::now();
+                let p =
+                    RENDER_START + (1.0 - RENDER_START) * 0.99 * done as f64 / total.max(1) as f64;
+                engine_ref.set_progress(topic, 6, p, Some("Rendering the video"));
+            }
+        });
+    if let Err(failure) = rendered {
+        return Err(render_failed(&dir, &out_tmp, failure));
+    }
     // Publish: an unguessable, stable name under public/videos.
     let public = settings.public_dir().join("videos");
     std::fs::create_dir_all(&public).map_err(JobFailure::internal)?;
@@ -43,4 +49,24 @@ pub fn render(engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
         video_url: format!("{}/videos/{name}", settings.origin_url),
         document,
     })
+}
+
+/// A failed render leaves no partial MP4 behind (it may be what filled the disk), and a full
+/// disk is said plainly.
+fn render_failed(
+    dir: &std::path::Path,
+    partial: &std::path::Path,
+    failure: JobFailure,
+) -> JobFailure {
+    let full = files::disk_nearly_full(dir);
+    let _ = std::fs::remove_file(partial);
+    if !full {
+        return failure;
+    }
+    let cause = failure.cause.unwrap_or(failure.message);
+    JobFailure::new(
+        Code::RenderFailed,
+        "The server ran out of disk space while rendering the video; export it again later.",
+    )
+    .because(cause)
 }

@@ -1,0 +1,18 @@
+//! Store work off the async reactor: redb transactions fsync, and geometry and edits compute,
+//! so a handler hands them to tokio's blocking pool and the reactor stays free to answer
+//! `/healthz`, status polls and every other request while renders run.
+
+use pipeline::Error;
+use warp::Rejection;
+
+use crate::errors::reject;
+
+/// Runs `f` on the blocking pool; its error becomes the rejection the envelope is made from.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> pipeline::Result<T> + Send + 'static,
+) -> Result<T, Rejection> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| reject(Error::internal(e)))?
+        .map_err(reject)
+}
