@@ -490,7 +490,11 @@ where
     if len.is_some_and(|l| l > max) {
         return Err(asset_too_large(max));
     }
-    let claim = presigner.claim(&token)?;
+    let stored = state
+        .public
+        .path(&format!("{}/{}", Lifetime::Asset.folder(), token.rel()))
+        .map_err(upload_failed)?;
+    let claim = presigner.claim(&token, &stored)?;
     let tmp = TempUpload::new(&state.settings.data_dir).map_err(upload_failed)?;
     let n = stream_to_file(body, &tmp.path, max, || asset_too_large(max)).await?;
     if n == 0 {

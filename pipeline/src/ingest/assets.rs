@@ -680,23 +680,38 @@ impl Presigner {
         Ok(token)
     }
 
-    /// Claims `t` for one upload. A second claim is `presign_used` (409).
-    pub fn claim(&self, t: &PresignToken) -> Result<Claim, Error> {
+    /// Claims `t` for one upload; `stored` is where its object lands. A second claim is
+    /// `presign_used` (409), unless the first was made by a process that has since stopped
+    /// (killed mid-upload) and left no object: that claim is given back and taken again.
+    pub fn claim(&self, t: &PresignToken, stored: &Path) -> Result<Claim, Error> {
         std::fs::create_dir_all(&self.used_dir).map_err(|e| {
             tracing::error!(error = %e, "cannot create the presign marker folder");
             Error::new(Code::UploadFailed, "The upload could not be stored.")
         })?;
         let marker = self.used_dir.join(&t.folder);
-        match std::fs::OpenOptions::new()
+        let created = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&marker)
-        {
-            Ok(_) => Ok(Claim { marker }),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(Error::new(
-                Code::PresignUsed,
-                "This upload URL was already used; each presigned URL takes one upload.",
-            )),
+            .open(&marker);
+        match created {
+            Ok(mut f) => {
+                use std::io::Write;
+                // The claimant: a claim of a process that stopped is not binding.
+                let _ = f.write_all(process_token().as_bytes());
+                Ok(Claim { marker })
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let owner = std::fs::read_to_string(&marker).unwrap_or_default();
+                if owner != process_token() && !stored.exists() {
+                    tracing::info!(folder = %t.folder, "an interrupted presigned upload is taken again");
+                    let _ = std::fs::remove_file(&marker);
+                    return self.claim(t, stored);
+                }
+                Err(Error::new(
+                    Code::PresignUsed,
+                    "This upload URL was already used; each presigned URL takes one upload.",
+                ))
+            }
             Err(e) => {
                 tracing::error!(error = %e, "cannot claim a presigned upload");
                 Err(Error::new(
@@ -725,6 +740,12 @@ impl Presigner {
             }
         }
     }
+}
+
+/// A random token of this process, written into its claims.
+fn process_token() -> &'static str {
+    static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TOKEN.get_or_init(crate::core::ids::file_token)
 }
 
 /// A claimed presigned upload: dropped without [`Claim::keep`] (a failed upload), the claim is
@@ -880,10 +901,33 @@ mod tests {
         );
 
         // Single use: a failed upload gives the claim back, a kept one does not.
-        let c = p.claim(&t).unwrap();
-        assert_eq!(p.claim(&t).err().unwrap().code, Code::PresignUsed);
+        let stored = dir.path().join("stored.mp4");
+        let c = p.claim(&t, &stored).unwrap();
+        assert_eq!(p.claim(&t, &stored).err().unwrap().code, Code::PresignUsed);
         drop(c);
-        p.claim(&t).unwrap().keep();
-        assert_eq!(p.claim(&t).err().unwrap().code, Code::PresignUsed);
+        p.claim(&t, &stored).unwrap().keep();
+        assert_eq!(p.claim(&t, &stored).err().unwrap().code, Code::PresignUsed);
+    }
+
+    #[test]
+    fn a_claim_left_by_a_stopped_process_is_taken_again_unless_its_object_landed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Presigner::open(dir.path()).unwrap();
+        let t = PresignToken {
+            folder: folder_token(),
+            name: "clip.mp4".into(),
+            iat: 1000,
+            exp: 5000,
+            max_bytes: 10,
+        };
+        // What a process killed mid-upload leaves: a marker naming another process.
+        std::fs::create_dir_all(&p.used_dir).unwrap();
+        std::fs::write(p.used_dir.join(&t.folder), "a-process-long-gone").unwrap();
+        let stored = dir.path().join("stored.mp4");
+        p.claim(&t, &stored).unwrap().keep();
+        // Its object landed before the kill: the URL stays used.
+        std::fs::write(p.used_dir.join(&t.folder), "a-process-long-gone").unwrap();
+        std::fs::write(&stored, b"whole").unwrap();
+        assert_eq!(p.claim(&t, &stored).err().unwrap().code, Code::PresignUsed);
     }
 }
