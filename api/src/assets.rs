@@ -39,6 +39,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let multipart = path
         .and(content_type_is(|ct| ct.starts_with("multipart/form-data")))
         .and(auth(state.clone()))
+        .and(warp::header::optional::<u64>("content-length"))
         .and(warp::multipart::form().max_length(None))
         .and(with_state(state.clone()))
         .then(upload_multipart);
@@ -83,6 +84,7 @@ pub fn create_multipart(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(content_type_is(|ct| ct.starts_with("multipart/form-data")))
         .and(auth(state.clone()))
         .and(warp::header::optional::<String>("idempotency-key"))
+        .and(warp::header::optional::<u64>("content-length"))
         .and(warp::multipart::form().max_length(None))
         .and(with_state(state))
         .then(create_video_multipart)
@@ -299,10 +301,29 @@ impl FormPart {
 )]
 pub(crate) async fn upload_multipart(
     _account: Account,
+    declared: Option<u64>,
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
+    if let Some(refused) = declared_over(declared, state.settings.media.asset_max_bytes) {
+        return refused;
+    }
     reply(multipart_inner(FormReader::new(form), &state).await)
+}
+
+/// Room for a form's other fields and boundaries beside its file.
+const FORM_SLACK: u64 = 1024 * 1024;
+
+/// The 413 for a multipart body whose declared `Content-Length` is over `max_file` bytes and
+/// the form's slack: answered before a byte of the body is read.
+fn declared_over(declared: Option<u64>, max_file: u64) -> Option<Response> {
+    let limit = max_file.saturating_add(FORM_SLACK);
+    declared.filter(|&n| n > limit).map(|n| {
+        crate::reply::closing(error_reply(&Error::new(
+            Code::PayloadTooLarge,
+            format!("The body declares {n} bytes; this upload takes at most {limit}."),
+        )))
+    })
 }
 
 async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, Error> {
@@ -517,9 +538,13 @@ where
 async fn create_video_multipart(
     account: Account,
     idempotency_key: Option<String>,
+    declared: Option<u64>,
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
+    if let Some(refused) = declared_over(declared, state.settings.media.upload_max_bytes) {
+        return refused;
+    }
     match create_inner(&account, idempotency_key, FormReader::new(form), &state).await {
         Ok(status) => json_reply(StatusCode::ACCEPTED, &status),
         Err(e) => error_reply(&e),

@@ -126,6 +126,7 @@ pub fn status_of(code: Code) -> StatusCode {
         ClientLinkFailed => StatusCode::INTERNAL_SERVER_ERROR,
         NotificationSendFailed | ErrorReportFailed => StatusCode::BAD_GATEWAY,
         MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
+        ReadOnlyLink => StatusCode::FORBIDDEN,
         AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
         ScenesNotReady | ScriptNotReady | OverlayNotAvailable | EditorRefused | AmbiguousScene
         | PresignUsed | TopicExists => StatusCode::CONFLICT,
@@ -166,6 +167,7 @@ pub fn type_of(status: StatusCode) -> &'static str {
         400 => "invalid_request_error",
         401 => "authentication_error",
         402 => "payment_required",
+        403 => "permission_error",
         404 => "not_found",
         405 => "method_not_allowed",
         409 => "precondition_failed",

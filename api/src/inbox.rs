@@ -1,8 +1,12 @@
 //! The webhook test inbox under `{app_url}/webhook_test`: a throwaway
-//! receiver that keeps the last 50 deliveries of each inbox for about an
-//! hour, in memory only (lost on restart, as the spec says).
+//! receiver that keeps the last 50 deliveries of each inbox (at most 4 MiB of them) in memory
+//! only (lost on restart, as the spec says). It needs no key, so it is bounded per client
+//! address: `http.inbox_max_per_client` inboxes at once (one more answers 429 with
+//! `Retry-After`), each deleted `http.inbox_ttl_secs` after it was made, whatever it received.
+//! A delivery over 1 MiB answers 413 before its body is read.
 
 use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,16 +19,18 @@ use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
-use crate::errors::reject;
+use crate::errors::{error_reply, reject};
 use crate::reply::with_request_id;
+use crate::serve::ClientAddr;
 
 const KEEP: usize = 50;
-const TTL: Duration = Duration::from_secs(3600);
+/// The bytes of deliveries one inbox keeps; older ones go first.
+const KEEP_BYTES: usize = 4 * 1024 * 1024;
+/// Inboxes kept in all; the oldest goes when one more is made.
 const MAX_INBOXES: usize = 1000;
 const MAX_DELIVERY_BYTES: u64 = 1024 * 1024;
 
 struct Stored {
-    at: Instant,
     received_at: String,
     headers: Value,
     body: Value,
@@ -34,19 +40,34 @@ struct Stored {
 
 struct Inbox {
     created: Instant,
+    /// The address that made it.
+    owner: Option<IpAddr>,
     deliveries: VecDeque<Stored>,
+}
+
+impl Inbox {
+    fn bytes(&self) -> usize {
+        self.deliveries.iter().map(|d| d.raw_body.len()).sum()
+    }
 }
 
 #[derive(Default)]
 pub struct Inboxes(Mutex<HashMap<String, Inbox>>);
 
 impl Inboxes {
-    fn sweep(map: &mut HashMap<String, Inbox>) {
-        map.retain(|_, i| {
-            i.deliveries.retain(|d| d.at.elapsed() < TTL);
-            i.created.elapsed() < TTL || !i.deliveries.is_empty()
-        });
+    /// Deletes the inboxes older than `ttl`.
+    fn sweep(map: &mut HashMap<String, Inbox>, ttl: Duration) {
+        map.retain(|_, i| i.created.elapsed() < ttl);
     }
+}
+
+fn ttl(state: &State) -> Duration {
+    Duration::from_secs(state.settings.http.inbox_ttl_secs)
+}
+
+/// The client's address, when the request came through our accept loop.
+fn client() -> impl Filter<Extract = (Option<IpAddr>,), Error = std::convert::Infallible> + Clone {
+    warp::ext::optional::<ClientAddr>().map(|a: Option<ClientAddr>| a.map(|a| a.0.ip()))
 }
 
 fn not_found() -> pipeline::Error {
@@ -94,13 +115,15 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let with_state = warp::any().map(move || state.clone());
     let create = warp::path!("app" / "webhook_test")
         .and(warp::post())
+        .and(client())
         .and(with_state.clone())
         .map(create);
+    // The size is checked here, not by a rejection: a rejected POST would otherwise combine
+    // with the GET route below into a 405.
     let receive = warp::path!("app" / "webhook_test" / String)
         .and(warp::post())
-        .and(warp::body::content_length_limit(MAX_DELIVERY_BYTES))
         .and(warp::header::headers_cloned())
-        .and(warp::body::bytes())
+        .and(warp::body::stream())
         .and(with_state.clone())
         .and_then(receive);
     let list = warp::path!("app" / "webhook_test" / String)
@@ -116,12 +139,32 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     path = "/app/webhook_test",
     operation_id = "create_webhook_test_inbox",
     tag = "webhook test inbox",
-    responses((status = 201, description = "The new, empty inbox.", body = InboxView)),
+    responses(
+        (status = 201, description = "The new, empty inbox.", body = InboxView),
+        (status = 429, description = "`rate_limited`: this address holds as many inboxes as it may; `Retry-After` says when the oldest expires.", body = crate::openapi::ErrorEnvelope),
+    ),
 )]
-pub(crate) fn create(state: Arc<State>) -> Response {
+pub(crate) fn create(owner: Option<IpAddr>, state: Arc<State>) -> Response {
     let id = pipeline::core::ids::file_token() + &pipeline::core::ids::file_token();
+    let ttl = ttl(&state);
     let mut map = state.inbox.0.lock().expect("poisoned");
-    Inboxes::sweep(&mut map);
+    Inboxes::sweep(&mut map, ttl);
+    let mine: Vec<Instant> = map
+        .values()
+        .filter(|i| owner.is_some() && i.owner == owner)
+        .map(|i| i.created)
+        .collect();
+    if mine.len() >= state.settings.http.inbox_max_per_client {
+        let oldest = mine.into_iter().min().unwrap_or_else(Instant::now);
+        let wait = ttl.saturating_sub(oldest.elapsed()).as_secs().max(1);
+        return error_reply(
+            &pipeline::Error::new(
+                pipeline::Code::RateLimited,
+                "This address holds as many webhook test inboxes as it may; one expires soon.",
+            )
+            .details(json!({ "retry_after_seconds": wait })),
+        );
+    }
     if map.len() >= MAX_INBOXES {
         // Drop the oldest inbox to make room.
         if let Some(oldest) = map
@@ -136,6 +179,7 @@ pub(crate) fn create(state: Arc<State>) -> Response {
         id.clone(),
         Inbox {
             created: Instant::now(),
+            owner,
             deliveries: VecDeque::new(),
         },
     );
@@ -159,20 +203,41 @@ pub(crate) fn create(state: Arc<State>) -> Response {
     params(("inbox" = String, Path, description = "The inbox id.")),
     request_body(content = Value, description = "Any body; JSON is kept as JSON.", content_type = "application/json"),
     responses(
-        (status = 200, description = "Kept (the last 50 are).", body = Received),
-        (status = 404, description = "No such inbox."),
-        (status = 413, description = "Over 1 MiB."),
+        (status = 200, description = "Kept (the last 50 are, at most 4 MiB of them).", body = Received),
+        (status = 404, description = "No such inbox.", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "`payload_too_large`: over 1 MiB.", body = crate::openapi::ErrorEnvelope),
     ),
 )]
-pub(crate) async fn receive(
+pub(crate) async fn receive<S, B>(
     id: String,
     headers: HeaderMap,
-    body: Bytes,
+    body: S,
     state: Arc<State>,
-) -> Result<Response, Rejection> {
+) -> Result<Response, Rejection>
+where
+    S: futures_util::Stream<Item = Result<B, warp::Error>>,
+    B: bytes::Buf,
+{
+    let declared = headers
+        .get(warp::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_DELIVERY_BYTES) {
+        return Ok(crate::reply::closing(error_reply(&too_large())));
+    }
+    let known = |state: &State| {
+        let mut map = state.inbox.0.lock().expect("poisoned");
+        Inboxes::sweep(&mut map, ttl(state));
+        map.contains_key(&id)
+    };
+    if !known(&state) {
+        return Ok(error_reply(&not_found()));
+    }
+    let Some(body) = read_limited(body, MAX_DELIVERY_BYTES as usize).await? else {
+        return Ok(crate::reply::closing(error_reply(&too_large())));
+    };
     let mut map = state.inbox.0.lock().expect("poisoned");
     let Some(inbox) = map.get_mut(&id) else {
-        return Err(reject(not_found()));
+        return Ok(error_reply(&not_found()));
     };
     let hdrs: serde_json::Map<String, Value> = headers
         .iter()
@@ -185,14 +250,52 @@ pub(crate) async fn receive(
     let body = serde_json::from_slice(&body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
     inbox.deliveries.push_front(Stored {
-        at: Instant::now(),
         received_at: pipeline::core::time::iso(pipeline::core::time::now()),
         headers: Value::Object(hdrs),
         body,
         raw_body,
     });
     inbox.deliveries.truncate(KEEP);
+    while inbox.deliveries.len() > 1 && inbox.bytes() > KEEP_BYTES {
+        inbox.deliveries.pop_back();
+    }
     Ok(reply(StatusCode::OK, &Received { received: true }))
+}
+
+fn too_large() -> pipeline::Error {
+    pipeline::Error::new(
+        pipeline::Code::PayloadTooLarge,
+        format!("A delivery to a test inbox may be at most {MAX_DELIVERY_BYTES} bytes."),
+    )
+}
+
+/// The body, or `None` when it is over `limit` bytes (reading stops there).
+async fn read_limited<S, B>(body: S, limit: usize) -> Result<Option<Bytes>, Rejection>
+where
+    S: futures_util::Stream<Item = Result<B, warp::Error>>,
+    B: bytes::Buf,
+{
+    use futures_util::StreamExt;
+    futures_util::pin_mut!(body);
+    let mut buf = bytes::BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let mut chunk = chunk.map_err(|_| {
+            reject(pipeline::Error::new(
+                pipeline::Code::InvalidJson,
+                "The request body could not be read.",
+            ))
+        })?;
+        if buf.len() + chunk.remaining() > limit {
+            return Ok(None);
+        }
+        while chunk.has_remaining() {
+            let c = chunk.chunk();
+            let n = c.len();
+            buf.extend_from_slice(c);
+            chunk.advance(n);
+        }
+    }
+    Ok(Some(buf.freeze()))
 }
 
 /// Deliveries received by a test inbox, newest first.
@@ -208,8 +311,9 @@ pub(crate) async fn receive(
     ),
 )]
 pub(crate) async fn list(id: String, state: Arc<State>) -> Result<Response, Rejection> {
+    let ttl = ttl(&state);
     let mut map = state.inbox.0.lock().expect("poisoned");
-    Inboxes::sweep(&mut map);
+    Inboxes::sweep(&mut map, ttl);
     let Some(inbox) = map.get(&id) else {
         return Err(reject(not_found()));
     };

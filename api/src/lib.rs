@@ -25,6 +25,8 @@ mod publish;
 mod reference;
 mod reply;
 mod scenes;
+mod secure;
+mod serve;
 mod typography;
 mod v1;
 mod video_data;
@@ -201,13 +203,7 @@ pub async fn run(
     }));
 
     let routes = routes(state.clone());
-    let mut server_rx = stop_rx.clone();
-    let server = warp::serve(routes)
-        .incoming(listener)
-        .graceful(async move {
-            let _ = server_rx.wait_for(|s| *s).await;
-        })
-        .run();
+    let server = serve::serve(listener, routes, settings.http.clone(), stop_rx.clone());
     println!("listening on http://{bound}");
     tracing::info!(%bound, base_url = %settings.base_url, "serving");
 
@@ -379,6 +375,7 @@ pub fn routes(
         .or(media)
         .unify()
         .boxed();
+    let headers = secure::Headers::new(&state.settings);
     videos
         .or(account)
         .unify()
@@ -386,6 +383,7 @@ pub fn routes(
         .unify()
         .recover(errors::recover)
         .unify()
+        .map(move |resp| headers.apply(resp))
 }
 
 /// Longest name of one `/media` path segment (the usual file-system limit).

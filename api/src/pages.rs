@@ -17,13 +17,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
+pub(crate) use pipeline::core::html::esc;
 
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let docs = warp::path!("app" / "docs")

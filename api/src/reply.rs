@@ -54,3 +54,13 @@ pub fn tag(mut resp: Response) -> Response {
     }
     resp
 }
+
+/// Marks a reply to a request whose body was left unread (refused on its declared size): the
+/// connection closes after it, and the client is told so rather than reusing it.
+pub fn closing(mut resp: Response) -> Response {
+    resp.headers_mut().insert(
+        warp::http::header::CONNECTION,
+        HeaderValue::from_static("close"),
+    );
+    resp
+}

@@ -30,6 +30,7 @@ use crate::reply::json_reply;
     responses(
         (status = 200, description = "As `/v1/search_broll`.", body = SearchReply),
         (status = 400, description = "`missing_field`, `invalid_kind`, `invalid_ratio`, `invalid_limit`."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
         (status = 502, description = "`search_failed`."),
     ),

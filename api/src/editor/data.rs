@@ -9,7 +9,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{blocking, query, reviewed};
+use super::{blocking, query, viewed};
 use crate::State;
 use crate::errors::reject;
 use crate::reply::json_reply;
@@ -34,7 +34,7 @@ pub(crate) async fn editor_data(
     q: HashMap<String, String>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let job = reviewed(&state, &topic, &q).map_err(reject)?;
+    let (job, _) = viewed(&state, &topic, &q).map_err(reject)?;
     let editor = state.editor.clone();
     let view = blocking(move || pipeline::edit::view::view(&editor, &job))
         .await

@@ -52,6 +52,7 @@ fn video_of(
         (status = 200, description = "As `/v1/modify_scene`.", body = ModifySceneReply),
         (status = 202, description = "As `/v1/modify_scene`: an upload is queued.", body = UploadQueued),
         (status = 400, description = "As `/v1/modify_scene`."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found` (also a token or `id` that does not match), `scene_not_found`."),
         (status = 409, description = "As `/v1/modify_scene`."),
         (status = 422, description = "As `/v1/modify_scene`."),
@@ -90,6 +91,7 @@ pub(crate) async fn editor_modify(
     responses(
         (status = 200, description = "As `/v1/edit_session`.", body = EditSessionReply),
         (status = 400, description = "`missing_field`, `invalid_id`, `invalid_action`."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`, `topic_not_found`."),
         (status = 409, description = "`scenes_not_ready`."),
         (status = 502, description = "`topic_fetch_failed`."),
@@ -124,6 +126,7 @@ pub(crate) async fn editor_session(
     responses(
         (status = 200, description = "As `/v1/scene_geometry`.", body = GeometryReply),
         (status = 400, description = "As `/v1/scene_geometry`."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`, `scene_not_found`."),
         (status = 409, description = "`script_not_ready`."),
         (status = 500, description = "`scene_geometry_failed`."),

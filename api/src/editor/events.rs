@@ -29,6 +29,7 @@ use crate::filters::with_state;
     ),
     responses(
         (status = 200, description = "The stream of realtime messages.", content_type = "text/event-stream", body = String),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`: a token that does not match."),
     ),
 )]
@@ -37,10 +38,12 @@ pub(crate) async fn editor_events(
     q: HashMap<String, String>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let token = q.get("token").map(String::as_str).unwrap_or("");
-    if !pipeline::core::links::verify(&state.settings.webhook.signing_secret, &topic, token) {
-        return Err(reject(super::not_found()));
-    }
+    // The stream carries whole scenes: the review link's token only, never the player's.
+    let st = state.clone();
+    let t = topic.clone();
+    super::blocking(move || super::reviewed(&st, &t, &q).map(|_| ()))
+        .await
+        .map_err(reject)?;
     let rx = state.editor.hub.subscribe(&topic);
     let ready = warp::sse::Event::default()
         .event("ready")

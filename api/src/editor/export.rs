@@ -29,6 +29,7 @@ use crate::reply::json_reply;
     responses(
         (status = 202, description = "The render is queued: a fresh status snapshot.", body = StatusObject),
         (status = 200, description = "Already queued or rendered: the current snapshot.", body = StatusObject),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
         (status = 409, description = "`scenes_not_ready`."),
     ),
@@ -63,6 +64,7 @@ pub(crate) async fn editor_export(
     ),
     responses(
         (status = 200, description = "The status object.", body = StatusObject),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
     ),
 )]

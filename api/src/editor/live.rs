@@ -30,6 +30,7 @@ use crate::filters::with_state;
     responses(
         (status = 101, description = "Switching to the WebSocket protocol."),
         (status = 400, description = "`invalid_value`: not a WebSocket upgrade."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
     ),
 )]

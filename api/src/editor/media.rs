@@ -14,7 +14,7 @@ use warp::http::{HeaderValue, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{blocking, query, reviewed};
+use super::{blocking, query, viewed};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::with_state;
@@ -66,7 +66,7 @@ pub(crate) async fn editor_still(
     q: HashMap<String, String>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let job = reviewed(&state, &topic, &q).map_err(reject)?;
+    let (job, _) = viewed(&state, &topic, &q).map_err(reject)?;
     let seek = match q.get("t").map(|t| t.parse::<f64>()) {
         None => None,
         Some(Ok(t)) if t.is_finite() && t >= 0.0 => Some(t),
@@ -131,7 +131,7 @@ pub(crate) async fn editor_preview(
     q: HashMap<String, String>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let job = reviewed(&state, &topic, &q).map_err(reject)?;
+    let (job, _) = viewed(&state, &topic, &q).map_err(reject)?;
     let st = state.clone();
     let clip = blocking(move || {
         let (doc, index) = scene(&st, &job, &voice_file)?;

@@ -26,6 +26,7 @@ pub(crate) mod upload;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use pipeline::core::links::{self, ReviewScope};
 use pipeline::core::model::{Job, JobType};
 use pipeline::{Code, Error};
 use warp::filters::BoxedFilter;
@@ -72,21 +73,44 @@ pub(crate) fn not_found() -> Error {
     Error::new(Code::VideoNotFound, "No video matches this link.")
 }
 
-/// The video a review link opens: its token must be the topic's signature.
+/// The video a review link opens for editing: its token must be the topic's edit-scope
+/// signature. The read-only player's token answers 403 `read_only_link`.
 pub(crate) fn reviewed(
     state: &State,
     topic: &str,
     q: &HashMap<String, String>,
 ) -> Result<Job, Error> {
-    let token = q.get("token").map(String::as_str).unwrap_or("");
-    if !pipeline::core::links::verify(&state.settings.webhook.signing_secret, topic, token) {
-        return Err(not_found());
+    match viewed(state, topic, q)? {
+        (job, ReviewScope::Edit) => Ok(job),
+        (_, ReviewScope::Player) => Err(read_only()),
     }
-    state
+}
+
+/// The video a review link opens in either scope (the player's data, stills and clips), with
+/// the scope its token grants.
+pub(crate) fn viewed(
+    state: &State,
+    topic: &str,
+    q: &HashMap<String, String>,
+) -> Result<(Job, ReviewScope), Error> {
+    let token = q.get("token").map(String::as_str).unwrap_or("");
+    let Some(scope) = links::review_scope(&state.settings.webhook.signing_secret, topic, token)
+    else {
+        return Err(not_found());
+    };
+    let job = state
         .store
         .job(topic)?
         .filter(|j| j.kind == JobType::Video)
-        .ok_or_else(not_found)
+        .ok_or_else(not_found)?;
+    Ok((job, scope))
+}
+
+pub(crate) fn read_only() -> Error {
+    Error::new(
+        Code::ReadOnlyLink,
+        "This link opens the read-only player only; editing needs the review link.",
+    )
 }
 
 /// Runs `f` on a blocking thread (redb, files, rendering).

@@ -2,10 +2,11 @@
 //! embeddable player (same app, no edit controls). The shell also carries the scene list as
 //! plain HTML, so the page says what the video holds before (or without) its script.
 //!
-//! Headers: a content security policy that allows only this server's scripts and the media
-//! origin's pictures and clips; the player may be framed anywhere (`frame-ancestors *`), the
-//! editor only by this origin. A tampered or foreign token gets a plain "link not valid" page
-//! (404) that names nothing of the video.
+//! The review link's token opens the editor; `readonly=true` with it moves on (303) to the
+//! player's own link, whose token opens the player and its media only (`viewed`). Headers: the
+//! page kind is marked for `crate::secure` (the editor may never be framed, the player by
+//! `http.embed_origins`), and nothing is cached. A tampered or foreign token gets a plain "link
+//! not valid" page (404) that names nothing of the video.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,9 +17,12 @@ use warp::http::{HeaderValue, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{query, reviewed};
+use pipeline::core::links::ReviewScope;
+
+use super::{query, viewed};
 use crate::State;
 use crate::pages::esc;
+use crate::secure::Page;
 
 /// Review page opened by `review_url` (signed token, no sign-in).
 #[utoipa::path(
@@ -34,6 +38,8 @@ use crate::pages::esc;
     ),
     responses(
         (status = 200, description = "The editor (or the player).", content_type = "text/html", body = String),
+        (status = 303, description = "`readonly=true` with the review link's token: on to the player's own link (a token that opens the player only)."),
+        (status = 403, description = "The player's token without `readonly=true`: a page saying the link opens the player only.", content_type = "text/html", body = String),
         (status = 404, description = "Unknown video or a token that does not match: a page saying the link is not valid.", content_type = "text/html", body = String),
     ),
 )]
@@ -48,67 +54,88 @@ pub(super) fn route(
         .and(query())
         .and_then(move |topic: String, q: HashMap<String, String>| {
             let state = state.clone();
-            async move {
-                let readonly = q.get("readonly").is_some_and(|v| v == "true");
-                let Ok(job) = reviewed(&state, &topic, &q) else {
-                    return Ok::<_, Rejection>(invalid_link(&state, readonly));
-                };
-                let doc = state.editor.document(&topic).ok().flatten();
-                Ok(shell(&state, &job, doc.as_ref(), readonly))
-            }
+            async move { Ok::<_, Rejection>(open(&state, &topic, &q)) }
         })
 }
 
-/// `scheme://host[:port]` of a URL (the media origin, for the policy).
-fn origin_of(url: &str) -> &str {
-    let after = url.find("://").map_or(0, |i| i + 3);
-    match url[after..].find('/') {
-        Some(i) => &url[..after + i],
-        None => url,
+/// The page for a review link: the editor for the edit token, the player for the player's
+/// token with `readonly=true`. The edit token with `readonly=true` (the spec's embed) moves on
+/// to the player's own link, so the page a browser shows, and any link copied from it, never
+/// carries the edit token. The player's token anywhere else is refused.
+fn open(state: &State, topic: &str, q: &HashMap<String, String>) -> Response {
+    let readonly = q.get("readonly").is_some_and(|v| v == "true");
+    let Ok((job, scope)) = viewed(state, topic, q) else {
+        return notice(StatusCode::NOT_FOUND, INVALID_LINK);
+    };
+    match (scope, readonly) {
+        (ReviewScope::Edit, true) => {
+            let mut resp = warp::Reply::into_response(StatusCode::SEE_OTHER);
+            if let Ok(to) = HeaderValue::from_str(&state.engine.player_url(topic)) {
+                resp.headers_mut().insert(warp::http::header::LOCATION, to);
+            }
+            headers(resp, Some(Page::Player))
+        }
+        (ReviewScope::Player, false) => notice(StatusCode::FORBIDDEN, PLAYER_ONLY),
+        (_, readonly) => {
+            let doc = state.editor.document(topic).ok().flatten();
+            shell(&job, doc.as_ref(), readonly)
+        }
     }
 }
 
-fn headers(state: &State, mut resp: Response, readonly: bool) -> Response {
-    let media = origin_of(&state.settings.origin_url);
-    let ancestors = if readonly { "*" } else { "'self'" };
-    let csp = format!(
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-         img-src 'self' data: blob: {media}; media-src 'self' blob: {media}; \
-         connect-src 'self' ws: wss:; frame-ancestors {ancestors}; base-uri 'none'; form-action 'none'"
-    );
-    let h = resp.headers_mut();
-    h.insert(
-        "content-security-policy",
-        HeaderValue::from_str(&csp)
-            .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'")),
-    );
-    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
-    h.insert(
+/// The "link not valid" page: it names nothing of the video.
+const INVALID_LINK: (&str, &str) = (
+    "This link is not valid",
+    "The review link was changed or does not belong to a video here. Ask for a fresh link.",
+);
+
+/// The page the player's link gets where only the review link may go.
+const PLAYER_ONLY: (&str, &str) = (
+    "This link opens the player only",
+    "It cannot open the editor. Ask the video's owner for the review link.",
+);
+
+/// Not cached; the app's pages marked with their kind for `crate::secure` (a notice without
+/// a kind is a plain page: no script runs on it).
+fn headers(mut resp: Response, kind: Option<Page>) -> Response {
+    resp.headers_mut().insert(
         warp::http::header::CACHE_CONTROL,
         HeaderValue::from_static("no-store"),
     );
-    crate::reply::tag(resp)
+    let resp = crate::reply::tag(resp);
+    match kind {
+        Some(kind) => crate::secure::mark(resp, kind),
+        None => resp,
+    }
 }
 
-fn html(state: &State, body: String, status: StatusCode, readonly: bool) -> Response {
+fn kind(readonly: bool) -> Page {
+    if readonly { Page::Player } else { Page::Editor }
+}
+
+fn html(body: String, status: StatusCode, kind: Option<Page>) -> Response {
     let mut resp = warp::Reply::into_response(warp::reply::html(body));
     *resp.status_mut() = status;
-    headers(state, resp, readonly)
+    headers(resp, kind)
 }
 
-fn invalid_link(state: &State, readonly: bool) -> Response {
-    let body = "<!doctype html><html><head><meta charset=utf-8>\
-        <meta name=viewport content=\"width=device-width\"><title>Link not valid</title>\
-        <style>body{font:17px/1.5 system-ui;margin:3rem auto;max-width:32rem;padding:0 1rem}</style>\
-        </head><body><h1 id=invalid-link>This link is not valid</h1>\
-        <p>The review link was changed or does not belong to a video here. \
-        Ask for a fresh link.</p></body></html>"
-        .to_string();
-    html(state, body, StatusCode::NOT_FOUND, readonly)
+fn notice(status: StatusCode, (title, text): (&str, &str)) -> Response {
+    let id = if status == StatusCode::NOT_FOUND {
+        "invalid-link"
+    } else {
+        "player-only"
+    };
+    let body = format!(
+        "<!doctype html><html><head><meta charset=utf-8>\
+        <meta name=viewport content=\"width=device-width\"><title>{title}</title>\
+        <style>body{{font:17px/1.5 system-ui;margin:3rem auto;max-width:32rem;padding:0 1rem}}</style>\
+        </head><body><h1 id={id}>{title}</h1><p>{text}</p></body></html>"
+    );
+    html(body, status, None)
 }
 
 /// The app's shell with the scenes as plain HTML inside its mount point.
-fn shell(state: &State, job: &Job, doc: Option<&VideoDocument>, readonly: bool) -> Response {
+fn shell(job: &Job, doc: Option<&VideoDocument>, readonly: bool) -> Response {
     let title = doc.map(|d| d.title.as_str()).unwrap_or("Video");
     let v = super::files::version();
     let mut fallback = format!(
@@ -146,5 +173,5 @@ fn shell(state: &State, job: &Job, doc: Option<&VideoDocument>, readonly: bool) 
         mode = if readonly { "player" } else { "editor" },
         built = super::files::BUILT,
     );
-    html(state, body, StatusCode::OK, readonly)
+    html(body, StatusCode::OK, Some(kind(readonly)))
 }

@@ -31,6 +31,7 @@ use crate::reply::json_reply;
     responses(
         (status = 202, description = "The scenes are being built: the status snapshot.", body = StatusObject),
         (status = 400, description = "`missing_field`, `invalid_value`, `script_too_long` (`param` is `segments`)."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
         (status = 409, description = "`script_not_ready`: not a finished `output_type=text` video."),
     ),

@@ -54,6 +54,7 @@ pub struct EditorUpload {
     responses(
         (status = 200, description = "The stored file's public URL.", body = EditorUpload),
         (status = 400, description = "`unsupported_asset_type`, `invalid_file_data` (empty)."),
+        (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
         (status = 413, description = "`payload_too_large`: over 100 MB."),
     ),

@@ -32,7 +32,8 @@ function App() {
   };
   useEffect(() => {
     open();
-    live.connect();
+    // The player's link opens no live connection (its token does not open the socket).
+    if (!readonly) live.connect();
   }, []);
   // While the scenes are being built, look again every two seconds.
   useEffect(() => {

@@ -4,12 +4,14 @@
 
 use pulldown_cmark::{Options, Parser, html};
 
+use crate::core::html::{esc, strip_controls};
+
 /// `markdown` as sanitised HTML.
 pub fn to_html(markdown: &str) -> String {
     let mut out = String::new();
     html::push_html(
         &mut out,
-        Parser::new_ext(markdown, Options::ENABLE_STRIKETHROUGH),
+        Parser::new_ext(&strip_controls(markdown), Options::ENABLE_STRIKETHROUGH),
     );
     ammonia::clean(&out)
 }
@@ -17,13 +19,7 @@ pub fn to_html(markdown: &str) -> String {
 /// Plain text as sanitised HTML paragraphs (line breaks kept), for posts that are not
 /// Markdown.
 pub fn text_to_html(text: &str) -> String {
-    let escaped = text
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;");
-    escaped
+    esc(text)
         .split("\n\n")
         .filter(|p| !p.trim().is_empty())
         .map(|p| format!("<p>{}</p>", p.trim().replace('\n', "<br>")))

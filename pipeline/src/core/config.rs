@@ -59,6 +59,66 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// Publishing: channel groups and the publisher behind `publish`.
     pub publish: PublishConfig,
+    /// The HTTP edge: read timeouts, connections per client, embedding, the test inbox.
+    pub http: HttpConfig,
+}
+
+/// The HTTP edge: what a slow or hostile client can hold, and who may frame the player.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpConfig {
+    /// A connection that has not sent a whole request head within this many seconds is closed
+    /// (also the idle limit of a kept-alive connection).
+    pub header_read_timeout_secs: u64,
+    /// A request body that sends nothing for this many seconds fails and its connection closes.
+    pub body_read_timeout_secs: u64,
+    /// Open connections allowed from one client address; more are closed at once (0: no cap).
+    pub max_connections_per_client: usize,
+    /// Origins that may frame the read-only player (`frame-ancestors`): `"*"` for any page,
+    /// `[]` for none, or a list like `["https://blog.example.com"]`. Every other page, the
+    /// editor included, may never be framed.
+    pub embed_origins: Vec<String>,
+    /// Webhook test inboxes one client address may hold at once.
+    pub inbox_max_per_client: usize,
+    /// A webhook test inbox (and what it received) is deleted this many seconds after it was
+    /// made.
+    pub inbox_ttl_secs: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 30,
+            max_connections_per_client: 256,
+            embed_origins: vec!["*".into()],
+            inbox_max_per_client: 10,
+            inbox_ttl_secs: 3600,
+        }
+    }
+}
+
+impl HttpConfig {
+    fn check(&self) -> Result<(), String> {
+        if self.header_read_timeout_secs == 0
+            || self.body_read_timeout_secs == 0
+            || self.inbox_ttl_secs == 0
+        {
+            return Err("http.*_secs values must be at least 1".into());
+        }
+        for o in &self.embed_origins {
+            let origin = o == "*"
+                || ((o.starts_with("https://") || o.starts_with("http://"))
+                    && o.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b".:/-*".contains(&b)));
+            if !origin {
+                return Err(format!(
+                    "http.embed_origins entry {o:?} must be \"*\" or an origin like https://example.com"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Which publisher posts what `publish` sends.
@@ -466,6 +526,7 @@ impl Default for Config {
             telegram: TelegramConfig::default(),
             notify: NotifyConfig::default(),
             publish: PublishConfig::default(),
+            http: HttpConfig::default(),
         }
     }
 }
@@ -520,6 +581,7 @@ pub struct Settings {
     pub telegram: TelegramConfig,
     pub notify: NotifyConfig,
     pub publish: PublishConfig,
+    pub http: HttpConfig,
 }
 
 impl Settings {
@@ -560,6 +622,7 @@ impl Config {
         {
             return Err("webhook.time_scale must be 1 in production (and never 0)".into());
         }
+        self.http.check()?;
         if self.public.temp_ttl_secs == 0
             || self.public.asset_ttl_secs == 0
             || self.public.sweep_interval_secs == 0
@@ -658,6 +721,7 @@ impl Config {
             telegram: self.telegram,
             notify: self.notify,
             publish: self.publish,
+            http: self.http,
         })
     }
 }

@@ -37,6 +37,7 @@ codes! {
     AccountExpired => "account_expired",
     CreditExhausted => "credit_exhausted",
     PlanRequired => "plan_required",
+    ReadOnlyLink => "read_only_link",
     // create_video
     InvalidSource => "invalid_source",
     InvalidOutputType => "invalid_output_type",

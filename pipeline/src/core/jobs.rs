@@ -173,6 +173,20 @@ impl Engine {
         format!("{}/editor/{topic}?token={token}", self.settings.app_url)
     }
 
+    /// The read-only player of a video: the review page with `readonly=true` and a token of the
+    /// player scope, which opens nothing that edits (`core::links::ReviewScope`).
+    pub fn player_url(&self, topic: &str) -> String {
+        let token = crate::core::links::review_token(
+            &self.settings.webhook.signing_secret,
+            topic,
+            crate::core::links::ReviewScope::Player,
+        );
+        format!(
+            "{}/editor/{topic}?token={token}&readonly=true",
+            self.settings.app_url
+        )
+    }
+
     /// The page that shows a written piece (signed like the review page).
     pub fn viewer_url(&self, topic: &str) -> String {
         let token = crate::core::links::sign(&self.settings.webhook.signing_secret, topic);

@@ -14,6 +14,7 @@ pub mod export;
 pub mod fetch;
 pub mod fields;
 pub mod files;
+pub mod html;
 pub mod ids;
 pub mod jobs;
 pub mod links;

@@ -276,14 +276,7 @@ pub fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap
     Ok(out)
 }
 
-/// Text for HTML text and quoted attributes.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
+use crate::core::html::esc;
 
 /// The post's body as HTML (already sanitised for articles).
 fn body_html(post: &FeedPost, urls: &FeedUrls) -> String {
@@ -414,7 +407,8 @@ pub fn atom(app_url: &str, key: &str, owner: &FeedOwner, posts: &[FeedPost]) -> 
         entries,
         ..Feed::default()
     };
-    feed.to_string()
+    // XML 1.0 cannot carry most control characters: never let stored text break the feed.
+    crate::core::html::strip_controls(&feed.to_string()).into_owned()
 }
 
 /// JSON Feed 1.1 (<https://jsonfeed.org/version/1.1>).

@@ -1,0 +1,245 @@
+//! The accept loop: warp's filter served over HTTP/1.1 by hyper, with the limits that keep
+//! slow or idle clients from starving the daemon (`http.*` settings):
+//!
+//! - a connection must send a whole request head within `header_read_timeout_secs` (hyper's
+//!   header read timeout; it also bounds how long a kept-alive connection may sit idle);
+//! - a request body that sends nothing for `body_read_timeout_secs` fails ([`TimedBody`]), and
+//!   its handler answers as for any body that could not be read;
+//! - one client address holds at most `max_connections_per_client` connections; one more is
+//!   closed as soon as it is accepted, before anything is read from it.
+//!
+//! Every request carries its peer as a [`ClientAddr`] extension (`warp::ext::get`). On
+//! shutdown, the listener closes and open connections finish their request in flight.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame, Incoming};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use pipeline::core::config::HttpConfig;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant, Sleep};
+use warp::Filter;
+use warp::reply::Response;
+
+/// The address a request came from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientAddr(pub(crate) SocketAddr);
+
+/// Serves `filter` on `listener` under `limits` until `stop` turns true.
+pub(crate) async fn serve<F>(
+    listener: TcpListener,
+    filter: F,
+    limits: HttpConfig,
+    mut stop: watch::Receiver<bool>,
+) where
+    F: Filter<Extract = (Response,), Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+{
+    let clients = Clients::new(limits.max_connections_per_client);
+    // Every connection task holds a clone; when all are gone, every connection has finished.
+    let (open_tx, mut open_rx) = mpsc::channel::<()>(1);
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            () = stopped(&mut stop) => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                // Out of file descriptors or the like: let the open connections finish.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Some(slot) = clients.admit(peer.ip()) else {
+            tracing::debug!(%peer, "connection refused: too many from this address");
+            drop(stream);
+            continue;
+        };
+        let (stop, open) = (stop.clone(), open_tx.clone());
+        let served = (filter.clone(), limits.clone());
+        tokio::spawn(async move {
+            connection(stream, peer, served, stop).await;
+            drop((slot, open));
+        });
+    }
+    drop(listener);
+    drop(open_tx);
+    let _ = open_rx.recv().await;
+}
+
+/// One connection's HTTP/1.1 server, with the timeouts. On stop, its request in flight
+/// finishes, then it closes.
+async fn connection<F>(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    (filter, limits): (F, HttpConfig),
+    mut stop: watch::Receiver<bool>,
+) where
+    F: Filter<Extract = (Response,), Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+{
+    let body_timeout = Duration::from_secs(limits.body_read_timeout_secs);
+    let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let mut req = req.map(|b| TimedBody::new(b, body_timeout));
+        req.extensions_mut().insert(ClientAddr(peer));
+        tower_service::Service::call(&mut warp::service(filter.clone()), req)
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(limits.header_read_timeout_secs))
+        .serve_connection(TokioIo::new(stream), svc)
+        .with_upgrades();
+    tokio::pin!(conn);
+    let result = tokio::select! {
+        r = conn.as_mut() => r,
+        () = stopped(&mut stop) => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(%peer, error = %e, "connection closed with an error");
+    }
+}
+
+/// Resolves once `stop` turns true (or its sender is gone).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// Open connections per client address.
+#[derive(Clone)]
+struct Clients {
+    cap: usize,
+    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// One admitted connection: gives its place back when dropped.
+struct Slot {
+    clients: Clients,
+    ip: IpAddr,
+}
+
+impl Clients {
+    fn new(cap: usize) -> Clients {
+        Clients {
+            cap,
+            open: Arc::default(),
+        }
+    }
+
+    fn admit(&self, ip: IpAddr) -> Option<Slot> {
+        let mut open = self.open.lock().expect("poisoned");
+        let n = open.entry(ip).or_default();
+        if self.cap > 0 && *n >= self.cap {
+            return None;
+        }
+        *n += 1;
+        Some(Slot {
+            clients: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = self.clients.open.lock().expect("poisoned");
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// A request body that fails when the client sends nothing for `timeout`.
+pub(crate) struct TimedBody {
+    inner: Incoming,
+    timeout: Duration,
+    idle: Pin<Box<Sleep>>,
+}
+
+impl TimedBody {
+    fn new(inner: Incoming, timeout: Duration) -> TimedBody {
+        TimedBody {
+            inner,
+            timeout,
+            idle: Box::pin(tokio::time::sleep(timeout)),
+        }
+    }
+}
+
+/// The error of a body that stalled.
+#[derive(Debug, thiserror::Error)]
+#[error("the request body sent nothing for {0:?}")]
+struct BodyStalled(Duration);
+
+impl Body for TimedBody {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match Pin::new(&mut self.inner).poll_frame(cx) {
+            Poll::Ready(frame) => {
+                let next = Instant::now() + self.timeout;
+                self.idle.as_mut().reset(next);
+                Poll::Ready(frame.map(|f| f.map_err(Into::into)))
+            }
+            Poll::Pending => match self.idle.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Some(Err(BodyStalled(self.timeout).into()))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_address_holds_at_most_its_cap_and_gets_places_back() {
+        let clients = Clients::new(2);
+        let a: IpAddr = "127.0.0.2".parse().unwrap();
+        let b: IpAddr = "127.0.0.3".parse().unwrap();
+        let first = clients.admit(a).unwrap();
+        let _second = clients.admit(a).unwrap();
+        assert!(clients.admit(a).is_none());
+        assert!(
+            clients.admit(b).is_some(),
+            "other addresses are not affected"
+        );
+        drop(first);
+        assert!(clients.admit(a).is_some());
+        assert!(Clients::new(0).admit(a).is_some(), "0: no cap");
+    }
+}
