@@ -199,7 +199,12 @@ const FORM_TEXT_MAX: usize = 256 * 1024;
 /// left unread is skipped.
 struct FormReader {
     form: warp::multipart::FormData,
+    /// Parts handed over so far.
+    parts: usize,
 }
+
+/// Our forms have a handful of fields; a body of many small parts is refused.
+const FORM_PARTS_MAX: usize = 32;
 
 /// One part of a form, not read yet.
 struct FormPart {
@@ -216,11 +221,20 @@ fn unreadable(e: warp::Error) -> Error {
 
 impl FormReader {
     fn new(form: warp::multipart::FormData) -> FormReader {
-        FormReader { form }
+        FormReader { form, parts: 0 }
     }
 
     async fn next(&mut self) -> Result<Option<FormPart>, Error> {
         let part = self.form.try_next().await.map_err(unreadable)?;
+        if part.is_some() {
+            self.parts += 1;
+            if self.parts > FORM_PARTS_MAX {
+                return Err(Error::new(
+                    Code::PayloadTooLarge,
+                    format!("The form has more than {FORM_PARTS_MAX} parts."),
+                ));
+            }
+        }
         Ok(part.map(|part| FormPart { part }))
     }
 }

@@ -375,6 +375,15 @@ async fn upload_asset_shapes_and_hostile_input() {
 }
 
 #[tokio::test]
+async fn a_form_of_many_parts_is_refused() {
+    let d = Daemon::start(BIN, &[]);
+    let names: Vec<String> = (0..40).map(|i| format!("x{i}")).collect();
+    let fields: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "1")).collect();
+    let (c, v) = post_multipart(&d, "/v1/upload_asset", &fields, &[]).await;
+    assert_eq!((c, code(&v)), (413, "payload_too_large"), "{v}");
+}
+
+#[tokio::test]
 async fn expired_assets_answer_410_and_the_sweeper_deletes_them() {
     let d = Daemon::start(
         BIN,
