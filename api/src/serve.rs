@@ -175,6 +175,8 @@ pub(crate) struct TimedBody {
     inner: Incoming,
     timeout: Duration,
     idle: Pin<Box<Sleep>>,
+    /// Whether a handler has read from it yet: the clock starts then, not when the head came.
+    reading: bool,
 }
 
 impl TimedBody {
@@ -183,6 +185,7 @@ impl TimedBody {
             inner,
             timeout,
             idle: Box::pin(tokio::time::sleep(timeout)),
+            reading: false,
         }
     }
 }
@@ -200,6 +203,11 @@ impl Body for TimedBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if !self.reading {
+            self.reading = true;
+            let first = Instant::now() + self.timeout;
+            self.idle.as_mut().reset(first);
+        }
         match Pin::new(&mut self.inner).poll_frame(cx) {
             Poll::Ready(frame) => {
                 let next = Instant::now() + self.timeout;
