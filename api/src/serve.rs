@@ -5,8 +5,9 @@
 //!   header read timeout; it also bounds how long a kept-alive connection may sit idle);
 //! - a request body that sends nothing for `body_read_timeout_secs` fails ([`TimedBody`]), and
 //!   its handler answers as for any body that could not be read;
-//! - one client address holds at most `max_connections_per_client` connections; one more is
-//!   closed as soon as it is accepted, before anything is read from it.
+//! - one client address holds at most `max_connections_per_client` connections, and all
+//!   clients together `max_connections`; one more is closed as soon as it is accepted, before
+//!   anything is read from it.
 //!
 //! Every request carries its peer as a [`ClientAddr`] extension (`warp::ext::get`). On
 //! shutdown, the listener closes and open connections finish their request in flight.
@@ -46,7 +47,7 @@ pub(crate) async fn serve<F>(
         + Sync
         + 'static,
 {
-    let clients = Clients::new(limits.max_connections_per_client);
+    let clients = Clients::new(limits.max_connections_per_client, limits.max_connections);
     // Every connection task holds a clone; when all are gone, every connection has finished.
     let (open_tx, mut open_rx) = mpsc::channel::<()>(1);
     loop {
@@ -123,11 +124,13 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
 }
 
-/// Open connections per client address.
+/// Open connections per client address, and in all.
 #[derive(Clone)]
 struct Clients {
     cap: usize,
+    total_cap: usize,
     open: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    total: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// One admitted connection: gives its place back when dropped.
@@ -137,20 +140,28 @@ struct Slot {
 }
 
 impl Clients {
-    fn new(cap: usize) -> Clients {
+    fn new(cap: usize, total_cap: usize) -> Clients {
         Clients {
             cap,
+            total_cap,
             open: Arc::default(),
+            total: Arc::default(),
         }
     }
 
     fn admit(&self, ip: IpAddr) -> Option<Slot> {
+        use std::sync::atomic::Ordering;
         let mut open = self.open.lock().expect("poisoned");
+        let total = self.total.load(Ordering::SeqCst);
         let n = open.entry(ip).or_default();
-        if self.cap > 0 && *n >= self.cap {
+        if (self.cap > 0 && *n >= self.cap) || (self.total_cap > 0 && total >= self.total_cap) {
+            if *n == 0 {
+                open.remove(&ip);
+            }
             return None;
         }
         *n += 1;
+        self.total.fetch_add(1, Ordering::SeqCst);
         Some(Slot {
             clients: self.clone(),
             ip,
@@ -161,6 +172,9 @@ impl Clients {
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut open = self.clients.open.lock().expect("poisoned");
+        self.clients
+            .total
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
         if let Some(n) = open.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -175,6 +189,8 @@ pub(crate) struct TimedBody {
     inner: Incoming,
     timeout: Duration,
     idle: Pin<Box<Sleep>>,
+    /// Whether a handler has read from it yet: the clock starts then, not when the head came.
+    reading: bool,
 }
 
 impl TimedBody {
@@ -183,6 +199,7 @@ impl TimedBody {
             inner,
             timeout,
             idle: Box::pin(tokio::time::sleep(timeout)),
+            reading: false,
         }
     }
 }
@@ -200,6 +217,11 @@ impl Body for TimedBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if !self.reading {
+            self.reading = true;
+            let first = Instant::now() + self.timeout;
+            self.idle.as_mut().reset(first);
+        }
         match Pin::new(&mut self.inner).poll_frame(cx) {
             Poll::Ready(frame) => {
                 let next = Instant::now() + self.timeout;
@@ -228,7 +250,7 @@ mod tests {
 
     #[test]
     fn a_client_address_holds_at_most_its_cap_and_gets_places_back() {
-        let clients = Clients::new(2);
+        let clients = Clients::new(2, 0);
         let a: IpAddr = "127.0.0.2".parse().unwrap();
         let b: IpAddr = "127.0.0.3".parse().unwrap();
         let first = clients.admit(a).unwrap();
@@ -240,6 +262,23 @@ mod tests {
         );
         drop(first);
         assert!(clients.admit(a).is_some());
-        assert!(Clients::new(0).admit(a).is_some(), "0: no cap");
+        assert!(Clients::new(0, 0).admit(a).is_some(), "0: no cap");
+    }
+
+    #[test]
+    fn all_addresses_together_hold_at_most_the_total_cap() {
+        let clients = Clients::new(0, 2);
+        let ips: Vec<IpAddr> = (2..6)
+            .map(|i| format!("127.0.0.{i}").parse().unwrap())
+            .collect();
+        let first = clients.admit(ips[0]).unwrap();
+        let _second = clients.admit(ips[1]).unwrap();
+        assert!(clients.admit(ips[2]).is_none());
+        assert!(
+            clients.open.lock().unwrap().len() == 2,
+            "a refusal keeps no entry"
+        );
+        drop(first);
+        assert!(clients.admit(ips[3]).is_some());
     }
 }

@@ -74,6 +74,9 @@ pub struct HttpConfig {
     pub body_read_timeout_secs: u64,
     /// Open connections allowed from one client address; more are closed at once (0: no cap).
     pub max_connections_per_client: usize,
+    /// Open connections allowed in all, kept under the process's file limit so files and the
+    /// store can always be opened; more are closed at once (0: no cap).
+    pub max_connections: usize,
     /// Origins that may frame the read-only player (`frame-ancestors`): `"*"` for any page,
     /// `[]` for none, or a list like `["https://blog.example.com"]`. Every other page, the
     /// editor included, may never be framed.
@@ -91,6 +94,7 @@ impl Default for HttpConfig {
             header_read_timeout_secs: 10,
             body_read_timeout_secs: 30,
             max_connections_per_client: 256,
+            max_connections: 2048,
             embed_origins: vec!["*".into()],
             inbox_max_per_client: 10,
             inbox_ttl_secs: 3600,
