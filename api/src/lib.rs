@@ -16,6 +16,7 @@ mod inbox;
 mod inspector;
 mod links;
 mod media;
+mod metrics;
 mod notify;
 mod openapi;
 mod pages;
@@ -199,7 +200,8 @@ pub async fn run(
         }
     }));
 
-    let routes = routes(state.clone());
+    metrics::install();
+    let routes = metrics::observe(routes(state.clone()));
     let mut server_rx = stop_rx.clone();
     let server = warp::serve(routes)
         .incoming(listener)
@@ -373,6 +375,8 @@ pub fn routes(
         .boxed();
     let public = inbox::routes(state.clone())
         .boxed()
+        .or(metrics::routes(state.clone()))
+        .unify()
         .or(pages::routes(state.clone()).boxed())
         .unify()
         .or(media)

@@ -102,6 +102,7 @@ pub(crate) async fn create_video(
         .engine
         .create_video(&account.name, accepted, idempotency_key)
         .map_err(reject)?;
+    crate::metrics::topic(&job.topic_id);
     tracing::info!(topic = %job.topic_id, account = %account.name, "video job accepted");
     Ok(status_reply(StatusCode::ACCEPTED, &job))
 }
@@ -124,6 +125,7 @@ pub(crate) async fn get_status(
     account: Account,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
+    crate::metrics::topic(&id);
     let job = state.engine.job_for(&account.name, &id).map_err(reject)?;
     Ok(status_reply(StatusCode::OK, &job))
 }
@@ -149,6 +151,7 @@ pub(crate) async fn export_video(
     request: ExportVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
+    crate::metrics::topic(&request.id);
     let (first, job) = state
         .engine
         .export_video(&account.name, &request.id)
