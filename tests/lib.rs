@@ -35,6 +35,8 @@ pub struct Daemon {
     pub key: String,
     env: Vec<(String, String)>,
     pub http: reqwest::Client,
+    /// The daemon's log lines (stderr, also passed on to ours), the last 50 000 kept.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Daemon {
@@ -61,6 +63,7 @@ impl Daemon {
                 .timeout(Duration::from_secs(60))
                 .build()
                 .expect("client"),
+            log: Arc::default(),
         };
         d.spawn();
         d.key = std::fs::read_to_string(d.dir.path().join("data/bootstrap-key"))
@@ -68,6 +71,33 @@ impl Daemon {
             .trim()
             .to_string();
         d
+    }
+
+    /// The daemon's log lines so far, without terminal colour codes.
+    pub fn log_lines(&self) -> Vec<String> {
+        let strip = |line: &str| {
+            let mut out = String::with_capacity(line.len());
+            let mut chars = line.chars();
+            while let Some(c) = chars.next() {
+                if c == '\x1b' {
+                    // CSI: ESC [ parameters final-byte
+                    for c in chars.by_ref() {
+                        if c.is_ascii_alphabetic() {
+                            break;
+                        }
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        };
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|l| strip(l))
+            .collect()
     }
 
     pub fn data_dir(&self) -> PathBuf {
@@ -92,9 +122,21 @@ impl Daemon {
             .env("REELSMITH_LOG", "info")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("daemon starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let log = self.log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                let mut kept = log.lock().unwrap_or_else(|p| p.into_inner());
+                if kept.len() >= 50_000 {
+                    kept.drain(..10_000);
+                }
+                kept.push(line);
+            }
+        });
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
         let first = lines
@@ -424,19 +466,20 @@ impl Receiver {
 }
 
 /// Verifies `X-Service-Signature` the way a client would: split on commas,
-/// read `t` and `v1`, recompute HMAC-SHA256 over `t.raw_body`, compare in
-/// constant time, and reject timestamps older than five minutes.
+/// read `t` and every `v1` (a secret rotation sends one per secret), recompute HMAC-SHA256
+/// over `t.raw_body`, accept when any `v1` matches in constant time, and reject timestamps
+/// older than five minutes.
 pub fn verify_signature(secret: &str, header: &str, raw_body: &str) -> bool {
     let mut t = None;
-    let mut v1 = None;
+    let mut v1s = Vec::new();
     for part in header.split(',') {
         match part.split_once('=') {
             Some(("t", x)) => t = x.parse::<i64>().ok(),
-            Some(("v1", x)) => v1 = hex::decode(x).ok(),
+            Some(("v1", x)) => v1s.extend(hex::decode(x).ok()),
             _ => {}
         }
     }
-    let (Some(t), Some(v1)) = (t, v1) else {
+    let Some(t) = t else {
         return false;
     };
     let now = std::time::SystemTime::now()
@@ -446,10 +489,12 @@ pub fn verify_signature(secret: &str, header: &str, raw_body: &str) -> bool {
     if (now - t).abs() > 300 {
         return false;
     }
-    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(format!("{t}.").as_bytes());
-    mac.update(raw_body.as_bytes());
-    mac.verify_slice(&v1).is_ok()
+    v1s.iter().any(|v1| {
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(format!("{t}.").as_bytes());
+        mac.update(raw_body.as_bytes());
+        mac.verify_slice(v1).is_ok()
+    })
 }
 
 /// A local fixture server (the config's `fetch.allow` must list it): serves
@@ -624,4 +669,110 @@ pub async fn openapi_document(d: &Daemon) -> Value {
     let (code, doc, _) = split(r).await;
     assert_eq!(code, 200, "{doc}");
     doc
+}
+
+/// One sample of a Prometheus text exposition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub name: String,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub value: f64,
+}
+
+/// Parses the Prometheus text format (0.0.4) exactly: `# HELP`/`# TYPE` comments, then
+/// `name{label="value",…} value` lines with `\\`, `\"` and `\n` escapes in label values.
+/// Panics on anything malformed, naming the line. Returns the samples and each family's type.
+pub fn parse_prometheus(text: &str) -> (Vec<Sample>, std::collections::BTreeMap<String, String>) {
+    let mut samples = Vec::new();
+    let mut types = std::collections::BTreeMap::new();
+    let name_ok = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+    };
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap_or_else(|| panic!("{line}"));
+            assert!(name_ok(name), "{line}");
+            assert!(
+                ["counter", "gauge", "histogram", "summary", "untyped"].contains(&kind),
+                "{line}"
+            );
+            types.insert(name.to_string(), kind.to_string());
+            continue;
+        }
+        if line.starts_with('#') {
+            assert!(line.starts_with("# HELP "), "{line}");
+            continue;
+        }
+        let (name_end, mut labels) = (
+            line.find(['{', ' ']).unwrap_or_else(|| panic!("{line}")),
+            std::collections::BTreeMap::new(),
+        );
+        let name = &line[..name_end];
+        assert!(name_ok(name), "{line}");
+        let mut rest = &line[name_end..];
+        if let Some(body) = rest.strip_prefix('{') {
+            let next = |at: &mut usize| {
+                let c = body[*at..]
+                    .chars()
+                    .next()
+                    .unwrap_or_else(|| panic!("{line}"));
+                *at += c.len_utf8();
+                c
+            };
+            let mut at = 0;
+            loop {
+                match body[at..].chars().next() {
+                    Some('}') => {
+                        at += 1;
+                        break;
+                    }
+                    Some(',') => {
+                        at += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+                let eq = body[at..].find('=').unwrap_or_else(|| panic!("{line}"));
+                let key = &body[at..at + eq];
+                assert!(name_ok(key), "{line}");
+                at += eq + 1;
+                assert_eq!(next(&mut at), '"', "{line}");
+                let mut value = String::new();
+                loop {
+                    match next(&mut at) {
+                        '"' => break,
+                        '\\' => match next(&mut at) {
+                            'n' => value.push('\n'),
+                            c @ ('\\' | '"') => value.push(c),
+                            other => panic!("bad escape {other:?} in {line}"),
+                        },
+                        c => value.push(c),
+                    }
+                }
+                labels.insert(key.to_string(), value);
+            }
+            rest = &body[at..];
+        }
+        let mut fields = rest.split_whitespace();
+        let raw = fields.next().unwrap_or_else(|| panic!("{line}"));
+        let value = match raw {
+            "+Inf" => f64::INFINITY,
+            "-Inf" => f64::NEG_INFINITY,
+            "NaN" => f64::NAN,
+            v => v.parse().unwrap_or_else(|_| panic!("{line}")),
+        };
+        if let Some(ts) = fields.next() {
+            ts.parse::<i64>().unwrap_or_else(|_| panic!("{line}"));
+        }
+        assert!(fields.next().is_none(), "{line}");
+        samples.push(Sample {
+            name: name.to_string(),
+            labels,
+            value,
+        });
+    }
+    (samples, types)
 }

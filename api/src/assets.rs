@@ -355,6 +355,7 @@ async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, E
         if n == 0 {
             return Err(Error::new(Code::InvalidFileData, "The file is empty.").param("file"));
         }
+        check_media(&tmp.path, &kind, "file").await?;
         let folder = assets::folder_token();
         let published = state
             .public
@@ -458,14 +459,31 @@ async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error>
     if bytes.len() as u64 > max {
         return Err(asset_too_large(max));
     }
-    let public = state.public.clone();
+    let tmp = TempUpload::new(&state.settings.data_dir).map_err(upload_failed)?;
+    let path = tmp.path.clone();
+    tokio::task::spawn_blocking(move || std::fs::write(path, &bytes))
+        .await
+        .map_err(upload_failed)?
+        .map_err(upload_failed)?;
+    check_media(&tmp.path, &kind, "file_data").await?;
     let rel = format!("{}/{name}", assets::folder_token());
-    let published =
-        tokio::task::spawn_blocking(move || public.write(Lifetime::Asset, &rel, &bytes))
-            .await
-            .map_err(upload_failed)?
-            .map_err(upload_failed)?;
+    let published = state
+        .public
+        .adopt(Lifetime::Asset, &rel, &tmp.path, SystemTime::now())
+        .map_err(upload_failed)?;
     Ok(Asset::new(&published, &kind.content_type, &name))
+}
+
+/// An uploaded image or clip decoded within limits before it is stored (off the reactor).
+async fn check_media(
+    path: &Path,
+    kind: &assets::AssetType,
+    param: &'static str,
+) -> Result<(), Error> {
+    let (path, kind) = (path.to_path_buf(), kind.clone());
+    crate::metrics::spawn_blocking(move || assets::check_media(&path, &kind, param))
+        .await
+        .map_err(upload_failed)?
 }
 
 // ---------------------------------------------------------------- presigned PUT
@@ -536,6 +554,7 @@ where
         return Err(Error::new(Code::InvalidFileData, "The PUT body is empty."));
     }
     let kind = assets::classify(&name, None)?;
+    check_media(&tmp.path, &kind, "body").await?;
     // The asset's lifetime counts from when the URL was issued, as `expires_at` promised.
     let created = UNIX_EPOCH + Duration::from_secs(token.iat.max(0) as u64);
     let published = state

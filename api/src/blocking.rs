@@ -11,7 +11,8 @@ use crate::errors::reject;
 pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> pipeline::Result<T> + Send + 'static,
 ) -> Result<T, Rejection> {
-    tokio::task::spawn_blocking(f)
+    // The request's span goes along, so the work's log lines carry its `request_id`.
+    crate::metrics::spawn_blocking(f)
         .await
         .map_err(|e| reject(Error::internal(e)))?
         .map_err(reject)

@@ -191,7 +191,7 @@ pub fn error_reply(e: &Error) -> warp::reply::Response {
         param: e.param.clone(),
         details: e.details.clone(),
     };
-    let request_id = pipeline::core::ids::request_id();
+    let request_id = crate::metrics::request_id();
     if let Some(cause) = &e.cause {
         tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
     }

@@ -94,6 +94,7 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
         (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
         (status = 404, description = "`video_not_found`, `scene_not_found`"),
         (status = 409, description = "`script_not_ready`, `overlay_not_available`, `editor_refused`"),
+        (status = 422, description = "`media_decode_failed`: a medium of the scene no longer reads (replace it)"),
         (status = 500, description = "`screenshot_publish_failed`, `overlay_publish_failed`"),
         (status = 502, description = "`script_parse_failed`"),
     ),
@@ -105,10 +106,11 @@ pub async fn scene_inspector(
     state: Arc<State>,
 ) -> Result<Response, Error> {
     let req = SceneInspectorRequest::parse(&body)?;
+    crate::metrics::topic(&req.id);
     let engine = state.engine.clone();
     let (account_name, id) = (account.name.clone(), req.id.clone());
     let (_job, mut doc) =
-        tokio::task::spawn_blocking(move || engine.document_for(&account_name, &id))
+        crate::metrics::spawn_blocking(move || engine.document_for(&account_name, &id))
             .await
             .map_err(Error::internal)??;
     // Edits staged in an open edit session show in stills before they are committed.
@@ -273,7 +275,7 @@ async fn render(
     poster: bool,
 ) -> Result<Vec<u8>, Error> {
     let state = state.clone();
-    tokio::task::spawn_blocking(move || {
+    crate::metrics::spawn_blocking(move || {
         // Edits staged in an open edit session show before they are committed.
         let staged = state
             .editor

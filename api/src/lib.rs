@@ -17,6 +17,7 @@ mod inbox;
 mod inspector;
 mod links;
 mod media;
+mod metrics;
 mod notify;
 mod openapi;
 mod pages;
@@ -202,7 +203,8 @@ pub async fn run(
         }
     }));
 
-    let routes = routes(state.clone());
+    metrics::install();
+    let routes = metrics::observe(routes(state.clone()));
     let server = serve::serve(listener, routes, settings.http.clone(), stop_rx.clone());
     println!("listening on http://{bound}");
     tracing::info!(%bound, base_url = %settings.base_url, "serving");
@@ -370,6 +372,8 @@ pub fn routes(
         .boxed();
     let public = inbox::routes(state.clone())
         .boxed()
+        .or(metrics::routes(state.clone()))
+        .unify()
         .or(pages::routes(state.clone()).boxed())
         .unify()
         .or(media)

@@ -54,6 +54,7 @@ pub struct ErrorBody {
     ),
     paths(
         crate::healthz,
+        crate::metrics::scrape_document,
         serve_document,
         crate::typography::create,
         crate::typography::fetch,

@@ -9,7 +9,7 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// A JSON reply carrying a fresh request id in body (when an object) and header.
 pub fn with_request_id(status: StatusCode, body: Value) -> Response {
-    with_given_id(status, body, pipeline::core::ids::request_id())
+    with_given_id(status, body, crate::metrics::request_id())
 }
 
 /// A JSON reply carrying `request_id` (minted by the caller, who logs with it).
@@ -46,7 +46,7 @@ pub fn ok(body: Value) -> Response {
 /// Adds an `X-Request-Id` header to a non-JSON reply (pages, files).
 pub fn tag(mut resp: Response) -> Response {
     if !resp.headers().contains_key(REQUEST_ID_HEADER) {
-        let id = pipeline::core::ids::request_id();
+        let id = crate::metrics::request_id();
         resp.headers_mut().insert(
             REQUEST_ID_HEADER,
             HeaderValue::from_str(&id).expect("ids are ASCII"),

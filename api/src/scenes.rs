@@ -83,7 +83,7 @@ pub(crate) fn json_reply<T: Serialize>(
         (status = 401, description = "`missing_api_key`, `invalid_api_key`"),
         (status = 404, description = "`video_not_found`, `scene_not_found`"),
         (status = 409, description = "`scenes_not_ready`, `remotion_spec_disabled`, `overlay_not_available`"),
-        (status = 422, description = "`svg2spec_failed`, `no_svg_overlay_source`"),
+        (status = 422, description = "`svg2spec_failed`, `no_svg_overlay_source`, `media_decode_failed` (an image or clip that does not decode within the size limits)"),
         (status = 502, description = "`download_failed`"),
     ),
     security(("bearer" = []))
@@ -94,6 +94,7 @@ pub async fn modify_scene(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let req = ModifySceneRequest::parse(&body).map_err(reject)?;
+    crate::metrics::topic(&req.id);
     let out = blocking(&state, move |e| e.modify(&account.name, &req)).await?;
     match out {
         Outcome::Reply(reply) => json_reply(StatusCode::OK, &reply),
@@ -124,6 +125,7 @@ pub async fn edit_session(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let req = EditSessionRequest::parse(&body).map_err(reject)?;
+    crate::metrics::topic(&req.id);
     let reply = blocking(&state, move |e| e.edit_session(&account.name, &req)).await?;
     json_reply(StatusCode::OK, &reply).map_err(reject)
 }
@@ -151,6 +153,7 @@ pub async fn scene_geometry(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let req = SceneGeometryRequest::parse(&body).map_err(reject)?;
+    crate::metrics::topic(&req.id);
     let reply = blocking(&state, move |e| e.geometry(&account.name, &req)).await?;
     json_reply(StatusCode::OK, &reply).map_err(reject)
 }

@@ -103,6 +103,7 @@ pub(crate) async fn create_video(
     let engine = state.engine.clone();
     let name = account.name.clone();
     let job = blocking(move || engine.create_video(&name, accepted, idempotency_key)).await?;
+    crate::metrics::topic(&job.topic_id);
     tracing::info!(topic = %job.topic_id, account = %account.name, "video job accepted");
     Ok(status_reply(StatusCode::ACCEPTED, &job))
 }
@@ -125,6 +126,7 @@ pub(crate) async fn get_status(
     account: Account,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
+    crate::metrics::topic(&id);
     let engine = state.engine.clone();
     let job = blocking(move || engine.job_for(&account.name, &id)).await?;
     Ok(status_reply(StatusCode::OK, &job))
@@ -152,6 +154,7 @@ pub(crate) async fn export_video(
     request: ExportVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
+    crate::metrics::topic(&request.id);
     let engine = state.engine.clone();
     let (first, job) = blocking(move || engine.export_video(&account.name, &request.id)).await?;
     let status = if first {

@@ -68,10 +68,11 @@ pub(crate) async fn video_data(
             .param("video_id"),
         ));
     }
+    crate::metrics::topic(&id);
     let st = state.clone();
     let account_name = account.name.clone();
     let id2 = id.clone();
-    let envelope = tokio::task::spawn_blocking(move || -> Result<_, Error> {
+    let envelope = crate::metrics::spawn_blocking(move || -> Result<_, Error> {
         let (job, mut doc) =
             st.engine
                 .document_for(&account_name, &id2)

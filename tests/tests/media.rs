@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
 const LONG: Duration = Duration::from_secs(300);
 
-/// A tiny PNG-looking payload (the server never decodes assets).
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake image bytes for upload tests";
+/// A real 2×2 PNG (71 bytes): image assets are decoded before they are stored.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x00\x02\x00\x00\x00\x02\x08\x02\x00\x00\x00\xfd\xd4\x9a\x73\x00\x00\x00\x0eIDAT\x78\x9c\x63\x68\x00\x03\x06\x08\x05\x00\x2a\x0e\x06\x01\x15\x9e\x42\xd7\x00\x00\x00\x00IEND\xae\x42\x60\x82";
 
 // ------------------------------------------------------------------ helpers
 
@@ -283,14 +283,14 @@ async fn upload_asset_shapes_and_hostile_input() {
     }
 
     // Presign: the shape, then a plain PUT with no extra headers.
-    let presign = |filename: &str| json!({ "mode": "presign", "filename": filename, "content_type": "video/mp4" });
+    let presign = |filename: &str| json!({ "mode": "presign", "filename": filename, "content_type": "image/png" });
     let (c, p, _) = d
-        .post("/v1/upload_asset", &presign("/tmp/../my clip.mp4"))
+        .post("/v1/upload_asset", &presign("/tmp/../my clip.png"))
         .await;
     assert_eq!(c, 200, "{p}");
     assert_eq!(p["object"], "asset_presign");
-    assert_eq!(p["filename"], "my_clip.mp4");
-    assert_eq!(p["content_type"], "video/mp4");
+    assert_eq!(p["filename"], "my_clip.png");
+    assert_eq!(p["content_type"], "image/png");
     assert_eq!(p["headers_required"], json!({}));
     assert_eq!(p["max_bytes"], 1000);
     assert_eq!(p["ttl_hours"], 24);
@@ -321,7 +321,7 @@ async fn upload_asset_shapes_and_hostile_input() {
     for bad in [
         put_url.replace("&exp=", "&exp=9"),
         put_url.replace("max=1000", "max=99999999"),
-        put_url.replace("my_clip.mp4", "other.mp4"),
+        put_url.replace("my_clip.png", "other.png"),
         format!("{}0", put_url),
         put_url.split('?').next().unwrap().to_string(),
     ] {
@@ -331,13 +331,16 @@ async fn upload_asset_shapes_and_hostile_input() {
     // Over max_bytes: refused, and the URL stays usable.
     let (c, v) = put(put_url.clone(), vec![1u8; 1001]).await;
     assert_eq!((c, code(&v)), (400, "asset_too_large"), "{v}");
-    let (c, v) = put(put_url.clone(), b"mp4 bytes".to_vec()).await;
+    // Bytes that are not the image the name says: refused, and the URL stays usable.
+    let (c, v) = put(put_url.clone(), b"not a png".to_vec()).await;
+    assert_eq!((c, code(&v)), (400, "invalid_file_data"), "{v}");
+    let (c, v) = put(put_url.clone(), PNG.to_vec()).await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["object"], "asset");
     assert_eq!(v["url"], get_url);
     let got = reqwest::get(&get_url).await.unwrap();
     assert_eq!(got.status(), 200);
-    assert_eq!(got.bytes().await.unwrap().as_ref(), b"mp4 bytes");
+    assert_eq!(got.bytes().await.unwrap().as_ref(), PNG);
     // Replayed.
     let (c, v) = put(put_url.clone(), b"again".to_vec()).await;
     assert_eq!((c, code(&v)), (409, "presign_used"), "{v}");
@@ -349,7 +352,7 @@ async fn upload_asset_shapes_and_hostile_input() {
             .await
             .unwrap()
             .as_ref(),
-        b"mp4 bytes"
+        PNG
     );
     // Expired.
     let (_, p2, _) = d.post("/v1/upload_asset", &presign("late.wav")).await;
@@ -900,7 +903,7 @@ async fn media_limits_and_bad_media() {
         assert_eq!((c, code(&v)), (400, want), "{body} → {v}");
     }
 
-    // URL sources are measured after the download: the job fails, clearly.
+    // URL sources fail the job, clearly (a WAV as soon as its header is read).
     let (c, v, _) = d
         .post(
             "/v1/create_video",
@@ -969,4 +972,82 @@ async fn leftover_uploads_are_removed_at_start() {
         })
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// A media server that sends `body` slowly (64 KiB every 20 ms) to each connection and counts
+/// the bytes the network took; returns `host:port` and the counter.
+async fn slow_server(body: Vec<u8>) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let body = Arc::new(body);
+    let counter = sent.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let (body, counter) = (body.clone(), counter.clone());
+            tokio::spawn(async move {
+                let mut req = [0u8; 4096];
+                let _ = sock.read(&mut req).await;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: audio/wav\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                if sock.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                for chunk in body.chunks(64 * 1024) {
+                    if sock.write_all(chunk).await.is_err() {
+                        return;
+                    }
+                    counter.fetch_add(chunk.len(), std::sync::atomic::Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            });
+        }
+    });
+    (addr, sent)
+}
+
+#[tokio::test]
+async fn a_url_source_over_300_s_is_refused_from_its_header_before_the_body_is_sent() {
+    // 1200 s at 8 kHz: 19.2 MB, about 6 s to send at this server's pace.
+    let body = long_wav(1200);
+    let total = body.len();
+    let (server, sent) = slow_server(body).await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],
+    );
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], "media_too_long", "{done}");
+    let message = done["error"]["message"].as_str().unwrap();
+    assert!(message.contains("1200.0 s"), "{message}");
+    // Give the server time to notice the closed connection, then count.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let served = sent.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        served < total / 4,
+        "{served} of {total} bytes were sent before the refusal"
+    );
+    // Nothing of it was kept.
+    let dir = d.data_dir().join("videos").join(&id);
+    let kept: Vec<_> = std::fs::read_dir(&dir)
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("source"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(kept.is_empty(), "{kept:?}");
 }

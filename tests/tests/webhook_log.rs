@@ -131,6 +131,59 @@ async fn a_redelivery_carries_the_same_event_id_and_a_fresh_valid_signature() {
 }
 
 #[tokio::test]
+async fn during_a_secret_rotation_each_secret_gives_a_v1_and_a_receiver_verifies_with_either() {
+    const OLD: &str = "the-previous-signing-secret-0123456789";
+    let receiver = Receiver::start(vec![]).await;
+    let d = Daemon::start(
+        BIN,
+        &[(
+            "REELSMITH__WEBHOOK__PREVIOUS_SIGNING_SECRETS",
+            &format!("[\"{OLD}\"]"),
+        )],
+    );
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(90), "callback_url": receiver.url }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let got = receiver.wait_for(1, LONG).await;
+    let header = got[0].header("X-Service-Signature");
+    let parts: Vec<&str> = header.split(',').collect();
+    assert_eq!(parts.len(), 3, "t, then one v1 per secret: {header}");
+    assert!(parts[0].starts_with("t=") && parts[1..].iter().all(|p| p.starts_with("v1=")));
+    assert_ne!(parts[1], parts[2]);
+    for secret in [SECRET, OLD] {
+        assert!(verify_signature(secret, &header, &got[0].body), "{secret}");
+    }
+    assert!(!verify_signature(
+        "a-third-secret-nobody-configured",
+        &header,
+        &got[0].body
+    ));
+}
+
+#[tokio::test]
+async fn one_secret_gives_the_spec_header_exactly() {
+    let receiver = Receiver::start(vec![]).await;
+    let d = daemon();
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(90), "callback_url": receiver.url }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let got = receiver.wait_for(1, LONG).await;
+    let header = got[0].header("X-Service-Signature");
+    let parts: Vec<&str> = header.split(',').collect();
+    assert_eq!(parts.len(), 2, "{header}");
+    assert!(parts[0].starts_with("t=") && parts[1].starts_with("v1=") && parts[1].len() == 67);
+    assert!(verify_signature(SECRET, &header, &got[0].body));
+}
+
+#[tokio::test]
 async fn unknown_deliveries_and_jobs_are_clear_errors() {
     let d = daemon();
     let (c, v, _) = d

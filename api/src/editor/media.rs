@@ -57,7 +57,7 @@ fn scene(state: &State, job: &Job, voice_file: &str) -> Result<(VideoDocument, u
         (status = 200, description = "The still.", content_type = "image/jpeg", body = Vec<u8>),
         (status = 404, description = "`video_not_found`, `scene_not_found`."),
         (status = 409, description = "`scenes_not_ready`."),
-        (status = 500, description = "`render_failed`."),
+        (status = 422, description = "`media_decode_failed`: a medium of the scene no longer reads."),
     ),
 )]
 pub(crate) async fn editor_still(

@@ -53,7 +53,7 @@ pub struct EditorUpload {
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses(
         (status = 200, description = "The stored file's public URL.", body = EditorUpload),
-        (status = 400, description = "`unsupported_asset_type`, `invalid_file_data` (empty)."),
+        (status = 400, description = "`unsupported_asset_type`, `invalid_file_data` (empty, or an image or video that does not decode within the size limits)."),
         (status = 403, description = "`read_only_link`: the read-only player's token opens no edit, stream or upload.", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`."),
         (status = 413, description = "`payload_too_large`: over 100 MB."),
@@ -87,12 +87,31 @@ pub(crate) async fn editor_upload(
         )));
     }
     let rel = format!("editor/{}.{ext}", pipeline::core::public::token());
+    let stored = |e: std::io::Error| {
+        reject(Error::new(Code::UploadFailed, "The file could not be stored.").because(e))
+    };
     let published = state
         .public
         .write(Lifetime::Asset, &rel, &body)
-        .map_err(|e| {
-            reject(Error::new(Code::UploadFailed, "The file could not be stored.").because(e))
-        })?;
+        .map_err(stored)?;
+    // Images and clips are decoded within the media limits before their URL is handed out.
+    let (path, kind) = (
+        published.path.clone(),
+        pipeline::ingest::assets::AssetType {
+            ext: ext.clone(),
+            content_type: String::new(),
+        },
+    );
+    let checked = crate::metrics::spawn_blocking(move || {
+        let checked = pipeline::ingest::assets::check_media(&path, &kind, "body");
+        if checked.is_err() {
+            let _ = std::fs::remove_file(&path);
+        }
+        checked
+    })
+    .await
+    .map_err(|e| reject(Error::internal(e)))?;
+    checked.map_err(reject)?;
     Ok(json_reply(
         StatusCode::OK,
         &EditorUpload {

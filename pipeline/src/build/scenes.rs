@@ -454,8 +454,9 @@ fn apply_pick(
     Ok(())
 }
 
-/// Fetches inline media through the guarded client and stores it as `{stem}_media.{ext}`;
-/// returns the file and its kind (by magic bytes; the URL's extension is never trusted).
+/// Fetches inline media through the guarded client, decodes it within limits and stores it as
+/// `{stem}_media.{ext}`; returns the file and its kind (by its bytes; the URL's extension is
+/// never trusted).
 fn fetch_inline(
     providers: &Providers,
     dir: &Path,
@@ -477,17 +478,22 @@ fn fetch_inline(
             )
             .because(e)
         })?;
-    let Some((kind, ext)) = MediaKind::sniff(&resp.body) else {
-        return Err(JobFailure::new(
-            Code::MediaFetchFailed,
-            format!(
-                "Inline media {url} is not a PNG, JPEG or WebP image or an MP4, MOV or WebM video."
-            ),
-        ));
-    };
-    let file = format!("{stem}_media.{ext}");
-    crate::core::files::write_atomic(&dir.join(&file), &resp.body).map_err(JobFailure::internal)?;
-    Ok((file, kind))
+    // Decoded within limits before a scene points at it (`core::media_check`).
+    let scratch = dir.join(format!("{stem}_media.part"));
+    let checked =
+        crate::core::media_check::check_bytes(&resp.body, None, &scratch).map_err(|r| {
+            JobFailure::new(
+                Code::MediaDecodeFailed,
+                format!("Inline media {url} was refused: {r}."),
+            )
+        })?;
+    let file = format!("{stem}_media.{}", checked.ext);
+    match checked.kind {
+        MediaKind::Video => std::fs::rename(&scratch, dir.join(&file)),
+        MediaKind::Image => crate::core::files::write_atomic(&dir.join(&file), &resp.body),
+    }
+    .map_err(JobFailure::internal)?;
+    Ok((file, checked.kind))
 }
 
 /// A stable seed from a keyword (FNV-1a: the same across runs and platforms).

@@ -99,6 +99,7 @@ fn fetch_failure(e: &FetchError) -> JobFailure {
         FetchError::TooLarge(n) => format!("The page at the URL is larger than {n} bytes."),
         FetchError::Network(_) => "The page at the URL could not be reached.".into(),
         FetchError::Redirects => "The page at the URL redirects too many times.".into(),
+        FetchError::Refused(why) => format!("The page at the URL was refused: {why}."),
     };
     JobFailure::new(Code::ContentFetchFailed, message).because(e)
 }

@@ -59,6 +59,8 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// Publishing: channel groups and the publisher behind `publish`.
     pub publish: PublishConfig,
+    /// `GET /metrics`.
+    pub metrics: MetricsConfig,
     /// The HTTP edge: read timeouts, connections per client, embedding, the test inbox.
     pub http: HttpConfig,
 }
@@ -429,11 +431,42 @@ impl Default for PublicConfig {
     }
 }
 
+/// `GET /metrics` (Prometheus text): counts and latencies only, no ids or account data.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Serve `/metrics` at all.
+    pub enabled: bool,
+    /// Ask for an API key (`Authorization: Bearer`, as Prometheus' `authorization` scrape
+    /// setting sends it). Unset: required in production mode, not in dev.
+    pub require_key: Option<bool>,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            enabled: true,
+            require_key: None,
+        }
+    }
+}
+
+impl MetricsConfig {
+    /// Whether a scrape needs an API key in `mode`.
+    pub fn key_required(&self, mode: Mode) -> bool {
+        self.require_key.unwrap_or(mode == Mode::Production)
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WebhookConfig {
     /// The single shared HMAC-SHA256 secret of v0.1.0.
     pub signing_secret: String,
+    /// Older secrets still signing during a rotation: each adds one more `v1=` to
+    /// `X-Service-Signature`, after the current secret's, so receivers not yet switched keep
+    /// verifying. Empty outside a rotation, when the header is exactly `t=…,v1=…`.
+    pub previous_signing_secrets: Vec<String>,
     /// Attempt offsets from the event's creation, in seconds; its length is
     /// the attempt count.
     pub retry_schedule_secs: Vec<u64>,
@@ -444,6 +477,14 @@ pub struct WebhookConfig {
     /// Dev and tests only: the retry schedule runs this many times faster (3600: an hour of
     /// schedule passes in a second), so a test can watch all of it. Production takes only 1.
     pub time_scale: u32,
+}
+
+impl WebhookConfig {
+    /// The secrets that sign a delivery: the current one, then those of a rotation.
+    pub fn signing_secrets(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.signing_secret.as_str())
+            .chain(self.previous_signing_secrets.iter().map(String::as_str))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -531,6 +572,7 @@ impl Default for Config {
             notify: NotifyConfig::default(),
             publish: PublishConfig::default(),
             http: HttpConfig::default(),
+            metrics: MetricsConfig::default(),
         }
     }
 }
@@ -539,6 +581,7 @@ impl Default for WebhookConfig {
     fn default() -> Self {
         WebhookConfig {
             signing_secret: "whsec_reelsmith_dev_secret".into(),
+            previous_signing_secrets: Vec::new(),
             retry_schedule_secs: vec![0, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400],
             timeout_secs: 30,
             max_age_secs: 86400 + 600,
@@ -586,6 +629,7 @@ pub struct Settings {
     pub notify: NotifyConfig,
     pub publish: PublishConfig,
     pub http: HttpConfig,
+    pub metrics: MetricsConfig,
 }
 
 impl Settings {
@@ -620,7 +664,14 @@ impl Config {
         {
             return Err("webhook.retry_schedule_secs must be ascending".into());
         }
-        check_signing_secret(self.mode, &self.webhook.signing_secret)?;
+        check_signing_secret(
+            self.mode,
+            "webhook.signing_secret",
+            &self.webhook.signing_secret,
+        )?;
+        for old in &self.webhook.previous_signing_secrets {
+            check_signing_secret(self.mode, "webhook.previous_signing_secrets", old)?;
+        }
         if self.webhook.time_scale == 0
             || (self.mode == Mode::Production && self.webhook.time_scale != 1)
         {
@@ -726,6 +777,7 @@ impl Config {
             notify: self.notify,
             publish: self.publish,
             http: self.http,
+            metrics: self.metrics,
         })
     }
 }
@@ -814,7 +866,7 @@ pub const PLACEHOLDER_SECRETS: &[&str] = &[
 ];
 
 /// Production refuses a placeholder or short webhook secret; dev mode warns about it loudly.
-fn check_signing_secret(mode: Mode, secret: &str) -> Result<(), String> {
+fn check_signing_secret(mode: Mode, name: &str, secret: &str) -> Result<(), String> {
     let problem = if PLACEHOLDER_SECRETS.contains(&secret) {
         Some("is a placeholder from this repository".to_string())
     } else if secret.len() < MIN_SIGNING_SECRET_BYTES {
@@ -828,11 +880,11 @@ fn check_signing_secret(mode: Mode, secret: &str) -> Result<(), String> {
     match (problem, mode) {
         (None, _) => Ok(()),
         (Some(p), Mode::Production) => Err(format!(
-            "webhook.signing_secret {p}: set a random one, e.g. `openssl rand -hex 32`"
+            "{name} {p}: set a random one, e.g. `openssl rand -hex 32`"
         )),
         (Some(p), _) => {
             tracing::warn!(
-                "webhook.signing_secret {p}; webhooks are signed with a secret others may know. Fine for trying Reelsmith, never for production."
+                "{name} {p}; webhooks are signed with a secret others may know. Fine for trying Reelsmith, never for production."
             );
             Ok(())
         }
@@ -850,11 +902,12 @@ mod secret_tests {
             "whsec_reelsmith_dev_secret",
             "short",
         ] {
-            let e = check_signing_secret(Mode::Production, bad).unwrap_err();
+            let e =
+                check_signing_secret(Mode::Production, "webhook.signing_secret", bad).unwrap_err();
             assert!(e.contains("webhook.signing_secret"), "{e}");
-            assert!(check_signing_secret(Mode::Dev, bad).is_ok());
+            assert!(check_signing_secret(Mode::Dev, "webhook.signing_secret", bad).is_ok());
         }
         let good = "0123456789abcdef0123456789abcdef";
-        assert!(check_signing_secret(Mode::Production, good).is_ok());
+        assert!(check_signing_secret(Mode::Production, "webhook.signing_secret", good).is_ok());
     }
 }

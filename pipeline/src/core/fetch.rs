@@ -22,6 +22,9 @@ pub enum FetchError {
     TooLarge(u64),
     #[error("too many redirects")]
     Redirects,
+    /// The caller's look at the bytes so far stopped the download (its words are public).
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl FetchError {
@@ -229,6 +232,25 @@ impl Fetcher {
         max_bytes: u64,
         timeout: Duration,
     ) -> Result<Response, FetchError> {
+        self.get_watched(
+            url,
+            max_bytes,
+            timeout,
+            &mut |_: &[u8]| Ok::<(), String>(()),
+        )
+        .await
+    }
+
+    /// [`Fetcher::get`] that shows `watch` the body so far after every chunk; an `Err` from it
+    /// drops the connection at once and fails with [`FetchError::Refused`] (a media URL whose
+    /// header already says it is too long is not downloaded whole).
+    pub async fn get_watched(
+        &self,
+        url: &str,
+        max_bytes: u64,
+        timeout: Duration,
+        watch: &mut (dyn FnMut(&[u8]) -> Result<(), String> + Send),
+    ) -> Result<Response, FetchError> {
         let mut current = url.to_string();
         for _ in 0..5 {
             let target = self.guard(&current).await?;
@@ -273,6 +295,7 @@ impl Fetcher {
                     return Err(FetchError::TooLarge(max_bytes));
                 }
                 body.extend_from_slice(&chunk);
+                watch(&body).map_err(FetchError::Refused)?;
             }
             return Ok(Response {
                 status,

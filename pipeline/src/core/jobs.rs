@@ -686,10 +686,19 @@ impl Engine {
                 }
                 continue;
             };
-            tracing::info!(worker = n, %topic, ?task, "job claimed");
+            // Every line of the job's work carries the job's task and topic.
+            let span = tracing::info_span!("job", job = ?task, topic_id = %topic);
+            span.in_scope(|| tracing::info!(worker = n, "job claimed"));
             let this = self.clone();
             let topic2 = topic.clone();
-            let mut run = tokio::task::spawn_blocking(move || this.run_task(&topic2, task));
+            let work_span = span.clone();
+            let mut run = tokio::task::spawn_blocking(move || {
+                work_span.in_scope(|| {
+                    let outcome = this.run_task(&topic2, task);
+                    crate::core::telemetry::job_run(task, outcome.is_ok());
+                    outcome
+                })
+            });
             let renew_every = Duration::from_secs((self.settings.render.lease_secs / 3).max(1));
             let result = loop {
                 // `notify_waiters` reaches only a waiting select, so the flag is read each turn
@@ -722,7 +731,7 @@ impl Engine {
                         )),
                     );
                 }
-                Some(Ok(outcome)) => self.finish(&topic, outcome),
+                Some(Ok(outcome)) => span.in_scope(|| self.finish(&topic, outcome)),
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The job core, our `foundations/`: the redb store and its records, the video document, jobs
 //! (queue, leases, the state machine; tasks run through [`jobs::TaskRunner`]), signed webhooks,
 //! accounts, ids, signed links, expiring public files, the atomic file writer, configuration,
-//! the error table, the SSRF-guarded fetcher and the connectors' shared HTTP call. Every other
+//! the error table, the one decoding gate of incoming images and clips, the metrics (`telemetry`), the SSRF-guarded fetcher and the connectors' shared HTTP call. Every other
 //! folder of `pipeline` may use it; it uses none of them.
 
 pub mod accounts;
@@ -18,10 +18,12 @@ pub mod html;
 pub mod ids;
 pub mod jobs;
 pub mod links;
+pub mod media_check;
 pub mod model;
 pub mod public;
 pub mod schema;
 pub mod store;
+pub mod telemetry;
 #[cfg(test)]
 pub(crate) mod testserver;
 pub mod time;

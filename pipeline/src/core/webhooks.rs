@@ -14,6 +14,7 @@ use hmac::{KeyInit, Mac};
 use serde_json::json;
 use sha2::Sha256;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 use crate::core::config::{Mode, Settings, WebhookConfig};
 use crate::core::delivery_log::{self, Attempt, DeliveryState};
@@ -36,9 +37,20 @@ pub fn sign(secret: &str, timestamp: i64, body: &str) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
-/// The `X-Service-Signature` header value.
-pub fn signature_header(secret: &str, timestamp: i64, body: &str) -> String {
-    format!("t={timestamp},v1={}", sign(secret, timestamp, body))
+/// The `X-Service-Signature` header value: `t=…,v1=…` with one `v1` per secret, the current
+/// secret first (as Stripe signs during a secret rotation). With one secret the header is the
+/// spec's `t=<timestamp>,v1=<hex>` exactly.
+pub fn signature_header<'a>(
+    secrets: impl IntoIterator<Item = &'a str>,
+    timestamp: i64,
+    body: &str,
+) -> String {
+    let mut header = format!("t={timestamp}");
+    for secret in secrets {
+        header.push_str(",v1=");
+        header.push_str(&sign(secret, timestamp, body));
+    }
+    header
 }
 
 /// Adds a delivery of `event_type` for `job` to the outbox, inside `tx`.
@@ -78,7 +90,7 @@ pub fn queue_event(tx: &mut Tx, job: &Job, event_type: &str) -> StoreResult<()> 
 }
 
 /// What one attempt's outcome means for the row.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     Delivered,
     Retry,
@@ -185,12 +197,17 @@ impl Dispatcher {
                 continue;
             }
             let this = self.clone();
-            tokio::spawn(async move {
-                this.attempt(&id, d).await;
-                this.in_flight.lock().expect("poisoned").remove(&key);
-                // The job's next event may be waiting on this one.
-                this.wake.notify_one();
-            });
+            // Every line of a delivery's attempt names the video and the delivery.
+            let span = tracing::info_span!("webhook", topic_id = %d.topic_id, delivery = %id);
+            tokio::spawn(
+                async move {
+                    this.attempt(&id, d).await;
+                    this.in_flight.lock().expect("poisoned").remove(&key);
+                    // The job's next event may be waiting on this one.
+                    this.wake.notify_one();
+                }
+                .instrument(span),
+            );
         }
         Ok(next)
     }
@@ -206,7 +223,7 @@ impl Dispatcher {
             ("X-Service-Event-Type", d.event_type.clone()),
             (
                 "X-Service-Signature",
-                signature_header(&cfg.signing_secret, ts, &d.body),
+                signature_header(cfg.signing_secrets(), ts, &d.body),
             ),
             ("X-Service-Delivery", id.to_string()),
             ("X-Service-Attempt", attempt.to_string()),
@@ -243,6 +260,12 @@ impl Dispatcher {
                 (Outcome::Retry, Some(_)) => DeliveryState::Pending,
                 _ => DeliveryState::Failed,
             };
+            crate::core::telemetry::webhook_attempt(match (state, outcome) {
+                (DeliveryState::Delivered, _) => "delivered",
+                (DeliveryState::Pending, _) => "retry",
+                (_, Outcome::Abandon) => "abandoned",
+                _ => "dropped",
+            });
             match retry_at.filter(|_| state == DeliveryState::Pending) {
                 Some(next_at) => {
                     let mut d = d.clone();
@@ -277,7 +300,7 @@ mod tests {
             "49f24e537407743fa4a0242bb63b94b9a47ee99cbbe071ccd8a22550ae411686"
         );
         assert_eq!(
-            signature_header("s", 5, "b"),
+            signature_header(["s"], 5, "b"),
             format!("t=5,v1={}", sign("s", 5, "b"))
         );
     }
@@ -310,6 +333,14 @@ mod tests {
             ..WebhookConfig::default()
         };
         assert_eq!((0..11).map_while(|n| retry_at_ms(&cfg, 0, n)).count(), 6);
+    }
+
+    #[test]
+    fn a_rotation_signs_with_every_secret_current_first() {
+        assert_eq!(
+            signature_header(["new", "old"], 5, "b"),
+            format!("t=5,v1={},v1={}", sign("new", 5, "b"), sign("old", 5, "b"))
+        );
     }
 
     #[test]

@@ -219,6 +219,14 @@ fn download(
         })
 }
 
+/// A raster payload decoded within the media limits (`core::media_check`) before it is placed:
+/// 422 `media_decode_failed` otherwise.
+fn checked_image(url: &str, bytes: &[u8], what: &str) -> Result<(), Error> {
+    crate::core::media_check::check_image_at(url, bytes)
+        .map(drop)
+        .map_err(|r| r.error(Code::MediaDecodeFailed, what, VALUE_PARAM))
+}
+
 /// Whether a URL's path names an SVG (`.svg`/`.svgz`, case-insensitive).
 fn is_svg_url(url: &str) -> bool {
     let path = url
@@ -261,6 +269,7 @@ fn upload_overlay(
         let background = spec.background.is_some();
         (spec, (SpecSource::Svg2spec, None, background))
     } else {
+        checked_image(url, &resp.body, "The overlay image")?;
         let placed = svg2spec::place_raster(&resp.body).map_err(|e| {
             Error::new(
                 Code::MediaDecodeFailed,
@@ -423,6 +432,7 @@ fn add_element(
     let (payload, text) = match &element.element {
         Element::Image { url } => {
             let resp = download(ctx, url)?;
+            checked_image(url, &resp.body, "The image")?;
             let png = svg2spec::raster_to_png(&resp.body).map_err(|e| {
                 Error::new(
                     Code::MediaDecodeFailed,

@@ -421,6 +421,40 @@ pub fn classify(filename: &str, content_type: Option<&str>) -> Result<AssetType,
     .param("filename"))
 }
 
+/// Decodes an uploaded image or clip at `path` within the media limits (`core::media_check`)
+/// before it is stored: a PNG, JPEG or WebP decoded whole, a GIF, BMP or AVIF by its header,
+/// a video container opened and its first frame decoded. Audio, documents and SVG (checked by
+/// svg2spec's guard when used as an overlay) pass as they are. Blocking. A refusal is 400
+/// `invalid_file_data` naming `param`.
+pub fn check_media(path: &Path, kind: &AssetType, param: &str) -> Result<(), Error> {
+    use crate::core::media_check::{self, Refusal};
+    let refused = |r: Refusal| r.error(Code::InvalidFileData, "The file", param);
+    match kind.ext.as_str() {
+        "png" | "jpg" | "jpeg" | "webp" => {
+            // The header first: a huge declared size is refused before the file is read whole.
+            if let Ok(size) = imagesize::size(path) {
+                media_check::check_size(size.width as u64, size.height as u64).map_err(refused)?;
+            }
+            let bytes = std::fs::read(path).map_err(|e| {
+                Error::new(Code::UploadFailed, "The upload could not be read back.").because(e)
+            })?;
+            media_check::check_image(&bytes).map(drop).map_err(refused)
+        }
+        "gif" | "bmp" | "avif" => {
+            let size = imagesize::size(path).map_err(|_| {
+                refused(Refusal::Undecodable(
+                    crate::core::document::MediaKind::Image,
+                ))
+            })?;
+            media_check::check_size(size.width as u64, size.height as u64).map_err(refused)
+        }
+        "mp4" | "mov" | "m4v" | "webm" | "mkv" | "avi" => {
+            media_check::check_clip(path).map(drop).map_err(refused)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A safe stored basename for `filename`: `[A-Za-z0-9._-]` only, no leading dots, at most 80
 /// characters, always ending in `.{ext}`.
 pub fn stored_name(filename: &str, ext: &str) -> String {

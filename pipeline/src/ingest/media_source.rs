@@ -8,7 +8,9 @@
 //!    `<source src>`, `twitter:player:stream`).
 //! 2. **Probe** the duration with GStreamer: over `media.max_duration_secs` (300 s) fails the job
 //!    with `media_too_long`. Uploads are probed already at `create_video` (a synchronous 400);
-//!    URL sources are only known after the download, so their limit fails the job instead.
+//!    URL sources fail the job instead: while the download runs, as soon as a WAV or fast-start
+//!    MP4/MOV header declares more (`ingest::declared`; the connection is dropped and nothing
+//!    is written), else after the download.
 //!    Anything GStreamer cannot decode fails the job with `media_decode_failed`.
 //! 3. **Decode** the first audio stream to 48 kHz mono PCM, apply `adjust` (audio sources,
 //!    [`crate::ingest::adjust`]), and **transcribe** it ([`crate::ingest::transcribe`]), keeping word timings.
@@ -38,6 +40,7 @@ use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::ids;
 use crate::core::jobs::{Engine, JobFailure, RENDER_START};
 use crate::core::model::{Job, OutputType, Source};
+use crate::ingest::declared::Declared;
 
 /// How much of a page is read when looking for its media link.
 const PAGE_MAX_BYTES: u64 = 2 * 1024 * 1024;
@@ -287,7 +290,13 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
     let audio = request.source.is_audio();
     let max = settings.media.download_max_bytes;
     let timeout = Duration::from_secs(settings.media.download_timeout_secs.max(1));
-    let get = |u: &str| ctx.runtime.block_on(ctx.fetcher.get(u, max, timeout));
+    let max_secs = settings.media.max_duration_secs;
+    // The download stops as soon as the header says the media is over the cap.
+    let get = |u: &str| {
+        let mut watch = too_long_watch(max_secs);
+        ctx.runtime
+            .block_on(ctx.fetcher.get_watched(u, max, timeout, &mut watch))
+    };
     let explain = |e: FetchError| match e {
         FetchError::Blocked(why) => fail(
             Code::UnsupportedMediaUrl,
@@ -297,6 +306,7 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
             Code::FileTooLarge,
             format!("The media is larger than the download limit of {n} bytes."),
         ),
+        FetchError::Refused(why) => fail(Code::MediaTooLong, why),
         other => fail(
             Code::MediaFetchFailed,
             format!("The media could not be downloaded: {}.", other.public()),
@@ -326,6 +336,39 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
     let name = format!("source.{ext}");
     crate::core::files::write_atomic(&dir.join(&name), &resp.body).map_err(JobFailure::internal)?;
     Ok(name)
+}
+
+/// Bytes of a download's head after which a length that is still `NotYet` is left to the
+/// probe at the end (a `moov` box larger than this is rare).
+const DECLARED_HEAD_MAX: usize = 4 * 1024 * 1024;
+
+/// A download watch that refuses, with the job's sentence, a media file whose header declares
+/// more than `max_secs`; it reads the header once and then stays quiet.
+fn too_long_watch(max_secs: f64) -> impl FnMut(&[u8]) -> Result<(), String> + Send {
+    let mut decided = false;
+    move |body: &[u8]| {
+        if decided {
+            return Ok(());
+        }
+        match crate::ingest::declared::duration(body) {
+            Declared::Seconds(d) if d > max_secs + 0.05 => {
+                tracing::info!(
+                    seconds = d,
+                    bytes = body.len(),
+                    "media URL refused by its header"
+                );
+                Err(format!(
+                    "The media is {d:.1} s long by its header; media sources may be at most \
+                     {max_secs:.0} s (5 minutes)."
+                ))
+            }
+            Declared::NotYet if body.len() < DECLARED_HEAD_MAX => Ok(()),
+            _ => {
+                decided = true;
+                Ok(())
+            }
+        }
+    }
 }
 
 /// A scene's span of the recording: seconds, and the range of transcript words in it.

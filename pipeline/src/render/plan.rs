@@ -291,6 +291,7 @@ pub fn render_sized(
     let report = encode_mp4(frames, &audio, &encode, out, progress).map_err(|e| {
         JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
     })?;
+    crate::core::telemetry::encode(report.frames, report.wall, reduced.is_some());
     for error in resolved.media_errors() {
         tracing::warn!(topic = %doc.topic_id, %error, "a clip stopped decoding; its last frame was held");
     }
@@ -341,7 +342,7 @@ fn resolve_dropping_bad_overlays(
 
 /// The client's sentence for a plan that does not resolve: which scene and which kind of input,
 /// never the file, the library's words or the type.
-fn resolve_message(e: &ResolveError) -> String {
+pub(crate) fn resolve_message(e: &ResolveError) -> String {
     match e {
         ResolveError::NoScenes => "The video has no scenes to render.".into(),
         ResolveError::Fps(_) | ResolveError::TooLong(_) => {

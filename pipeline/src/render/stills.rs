@@ -79,9 +79,13 @@ impl Stills {
         }
         let resolved = Arc::new(compositor::resolve(&plan).map_err(|e| {
             tracing::warn!(topic = %doc.topic_id, scene = index, error = %e, "still: scene does not resolve");
+            // The client's problem to fix (replace the medium), so a 4xx naming the input.
             Error::new(
-                Code::RenderFailed,
-                "The scene could not be rendered; one of its media files is unreadable.",
+                Code::MediaDecodeFailed,
+                format!(
+                    "{} Replace it with modify_scene.",
+                    crate::render::plan::resolve_message(&e)
+                ),
             )
         })?);
         let mut cache = self.cache.lock().expect("cache lock");

@@ -45,6 +45,7 @@ use crate::core::document::{
 };
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
+use crate::core::media_check;
 use crate::core::model::Job;
 use crate::core::store::{Store, StoreError};
 use crate::edit::realtime::Hub;
@@ -603,7 +604,8 @@ impl Editor {
     }
 
     /// Branch A's download: guarded fetch, kind from `mediaType`, the extension or the bytes,
-    /// checked against the bytes, written under a fresh name in the video's folder.
+    /// decoded within limits by `core::media_check` (a refusal is 422 `media_decode_failed`),
+    /// written under a fresh name in the video's folder.
     fn download_background(
         &self,
         topic: &str,
@@ -625,36 +627,24 @@ impl Editor {
                     .body
             }
         };
-        let sniffed = MediaKind::sniff(&body);
-        let kind = kind
-            .or_else(|| parse::kind_from_extension(url))
-            .or(sniffed.map(|s| s.0))
-            .ok_or_else(|| {
-                Error::new(
-                    Code::InvalidValue,
-                    "Could not tell whether `mediaUrl` is an image or a video; send `mediaType`.",
-                )
-                .param(param)
-            })?;
-        let ext = match sniffed {
-            Some((k, ext)) if k == kind => ext,
-            _ => {
-                return Err(Error::new(
-                    Code::InvalidValue,
-                    format!(
-                        "`mediaUrl` is not a supported {} (PNG, JPEG or WebP images; MP4, MOV or WebM videos).",
-                        kind.as_str()
-                    ),
-                )
-                .param(param));
-            }
-        };
+        // The kind the client named or the URL implies; the bytes must agree and decode.
+        let kind = kind.or_else(|| parse::kind_from_extension(url));
         let dir = self.settings.video_dir(topic);
-        let file = format!("media_{}.{ext}", crate::core::ids::file_token());
-        crate::core::files::write_atomic(&dir.join(&file), &body).map_err(Error::internal)?;
+        std::fs::create_dir_all(&dir).map_err(Error::internal)?;
+        let token = crate::core::ids::file_token();
+        let scratch = dir.join(format!(".media_{token}.part"));
+        let checked = media_check::check_bytes(&body, kind, &scratch)
+            .map_err(|r| r.error(Code::MediaDecodeFailed, "`mediaUrl`", param))?;
+        let file = format!("media_{token}.{}", checked.ext);
+        match checked.kind {
+            // The clip was written to be probed: it only changes name.
+            MediaKind::Video => std::fs::rename(&scratch, dir.join(&file)),
+            MediaKind::Image => crate::core::files::write_atomic(&dir.join(&file), &body),
+        }
+        .map_err(Error::internal)?;
         Ok(PreparedMedia {
             url: url.to_string(),
-            kind,
+            kind: checked.kind,
             file,
         })
     }
@@ -744,7 +734,8 @@ impl Editor {
 
     fn spawn_upload(self: &Arc<Self>, p: PendingUpload) {
         let this = self.clone();
-        self.runtime.spawn(async move {
+        let span = tracing::info_span!("upload", topic_id = %p.topic, queue_id = %p.queue_id);
+        let work = async move {
             let dir = this.settings.data_dir.clone();
             let queue_id = p.queue_id.clone();
             let e = match p.kind {
@@ -754,7 +745,9 @@ impl Editor {
             this.run_upload(p.topic, p.voice_file, p.queue_id, e, p.url)
                 .await;
             PendingUpload::done(&dir, &queue_id);
-        });
+        };
+        self.runtime
+            .spawn(tracing::Instrument::instrument(work, span));
     }
 
     async fn run_upload(
@@ -786,8 +779,9 @@ impl Editor {
             Ok(resp) => {
                 let this = self.clone();
                 let (t, vf, q) = (topic.clone(), voice_file.clone(), queue_id.clone());
+                let span = tracing::Span::current();
                 tokio::task::spawn_blocking(move || {
-                    this.apply_upload(&t, &vf, &q, &e, &url, resp.body)
+                    span.in_scope(|| this.apply_upload(&t, &vf, &q, &e, &url, resp.body))
                 })
                 .await
                 .unwrap_or_else(|j| Err(Error::internal(j)))
@@ -847,17 +841,11 @@ impl Editor {
                 (file, n.duration())
             }
             _ => {
-                let probed = compositor::media::probe_duration(&tmp);
-                let ext = MediaKind::sniff(&bytes)
-                    .filter(|s| s.0 == MediaKind::Video)
-                    .map(|s| s.1);
-                let (Ok(d), Some(ext)) = (probed, ext) else {
+                let checked = media_check::check_clip(&tmp).map_err(|r| {
                     let _ = std::fs::remove_file(&tmp);
-                    return Err(Error::new(
-                        Code::MediaDecodeFailed,
-                        "The narrator video is not a readable MP4, MOV or WebM file.",
-                    ));
-                };
+                    r.error(Code::MediaDecodeFailed, "The narrator video", "fields")
+                })?;
+                let (d, ext) = (checked.duration.unwrap_or(0.0), checked.ext);
                 let file = format!(
                     "{voice_file}_narrator_{}.{ext}",
                     crate::core::ids::file_token()

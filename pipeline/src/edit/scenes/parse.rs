@@ -279,13 +279,7 @@ fn url_value(v: &Value, param: &str) -> Result<String> {
 
 /// The media kind a URL's extension names.
 pub fn kind_from_extension(url: &str) -> Option<MediaKind> {
-    let path = url::Url::parse(url).ok()?.path().to_ascii_lowercase();
-    let ext = path.rsplit_once('.')?.1.to_string();
-    match ext.as_str() {
-        "png" | "jpg" | "jpeg" | "webp" | "gif" => Some(MediaKind::Image),
-        "mp4" | "m4v" | "mov" | "webm" | "mkv" => Some(MediaKind::Video),
-        _ => None,
-    }
+    crate::core::media_check::kind_of_url(url)
 }
 
 fn media_kind(v: &Value, param: &str) -> Result<MediaKind> {

@@ -1,0 +1,293 @@
+//! Media that cannot be decoded, black-box: every file of `tests/corpus/media/` (truncated,
+//! zero-sized, huge declared sizes, a pixel bomb, mislabelled, polyglot; `generate.py` made
+//! them) goes through every door media comes in — modify_scene's background swap (A), overlay
+//! upload (B) and image element (M), upload_asset multipart, base64 and presigned PUT — and is
+//! refused with a 4xx envelope, leaving the stored document as it was. A background that
+//! breaks on disk after it was accepted gives a 422 still and a failed render whose message
+//! names the scene, never a path or a library's words.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use reelsmith_tests::{Daemon, fixture_files, png_bytes, script, split};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
+const LONG: Duration = Duration::from_secs(240);
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/media");
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .expect("the corpus folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e != "py"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 12, "the corpus is there: {}", files.len());
+    files
+}
+
+/// A scene-ready video: (topic id, the voice_file of its first scene).
+async fn scene_video(d: &Daemon) -> (String, String) {
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(90), "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let (c, g, _) = d
+        .post("/v1/scene_geometry", &json!({ "id": id, "scene_id": 1 }))
+        .await;
+    assert_eq!(c, 200, "{g}");
+    (id, g["voice_file"].as_str().unwrap().to_string())
+}
+
+async fn modify(d: &Daemon, id: &str, voice_file: &str, field: &str, value: Value) -> (u16, Value) {
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": voice_file,
+                     "fields": [{ "field_name": field, "value": value }] }),
+        )
+        .await;
+    (c, v)
+}
+
+/// The scenes of the stored document (video_data's tree without its own timestamps).
+async fn scenes(d: &Daemon, id: &str) -> Value {
+    let tree = d.scene_tree(id).await;
+    tree.get("scenes")
+        .or_else(|| tree.get("segments"))
+        .cloned()
+        .unwrap_or(tree)
+}
+
+/// A client-facing message with no internals: no path, no library or type name.
+fn assert_plain(message: &str) {
+    for leak in [
+        "/", "\\", "Error", "gst", "PNG:", "JPEG:", "zune", "png::", ".part",
+    ] {
+        assert!(!message.contains(leak), "{leak:?} leaks in {message:?}");
+    }
+}
+
+fn assert_refused(door: &str, name: &str, c: u16, v: &Value) {
+    assert!((400..500).contains(&c), "{door} {name}: {c} {v}");
+    let code = v["error"]["code"].as_str().unwrap_or("");
+    assert!(!code.is_empty(), "{door} {name}: an envelope: {v}");
+    assert_plain(v["error"]["message"].as_str().unwrap_or(""));
+}
+
+#[tokio::test]
+async fn every_corpus_file_is_refused_at_every_door_and_nothing_changes() {
+    let files = corpus();
+    let fixture = fixture_files(
+        files
+            .iter()
+            .map(|(n, b)| (format!("corpus/{n}"), "application/octet-stream", b.clone())),
+    )
+    .await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{fixture}\"]"))],
+    );
+    let (id, voice_file) = scene_video(&d).await;
+    let before = scenes(&d, &id).await;
+
+    for (name, bytes) in &files {
+        let url = format!("http://{fixture}/corpus/{name}");
+        // modify_scene A, B and M.
+        let (c, v) = modify(&d, &id, &voice_file, "mediaUrl", json!(url)).await;
+        assert_refused("mediaUrl", name, c, &v);
+        if !bytes.is_empty() {
+            assert_eq!(v["error"]["code"], "media_decode_failed", "{name}: {v}");
+        }
+        let (c, v) = modify(
+            &d,
+            &id,
+            &voice_file,
+            "remotion.upload_overlay",
+            json!({ "url": url }),
+        )
+        .await;
+        assert_refused("upload_overlay", name, c, &v);
+        let (c, v) = modify(
+            &d,
+            &id,
+            &voice_file,
+            "remotion.add_element",
+            json!({ "kind": "image", "url": url, "position": "center" }),
+        )
+        .await;
+        assert_refused("add_element", name, c, &v);
+
+        // upload_asset: multipart, base64, presigned PUT.
+        let boundary = "corpus-boundary-7d1f";
+        let mut form = format!(
+            "--{boundary}\r\ncontent-disposition: form-data; name=\"file\"; filename=\"{name}\"\r\ncontent-type: application/octet-stream\r\n\r\n"
+        )
+        .into_bytes();
+        form.extend_from_slice(bytes);
+        form.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let r = d
+            .http
+            .post(d.url("/v1/upload_asset"))
+            .bearer_auth(&d.key)
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(form)
+            .send()
+            .await
+            .unwrap();
+        let (c, v, _) = split(r).await;
+        assert_refused("multipart", name, c, &v);
+        assert_eq!(v["error"]["code"], "invalid_file_data", "{name}: {v}");
+
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let (c, v, _) = d
+            .post(
+                "/v1/upload_asset",
+                &json!({ "file_data": data, "filename": name }),
+            )
+            .await;
+        assert_refused("base64", name, c, &v);
+        assert_eq!(v["error"]["code"], "invalid_file_data", "{name}: {v}");
+
+        let (c, p, _) = d
+            .post(
+                "/v1/upload_asset",
+                &json!({ "mode": "presign", "filename": name }),
+            )
+            .await;
+        assert_eq!(c, 200, "{p}");
+        let r = reqwest::Client::new()
+            .put(p["put_url"].as_str().unwrap())
+            .body(bytes.clone())
+            .send()
+            .await
+            .unwrap();
+        let (c, v, _) = split(r).await;
+        assert_refused("presigned PUT", name, c, &v);
+        assert_eq!(v["error"]["code"], "invalid_file_data", "{name}: {v}");
+        let got = reqwest::get(p["get_url"].as_str().unwrap()).await.unwrap();
+        assert_eq!(got.status(), 404, "{name}: nothing was stored");
+    }
+
+    assert_eq!(
+        scenes(&d, &id).await,
+        before,
+        "the stored document is unchanged"
+    );
+    // No refused file is left beside the scenes, in uploads or among the public assets.
+    let leftovers = files_under(&d.data_dir().join("videos").join(&id))
+        .into_iter()
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("media_") || n.starts_with(".media_") || n.ends_with(".part")
+        })
+        .chain(files_under(&d.data_dir().join("uploads")))
+        .chain(files_under(&d.data_dir().join("public/assets")))
+        .collect::<Vec<_>>();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // The scene still renders its stills.
+    let (c, v) = screenshot(&d, &id, &voice_file).await;
+    assert_eq!(c, 200, "{v}");
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+async fn screenshot(d: &Daemon, id: &str, voice_file: &str) -> (u16, Value) {
+    let (c, v, _) = d
+        .post(
+            "/v1/scene_inspector",
+            &json!({ "id": id, "action": "screenshot_scene_280x498", "voice_file": voice_file }),
+        )
+        .await;
+    (c, v)
+}
+
+#[tokio::test]
+async fn a_background_broken_on_disk_gives_a_422_still_and_a_clean_failed_render() {
+    let fixture = fixture_files([("good.png", "image/png", png_bytes(360, 640))]).await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{fixture}\"]"))],
+    );
+    let (id, voice_file) = scene_video(&d).await;
+    let (c, v) = modify(
+        &d,
+        &id,
+        &voice_file,
+        "mediaUrl",
+        json!(format!("http://{fixture}/good.png")),
+    )
+    .await;
+    assert_eq!((c, v["media_type"].as_str()), (200, Some("image")), "{v}");
+    let (c, v) = screenshot(&d, &id, &voice_file).await;
+    assert_eq!(c, 200, "{v}");
+
+    // The accepted file is damaged behind the service's back.
+    let media = files_under(&d.data_dir().join("videos").join(&id))
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("media_")
+        })
+        .expect("the accepted background");
+    std::fs::write(&media, &png_bytes(360, 640)[..40]).unwrap();
+    // The broken file is named differently from the cached one only by its bytes: a fresh
+    // daemon has no cache.
+    let mut d = d;
+    d.kill_and_restart();
+
+    let (c, v) = screenshot(&d, &id, &voice_file).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (422, Some("media_decode_failed")),
+        "{v}"
+    );
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("scene 1"), "{message}");
+    assert_plain(message);
+
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 202, "{v}");
+    let done = d
+        .wait_for(&id, LONG, |v| {
+            v["status"] == "failed" || v["status"] == "completed"
+        })
+        .await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], "render_failed", "{done}");
+    let message = done["error"]["message"].as_str().unwrap();
+    assert!(message.contains("scene 1"), "{message}");
+    assert_plain(message);
+}
