@@ -3,6 +3,8 @@
 #   make run   set up and run the daemon alone
 #   make test  set up and pass the tests (the single CI command)
 #   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
+#   make fuzz  build the AFL++ fuzz targets (fuzz/, cargo-afl pinned in .tools/) and run each
+#              for FUZZ_SECS seconds (default 60); fails on any crash. Not part of make test.
 #   make editor  the editor web app (assets/editor, TypeScript + Preact + Vite) into
 #              assets/editor/dist, which the daemon embeds when it is built next
 SHELL := /bin/bash
@@ -17,7 +19,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv editor build demo run test bench lint
+.PHONY: setup setup-test apt venv editor build demo run test bench lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -64,6 +66,9 @@ venv: $(VENV)/.installed
 
 test: setup-test venv editor
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
+
+fuzz: setup
+	scripts/fuzz.sh
 
 bench: setup
 	cargo bench --workspace --locked
