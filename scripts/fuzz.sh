@@ -18,7 +18,7 @@ ALL_TARGETS="svg2spec script multipart request_body overlay_spec typography pres
 FUZZ_TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 # cargo-afl, pinned, in a local root (not ~/.cargo).
-if ! cargo-afl --version 2>/dev/null | grep -q "$CARGO_AFL_VERSION"; then
+if ! cargo afl --version 2>/dev/null | grep -q "^cargo-afl $CARGO_AFL_VERSION "; then
   cargo install --locked --root "$TOOLS" "cargo-afl@$CARGO_AFL_VERSION"
 fi
 # AFL++ itself, built once per toolchain ("already built" is fine).
