@@ -15,7 +15,10 @@ fn main() {
         }
         for duration in [0.0, 2.5, 1e9] {
             for o in spec.to_overlay_objects(Path::new("/nonexistent"), duration) {
-                assert!(o.start <= o.end && o.end <= duration, "an object outside its scene");
+                assert!(
+                    o.start <= o.end && o.end <= duration,
+                    "an object outside its scene"
+                );
             }
         }
         // What the overlay edits write back is read again the same way.

@@ -14,7 +14,14 @@ fn main() {
         let scenes = script::split_script(text);
         // The module's invariant: the scenes hold exactly the words the limits count (the
         // script's words with inline media taken out), in order, none dropped or repeated.
-        let held: Vec<&str> = scenes.iter().flat_map(|s| s.text.split_whitespace()).collect();
-        assert_eq!(held, script::spoken_words(text), "scenes and spoken words differ");
+        let held: Vec<&str> = scenes
+            .iter()
+            .flat_map(|s| s.text.split_whitespace())
+            .collect();
+        assert_eq!(
+            held,
+            script::spoken_words(text),
+            "scenes and spoken words differ"
+        );
     });
 }

@@ -692,7 +692,12 @@ mod tests {
     fn assert_scenes_hold_the_spoken_words(script: &str) {
         let held: Vec<String> = split_script(script)
             .iter()
-            .flat_map(|s| s.text.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|s| {
+                s.text
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .collect();
         assert_eq!(held, spoken_words(script), "{script:?}");
     }
@@ -702,7 +707,11 @@ mod tests {
         // Found by the `script` fuzz target: the token holds a URL, so the limits skipped it
         // whole, yet its scenes speak `one` and `two`; a script could hide any amount of
         // speech (and words of any length) between glued images.
-        let glued = format!("{}![](https://e.com/a.png){}", "a".repeat(70), "b".repeat(70));
+        let glued = format!(
+            "{}![](https://e.com/a.png){}",
+            "a".repeat(70),
+            "b".repeat(70)
+        );
         assert_eq!(spoken_words(&glued), ["a".repeat(70), "b".repeat(70)]);
         assert_eq!(overlong_word(&glued), Some("a".repeat(70)));
         let hidden = "word![](https://e.com/a.png)".repeat(2000);
@@ -717,7 +726,8 @@ mod tests {
     /// The inputs the fuzz target found (`fuzz/regressions/script/`), replayed.
     #[test]
     fn fuzz_regressions_keep_the_word_invariant() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/script");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/script");
         let mut n = 0;
         for entry in std::fs::read_dir(&dir).expect("fuzz/regressions/script") {
             let bytes = std::fs::read(entry.unwrap().path()).unwrap();
