@@ -5,6 +5,8 @@
 #   make chaos every SIGKILL point of the chaos suite, with its table (about 30 min)
 #   make bench-load  API latency and render speed, alone and together (wrk)
 #   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
+#   make fuzz  build the AFL++ fuzz targets (fuzz/, cargo-afl pinned in .tools/) and run each
+#              for FUZZ_SECS seconds (default 60); fails on any crash. Not part of make test.
 #   make editor  the editor web app (assets/editor, TypeScript + Preact + Vite) into
 #              assets/editor/dist, which the daemon embeds when it is built next
 SHELL := /bin/bash
@@ -19,7 +21,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv editor build demo run test chaos bench bench-load lint
+.PHONY: setup setup-test apt venv editor build demo run test chaos bench bench-load lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -70,6 +72,9 @@ test: setup-test venv editor
 # The chaos suite at every kill point (`make test` runs a handful), printing its table.
 chaos: setup-test editor
 	CHAOS_POINTS=all cargo test --locked -p reelsmith --test chaos killed_anywhere -- --nocapture
+
+fuzz: setup
+	scripts/fuzz.sh
 
 bench: setup
 	cargo bench --workspace --locked

@@ -19,7 +19,7 @@ use pipeline::core::public::Lifetime;
 use pipeline::ingest::assets::{
     self, Asset, AssetForm, Base64Upload, Presigner, UploadAssetReply, UploadAssetRequest,
 };
-use pipeline::ingest::create::CreateVideoRequest;
+use pipeline::ingest::create::{CreateVideoRequest, form_field_value};
 use pipeline::{Code, Error};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -584,24 +584,6 @@ async fn create_video_multipart(
     }
 }
 
-/// Fields that are JSON values, not strings, in a multipart `create_video`.
-const JSON_FIELDS: &[&str] = &[
-    "faceless",
-    "wait_for_render",
-    "research_enabled",
-    "script_approved",
-    "metadata",
-];
-
-fn field_value(name: &str, text: &str) -> Value {
-    let t = text.trim();
-    let json_like = JSON_FIELDS.contains(&name) || (name == "adjust" && t.starts_with('{'));
-    if json_like && let Ok(v) = serde_json::from_str::<Value>(t) {
-        return v;
-    }
-    Value::String(text.to_string())
-}
-
 /// How long `create_video` waits for an upload's duration probe.
 const PROBE_WAIT: Duration = Duration::from_secs(15);
 
@@ -629,7 +611,7 @@ async fn read_create_form(
         let name = part.name().to_string();
         if name != "video_file" && name != "audio_file" {
             let text = part.text().await?;
-            body.insert(name.clone(), field_value(&name, &text));
+            body.insert(name.clone(), form_field_value(&name, &text));
             continue;
         }
         if media.is_some() {
@@ -752,23 +734,4 @@ async fn create_inner(
         .create_video(&account.name, accepted, idempotency_key)?;
     tracing::info!(topic = %job.topic_id, account = %account.name, "video job accepted (multipart)");
     Ok(job.status_object())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn form_fields_become_json_where_the_json_body_has_json() {
-        assert_eq!(field_value("faceless", "true"), json!(true));
-        assert_eq!(field_value("metadata", "{\"a\":1}"), json!({"a": 1}));
-        assert_eq!(
-            field_value("adjust", "{\"mode\":\"denoise\"}"),
-            json!({"mode": "denoise"})
-        );
-        assert_eq!(field_value("adjust", "normalize"), json!("normalize"));
-        assert_eq!(field_value("output_type", "video"), json!("video"));
-        // Not JSON stays a string, so validation names the field.
-        assert_eq!(field_value("faceless", "maybe"), json!("maybe"));
-    }
 }

@@ -507,4 +507,19 @@ async fn a_script_too_long_to_speak_or_with_unspeakable_words_is_refused_before_
         .post("/v1/create_video", &json!({ "script_text": with_url }))
         .await;
     assert_eq!(c, 202, "{v}");
+    // Media glued inside a token splits it into spoken words (found by the `script` fuzz
+    // target): 90 words plus one token hiding 3000 more are still too long to speak.
+    let hidden = format!(
+        "{} {}",
+        script(90),
+        "word![](https://example.com/a.png)".repeat(3000)
+    );
+    let (c, v, _) = d
+        .post("/v1/create_video", &json!({ "script_text": hidden }))
+        .await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (400, Some("script_too_long")),
+        "{v}"
+    );
 }

@@ -60,20 +60,30 @@ fn is_url(token: &str) -> bool {
     lower.contains("http://") || lower.contains("https://")
 }
 
-/// Estimated seconds of speech in `text`: its spoken characters (inline URLs are not spoken)
-/// at [`SPEECH_CHARS_PER_SEC`].
+/// The words the scenes of `text` will hold, in order: what [`split_script`] leaves once the
+/// inline media is out. Media glued inside a whitespace-separated token splits it
+/// (`one![a](https://x/a.png)two` holds `one` and `two`), so these are what the limits below
+/// must count, not the token (which holds a URL).
+pub fn spoken_words(text: &str) -> Vec<String> {
+    parse(text).words.into_iter().map(|w| w.text).collect()
+}
+
+/// Estimated seconds of speech in `text`: the characters of its [`spoken_words`] (URLs left
+/// as words are not estimated) at [`SPEECH_CHARS_PER_SEC`].
 pub fn estimated_speech_secs(text: &str) -> f64 {
-    let chars: usize = text
-        .split_whitespace()
+    let chars: usize = spoken_words(text)
+        .iter()
         .filter(|t| !is_url(t))
         .map(|t| t.chars().count() + 1)
         .sum();
     chars as f64 / SPEECH_CHARS_PER_SEC
 }
 
-/// The first spoken word longer than [`MAX_WORD_CHARS`], if any.
-pub fn overlong_word(text: &str) -> Option<&str> {
-    text.split_whitespace()
+/// The first of the [`spoken_words`] longer than [`MAX_WORD_CHARS`], if any (URLs left as
+/// words are not held to it).
+pub fn overlong_word(text: &str) -> Option<String> {
+    spoken_words(text)
+        .into_iter()
         .find(|t| !is_url(t) && t.chars().count() > MAX_WORD_CHARS)
 }
 
@@ -677,6 +687,57 @@ fn best_match(alt: &str, sentences: &[Span], words: &[Word], near: usize) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scenes hold exactly the words the limits count.
+    fn assert_scenes_hold_the_spoken_words(script: &str) {
+        let held: Vec<String> = split_script(script)
+            .iter()
+            .flat_map(|s| {
+                s.text
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(held, spoken_words(script), "{script:?}");
+    }
+
+    #[test]
+    fn media_glued_inside_a_word_splits_it_and_the_limits_count_both_halves() {
+        // Found by the `script` fuzz target: the token holds a URL, so the limits skipped it
+        // whole, yet its scenes speak `one` and `two`; a script could hide any amount of
+        // speech (and words of any length) between glued images.
+        let glued = format!(
+            "{}![](https://e.com/a.png){}",
+            "a".repeat(70),
+            "b".repeat(70)
+        );
+        assert_eq!(spoken_words(&glued), ["a".repeat(70), "b".repeat(70)]);
+        assert_eq!(overlong_word(&glued), Some("a".repeat(70)));
+        let hidden = "word![](https://e.com/a.png)".repeat(2000);
+        assert!(estimated_speech_secs(&hidden) > MAX_SPEECH_SECS);
+        assert_scenes_hold_the_spoken_words(&hidden);
+        // Plain URLs stay words, read out but neither estimated nor held to the length limit.
+        let url = format!("see https://example.com/{}", "p".repeat(80));
+        assert_eq!(overlong_word(&url), None);
+        assert!(estimated_speech_secs(&url) < 1.0);
+    }
+
+    /// The inputs the fuzz target found (`fuzz/regressions/script/`), replayed.
+    #[test]
+    fn fuzz_regressions_keep_the_word_invariant() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/script");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).expect("fuzz/regressions/script") {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            if let Ok(script) = std::str::from_utf8(&bytes) {
+                assert_scenes_hold_the_spoken_words(script);
+                n += 1;
+            }
+        }
+        assert!(n > 0, "no regression inputs in {}", dir.display());
+    }
 
     /// Renders scenes one per line: `words | kind url "alt"`.
     fn render(scenes: &[SceneDraft]) -> String {

@@ -589,6 +589,27 @@ fn choice<E: Choice>(f: &Fields, name: &str) -> Result<Option<E>> {
 }
 
 /// `topic_id`: a topic id ([`ids::TOPIC_ID_PATTERN`]), else `invalid_topic_id`.
+/// Fields that are JSON values, not strings, in a multipart `create_video`.
+const FORM_JSON_FIELDS: &[&str] = &[
+    "faceless",
+    "wait_for_render",
+    "research_enabled",
+    "script_approved",
+    "metadata",
+];
+
+/// A text part of a multipart `create_video` as the JSON body would carry it: the fields that
+/// are JSON values there are parsed when they parse, everything else stays a string (so
+/// validation names the field).
+pub fn form_field_value(name: &str, text: &str) -> Value {
+    let t = text.trim();
+    let json_like = FORM_JSON_FIELDS.contains(&name) || (name == "adjust" && t.starts_with('{'));
+    if json_like && let Ok(v) = serde_json::from_str::<Value>(t) {
+        return v;
+    }
+    Value::String(text.to_string())
+}
+
 pub fn read_topic_id(f: &Fields) -> Result<Option<String>> {
     match f.str_or("topic_id", Code::InvalidTopicId)? {
         None => Ok(None),
@@ -843,6 +864,21 @@ pub async fn validate_callback(url: &str, mode: Mode, fetcher: &Fetcher) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn form_fields_become_json_where_the_json_body_has_json() {
+        use serde_json::json;
+        assert_eq!(form_field_value("faceless", "true"), json!(true));
+        assert_eq!(form_field_value("metadata", "{\"a\":1}"), json!({"a": 1}));
+        assert_eq!(
+            form_field_value("adjust", "{\"mode\":\"denoise\"}"),
+            json!({"mode": "denoise"})
+        );
+        assert_eq!(form_field_value("adjust", "normalize"), json!("normalize"));
+        assert_eq!(form_field_value("output_type", "video"), json!("video"));
+        // Not JSON stays a string, so validation names the field.
+        assert_eq!(form_field_value("faceless", "maybe"), json!("maybe"));
+    }
 
     #[test]
     fn truncation_cuts_at_whitespace() {

@@ -30,10 +30,15 @@ pub fn read_spec(path: &Path) -> Result<Option<OverlaySpec>, SpecReadError> {
     };
     let mut bytes = Vec::new();
     file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes)?;
+    parse_spec(&bytes).map(Some)
+}
+
+/// A spec file's bytes, parsed (not validated): what [`read_spec`] does once the file is read.
+pub fn parse_spec(bytes: &[u8]) -> Result<OverlaySpec, SpecReadError> {
     if bytes.len() as u64 > MAX_SPEC_BYTES {
         return Err(SpecReadError::TooLarge);
     }
-    Ok(Some(serde_json::from_slice(&bytes)?))
+    Ok(serde_json::from_slice(bytes)?)
 }
 
 #[cfg(test)]

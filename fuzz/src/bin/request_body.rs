@@ -1,0 +1,71 @@
+//! Request body parsing of every endpoint that reads a JSON body: the first byte picks the
+//! endpoint, the rest is the body, parsed as the API does (`serde_json` into a `Value`) and
+//! read by that endpoint's typed reader (each built on `core::fields::Fields`). A reader may
+//! refuse anything; it may not panic.
+
+use std::sync::LazyLock;
+
+use pipeline::content::enhance::EnhanceScriptRequest;
+use pipeline::content::ideas::CollectIdeasRequest;
+use pipeline::content::request::CreateContentRequest;
+use pipeline::core::export::ExportVideoRequest;
+use pipeline::core::fetch::Fetcher;
+use pipeline::core::video_data::VideoDataRequest;
+use pipeline::design::typography_request;
+use pipeline::edit::scenes::edit_session::EditSessionRequest;
+use pipeline::edit::scenes::geometry::SceneGeometryRequest;
+use pipeline::edit::scenes::inspect::SceneInspectorRequest;
+use pipeline::edit::scenes::parse::ModifySceneRequest;
+use pipeline::edit::script::ScriptApproval;
+use pipeline::ingest::assets::UploadAssetRequest;
+use pipeline::ingest::create::CreateVideoRequest;
+use pipeline::media::images::ImageRequest;
+use pipeline::media::search::SearchRequest;
+use pipeline::notify::{client_link, report, request as notification};
+use pipeline::plan::add_request::AddPlanRequest;
+use pipeline::publish::groups::LabelRequest;
+use pipeline::publish::request::PublishRequest;
+use pipeline::publish::settings::SettingsRequest;
+use serde_json::Value;
+
+static FETCHER: LazyLock<Fetcher> = LazyLock::new(|| Fetcher::new(&[], "reelsmith-fuzz"));
+
+/// Reads `body` as endpoint `which` would; `true` when it was accepted.
+fn read(which: u8, body: &Value) -> bool {
+    match which % 22 {
+        0 => CreateVideoRequest::read(body).is_ok(),
+        1 => ExportVideoRequest::read(body).is_ok(),
+        2 => VideoDataRequest::read(body).is_ok(),
+        3 => UploadAssetRequest::read(body).is_ok(),
+        4 => ModifySceneRequest::parse(body).is_ok(),
+        5 => EditSessionRequest::parse(body).is_ok(),
+        6 => SceneGeometryRequest::parse(body).is_ok(),
+        7 => SceneInspectorRequest::parse(body).is_ok(),
+        8 => ScriptApproval::parse(body).is_ok(),
+        9 => typography_request::validate(body).is_ok(),
+        10 => client_link::read(body).is_ok(),
+        11 => report::read(body).is_ok(),
+        12 => notification::read(body, &FETCHER).is_ok(),
+        13 => AddPlanRequest::read(body).is_ok(),
+        14 => LabelRequest::read(body).is_ok(),
+        15 => SettingsRequest::read(body).is_ok(),
+        16 => PublishRequest::read(body).is_ok(),
+        17 => SearchRequest::read(body).is_ok(),
+        18 => ImageRequest::read(body).is_ok(),
+        19 => CreateContentRequest::read(body).is_ok(),
+        20 => EnhanceScriptRequest::read(body).is_ok(),
+        _ => CollectIdeasRequest::read(body).is_ok(),
+    }
+}
+
+fn main() {
+    LazyLock::force(&FETCHER);
+    afl::fuzz!(|data: &[u8]| {
+        let Some((&which, rest)) = data.split_first() else {
+            return;
+        };
+        if let Ok(body) = serde_json::from_slice::<Value>(rest) {
+            read(which, &body);
+        }
+    });
+}
