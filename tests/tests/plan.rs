@@ -542,7 +542,8 @@ async fn the_roadmap_counts_two_videos_rendered_this_week() {
 
 #[tokio::test]
 async fn videos_page_newest_first_and_only_the_keys_account() {
-    let mut d = Daemon::start(BIN, &[]);
+    // 45 jobs at once: over the default per-account bound of jobs in flight.
+    let mut d = Daemon::start(BIN, &[("REELSMITH__QUEUE__MAX_JOBS_PER_ACCOUNT", "100")]);
     let other = d
         .cli_offline(&["keys", "create", "--account", "other"])
         .trim()
