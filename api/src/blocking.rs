@@ -7,13 +7,19 @@ use warp::Rejection;
 
 use crate::errors::reject;
 
-/// Runs `f` on the blocking pool; its error becomes the rejection the envelope is made from.
+/// Runs `f` on the blocking pool, with the request's span, so the work's log lines carry its
+/// `request_id`.
+pub(crate) async fn run<T: Send + 'static>(
+    f: impl FnOnce() -> pipeline::Result<T> + Send + 'static,
+) -> pipeline::Result<T> {
+    crate::metrics::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(Error::internal(e)))
+}
+
+/// [`run`], its error already the rejection the envelope is made from.
 pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> pipeline::Result<T> + Send + 'static,
 ) -> Result<T, Rejection> {
-    // The request's span goes along, so the work's log lines carry its `request_id`.
-    crate::metrics::spawn_blocking(f)
-        .await
-        .map_err(|e| reject(Error::internal(e)))?
-        .map_err(reject)
+    run(f).await.map_err(reject)
 }

@@ -113,11 +113,5 @@ pub(crate) fn read_only() -> Error {
     )
 }
 
-/// Runs `f` on a blocking thread (redb, files, rendering).
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> pipeline::Result<T> + Send + 'static,
-) -> pipeline::Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(pipeline::Error::internal)?
-}
+/// Blocking work (redb, files, rendering) off the reactor: the one helper in `crate::blocking`.
+pub(crate) use crate::blocking::run as blocking;

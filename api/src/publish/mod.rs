@@ -31,11 +31,5 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// Runs blocking store or connector work off the runtime's threads.
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> pipeline::Result<T> + Send + 'static,
-) -> pipeline::Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| Err(pipeline::Error::internal(e)))
-}
+/// Blocking store or connector work off the reactor: the one helper in `crate::blocking`.
+pub(crate) use crate::blocking::run as blocking;
