@@ -40,8 +40,11 @@ pub(crate) async fn get_account(
     account: Account,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let groups = pipeline::publish::groups::list(&state.store, &account)
-        .map_err(|e| crate::errors::reject(e.into()))?;
+    let reader = account.clone();
+    let groups = crate::blocking::blocking(move || {
+        pipeline::publish::groups::list(&state.store, &reader).map_err(Into::into)
+    })
+    .await?;
     Ok(json_reply(
         StatusCode::OK,
         &AccountReply::of(&account, groups),

@@ -461,7 +461,7 @@ async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error>
     }
     let tmp = TempUpload::new(&state.settings.data_dir).map_err(upload_failed)?;
     let path = tmp.path.clone();
-    tokio::task::spawn_blocking(move || std::fs::write(path, &bytes))
+    crate::blocking::spawn(move || std::fs::write(path, &bytes))
         .await
         .map_err(upload_failed)?
         .map_err(upload_failed)?;
@@ -481,7 +481,7 @@ async fn check_media(
     param: &'static str,
 ) -> Result<(), Error> {
     let (path, kind) = (path.to_path_buf(), kind.clone());
-    crate::metrics::spawn_blocking(move || assets::check_media(&path, &kind, param))
+    crate::blocking::spawn(move || assets::check_media(&path, &kind, param))
         .await
         .map_err(upload_failed)?
 }
@@ -662,7 +662,7 @@ async fn store_media(media: MediaPart, state: &State) -> Result<StoredMedia, Err
     let max_secs = settings.media.max_duration_secs;
     let probe_path = path.clone();
     let field = media.field;
-    let probe = tokio::task::spawn_blocking(move || {
+    let probe = crate::blocking::spawn(move || {
         pipeline::ingest::media_source::probe_upload(&probe_path, max_secs, &field)
     });
     // Reading a container's headers is quick; a file that keeps the demuxer busy

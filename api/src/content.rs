@@ -15,6 +15,7 @@ use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
+use crate::blocking::blocking;
 use crate::errors::reject;
 use crate::filters::{auth, typed_body, with_state};
 use crate::reply::json_reply;
@@ -68,9 +69,9 @@ pub(crate) async fn create_content(
         pipeline::content::request::validate(request, state.settings.mode, &state.fetcher)
             .await
             .map_err(reject)?;
-    let job = state
-        .engine
-        .create_written(&account.name, accepted, |tx, job| {
+    let name = account.name.clone();
+    let job = blocking(move || {
+        state.engine.create_written(&name, accepted, |tx, job| {
             Ok(ContentRecord {
                 topic_id: job.topic_id.clone(),
                 work: Work::Piece(piece),
@@ -78,7 +79,8 @@ pub(crate) async fn create_content(
             }
             .put(tx)?)
         })
-        .map_err(reject)?;
+    })
+    .await?;
     tracing::info!(topic = %job.topic_id, account = %account.name, "content job accepted");
     Ok(json_reply(StatusCode::ACCEPTED, &job.status_object()))
 }
@@ -108,9 +110,9 @@ pub(crate) async fn enhance_script(
         pipeline::content::enhance::validate(request, state.settings.mode, &state.fetcher)
             .await
             .map_err(reject)?;
-    let job = state
-        .engine
-        .create_written(&account.name, accepted, |tx, job| {
+    let name = account.name.clone();
+    let job = blocking(move || {
+        state.engine.create_written(&name, accepted, |tx, job| {
             Ok(ContentRecord {
                 topic_id: job.topic_id.clone(),
                 work: Work::Enhance(enhance),
@@ -118,7 +120,8 @@ pub(crate) async fn enhance_script(
             }
             .put(tx)?)
         })
-        .map_err(reject)?;
+    })
+    .await?;
     tracing::info!(topic = %job.topic_id, account = %account.name, "enhance job accepted");
     Ok(json_reply(StatusCode::ACCEPTED, &job.status_object()))
 }

@@ -109,10 +109,9 @@ pub async fn scene_inspector(
     crate::metrics::topic(&req.id);
     let engine = state.engine.clone();
     let (account_name, id) = (account.name.clone(), req.id.clone());
-    let (_job, mut doc) =
-        crate::metrics::spawn_blocking(move || engine.document_for(&account_name, &id))
-            .await
-            .map_err(Error::internal)??;
+    let (_job, mut doc) = crate::blocking::spawn(move || engine.document_for(&account_name, &id))
+        .await
+        .map_err(Error::internal)??;
     // Edits staged in an open edit session show in stills before they are committed.
     if let Some(staged) = state.editor.staged(&req.id) {
         doc = staged;
@@ -275,7 +274,7 @@ async fn render(
     poster: bool,
 ) -> Result<Vec<u8>, Error> {
     let state = state.clone();
-    crate::metrics::spawn_blocking(move || {
+    crate::blocking::spawn(move || {
         // Edits staged in an open edit session show before they are committed.
         let staged = state
             .editor

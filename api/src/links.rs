@@ -46,7 +46,10 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
         .and(warp::get())
         .and(with_state)
         .and_then(|token: String, state: Arc<State>| async move {
-            Ok::<_, warp::Rejection>(open(&state, &token))
+            // The page reads the store: off the reactor.
+            crate::blocking::spawn(move || open(&state, &token))
+                .await
+                .map_err(|e| crate::errors::reject(pipeline::Error::internal(e)))
         });
     send.or(page).unify().boxed()
 }

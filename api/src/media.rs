@@ -63,7 +63,7 @@ pub(crate) async fn create_image(
     request: ImageRequest,
     images: Arc<pipeline::media::images::Images>,
 ) -> Result<Response, Rejection> {
-    let set = tokio::task::spawn_blocking(move || images.create(&account, &request))
+    let set = crate::blocking::spawn(move || images.create(&account, &request))
         .await
         .map_err(|e| reject(pipeline::Error::internal(e)))?
         .map_err(reject)?;
@@ -96,7 +96,7 @@ pub(crate) async fn search_broll(
     request: SearchRequest,
     search: Arc<Search>,
 ) -> Result<Response, Rejection> {
-    let reply = tokio::task::spawn_blocking(move || search.search(&request))
+    let reply = crate::blocking::spawn(move || search.search(&request))
         .await
         .map_err(|e| reject(pipeline::Error::internal(e)))?
         .map_err(reject)?;

@@ -216,15 +216,6 @@ pub fn topic(id: &str) {
     tracing::Span::current().record("topic_id", tracing::field::display(id));
 }
 
-/// Runs blocking work on the blocking pool inside the caller's span, so its log lines keep the
-/// request's `request_id` and `topic_id`.
-pub fn spawn_blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> tokio::task::JoinHandle<T> {
-    let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || span.in_scope(f))
-}
-
 /// Wraps the service's routes: a `request` span around each request's work, then each answer
 /// counted and timed by route template.
 pub fn observe<F>(

@@ -17,6 +17,7 @@ use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
+use crate::blocking::blocking;
 use crate::errors::reject;
 use crate::filters::{auth, typed_body, with_state};
 use crate::reply::json_reply;
@@ -79,10 +80,13 @@ pub(crate) async fn add_entry(
     request: AddPlanRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let template = pipeline::plan::add::template_of(&state.templates, &request).map_err(reject)?;
-    let entry =
-        pipeline::plan::add::add(&state.store, &account, request, template).map_err(reject)?;
-    tracing::info!(topic = %entry.topic_id, account = %account.name, scripts = entry.scripts.len(), "plan entry added");
+    let name = account.name.clone();
+    let entry = blocking(move || {
+        let template = pipeline::plan::add::template_of(&state.templates, &request)?;
+        pipeline::plan::add::add(&state.store, &account, request, template)
+    })
+    .await?;
+    tracing::info!(topic = %entry.topic_id, account = %name, scripts = entry.scripts.len(), "plan entry added");
     Ok(json_reply(StatusCode::OK, &entry.reply()))
 }
 
@@ -112,7 +116,7 @@ pub(crate) async fn production_plan(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = PlanQuery::read(&query).map_err(reject)?;
-    let plan = pipeline::plan::list::list(&state.store, &account.name, q).map_err(reject)?;
+    let plan = blocking(move || pipeline::plan::list::list(&state.store, &account.name, q)).await?;
     Ok(json_reply(StatusCode::OK, &plan))
 }
 
@@ -140,7 +144,8 @@ pub(crate) async fn get_roadmap(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = RoadmapQuery::read(&query).map_err(reject)?;
-    let roadmap = pipeline::plan::roadmap::roadmap(&state.store, &account, q).map_err(reject)?;
+    let roadmap =
+        blocking(move || pipeline::plan::roadmap::roadmap(&state.store, &account, q)).await?;
     Ok(json_reply(StatusCode::OK, &roadmap))
 }
 
@@ -170,10 +175,6 @@ pub(crate) async fn foundation_videos(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = TemplateQuery::read(&query).map_err(reject)?;
-    let list =
-        tokio::task::spawn_blocking(move || state.templates.list(&state.settings, &account, &q))
-            .await
-            .map_err(|e| reject(pipeline::Error::internal(e)))?
-            .map_err(reject)?;
+    let list = blocking(move || state.templates.list(&state.settings, &account, &q)).await?;
     Ok(json_reply(StatusCode::OK, &list))
 }

@@ -72,7 +72,7 @@ pub(crate) async fn video_data(
     let st = state.clone();
     let account_name = account.name.clone();
     let id2 = id.clone();
-    let envelope = crate::metrics::spawn_blocking(move || -> Result<_, Error> {
+    let envelope = crate::blocking::spawn(move || -> Result<_, Error> {
         let (job, mut doc) =
             st.engine
                 .document_for(&account_name, &id2)

@@ -406,10 +406,10 @@ async fn post_as(d: &Daemon, key: &str, path: &str, body: &Value) -> (u16, Value
 
 #[tokio::test]
 async fn an_unreachable_url_fails_cleanly_refunds_and_an_empty_account_gets_402() {
-    // A port nothing listens on, allowed through the guard like a fixture.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = closed.local_addr().unwrap().to_string();
-    drop(closed);
+    // A port whose listener never accepts: the job's fetch waits in its backlog (so the job
+    // still holds its credit below) until the listener closes and resets it.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
     let allow = format!("[\"{addr}\"]");
     let (d, poor) = with_poor_account("1", &[("REELSMITH__FETCH__ALLOW", &allow)]).await;
     let hook = Receiver::start(vec![]).await;
@@ -430,6 +430,7 @@ async fn an_unreachable_url_fails_cleanly_refunds_and_an_empty_account_gets_402(
     assert_eq!(refused["error"]["code"], "credit_exhausted");
     assert_eq!(refused["error"]["type"], "payment_required");
     assert!(refused.get("id").is_none());
+    drop(silent);
 
     let r = d
         .http

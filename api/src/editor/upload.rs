@@ -102,7 +102,7 @@ pub(crate) async fn editor_upload(
             content_type: String::new(),
         },
     );
-    let checked = crate::metrics::spawn_blocking(move || {
+    let checked = crate::blocking::spawn(move || {
         let checked = pipeline::ingest::assets::check_media(&path, &kind, "body");
         if checked.is_err() {
             let _ = std::fs::remove_file(&path);

@@ -16,6 +16,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{auth, typed_body, with_state};
+use crate::publish::blocking;
 use crate::reply::json_reply;
 
 const BODY_LIMIT: usize = 16 * 1024;
@@ -65,7 +66,9 @@ pub(crate) async fn list_accounts(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let scope = GroupScope::parse(q.get("channel_group").map(String::as_str)).map_err(reject)?;
-    let list = accounts::list(&state.store, &account.name, scope).map_err(reject)?;
+    let list = blocking(move || accounts::list(&state.store, &account.name, scope))
+        .await
+        .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &list))
 }
 
@@ -93,7 +96,9 @@ pub(crate) async fn get_settings(
         None => 0,
         Some(raw) => raw.parse::<u32>().map_err(|_| reject(invalid_group()))?,
     };
-    let reply = settings::get(&state.store, &account.name, group).map_err(reject)?;
+    let reply = blocking(move || settings::get(&state.store, &account.name, group))
+        .await
+        .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))
 }
 
@@ -118,6 +123,8 @@ pub(crate) async fn set_settings(
     request: SettingsRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let reply = settings::set(&state.store, &account.name, &request).map_err(reject)?;
+    let reply = blocking(move || settings::set(&state.store, &account.name, &request))
+        .await
+        .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))
 }

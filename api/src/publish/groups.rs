@@ -85,7 +85,12 @@ pub(crate) async fn list_groups(
     account: Account,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let data = groups::list(&state.store, &account).map_err(|e| reject(e.into()))?;
+    let data = {
+        let (state, account) = (state.clone(), account.clone());
+        blocking(move || Ok(groups::list(&state.store, &account)?))
+            .await
+            .map_err(reject)?
+    };
     let s = &state.settings;
     let reply = GroupList {
         object: "list",
@@ -164,7 +169,9 @@ pub(crate) async fn get_group(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
-    let group = groups::one(&state.store, &account, n).map_err(reject)?;
+    let group = blocking(move || groups::one(&state.store, &account, n))
+        .await
+        .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &group))
 }
 
@@ -192,7 +199,9 @@ pub(crate) async fn rename_group(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
-    let group = groups::rename(&state.store, &account, n, &request.label).map_err(reject)?;
+    let group = blocking(move || groups::rename(&state.store, &account, n, &request.label))
+        .await
+        .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &group))
 }
 

@@ -32,7 +32,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(warp::query::<Query>())
         .and(with_state(state.clone()))
-        .map(|q: Query, state: Arc<State>| setup(&state, &q, None));
+        .then(|q: Query, state: Arc<State>| off_reactor(move || setup(&state, &q, None)));
     let setup_post = warp::path!("app" / "publish" / "setup")
         .and(warp::post())
         .and(warp::query::<Query>())
@@ -44,47 +44,42 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
                 // Read as a form whatever its declared type: a wrong body is the form's own error.
                 let form: HashMap<String, String> =
                     url::form_urlencoded::parse(&body).into_owned().collect();
-                // The connector is asked about the account: off the runtime's threads.
-                tokio::task::spawn_blocking(move || setup(&state, &q, Some(&form)))
-                    .await
-                    .unwrap_or_else(|_| {
-                        html(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            "Something went wrong",
-                            "<p>Try again later.</p>",
-                        )
-                    })
+                off_reactor(move || setup(&state, &q, Some(&form))).await
             },
         );
     let schedule = warp::path!("app" / "publish" / "schedule")
         .and(warp::get())
         .and(warp::query::<Query>())
         .and(with_state(state.clone()))
-        .map(|q: Query, state: Arc<State>| schedule_page(&state, &q));
+        .then(|q: Query, state: Arc<State>| off_reactor(move || schedule_page(&state, &q)));
     let atom = warp::path!("app" / "feeds" / String / "atom.xml")
         .and(warp::get())
         .and(with_state(state.clone()))
-        .map(|key: String, state: Arc<State>| feed_reply(&state, &key, FeedKind::Atom));
+        .then(|key: String, state: Arc<State>| {
+            off_reactor(move || feed_reply(&state, &key, FeedKind::Atom))
+        });
     let json = warp::path!("app" / "feeds" / String / "feed.json")
         .and(warp::get())
         .and(with_state(state.clone()))
-        .map(|key: String, state: Arc<State>| feed_reply(&state, &key, FeedKind::Json));
+        .then(|key: String, state: Arc<State>| {
+            off_reactor(move || feed_reply(&state, &key, FeedKind::Json))
+        });
     let post = warp::path!("app" / "feeds" / String / "posts" / String)
         .and(warp::get())
         .and(warp::header::optional::<String>("user-agent"))
         .and(with_state(state.clone()))
-        .map(
+        .then(
             |key: String, post: String, ua: Option<String>, state: Arc<State>| {
-                post_page(&state, &key, &post, ua.as_deref())
+                off_reactor(move || post_page(&state, &key, &post, ua.as_deref()))
             },
         );
     let media = warp::path!("app" / "feeds" / String / "posts" / String / "media")
         .and(warp::get())
         .and(warp::header::optional::<String>("user-agent"))
         .and(with_state(state))
-        .map(
+        .then(
             |key: String, post: String, ua: Option<String>, state: Arc<State>| {
-                post_media(&state, &key, &post, ua.as_deref())
+                off_reactor(move || post_media(&state, &key, &post, ua.as_deref()))
             },
         );
     setup_get
@@ -101,6 +96,18 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .or(media)
         .unify()
         .boxed()
+}
+
+/// A page made on the blocking pool: every page reads the store (a post page also counts its
+/// view), and the setup page may ask the connector about the account.
+async fn off_reactor(make: impl FnOnce() -> Response + Send + 'static) -> Response {
+    crate::blocking::spawn(make).await.unwrap_or_else(|_| {
+        html(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Something went wrong",
+            "<p>Try again later.</p>",
+        )
+    })
 }
 
 /// The page that connects platforms to channel groups (signed link of `GET /v1/channel_groups`'s `setup_url`).

@@ -15,6 +15,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{auth, typed_body, with_state};
+use crate::publish::blocking;
 use crate::reply::json_reply;
 
 const BODY_LIMIT: usize = 256 * 1024;
@@ -70,13 +71,17 @@ pub(crate) async fn publish(
             a.not_before = None;
         }
     }
-    let records = prepared.records.clone();
-    let created = state.engine.create_publish(&account.name, accepted, |tx| {
-        for r in &records {
-            r.put(tx)?;
-        }
-        Ok(())
-    });
+    let (records, name) = (prepared.records.clone(), account.name.clone());
+    let engine = state.engine.clone();
+    let created = blocking(move || {
+        engine.create_publish(&name, accepted, |tx| {
+            for r in &records {
+                r.put(tx)?;
+            }
+            Ok(())
+        })
+    })
+    .await;
     if let Err(e) = created {
         if let Some(dir) = &prepared.download_dir {
             let _ = std::fs::remove_dir_all(dir);

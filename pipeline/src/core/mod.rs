@@ -1,10 +1,11 @@
 //! The job core, our `foundations/`: the redb store and its records, the video document, jobs
 //! (queue, leases, the state machine; tasks run through [`jobs::TaskRunner`]), signed webhooks,
 //! accounts, ids, signed links, expiring public files, the atomic file writer, configuration,
-//! the error table, the one decoding gate of incoming images and clips, the metrics (`telemetry`), the SSRF-guarded fetcher and the connectors' shared HTTP call. Every other
+//! the error table, the blocking pool with the caller's span (`blocking`), the one decoding gate of incoming images and clips, the metrics (`telemetry`), the SSRF-guarded fetcher and the connectors' shared HTTP call. Every other
 //! folder of `pipeline` may use it; it uses none of them.
 
 pub mod accounts;
+pub mod blocking;
 pub mod config;
 pub mod connector;
 pub mod delivery_log;

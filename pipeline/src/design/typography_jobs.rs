@@ -24,6 +24,7 @@ use compositor::svg2spec;
 use serde_json::{Value, json};
 use typography::design::{self, Cta, DesignInput, FontSet, Role};
 
+use crate::core::blocking;
 use crate::core::config::Settings;
 use crate::core::error::{Code, Error};
 use crate::core::model::Account;
@@ -50,6 +51,9 @@ fn is_typography_id(id: &str) -> bool {
 }
 
 /// A job in flight: its account and a channel that carries the finished record.
+/// Where a job's finished record is announced.
+type Done = tokio::sync::watch::Receiver<Option<TypographyResult>>;
+
 struct Running {
     account: String,
     done: tokio::sync::watch::Receiver<Option<TypographyResult>>,
@@ -130,6 +134,19 @@ impl Typography {
         account: &Account,
         req: TypographyRequest,
     ) -> Result<Outcome, Error> {
+        let wait = req.wait;
+        let (this, account) = (self.clone(), account.clone());
+        // Laying out, the charge (a redb commit) and the first record: off the reactor.
+        let (id, rx) = blocking::run(move || this.start(&account, req)).await?;
+        self.wait_for(&id, rx, wait).await
+    }
+
+    /// Lays the design out, charges it, stores the processing record and starts the job.
+    fn start(
+        self: &Arc<Self>,
+        account: &Account,
+        req: TypographyRequest,
+    ) -> Result<(String, Done), Error> {
         let tools = self.tools()?;
         // Laying out is quick and tells a text with nothing to set apart before any charge;
         // rasterising and publishing (the slow part) run as the job.
@@ -141,28 +158,7 @@ impl Typography {
             .store
             .write(|tx| accounts::charge(tx, &name, &charge))?;
         let id = typography_id();
-        let created = time::now();
-        let mut body = TypographyResult {
-            object: "typography".into(),
-            id: id.clone(),
-            status: TypographyStatus::Processing,
-            role: req.role.as_str().into(),
-            language: req.language.clone(),
-            look: req.look.clone(),
-            lines: Vec::new(),
-            canvas: Canvas::standard(),
-            preview_url: None,
-            objects: Vec::new(),
-            credits_charged: COST,
-            created_at: time::iso(created),
-            composition_url: None,
-            style: None,
-            duration: None,
-            brand: None,
-            warnings: None,
-            truncated: None,
-            error: None,
-        };
+        let body = processing(&id, &req);
         if let Err(e) = self.save(&id, &name, &body) {
             self.refund(&name);
             return Err(e);
@@ -176,39 +172,52 @@ impl Typography {
             },
         );
         let svc = self.clone();
-        let job_id = id.clone();
-        let wait = req.wait;
+        let job = (id.clone(), name);
         tokio::spawn(async move {
-            let (svc2, id2, base) = (svc.clone(), job_id.clone(), body.clone());
-            let result =
-                tokio::task::spawn_blocking(move || svc2.publish(&id2, &tools, &design, base))
-                    .await;
-            let record = match result {
-                Ok(Ok(v)) => v,
-                Ok(Err(cause)) => {
-                    tracing::error!(id = %job_id, %cause, "typography files could not be made");
-                    svc.refund(&name);
-                    failed(&mut body, "the files could not be written")
-                }
-                Err(join) => {
-                    tracing::error!(id = %job_id, error = %join, "typography job stopped");
-                    svc.refund(&name);
-                    failed(&mut body, "the design job stopped unexpectedly")
-                }
-            };
-            if let Err(e) = svc.save(&job_id, &name, &record) {
-                tracing::error!(id = %job_id, error = %e, "could not store typography result");
-            }
-            let _ = tx.send(Some(record));
-            svc.running.lock().expect("lock").remove(&job_id);
+            let (svc2, id2, base) = (svc.clone(), job.0.clone(), body.clone());
+            let result = blocking::spawn(move || svc2.publish(&id2, &tools, &design, base)).await;
+            let _ = blocking::spawn(move || svc.finish(&job, body, result, &tx)).await;
         });
         tracing::info!(%id, account = %account.name, credits_remaining = remaining, "typography accepted");
-        self.wait_for(&id, rx, wait).await
+        Ok((id, rx))
+    }
+
+    /// Stores the job's outcome (refunding a failure) and wakes its waiters.
+    fn finish(
+        &self,
+        (id, account): &(String, String),
+        mut body: TypographyResult,
+        result: Result<Result<TypographyResult, String>, tokio::task::JoinError>,
+        tx: &tokio::sync::watch::Sender<Option<TypographyResult>>,
+    ) {
+        let record = match result {
+            Ok(Ok(v)) => v,
+            Ok(Err(cause)) => {
+                tracing::error!(%id, %cause, "typography files could not be made");
+                self.refund(account);
+                failed(&mut body, "the files could not be written")
+            }
+            Err(join) => {
+                tracing::error!(%id, error = %join, "typography job stopped");
+                self.refund(account);
+                failed(&mut body, "the design job stopped unexpectedly")
+            }
+        };
+        if let Err(e) = self.save(id, account, &record) {
+            tracing::error!(%id, error = %e, "could not store typography result");
+        }
+        let _ = tx.send(Some(record));
+        self.running.lock().expect("lock").remove(id);
     }
 
     /// The record of `id` for `account`, waiting up to `wait` seconds while it is processing.
-    pub async fn get(&self, account: &str, id: &str, wait: u64) -> Result<Outcome, Error> {
-        let not_found = || {
+    pub async fn get(
+        self: &Arc<Self>,
+        account: &str,
+        id: &str,
+        wait: u64,
+    ) -> Result<Outcome, Error> {
+        let not_found = move |id: &str| {
             Error::new(
                 Code::TypographyNotFound,
                 format!("No typography result `{id}` on this account."),
@@ -216,7 +225,7 @@ impl Typography {
             .param("id")
         };
         if !is_typography_id(id) {
-            return Err(not_found());
+            return Err(not_found(id));
         }
         let running = {
             let map = self.running.lock().expect("lock");
@@ -224,27 +233,33 @@ impl Typography {
         };
         if let Some((owner, rx)) = running {
             if owner != account {
-                return Err(not_found());
+                return Err(not_found(id));
             }
             return self.wait_for(id, rx, wait).await;
         }
+        let (this, account, id) = (self.clone(), account.to_string(), id.to_string());
+        blocking::run(move || this.stored(&account, &id)?.ok_or_else(|| not_found(&id))).await
+    }
+
+    /// The stored record of `id` when it is `account`'s. A record still processing that no job
+    /// runs here was cut off by a restart: it fails now and its credit comes back.
+    fn stored(&self, account: &str, id: &str) -> Result<Option<Outcome>, Error> {
         match self.load(id) {
             Some((owner, body)) if owner == account => {
                 let finished = body.status != TypographyStatus::Processing;
                 if !finished {
-                    // Processing on disk but not running here: the server restarted mid-job.
                     let mut body = body;
                     let rec = failed(&mut body, "the server restarted while designing");
                     self.refund(account);
                     self.save(id, account, &rec)?;
-                    return Ok(Outcome {
+                    return Ok(Some(Outcome {
                         body: rec,
                         finished: true,
-                    });
+                    }));
                 }
-                Ok(Outcome { body, finished })
+                Ok(Some(Outcome { body, finished }))
             }
-            _ => Err(not_found()),
+            _ => Ok(None),
         }
     }
 
@@ -394,6 +409,31 @@ fn design_of(
 }
 
 /// The record marked failed with `message` (the credit was refunded).
+/// The record of a design just accepted.
+fn processing(id: &str, req: &TypographyRequest) -> TypographyResult {
+    TypographyResult {
+        object: "typography".into(),
+        id: id.to_string(),
+        status: TypographyStatus::Processing,
+        role: req.role.as_str().into(),
+        language: req.language.clone(),
+        look: req.look.clone(),
+        lines: Vec::new(),
+        canvas: Canvas::standard(),
+        preview_url: None,
+        objects: Vec::new(),
+        credits_charged: COST,
+        created_at: time::iso(time::now()),
+        composition_url: None,
+        style: None,
+        duration: None,
+        brand: None,
+        warnings: None,
+        truncated: None,
+        error: None,
+    }
+}
+
 fn failed(body: &mut TypographyResult, message: &str) -> TypographyResult {
     body.status = TypographyStatus::Failed;
     body.credits_charged = 0;

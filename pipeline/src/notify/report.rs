@@ -147,9 +147,7 @@ pub async fn report(
         forwarded: false,
     };
     let key = format!("{:012}-{}", rec.created_at, crate::core::ids::file_token());
-    notifier
-        .store
-        .write(|tx| tx.put_record(REPORT_TABLE, &key, &rec))?;
+    put(notifier, &key, &rec).await?;
     let reply = ErrorReportReply {
         object: "error_report".into(),
         reported: true,
@@ -172,15 +170,13 @@ pub async fn report(
         media: None,
     };
     let (sender, to) = (sender.clone(), operator_email.to_string());
-    let sent = tokio::task::spawn_blocking(move || sender.send(&to, &msg))
+    let sent = crate::core::blocking::spawn(move || sender.send(&to, &msg))
         .await
         .map_err(Error::internal)?;
     match sent {
         Ok(_) => {
             rec.forwarded = true;
-            notifier
-                .store
-                .write(|tx| tx.put_record(REPORT_TABLE, &key, &rec))?;
+            put(notifier, &key, &rec).await?;
             Ok(reply)
         }
         Err(Refused::Skipped(why)) | Err(Refused::Failed(why, _)) => Err(Error::new(
@@ -189,6 +185,15 @@ pub async fn report(
         )
         .because(why)),
     }
+}
+
+/// Stores `rec` under `key`, off the reactor (a redb commit fsyncs).
+async fn put(notifier: &Notifier, key: &str, rec: &ErrorReport) -> Result<(), Error> {
+    let (store, key, rec) = (notifier.store.clone(), key.to_string(), rec.clone());
+    crate::core::blocking::run(move || {
+        Ok(store.write(|tx| tx.put_record(REPORT_TABLE, &key, &rec))?)
+    })
+    .await
 }
 
 /// Every stored report, oldest first.

@@ -130,7 +130,7 @@ impl Notifier {
     /// Sends through one channel on a blocking thread.
     pub async fn deliver(sender: Arc<dyn Sender>, to: String, msg: Outgoing) -> Outcome {
         let channel = sender.channel();
-        let res = tokio::task::spawn_blocking(move || sender.send(&to, &msg)).await;
+        let res = crate::core::blocking::spawn(move || sender.send(&to, &msg)).await;
         let (status, message_id, reason) = match res {
             Ok(Ok(sent)) => (DeliveryStatus::Sent, sent.message_id, None),
             Ok(Err(Refused::Skipped(why))) => {
@@ -178,7 +178,8 @@ impl Notifier {
             )
             .details(json!({ "setup_url": self.setup_url })));
         }
-        rate::take(&self.store, &account.name, now())?;
+        let (store, name) = (self.store.clone(), account.name.clone());
+        crate::core::blocking::run(move || rate::take(&store, &name, now())).await?;
         let msg = Outgoing {
             subject: n.subject.clone(),
             message: n.message.clone(),
