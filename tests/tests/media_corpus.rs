@@ -233,7 +233,8 @@ async fn screenshot(d: &Daemon, id: &str, voice_file: &str) -> (u16, Value) {
 }
 
 #[tokio::test]
-async fn a_background_broken_on_disk_gives_a_422_still_and_a_clean_failed_render() {
+async fn a_background_broken_on_disk_gives_a_422_still_and_preview_clip_and_a_clean_failed_render()
+{
     let fixture = fixture_files([("good.png", "image/png", png_bytes(360, 640))]).await;
     let d = Daemon::start(
         BIN,
@@ -271,6 +272,26 @@ async fn a_background_broken_on_disk_gives_a_422_still_and_a_clean_failed_render
     let (c, v) = screenshot(&d, &id, &voice_file).await;
     assert_eq!(
         (c, v["error"]["code"].as_str()),
+        (422, Some("media_decode_failed")),
+        "{v}"
+    );
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("scene 1"), "{message}");
+    assert_plain(message);
+
+    // The editor's preview clip of that scene: the same clean 422, not a server error.
+    let (c, status, _) = d.get(&format!("/v1/status/{id}")).await;
+    assert_eq!(c, 200, "{status}");
+    let review = status["result"]["review_url"].as_str().unwrap();
+    // The daemon restarted on another port: the link's path, on today's address.
+    let path = &review[review.find("/app/").unwrap()..];
+    let preview = path.replacen('?', &format!("/preview/{voice_file}?"), 1);
+    let resp = d.http.post(d.url(&preview)).send().await.unwrap();
+    let code = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{code} {e}: {text}"));
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
         (422, Some("media_decode_failed")),
         "{v}"
     );

@@ -122,7 +122,8 @@ pub(crate) async fn editor_still(
         (status = 200, description = "The clip's public URL and whether it came from the cache.", body = PreviewClip),
         (status = 404, description = "`video_not_found`, `scene_not_found`."),
         (status = 409, description = "`scenes_not_ready`."),
-        (status = 500, description = "`render_failed`."),
+        (status = 422, description = "`media_decode_failed`: a medium of the scene (background, clip or narration) no longer reads; replace it with modify_scene."),
+        (status = 500, description = "`render_failed`: the encoder failed on this server."),
     ),
 )]
 pub(crate) async fn editor_preview(

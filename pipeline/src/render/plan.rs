@@ -246,6 +246,25 @@ pub fn render_sized(
     (reduced, staged): (Option<Reduced>, Option<&OverlaySpec>),
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), JobFailure> {
+    let inputs = prepare(settings, doc, dir, staged)?;
+    encode(settings, doc, &inputs, out, reduced, progress)
+}
+
+/// A document's inputs, resolved and read: every medium decodes and the narration is in memory.
+pub struct Inputs {
+    resolved: compositor::ResolvedVideo,
+    audio: AudioTrack,
+}
+
+/// Resolves `doc`'s render plan and reads its narration. Failing here means an input of the
+/// video no longer reads (a medium broke on disk, a narration file is gone): the client can
+/// replace it, unlike a failure of [`encode`].
+pub fn prepare(
+    settings: &Settings,
+    doc: &VideoDocument,
+    dir: &Path,
+    staged: Option<&OverlaySpec>,
+) -> Result<Inputs, JobFailure> {
     let mut plan = plan_for(settings, doc, dir);
     if let (Some(spec), [seg], [scene]) = (staged, &doc.segments[..], &mut plan.scenes[..])
         && !seg.remotion_spec.is_empty()
@@ -255,6 +274,19 @@ pub fn render_sized(
     }
     let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
     let audio = narration_track(doc, dir)?;
+    Ok(Inputs { resolved, audio })
+}
+
+/// Encodes prepared `inputs` to `out` (MP4), at half size with `reduced`.
+pub fn encode(
+    settings: &Settings,
+    doc: &VideoDocument,
+    inputs: &Inputs,
+    out: &Path,
+    reduced: Option<Reduced>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), JobFailure> {
+    let Inputs { resolved, audio } = inputs;
     let misconfigured = |e: String| {
         JobFailure::new(
             Code::RenderFailed,
@@ -275,7 +307,7 @@ pub fn render_sized(
             .map_err(|e| misconfigured(format!("render.encoder: {e}")))?,
         ..EncodeSettings::default()
     };
-    let half = crate::render::half::HalfSize { inner: &resolved };
+    let half = crate::render::half::HalfSize { inner: resolved };
     let (frames, encode): (&dyn compositor::media::FrameSource, _) = match reduced {
         Some(r) => (
             &half,
@@ -286,9 +318,9 @@ pub fn render_sized(
                 ..encode
             },
         ),
-        None => (&resolved, encode),
+        None => (resolved, encode),
     };
-    let report = encode_mp4(frames, &audio, &encode, out, progress).map_err(|e| {
+    let report = encode_mp4(frames, audio, &encode, out, progress).map_err(|e| {
         JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
     })?;
     crate::core::telemetry::encode(report.frames, report.wall, reduced.is_some());

@@ -21,7 +21,7 @@ use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
 use compositor::spec::OverlaySpec;
 
-use crate::render::plan::{Reduced, render_sized};
+use crate::render::plan::{Reduced, encode, prepare};
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
 pub use crate::render::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
@@ -121,24 +121,27 @@ impl PreviewClips {
         std::fs::create_dir_all(parent).map_err(Error::internal)?;
         let tmp = parent.join(format!(".{}_{key}.tmp.mp4", seg.voice_file));
         let dir = settings.video_dir(&doc.topic_id);
+        let inputs = prepare(settings, &single_scene(doc, index), &dir, staged).map_err(|f| {
+            tracing::warn!(topic = %doc.topic_id, scene = %seg.voice_file, error = %f.message, cause = ?f.cause, "preview clip: an input does not read");
+            // The client's to fix (replace the medium), so a 4xx as the scene's stills answer.
+            Error::new(
+                Code::MediaDecodeFailed,
+                format!(
+                    "A medium of scene {} (its background, clip or narration) no longer reads. Replace it with modify_scene.",
+                    index + 1
+                ),
+            )
+        })?;
         let reduced = Reduced {
             preset: X264Preset::Ultrafast,
         };
-        render_sized(
-            settings,
-            &single_scene(doc, index),
-            &dir,
-            &tmp,
-            (Some(reduced), staged),
-            &mut |_, _| {},
-        )
-        .map_err(|f| {
+        encode(settings, doc, &inputs, &tmp, Some(reduced), &mut |_, _| {}).map_err(|f| {
             let _ = std::fs::remove_file(&tmp);
-            tracing::warn!(topic = %doc.topic_id, scene = %seg.voice_file, error = %f.message, "preview clip failed");
             Error::new(
                 Code::RenderFailed,
-                "The scene's preview could not be rendered; one of its media files is unreadable.",
+                "The scene's preview could not be rendered.",
             )
+            .because(format!("{}: {:?}", f.message, f.cause))
         })?;
         std::fs::rename(&tmp, &path).map_err(Error::internal)?;
         remove_stale(parent, &seg.voice_file, &path);
