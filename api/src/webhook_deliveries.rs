@@ -65,13 +65,20 @@ pub(crate) async fn list_deliveries(
             Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"),
         ));
     }
-    state.engine.job_for(&account.name, id).map_err(reject)?;
-    let data = delivery_log::list(&state.store, id).map_err(reject)?;
+    let id = id.to_string();
+    let data = {
+        let (state, id) = (state.clone(), id.clone());
+        crate::blocking::blocking(move || {
+            state.engine.job_for(&account.name, &id)?;
+            delivery_log::list(&state.store, &id)
+        })
+        .await?
+    };
     Ok(json_reply(
         StatusCode::OK,
         &DeliveryList {
             object: "list",
-            id: id.to_string(),
+            id,
             data,
         },
     ))
@@ -97,15 +104,18 @@ pub(crate) async fn redeliver(
     account: Account,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let store = state.store.clone();
-    let owns = |topic: &str| {
-        store
-            .job(topic)
-            .ok()
-            .flatten()
-            .is_some_and(|j| j.account == account.name)
-    };
-    let record = delivery_log::redeliver(&state.store, &delivery, owns).map_err(reject)?;
+    let (store, id) = (state.store.clone(), delivery.clone());
+    let record = crate::blocking::blocking(move || {
+        let owns = |topic: &str| {
+            store
+                .job(topic)
+                .ok()
+                .flatten()
+                .is_some_and(|j| j.account == account.name)
+        };
+        delivery_log::redeliver(&store, &id, owns)
+    })
+    .await?;
     state.webhook_wake.notify_one();
     tracing::info!(delivery = %delivery, topic = %record.topic_id, "webhook redelivery queued");
     Ok(json_reply(StatusCode::ACCEPTED, &record))
