@@ -4,13 +4,14 @@
 //! For every scene of a script this picks the roll (`A-roll` narrator on screen / `B-roll`
 //! background only), the creative `scene_type` (HOOK, STAT, KEY POINT, DATA, FACT, CALL TO
 //! ACTION), a `pattern` from the canonical [`PATTERNS`] list, a 1–3 word `keyword` for B-roll
-//! search, a `talking_point`, and the `quote` an overlay sets.
+//! search, a `talking_point`, and the `quote` an overlay sets (chosen by [`crate::build::copy`]).
 //!
 //! Rhythm: the first scene is A-roll (the narrator hooks the viewer), then two B-roll scenes
 //! for every A-roll one, and the closing call to action is A-roll again; a scene carrying the
 //! user's own inline media is B-roll (the media is the point), except the opener. `faceless`
 //! makes every scene B-roll.
 
+use crate::build::copy::{self, DocStats};
 use crate::build::writer;
 use crate::core::document::{Roll, SceneType};
 
@@ -100,7 +101,8 @@ pub struct Direction {
     pub pattern: &'static str,
     pub keyword: String,
     pub talking_point: String,
-    /// Words an overlay sets (≤ 3 lines of ≤ 4 words once broken; may be empty).
+    /// Words an overlay sets: a key phrase, a number with its unit or an imperative that obeys
+    /// [`copy::check`] (may be empty).
     pub quote: String,
 }
 
@@ -115,6 +117,7 @@ pub struct SceneInput<'a> {
 /// Directs every scene of a video.
 pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
     let n = scenes.len();
+    let doc = DocStats::of(scenes.iter().map(|s| s.text));
     scenes
         .iter()
         .enumerate()
@@ -138,7 +141,7 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
                 pattern,
                 keyword: writer::keyword(s.text),
                 talking_point: talking_point(s.text),
-                quote: quote(s.text, scene_type),
+                quote: copy::choose(s.text, scene_type, &doc),
             }
         })
         .collect()
@@ -232,74 +235,6 @@ fn talking_point(text: &str) -> String {
     writer::title(text)
 }
 
-/// Trailing punctuation that never belongs on an overlay.
-fn clean(w: &str) -> &str {
-    w.trim_matches(|c: char| !c.is_alphanumeric() && !"%$€£".contains(c))
-}
-
-/// The overlay copy: a quotation if the scene has one; for STAT the number and the words that
-/// follow it; otherwise the clause that carries the keyword, at most 6 words.
-fn quote(text: &str, scene_type: SceneType) -> String {
-    if let Some(q) = quoted(text) {
-        return take_words(&q, 8);
-    }
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if scene_type == SceneType::Stat
-        && let Some(num) = number_token(text)
-        && let Some(at) = words.iter().position(|w| *w == num)
-    {
-        let mut out = vec![clean(words[at])];
-        for w in words.iter().skip(at + 1).take(3) {
-            let c = clean(w);
-            if !c.is_empty() {
-                out.push(c);
-            }
-            if w.ends_with([',', '.', ';', ':', '!', '?']) {
-                break;
-            }
-        }
-        return out.join(" ");
-    }
-    let keyword = writer::keyword(text);
-    let first_kw = keyword.split_whitespace().next().unwrap_or("");
-    let clauses: Vec<String> = text
-        .split([',', ';', ':', '.', '!', '?', '—'])
-        .map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|c| c.split_whitespace().count() >= 2)
-        .collect();
-    let best = clauses
-        .iter()
-        .find(|c| !first_kw.is_empty() && c.to_lowercase().contains(first_kw))
-        .or_else(|| clauses.first())
-        .cloned()
-        .unwrap_or_else(|| text.to_string());
-    take_words(&best, 6)
-}
-
-fn quoted(text: &str) -> Option<String> {
-    for (open, close) in [('“', '”'), ('"', '"'), ('«', '»')] {
-        if let Some(a) = text.find(open) {
-            let rest = &text[a + open.len_utf8()..];
-            if let Some(b) = rest.find(close) {
-                let q = rest[..b].trim();
-                if q.split_whitespace().count() >= 2 {
-                    return Some(q.to_string());
-                }
-            }
-        }
-    }
-    None
-}
-
-fn take_words(s: &str, n: usize) -> String {
-    s.split_whitespace()
-        .take(n)
-        .map(clean)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,36 +312,7 @@ mod tests {
     }
 
     #[test]
-    fn quotes_and_numbers() {
-        for (text, ty, want) in [
-            (
-                "She said “never stop shipping small things” and left.",
-                SceneType::KeyPoint,
-                "never stop shipping small things",
-            ),
-            (
-                "Revenue grew 40% in 2024, a record.",
-                SceneType::Stat,
-                "40% in 2024",
-            ),
-            (
-                "We saved $1,200 per month.",
-                SceneType::Stat,
-                "$1,200 per month",
-            ),
-            (
-                "Solar panels, which cost less every year, pay for themselves.",
-                SceneType::KeyPoint,
-                "pay for themselves",
-            ),
-            (
-                "Hà Nội có hơn 8 triệu dân sinh sống.",
-                SceneType::Stat,
-                "8 triệu dân sinh",
-            ),
-        ] {
-            assert_eq!(quote(text, ty), want, "{text}");
-        }
+    fn numbers() {
         assert_eq!(number_token("no numbers here"), None);
         assert_eq!(number_token("in 2024."), Some("2024."));
         assert_eq!(number_token("the COVID19 era"), None);

@@ -18,12 +18,17 @@ const VERBS: &[&str] = &[
     "stretch", "breathe", "practice", "practise", "study", "explore", "find", "focus",
     "hãy", "đừng", "theo", "đăng", "thử", "chia", "lưu", "bình", "ghé", "nhấn", "tải", "bắt",
     "bấm", "xem", "đọc", "ghi", "viết", "tham", "mua", "đặt", "nấu", "uống", "ăn", "đi",
+    "fill", "finish", "rewrite", "update", "schedule", "lay", "highlight", "cancel", "rotate",
+    "print", "install", "plug", "enable", "rinse", "boil", "simmer", "season", "melt", "whisk",
+    "claim", "reply", "create", "write", "name", "wear", "drink", "visit", "walk", "look",
     "ngủ", "tập", "dành", "giữ", "chọn", "lập", "bỏ", "thêm", "học", "gửi", "nhắn", "liên",
+    "rót", "soạn", "kiểm", "cài", "mở", "biến", "tìm", "liệt", "luộc", "nấu", "lên", "rủ",
+    "tắt", "bật", "chuyển", "sạc", "uống", "ghé", "thuê", "hỏi", "dạo",
 ];
 /// Connectors that may open a clause before the imperative.
 const OPENERS: &[&str] = &[
     "then", "so", "now", "finally", "and", "just", "please", "today", "next", "và", "vậy",
-    "thì", "giờ", "bây", "cuối", "cùng", "nào", "ngay",
+    "thì", "giờ", "bây", "cuối", "cùng", "nào", "ngay", "tối", "sáng", "nay", "hôm",
 ];
 
 /// The clauses of `text` (split at clause punctuation and at "and"/"và" between clauses),

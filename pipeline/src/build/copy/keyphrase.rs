@@ -8,8 +8,10 @@ use std::collections::HashMap;
 
 use super::words::{ends_clause, is_number, is_stop, norm};
 
-/// Longest key phrase, in words (Vietnamese syllables count as words).
+/// Longest key phrase, in words.
 pub const MAX_PHRASE: usize = 5;
+/// Longest key phrase in Vietnamese, in syllables (its words are often two).
+pub const MAX_PHRASE_VI: usize = 6;
 
 /// How often each content word occurs in the whole script (the document context of a scene).
 #[derive(Debug, Clone, Default)]
@@ -86,28 +88,30 @@ pub fn ranked(text: &str, doc: &DocStats) -> Vec<Phrase> {
         let k = norm(w);
         degree[&k] / freq[&k] * doc.weight(&k)
     };
+    let max = if super::words::is_vietnamese(text) {
+        MAX_PHRASE_VI
+    } else {
+        MAX_PHRASE
+    };
     let mut phrases: Vec<Phrase> = cands
         .iter()
-        .map(|(start, c)| best_window(*start, c, &score))
+        .map(|(start, c)| best_window(*start, c, max, &score))
         .collect();
     phrases.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.start.cmp(&b.start)));
     phrases
 }
 
-/// The best run of at most [`MAX_PHRASE`] words of a candidate.
-fn best_window(start: usize, c: &[String], score: &dyn Fn(&String) -> f64) -> Phrase {
-    let n = c.len().min(MAX_PHRASE);
-    (0..=c.len() - n)
-        .map(|a| Phrase {
-            words: c[a..a + n].to_vec(),
-            score: c[a..a + n].iter().map(score).sum(),
-            start: start + a,
-        })
-        .fold(None::<Phrase>, |best, p| match best {
-            Some(b) if b.score >= p.score => Some(b),
-            _ => Some(p),
-        })
-        .expect("a candidate has words")
+/// The better of a candidate's first and last `max` words (its ends are real phrase
+/// boundaries; a window inside it would cut both).
+fn best_window(start: usize, c: &[String], max: usize, score: &dyn Fn(&String) -> f64) -> Phrase {
+    let n = c.len().min(max);
+    let window = |a: usize| Phrase {
+        words: c[a..a + n].to_vec(),
+        score: c[a..a + n].iter().map(score).sum(),
+        start: start + a,
+    };
+    let (first, last) = (window(0), window(c.len() - n));
+    if last.score > first.score { last } else { first }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod words;
 mod corpus;
 
 pub use keyphrase::DocStats;
+pub use words::normalized;
 
 use crate::core::document::SceneType;
 
@@ -32,7 +33,7 @@ pub const MAX_WORDS: usize = 8;
 /// The most words of a call to action's imperative.
 const IMPERATIVE_MAX: usize = 6;
 /// The most words of a STAT's label.
-const LABEL_MAX: usize = 3;
+const LABEL_MAX: usize = 4;
 /// Words that open a subordinate clause: an imperative stops before them.
 const CLAUSE_OPENERS: &[&str] = &[
     "to", "that", "so", "because", "which", "who", "when", "if", "while", "để", "vì", "mà",
@@ -93,7 +94,7 @@ pub fn choose(text: &str, scene_type: SceneType, doc: &DocStats) -> String {
     let candidates = match scene_type {
         SceneType::Stat => stat(text, doc),
         SceneType::CallToAction => call_to_action(text, doc),
-        _ => quotation(text).into_iter().chain(key_phrases(text, doc)).collect(),
+        _ => quotation(text).into_iter().chain(phrases(text, doc)).collect(),
     };
     candidates
         .iter()
@@ -115,7 +116,8 @@ fn shortened(words: &[String], scene_type: SceneType, text: &str) -> Option<Stri
 fn key_phrases(text: &str, doc: &DocStats) -> Vec<Vec<String>> {
     keyphrase::ranked(text, doc)
         .into_iter()
-        .map(|p| p.words)
+        .map(|p| words::trim_end(&p.words))
+        .filter(|p| !p.is_empty())
         .collect()
 }
 
@@ -145,7 +147,7 @@ fn quotation(text: &str) -> Option<Vec<String>> {
 fn stat(text: &str, doc: &DocStats) -> Vec<Vec<String>> {
     let raw: Vec<&str> = text.split_whitespace().collect();
     let Some(found) = number::find(text) else {
-        return key_phrases(text, doc);
+        return phrases(text, doc);
     };
     let shown: Vec<String> = found
         .display()
@@ -179,23 +181,51 @@ fn stat(text: &str, doc: &DocStats) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// CALL TO ACTION: the imperative, cut before a subordinate clause, then key phrases.
+/// CALL TO ACTION: the imperative's core, then the scene's phrases.
 fn call_to_action(text: &str, doc: &DocStats) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     if let Some(imp) = imperative::find(text) {
-        let cut = imp
-            .iter()
-            .enumerate()
-            .skip(2)
-            .find(|(_, w)| CLAUSE_OPENERS.contains(&words::norm(w).as_str()))
-            .map_or(imp.len(), |(i, _)| i);
-        let core = words::trim_end(&imp[..cut.min(IMPERATIVE_MAX)]);
+        let core = words::trim_end(&imperative_core(&imp));
         if !core.is_empty() {
             out.push(core);
         }
     }
-    out.extend(key_phrases(text, doc));
+    out.extend(phrases(text, doc));
     out
+}
+
+/// An imperative's verb and object: its words up to the first function word that
+/// follows a content word after the verb, at most [`IMPERATIVE_MAX`] words ("Write a simple
+/// plan for next week" → "Write a simple plan").
+fn imperative_core(imp: &[String]) -> Vec<String> {
+    let mut seen_content = false;
+    let mut end = imp.len();
+    for (i, w) in imp.iter().enumerate().skip(1) {
+        let stop =
+            words::is_function_word(w) || CLAUSE_OPENERS.contains(&words::norm(w).as_str());
+        if stop && seen_content {
+            end = i;
+            break;
+        }
+        seen_content |= !stop && !words::is_stop(w);
+    }
+    imp[..end.min(IMPERATIVE_MAX)].to_vec()
+}
+
+/// HOOK, KEY POINT, DATA and the fallback of the others: key phrases of two words or more,
+/// then the scene's clauses condensed, then single-word key phrases.
+fn phrases(text: &str, doc: &DocStats) -> Vec<Vec<String>> {
+    let (long, single): (Vec<_>, Vec<_>) =
+        key_phrases(text, doc).into_iter().partition(|p| p.len() >= 2);
+    let mut clauses: Vec<Vec<String>> = imperative::clauses(text)
+        .iter()
+        .map(|c| words::trim_ends(c))
+        .map(|c| words::trim_end(&c[..c.len().min(keyphrase::MAX_PHRASE)]))
+        .filter(|c| c.len() >= 2)
+        .collect();
+    let content = |c: &Vec<String>| c.iter().filter(|w| !words::is_stop(w)).count();
+    clauses.sort_by_key(|c| std::cmp::Reverse(content(c)));
+    long.into_iter().chain(clauses).chain(single).collect()
 }
 
 /// A STAT copy split into its number (with unit) and its label, as overlays set them.
@@ -243,8 +273,8 @@ mod tests {
             ("Teams that post weekly grow 3.5% faster each month.", "3.5% faster each month"),
             ("Revenue grew 40% in 2024, a record.", "40% in 2024"),
             ("We saved $1,200 per month.", "$1,200 per month"),
-            ("Nearly 3 in 5 shoppers watch a video first.", "3 in 5 shoppers watch"),
-            ("Khoảng 70 phần trăm khách hàng xem video.", "70% khách hàng xem"),
+            ("Nearly 3 in 5 shoppers watch a video first.", "3 in 5 shoppers watch a video"),
+            ("Khoảng 70 phần trăm khách hàng xem video.", "70% khách hàng xem video"),
             ("Sales grew 40%.", "40% Sales grew"),
         ] {
             let got = chosen(text, SceneType::Stat);

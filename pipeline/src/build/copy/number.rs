@@ -21,6 +21,8 @@ const MAGNITUDES: &[&str] = &[
 ];
 /// The words of a ratio ("3 in 5", "1 out of 4", "7 trên 10", "2 trong 3").
 const RATIO_WORDS: &[&[&str]] = &[&["in"], &["of"], &["out", "of"], &["trên"], &["trong"]];
+/// The words of a range ("7 to 9", "20 đến 80", "20% and 80%").
+const RANGE_WORDS: &[&str] = &["to", "and", "đến", "tới", "-", "–"];
 
 /// A number phrase found in a text: its words (as written) and its word range.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +100,13 @@ fn extend(raw: &[&str], words: &[String], mut end: usize) -> usize {
             break;
         }
     }
+    if end + 1 < words.len()
+        && open(end + 1)
+        && RANGE_WORDS.contains(&words[end].as_str())
+        && is_number(raw[end + 1])
+    {
+        end += 2;
+    }
     if end < words.len() && open(end) && MAGNITUDES.contains(&words[end].as_str()) {
         end += 1;
     }
@@ -132,6 +141,8 @@ mod tests {
         assert_eq!(shown("Only 1 out of 10 posts go viral."), "1 out of 10 posts");
         assert_eq!(shown("Growth was 40 percent this year."), "40%");
         assert_eq!(shown("Chỉ mất 15 phút mỗi ngày."), "15 phút");
+        assert_eq!(shown("Adults need 7 to 9 hours of sleep."), "7 to 9 hours");
+        assert_eq!(shown("mức sạc từ 20 đến 80 phần trăm."), "20 đến 80%");
         assert_eq!(find("no numbers here"), None);
     }
 

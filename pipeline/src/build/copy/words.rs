@@ -20,7 +20,7 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "và", "của", "là", "thì", "mà", "những", "các", "một", "cho", "với", "để", "từ", "trong",
     "trên", "dưới", "khi", "nếu", "nhưng", "hoặc", "hay", "vì", "nên", "rằng", "này", "đó",
     "kia", "ấy", "được", "bị", "đã", "sẽ", "đang", "rất", "cũng", "như", "về", "tại", "ở",
-    "sự", "việc", "cái", "nhiều", "mỗi", "mọi", "bởi", "do", "tuy", "dù", "hơn", "nhất", "lại",
+    "sự", "việc", "cái", "nhiều", "mỗi", "mọi", "bởi", "do", "tuy", "dù", "hơn", "nhất",
     "vào", "ra", "lên", "xuống", "chỉ", "vẫn", "còn", "đến", "tới", "qua", "sau", "trước",
 ];
 
@@ -31,13 +31,21 @@ const WEAK_WORDS: &[&str] = &[
     "always", "never", "often", "usually", "already", "almost", "really", "still", "now",
     "here", "ever", "rarely", "actually", "simply", "probably", "maybe", "perhaps", "instead",
     "first", "finally", "then", "well", "get", "gets", "got", "make",
-    "makes", "made", "thing", "things", "way", "ways", "lot", "lots", "someone",
+    "makes", "made", "way", "ways", "lot", "lots", "someone",
     "something", "nobody", "everyone", "everything", "anything", "nothing", "said", "say",
     "says", "let", "lets", "want", "wants", "need", "needs", "know", "think", "please", "yes",
     "okay", "today", "tonight", "whatever", "whenever", "wherever", "however", "therefore",
     "có", "không", "thấy", "bạn", "mình", "chúng", "ta", "tôi", "họ", "người", "ai", "gì",
     "nào", "đâu", "vậy", "thế", "hãy", "đừng", "luôn", "thường", "đều", "ngay", "nhé", "nha",
-    "thật", "rồi", "chưa", "phải", "cần", "muốn", "biết", "nghĩ", "điều", "thứ", "cách",
+    "thật", "rồi", "chưa", "phải", "cần", "muốn", "biết", "nghĩ", "điều", "thứ", "cách", "lại",
+];
+
+/// Words copy is not left ending on, though they may stand inside a phrase: spelled-out
+/// numbers and adverbs of degree ("cost five", "costs far").
+const WEAK_ENDS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
+    "twenty", "thirty", "fifty", "hundred", "far", "next", "using", "hai", "ba", "bốn", "năm",
+    "sáu", "mười", "theo", "kèm", "ít",
 ];
 
 /// Whether `w` (any case) is a function word.
@@ -76,6 +84,11 @@ pub fn is_number(w: &str) -> bool {
     c.chars().any(|ch| ch.is_ascii_digit()) && c.chars().filter(|ch| ch.is_alphabetic()).count() <= 2
 }
 
+/// Whether `text` is written in Vietnamese (it has a letter only Vietnamese uses).
+pub fn is_vietnamese(text: &str) -> bool {
+    text.chars().any(|c| "ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹĐ".contains(c))
+}
+
 /// `text` as comparable words (see [`norm`]), empty ones dropped.
 pub fn normalized(text: &str) -> Vec<String> {
     text.split_whitespace()
@@ -87,20 +100,18 @@ pub fn normalized(text: &str) -> Vec<String> {
 /// Drops weak and function words from both ends of `words` (surface forms).
 pub fn trim_ends(words: &[String]) -> Vec<String> {
     let mut a = 0;
-    let mut b = words.len();
+    let b = words.len();
     while a < b && (is_stop(&words[a]) && !is_number(&words[a])) {
         a += 1;
     }
-    while b > a && is_stop(&words[b - 1]) && !is_number(&words[b - 1]) {
-        b -= 1;
-    }
-    words[a..b].to_vec()
+    trim_end(&words[a..b])
 }
 
-/// Drops weak and function words from the end of `words`.
+/// Drops weak and function words (and [`WEAK_ENDS`]) from the end of `words`.
 pub fn trim_end(words: &[String]) -> Vec<String> {
+    let weak_end = |w: &str| is_stop(w) || WEAK_ENDS.contains(&norm(w).as_str());
     let mut b = words.len();
-    while b > 0 && is_stop(&words[b - 1]) && !is_number(&words[b - 1]) {
+    while b > 0 && weak_end(&words[b - 1]) && !is_number(&words[b - 1]) {
         b -= 1;
     }
     words[..b].to_vec()
