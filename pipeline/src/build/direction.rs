@@ -147,6 +147,27 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
         .collect()
 }
 
+/// Takes the writer's proposals for overlay copy (one per scene of `texts`, see
+/// [`writer::Writer::overlay_copy`]) where they obey [`copy::check`]; a proposal that breaks
+/// a rule leaves direction's own choice in place. Returns how many were taken.
+pub fn adopt_copy(dirs: &mut [Direction], texts: &[&str], proposals: &[Option<String>]) -> usize {
+    let mut taken = 0;
+    for ((d, text), p) in dirs.iter_mut().zip(texts).zip(proposals) {
+        let Some(p) = p.as_deref().map(str::trim) else {
+            continue;
+        };
+        match copy::check(p, d.scene_type, text) {
+            Ok(()) if wants_overlay(d.scene_type) => {
+                d.quote = p.to_string();
+                taken += 1;
+            }
+            Ok(()) => {}
+            Err(v) => tracing::debug!(copy = p, violation = %v, "overlay copy proposal refused"),
+        }
+    }
+    taken
+}
+
 /// HOOK first, CALL TO ACTION last (when there are at least two scenes), STAT when the scene
 /// states a number, DATA for data claims without one, KEY POINT and FACT otherwise.
 pub fn scene_type(text: &str, index: usize, count: usize) -> SceneType {
@@ -317,6 +338,24 @@ mod tests {
         assert_eq!(number_token("in 2024."), Some("2024."));
         assert_eq!(number_token("the COVID19 era"), None);
         assert_eq!(number_token("grew 10x"), Some("10x"));
+    }
+
+    #[test]
+    fn proposals_are_taken_only_when_they_obey_the_rules() {
+        let texts = [SCRIPT[0], SCRIPT[1], SCRIPT[3], SCRIPT[6]];
+        let mut d = direct(&inputs(&texts), false);
+        let before: Vec<String> = d.iter().map(|d| d.quote.clone()).collect();
+        let proposals = [
+            Some("Small teams never publish".to_string()),
+            Some("Editing takes hours and".to_string()),
+            Some("faster growth".to_string()),
+            Some("Follow us for a new tip every Monday".to_string()),
+        ];
+        assert_eq!(adopt_copy(&mut d, &texts, &proposals), 1);
+        assert_eq!(d[0].quote, "Small teams never publish");
+        assert_eq!(d[1].quote, before[1], "ends on a function word");
+        assert_eq!(d[2].quote, before[2], "a STAT without its number");
+        assert_eq!(d[3].quote, before[3], "the spoken sentence itself");
     }
 
     #[test]

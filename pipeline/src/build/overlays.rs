@@ -477,8 +477,14 @@ mod tests {
             ["ONE TWO THREE FOUR", "FIVE SIX SEVEN"]
         );
         assert_eq!(
-            poster_lines("most small businesses post videos that nobody finishes watching and then"),
-            ["MOST SMALL BUSINESSES", "POST VIDEOS THAT", "NOBODY FINISHES WATCHING"],
+            poster_lines(
+                "most small businesses post videos that nobody finishes watching and then"
+            ),
+            [
+                "MOST SMALL BUSINESSES",
+                "POST VIDEOS THAT",
+                "NOBODY FINISHES WATCHING"
+            ],
             "a 12-word cut never ends on a function word"
         );
         let l = poster_lines(&"w ".repeat(20));

@@ -34,16 +34,35 @@ struct Tally {
 fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally) {
     let text = std::fs::read_to_string(path).unwrap();
     let words = text.split_whitespace().count();
-    assert!((80..=300).contains(&words), "{}: {words} words", path.display());
+    assert!(
+        (80..=300).contains(&words),
+        "{}: {words} words",
+        path.display()
+    );
     let name = path.file_stem().unwrap().to_string_lossy().to_string();
-    let language = if name.starts_with("vi-") { "Vietnamese" } else { "English" };
+    let language = if name.starts_with("vi-") {
+        "Vietnamese"
+    } else {
+        "English"
+    };
     let drafts = split_script(&text);
     let inputs: Vec<SceneInput<'_>> = drafts
         .iter()
-        .map(|d| SceneInput { text: &d.text, has_media: false })
+        .map(|d| SceneInput {
+            text: &d.text,
+            has_media: false,
+        })
         .collect();
-    for (i, (d, dir)) in drafts.iter().zip(direction::direct(&inputs, false)).enumerate() {
-        let mut fail = |what: String| tally.violations.push(format!("{name} scene {}: {what}", i + 1));
+    for (i, (d, dir)) in drafts
+        .iter()
+        .zip(direction::direct(&inputs, false))
+        .enumerate()
+    {
+        let mut fail = |what: String| {
+            tally
+                .violations
+                .push(format!("{name} scene {}: {what}", i + 1))
+        };
         if direction::wants_overlay(dir.scene_type)
             && let Err(v) = check(&dir.quote, dir.scene_type, &d.text)
         {
@@ -58,9 +77,15 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
             words: &[],
             duration: 4.0,
         };
-        let Some(w) = overlays::build(fonts, &s, out).unwrap() else { continue };
+        let Some(w) = overlays::build(fonts, &s, out).unwrap() else {
+            continue;
+        };
         let mut set = Vec::new();
-        for o in w.spec.objects().filter(|o| !FIXED.contains(&o.layout_id.as_str())) {
+        for o in w
+            .spec
+            .objects()
+            .filter(|o| !FIXED.contains(&o.layout_id.as_str()))
+        {
             let shown = o.text.clone().unwrap_or_default().replace('\n', " ");
             tally.objects += 1;
             if let Err(v) = check(&shown, SceneType::KeyPoint, &d.text) {
@@ -74,23 +99,32 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
         };
         let whole: Vec<String> = normalized(&format!("{number} {label}"));
         if set != whole {
-            fail(format!("overlay sets {set:?}, its copy is {whole:?} (cut by layout)"));
+            fail(format!(
+                "overlay sets {set:?}, its copy is {whole:?} (cut by layout)"
+            ));
         }
     }
 }
 
 #[test]
 fn every_overlay_of_the_corpus_obeys_the_copy_rules() {
-    let fonts = OverlayFonts::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/fonts"))
-        .unwrap();
+    let fonts =
+        OverlayFonts::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/fonts")).unwrap();
     let files = corpus();
     let vi = files
         .iter()
         .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("vi-"))
         .count();
-    assert!(files.len() >= 50 && vi >= 15, "{} scripts, {vi} Vietnamese", files.len());
+    assert!(
+        files.len() >= 50 && vi >= 15,
+        "{} scripts, {vi} Vietnamese",
+        files.len()
+    );
     let out = tempfile::tempdir().unwrap();
-    let mut tally = Tally { objects: 0, violations: Vec::new() };
+    let mut tally = Tally {
+        objects: 0,
+        violations: Vec::new(),
+    };
     for f in &files {
         check_script(&fonts, f, out.path(), &mut tally);
     }

@@ -111,7 +111,11 @@ fn best_window(start: usize, c: &[String], max: usize, score: &dyn Fn(&String) -
         start: start + a,
     };
     let (first, last) = (window(0), window(c.len() - n));
-    if last.score > first.score { last } else { first }
+    if last.score > first.score {
+        last
+    } else {
+        first
+    }
 }
 
 #[cfg(test)]
@@ -148,7 +152,10 @@ mod tests {
 
     #[test]
     fn long_candidates_are_read_through_a_window() {
-        let p = &ranked("alpha beta gamma delta epsilon zeta eta", &DocStats::default())[0];
+        let p = &ranked(
+            "alpha beta gamma delta epsilon zeta eta",
+            &DocStats::default(),
+        )[0];
         assert_eq!(p.words.len(), MAX_PHRASE);
         assert!(ranked("the of and", &DocStats::default()).is_empty());
     }

@@ -36,8 +36,8 @@ const IMPERATIVE_MAX: usize = 6;
 const LABEL_MAX: usize = 4;
 /// Words that open a subordinate clause: an imperative stops before them.
 const CLAUSE_OPENERS: &[&str] = &[
-    "to", "that", "so", "because", "which", "who", "when", "if", "while", "để", "vì", "mà",
-    "khi", "nếu", "thì", "rằng",
+    "to", "that", "so", "because", "which", "who", "when", "if", "while", "để", "vì", "mà", "khi",
+    "nếu", "thì", "rằng",
 ];
 
 /// Why a piece of copy breaks the rules.
@@ -73,7 +73,8 @@ pub fn check(copy: &str, scene_type: SceneType, spoken: &str) -> Result<(), Viol
     if repeats(&w, spoken) {
         return Err(Violation::RepeatsCaption);
     }
-    if scene_type == SceneType::Stat && !copy.split_whitespace().next().is_some_and(words::is_number)
+    if scene_type == SceneType::Stat
+        && !copy.split_whitespace().next().is_some_and(words::is_number)
     {
         return Err(Violation::NoNumber);
     }
@@ -94,7 +95,10 @@ pub fn choose(text: &str, scene_type: SceneType, doc: &DocStats) -> String {
     let candidates = match scene_type {
         SceneType::Stat => stat(text, doc),
         SceneType::CallToAction => call_to_action(text, doc),
-        _ => quotation(text).into_iter().chain(phrases(text, doc)).collect(),
+        _ => quotation(text)
+            .into_iter()
+            .chain(phrases(text, doc))
+            .collect(),
     };
     candidates
         .iter()
@@ -137,7 +141,9 @@ fn quotation(text: &str) -> Option<Vec<String>> {
             return Some(q);
         }
         if q.len() > MAX_WORDS {
-            return key_phrases(&rest[..b], &DocStats::default()).into_iter().next();
+            return key_phrases(&rest[..b], &DocStats::default())
+                .into_iter()
+                .next();
         }
     }
     None
@@ -201,8 +207,7 @@ fn imperative_core(imp: &[String]) -> Vec<String> {
     let mut seen_content = false;
     let mut end = imp.len();
     for (i, w) in imp.iter().enumerate().skip(1) {
-        let stop =
-            words::is_function_word(w) || CLAUSE_OPENERS.contains(&words::norm(w).as_str());
+        let stop = words::is_function_word(w) || CLAUSE_OPENERS.contains(&words::norm(w).as_str());
         if stop && seen_content {
             end = i;
             break;
@@ -215,8 +220,9 @@ fn imperative_core(imp: &[String]) -> Vec<String> {
 /// HOOK, KEY POINT, DATA and the fallback of the others: key phrases of two words or more,
 /// then the scene's clauses condensed, then single-word key phrases.
 fn phrases(text: &str, doc: &DocStats) -> Vec<Vec<String>> {
-    let (long, single): (Vec<_>, Vec<_>) =
-        key_phrases(text, doc).into_iter().partition(|p| p.len() >= 2);
+    let (long, single): (Vec<_>, Vec<_>) = key_phrases(text, doc)
+        .into_iter()
+        .partition(|p| p.len() >= 2);
     let mut clauses: Vec<Vec<String>> = imperative::clauses(text)
         .iter()
         .map(|c| words::trim_ends(c))
@@ -270,30 +276,54 @@ mod tests {
     #[test]
     fn stats_are_numbers_with_units_and_a_label() {
         for (text, want) in [
-            ("Teams that post weekly grow 3.5% faster each month.", "3.5% faster each month"),
+            (
+                "Teams that post weekly grow 3.5% faster each month.",
+                "3.5% faster each month",
+            ),
             ("Revenue grew 40% in 2024, a record.", "40% in 2024"),
             ("We saved $1,200 per month.", "$1,200 per month"),
-            ("Nearly 3 in 5 shoppers watch a video first.", "3 in 5 shoppers watch a video"),
-            ("Khoảng 70 phần trăm khách hàng xem video.", "70% khách hàng xem video"),
+            (
+                "Nearly 3 in 5 shoppers watch a video first.",
+                "3 in 5 shoppers watch a video",
+            ),
+            (
+                "Khoảng 70 phần trăm khách hàng xem video.",
+                "70% khách hàng xem video",
+            ),
             ("Sales grew 40%.", "40% Sales grew"),
         ] {
             let got = chosen(text, SceneType::Stat);
             assert_eq!(got, want, "{text}");
             assert_eq!(check(&got, SceneType::Stat, text), Ok(()));
         }
-        assert_eq!(split_stat("3 in 5 shoppers"), ("3 in 5".into(), "shoppers".into()));
-        assert_eq!(split_stat("70 phần trăm khách"), ("70%".into(), "khách".into()));
+        assert_eq!(
+            split_stat("3 in 5 shoppers"),
+            ("3 in 5".into(), "shoppers".into())
+        );
+        assert_eq!(
+            split_stat("70 phần trăm khách"),
+            ("70%".into(), "khách".into())
+        );
     }
 
     #[test]
     fn calls_to_action_are_imperatives() {
         assert_eq!(
-            chosen("Hãy theo dõi kênh để nhận mẹo mỗi tuần.", SceneType::CallToAction),
+            chosen(
+                "Hãy theo dõi kênh để nhận mẹo mỗi tuần.",
+                SceneType::CallToAction
+            ),
             "Hãy theo dõi kênh"
         );
-        assert_eq!(chosen("Subscribe now.", SceneType::CallToAction), "Subscribe");
         assert_eq!(
-            chosen("Follow us for a new tip every Monday.", SceneType::CallToAction),
+            chosen("Subscribe now.", SceneType::CallToAction),
+            "Subscribe"
+        );
+        assert_eq!(
+            chosen(
+                "Follow us for a new tip every Monday.",
+                SceneType::CallToAction
+            ),
             "Follow us for a new tip"
         );
     }
@@ -301,7 +331,10 @@ mod tests {
     #[test]
     fn quotations_are_kept_when_short() {
         assert_eq!(
-            chosen("She said “never stop shipping small things” and left.", SceneType::KeyPoint),
+            chosen(
+                "She said “never stop shipping small things” and left.",
+                SceneType::KeyPoint
+            ),
             "never stop shipping small things"
         );
     }
@@ -326,7 +359,10 @@ mod tests {
             check("a b c d e f g h i", SceneType::Hook, spoken),
             Err(Violation::TooLong(9))
         );
-        assert_eq!(check("many shoppers", SceneType::Stat, spoken), Err(Violation::NoNumber));
+        assert_eq!(
+            check("many shoppers", SceneType::Stat, spoken),
+            Err(Violation::NoNumber)
+        );
         assert_eq!(check("short clips", SceneType::KeyPoint, spoken), Ok(()));
     }
 }

@@ -6,13 +6,74 @@ use super::words::{clean, ends_clause, is_number, norm};
 
 /// Units a number may carry (lowercase; Vietnamese units may be two syllables).
 const UNITS: &[&str] = &[
-    "percent", "percentage", "points", "x", "times", "seconds", "second", "minutes", "minute",
-    "hours", "hour", "days", "day", "weeks", "week", "months", "month", "years", "year",
-    "dollars", "dollar", "euros", "pounds", "usd", "vnd", "people", "users", "customers",
-    "viewers", "followers", "views", "steps", "calories", "kg", "km", "miles", "grams", "cups",
-    "degrees", "servings", "pages", "words", "clicks", "sales", "orders", "posts", "videos",
-    "phần trăm", "lần", "giây", "phút", "giờ", "tiếng", "ngày", "tuần", "tháng", "năm",
-    "đồng", "người", "khách", "bước", "calo", "cân", "lít", "ly", "chén", "trang", "đơn",
+    "percent",
+    "percentage",
+    "points",
+    "x",
+    "times",
+    "seconds",
+    "second",
+    "minutes",
+    "minute",
+    "hours",
+    "hour",
+    "days",
+    "day",
+    "weeks",
+    "week",
+    "months",
+    "month",
+    "years",
+    "year",
+    "dollars",
+    "dollar",
+    "euros",
+    "pounds",
+    "usd",
+    "vnd",
+    "people",
+    "users",
+    "customers",
+    "viewers",
+    "followers",
+    "views",
+    "steps",
+    "calories",
+    "kg",
+    "km",
+    "miles",
+    "grams",
+    "cups",
+    "degrees",
+    "servings",
+    "pages",
+    "words",
+    "clicks",
+    "sales",
+    "orders",
+    "posts",
+    "videos",
+    "phần trăm",
+    "lần",
+    "giây",
+    "phút",
+    "giờ",
+    "tiếng",
+    "ngày",
+    "tuần",
+    "tháng",
+    "năm",
+    "đồng",
+    "người",
+    "khách",
+    "bước",
+    "calo",
+    "cân",
+    "lít",
+    "ly",
+    "chén",
+    "trang",
+    "đơn",
 ];
 /// Magnitudes between a number and its unit.
 const MAGNITUDES: &[&str] = &[
@@ -138,7 +199,10 @@ mod tests {
         assert_eq!(shown("It takes 2 hours a week."), "2 hours");
         assert_eq!(shown("Khoảng 70 phần trăm khách hàng xem video."), "70%");
         assert_eq!(shown("Hà Nội có hơn 8 triệu dân."), "8 triệu");
-        assert_eq!(shown("Only 1 out of 10 posts go viral."), "1 out of 10 posts");
+        assert_eq!(
+            shown("Only 1 out of 10 posts go viral."),
+            "1 out of 10 posts"
+        );
         assert_eq!(shown("Growth was 40 percent this year."), "40%");
         assert_eq!(shown("Chỉ mất 15 phút mỗi ngày."), "15 phút");
         assert_eq!(shown("Adults need 7 to 9 hours of sleep."), "7 to 9 hours");

@@ -7,37 +7,122 @@ pub const FUNCTION_WORDS: &[&str] = &[
     // English
     "a", "an", "the", "and", "or", "but", "nor", "so", "yet", "if", "of", "to", "in", "on", "at",
     "for", "with", "by", "from", "as", "into", "onto", "than", "that", "this", "these", "those",
-    "which", "who", "whom", "whose", "what", "when", "where", "while", "because", "about",
-    "over", "under", "after", "before", "between", "through", "is", "are", "was", "were", "be",
-    "been", "being", "am", "do", "does", "did", "has", "have", "had", "will", "would", "can",
-    "could", "should", "shall", "may", "might", "must", "it", "its", "we", "you", "they", "he",
-    "she", "i", "me", "us", "them", "him", "her", "our", "your", "their", "my", "his", "not",
-    "no", "there", "then", "very", "also", "too", "per", "via", "every", "each", "some", "any",
-    "all", "more", "most", "such", "like", "how", "why", "own", "whether", "until", "without",
-    "within", "across", "against", "toward", "towards", "upon", "among", "both", "either",
-    "neither", "just", "only", "even", "much", "many", "few", "other", "another",
-    // Vietnamese
+    "which", "who", "whom", "whose", "what", "when", "where", "while", "because", "about", "over",
+    "under", "after", "before", "between", "through", "is", "are", "was", "were", "be", "been",
+    "being", "am", "do", "does", "did", "has", "have", "had", "will", "would", "can", "could",
+    "should", "shall", "may", "might", "must", "it", "its", "we", "you", "they", "he", "she", "i",
+    "me", "us", "them", "him", "her", "our", "your", "their", "my", "his", "not", "no", "there",
+    "then", "very", "also", "too", "per", "via", "every", "each", "some", "any", "all", "more",
+    "most", "such", "like", "how", "why", "own", "whether", "until", "without", "within", "across",
+    "against", "toward", "towards", "upon", "among", "both", "either", "neither", "just", "only",
+    "even", "much", "many", "few", "other", "another", // Vietnamese
     "và", "của", "là", "thì", "mà", "những", "các", "một", "cho", "với", "để", "từ", "trong",
-    "trên", "dưới", "khi", "nếu", "nhưng", "hoặc", "hay", "vì", "nên", "rằng", "này", "đó",
-    "kia", "ấy", "được", "bị", "đã", "sẽ", "đang", "rất", "cũng", "như", "về", "tại", "ở",
-    "sự", "việc", "cái", "nhiều", "mỗi", "mọi", "bởi", "do", "tuy", "dù", "hơn", "nhất",
-    "vào", "ra", "lên", "xuống", "chỉ", "vẫn", "còn", "đến", "tới", "qua", "sau", "trước",
+    "trên", "dưới", "khi", "nếu", "nhưng", "hoặc", "hay", "vì", "nên", "rằng", "này", "đó", "kia",
+    "ấy", "được", "bị", "đã", "sẽ", "đang", "rất", "cũng", "như", "về", "tại", "ở", "sự", "việc",
+    "cái", "nhiều", "mỗi", "mọi", "bởi", "do", "tuy", "dù", "hơn", "nhất", "vào", "ra", "lên",
+    "xuống", "chỉ", "vẫn", "còn", "đến", "tới", "qua", "sau", "trước",
 ];
 
 /// Further words that end or open a candidate phrase without being function words: adverbs of
 /// degree and frequency, empty verbs and discourse markers. A phrase is cut at them, and they
 /// are trimmed from the ends of copy, but copy ending on one breaks no rule.
 const WEAK_WORDS: &[&str] = &[
-    "always", "never", "often", "usually", "already", "almost", "really", "still", "now",
-    "here", "ever", "rarely", "actually", "simply", "probably", "maybe", "perhaps", "instead",
-    "first", "finally", "then", "well", "get", "gets", "got", "make",
-    "makes", "made", "way", "ways", "lot", "lots", "someone",
-    "something", "nobody", "everyone", "everything", "anything", "nothing", "said", "say",
-    "says", "let", "lets", "want", "wants", "need", "needs", "know", "think", "please", "yes",
-    "okay", "today", "tonight", "whatever", "whenever", "wherever", "however", "therefore",
-    "có", "không", "thấy", "bạn", "mình", "chúng", "ta", "tôi", "họ", "người", "ai", "gì",
-    "nào", "đâu", "vậy", "thế", "hãy", "đừng", "luôn", "thường", "đều", "ngay", "nhé", "nha",
-    "thật", "rồi", "chưa", "phải", "cần", "muốn", "biết", "nghĩ", "điều", "thứ", "cách", "lại",
+    "always",
+    "never",
+    "often",
+    "usually",
+    "already",
+    "almost",
+    "really",
+    "still",
+    "now",
+    "here",
+    "ever",
+    "rarely",
+    "actually",
+    "simply",
+    "probably",
+    "maybe",
+    "perhaps",
+    "instead",
+    "first",
+    "finally",
+    "then",
+    "well",
+    "get",
+    "gets",
+    "got",
+    "make",
+    "makes",
+    "made",
+    "way",
+    "ways",
+    "lot",
+    "lots",
+    "someone",
+    "something",
+    "nobody",
+    "everyone",
+    "everything",
+    "anything",
+    "nothing",
+    "said",
+    "say",
+    "says",
+    "let",
+    "lets",
+    "want",
+    "wants",
+    "need",
+    "needs",
+    "know",
+    "think",
+    "please",
+    "yes",
+    "okay",
+    "today",
+    "tonight",
+    "whatever",
+    "whenever",
+    "wherever",
+    "however",
+    "therefore",
+    "có",
+    "không",
+    "thấy",
+    "bạn",
+    "mình",
+    "chúng",
+    "ta",
+    "tôi",
+    "họ",
+    "người",
+    "ai",
+    "gì",
+    "nào",
+    "đâu",
+    "vậy",
+    "thế",
+    "hãy",
+    "đừng",
+    "luôn",
+    "thường",
+    "đều",
+    "ngay",
+    "nhé",
+    "nha",
+    "thật",
+    "rồi",
+    "chưa",
+    "phải",
+    "cần",
+    "muốn",
+    "biết",
+    "nghĩ",
+    "điều",
+    "thứ",
+    "cách",
+    "lại",
 ];
 
 /// Words copy is not left ending on, though they may stand inside a phrase: spelled-out
@@ -81,12 +166,14 @@ pub fn ends_clause(w: &str) -> bool {
 /// `10x`, `2024`).
 pub fn is_number(w: &str) -> bool {
     let c = clean(w);
-    c.chars().any(|ch| ch.is_ascii_digit()) && c.chars().filter(|ch| ch.is_alphabetic()).count() <= 2
+    c.chars().any(|ch| ch.is_ascii_digit())
+        && c.chars().filter(|ch| ch.is_alphabetic()).count() <= 2
 }
 
 /// Whether `text` is written in Vietnamese (it has a letter only Vietnamese uses).
 pub fn is_vietnamese(text: &str) -> bool {
-    text.chars().any(|c| "ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹĐ".contains(c))
+    text.chars()
+        .any(|c| "ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹĐ".contains(c))
 }
 
 /// `text` as comparable words (see [`norm`]), empty ones dropped.
@@ -136,7 +223,9 @@ mod tests {
 
     #[test]
     fn function_words_of_both_languages() {
-        for x in ["The", "that", "AND", "of", "to", "a", "và", "của", "là", "thì", "mà", "để"] {
+        for x in [
+            "The", "that", "AND", "of", "to", "a", "và", "của", "là", "thì", "mà", "để",
+        ] {
             assert!(is_function_word(x), "{x}");
         }
         for x in ["videos", "kinh", "40%", "never"] {
@@ -149,7 +238,10 @@ mod tests {
     fn ends_are_trimmed() {
         assert_eq!(trim_ends(&w("the small teams that")), w("small teams"));
         assert_eq!(trim_ends(&w("the of")), Vec::<String>::new());
-        assert_eq!(trim_function_end(&w("do these things and")), w("do these things"));
+        assert_eq!(
+            trim_function_end(&w("do these things and")),
+            w("do these things")
+        );
         assert_eq!(clean("“$1,200.”"), "$1,200");
         assert!(ends_clause("step,") && ends_clause("done.”") && !ends_clause("step"));
         assert!(is_number("3.5%") && is_number("10x") && !is_number("COVID19"));
