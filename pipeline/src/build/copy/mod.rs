@@ -20,9 +20,6 @@ mod keyphrase;
 mod number;
 pub mod words;
 
-#[cfg(test)]
-mod corpus;
-
 pub use keyphrase::DocStats;
 pub use words::normalized;
 

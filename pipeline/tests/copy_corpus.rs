@@ -1,15 +1,15 @@
 //! The copy rules over a corpus of scripts (`tests/corpus/scripts/*.txt`, English and
 //! Vietnamese, 80–300 words each): every script is split into scenes and directed as scene
 //! building does, every overlay is designed, and the copy of every text object it sets is
-//! checked against the scene's spoken text.
+//! checked against the scene's spoken text. Run it with `--nocapture` to see the summary.
 
 use std::path::{Path, PathBuf};
 
-use super::{check, normalized, split_stat};
-use crate::build::direction::{self, SceneInput};
-use crate::build::overlays::{self, OverlayFonts, SceneOverlay};
-use crate::build::script::split_script;
-use crate::core::document::SceneType;
+use pipeline::build::copy::{check, normalized, split_stat};
+use pipeline::build::direction::{self, SceneInput};
+use pipeline::build::overlays::{self, OverlayFonts, SceneOverlay};
+use pipeline::build::script::split_script;
+use pipeline::core::document::SceneType;
 
 /// Overlay objects whose text is fixed, not copy (the tag and the CTA button).
 const FIXED: &[&str] = &["tag", "cta_button"];
@@ -72,7 +72,7 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
             voice_file: &format!("v{i}"),
             scene_type: Some(dir.scene_type),
             quote: &dir.quote,
-            a_roll: dir.roll == crate::core::document::Roll::ARoll,
+            a_roll: dir.roll == pipeline::core::document::Roll::ARoll,
             language,
             words: &[],
             duration: 4.0,
