@@ -260,7 +260,7 @@ fn talking_point(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn inputs(texts: &[&'static str]) -> Vec<SceneInput<'static>> {
+    fn inputs<'a>(texts: &[&'a str]) -> Vec<SceneInput<'a>> {
         texts
             .iter()
             .map(|t| SceneInput {
@@ -338,6 +338,28 @@ mod tests {
         assert_eq!(number_token("in 2024."), Some("2024."));
         assert_eq!(number_token("the COVID19 era"), None);
         assert_eq!(number_token("grew 10x"), Some("10x"));
+    }
+
+    #[test]
+    fn the_demo_script_gets_condensed_copy() {
+        let script = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/demo-script.txt"),
+        )
+        .unwrap();
+        let drafts = crate::build::script::split_script(&script);
+        let texts: Vec<&str> = drafts.iter().map(|d| d.text.as_str()).collect();
+        let d = direct(&inputs(&texts), false);
+        for (x, text) in d.iter().zip(&texts) {
+            println!("{} {:?} <- {text:?}", x.scene_type, x.quote);
+            if wants_overlay(x.scene_type) {
+                assert_eq!(copy::check(&x.quote, x.scene_type, text), Ok(()), "{text}");
+            }
+        }
+        assert_eq!(d[0].quote, "small businesses post videos");
+        assert_eq!(
+            d.last().unwrap().quote,
+            "Do these three things consistently"
+        );
     }
 
     #[test]
