@@ -527,7 +527,10 @@ async fn writer_and_speech_connectors_end_to_end() {
     );
     for s in &segs[1..] {
         let q = s["quote"].as_str().unwrap();
-        assert!(!q.ends_with(" and"), "a proposal ending on a function word is refused: {s}");
+        assert!(
+            !q.ends_with(" and"),
+            "a proposal ending on a function word is refused: {s}"
+        );
     }
     assert_eq!(chat[0].2["model"], "fake-writer");
     let msgs = chat[0].2["messages"].as_array().unwrap();
