@@ -393,6 +393,18 @@ async fn fake_openai(
         .and(warp::header::optional::<String>("authorization"))
         .and(warp::body::json())
         .map(move |path: warp::path::FullPath, auth: Option<String>, body: Value| {
+            // The overlay copy request gets one proposal that obeys the copy rules (scene 1)
+            // and others that break them (they end on "and").
+            let asks_copy = body["messages"][0]["content"]
+                .as_str()
+                .is_some_and(|s| s.contains("overlay copy"));
+            let content = if asks_copy {
+                let mut overlays = vec![json!({"scene": 1, "copy": "Rituals keep teams close"})];
+                overlays.extend((2..=9).map(|n| json!({"scene": n, "copy": "teams drift and"})));
+                json!({ "overlays": overlays }).to_string()
+            } else {
+                narration.clone()
+            };
             seen.lock()
                 .unwrap()
                 .push((path.as_str().to_string(), auth.unwrap_or_default(), body));
@@ -401,7 +413,7 @@ async fn fake_openai(
                     .header("content-type", "application/json")
                     .body(Bytes::from(
                         json!({"id": "c1", "object": "chat.completion", "model": "fake-writer",
-                            "choices": [{"index": 0, "message": {"role": "assistant", "content": narration}}]})
+                            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
                         .to_string(),
                     ))
                     .unwrap(),
@@ -504,8 +516,22 @@ async fn writer_and_speech_connectors_end_to_end() {
         .iter()
         .filter(|r| r.0 == "/v1/chat/completions")
         .collect();
-    assert_eq!(chat.len(), 1);
+    assert_eq!(chat.len(), 2, "the narration, then the overlay copy");
     assert_eq!(chat[0].1, "Bearer sk-writer");
+    let copy_prompt = chat[1].2["messages"][0]["content"].as_str().unwrap();
+    assert!(copy_prompt.contains("\"overlays\""), "{copy_prompt}");
+    let segs = tree["segments"].as_array().unwrap();
+    assert_eq!(
+        segs[0]["quote"], "Rituals keep teams close",
+        "a proposal that obeys the rules is kept"
+    );
+    for s in &segs[1..] {
+        let q = s["quote"].as_str().unwrap();
+        assert!(
+            !q.ends_with(" and"),
+            "a proposal ending on a function word is refused: {s}"
+        );
+    }
     assert_eq!(chat[0].2["model"], "fake-writer");
     let msgs = chat[0].2["messages"].as_array().unwrap();
     assert_eq!(msgs[0]["role"], "system");

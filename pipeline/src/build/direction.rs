@@ -4,13 +4,14 @@
 //! For every scene of a script this picks the roll (`A-roll` narrator on screen / `B-roll`
 //! background only), the creative `scene_type` (HOOK, STAT, KEY POINT, DATA, FACT, CALL TO
 //! ACTION), a `pattern` from the canonical [`PATTERNS`] list, a 1–3 word `keyword` for B-roll
-//! search, a `talking_point`, and the `quote` an overlay sets.
+//! search, a `talking_point`, and the `quote` an overlay sets (chosen by [`crate::build::copy`]).
 //!
 //! Rhythm: the first scene is A-roll (the narrator hooks the viewer), then two B-roll scenes
 //! for every A-roll one, and the closing call to action is A-roll again; a scene carrying the
 //! user's own inline media is B-roll (the media is the point), except the opener. `faceless`
 //! makes every scene B-roll.
 
+use crate::build::copy::{self, DocStats};
 use crate::build::writer;
 use crate::core::document::{Roll, SceneType};
 
@@ -100,7 +101,8 @@ pub struct Direction {
     pub pattern: &'static str,
     pub keyword: String,
     pub talking_point: String,
-    /// Words an overlay sets (≤ 3 lines of ≤ 4 words once broken; may be empty).
+    /// Words an overlay sets: a key phrase, a number with its unit or an imperative that obeys
+    /// [`copy::check`] (may be empty).
     pub quote: String,
 }
 
@@ -115,6 +117,7 @@ pub struct SceneInput<'a> {
 /// Directs every scene of a video.
 pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
     let n = scenes.len();
+    let doc = DocStats::of(scenes.iter().map(|s| s.text));
     scenes
         .iter()
         .enumerate()
@@ -138,10 +141,31 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
                 pattern,
                 keyword: writer::keyword(s.text),
                 talking_point: talking_point(s.text),
-                quote: quote(s.text, scene_type),
+                quote: copy::choose(s.text, scene_type, &doc),
             }
         })
         .collect()
+}
+
+/// Takes the writer's proposals for overlay copy (one per scene of `texts`, see
+/// [`writer::Writer::overlay_copy`]) where they obey [`copy::check`]; a proposal that breaks
+/// a rule leaves direction's own choice in place. Returns how many were taken.
+pub fn adopt_copy(dirs: &mut [Direction], texts: &[&str], proposals: &[Option<String>]) -> usize {
+    let mut taken = 0;
+    for ((d, text), p) in dirs.iter_mut().zip(texts).zip(proposals) {
+        let Some(p) = p.as_deref().map(str::trim) else {
+            continue;
+        };
+        match copy::check(p, d.scene_type, text) {
+            Ok(()) if wants_overlay(d.scene_type) => {
+                d.quote = p.to_string();
+                taken += 1;
+            }
+            Ok(()) => {}
+            Err(v) => tracing::debug!(copy = p, violation = %v, "overlay copy proposal refused"),
+        }
+    }
+    taken
 }
 
 /// HOOK first, CALL TO ACTION last (when there are at least two scenes), STAT when the scene
@@ -232,79 +256,11 @@ fn talking_point(text: &str) -> String {
     writer::title(text)
 }
 
-/// Trailing punctuation that never belongs on an overlay.
-fn clean(w: &str) -> &str {
-    w.trim_matches(|c: char| !c.is_alphanumeric() && !"%$€£".contains(c))
-}
-
-/// The overlay copy: a quotation if the scene has one; for STAT the number and the words that
-/// follow it; otherwise the clause that carries the keyword, at most 6 words.
-fn quote(text: &str, scene_type: SceneType) -> String {
-    if let Some(q) = quoted(text) {
-        return take_words(&q, 8);
-    }
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if scene_type == SceneType::Stat
-        && let Some(num) = number_token(text)
-        && let Some(at) = words.iter().position(|w| *w == num)
-    {
-        let mut out = vec![clean(words[at])];
-        for w in words.iter().skip(at + 1).take(3) {
-            let c = clean(w);
-            if !c.is_empty() {
-                out.push(c);
-            }
-            if w.ends_with([',', '.', ';', ':', '!', '?']) {
-                break;
-            }
-        }
-        return out.join(" ");
-    }
-    let keyword = writer::keyword(text);
-    let first_kw = keyword.split_whitespace().next().unwrap_or("");
-    let clauses: Vec<String> = text
-        .split([',', ';', ':', '.', '!', '?', '—'])
-        .map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|c| c.split_whitespace().count() >= 2)
-        .collect();
-    let best = clauses
-        .iter()
-        .find(|c| !first_kw.is_empty() && c.to_lowercase().contains(first_kw))
-        .or_else(|| clauses.first())
-        .cloned()
-        .unwrap_or_else(|| text.to_string());
-    take_words(&best, 6)
-}
-
-fn quoted(text: &str) -> Option<String> {
-    for (open, close) in [('“', '”'), ('"', '"'), ('«', '»')] {
-        if let Some(a) = text.find(open) {
-            let rest = &text[a + open.len_utf8()..];
-            if let Some(b) = rest.find(close) {
-                let q = rest[..b].trim();
-                if q.split_whitespace().count() >= 2 {
-                    return Some(q.to_string());
-                }
-            }
-        }
-    }
-    None
-}
-
-fn take_words(s: &str, n: usize) -> String {
-    s.split_whitespace()
-        .take(n)
-        .map(clean)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn inputs(texts: &[&'static str]) -> Vec<SceneInput<'static>> {
+    fn inputs<'a>(texts: &[&'a str]) -> Vec<SceneInput<'a>> {
         texts
             .iter()
             .map(|t| SceneInput {
@@ -377,40 +333,51 @@ mod tests {
     }
 
     #[test]
-    fn quotes_and_numbers() {
-        for (text, ty, want) in [
-            (
-                "She said “never stop shipping small things” and left.",
-                SceneType::KeyPoint,
-                "never stop shipping small things",
-            ),
-            (
-                "Revenue grew 40% in 2024, a record.",
-                SceneType::Stat,
-                "40% in 2024",
-            ),
-            (
-                "We saved $1,200 per month.",
-                SceneType::Stat,
-                "$1,200 per month",
-            ),
-            (
-                "Solar panels, which cost less every year, pay for themselves.",
-                SceneType::KeyPoint,
-                "pay for themselves",
-            ),
-            (
-                "Hà Nội có hơn 8 triệu dân sinh sống.",
-                SceneType::Stat,
-                "8 triệu dân sinh",
-            ),
-        ] {
-            assert_eq!(quote(text, ty), want, "{text}");
-        }
+    fn numbers() {
         assert_eq!(number_token("no numbers here"), None);
         assert_eq!(number_token("in 2024."), Some("2024."));
         assert_eq!(number_token("the COVID19 era"), None);
         assert_eq!(number_token("grew 10x"), Some("10x"));
+    }
+
+    #[test]
+    fn the_demo_script_gets_condensed_copy() {
+        let script = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/demo-script.txt"),
+        )
+        .unwrap();
+        let drafts = crate::build::script::split_script(&script);
+        let texts: Vec<&str> = drafts.iter().map(|d| d.text.as_str()).collect();
+        let d = direct(&inputs(&texts), false);
+        for (x, text) in d.iter().zip(&texts) {
+            println!("{} {:?} <- {text:?}", x.scene_type, x.quote);
+            if wants_overlay(x.scene_type) {
+                assert_eq!(copy::check(&x.quote, x.scene_type, text), Ok(()), "{text}");
+            }
+        }
+        assert_eq!(d[0].quote, "small businesses post videos");
+        assert_eq!(
+            d.last().unwrap().quote,
+            "Do these three things consistently"
+        );
+    }
+
+    #[test]
+    fn proposals_are_taken_only_when_they_obey_the_rules() {
+        let texts = [SCRIPT[0], SCRIPT[1], SCRIPT[3], SCRIPT[6]];
+        let mut d = direct(&inputs(&texts), false);
+        let before: Vec<String> = d.iter().map(|d| d.quote.clone()).collect();
+        let proposals = [
+            Some("Small teams never publish".to_string()),
+            Some("Editing takes hours and".to_string()),
+            Some("faster growth".to_string()),
+            Some("Follow us for a new tip every Monday".to_string()),
+        ];
+        assert_eq!(adopt_copy(&mut d, &texts, &proposals), 1);
+        assert_eq!(d[0].quote, "Small teams never publish");
+        assert_eq!(d[1].quote, before[1], "ends on a function word");
+        assert_eq!(d[2].quote, before[2], "a STAT without its number");
+        assert_eq!(d[3].quote, before[3], "the spoken sentence itself");
     }
 
     #[test]

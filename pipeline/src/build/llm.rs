@@ -6,10 +6,16 @@
 //! `research_enabled` reaches the model as an instruction in the system message (chat APIs have
 //! no standard switch for it): on, the model may add well-established facts from its own
 //! knowledge; off, it uses only the input. The flag is recorded with the narration either way.
+//!
+//! Overlay copy: once the narration is split into scenes, a second call asks the model for the
+//! copy of each scene's overlay, as JSON (`{"overlays":[{"scene":1,"copy":"…"}]}`, the schema
+//! and the rules of [`crate::build::copy`] in the system message). What it answers is only a
+//! proposal: scene building keeps it where it obeys the rules.
 
 use serde_json::{Value, json};
 
-use crate::build::writer::{WriteRequest, Writer, WriterError, Written, cap_words};
+use crate::build::copy::MAX_WORDS;
+use crate::build::writer::{CopyScene, WriteRequest, Writer, WriterError, Written, cap_words};
 use crate::core::connector::{Http, join};
 use crate::core::model::{Language, Source};
 
@@ -47,6 +53,51 @@ pub fn messages(req: &WriteRequest<'_>) -> Value {
         { "role": "system", "content": system },
         { "role": "user", "content": format!("Turn this {kind} into the narration.\n\n{}", req.input) },
     ])
+}
+
+/// The chat messages that ask for the overlay copy of `scenes`.
+pub fn copy_messages(scenes: &[CopyScene<'_>], language: &str) -> Value {
+    let system = format!(
+        "You write the on-screen overlay copy of a short vertical video, in {language}. \
+         For each scene you get its type and its spoken text; the spoken text is also shown as captions. \
+         Write copy that condenses the moment: a key phrase for HOOK, KEY POINT and DATA, \
+         the number with its unit followed by a short label for STAT (for example \"3 in 5 shoppers\" or \"40% more sales\"), \
+         a short imperative for CALL TO ACTION. Rules: at most {MAX_WORDS} words; a complete phrase, never a cut sentence; \
+         never end on a function word (the, that, and, of, to, a, và, của, là, thì, mà, để, …); \
+         never repeat the spoken sentence word for word; no emojis, hashtags or quotation marks. \
+         Answer with JSON only, exactly this schema: \
+         {{\"overlays\": [{{\"scene\": <scene number>, \"copy\": \"<the copy>\"}}]}}"
+    );
+    let scenes: Vec<Value> = scenes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({ "scene": i + 1, "type": s.scene_type.as_str(), "text": s.text }))
+        .collect();
+    json!([
+        { "role": "system", "content": system },
+        { "role": "user", "content": json!({ "scenes": scenes }).to_string() },
+    ])
+}
+
+/// The model's answer → one proposal per scene (`None` where it gave none or the answer is
+/// not the JSON asked for). Code fences around the JSON are tolerated.
+pub fn parse_copy(raw: &str, scenes: usize) -> Vec<Option<String>> {
+    let mut out = vec![None; scenes];
+    let (Some(a), Some(b)) = (raw.find('{'), raw.rfind('}')) else {
+        return out;
+    };
+    let Ok(v) = serde_json::from_str::<Value>(raw.get(a..=b).unwrap_or("")) else {
+        return out;
+    };
+    for o in v["overlays"].as_array().into_iter().flatten() {
+        let (Some(n), Some(copy)) = (o["scene"].as_u64(), o["copy"].as_str()) else {
+            continue;
+        };
+        if let Some(slot) = (n as usize).checked_sub(1).and_then(|i| out.get_mut(i)) {
+            *slot = Some(copy.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    out
 }
 
 /// Model output → narration: markdown, list markers, headings and labels removed, lines joined.
@@ -175,11 +226,28 @@ impl Writer for ChatWriter {
             research_enabled: req.research_enabled,
         })
     }
+
+    fn overlay_copy(&self, scenes: &[CopyScene<'_>], language: &str) -> Vec<Option<String>> {
+        match chat_completion(
+            &self.http,
+            &self.base_url,
+            &self.model,
+            &self.api_key,
+            copy_messages(scenes, language),
+        ) {
+            Ok(reply) => parse_copy(&reply.content, scenes.len()),
+            Err(e) => {
+                tracing::warn!(error = %e, "the writer proposed no overlay copy");
+                vec![None; scenes.len()]
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::document::SceneType;
     use crate::core::model::VideoLength;
     use crate::core::testserver;
 
@@ -252,6 +320,52 @@ mod tests {
                 .unwrap()
                 .contains("Remote teams")
         );
+    }
+
+    #[test]
+    fn asks_for_overlay_copy_as_json_and_reads_it() {
+        let server = testserver::start(|_| {
+            let content = "```json\n{\"overlays\": [{\"scene\": 2, \"copy\": \"40%  more sales\"}, {\"scene\": 9, \"copy\": \"x\"}]}\n```";
+            let body = json!({"choices": [{"message": {"role": "assistant", "content": content}}]});
+            (
+                200,
+                "application/json".into(),
+                body.to_string().into_bytes(),
+            )
+        });
+        let (_rt, http) = testserver::http_for(&server);
+        let w = ChatWriter {
+            http,
+            base_url: server.url(),
+            model: "m".into(),
+            api_key: String::new(),
+        };
+        let scenes = [
+            CopyScene {
+                text: "Why do shops fail?",
+                scene_type: SceneType::Hook,
+            },
+            CopyScene {
+                text: "Sales grew 40% with video.",
+                scene_type: SceneType::Stat,
+            },
+        ];
+        let got = std::thread::scope(|s| {
+            s.spawn(|| w.overlay_copy(&scenes, "English"))
+                .join()
+                .unwrap()
+        });
+        assert_eq!(got, [None, Some("40% more sales".to_string())]);
+        let body = server.requests()[0].json();
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            system.contains("\"overlays\"") && system.contains("function word"),
+            "{system}"
+        );
+        let user: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+        assert_eq!(user["scenes"][1]["type"], "STAT");
+        assert_eq!(parse_copy("no json here", 2), [None, None]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! source. Uses `render` and `core`.
 
 pub mod broll;
+pub mod copy;
 pub mod direction;
 pub mod llm;
 pub mod overlays;

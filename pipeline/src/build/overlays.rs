@@ -26,6 +26,7 @@ use typography::{Font, break_lines, layout_line, pick_font, rasterize_line};
 
 use typography::TimedWord;
 
+use crate::build::copy;
 use crate::core::document::{SceneType, spec_file_name};
 
 /// The typography band of the canvas (spec `typography`: safe_top, safe_bottom), owned by
@@ -86,13 +87,16 @@ struct Block {
     text: String,
 }
 
-/// Poster copy: uppercase, at most 3 lines of at most 4 words, lines balanced.
+/// Poster copy: uppercase, at most 3 lines of at most 4 words, lines balanced. Copy longer
+/// than a poster (only a client's own quote can be) keeps its first 12 words, less any
+/// function words that would end it.
 pub fn poster_lines(text: &str) -> Vec<String> {
     let words: Vec<String> = text
         .split_whitespace()
         .take(12)
         .map(|w| w.to_uppercase())
         .collect();
+    let words = copy::words::trim_function_end(&words);
     if words.is_empty() {
         return Vec::new();
     }
@@ -257,9 +261,10 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
             });
         }
         SceneType::Stat => {
-            let mut words = quote.split_whitespace();
-            let number = words.next()?.to_string();
-            let label: Vec<&str> = words.collect();
+            let (number, label) = copy::split_stat(quote);
+            if number.is_empty() {
+                return None;
+            }
             items.push(Placed {
                 id: "stat_number",
                 kind: ObjectKind::Stat,
@@ -274,7 +279,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
                 start: start_of(&number),
             });
             if !label.is_empty() {
-                let label = label.join(" ").to_uppercase();
+                let label = label.to_uppercase();
                 let lines = wrap(&label, 40.0 * k);
                 if let Some(block) = set_block(fonts, &lines, 40.0 * k, WHITE, Some(BACKDROP)) {
                     items.push(Placed {
@@ -470,6 +475,17 @@ mod tests {
         assert_eq!(
             poster_lines("one two three four five six seven"),
             ["ONE TWO THREE FOUR", "FIVE SIX SEVEN"]
+        );
+        assert_eq!(
+            poster_lines(
+                "most small businesses post videos that nobody finishes watching and then"
+            ),
+            [
+                "MOST SMALL BUSINESSES",
+                "POST VIDEOS THAT",
+                "NOBODY FINISHES WATCHING"
+            ],
+            "a 12-word cut never ends on a function word"
         );
         let l = poster_lines(&"w ".repeat(20));
         assert!(l.len() <= 3 && l.iter().all(|x| x.split_whitespace().count() <= 4));

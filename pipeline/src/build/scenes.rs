@@ -27,6 +27,7 @@ use crate::build::overlays::{self, OverlayFonts, SceneOverlay};
 use crate::build::providers::Providers;
 use crate::build::script::InlineMedia;
 use crate::build::voice::{Narration, write_wav};
+use crate::build::writer::CopyScene;
 use crate::core::config::Settings;
 use crate::core::document::{
     Background, BrollSource, CAPTION_RECT, MediaKind, NARRATOR_RECT, NarratorInfo, Roll, Segment,
@@ -128,7 +129,8 @@ pub fn assemble(
             has_media: d.media.is_some(),
         })
         .collect();
-    let directions = direction::direct(&inputs, doc.faceless);
+    let mut directions = direction::direct(&inputs, doc.faceless);
+    model_copy(providers, &inputs, &mut directions, &doc.language);
     let mut segments: Vec<Segment> = drafts
         .iter()
         .zip(&directions)
@@ -177,6 +179,39 @@ pub fn assemble(
 
     doc.segments = segments;
     Ok(doc)
+}
+
+/// Asks the writer for the overlay copy of the scenes that have an overlay and takes what obeys
+/// the copy rules (the embedded writer proposes nothing).
+fn model_copy(
+    providers: &Providers,
+    inputs: &[SceneInput<'_>],
+    directions: &mut [Direction],
+    language: &str,
+) {
+    let wanted: Vec<usize> = (0..directions.len())
+        .filter(|&i| direction::wants_overlay(directions[i].scene_type))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let scenes: Vec<CopyScene<'_>> = wanted
+        .iter()
+        .map(|&i| CopyScene {
+            text: inputs[i].text,
+            scene_type: directions[i].scene_type,
+        })
+        .collect();
+    let mut proposals = vec![None; directions.len()];
+    for (&i, p) in wanted
+        .iter()
+        .zip(providers.writer.overlay_copy(&scenes, language))
+    {
+        proposals[i] = p;
+    }
+    let texts: Vec<&str> = inputs.iter().map(|s| s.text).collect();
+    let taken = direction::adopt_copy(directions, &texts, &proposals);
+    tracing::debug!(taken, asked = wanted.len(), "overlay copy from the writer");
 }
 
 /// A scene as direction and its draft describe it, before narration and visuals.

@@ -7,6 +7,7 @@
 //! (content_type 9), normal ≈ 3 min at most (content_type 10), at [`WORDS_PER_MINUTE`].
 
 use crate::build::script::split_sentences;
+use crate::core::document::SceneType;
 use crate::core::model::{Language, Source, VideoLength};
 
 /// What the writer is asked for.
@@ -68,10 +69,26 @@ pub enum WriterError {
     Empty,
 }
 
-/// Idea/blog → narration.
+/// One scene whose overlay copy a writer may propose.
+#[derive(Debug, Clone, Copy)]
+pub struct CopyScene<'a> {
+    pub text: &'a str,
+    pub scene_type: SceneType,
+}
+
+/// Idea/blog → narration, and proposals for overlay copy.
 pub trait Writer: Send + Sync {
     fn name(&self) -> &'static str;
     fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError>;
+
+    /// Overlay copy for `scenes` (in `language`), one entry per scene, `None` where the writer
+    /// proposes nothing. Scene building keeps a proposal only when it obeys
+    /// [`crate::build::copy::check`]; otherwise direction's extractive choice stands. The
+    /// embedded writer proposes nothing: its choice is direction's.
+    fn overlay_copy(&self, scenes: &[CopyScene<'_>], language: &str) -> Vec<Option<String>> {
+        let _ = (scenes, language);
+        Vec::new()
+    }
 }
 
 /// The embedded extractive writer.

@@ -1,0 +1,139 @@
+//! The copy rules over a corpus of scripts (`tests/corpus/scripts/*.txt`, English and
+//! Vietnamese, 80–300 words each): every script is split into scenes and directed as scene
+//! building does, every overlay is designed, and the copy of every text object it sets is
+//! checked against the scene's spoken text. Run it with `--nocapture` to see the summary.
+
+use std::path::{Path, PathBuf};
+
+use pipeline::build::copy::{check, normalized, split_stat};
+use pipeline::build::direction::{self, SceneInput};
+use pipeline::build::overlays::{self, OverlayFonts, SceneOverlay};
+use pipeline::build::script::split_script;
+use pipeline::core::document::SceneType;
+
+/// Overlay objects whose text is fixed, not copy (the tag and the CTA button).
+const FIXED: &[&str] = &["tag", "cta_button"];
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/scripts");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// What one script's overlays gave: objects checked and the violations found.
+struct Tally {
+    objects: usize,
+    violations: Vec<String>,
+}
+
+fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let words = text.split_whitespace().count();
+    assert!(
+        (80..=300).contains(&words),
+        "{}: {words} words",
+        path.display()
+    );
+    let name = path.file_stem().unwrap().to_string_lossy().to_string();
+    let language = if name.starts_with("vi-") {
+        "Vietnamese"
+    } else {
+        "English"
+    };
+    let drafts = split_script(&text);
+    let inputs: Vec<SceneInput<'_>> = drafts
+        .iter()
+        .map(|d| SceneInput {
+            text: &d.text,
+            has_media: false,
+        })
+        .collect();
+    for (i, (d, dir)) in drafts
+        .iter()
+        .zip(direction::direct(&inputs, false))
+        .enumerate()
+    {
+        let mut fail = |what: String| {
+            tally
+                .violations
+                .push(format!("{name} scene {}: {what}", i + 1))
+        };
+        if direction::wants_overlay(dir.scene_type)
+            && let Err(v) = check(&dir.quote, dir.scene_type, &d.text)
+        {
+            fail(format!("{:?} {v} ({:?})", dir.quote, d.text));
+        }
+        let s = SceneOverlay {
+            voice_file: &format!("v{i}"),
+            scene_type: Some(dir.scene_type),
+            quote: &dir.quote,
+            a_roll: dir.roll == pipeline::core::document::Roll::ARoll,
+            language,
+            words: &[],
+            duration: 4.0,
+        };
+        let Some(w) = overlays::build(fonts, &s, out).unwrap() else {
+            continue;
+        };
+        let mut set = Vec::new();
+        for o in w
+            .spec
+            .objects()
+            .filter(|o| !FIXED.contains(&o.layout_id.as_str()))
+        {
+            let shown = o.text.clone().unwrap_or_default().replace('\n', " ");
+            tally.objects += 1;
+            if let Err(v) = check(&shown, SceneType::KeyPoint, &d.text) {
+                fail(format!("{} {shown:?}: {v}", o.layout_id));
+            }
+            set.extend(normalized(&shown));
+        }
+        let (number, label) = match dir.scene_type {
+            SceneType::Stat => split_stat(&dir.quote),
+            _ => (dir.quote.clone(), String::new()),
+        };
+        let whole: Vec<String> = normalized(&format!("{number} {label}"));
+        if set != whole {
+            fail(format!(
+                "overlay sets {set:?}, its copy is {whole:?} (cut by layout)"
+            ));
+        }
+    }
+}
+
+#[test]
+fn every_overlay_of_the_corpus_obeys_the_copy_rules() {
+    let fonts =
+        OverlayFonts::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/fonts")).unwrap();
+    let files = corpus();
+    let vi = files
+        .iter()
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("vi-"))
+        .count();
+    assert!(
+        files.len() >= 50 && vi >= 15,
+        "{} scripts, {vi} Vietnamese",
+        files.len()
+    );
+    let out = tempfile::tempdir().unwrap();
+    let mut tally = Tally {
+        objects: 0,
+        violations: Vec::new(),
+    };
+    for f in &files {
+        check_script(&fonts, f, out.path(), &mut tally);
+    }
+    println!(
+        "copy corpus: {} scripts ({vi} Vietnamese), {} overlay objects checked, {} violations",
+        files.len(),
+        tally.objects,
+        tally.violations.len()
+    );
+    assert!(tally.objects > files.len() * 3, "{} objects", tally.objects);
+    assert!(tally.violations.is_empty(), "{:#?}", tally.violations);
+}
