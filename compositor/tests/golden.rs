@@ -306,11 +306,22 @@ fn narrator_cards() {
         name: "Nguyễn Văn An".into(),
         rect: PreviewRect::new(60.0, 70.0, 160.0, 200.0),
     });
-    let v = video(vec![wide, tall]);
+    tall.captions = vec![words("Xin chào các bạn thân mến", 0.6, 0.3)];
+    tall.caption_y = 1000.0;
+    let mut square = base_scene(ProceduralStyle::Bokeh, Palette::MIDNIGHT);
+    // The default narrator rect of a built scene.
+    square.narrator = Some(Narrator::Card {
+        name: "Reelsmith".into(),
+        rect: PreviewRect::new(70.0, 90.0, 140.0, 140.0),
+    });
+    let v = video(vec![wide, tall, square]);
     check_frame("narrator_card_wide", &v, 0, 0.5);
     check_frame("narrator_card_tall", &v, 1, 0.9);
-    // The pulse animates.
-    assert_ne!(render(&v, 1, 0.2), render(&v, 1, 0.9));
+    check_frame("narrator_card_square", &v, 2, 0.3);
+    // Halo and bars breathe while the narrator is silent.
+    assert_ne!(render(&v, 2, 0.2), render(&v, 2, 0.9));
+    // The voice bars follow the narration: speaking differs from silence.
+    assert_ne!(render(&v, 1, 0.3), render(&v, 1, 0.9));
 }
 
 #[test]
