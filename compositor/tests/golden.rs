@@ -697,3 +697,44 @@ fn encoder_fast_path_matches_the_renderer() {
     assert!(handled * 10 >= count / 3 * 8, "{handled} of {count} frames");
     assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
 }
+
+#[test]
+fn contact_sheet_has_a_labelled_tile_per_scene() {
+    use compositor::contact_sheet::{TILE_H, TILE_W, contact_sheet, sheet_size, tile_origin};
+    let scenes: Vec<_> = [
+        (ProceduralStyle::Grid, Palette::OCEAN),
+        (ProceduralStyle::Gradient, Palette::SUNSET),
+        (ProceduralStyle::Bokeh, Palette::MIDNIGHT),
+        (ProceduralStyle::Grid, Palette::SUNSET),
+        (ProceduralStyle::Bokeh, Palette::OCEAN),
+    ]
+    .into_iter()
+    .map(|(style, palette)| base_scene(style, palette))
+    .collect();
+    let v = video(scenes);
+    let fonts = resolve::caption_fonts(&fonts_dir()).unwrap();
+    let sheet = tiny_skia::Pixmap::decode_png(&contact_sheet(&v, &fonts)).unwrap();
+    assert_eq!((sheet.width(), sheet.height()), sheet_size(5));
+    let tile = |i: usize| -> Vec<u8> {
+        let (x, y) = tile_origin(i);
+        (y..y + TILE_H)
+            .flat_map(|row| {
+                let start = ((row * sheet.width() + x) * 4) as usize;
+                sheet.data()[start..start + (TILE_W * 4) as usize].to_vec()
+            })
+            .collect()
+    };
+    let tiles: Vec<_> = (0..5).map(tile).collect();
+    for (i, a) in tiles.iter().enumerate() {
+        assert!(a.chunks(4).any(|p| p[..3] != a[..3]), "tile {i} is flat");
+        for b in &tiles[i + 1..] {
+            assert_ne!(a, b, "tiles repeat");
+        }
+    }
+    // The label strip above the first tile holds light text.
+    let (x, y) = tile_origin(0);
+    let strip = (y - 30..y - 4).any(|row| {
+        (x..x + 80).any(|col| sheet.data()[((row * sheet.width() + col) * 4) as usize] > 150)
+    });
+    assert!(strip, "scene 1 is labelled");
+}
