@@ -322,7 +322,7 @@ pub fn render_sized(
 
 /// Resolves `plan`; a scene whose overlay objects do not resolve (a corrupt payload) loses its
 /// overlay with a warning and resolving is retried. Any other problem fails the render.
-fn resolve_dropping_bad_overlays(
+pub(crate) fn resolve_dropping_bad_overlays(
     doc: &VideoDocument,
     plan: &mut VideoPlan,
 ) -> Result<compositor::ResolvedVideo, JobFailure> {
