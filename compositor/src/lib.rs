@@ -14,6 +14,7 @@
 
 mod blit;
 mod clip;
+pub mod contact_sheet;
 pub mod frame;
 pub mod geom;
 mod layers;

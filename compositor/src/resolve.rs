@@ -273,7 +273,7 @@ fn resolve_scene(
     let narrator = plan
         .narrator
         .as_ref()
-        .map(|n| resolve_narrator(index, n, palette_of(plan), fonts, clips))
+        .map(|n| resolve_narrator(index, plan, n, fonts, clips))
         .transpose()?;
     let captions = layers::prepare_captions(plan, fonts);
     let overlay = resolve_overlay(index, &plan.overlay, fonts)?;
@@ -317,8 +317,8 @@ fn resolve_background(
 
 fn resolve_narrator(
     index: usize,
+    plan: &ScenePlan,
     narrator: &Narrator,
-    palette: Palette,
     fonts: &Fonts,
     clips: &ClipProbes,
 ) -> Result<NarratorLayer, ResolveError> {
@@ -335,7 +335,14 @@ fn resolve_narrator(
             NarratorLayer::Clip(Box::new(ClipNarrator::new(layer, x, y, w, h)))
         }
         Narrator::Card { name, rect } => {
-            NarratorLayer::Card(NarratorCard::prepare(bounds(rect)?, name, palette, fonts))
+            let words: Vec<_> = plan.captions.iter().flat_map(|c| &c.words).collect();
+            NarratorLayer::Card(NarratorCard::prepare(
+                bounds(rect)?,
+                name,
+                palette_of(plan),
+                fonts,
+                &words,
+            ))
         }
     })
 }

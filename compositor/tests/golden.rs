@@ -306,11 +306,22 @@ fn narrator_cards() {
         name: "Nguyễn Văn An".into(),
         rect: PreviewRect::new(60.0, 70.0, 160.0, 200.0),
     });
-    let v = video(vec![wide, tall]);
+    tall.captions = vec![words("Xin chào các bạn thân mến", 0.6, 0.3)];
+    tall.caption_y = 1000.0;
+    let mut square = base_scene(ProceduralStyle::Bokeh, Palette::MIDNIGHT);
+    // The default narrator rect of a built scene.
+    square.narrator = Some(Narrator::Card {
+        name: "Reelsmith".into(),
+        rect: PreviewRect::new(70.0, 90.0, 140.0, 140.0),
+    });
+    let v = video(vec![wide, tall, square]);
     check_frame("narrator_card_wide", &v, 0, 0.5);
     check_frame("narrator_card_tall", &v, 1, 0.9);
-    // The pulse animates.
-    assert_ne!(render(&v, 1, 0.2), render(&v, 1, 0.9));
+    check_frame("narrator_card_square", &v, 2, 0.3);
+    // Halo and bars breathe while the narrator is silent.
+    assert_ne!(render(&v, 2, 0.2), render(&v, 2, 0.9));
+    // The voice bars follow the narration: speaking differs from silence.
+    assert_ne!(render(&v, 1, 0.3), render(&v, 1, 0.9));
 }
 
 #[test]
@@ -685,4 +696,45 @@ fn encoder_fast_path_matches_the_renderer() {
     // Everything but the crossfade takes the fast path.
     assert!(handled * 10 >= count / 3 * 8, "{handled} of {count} frames");
     assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
+}
+
+#[test]
+fn contact_sheet_has_a_labelled_tile_per_scene() {
+    use compositor::contact_sheet::{TILE_H, TILE_W, contact_sheet, sheet_size, tile_origin};
+    let scenes: Vec<_> = [
+        (ProceduralStyle::Grid, Palette::OCEAN),
+        (ProceduralStyle::Gradient, Palette::SUNSET),
+        (ProceduralStyle::Bokeh, Palette::MIDNIGHT),
+        (ProceduralStyle::Grid, Palette::SUNSET),
+        (ProceduralStyle::Bokeh, Palette::OCEAN),
+    ]
+    .into_iter()
+    .map(|(style, palette)| base_scene(style, palette))
+    .collect();
+    let v = video(scenes);
+    let fonts = resolve::caption_fonts(&fonts_dir()).unwrap();
+    let sheet = tiny_skia::Pixmap::decode_png(&contact_sheet(&v, &fonts)).unwrap();
+    assert_eq!((sheet.width(), sheet.height()), sheet_size(5));
+    let tile = |i: usize| -> Vec<u8> {
+        let (x, y) = tile_origin(i);
+        (y..y + TILE_H)
+            .flat_map(|row| {
+                let start = ((row * sheet.width() + x) * 4) as usize;
+                sheet.data()[start..start + (TILE_W * 4) as usize].to_vec()
+            })
+            .collect()
+    };
+    let tiles: Vec<_> = (0..5).map(tile).collect();
+    for (i, a) in tiles.iter().enumerate() {
+        assert!(a.chunks(4).any(|p| p[..3] != a[..3]), "tile {i} is flat");
+        for b in &tiles[i + 1..] {
+            assert_ne!(a, b, "tiles repeat");
+        }
+    }
+    // The label strip above the first tile holds light text.
+    let (x, y) = tile_origin(0);
+    let strip = (y - 30..y - 4).any(|row| {
+        (x..x + 80).any(|col| sheet.data()[((row * sheet.width() + col) * 4) as usize] > 150)
+    });
+    assert!(strip, "scene 1 is labelled");
 }

@@ -57,6 +57,10 @@ enum Command {
         /// Keep the job's files in this data dir (default: a temporary folder, removed after).
         #[arg(long)]
         data_dir: Option<PathBuf>,
+        /// Also write a contact sheet: one PNG with a frame of every scene, at PATH (default:
+        /// the MP4's path with `.png`).
+        #[arg(long, value_name = "PATH", num_args = 0..=1)]
+        contact_sheet: Option<Option<PathBuf>>,
     },
     /// Re-render exported videos in a data dir, reusing their stored scenes (the daemon must
     /// not be running on it).
@@ -190,7 +194,10 @@ fn main() -> std::process::ExitCode {
             language,
             config,
             data_dir,
+            contact_sheet,
         } => config::load(config.as_deref(), None, None).and_then(|cfg| {
+            let contact_sheet =
+                contact_sheet.map(|p| p.unwrap_or_else(|| out.with_extension("png")));
             oneshot::render(
                 cfg,
                 oneshot::RenderArgs {
@@ -200,6 +207,7 @@ fn main() -> std::process::ExitCode {
                     faceless,
                     language,
                     data_dir,
+                    contact_sheet,
                 },
             )
         }),

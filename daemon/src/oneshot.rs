@@ -24,6 +24,8 @@ pub struct RenderArgs {
     pub language: Option<String>,
     /// Keep the job's files here instead of a temporary folder.
     pub data_dir: Option<PathBuf>,
+    /// Also write the video's contact sheet (a PNG, a frame per scene) here.
+    pub contact_sheet: Option<PathBuf>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -156,19 +158,41 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         let url = job.video_url.ok_or("the job finished without a video")?;
         let file = video_file(&core, &url).ok_or("unexpected video URL")?;
         copy_out(&file, &args.out)?;
-        let seconds = core
+        let doc = core
             .store
             .document::<pipeline::core::document::VideoDocument>(&topic)
             .ok()
             .flatten()
-            .map_or(0.0, |d| d.total_duration());
-        eprintln!("wrote {} ({seconds:.1} s of video)", args.out.display());
+            .ok_or("the job finished without its scenes")?;
+        eprintln!(
+            "wrote {} ({:.1} s of video)",
+            args.out.display(),
+            doc.total_duration()
+        );
+        if let Some(sheet) = &args.contact_sheet {
+            write_contact_sheet(&core, &doc, sheet)?;
+        }
         Ok(())
     });
     if let Some(dir) = temp {
         let _ = std::fs::remove_dir_all(dir);
     }
     result
+}
+
+/// Writes the contact sheet of `doc` to `path` (whole or absent, like the MP4).
+fn write_contact_sheet(
+    core: &Core,
+    doc: &pipeline::core::document::VideoDocument,
+    path: &Path,
+) -> Result<(), String> {
+    let png = pipeline::render::contact_sheet::contact_sheet(&core.settings, doc)
+        .map_err(|e| format!("the contact sheet failed: {}", e.message))?;
+    let tmp = path.with_extension("png.part");
+    std::fs::write(&tmp, png).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {} ({} scenes)", path.display(), doc.segments.len());
+    Ok(())
 }
 
 /// Copies the rendered file to `out` through a temporary name, so `out` is whole or absent.

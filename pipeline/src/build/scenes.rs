@@ -30,8 +30,8 @@ use crate::build::voice::{Narration, write_wav};
 use crate::build::writer::CopyScene;
 use crate::core::config::Settings;
 use crate::core::document::{
-    Background, BrollSource, CAPTION_RECT, MediaKind, NARRATOR_RECT, NarratorInfo, Roll, Segment,
-    VideoDocument, VideoTrim,
+    Background, BrollSource, CAPTION_RECT, MediaKind, NARRATOR_PLACEHOLDER, NARRATOR_RECT,
+    NarratorInfo, Roll, Segment, VideoDocument, VideoTrim,
 };
 use crate::core::error::Code;
 use crate::core::ids;
@@ -214,6 +214,19 @@ fn model_copy(
     tracing::debug!(taken, asked = wanted.len(), "overlay copy from the writer");
 }
 
+/// Gives every scene that has a narrator the account's `name` (the narrator card shows it).
+pub fn name_narrator(doc: &mut VideoDocument, name: &str) {
+    let name = name.trim();
+    if name.is_empty() {
+        return;
+    }
+    for seg in &mut doc.segments {
+        if !seg.narrator.name.is_empty() {
+            seg.narrator.name = name.to_string();
+        }
+    }
+}
+
 /// A scene as direction and its draft describe it, before narration and visuals.
 fn new_segment(i: usize, draft: &SceneDraft, dir: &Direction, doc: &VideoDocument) -> Segment {
     let roll = match (&draft.presenter, &draft.narration) {
@@ -226,7 +239,7 @@ fn new_segment(i: usize, draft: &SceneDraft, dir: &Direction, doc: &VideoDocumen
         NarratorInfo::default()
     } else {
         NarratorInfo {
-            name: "Narrator".into(),
+            name: NARRATOR_PLACEHOLDER.into(),
             voice_id: doc.voice_id.clone(),
             ..NarratorInfo::default()
         }
@@ -678,5 +691,20 @@ mod tests {
         let sidecar = std::fs::read(folders.public.join("vabc_words.json")).unwrap();
         let words: Vec<typography::TimedWord> = serde_json::from_slice(&sidecar).unwrap();
         assert_eq!(words, seg.words);
+    }
+
+    #[test]
+    fn name_narrator_names_only_scenes_with_a_narrator() {
+        let mut d = doc(false);
+        d.segments = vec![Segment::default(), Segment::default()];
+        d.segments[0].narrator.name = NARRATOR_PLACEHOLDER.into();
+        name_narrator(&mut d, " Lan Pham ");
+        assert_eq!(d.segments[0].narrator.name, "Lan Pham");
+        assert_eq!(d.segments[1].narrator.name, "", "no narrator, no name");
+        name_narrator(&mut d, "");
+        assert_eq!(
+            d.segments[0].narrator.name, "Lan Pham",
+            "an empty name changes nothing"
+        );
     }
 }

@@ -51,7 +51,15 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
     let mut progress = |step: u8, p: f64, note: &str| {
         engine.set_progress(topic, step, p * total_build, Some(note));
     };
-    let (doc, times) = build_document(settings, &providers, &request, &mut progress)?;
+    let (mut doc, times) = build_document(settings, &providers, &request, &mut progress)?;
+    if let Some(name) = engine
+        .store
+        .account(&job.account)
+        .map_err(JobFailure::from)?
+        .and_then(|a| a.contact_name)
+    {
+        scenes::name_narrator(&mut doc, &name);
+    }
     tracing::info!(topic = %topic, scenes = doc.segments.len(), ?times, "scenes built");
     // Step 5: scenes ready (the job's state change is recorded by the engine).
     engine

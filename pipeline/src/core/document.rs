@@ -204,6 +204,10 @@ pub struct VideoTrim {
     pub end: f64,
 }
 
+/// The narrator name a built scene gets when the account has set no name of its own
+/// (`reelsmith accounts set --name`).
+pub const NARRATOR_PLACEHOLDER: &str = "Narrator";
+
 /// The scene's narrator as the Scene record shows it (`{}` when unset).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default, ToSchema)]
 pub struct NarratorInfo {

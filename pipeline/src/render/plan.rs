@@ -20,7 +20,9 @@ use compositor::plan::{
 use compositor::spec::OverlaySpec;
 
 use crate::core::config::Settings;
-use crate::core::document::{Background, Segment, VideoDocument, VideoTrim, spec_file_name};
+use crate::core::document::{
+    Background, NARRATOR_PLACEHOLDER, Segment, VideoDocument, VideoTrim, spec_file_name,
+};
 use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
 use crate::render::spec_file;
@@ -136,6 +138,18 @@ pub fn spec_objects(
         .collect()
 }
 
+/// The name a narrator card shows: the scene's narrator, or the product's own name while the
+/// account has named none.
+fn card_name(narrator: &str) -> &str {
+    match narrator.trim() {
+        "" | NARRATOR_PLACEHOLDER => CARD_DEFAULT_NAME,
+        name => name,
+    }
+}
+
+/// What a narrator card shows when the account has no name.
+const CARD_DEFAULT_NAME: &str = "Reelsmith";
+
 /// The render plan of a document whose files live in `dir`.
 pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPlan {
     let n = doc.segments.len();
@@ -161,7 +175,7 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
                         rect,
                     },
                     None => Narrator::Card {
-                        name: "Reelsmith".into(),
+                        name: card_name(&s.narrator.name).into(),
                         rect,
                     },
                 }
@@ -340,7 +354,7 @@ pub fn encode(
 
 /// Resolves `plan`; a scene whose overlay objects do not resolve (a corrupt payload) loses its
 /// overlay with a warning and resolving is retried. Any other problem fails the render.
-fn resolve_dropping_bad_overlays(
+pub(crate) fn resolve_dropping_bad_overlays(
     doc: &VideoDocument,
     plan: &mut VideoPlan,
 ) -> Result<compositor::ResolvedVideo, JobFailure> {
@@ -576,5 +590,12 @@ mod tests {
         let resolved = resolve_dropping_bad_overlays(&doc, &mut plan).unwrap();
         assert!(!resolved.scene_has_overlay(0));
         let _ = std::fs::remove_dir_all(&data);
+    }
+
+    #[test]
+    fn narrator_card_shows_the_account_name_or_the_product_name() {
+        assert_eq!(card_name("Lan's Bakery"), "Lan's Bakery");
+        assert_eq!(card_name(NARRATOR_PLACEHOLDER), CARD_DEFAULT_NAME);
+        assert_eq!(card_name("  "), CARD_DEFAULT_NAME);
     }
 }

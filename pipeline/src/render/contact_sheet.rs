@@ -1,0 +1,19 @@
+//! A video's contact sheet: every scene's middle frame in one labelled PNG
+//! (`compositor::contact_sheet`), resolved from the document exactly as the MP4 is, for a
+//! person checking the look of a video (`reelsmith render --contact-sheet`).
+
+use compositor::resolve::caption_fonts;
+
+use crate::core::config::Settings;
+use crate::core::document::VideoDocument;
+use crate::core::jobs::JobFailure;
+use crate::render::plan::{plan_for, resolve_dropping_bad_overlays};
+
+/// The contact sheet of `doc` (whose files are in its video folder) as PNG bytes.
+pub fn contact_sheet(settings: &Settings, doc: &VideoDocument) -> Result<Vec<u8>, JobFailure> {
+    let dir = settings.video_dir(&doc.topic_id);
+    let mut plan = plan_for(settings, doc, &dir);
+    let fonts = caption_fonts(&plan.fonts_dir).map_err(JobFailure::internal)?;
+    let video = resolve_dropping_bad_overlays(doc, &mut plan)?;
+    Ok(compositor::contact_sheet::contact_sheet(&video, &fonts))
+}
