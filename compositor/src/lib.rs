@@ -14,6 +14,7 @@
 
 mod blit;
 mod clip;
+pub mod focus;
 pub mod frame;
 pub mod geom;
 mod layers;

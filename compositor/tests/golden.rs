@@ -102,6 +102,7 @@ fn check(name: &str, width: u32, height: u32, rgba: &[u8]) {
 
 fn base_scene(style: ProceduralStyle, palette: Palette) -> ScenePlan {
     ScenePlan {
+        background_fit: Default::default(),
         duration: 4.0,
         background: Background::Procedural {
             seed: 42,
