@@ -7,6 +7,7 @@ pub mod broll;
 pub mod direction;
 pub mod llm;
 pub mod overlays;
+pub mod placement;
 pub mod providers;
 pub mod scenes;
 pub mod script;
