@@ -1198,6 +1198,51 @@ mod tests {
     }
 
     #[test]
+    fn everything_on_the_background_subject_is_an_error() {
+        let subject = PreviewRect::new(60.0, 150.0, 160.0, 120.0);
+        let objects = vec![
+            (
+                "on".to_string(),
+                ObjectKind::Text,
+                PreviewRect::new(80.0, 200.0, 100.0, 30.0),
+                0,
+            ),
+            (
+                "off".to_string(),
+                ObjectKind::Text,
+                PreviewRect::new(80.0, 60.0, 100.0, 30.0),
+                0,
+            ),
+        ];
+        let scene = |subject| Scene {
+            show_narrator: true,
+            narrator: PreviewRect::new(70.0, 90.0, 140.0, 140.0),
+            face: None,
+            face_source: None,
+            caption_text: Some(PreviewRect::new(40.0, 260.0, 200.0, 40.0)),
+            subject,
+            objects: &objects,
+            groups: vec![],
+        };
+        let hits = |d: Diagnostics| -> Vec<(String, &'static str)> {
+            d.violations
+                .into_iter()
+                .filter(|v| v.code == "background_subject_overlap")
+                .map(|v| (v.a, v.severity))
+                .collect()
+        };
+        assert_eq!(
+            hits(diagnose(&scene(Some(subject)))),
+            [
+                ("on".to_string(), "error"),
+                ("caption_text".to_string(), "error"),
+                ("narrator".to_string(), "error"),
+            ]
+        );
+        assert!(hits(diagnose(&scene(None))).is_empty());
+    }
+
+    #[test]
     fn overlap_ignores_slivers() {
         let a = PreviewRect::new(0.0, 0.0, 100.0, 100.0);
         assert!(overlap(a, PreviewRect::new(99.95, 0.0, 100.0, 100.0)).is_none());
