@@ -102,7 +102,7 @@ pub fn overlay_band(s: &SceneBoxes<'_>) -> OverlayBand {
         return centred;
     }
     let floor = caption_top(s.seg.caption_rect) - GAP;
-    if s.index % 2 == 0 {
+    if s.index.is_multiple_of(2) {
         OverlayBand {
             top: B_ROLL_BAND.0,
             bottom: (B_ROLL_BAND.0 + OVERLAY_MAX_H).min(floor),
