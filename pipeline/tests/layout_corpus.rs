@@ -64,24 +64,24 @@ fn english_script(n: usize) -> String {
 /// A collision: (video, scene, first box, second box).
 type Collision = (usize, u32, String, String);
 
-/// Every box of a scene's geometry that must stay clear of the others: (category, id, rect).
-fn boxes(g: &SceneGeometry) -> Vec<(&'static str, String, PreviewRect)> {
+/// Every box of a scene's geometry that must stay clear of every other: (id, rect).
+fn boxes(g: &SceneGeometry) -> Vec<(String, PreviewRect)> {
     let rect = |r: &pipeline::core::document::RectOut| PreviewRect::new(r.x, r.y, r.w, r.h);
-    let mut out: Vec<(&'static str, String, PreviewRect)> = g
+    let mut out: Vec<(String, PreviewRect)> = g
         .boxes
         .remotion
         .objects
         .iter()
-        .map(|o| ("object", o.id.clone(), rect(&o.rect)))
+        .map(|o| (o.id.clone(), rect(&o.rect)))
         .collect();
     if let Some(c) = &g.boxes.caption.text_rect_estimate {
-        out.push(("caption", "caption_text".into(), rect(c)));
+        out.push(("caption_text".into(), rect(c)));
     }
     if g.boxes.narrator.visible {
-        out.push(("narrator", "narrator".into(), rect(&g.boxes.narrator.rect)));
+        out.push(("narrator".into(), rect(&g.boxes.narrator.rect)));
     }
     if let Some(s) = &g.boxes.background_subject {
-        out.push(("subject", "background_subject".into(), rect(s)));
+        out.push(("background_subject".into(), rect(s)));
     }
     out
 }
@@ -89,12 +89,9 @@ fn boxes(g: &SceneGeometry) -> Vec<(&'static str, String, PreviewRect)> {
 fn collisions(video: usize, g: &SceneGeometry) -> Vec<Collision> {
     let b = boxes(g);
     let mut out = Vec::new();
-    for (i, (ca, ia, ra)) in b.iter().enumerate() {
-        for (cb, ib, rb) in &b[i + 1..] {
-            // Objects of one overlay may touch each other only within their own stack rules;
-            // a pair of different kinds of box must never meet.
-            let same_overlay = *ca == "object" && *cb == "object";
-            if geometry::overlap(*ra, *rb).is_some() && !same_overlay {
+    for (i, (ia, ra)) in b.iter().enumerate() {
+        for (ib, rb) in &b[i + 1..] {
+            if geometry::overlap(*ra, *rb).is_some() {
                 out.push((video, g.scene_id, ia.clone(), ib.clone()));
             }
         }

@@ -147,7 +147,7 @@ async fn a_corrupt_background_clip_fails_the_render_without_internals() {
     let (c, v, _) = d
         .post(
             "/v1/modify_scene",
-            &json!({ "id": id, "scene_id": 2, "fields": fields }),
+            &json!({ "id": id, "by": "id", "value": 2, "fields": fields }),
         )
         .await;
     assert_eq!(c, 200, "{v}");
