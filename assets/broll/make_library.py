@@ -9,12 +9,19 @@ is dedicated to the public domain (CC0 1.0). Run from anywhere:
     python3 assets/broll/make_library.py
 
 Needs ffmpeg with librsvg. Writes images/, clips/, thumbs/ and library.json next to itself.
+
+Every asset carries `focus`, its subject's box {x, y, w, h} normalised to 0..1 of the asset's
+width and height, found by the edge-density pass below (the same rule as the daemon's
+`compositor::focus::detect`, which computes the box of uploads and search results at ingest).
+`--focus-only` recomputes the boxes of the committed images without drawing any art, and
+writes `focus_sheet.png`, every image with its box drawn, to check the boxes by eye.
 """
 
 import json
 import os
 import random
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,6 +149,111 @@ def ffmpeg(*args):
     subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", *args], check=True)
 
 
+# The focus pass: edge density on a downscaled luma image (kept equal to compositor::focus).
+FOCUS_W, FOCUS_H = 72, 128
+# A cell is an edge when its gradient reaches this (0..255 luma steps), or this share of the
+# image's strongest gradients, whichever is higher: faint decoration never counts.
+EDGE_MIN = 40
+EDGE_SHARE = 0.25
+# Edge mass trimmed off each side before the box is taken (stray specks), and the pad added.
+TRIM = 0.02
+PAD = 0.02
+
+
+def luma(path):
+    """The image as FOCUS_W x FOCUS_H luma bytes (ffmpeg scales it, area average)."""
+    out = subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-i", path, "-vf",
+                          f"scale={FOCUS_W}:{FOCUS_H}:flags=area,format=gray", "-frames:v", "1",
+                          "-f", "rawvideo", "-"], check=True, capture_output=True).stdout
+    assert len(out) == FOCUS_W * FOCUS_H, path
+    return out
+
+
+def trimmed_span(mass):
+    """First and last index holding the middle (1 - 2*TRIM) of `mass`."""
+    total = sum(mass)
+    lo_cut, hi_cut = total * TRIM, total * (1 - TRIM)
+    run, lo, hi = 0.0, 0, len(mass) - 1
+    for i, m in enumerate(mass):
+        if run <= lo_cut < run + m:
+            lo = i
+        if run < hi_cut <= run + m:
+            hi = i
+        run += m
+    return lo, hi
+
+
+def focus_box(pix):
+    """The subject's box, normalised, or the whole frame when the image has no edges."""
+    w, h = FOCUS_W, FOCUS_H
+    grad = [0] * (w * h)
+    for y in range(1, h - 1):
+        for x in range(1, w - 1):
+            i = y * w + x
+            grad[i] = abs(pix[i + 1] - pix[i - 1]) + abs(pix[i + w] - pix[i - w])
+    ranked = sorted(grad)
+    strong = ranked[int(len(ranked) * 0.995)]
+    cut = max(EDGE_MIN, EDGE_SHARE * strong)
+    cols, rows = [0] * w, [0] * h
+    for i, g in enumerate(grad):
+        if g >= cut:
+            cols[i % w] += g
+            rows[i // w] += g
+    if sum(cols) == 0:
+        return {"x": 0.0, "y": 0.0, "w": 1.0, "h": 1.0}
+    x0, x1 = trimmed_span(cols)
+    y0, y1 = trimmed_span(rows)
+    fx0, fx1 = max(0.0, x0 / w - PAD), min(1.0, (x1 + 1) / w + PAD)
+    fy0, fy1 = max(0.0, y0 / h - PAD), min(1.0, (y1 + 1) / h + PAD)
+    r = lambda v: round(v, 4)
+    return {"x": r(fx0), "y": r(fy0), "w": r(fx1 - fx0), "h": r(fy1 - fy0)}
+
+
+def contact_sheet(entries):
+    """focus_sheet.png: every image asset at 120x213 with its focus box drawn, 9 a row."""
+    images = [e for e in entries if e["kind"] == "image"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, e in enumerate(images):
+            f = e["focus"]
+            box = (f"drawbox=x={f['x'] * 120:.0f}:y={f['y'] * 213:.0f}:w={f['w'] * 120:.0f}:"
+                   f"h={f['h'] * 213:.0f}:color=red@0.9:t=2")
+            ffmpeg("-i", os.path.join(HERE, e["file"]), "-vf", f"scale=120:213,{box}",
+                   os.path.join(tmp, f"{n:03d}.png"))
+        rows = (len(images) + 8) // 9
+        ffmpeg("-i", os.path.join(tmp, "%03d.png"), "-vf", f"tile=9x{rows}:padding=4:color=white",
+               "-frames:v", "1", os.path.join(HERE, "focus_sheet.png"))
+
+
+def add_focus(entries):
+    """Sets every entry's `focus` from its image (a clip's from its image sibling's art)."""
+    by_file = {}
+    for e in entries:
+        still = e["file"] if e["kind"] == "image" else e["thumbnail"]
+        if still not in by_file:
+            by_file[still] = focus_box(luma(os.path.join(HERE, still)))
+        e["focus"] = by_file[still]
+
+
+def write_library(entries):
+    library = {
+        "licence": "Self-made for Reelsmith by assets/broll/make_library.py; dedicated to the public domain under CC0 1.0 (https://creativecommons.org/publicdomain/zero/1.0/).",
+        "generator": "assets/broll/make_library.py",
+        "assets": entries,
+    }
+    with open(os.path.join(HERE, "library.json"), "w") as f:
+        json.dump(library, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def focus_only():
+    with open(os.path.join(HERE, "library.json")) as f:
+        entries = json.load(f)["assets"]
+    add_focus(entries)
+    write_library(entries)
+    contact_sheet(entries)
+    print(f"focus of {len(entries)} assets")
+
+
 def main():
     for d in ("images", "clips", "thumbs"):
         os.makedirs(os.path.join(HERE, d), exist_ok=True)
@@ -171,16 +283,11 @@ def main():
                 ffmpeg("-i", os.path.join(HERE, out), "-frames:v", "1", "-q:v", "5", os.path.join(HERE, thumb))
                 entries.append({"id": f"{aid}-clip", "file": out, "kind": "video", "title": f"{title} (clip)",
                                 "tags": tags, "thumbnail": thumb, "width": W, "height": H, "duration": 3.0})
-    library = {
-        "licence": "Self-made for Reelsmith by assets/broll/make_library.py; dedicated to the public domain under CC0 1.0 (https://creativecommons.org/publicdomain/zero/1.0/).",
-        "generator": "assets/broll/make_library.py",
-        "assets": entries,
-    }
-    with open(os.path.join(HERE, "library.json"), "w") as f:
-        json.dump(library, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    add_focus(entries)
+    write_library(entries)
+    contact_sheet(entries)
     print(f"{len(entries)} assets")
 
 
 if __name__ == "__main__":
-    main()
+    focus_only() if "--focus-only" in sys.argv[1:] else main()

@@ -58,6 +58,7 @@ fn main() {
         payload: OverlayPayload::Svg(SVG.into()),
     };
     let scene = ScenePlan {
+        background_fit: Default::default(),
         duration: 8.0,
         background: Background::Image(photo()),
         narrator: Some(Narrator::Card {
@@ -75,6 +76,7 @@ fn main() {
         transition: Transition::Fade,
     };
     let next = ScenePlan {
+        background_fit: Default::default(),
         background: Background::Procedural {
             seed: 3,
             style: ProceduralStyle::Bokeh,

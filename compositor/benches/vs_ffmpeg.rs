@@ -541,6 +541,7 @@ fn main() {
     let plan = VideoPlan {
         fps: FPS,
         scenes: vec![ScenePlan {
+            background_fit: Default::default(),
             duration: seconds,
             background: Background::Clip(Clip::new(dir.join("bg.mp4"))),
             narrator: Some(Narrator::Clip {

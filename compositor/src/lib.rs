@@ -15,6 +15,7 @@
 mod blit;
 mod clip;
 pub mod contact_sheet;
+pub mod focus;
 pub mod frame;
 pub mod geom;
 mod layers;

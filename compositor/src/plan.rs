@@ -5,6 +5,7 @@
 //! ([`chunk_words`]). Nothing here reads a file or can fail: checking and preparing a plan for
 //! rendering is [`crate::resolve`]'s job, which turns it into a [`ResolvedVideo`].
 
+pub use crate::focus::BackgroundFit;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -40,6 +41,9 @@ pub struct ScenePlan {
     pub duration: f64,
     /// What fills the frame behind everything else.
     pub background: Background,
+    /// How a still background sits on its plate (`crate::focus`); other backgrounds ignore it.
+    #[serde(default)]
+    pub background_fit: BackgroundFit,
     /// The A-roll presenter, when the scene shows one.
     pub narrator: Option<Narrator>,
     /// Caption chunks in time order (see [`chunk_words`]).
@@ -317,6 +321,7 @@ pub(crate) mod tests {
 
     pub(crate) fn scene(duration: f64) -> ScenePlan {
         ScenePlan {
+            background_fit: Default::default(),
             duration,
             background: Background::Procedural {
                 seed: 1,

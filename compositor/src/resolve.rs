@@ -303,13 +303,13 @@ fn resolve_background(
             palette,
         } => PlateBackground::procedural(*seed, *style, *palette, plan.duration),
         Background::Image(path) => {
-            PlateBackground::image(index, path, plan.duration).map_err(|reason| {
-                ResolveError::Image {
+            PlateBackground::image(index, path, plan.background_fit, plan.duration).map_err(
+                |reason| ResolveError::Image {
                     scene: index,
                     path: path.clone(),
                     reason,
-                }
-            })?
+                },
+            )?
         }
     };
     Ok(BackgroundLayer::Plate(plate))

@@ -167,6 +167,7 @@ fn decoder_is_frame_accurate_forwards_backwards_and_past_the_end() {
 
 fn scene(duration: f64, background: Background) -> ScenePlan {
     ScenePlan {
+        background_fit: Default::default(),
         duration,
         background,
         narrator: None,

@@ -102,6 +102,7 @@ fn check(name: &str, width: u32, height: u32, rgba: &[u8]) {
 
 fn base_scene(style: ProceduralStyle, palette: Palette) -> ScenePlan {
     ScenePlan {
+        background_fit: Default::default(),
         duration: 4.0,
         background: Background::Procedural {
             seed: 42,
@@ -264,6 +265,39 @@ fn image_background_ken_burns() {
     // The drift moves the picture, but gently: start and end differ, yet not by much.
     let (a, b) = (render(&v, 0, 0.0), render(&v, 0, 3.99));
     assert_ne!(a, b);
+}
+
+#[test]
+fn a_library_picture_windowed_off_the_overlay_and_as_a_backdrop() {
+    use compositor::focus::{self, BackgroundFit, Subject};
+    let picture = manifest().join("../assets/broll/images/laptop.jpg");
+    let bytes = std::fs::read(&picture).unwrap();
+    let img = compositor::raster::decode_image(&bytes).unwrap();
+    let subject = Subject {
+        focus: focus::detect(img.as_ref()),
+        width: img.width(),
+        height: img.height(),
+    };
+    // The subject in the slot between an overlay at the band's top and the captions.
+    let slot = CanvasRect::new(0.0, 474.0, 720.0, 280.0);
+    let rect = focus::window_for(&subject, slot).unwrap();
+    let placed = focus::subject_on_canvas(&subject, BackgroundFit::Window { rect }).unwrap();
+    assert!(
+        placed.y >= slot.y && placed.y + placed.h <= slot.y + slot.h,
+        "{placed:?}"
+    );
+    let scene = |fit| {
+        let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+        s.background = Background::Image(picture.clone());
+        s.background_fit = fit;
+        s
+    };
+    let v = video(vec![
+        scene(BackgroundFit::Window { rect }),
+        scene(BackgroundFit::Backdrop),
+    ]);
+    check_frame("image_background_window", &v, 0, 2.0);
+    check_frame("image_background_backdrop", &v, 1, 2.0);
 }
 
 #[test]

@@ -17,6 +17,7 @@ fn manifest() -> PathBuf {
 
 fn scene(overlay: Vec<OverlayObject>) -> ScenePlan {
     ScenePlan {
+        background_fit: Default::default(),
         duration: 2.0,
         background: Background::Procedural {
             seed: 9,

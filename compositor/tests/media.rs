@@ -509,6 +509,7 @@ fn a_video_with_clip_backgrounds_is_the_product_format() {
     )
     .unwrap();
     let scene = |duration: f64, background: Background| ScenePlan {
+        background_fit: Default::default(),
         duration,
         background,
         narrator: None,

@@ -991,3 +991,91 @@ async fn an_export_after_an_edit_renders_again_and_an_unchanged_one_does_not() {
     let (c, _, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
     assert_eq!(c, 200, "the edited document is now the rendered one");
 }
+
+/// Placement keeps every generated overlay, caption and narrator off the picture's subject;
+/// an overlay object moved onto it through modify_scene is reported as
+/// `background_subject_overlap`.
+#[tokio::test]
+async fn an_overlay_moved_onto_the_picture_subject_is_reported() {
+    let d = Daemon::start(BIN, &[]);
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../assets/demo-script.txt"
+    ))
+    .unwrap();
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": demo, "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let subject_codes = |g: &Value| -> Vec<Value> {
+        g["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v["code"] == "background_subject_overlap")
+            .cloned()
+            .collect()
+    };
+    let mut target = None;
+    for n in 1.. {
+        let (c, g) = geometry(
+            &d,
+            &id,
+            json!({ "scene_id": n, "include_diagnostics": true }),
+        )
+        .await;
+        if c == 404 {
+            break;
+        }
+        assert_eq!(c, 200, "{g}");
+        assert_eq!(subject_codes(&g), Vec::<Value>::new(), "placed clear: {g}");
+        let subject = g["boxes"]["background_subject"].clone();
+        let object = g["boxes"]["remotion"]["object_layer"]["objects"][0]["layout_id"].clone();
+        if subject.is_object() && object.is_string() && target.is_none() {
+            target = Some((
+                g["voice_file"].as_str().unwrap().to_string(),
+                subject,
+                object,
+            ));
+        }
+    }
+    let (vf, subject, layout_id) = target.expect("a B-roll scene with a subject and an overlay");
+    let (sx, sy) = (
+        subject["x"].as_f64().unwrap(),
+        subject["y"].as_f64().unwrap(),
+    );
+    let (sw, sh) = (
+        subject["w"].as_f64().unwrap(),
+        subject["h"].as_f64().unwrap(),
+    );
+    let value = json!({
+        "layout_id": layout_id,
+        "x": (sx + sw / 2.0 - 50.0).round(), "y": (sy + sh / 2.0 - 20.0).round(),
+        "w": 100.0, "h": 40.0,
+    });
+    let (c, v) = modify(
+        &d,
+        &id,
+        &vf,
+        json!([{ "field_name": "remotion.object.rect", "value": value }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    let (_, g) = geometry(
+        &d,
+        &id,
+        json!({ "voice_file": vf, "include_diagnostics": true }),
+    )
+    .await;
+    let found = subject_codes(&g);
+    assert_eq!(found.len(), 1, "{g}");
+    assert_eq!(found[0]["a"], layout_id);
+    assert_eq!(found[0]["b"], "background_subject");
+    assert_eq!(found[0]["severity"], "error");
+}

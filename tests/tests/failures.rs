@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reelsmith_tests::{Daemon, Receiver, script};
+use reelsmith_tests::{Daemon, Receiver, fixture_files, h264_mp4, script};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -136,13 +136,22 @@ async fn a_corrupt_background_image_fails_the_render_without_internals() {
 
 #[tokio::test]
 async fn a_corrupt_background_clip_fails_the_render_without_internals() {
+    // Generated B-roll is stills only (placement moves stills), so the clip is the user's.
+    let fixture = fixture_files(vec![("clip.mp4", "video/mp4", h264_mp4())]).await;
+    let allow = format!("[\"{fixture}\"]");
     let receiver = Receiver::start(vec![]).await;
-    let d = Daemon::start(BIN, &[]);
+    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
     let id = scene_video(&d, &receiver).await;
-    let n = corrupt(
-        &video_dir(&d, &id),
-        &["_broll.mp4", "_broll.webm", "_broll.mov"],
-    );
+    let url = format!("http://{fixture}/clip.mp4");
+    let fields = json!([{ "field_name": "mediaUrl", "value": url }]);
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "id", "value": 2, "fields": fields }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let n = corrupt(&video_dir(&d, &id), &[".mp4", ".webm", ".mov"]);
     assert!(n > 0, "the video has no clip backgrounds to corrupt");
     let (status, event) = export_and_fail(&d, &receiver, &id).await;
     assert_clean_failure(&status, &event, "render_failed", &d.data_dir());

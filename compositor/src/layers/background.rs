@@ -2,6 +2,7 @@
 //! each a little larger than the canvas and panned with whole-pixel offsets (a gentle Ken Burns
 //! drift), so every frame is a straight row copy. Clip backgrounds live in `crate::clip`.
 
+use crate::focus::{self, BackgroundFit};
 use crate::geom::{CANVAS_H, CANVAS_W};
 use crate::paint::{Rng, color, mix, shader_paint};
 use crate::plan::{Palette, ProceduralStyle, Rgb};
@@ -9,7 +10,7 @@ use crate::raster;
 use std::path::Path;
 use tiny_skia::{
     Color, FillRule, GradientStop, LinearGradient, Paint, PathBuilder, Pixmap, PixmapMut,
-    PixmapPaint, Point, RadialGradient, SpreadMode, Transform,
+    PixmapPaint, PixmapRef, Point, RadialGradient, SpreadMode, Transform,
 };
 
 /// An opaque plate a little larger than the canvas, panned with whole-pixel offsets: every frame
@@ -36,25 +37,16 @@ impl PlateBackground {
         Self::drifting(paint_procedural(seed, style, palette), seed, duration)
     }
 
-    /// A still image cover-fitted to the plate; the error is why the file is unusable.
-    pub(crate) fn image(index: usize, path: &Path, duration: f64) -> Result<Self, String> {
+    /// A still image on the plate as `fit` places it; the error is why the file is unusable.
+    pub(crate) fn image(
+        index: usize,
+        path: &Path,
+        fit: BackgroundFit,
+        duration: f64,
+    ) -> Result<Self, String> {
         let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
         let img = raster::decode_image(&bytes)?;
-        // Cover 110 % of the canvas: the margin is the Ken Burns travel.
-        let (w, h) = (CANVAS_W * 11 / 10, CANVAS_H * 11 / 10);
-        let covered =
-            raster::cover(img.as_ref(), w, h).ok_or("image could not be scaled".to_string())?;
-        // Flatten any transparency onto black: the plate must be opaque.
-        let mut plate = Pixmap::new(w, h).ok_or("no memory".to_string())?;
-        plate.fill(Color::BLACK);
-        plate.draw_pixmap(
-            0,
-            0,
-            covered.as_ref(),
-            &PixmapPaint::default(),
-            Transform::identity(),
-            None,
-        );
+        let plate = fitted_plate(img.as_ref(), fit)?;
         // The drift direction comes from the image's own bytes (and the scene's position),
         // never from where the file lives, so the same video renders the same frames on every
         // machine and in every checkout.
@@ -101,6 +93,67 @@ impl PlateBackground {
         }
     }
 }
+
+/// The opaque plate of a still picture under `fit` (see `crate::focus`): covering it, or a
+/// soft dimmed cover with the picture in its window (or alone, as a backdrop).
+fn fitted_plate(img: PixmapRef<'_>, fit: BackgroundFit) -> Result<Pixmap, String> {
+    // Cover 110 % of the canvas: the margin is the Ken Burns travel.
+    let (w, h) = focus::plate_size();
+    let covered = raster::cover(img, w, h).ok_or("image could not be scaled".to_string())?;
+    // Flatten any transparency onto black: the plate must be opaque.
+    let mut plate = Pixmap::new(w, h).ok_or("no memory".to_string())?;
+    plate.fill(Color::BLACK);
+    let soft = match fit {
+        BackgroundFit::Cover => covered,
+        BackgroundFit::Window { .. } | BackgroundFit::Backdrop => soft_copy(covered.as_ref())?,
+    };
+    plate.draw_pixmap(
+        0,
+        0,
+        soft.as_ref(),
+        &PixmapPaint::default(),
+        Transform::identity(),
+        None,
+    );
+    if let BackgroundFit::Window { rect } = fit {
+        let (pw, ph) = (
+            rect.w.round().max(1.0) as u32,
+            rect.h.round().max(1.0) as u32,
+        );
+        let picture = raster::resize(img, pw, ph).ok_or("image could not be scaled".to_string())?;
+        let (mx, my) = focus::plate_margin();
+        let (x, y) = ((rect.x + mx).round() as i32, (rect.y + my).round() as i32);
+        plate.draw_pixmap(
+            x,
+            y,
+            picture.as_ref(),
+            &PixmapPaint::default(),
+            Transform::identity(),
+            None,
+        );
+    }
+    Ok(plate)
+}
+
+/// A blurred, dimmed copy of a plate: shrunk by [`SOFT_DIV`] and scaled back up, at
+/// [`SOFT_DIM`] brightness.
+fn soft_copy(plate: PixmapRef<'_>) -> Result<Pixmap, String> {
+    let (w, h) = (plate.width(), plate.height());
+    let small = raster::resize(plate, (w / SOFT_DIV).max(1), (h / SOFT_DIV).max(1))
+        .ok_or("image could not be scaled".to_string())?;
+    let mut soft =
+        raster::resize(small.as_ref(), w, h).ok_or("image could not be scaled".to_string())?;
+    for p in soft.data_mut().chunks_exact_mut(4) {
+        for c in &mut p[..3] {
+            *c = (f32::from(*c) * SOFT_DIM) as u8;
+        }
+    }
+    Ok(soft)
+}
+
+/// How much a soft copy is shrunk before it is scaled back up (the blur), and its brightness.
+const SOFT_DIV: u32 = 24;
+const SOFT_DIM: f32 = 0.55;
 
 /// Extra plate pixels on each axis beyond the canvas: the procedural drift's travel.
 const MARGIN: u32 = 80;

@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use compositor::focus::Focus;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -65,6 +66,8 @@ pub struct BrollItem {
     pub procedural: Option<(String, u64)>,
     /// Match score (library search; 0 for connectors, whose order is theirs).
     pub score: f64,
+    /// The subject's box (library assets: from `library.json`; stock: found on download).
+    pub focus: Option<Focus>,
 }
 
 /// A B-roll search.
@@ -119,6 +122,9 @@ struct LibraryAsset {
     height: u32,
     #[serde(default)]
     duration: f64,
+    /// The subject's box, normalised (the generator's edge-density pass).
+    #[serde(default)]
+    focus: Option<Focus>,
 }
 
 /// The local B-roll library with its keyword index.
@@ -216,6 +222,7 @@ impl Library {
             local_thumb: Some(self.root.join(thumb)),
             procedural: None,
             score,
+            focus: a.focus.filter(Focus::is_valid),
         }
     }
 
@@ -282,6 +289,7 @@ fn procedural_item(style: &str, seed: u64, title: &str, source: &str) -> BrollIt
         local_thumb: None,
         procedural: Some((style.into(), seed)),
         score: 0.0,
+        focus: None,
     }
 }
 
@@ -411,10 +419,12 @@ pub fn pick_for_scenes(
             out.push(None);
             continue;
         }
+        // Stills only: placement moves and scales a still around the overlay, the captions and
+        // the narrator (`build::placement`); a clip can only cover the frame.
         let q = Query {
             keyword: s.keyword,
             context: s.text,
-            kind: None,
+            kind: Some(MediaKind::Image),
             ratio: Ratio::Portrait,
             limit: 8,
         };
@@ -571,6 +581,7 @@ fn photo_items(v: &Value, ratio: Ratio) -> Vec<BrollItem> {
                 local_thumb: None,
                 procedural: None,
                 score: 0.0,
+                focus: None,
             })
         })
         .collect()
@@ -604,6 +615,7 @@ fn video_items(v: &Value) -> Vec<BrollItem> {
                 local_thumb: None,
                 procedural: None,
                 score: 0.0,
+                focus: None,
             })
         })
         .collect()
@@ -654,6 +666,18 @@ mod tests {
         assert_eq!(stem("glass"), "glass");
         assert_eq!(stem("status"), "status");
         assert_eq!(stem("boxes"), "box");
+    }
+
+    #[test]
+    fn every_library_asset_carries_a_valid_focus() {
+        let lib = library();
+        for i in 0..lib.len() {
+            let item = lib.item(i, 1.0);
+            let f = item
+                .focus
+                .unwrap_or_else(|| panic!("{} has no focus", item.id));
+            assert!(f.is_valid() && f.w < 1.0 && f.h < 1.0, "{}: {f:?}", item.id);
+        }
     }
 
     #[test]

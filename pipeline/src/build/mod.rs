@@ -8,6 +8,7 @@ pub mod copy;
 pub mod direction;
 pub mod llm;
 pub mod overlays;
+pub mod placement;
 pub mod providers;
 pub mod scenes;
 pub mod script;

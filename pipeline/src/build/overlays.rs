@@ -3,9 +3,8 @@
 //! with the typography crate, its objects set as transparent PNGs.
 //!
 //! Layout: every object lies inside y 128–960 of the 720×1280 canvas (the spec's typography
-//! band). On B-roll scenes the copy sits in the upper-middle (y 200–720); on A-roll scenes it
-//! keeps to the band between the narrator card and the captions, so it never covers the
-//! narrator. Poster rules apply to hooks and calls to action: uppercase, at most 3 lines of at
+//! band), stacked in the band `build::placement` gives the scene (between the narrator card
+//! and the captions on A-roll; beside the picture's subject, top or bottom, on B-roll). Poster rules apply to hooks and calls to action: uppercase, at most 3 lines of at
 //! most 4 words. Objects enter when their words are spoken (from the scene's word timings).
 //!
 //! Files: `{voice_file}_spec.json` and `{voice_file}_{layout_id}.png`, written atomically into
@@ -27,6 +26,7 @@ use typography::{Font, break_lines, layout_line, pick_font, rasterize_line};
 use typography::TimedWord;
 
 use crate::build::copy;
+use crate::build::placement::{Anchor, OverlayBand};
 use crate::core::document::{SceneType, spec_file_name};
 
 /// The typography band of the canvas (spec `typography`: safe_top, safe_bottom), owned by
@@ -70,6 +70,8 @@ pub struct SceneOverlay<'a> {
     pub language: &'a str,
     pub words: &'a [TimedWord],
     pub duration: f64,
+    /// Where the stack goes (`build::placement::overlay_band`).
+    pub band: OverlayBand,
 }
 
 /// A written overlay.
@@ -346,12 +348,8 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
     if items.is_empty() {
         return None;
     }
-    // Stack vertically, centred, inside the scene's band; scale down if the stack is too tall.
-    let (band_top, band_bottom) = if s.a_roll {
-        (600.0, 765.0)
-    } else {
-        (200.0, 720.0)
-    };
+    // Stack vertically inside the scene's band at its anchor; scale down if it is too tall.
+    let (band_top, band_bottom) = (s.band.top, s.band.bottom);
     let gap = 18.0;
     let total: f64 = items
         .iter()
@@ -365,7 +363,13 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
     let scale = ((band_bottom - band_top) / total)
         .min((CANVAS_W - 2.0 * MARGIN + 40.0) / max_w_px)
         .min(1.0);
-    let mut y = band_top + ((band_bottom - band_top) - total * scale) / 2.0;
+    let spare = (band_bottom - band_top) - total * scale;
+    let mut y = band_top
+        + match s.band.anchor {
+            Anchor::Top => 0.0,
+            Anchor::Centre => spare / 2.0,
+            Anchor::Bottom => spare,
+        };
     let mut out = Vec::new();
     for p in items {
         let w = f64::from(p.block.pixmap.width()) * scale;
@@ -465,6 +469,19 @@ pub fn build(
 mod tests {
     use super::*;
 
+    fn centred(a_roll: bool) -> OverlayBand {
+        let (top, bottom) = if a_roll {
+            crate::build::placement::A_ROLL_BAND
+        } else {
+            crate::build::placement::B_ROLL_BAND
+        };
+        OverlayBand {
+            top,
+            bottom,
+            anchor: Anchor::Centre,
+        }
+    }
+
     fn fonts() -> OverlayFonts {
         OverlayFonts::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/fonts")).unwrap()
     }
@@ -541,6 +558,7 @@ mod tests {
                     language: lang,
                     words: &words,
                     duration: 4.0,
+                    band: centred(a_roll),
                 };
                 let w = build(&f, &s, dir.path()).unwrap().expect("an overlay");
                 assert_eq!(w.token.len(), 16);
@@ -580,6 +598,7 @@ mod tests {
             language: "English",
             words: &[],
             duration: 2.0,
+            band: centred(false),
         };
         assert!(build(&f, &none, dir.path()).unwrap().is_none());
     }

@@ -24,6 +24,7 @@ use compositor::geom::PreviewRect;
 use crate::build::broll::{self, Pick, SceneQuery};
 use crate::build::direction::{self, Direction, SceneInput};
 use crate::build::overlays::{self, OverlayFonts, SceneOverlay};
+use crate::build::placement::{self, SceneBoxes};
 use crate::build::providers::Providers;
 use crate::build::script::InlineMedia;
 use crate::build::voice::{Narration, write_wav};
@@ -368,21 +369,33 @@ fn design_overlays(
         )
         .because(e)
     })?;
-    for seg in segments.iter_mut() {
+    for (index, seg) in segments.iter_mut().enumerate() {
+        let boxes = SceneBoxes {
+            seg: &*seg,
+            index,
+            narrator_shown: seg.is_a_roll() && !doc.faceless,
+        };
         let spec = SceneOverlay {
             voice_file: &seg.voice_file,
             scene_type: seg.scene_type,
             quote: &seg.quote,
-            a_roll: seg.is_a_roll() && !doc.faceless,
+            a_roll: boxes.narrator_shown,
             language: &doc.language,
             words: &seg.words,
             duration: seg.duration,
+            band: placement::overlay_band(&boxes),
         };
-        if let Some(w) =
-            overlays::build(&fonts, &spec, &folders.public).map_err(JobFailure::internal)?
-        {
+        let written =
+            overlays::build(&fonts, &spec, &folders.public).map_err(JobFailure::internal)?;
+        let rects: Vec<_> = written
+            .iter()
+            .flat_map(|w| w.spec.objects().map(|o| o.rect))
+            .collect();
+        let fit = placement::background_fit(&boxes, &rects);
+        if let Some(w) = written {
             seg.remotion_spec = w.token;
         }
+        seg.background_fit = fit;
     }
     Ok(())
 }
@@ -420,6 +433,9 @@ fn apply_inline(
         MediaKind::Image => {
             seg.thumbnail_url = folders.url(&file);
             seg.broll_thumbnail_url = seg.thumbnail_url.clone();
+            seg.background_subject = std::fs::read(folders.dir.join(&file))
+                .ok()
+                .and_then(|b| placement::subject_of_picture(&b, None));
             seg.background = Background::Image { file };
         }
     }
@@ -497,7 +513,10 @@ fn apply_pick(
             });
             Background::Video { file }
         }
-        MediaKind::Image => Background::Image { file },
+        MediaKind::Image => {
+            seg.background_subject = placement::subject_of_picture(&bytes, item.focus);
+            Background::Image { file }
+        }
     };
     Ok(())
 }

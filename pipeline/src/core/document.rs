@@ -6,6 +6,7 @@
 //! the spec names (roll, scene type, media kind, B-roll source) are enums that serialise as
 //! their exact wire strings, so stored documents and API output read as before.
 
+use compositor::focus::{BackgroundFit, Subject};
 use compositor::geom::PreviewRect;
 use serde::{Deserialize, Serialize, Serializer};
 use typography::TimedWord;
@@ -300,6 +301,15 @@ pub struct Segment {
     /// Where the background came from (`""` before visuals were chosen).
     #[serde(default, with = "empty_is_none")]
     pub broll_source: Option<BrollSource>,
+    /// The still background's subject (`compositor::focus`): from `library.json` for library
+    /// assets, detected when any other picture becomes the background; `None` for clips and
+    /// procedural looks.
+    #[serde(default)]
+    pub background_subject: Option<Subject>,
+    /// How the still background sits on its plate: placement (`build::placement`) picks it so
+    /// the subject stays clear of the overlay, the captions and the narrator.
+    #[serde(default)]
+    pub background_fit: BackgroundFit,
 }
 
 /// How an idea or blog post became narration (recorded for `video_data` and support).

@@ -176,6 +176,34 @@ pub struct SearchResult {
     /// Images: the page the photo comes from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_url: Option<String>,
+    /// The picture's subject, normalised to 0..1 of `width` and `height` (library assets; a
+    /// stock picture gets its box when it becomes a scene's background).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<FocusBox>,
+}
+
+/// A subject's box normalised to 0..1 of the picture (`compositor::focus::Focus`).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct FocusBox {
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub x: f64,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub y: f64,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub w: f64,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub h: f64,
+}
+
+impl From<compositor::focus::Focus> for FocusBox {
+    fn from(f: compositor::focus::Focus) -> FocusBox {
+        FocusBox {
+            x: f.x,
+            y: f.y,
+            w: f.w,
+            h: f.h,
+        }
+    }
 }
 
 /// `{object: list, kind, keyword, ratio, total, results[]}`.
@@ -296,6 +324,7 @@ impl Search {
             height: item.height,
             author: item.author,
             context_url,
+            focus: item.focus.map(FocusBox::from),
         })
     }
 
@@ -334,6 +363,7 @@ impl Search {
             height: item.height,
             author: item.author,
             context_url: None,
+            focus: None,
         })
     }
 

@@ -183,6 +183,7 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
             ScenePlan {
                 duration: s.duration,
                 background,
+                background_fit: s.background_fit,
                 narrator,
                 captions: caption_chunks(&s.words),
                 caption_y: s.caption_rect.y + s.caption_rect.h / 2.0,

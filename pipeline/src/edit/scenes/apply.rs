@@ -25,6 +25,8 @@ pub struct PreparedMedia {
     pub url: String,
     pub kind: MediaKind,
     pub file: String,
+    /// A picture's subject, found when it was downloaded (`build::placement`).
+    pub subject: Option<compositor::focus::Subject>,
 }
 
 /// What applying needs besides the document.
@@ -261,6 +263,10 @@ fn apply_background(seg: &mut Segment, m: &PreparedMedia) {
     };
     // The B-roll lane (background) always takes the asset, so a later roll switch shows it.
     seg.background = bg;
+    // The new picture covers the frame; scene_geometry reports where its subject meets the
+    // overlay, the captions or the narrator.
+    seg.background_subject = m.subject;
+    seg.background_fit = compositor::focus::BackgroundFit::Cover;
     seg.broll_url = m.url.clone();
     seg.broll_thumbnail_url = m.url.clone();
     seg.video_trim = None;
@@ -607,6 +613,7 @@ pub(crate) mod tests {
             url: "https://x.example/a.png".into(),
             kind: MediaKind::Image,
             file: "media_1.png".into(),
+            subject: None,
         };
         let e = [Edit::Background {
             url: m.url.clone(),
@@ -908,6 +915,7 @@ pub(crate) mod tests {
             url: "https://x.example/a.png".into(),
             kind: MediaKind::Image,
             file: "media_1.png".into(),
+            subject: None,
         };
         let e = [Edit::Background {
             url: m.url.clone(),

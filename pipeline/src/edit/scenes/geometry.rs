@@ -17,6 +17,11 @@
 //! ([`caption_text_estimate`]): the longest four-word caption chunk at the renderer's largest
 //! caption size, wrapped at its maximum width, centred on the caption container.
 //!
+//! The background's subject ([`background_subject`]) is the box `compositor::focus` gives for
+//! the still background under its fit, grown by the drift: the rect the renderer draws.
+//! `background_subject_overlap` (error) is an overlay object, the caption text or the shown
+//! narrator on it.
+//!
 //! Severities: `remotion_object_overlaps_narrator_face` error; `…_overlaps_narrator_body` info;
 //! objects in a dead zone warning; a group frame in a dead zone warning when one of its objects
 //! is in that zone too, info when only the (invisible) frame is; `caption_text_overlaps_
@@ -36,7 +41,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{OneOfBuilder, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::document::{PosterState, RectOut, Segment, VideoDocument, round3};
+use crate::core::document::{Background, PosterState, RectOut, Segment, VideoDocument, round3};
 use crate::core::error::{Code, Result};
 use crate::core::fields::Fields;
 use crate::core::schema;
@@ -248,6 +253,10 @@ pub struct Boxes {
     pub narrator: NarratorBox,
     pub caption: CaptionBox,
     pub remotion: RemotionBoxes,
+    /// The still background's subject where the renderer draws it (its drift included);
+    /// `null` without a known subject, on clips and procedural looks, and when the picture is
+    /// a soft backdrop.
+    pub background_subject: Option<RectOut>,
 }
 
 /// The narrator and its face.
@@ -657,6 +666,7 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
             face: seg.narrator_face.map(|f| face_in_preview(narrator, f)),
             face_source: seg.narrator_face,
             caption_text,
+            subject: background_subject(seg),
             objects: &overlay.all_objects,
             groups: input
                 .spec
@@ -709,6 +719,7 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
                 mutable_fields: ["overlay.caption.y"],
             },
             remotion: overlay.boxes,
+            background_subject: background_subject(seg).map(RectOut::from),
         },
         violations,
         warnings,
@@ -724,6 +735,8 @@ pub struct Scene<'a> {
     pub face: Option<PreviewRect>,
     pub face_source: Option<PreviewRect>,
     pub caption_text: Option<PreviewRect>,
+    /// The still background's subject as the renderer places it ([`background_subject`]).
+    pub subject: Option<PreviewRect>,
     /// (layout id, kind, rect, group index)
     pub objects: &'a [(String, ObjectKind, PreviewRect, usize)],
     /// (group id, frame)
@@ -761,10 +774,52 @@ fn warning(code: &'static str, object: &str, rect: Option<PreviewRect>, message:
     }
 }
 
+/// The subject of a still background where the renderer draws it (its fit and drift included,
+/// `compositor::focus::subject_on_canvas`), in preview space; `None` without a known subject
+/// or when the picture is only a soft backdrop.
+pub fn background_subject(seg: &Segment) -> Option<PreviewRect> {
+    if !matches!(seg.background, Background::Image { .. }) {
+        return None;
+    }
+    let subject = seg.background_subject.as_ref()?;
+    compositor::focus::subject_on_canvas(subject, seg.background_fit).map(CanvasRect::to_preview)
+}
+
+/// `background_subject_overlap` (error): every overlay object, the caption text and the shown
+/// narrator against the background's subject.
+fn subject_overlaps(s: &Scene<'_>, v: &mut Vec<Violation>) {
+    let Some(subject) = s.subject else {
+        return;
+    };
+    let mut boxes: Vec<(&str, PreviewRect)> = s
+        .objects
+        .iter()
+        .map(|(id, _, r, _)| (id.as_str(), *r))
+        .collect();
+    if let Some(c) = s.caption_text {
+        boxes.push(("caption_text", c));
+    }
+    if s.show_narrator {
+        boxes.push(("narrator", s.narrator));
+    }
+    for (id, r) in boxes {
+        if let Some(o) = overlap(r, subject) {
+            v.push(violation(
+                "background_subject_overlap",
+                "error",
+                id,
+                "background_subject",
+                o,
+            ));
+        }
+    }
+}
+
 /// Violations and warnings of a scene (see the module docs for the rules).
 pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
     let mut v = Vec::new();
     let mut w = Vec::new();
+    subject_overlaps(s, &mut v);
     let face = s.face.filter(|_| s.show_narrator);
     for (id, kind, r, _) in s.objects {
         if let Some(f) = face
@@ -1140,6 +1195,51 @@ mod tests {
                 .iter()
                 .all(|(c, _)| !c.contains("narrator"))
         );
+    }
+
+    #[test]
+    fn everything_on_the_background_subject_is_an_error() {
+        let subject = PreviewRect::new(60.0, 150.0, 160.0, 120.0);
+        let objects = vec![
+            (
+                "on".to_string(),
+                ObjectKind::Text,
+                PreviewRect::new(80.0, 200.0, 100.0, 30.0),
+                0,
+            ),
+            (
+                "off".to_string(),
+                ObjectKind::Text,
+                PreviewRect::new(80.0, 60.0, 100.0, 30.0),
+                0,
+            ),
+        ];
+        let scene = |subject| Scene {
+            show_narrator: true,
+            narrator: PreviewRect::new(70.0, 90.0, 140.0, 140.0),
+            face: None,
+            face_source: None,
+            caption_text: Some(PreviewRect::new(40.0, 260.0, 200.0, 40.0)),
+            subject,
+            objects: &objects,
+            groups: vec![],
+        };
+        let hits = |d: Diagnostics| -> Vec<(String, &'static str)> {
+            d.violations
+                .into_iter()
+                .filter(|v| v.code == "background_subject_overlap")
+                .map(|v| (v.a, v.severity))
+                .collect()
+        };
+        assert_eq!(
+            hits(diagnose(&scene(Some(subject)))),
+            [
+                ("on".to_string(), "error"),
+                ("caption_text".to_string(), "error"),
+                ("narrator".to_string(), "error"),
+            ]
+        );
+        assert!(hits(diagnose(&scene(None))).is_empty());
     }
 
     #[test]

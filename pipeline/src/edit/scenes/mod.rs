@@ -642,10 +642,15 @@ impl Editor {
             MediaKind::Image => crate::core::files::write_atomic(&dir.join(&file), &body),
         }
         .map_err(Error::internal)?;
+        let subject = match checked.kind {
+            MediaKind::Image => crate::build::placement::subject_of_picture(&body, None),
+            MediaKind::Video => None,
+        };
         Ok(PreparedMedia {
             url: url.to_string(),
             kind: checked.kind,
             file,
+            subject,
         })
     }
 
