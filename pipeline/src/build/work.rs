@@ -51,7 +51,8 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
     let mut progress = |step: u8, p: f64, note: &str| {
         engine.set_progress(topic, step, p * total_build, Some(note));
     };
-    let (doc, times) = build_document(settings, &providers, &request, &mut progress)?;
+    let (mut doc, times) = build_document(settings, &providers, &request, &mut progress)?;
+    doc.music = video.music.clone();
     tracing::info!(topic = %topic, scenes = doc.segments.len(), ?times, "scenes built");
     // Step 5: scenes ready (the job's state change is recorded by the engine).
     engine
@@ -137,6 +138,7 @@ pub fn build_document(
         public_key: ids::file_token(),
         source: source_name(req.source).into(),
         writer: writer_info,
+        music: Default::default(),
     };
     times.split_and_direct = t.elapsed();
     let doc = scenes::assemble(

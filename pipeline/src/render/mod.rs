@@ -4,6 +4,7 @@
 pub mod half;
 pub mod plan;
 pub mod preview;
+pub mod sound;
 pub mod spec_file;
 pub mod stills;
 pub mod task;

@@ -254,7 +254,7 @@ pub fn render_sized(
         scene.overlay = spec_objects(settings, doc, seg, spec);
     }
     let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
-    let audio = narration_track(doc, dir)?;
+    let audio = crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?)?;
     let misconfigured = |e: String| {
         JobFailure::new(
             Code::RenderFailed,
