@@ -927,6 +927,7 @@ fn field_families() -> Vec<FamilySchema> {
             )],
             true,
         ),
+        family(vec![(vec!["video.music"], library::schema())], true),
     ];
     for f in OverlayField::ALL {
         families.push(family(vec![(vec![f.as_str()], overlay_value(*f))], false));
