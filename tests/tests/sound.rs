@@ -55,10 +55,14 @@ async fn rendered(d: &Daemon, words: usize, music: Option<&str>) -> PathBuf {
 #[tokio::test]
 async fn published_videos_are_at_minus_14_lufs_with_true_peak_under_minus_1_dbtp() {
     let d = Daemon::start(BIN, &[]);
-    let (with_music, narration_only) =
-        tokio::join!(rendered(&d, 85, None), rendered(&d, 85, Some("none")));
+    let (auto, drums, narration_only) = tokio::join!(
+        rendered(&d, 85, None),
+        rendered(&d, 85, Some("sunny-market")),
+        rendered(&d, 85, Some("none"))
+    );
     for (what, mp4) in [
-        ("music bed", with_music),
+        ("auto music", auto),
+        ("sunny-market", drums),
         ("narration only", narration_only),
     ] {
         let (lufs, peak) = ebur128(&mp4);
@@ -102,10 +106,10 @@ async fn music_is_checked_at_create_and_changed_by_modify_scene() {
     let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
     assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
 
-    let (c, v, _) = modify(&d, &id, json!("none")).await;
+    let (c, v) = modify(&d, &id, json!("none")).await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["applied"]["video.music"], "none", "{v}");
-    let (c, v, _) = modify(&d, &id, json!("polka")).await;
+    let (c, v) = modify(&d, &id, json!("polka")).await;
     assert_eq!(c, 400, "{v}");
     assert_eq!(v["error"]["code"], "invalid_music", "{v}");
     assert_eq!(v["error"]["param"], "fields[0].value", "{v}");

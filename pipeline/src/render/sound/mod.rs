@@ -46,6 +46,15 @@ pub fn soundtrack(
         one_loop.as_deref(),
         narration.sample_rate,
     );
+    let floats: Vec<f32> = samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
+    let level = loudness::measure(&floats, narration.sample_rate);
+    tracing::info!(
+        topic = %doc.topic_id,
+        music = library::resolve(doc).map_or("none", |t| t.id.as_str()),
+        lufs = level.integrated,
+        true_peak_dbtp = level.true_peak,
+        "soundtrack mixed"
+    );
     Ok(AudioTrack {
         sample_rate: narration.sample_rate,
         samples,
@@ -59,6 +68,7 @@ pub fn mix(narration: &[i16], one_loop: Option<&[f32]>, rate: u32) -> Vec<i16> {
     let mut mixed = voice.clone();
     if let Some(one_loop) = one_loop {
         let mut bed = bed::looped(one_loop, voice.len(), rate);
+        bed::soften(&mut bed, rate);
         bed::fade(&mut bed, rate);
         let level = bed_gain(&voice, &bed, rate);
         let gains = duck::gains(&duck::speech_frames(narration, rate), bed.len(), rate);
