@@ -57,6 +57,7 @@ pub fn status_of(code: Code) -> StatusCode {
         | UnsupportedMediaUrl
         | InvalidAdjust
         | InvalidFaceless
+        | InvalidMusic
         | InvalidId
         | InvalidBy
         | InvalidFieldName

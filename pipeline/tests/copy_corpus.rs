@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use pipeline::build::copy::{check, normalized, split_stat};
 use pipeline::build::direction::{self, SceneInput};
 use pipeline::build::overlays::{self, OverlayFonts, SceneOverlay};
+use pipeline::build::placement::{A_ROLL_BAND, Anchor, B_ROLL_BAND, OverlayBand};
 use pipeline::build::script::split_script;
 use pipeline::core::document::SceneType;
 
@@ -68,14 +69,17 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
         {
             fail(format!("{:?} {v} ({:?})", dir.quote, d.text));
         }
+        let a_roll = dir.roll == pipeline::core::document::Roll::ARoll;
         let s = SceneOverlay {
             voice_file: &format!("v{i}"),
             scene_type: Some(dir.scene_type),
             quote: &dir.quote,
-            a_roll: dir.roll == pipeline::core::document::Roll::ARoll,
+            a_roll,
             language,
             words: &[],
             duration: 4.0,
+            // The widest band of the scene's roll, centred: the copy's words, not its place.
+            band: centred_band(a_roll),
         };
         let Some(w) = overlays::build(fonts, &s, out).unwrap() else {
             continue;
@@ -136,4 +140,13 @@ fn every_overlay_of_the_corpus_obeys_the_copy_rules() {
     );
     assert!(tally.objects > files.len() * 3, "{} objects", tally.objects);
     assert!(tally.violations.is_empty(), "{:#?}", tally.violations);
+}
+
+fn centred_band(a_roll: bool) -> OverlayBand {
+    let (top, bottom) = if a_roll { A_ROLL_BAND } else { B_ROLL_BAND };
+    OverlayBand {
+        top,
+        bottom,
+        anchor: Anchor::Centre,
+    }
 }

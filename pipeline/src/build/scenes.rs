@@ -586,6 +586,7 @@ mod tests {
             public_key: "k".into(),
             source: "text".into(),
             writer: None,
+            music: Default::default(),
         }
     }
 

@@ -60,6 +60,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
     {
         scenes::name_narrator(&mut doc, &name);
     }
+    doc.music = video.music.clone();
     tracing::info!(topic = %topic, scenes = doc.segments.len(), ?times, "scenes built");
     // Step 5: scenes ready (the job's state change is recorded by the engine).
     engine
@@ -145,6 +146,7 @@ pub fn build_document(
         public_key: ids::file_token(),
         source: source_name(req.source).into(),
         writer: writer_info,
+        music: Default::default(),
     };
     times.split_and_direct = t.elapsed();
     let doc = scenes::assemble(

@@ -358,6 +358,54 @@ pub struct VideoDocument {
     /// Idea/blog only: how the narration was written.
     #[serde(default)]
     pub writer: Option<WriterInfo>,
+    /// The music bed under the narration (`render::sound`). Left out when `auto`, so the
+    /// fingerprint of a document made before music existed does not change.
+    #[serde(default, skip_serializing_if = "Music::is_auto")]
+    pub music: Music,
+}
+
+/// The music bed of a video: chosen from the video's tone, a library track by id, or none.
+/// On the wire a string: `auto`, `none`, or a track id of `assets/music/music.json`
+/// (`render::sound::library` checks the id; the document only carries it).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum Music {
+    /// A track picked from the script's mood (the default).
+    #[default]
+    Auto,
+    /// Narration only.
+    Off,
+    /// A library track, by id.
+    Track(String),
+}
+
+impl Music {
+    pub const AUTO: &'static str = "auto";
+    pub const NONE: &'static str = "none";
+
+    pub fn is_auto(&self) -> bool {
+        *self == Music::Auto
+    }
+}
+
+impl From<String> for Music {
+    fn from(s: String) -> Self {
+        match s.as_str() {
+            Music::AUTO => Music::Auto,
+            Music::NONE => Music::Off,
+            _ => Music::Track(s),
+        }
+    }
+}
+
+impl From<Music> for String {
+    fn from(m: Music) -> Self {
+        match m {
+            Music::Auto => Music::AUTO.to_string(),
+            Music::Off => Music::NONE.to_string(),
+            Music::Track(id) => id,
+        }
+    }
 }
 
 /// What [`VideoDocument::to_public`] needs to know about where files are served.
@@ -972,6 +1020,7 @@ mod tests {
             public_key: String::new(),
             source: "text".into(),
             writer: None,
+            music: Music::Auto,
         };
         let view = PublicView {
             review_url: "",
@@ -1072,6 +1121,7 @@ mod tests {
                 content_type: 9,
                 video_length: "short".into(),
             }),
+            music: Music::Auto,
         };
         let spec_dir = root.join(doc.public_folder());
         std::fs::create_dir_all(&spec_dir).unwrap();

@@ -55,6 +55,7 @@ codes! {
     UnsupportedMediaUrl => "unsupported_media_url",
     InvalidAdjust => "invalid_adjust",
     InvalidFaceless => "invalid_faceless",
+    InvalidMusic => "invalid_music",
     // jobs
     InvalidId => "invalid_id",
     VideoNotFound => "video_not_found",

@@ -270,6 +270,9 @@ pub struct VideoRequest {
     /// task fails at once with `media_decode_failed` instead of probing again.
     #[serde(default)]
     pub media_decodable: Option<bool>,
+    /// The music bed asked for (`auto` when not given); copied into the document.
+    #[serde(default)]
+    pub music: crate::core::document::Music,
 }
 
 /// Where a job stands: `processing` until it is `completed` or `failed`.

@@ -11,6 +11,7 @@ use crate::build::script::{
     MAX_SPEECH_SECS, MAX_WORD_CHARS, estimated_speech_secs, overlong_word, word_count,
 };
 use crate::core::config::Mode;
+use crate::core::document::Music;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
 use crate::core::fields::{Choice, Fields};
@@ -104,6 +105,12 @@ pub struct CreateVideoRequest {
     /// Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_render: Option<bool>,
+    /// The music bed: `auto` (default; a library track chosen by the script's mood), `none`
+    /// (narration only) or a track id of the library (`assets/music/music.json`); anything
+    /// else is 400 `invalid_music`. The mix is published at −14 LUFS, true peak ≤ −1 dBTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "auto")]
+    pub music: Option<Music>,
     /// Webhook target: https in production, http or https in dev mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(format = "uri")]
@@ -359,6 +366,7 @@ fn json_form(form: &JsonSource) -> Value {
             "description": format!("Echoed back in the status object; at most {METADATA_MAX_BYTES} bytes as JSON."),
         }),
     );
+    p("music", crate::render::sound::library::schema());
     p("topic_id", topic_id_schema());
     if source == Source::Idea {
         p(
@@ -489,7 +497,12 @@ impl CreateVideoRequest {
             output_type.unwrap_or(OutputType::Scene),
         )?;
         let adjust = crate::ingest::adjust::read(&f)?;
+        let music = f
+            .str_or("music", Code::InvalidMusic)?
+            .map(|m| crate::render::sound::library::read(m, "music"))
+            .transpose()?;
         Ok(CreateVideoRequest {
+            music,
             source,
             output_type,
             language,
@@ -718,6 +731,7 @@ pub async fn validate(
             adjust,
             media_decodable: upload.as_ref().and_then(|u| u.decodable),
             media_file: upload.map(|u| u.file),
+            music: req.music.unwrap_or_default(),
         },
         output_type,
         metadata: Value::Object(req.metadata.unwrap_or_default()),

@@ -636,6 +636,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         public_key: ids::file_token(),
         source: source_name(source).into(),
         writer: None,
+        music: request.music.clone(),
     };
     let providers = providers_for(settings, ctx)?;
     let mut progress = |step: u8, p: f64, note: &str| {

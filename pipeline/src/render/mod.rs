@@ -5,6 +5,7 @@ pub mod contact_sheet;
 pub mod half;
 pub mod plan;
 pub mod preview;
+pub mod sound;
 pub mod spec_file;
 pub mod stills;
 pub mod task;

@@ -288,7 +288,7 @@ pub fn prepare(
         scene.overlay = spec_objects(settings, doc, seg, spec);
     }
     let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
-    let audio = narration_track(doc, dir)?;
+    let audio = crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?)?;
     Ok(Inputs { resolved, audio })
 }
 

@@ -86,6 +86,10 @@ pub fn clip_key(
     seg.remotion_spec.hash(&mut h);
     seg.audio_file.hash(&mut h);
     file_stamp(&dir.join(&seg.audio_file)).hash(&mut h);
+    // The music bed is the video's, mixed under every scene's narration.
+    serde_json::to_vec(&doc.music)
+        .expect("music always serialises")
+        .hash(&mut h);
     (CLIP_W, CLIP_H).hash(&mut h);
     h.finish()
 }

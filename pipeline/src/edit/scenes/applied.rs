@@ -70,6 +70,9 @@ pub struct Applied {
     /// I: the narrator video's length, seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video_duration: Option<f64>,
+    /// P: the video's music bed now (`auto`, `none` or a track id).
+    #[serde(rename = "video.music", skip_serializing_if = "Option::is_none")]
+    pub music: Option<String>,
     /// J and I: the lane before and after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub roll: Option<RollSwitch>,

@@ -48,6 +48,11 @@ pub fn apply(
     edits: &[Edit],
 ) -> Result<(Applied, bool)> {
     let voice_id = voice_id_of(doc);
+    for e in edits {
+        if let Edit::Music(m) = e {
+            doc.music = m.clone();
+        }
+    }
     let seg = doc
         .segments
         .get_mut(index)
@@ -148,6 +153,8 @@ impl Pass<'_> {
                 applied.word_count = Some(seg.words.len());
             }
             Edit::Meta(m) => apply_meta(seg, m, applied),
+            // Set on the document by `apply`: it is the whole video's.
+            Edit::Music(m) => applied.music = Some(String::from(m.clone())),
             Edit::DisableOverlay => {
                 seg.remotion_spec = SPEC_DISABLED.to_string();
                 applied.remotion_spec = Some(SPEC_DISABLED);
@@ -497,7 +504,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::build::voice::{Narration, VoiceError, VoiceInfo};
     use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
-    use crate::core::document::{MediaKind, SceneType};
+    use crate::core::document::{MediaKind, Music, SceneType};
     use crate::edit::scenes::parse::parse_field;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
@@ -893,6 +900,17 @@ pub(crate) mod tests {
             (Some(SceneType::Stat), "list", "", true)
         );
         assert_eq!(applied["visual"], "");
+    }
+
+    #[test]
+    fn music_is_set_on_the_whole_video() {
+        let mut d = doc();
+        let music = Music::Track("calm-tide".into());
+        let applied = applied_json(&mut d, 1, &[Edit::Music(music.clone())]);
+        assert_eq!(d.music, music);
+        assert_eq!(applied["video.music"], "calm-tide");
+        applied_json(&mut d, 0, &[Edit::Music(Music::Off)]);
+        assert_eq!(d.music, Music::Off);
     }
 
     #[test]

@@ -1096,6 +1096,7 @@ fn edit_name(e: &Edit) -> &str {
         Edit::Text(_) => "segment.text",
         Edit::Meta(_) => "metadata",
         Edit::DisableOverlay => "disable_overlay",
+        Edit::Music(_) => "video.music",
         Edit::Overlay(o) => o.field().as_str(),
     }
 }

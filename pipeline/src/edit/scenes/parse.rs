@@ -4,7 +4,8 @@
 //!
 //! Branches parsed here: A (background swap), C (object-layer rect), D (group rect),
 //! E (narrator rect), F (caption Y), G (layout batch), H (voice upload, async), I (narrator video
-//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay);
+//! upload, async), J (A/B-roll switch), K (segment text), L (metadata), N (disable overlay),
+//! P (`video.music`, the video's music bed: a setting of the whole video);
 //! B, M and O ([`OverlayField`]) are read by `overlay_request` into an [`OverlayEdit`] for
 //! `overlay_edits::apply`.
 //!
@@ -30,7 +31,8 @@ use crate::edit::scenes::select::{Selector, by_value_forms, topic_id};
 /// The metadata branch validates against the same lists scene building writes.
 pub use crate::build::direction::PATTERNS;
 pub use crate::core::document::MediaKind;
-use crate::core::document::{Roll, SceneType};
+use crate::core::document::{Music, Roll, SceneType};
+use crate::render::sound::library;
 
 /// Aliases of branch N.
 pub const DISABLE_FIELDS: &[&str] = &[
@@ -113,6 +115,9 @@ pub enum Edit {
     DisableOverlay,
     /// B, M, O: applied by `overlay_edits`.
     Overlay(OverlayEdit),
+    /// P: the video's music bed (`video.music`: `auto`, `none` or a library track id). A
+    /// video-wide setting: the selected scene only says which video.
+    Music(Music),
 }
 
 /// The family of a call (one per call).
@@ -126,6 +131,8 @@ pub enum Family {
     Text,
     Metadata,
     Disable,
+    /// P: settings of the whole video.
+    VideoSettings,
     /// B, M or O (each its own family).
     Overlay(OverlayField),
 }
@@ -141,6 +148,7 @@ impl Family {
             Family::Text => "segment_text",
             Family::Metadata => "metadata",
             Family::Disable => "disable_overlay",
+            Family::VideoSettings => "video_settings",
             Family::Overlay(f) => f.as_str(),
         }
     }
@@ -160,6 +168,7 @@ impl Edit {
             Edit::Text(_) => Family::Text,
             Edit::Meta(_) => Family::Metadata,
             Edit::DisableOverlay => Family::Disable,
+            Edit::Music(_) => Family::VideoSettings,
             Edit::Overlay(o) => Family::Overlay(o.field()),
         }
     }
@@ -396,6 +405,14 @@ pub fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> 
                 one(Edit::Roll(RollChange::Toggle))
             }
             v => one(Edit::Roll(RollChange::Set(roll_name(v, param)?))),
+        },
+        "video.music" => match value {
+            Value::String(s) => one(Edit::Music(library::read(s, param)?)),
+            _ => Err(Error::new(
+                Code::InvalidMusic,
+                "`video.music` must be `auto`, `none` or a track id.",
+            )
+            .param(param)),
         },
         "segment.text" | "text" => {
             let t = string(value, param, MAX_TEXT_CHARS)?;
@@ -910,6 +927,7 @@ fn field_families() -> Vec<FamilySchema> {
             )],
             true,
         ),
+        family(vec![(vec!["video.music"], library::schema())], true),
     ];
     for f in OverlayField::ALL {
         families.push(family(vec![(vec![f.as_str()], overlay_value(*f))], false));
@@ -1111,6 +1129,23 @@ mod tests {
 
     fn parse1(name: &str, value: Value) -> Result<Vec<Edit>> {
         parse_field(name, &value, "fields[0].value")
+    }
+
+    #[test]
+    fn video_music_takes_auto_none_or_a_track_id() {
+        assert_eq!(
+            parse1("video.music", json!("none")).unwrap(),
+            vec![Edit::Music(Music::Off)]
+        );
+        assert_eq!(
+            parse1("video.music", json!("warm-story")).unwrap(),
+            vec![Edit::Music(Music::Track("warm-story".into()))]
+        );
+        for bad in [json!("disco"), json!(3)] {
+            let e = parse1("video.music", bad).unwrap_err();
+            assert_eq!(e.code, Code::InvalidMusic);
+            assert_eq!(e.param.as_deref(), Some("fields[0].value"));
+        }
     }
 
     /// Every branch's field with a valid value parses to the expected edit.

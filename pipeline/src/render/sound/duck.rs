@@ -1,0 +1,134 @@
+//! Side-chain ducking: where the narration speaks, the bed goes down by [`DUCK_DB`]; in
+//! pauses longer than [`HOLD_SECS`] (between sentences and scenes) it comes back. Speech is
+//! read from the narration's envelope, so every source (voice, recording, upload) ducks alike.
+//! The gain moves in decibels at a bounded rate (attack and release ramps), never jumps, and
+//! starts moving [`ATTACK_SECS`] ahead of a speech onset so the first syllable is clear.
+
+/// How far the bed goes down under speech.
+pub const DUCK_DB: f32 = 14.0;
+/// The envelope's frame.
+const FRAME_SECS: f64 = 0.01;
+/// A frame is speech when its level is above this …
+const FLOOR_DBFS: f32 = -50.0;
+/// … and within this of the narration's loud frames (its 95th percentile).
+const BELOW_LOUD_DB: f32 = 30.0;
+/// Pauses shorter than this (between words) keep the bed down.
+pub const HOLD_SECS: f64 = 0.25;
+/// Time to go all the way down.
+pub const ATTACK_SECS: f64 = 0.06;
+/// Time to come all the way back.
+pub const RELEASE_SECS: f64 = 0.4;
+
+/// One flag per [`FRAME_SECS`] frame of `narration`: speech or not, pauses under
+/// [`HOLD_SECS`] filled.
+pub fn speech_frames(narration: &[i16], rate: u32) -> Vec<bool> {
+    let frame = ((FRAME_SECS * f64::from(rate)) as usize).max(1);
+    let levels: Vec<f32> = narration
+        .chunks(frame)
+        .map(|c| {
+            let ms = c
+                .iter()
+                .map(|&s| (f32::from(s) / 32768.0).powi(2))
+                .sum::<f32>()
+                / c.len() as f32;
+            10.0 * ms.max(1e-12).log10()
+        })
+        .collect();
+    let mut sorted = levels.clone();
+    sorted.sort_by(f32::total_cmp);
+    let loud = sorted
+        .get(sorted.len() * 95 / 100)
+        .copied()
+        .unwrap_or(FLOOR_DBFS);
+    let threshold = FLOOR_DBFS.max(loud - BELOW_LOUD_DB);
+    let mut speech: Vec<bool> = levels.iter().map(|&l| l > threshold).collect();
+    let hold = (HOLD_SECS / FRAME_SECS) as usize;
+    fill_short_pauses(&mut speech, hold);
+    speech
+}
+
+/// Sets runs of `false` no longer than `hold` that lie between two speech frames.
+fn fill_short_pauses(speech: &mut [bool], hold: usize) {
+    let mut last_speech: Option<usize> = None;
+    for i in 0..speech.len() {
+        if speech[i] {
+            if let Some(j) = last_speech
+                && i - j - 1 <= hold
+            {
+                speech[j + 1..i].iter_mut().for_each(|s| *s = true);
+            }
+            last_speech = Some(i);
+        }
+    }
+}
+
+/// The bed's gain (linear), one per sample of a `len`-sample video: 1 in pauses,
+/// −[`DUCK_DB`] under speech, ramps between.
+pub fn gains(speech: &[bool], len: usize, rate: u32) -> Vec<f32> {
+    let frame = ((FRAME_SECS * f64::from(rate)) as usize).max(1);
+    let lead = (ATTACK_SECS * f64::from(rate)) as usize;
+    let down_step = DUCK_DB / (ATTACK_SECS * f64::from(rate)) as f32;
+    let up_step = DUCK_DB / (RELEASE_SECS * f64::from(rate)) as f32;
+    let mut db = 0.0f32;
+    (0..len)
+        .map(|i| {
+            // Looking `lead` samples ahead: the ramp ends as speech begins.
+            let ahead = speech.get((i + lead) / frame).copied().unwrap_or(false);
+            let here = speech.get(i / frame).copied().unwrap_or(false);
+            let target = if ahead || here { -DUCK_DB } else { 0.0 };
+            db = if target < db {
+                (db - down_step).max(target)
+            } else {
+                (db + up_step).min(target)
+            };
+            10f32.powf(db / 20.0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RATE: u32 = 48_000;
+
+    #[test]
+    fn word_gaps_are_held_and_sentence_pauses_are_not() {
+        let mut speech = vec![true; 10];
+        speech.extend([false; 10]); // 100 ms: a word gap
+        speech.extend([true; 10]);
+        speech.extend([false; 60]); // 600 ms: a sentence pause
+        speech.extend([true; 10]);
+        fill_short_pauses(&mut speech, (HOLD_SECS / FRAME_SECS) as usize);
+        assert!(speech[10..20].iter().all(|&s| s));
+        assert!(speech[30..90].iter().all(|&s| !s));
+    }
+
+    #[test]
+    fn the_gain_ramps_down_before_speech_and_back_up_after_it() {
+        // 1 s pause, 1 s speech, 1 s pause.
+        let mut speech = vec![false; 100];
+        speech.extend([true; 100]);
+        speech.extend([false; 100]);
+        let g = gains(&speech, 3 * RATE as usize, RATE);
+        let db = |i: usize| 20.0 * g[i].log10();
+        assert!(
+            db(RATE as usize / 2).abs() < 0.01,
+            "full level in the first pause"
+        );
+        assert!(
+            (db(RATE as usize) + DUCK_DB).abs() < 0.01,
+            "fully down at the onset"
+        );
+        assert!((db(3 * RATE as usize / 2) + DUCK_DB).abs() < 0.01);
+        assert!(
+            db(2 * RATE as usize + 9 * RATE as usize / 10).abs() < 0.01,
+            "recovered"
+        );
+        let biggest_step = g
+            .windows(2)
+            .map(|w| 20.0 * (w[1] / w[0]).log10().abs())
+            .fold(0.0, f32::max);
+        assert!(biggest_step < 0.01, "a jump of {biggest_step} dB");
+    }
+}
