@@ -109,7 +109,7 @@ pub struct CreateVideoRequest {
     /// (narration only) or a track id of the library (`assets/music/music.json`); anything
     /// else is 400 `invalid_music`. The mix is published at −14 LUFS, true peak ≤ −1 dBTP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "auto")]
+    #[schema(value_type = Option<String>)]
     pub music: Option<Music>,
     /// Webhook target: https in production, http or https in dev mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
