@@ -30,6 +30,10 @@ import schemathesis
 from schemathesis import GenerationMode
 
 MEDIA = os.environ["REELSMITH_FUZZ_MEDIA"].rstrip("/")
+# A video the test made before the run, its scenes ready, and its first scene: a rewritten case
+# edits it, so it reaches a real video whichever ids the generator drew.
+VIDEO_ID = os.environ["REELSMITH_FUZZ_VIDEO_ID"]
+VOICE_FILE = os.environ["REELSMITH_FUZZ_VOICE_FILE"]
 LOG = os.environ["REELSMITH_FUZZ_LOG"]
 IMAGE = f"{MEDIA}/image.png"
 VIDEO = f"{MEDIA}/clip.mp4"
@@ -70,7 +74,8 @@ def rewrite_item(item, bg):
 
 
 def modify_scene(body):
-    """The body with its URL fields pointed at the media server, or None when it has none."""
+    """The body with its URL fields pointed at the media server and its selector at the test's
+    video, or None when it has no URL field."""
     fields = body.get("fields")
     if not isinstance(fields, list):
         return None
@@ -78,7 +83,9 @@ def modify_scene(body):
     out = [rewrite_item(f, bg) if isinstance(f, dict) else None for f in fields]
     if all(new is None for new in out):
         return None
-    return {**body, "fields": [new if new is not None else old for new, old in zip(out, fields)]}
+    target = {k: v for k, v in body.items() if k != "min_score"}
+    target.update(id=VIDEO_ID, by="voice_file", value=VOICE_FILE)
+    return {**target, "fields": [new if new is not None else old for new, old in zip(out, fields)]}
 
 
 @schemathesis.hook

@@ -27,7 +27,10 @@
 //! `json` argument), not the case: schemathesis revalidates an edited case, and no URL on this
 //! machine both matches the URL pattern (a dotted alphabetic host, no port) and reaches a local
 //! server, so editing the case would turn a schema-valid case negative. Negative cases are sent
-//! as generated. The test asserts that some rewritten case was accepted: the schema check for
+//! as generated. A rewritten case also points `id` and the scene selector at a video the test
+//! made first (its scenes ready), so it reaches a real video whichever ids the generator drew
+//! (they change with every change to the schema, and once none of them named a real video).
+//! The test asserts that some rewritten case was accepted: the schema check for
 //! `modify_scene` is only meaningful when generated cases reach a real video (otherwise their
 //! 404s hide the mismatch warning).
 //!
@@ -39,9 +42,13 @@
 //! 18, 13 and 32 without it).
 
 use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
 
 use reelsmith_tests::{
-    Daemon, fixture_files, h264_mp4, openapi_document, png_bytes, tempfile, venv_tool, wav_bytes,
+    Daemon, fixture_files, h264_mp4, openapi_document, png_bytes, script, tempfile, venv_tool,
+    wav_bytes,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -80,6 +87,7 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         let (c, page) = d.connect_platform(p, 0, "fuzz").await;
         assert_eq!(c, 200, "{page}");
     }
+    let (video_id, voice_file) = scene_video(&d).await;
     let doc = openapi_document(&d).await;
     let mut excluded = vec!["/v1/upload_asset/put/{folder}/{name}".to_string()];
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -115,6 +123,8 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
             Path::new(env!("CARGO_MANIFEST_DIR")).join(HOOKS),
         )
         .env("REELSMITH_FUZZ_MEDIA", format!("http://{media}"))
+        .env("REELSMITH_FUZZ_VIDEO_ID", &video_id)
+        .env("REELSMITH_FUZZ_VOICE_FILE", &voice_file)
         .env("REELSMITH_FUZZ_LOG", log.path());
     for path in &excluded {
         cmd.args(["--exclude-path", path]);
@@ -142,6 +152,31 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         "no positive modify_scene case with a rewritten URL was accepted, so none reached a real \
          video and its schema went unchecked; answers to rewritten cases:\n{rewritten}"
     );
+}
+
+/// A video with its scenes ready for review, and its first scene's `voice_file`: the target of
+/// the rewritten `modify_scene` cases, so they reach a real video whatever ids the generator
+/// draws (which ids it draws changes with every change to the schema).
+async fn scene_video(d: &Daemon) -> (String, String) {
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(90), "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d
+        .wait_for(&id, Duration::from_secs(120), |v| {
+            v["status"] != "processing"
+        })
+        .await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let (c, g, _) = d
+        .post("/v1/scene_geometry", &json!({ "id": id, "scene_id": 1 }))
+        .await;
+    assert_eq!(c, 200, "{g}");
+    (id, g["voice_file"].as_str().unwrap().to_string())
 }
 
 /// The platforms `publish` names.
@@ -196,10 +231,10 @@ impl SmtpSink {
         let start = std::time::Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
-                start.elapsed() < std::time::Duration::from_secs(20),
+                start.elapsed() < Duration::from_secs(20),
                 "aiosmtpd did not listen"
             );
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(100));
         }
         SmtpSink { child, port }
     }
