@@ -185,6 +185,11 @@ impl Store {
         self.records(OUTBOX)
     }
 
+    /// One outbox row as it stands now (a scan's snapshot may be older).
+    pub fn delivery(&self, id: &str) -> StoreResult<Option<Delivery>> {
+        self.record(OUTBOX, id)
+    }
+
     pub fn jobs(&self) -> StoreResult<Vec<(String, Job)>> {
         self.records(JOBS)
     }

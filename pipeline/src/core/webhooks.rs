@@ -196,6 +196,16 @@ impl Dispatcher {
             if !self.in_flight.lock().expect("poisoned").insert(key.clone()) {
                 continue;
             }
+            // The scan may predate an attempt that finished since (it wrote the row, then let
+            // the key go): the row is sent only as it stands now, or the event goes out twice.
+            let d = match self.store.delivery(&id) {
+                Ok(Some(row)) if row.attempts == d.attempts && row.due_at_ms() <= t => row,
+                current => {
+                    self.in_flight.lock().expect("poisoned").remove(&key);
+                    current?;
+                    continue;
+                }
+            };
             let this = self.clone();
             // Every line of a delivery's attempt names the video and the delivery.
             let span = tracing::info_span!("webhook", topic_id = %d.topic_id, delivery = %id);
