@@ -223,6 +223,33 @@ impl Daemon {
     }
 
     /// The full scene tree of video `id`: `POST /v1/video_data`, then its public file.
+    /// A video made from a 90-word script, waited for until its scenes are ready for review,
+    /// and its first scene's `voice_file`.
+    pub async fn scenes_ready_video(&self) -> (String, String) {
+        let (c, v, _) = self
+            .post(
+                "/v1/create_video",
+                &serde_json::json!({ "script_text": script(90), "output_type": "scene" }),
+            )
+            .await;
+        assert_eq!(c, 202, "{v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        let done = self
+            .wait_for(&id, Duration::from_secs(300), |v| {
+                v["status"] != "processing"
+            })
+            .await;
+        assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+        let (c, g, _) = self
+            .post(
+                "/v1/scene_geometry",
+                &serde_json::json!({ "id": id, "scene_id": 1 }),
+            )
+            .await;
+        assert_eq!(c, 200, "{g}");
+        (id, g["voice_file"].as_str().unwrap().to_string())
+    }
+
     pub async fn scene_tree(&self, id: &str) -> Value {
         let (c, v, _) = self
             .post("/v1/video_data", &serde_json::json!({ "video_id": id }))

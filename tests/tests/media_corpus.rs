@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reelsmith_tests::{Daemon, fixture_files, png_bytes, script, split};
+use reelsmith_tests::{Daemon, fixture_files, png_bytes, split};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -33,24 +33,6 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 }
 
 /// A scene-ready video: (topic id, the voice_file of its first scene).
-async fn scene_video(d: &Daemon) -> (String, String) {
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": script(90), "output_type": "scene" }),
-        )
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    let (c, g, _) = d
-        .post("/v1/scene_geometry", &json!({ "id": id, "scene_id": 1 }))
-        .await;
-    assert_eq!(c, 200, "{g}");
-    (id, g["voice_file"].as_str().unwrap().to_string())
-}
-
 async fn modify(d: &Daemon, id: &str, voice_file: &str, field: &str, value: Value) -> (u16, Value) {
     let (c, v, _) = d
         .post(
@@ -100,7 +82,7 @@ async fn every_corpus_file_is_refused_at_every_door_and_nothing_changes() {
         BIN,
         &[("REELSMITH__FETCH__ALLOW", &format!("[\"{fixture}\"]"))],
     );
-    let (id, voice_file) = scene_video(&d).await;
+    let (id, voice_file) = d.scenes_ready_video().await;
     let before = scenes(&d, &id).await;
 
     for (name, bytes) in &files {
@@ -240,7 +222,7 @@ async fn a_background_broken_on_disk_gives_a_422_still_and_preview_clip_and_a_cl
         BIN,
         &[("REELSMITH__FETCH__ALLOW", &format!("[\"{fixture}\"]"))],
     );
-    let (id, voice_file) = scene_video(&d).await;
+    let (id, voice_file) = d.scenes_ready_video().await;
     let (c, v) = modify(
         &d,
         &id,

@@ -44,11 +44,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::json;
-
 use reelsmith_tests::{
-    Daemon, fixture_files, h264_mp4, openapi_document, png_bytes, script, tempfile, venv_tool,
-    wav_bytes,
+    Daemon, fixture_files, h264_mp4, openapi_document, png_bytes, tempfile, venv_tool, wav_bytes,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -87,7 +84,9 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         let (c, page) = d.connect_platform(p, 0, "fuzz").await;
         assert_eq!(c, 200, "{page}");
     }
-    let (video_id, voice_file) = scene_video(&d).await;
+    // The target of the rewritten `modify_scene` cases, so they reach a real video whatever ids
+    // the generator draws (which ids it draws changes with every change to the schema).
+    let (video_id, voice_file) = d.scenes_ready_video().await;
     let doc = openapi_document(&d).await;
     let mut excluded = vec!["/v1/upload_asset/put/{folder}/{name}".to_string()];
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -152,31 +151,6 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         "no positive modify_scene case with a rewritten URL was accepted, so none reached a real \
          video and its schema went unchecked; answers to rewritten cases:\n{rewritten}"
     );
-}
-
-/// A video with its scenes ready for review, and its first scene's `voice_file`: the target of
-/// the rewritten `modify_scene` cases, so they reach a real video whatever ids the generator
-/// draws (which ids it draws changes with every change to the schema).
-async fn scene_video(d: &Daemon) -> (String, String) {
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": script(90), "output_type": "scene" }),
-        )
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d
-        .wait_for(&id, Duration::from_secs(120), |v| {
-            v["status"] != "processing"
-        })
-        .await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    let (c, g, _) = d
-        .post("/v1/scene_geometry", &json!({ "id": id, "scene_id": 1 }))
-        .await;
-    assert_eq!(c, 200, "{g}");
-    (id, g["voice_file"].as_str().unwrap().to_string())
 }
 
 /// The platforms `publish` names.

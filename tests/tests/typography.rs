@@ -2,9 +2,7 @@
 //! 400s, never charged), one credit per call with 402 when out of credits, `wait` semantics,
 //! the response shape, and the public SVG/PNG files (outlines only, every box inside y 128–960).
 
-use std::time::Duration;
-
-use reelsmith_tests::{Daemon, fixture_files, script, split};
+use reelsmith_tests::{Daemon, fixture_files, split};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -295,25 +293,7 @@ async fn overlay_upload_through_modify_scene_shows_in_the_render() {
     .await;
     let allow = format!("[\"{fixture}\"]");
     let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": script(90), "output_type": "scene" }),
-        )
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d
-        .wait_for(&id, Duration::from_secs(300), |v| {
-            v["status"] != "processing"
-        })
-        .await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    let (c, g, _) = d
-        .post("/v1/scene_geometry", &json!({ "id": id, "scene_id": 1 }))
-        .await;
-    assert_eq!(c, 200, "{g}");
-    let vf = g["voice_file"].as_str().unwrap().to_string();
+    let (id, vf) = d.scenes_ready_video().await;
     let shot = |seek: f64| json!({ "id": id, "action": "screenshot_scene_280x498", "voice_file": vf, "seek_seconds": seek });
     let before = inspector(&d, shot(1.0)).await;
     let before_url = before["result"]["screenshot"]["url"]
