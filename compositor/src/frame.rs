@@ -41,14 +41,9 @@ impl ResolvedVideo {
     /// # Panics
     /// If `rgba` has the wrong length (a caller bug, not a data problem).
     pub fn render_frame(&self, index: u64, rgba: &mut [u8]) {
-        let t = index as f64 / f64::from(self.fps);
-        let (scene, local) = self.scene_at(t);
+        let (scene, local) = self.timeline.frame_at(index);
         self.render_scene(scene, local, View::Full, rgba);
-        let s = &self.scenes[scene];
-        let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
-        let into_fade = local - (s.duration - fade);
-        if s.transition == Transition::Fade && scene + 1 < self.scenes.len() && into_fade > 0.0 {
-            let alpha = (into_fade / fade).clamp(0.0, 1.0);
+        if let Some(alpha) = self.fade_at(scene, local) {
             SCRATCH.with(|cell| {
                 let mut next = cell.borrow_mut();
                 next.resize(FRAME_BYTES, 0);
@@ -56,6 +51,12 @@ impl ResolvedVideo {
                 crossfade(rgba, &next, alpha);
             });
         }
+    }
+
+    /// How far scene `scene` has faded into the next one at scene time `local` (0–1), or `None`
+    /// outside its crossfade (or when no scene follows).
+    fn fade_at(&self, scene: usize, local: f64) -> Option<f64> {
+        fade_alpha(&self.scenes[scene], scene + 1 < self.scenes.len(), local)
     }
 
     /// Renders scene `scene` at `t` seconds from its start into `rgba` ([`FRAME_BYTES`] long),
@@ -147,6 +148,24 @@ impl ResolvedVideo {
         layout: &I420Layout,
         out: &mut [u8],
     ) -> bool {
+        let (scene, local) = self.timeline.frame_at(index);
+        if self.fade_at(scene, local).is_some() {
+            return false;
+        }
+        self.render_scene_i420(scene, local, rgba, layout, out)
+    }
+
+    /// [`Self::render_frame_i420`] for scene `scene` at scene time `local`, without a
+    /// transition: false (nothing written that matters) unless the scene has a clip background
+    /// whose frame can be passed through.
+    pub fn render_scene_i420(
+        &self,
+        scene: usize,
+        local: f64,
+        rgba: &mut [u8],
+        layout: &I420Layout,
+        out: &mut [u8],
+    ) -> bool {
         if layout.width != CANVAS_W as usize
             || layout.height != CANVAS_H as usize
             || rgba.len() != FRAME_BYTES
@@ -154,16 +173,9 @@ impl ResolvedVideo {
         {
             return false;
         }
-        let t = index as f64 / f64::from(self.fps);
-        let (scene, local) = self.scene_at(t);
-        let s = &self.scenes[scene];
-        let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
-        if s.transition == Transition::Fade
-            && scene + 1 < self.scenes.len()
-            && local - (s.duration - fade) > 0.0
-        {
+        let Some(s) = self.scenes.get(scene) else {
             return false;
-        }
+        };
         let Some(background) = s.background.clip() else {
             return false;
         };
@@ -203,15 +215,9 @@ impl ResolvedVideo {
     fn window_times(&self, first: u64, count: u64) -> Vec<(usize, f64)> {
         let mut out = Vec::with_capacity(count as usize + 1);
         for index in first..first.saturating_add(count) {
-            let t = index as f64 / f64::from(self.fps);
-            let (scene, local) = self.scene_at(t);
+            let (scene, local) = self.timeline.frame_at(index);
             out.push((scene, local));
-            let s = &self.scenes[scene];
-            let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
-            if s.transition == Transition::Fade
-                && scene + 1 < self.scenes.len()
-                && local - (s.duration - fade) > 0.0
-            {
+            if self.fade_at(scene, local).is_some() {
                 out.push((scene + 1, 0.0));
             }
         }
@@ -227,7 +233,16 @@ impl ResolvedVideo {
         if !self.has_clips() || count == 0 {
             return;
         }
-        let times = self.window_times(first, count);
+        self.prefetch_times(&self.window_times(first, count));
+    }
+
+    /// Decodes, in order, the clip frames shown at `times` (scene, scene time), in timeline
+    /// order, and closes the decoders of scenes before the earliest of them: [`Self::prefetch`]
+    /// for a caller that maps frames to scene times itself (a per-scene chunk).
+    pub fn prefetch_times(&self, times: &[(usize, f64)]) {
+        if !self.has_clips() {
+            return;
+        }
         let Some(lowest) = times.iter().map(|(s, _)| *s).min() else {
             return;
         };
@@ -324,8 +339,17 @@ impl ResolvedVideo {
     }
 }
 
+/// How far `s` has faded into the scene after it at scene time `local` (0–1): `None` outside
+/// its crossfade, when its transition is a cut, or when `has_next` says no scene follows.
+pub(crate) fn fade_alpha(s: &ResolvedScene, has_next: bool, local: f64) -> Option<f64> {
+    let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
+    let into_fade = local - (s.duration - fade);
+    (s.transition == Transition::Fade && has_next && into_fade > 0.0)
+        .then(|| (into_fade / fade).clamp(0.0, 1.0))
+}
+
 /// `out = out·(1−a) + next·a`, per byte, in fixed point.
-fn crossfade(out: &mut [u8], next: &[u8], alpha: f64) {
+pub(crate) fn crossfade(out: &mut [u8], next: &[u8], alpha: f64) {
     let a = (alpha * 256.0).round() as u32;
     let ia = 256 - a;
     for (o, n) in out.iter_mut().zip(next) {

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod blit;
+pub mod chunk;
 mod clip;
 pub mod contact_sheet;
 pub mod focus;

@@ -104,10 +104,177 @@ pub struct ResolvedVideo {
     pub(crate) fps: u32,
     /// Scenes, ready to draw.
     pub(crate) scenes: Vec<ResolvedScene>,
-    /// Start time of each scene on the timeline, seconds.
-    pub(crate) starts: Vec<f64>,
+    /// Where each scene sits in time.
+    pub(crate) timeline: Timeline,
+}
+
+/// Where a plan's scenes sit in time, and which frame shows which moment of which scene. The
+/// one mapping from frame index to scene time: the whole-video renderer and the per-scene chunks
+/// ([`crate::chunk`]) both use it, so a frame is the same pixels whichever renders it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    fps: u32,
+    /// Start time of each scene, seconds (running sum of the durations, in plan order).
+    starts: Vec<f64>,
+    durations: Vec<f64>,
     /// Sum of the scene durations.
-    pub(crate) total: f64,
+    total: f64,
+}
+
+impl Timeline {
+    /// The timeline of `plan`: fps in 1–120, every duration finite and positive, the total
+    /// within [`MAX_TOTAL_SECONDS`].
+    pub fn of(plan: &VideoPlan) -> Result<Timeline, ResolveError> {
+        if plan.scenes.is_empty() {
+            return Err(ResolveError::NoScenes);
+        }
+        if !(1..=120).contains(&plan.fps) {
+            return Err(ResolveError::Fps(plan.fps));
+        }
+        let mut total = 0.0;
+        let mut starts = Vec::with_capacity(plan.scenes.len());
+        for (i, s) in plan.scenes.iter().enumerate() {
+            if !(s.duration.is_finite() && s.duration > 0.0) {
+                return Err(ResolveError::Duration {
+                    scene: i,
+                    duration: s.duration,
+                });
+            }
+            starts.push(total);
+            total += s.duration;
+        }
+        if total > MAX_TOTAL_SECONDS {
+            return Err(ResolveError::TooLong(total));
+        }
+        Ok(Timeline {
+            fps: plan.fps,
+            starts,
+            durations: plan.scenes.iter().map(|s| s.duration).collect(),
+            total,
+        })
+    }
+
+    /// Frames per second.
+    pub fn fps(&self) -> u32 {
+        self.fps
+    }
+
+    /// Number of frames: `round(duration × fps)`, at least 1, so the video's length equals the
+    /// sum of the scene durations within one frame.
+    pub fn frame_count(&self) -> u64 {
+        ((self.total * f64::from(self.fps)).round() as u64).max(1)
+    }
+
+    /// Number of scenes.
+    pub fn scene_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Start of scene `scene` on the timeline, seconds.
+    pub fn scene_start(&self, scene: usize) -> Option<f64> {
+        self.starts.get(scene).copied()
+    }
+
+    /// Which scene plays at timeline time `t` (seconds), and the time within that scene.
+    /// `t` is clamped to the timeline; the local time is clamped into `[0, scene duration)`.
+    pub fn scene_at(&self, t: f64) -> (usize, f64) {
+        let t = if t.is_finite() {
+            t.clamp(0.0, self.total)
+        } else {
+            0.0
+        };
+        let i = self.starts.partition_point(|&s| s <= t).saturating_sub(1);
+        let d = self.durations[i];
+        let local = (t - self.starts[i]).clamp(0.0, d);
+        // A time exactly at the end belongs to the last frame of the scene.
+        let local = if local >= d {
+            (d - 1e-9).max(0.0)
+        } else {
+            local
+        };
+        (i, local)
+    }
+
+    /// The scene and scene time frame `index` shows.
+    pub fn frame_at(&self, index: u64) -> (usize, f64) {
+        self.scene_at(index as f64 / f64::from(self.fps))
+    }
+
+    /// The frames that show scene `scene`, in order: every scene's range is contiguous, the
+    /// ranges of consecutive scenes touch, and together they cover `0 .. frame_count()`. A
+    /// scene shorter than a frame may own none.
+    pub fn scene_frames(&self, scene: usize) -> std::ops::Range<u64> {
+        self.first_frame_of(scene)..self.first_frame_of(scene + 1)
+    }
+
+    /// The first frame showing scene `scene` or a later one (the frame count past the last).
+    fn first_frame_of(&self, scene: usize) -> u64 {
+        let count = self.frame_count();
+        if scene == 0 {
+            return 0;
+        }
+        if scene >= self.scene_count() {
+            return count;
+        }
+        let (mut lo, mut hi) = (0u64, count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.frame_at(mid).0 >= scene {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+}
+
+impl ResolveError {
+    /// The same error for a plan that was one part of a bigger one, starting at scene `first`
+    /// of it: scene indices become the bigger plan's (a per-scene chunk resolves its scene
+    /// alone, and the client is told which scene of the video failed).
+    pub fn in_scene(self, first: usize) -> ResolveError {
+        match self {
+            ResolveError::Duration { scene, duration } => ResolveError::Duration {
+                scene: scene + first,
+                duration,
+            },
+            ResolveError::Image {
+                scene,
+                path,
+                reason,
+            } => ResolveError::Image {
+                scene: scene + first,
+                path,
+                reason,
+            },
+            ResolveError::Clip {
+                scene,
+                role,
+                path,
+                reason,
+            } => ResolveError::Clip {
+                scene: scene + first,
+                role,
+                path,
+                reason,
+            },
+            ResolveError::NarratorRect { scene, rect } => ResolveError::NarratorRect {
+                scene: scene + first,
+                rect,
+            },
+            ResolveError::Overlay {
+                scene,
+                object,
+                reason,
+            } => ResolveError::Overlay {
+                scene: scene + first,
+                object,
+                reason,
+            },
+            other => other,
+        }
+    }
 }
 
 impl std::fmt::Debug for ResolvedVideo {
@@ -115,7 +282,7 @@ impl std::fmt::Debug for ResolvedVideo {
         f.debug_struct("ResolvedVideo")
             .field("fps", &self.fps)
             .field("scenes", &self.scenes.len())
-            .field("duration", &self.total)
+            .field("duration", &self.timeline.total)
             .finish()
     }
 }
@@ -226,27 +393,7 @@ fn probe_clips(plan: &VideoPlan) -> ClipProbes {
 /// decode a first frame; see [`probe_clip`]), rasterises SVG overlays (without
 /// loading any external reference) and pre-renders captions, narrator cards and backgrounds.
 pub fn resolve(plan: &VideoPlan) -> Result<ResolvedVideo, ResolveError> {
-    if plan.scenes.is_empty() {
-        return Err(ResolveError::NoScenes);
-    }
-    if !(1..=120).contains(&plan.fps) {
-        return Err(ResolveError::Fps(plan.fps));
-    }
-    let mut total = 0.0;
-    let mut starts = Vec::with_capacity(plan.scenes.len());
-    for (i, s) in plan.scenes.iter().enumerate() {
-        if !(s.duration.is_finite() && s.duration > 0.0) {
-            return Err(ResolveError::Duration {
-                scene: i,
-                duration: s.duration,
-            });
-        }
-        starts.push(total);
-        total += s.duration;
-    }
-    if total > MAX_TOTAL_SECONDS {
-        return Err(ResolveError::TooLong(total));
-    }
+    let timeline = Timeline::of(plan)?;
     let fonts = load_fonts(plan)?;
     let clips = probe_clips(plan);
     let scenes = plan
@@ -258,8 +405,7 @@ pub fn resolve(plan: &VideoPlan) -> Result<ResolvedVideo, ResolveError> {
     Ok(ResolvedVideo {
         fps: plan.fps,
         scenes,
-        starts,
-        total,
+        timeline,
     })
 }
 
@@ -403,12 +549,17 @@ impl ResolvedVideo {
     /// Number of frames: `round(duration × fps)`, at least 1, so the video's length equals the
     /// sum of the scene durations within one frame.
     pub fn frame_count(&self) -> u64 {
-        ((self.total * f64::from(self.fps)).round() as u64).max(1)
+        self.timeline.frame_count()
     }
 
     /// Total duration, seconds (the sum of scene durations).
     pub fn duration(&self) -> f64 {
-        self.total
+        self.timeline.total
+    }
+
+    /// Where the scenes sit in time.
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
     }
 
     /// Frames per second.
@@ -436,21 +587,7 @@ impl ResolvedVideo {
     /// Which scene plays at timeline time `t` (seconds), and the time within that scene.
     /// `t` is clamped to the timeline; the local time is clamped into `[0, scene duration)`.
     pub fn scene_at(&self, t: f64) -> (usize, f64) {
-        let t = if t.is_finite() {
-            t.clamp(0.0, self.total)
-        } else {
-            0.0
-        };
-        let i = self.starts.partition_point(|&s| s <= t).saturating_sub(1);
-        let d = self.scenes[i].duration;
-        let local = (t - self.starts[i]).clamp(0.0, d);
-        // A time exactly at the end belongs to the last frame of the scene.
-        let local = if local >= d {
-            (d - 1e-9).max(0.0)
-        } else {
-            local
-        };
-        (i, local)
+        self.timeline.scene_at(t)
     }
 }
 
@@ -468,6 +605,26 @@ mod tests {
         assert!((v.duration() - total).abs() < 1e-9);
         assert_eq!(v.frame_count(), (total * 30.0_f64).round() as u64);
         assert!((v.frame_count() as f64 / 30.0 - total).abs() <= 1.0 / 30.0);
+    }
+
+    #[test]
+    fn scene_frames_tile_the_timeline_and_agree_with_frame_at() {
+        let t = Timeline::of(&plan(&[1.37, 0.01, 1.21, 1.05])).unwrap();
+        let mut next = 0;
+        for scene in 0..t.scene_count() {
+            let frames = t.scene_frames(scene);
+            assert_eq!(frames.start, next, "scene {scene}");
+            for index in frames.clone() {
+                assert_eq!(t.frame_at(index).0, scene, "frame {index}");
+            }
+            next = frames.end;
+        }
+        assert_eq!(next, t.frame_count());
+        assert!(
+            t.scene_frames(1).is_empty(),
+            "a 10 ms scene owns no frame at 30 fps"
+        );
+        assert_eq!(t.scene_frames(9), t.frame_count()..t.frame_count());
     }
 
     #[test]

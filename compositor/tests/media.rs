@@ -103,7 +103,7 @@ fn reference_mp4() -> &'static Path {
             "progress is monotonic"
         );
         eprintln!(
-            "reference encode: {} frames in {:.2?} ({:.1} fps) with {} + {}",
+            "reference encode: {} frames in {:.2?} ({:.1} fps) with {} + {:?}",
             report.frames,
             report.wall,
             report.fps(),

@@ -200,8 +200,8 @@ pub struct EncodeReport {
     pub encoder: String,
     /// Whether that encoder is a hardware one.
     pub hardware: bool,
-    /// The AAC encoder element that was used.
-    pub audio_encoder: String,
+    /// The AAC encoder element that was used (`None` for a video-only chunk).
+    pub audio_encoder: Option<String>,
     /// Frames encoded.
     pub frames: u64,
     /// Media length in seconds (`frames / fps`); the audio track has exactly this length.
@@ -248,16 +248,36 @@ pub fn encode_mp4(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<EncodeReport, MediaError> {
+    encode_to(frames, Some(audio), settings, out, progress)
+}
+
+/// Renders every frame of `frames` into a video-only MP4 at `out`: one chunk of a video, which
+/// [`join_mp4`](super::join_mp4) joins with others and the soundtrack without re-encoding. The
+/// chunk starts on an IDR frame and its GOPs are closed (x264's default; hardware encoders are
+/// set to the same GOP length), so it decodes on its own; chunks encoded with the same settings
+/// carry the same parameter sets. Written and reported as [`encode_mp4`].
+pub fn encode_video(
+    frames: &dyn FrameSource,
+    settings: &EncodeSettings,
+    out: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<EncodeReport, MediaError> {
+    encode_to(frames, None, settings, out, progress)
+}
+
+fn encode_to(
+    frames: &dyn FrameSource,
+    audio: Option<&AudioTrack>,
+    settings: &EncodeSettings,
+    out: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<EncodeReport, MediaError> {
     let started = Instant::now();
     let job = Job::validate(frames, audio, settings)?;
     init()?;
 
     let (video_encoder, hardware) = choose_video_encoder(settings)?;
-    // avenc_aac first: its priming delay is known (see `priming_samples`) and compensated.
-    let audio_encoder = ["avenc_aac", "fdkaacenc", "voaacenc"]
-        .into_iter()
-        .find(|name| has_factory(name))
-        .ok_or_else(|| missing("avenc_aac"))?;
+    let audio_encoder = audio.map(|_| aac_encoder()).transpose()?;
 
     // Removed on every exit path (errors, and a panic unwinding out of `render`) unless renamed.
     let tmp = TempOutput(temp_path(out)?);
@@ -266,8 +286,7 @@ pub fn encode_mp4(
         frames,
         audio,
         settings,
-        video_encoder,
-        audio_encoder,
+        (video_encoder, audio_encoder),
         &tmp.0,
         progress,
     )?;
@@ -280,7 +299,7 @@ pub fn encode_mp4(
     Ok(EncodeReport {
         encoder: video_encoder.to_owned(),
         hardware,
-        audio_encoder: audio_encoder.to_owned(),
+        audio_encoder: audio_encoder.map(str::to_owned),
         frames: job.frame_count,
         duration_secs: job.frame_count as f64 / f64::from(job.fps),
         wall: started.elapsed(),
@@ -288,19 +307,47 @@ pub fn encode_mp4(
     })
 }
 
+/// The AAC encoder to use. avenc_aac first: its priming delay is known (see
+/// [`priming_samples`]) and compensated.
+pub(super) fn aac_encoder() -> Result<&'static str, MediaError> {
+    ["avenc_aac", "fdkaacenc", "voaacenc"]
+        .into_iter()
+        .find(|name| has_factory(name))
+        .ok_or_else(|| missing("avenc_aac"))
+}
+
+/// What identifies the encoder `settings` resolve to on this machine, for cache keys of
+/// encoded chunks: the element and the version of the plugin it comes from, and every setting
+/// that changes the bitstream. Chunks encoded under one identity can be joined.
+pub fn encoder_identity(settings: &EncodeSettings) -> Result<String, MediaError> {
+    init()?;
+    let (name, _) = choose_video_encoder(settings)?;
+    let plugin = gst::ElementFactory::find(name)
+        .and_then(|f| f.plugin())
+        .map(|p| p.version().to_string())
+        .unwrap_or_default();
+    Ok(format!(
+        "{name} {plugin} {}x{} {} crf{} max{} gop{}s",
+        settings.width,
+        settings.height,
+        settings.preset,
+        settings.crf,
+        settings.max_bitrate_kbps,
+        settings.keyframe_interval_secs
+    ))
+}
+
 /// Validated numbers for one encode.
 struct Job {
     frame_count: u64,
     fps: u32,
     layout: I420Layout,
-    /// Audio samples the output must have: exactly `frame_count / fps` seconds.
-    audio_samples: u64,
 }
 
 impl Job {
     fn validate(
         frames: &dyn FrameSource,
-        audio: &AudioTrack,
+        audio: Option<&AudioTrack>,
         settings: &EncodeSettings,
     ) -> Result<Job, MediaError> {
         let frame_count = frames.frame_count();
@@ -315,16 +362,8 @@ impl Job {
                 "unsupported frame rate {fps} fps"
             )));
         }
-        if audio.sample_rate < 8_000 || audio.sample_rate > 192_000 {
-            return Err(MediaError::InvalidInput(format!(
-                "unsupported audio sample rate {} Hz (expected 8000–192000)",
-                audio.sample_rate
-            )));
-        }
-        if audio.samples.is_empty() {
-            return Err(MediaError::InvalidInput(
-                "the audio track has no samples".into(),
-            ));
+        if let Some(audio) = audio {
+            check_audio(audio)?;
         }
         if settings.threads == Some(0) {
             return Err(MediaError::InvalidInput(
@@ -332,28 +371,42 @@ impl Job {
             ));
         }
         let layout = I420Layout::new(settings.width, settings.height)?;
-        let audio_samples = scale(frame_count, u64::from(audio.sample_rate), u64::from(fps));
         Ok(Job {
             frame_count,
             fps,
             layout,
-            audio_samples,
         })
     }
 }
 
+/// A soundtrack the encoder accepts: a sane rate and at least one sample.
+pub(super) fn check_audio(audio: &AudioTrack) -> Result<(), MediaError> {
+    if audio.sample_rate < 8_000 || audio.sample_rate > 192_000 {
+        return Err(MediaError::InvalidInput(format!(
+            "unsupported audio sample rate {} Hz (expected 8000–192000)",
+            audio.sample_rate
+        )));
+    }
+    if audio.samples.is_empty() {
+        return Err(MediaError::InvalidInput(
+            "the audio track has no samples".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `value × num / den`, rounded down, without overflow.
-fn scale(value: u64, num: u64, den: u64) -> u64 {
+pub(super) fn scale(value: u64, num: u64, den: u64) -> u64 {
     (u128::from(value) * u128::from(num) / u128::from(den)) as u64
 }
 
 /// The timestamp of unit `index` of a stream with `rate` units per second.
-fn timestamp(index: u64, rate: u64) -> gst::ClockTime {
+pub(super) fn timestamp(index: u64, rate: u64) -> gst::ClockTime {
     gst::ClockTime::from_nseconds(scale(index, gst::ClockTime::SECOND.nseconds(), rate))
 }
 
 /// A unique name next to `out`, so the final rename stays on one filesystem (atomic).
-fn temp_path(out: &Path) -> Result<PathBuf, MediaError> {
+pub(super) fn temp_path(out: &Path) -> Result<PathBuf, MediaError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = out
         .file_name()
@@ -381,7 +434,7 @@ fn temp_path(out: &Path) -> Result<PathBuf, MediaError> {
 
 /// The temporary output and mp4mux's fast-start scratch file; both are deleted on drop (after
 /// a successful rename the first no longer exists and the second was already removed by mp4mux).
-struct TempOutput(PathBuf);
+pub(super) struct TempOutput(pub(super) PathBuf);
 
 impl Drop for TempOutput {
     fn drop(&mut self) {
@@ -391,7 +444,7 @@ impl Drop for TempOutput {
 }
 
 /// Where mp4mux parks the media data while it waits to write `moov` first.
-fn faststart_path(tmp: &Path) -> PathBuf {
+pub(super) fn faststart_path(tmp: &Path) -> PathBuf {
     let mut p = tmp.as_os_str().to_owned();
     p.push(".mdat");
     PathBuf::from(p)
@@ -594,17 +647,79 @@ fn software_encoder(job: &Job, settings: &EncodeSettings) -> Result<gst::Element
 /// The video and audio `appsrc`s of a built pipeline.
 struct Sources {
     video: gst_app::AppSrc,
-    audio: gst_app::AppSrc,
-    /// The AAC encoder's priming delay in 48 kHz samples ([`priming_samples`]).
-    audio_priming: u64,
+    /// With the AAC encoder's priming delay in 48 kHz samples ([`priming_samples`]); `None`
+    /// for a video-only chunk.
+    audio: Option<(gst_app::AppSrc, u64)>,
+}
+
+/// An `appsrc` for our audio samples and the chain after it (resampled to 48 kHz mono, AAC,
+/// parsed), added to `pipeline` and linked: link the last element to the muxer.
+pub(super) fn audio_branch(
+    pipeline: &gst::Pipeline,
+    audio: &AudioTrack,
+    audio_encoder: &str,
+    bitrate: u32,
+) -> Result<(gst_app::AppSrc, gst::Element), MediaError> {
+    let link_err = |e: gst::glib::BoolError| MediaError::pipeline("audio-src", e.to_string());
+    let audio_caps =
+        gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, audio.sample_rate, 1)
+            .build()
+            .and_then(|info| info.to_caps())
+            .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let audio_src = gst_app::AppSrc::builder()
+        .name("audio-src")
+        .caps(&audio_caps)
+        .format(gst::Format::Time)
+        .is_live(false)
+        // Audio is tiny next to video and pushed ahead of it: never block on it (0 = unlimited).
+        .max_bytes(0)
+        .build();
+    let aac_in = gst::Caps::builder("audio/x-raw")
+        .field("rate", OUTPUT_SAMPLE_RATE)
+        .field("channels", 1i32)
+        .build();
+    let aenc = make(audio_encoder)?;
+    if aenc.find_property("bitrate").is_some() {
+        aenc.set_property_from_str("bitrate", &bitrate.to_string());
+    }
+    let mut chain: Vec<gst::Element> = vec![
+        audio_src.clone().upcast(),
+        make("audioconvert")?,
+        make("audioresample")?,
+        capsfilter(&aac_in)?,
+        aenc,
+    ];
+    if has_factory("aacparse") {
+        chain.push(make("aacparse")?);
+    }
+    pipeline.add_many(&chain).map_err(link_err)?;
+    gst::Element::link_many(&chain).map_err(link_err)?;
+    let last = chain.pop().expect("the chain is not empty");
+    Ok((audio_src, last))
+}
+
+/// A fast-start `mp4mux` writing to `tmp` (the media data parked beside it until `moov` is
+/// written first), added to `pipeline` and linked to its sink.
+pub(super) fn mp4_sink(pipeline: &gst::Pipeline, tmp: &Path) -> Result<gst::Element, MediaError> {
+    let mux = make("mp4mux")?;
+    mux.set_property("faststart", true);
+    mux.set_property(
+        "faststart-file",
+        faststart_path(tmp).to_string_lossy().as_ref(),
+    );
+    let sink = make("filesink")?;
+    sink.set_property("location", tmp.to_string_lossy().as_ref());
+    let link_err = |e: gst::glib::BoolError| MediaError::pipeline("mp4mux", e.to_string());
+    pipeline.add_many([&mux, &sink]).map_err(link_err)?;
+    mux.link(&sink).map_err(link_err)?;
+    Ok(mux)
 }
 
 fn build_pipeline(
     job: &Job,
-    audio: &AudioTrack,
+    audio: Option<&AudioTrack>,
     settings: &EncodeSettings,
-    video_encoder: &str,
-    audio_encoder: &str,
+    (video_encoder, audio_encoder): (&str, Option<&str>),
     tmp: &Path,
     window: usize,
 ) -> Result<(PipelineGuard, Sources), MediaError> {
@@ -633,81 +748,30 @@ fn build_pipeline(
     }
     video_chain.push(capsfilter(&h264_high_caps())?);
     video_chain.push(make("h264parse")?);
-
-    // Audio branch: our samples at their own rate, resampled to 48 kHz mono for AAC.
-    let audio_caps =
-        gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, audio.sample_rate, 1)
-            .build()
-            .and_then(|info| info.to_caps())
-            .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
-    let audio_src = gst_app::AppSrc::builder()
-        .name("audio-src")
-        .caps(&audio_caps)
-        .format(gst::Format::Time)
-        .is_live(false)
-        // Audio is tiny next to video and pushed ahead of it: never block on it (0 = unlimited).
-        .max_bytes(0)
-        .build();
-    let aac_in = gst::Caps::builder("audio/x-raw")
-        .field("rate", OUTPUT_SAMPLE_RATE)
-        .field("channels", 1i32)
-        .build();
-    let aenc = make(audio_encoder)?;
-    if aenc.find_property("bitrate").is_some() {
-        aenc.set_property_from_str("bitrate", &settings.audio_bitrate.to_string());
-    }
-    let mut audio_chain: Vec<gst::Element> = vec![
-        audio_src.clone().upcast(),
-        make("audioconvert")?,
-        make("audioresample")?,
-        capsfilter(&aac_in)?,
-        aenc,
-    ];
-    if has_factory("aacparse") {
-        audio_chain.push(make("aacparse")?);
-    }
-
-    // Muxer and sink.
-    let mux = make("mp4mux")?;
-    mux.set_property("faststart", true);
-    mux.set_property(
-        "faststart-file",
-        faststart_path(tmp).to_string_lossy().as_ref(),
-    );
-    let sink = make("filesink")?;
-    sink.set_property("location", tmp.to_string_lossy().as_ref());
-
     pipeline.add_many(&video_chain).map_err(link_err)?;
-    pipeline.add_many(&audio_chain).map_err(link_err)?;
-    pipeline.add_many([&mux, &sink]).map_err(link_err)?;
     gst::Element::link_many(&video_chain).map_err(link_err)?;
-    gst::Element::link_many(&audio_chain).map_err(link_err)?;
-    for last in [video_chain.last(), audio_chain.last()]
-        .into_iter()
-        .flatten()
-    {
+
+    let mux = mp4_sink(&pipeline, tmp)?;
+    if let Some(last) = video_chain.last() {
         last.link(&mux).map_err(link_err)?;
     }
-    mux.link(&sink).map_err(link_err)?;
-
-    Ok((
-        pipeline,
-        Sources {
-            video,
-            audio: audio_src,
-            audio_priming: priming_samples(audio_encoder),
-        },
-    ))
+    let audio = match (audio, audio_encoder) {
+        (Some(audio), Some(encoder)) => {
+            let (src, last) = audio_branch(&pipeline, audio, encoder, settings.audio_bitrate)?;
+            last.link(&mux).map_err(link_err)?;
+            Some((src, priming_samples(encoder)))
+        }
+        _ => None,
+    };
+    Ok((pipeline, Sources { video, audio }))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_encode(
     job: &Job,
     frames: &dyn FrameSource,
-    audio: &AudioTrack,
+    audio: Option<&AudioTrack>,
     settings: &EncodeSettings,
-    video_encoder: &str,
-    audio_encoder: &str,
+    encoders: (&str, Option<&str>),
     tmp: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<StageTimes, MediaError> {
@@ -726,50 +790,57 @@ fn run_encode(
         .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
     let window = (2 * workers).clamp(2, 64);
 
-    let (pipeline, sources) = build_pipeline(
-        job,
-        audio,
-        settings,
-        video_encoder,
-        audio_encoder,
-        tmp,
-        window,
-    )?;
-    let bus = pipeline
-        .bus()
-        .ok_or_else(|| MediaError::pipeline("reelsmith-encode", "pipeline has no bus"))?;
-    set_state(&pipeline, gst::State::Playing)?;
-
-    let outcome = std::thread::scope(|scope| {
-        let watcher = scope.spawn(|| watch_bus(&bus, &pipeline));
-        // Wakes the watcher if we leave early (push failure, or a panic unwinding from render).
-        let stop = StopWatcher(&bus);
-        let pushed = push_everything(
+    let (pipeline, sources) = build_pipeline(job, audio, settings, encoders, tmp, window)?;
+    run_pipeline(&pipeline, "reelsmith-encode", || {
+        let feed = match (&sources.audio, audio) {
+            (Some((src, priming)), Some(audio)) => Some(AudioFeed::new(src, audio, job, *priming)),
+            _ => None,
+        };
+        push_everything(
             job,
             frames,
-            audio,
-            &sources,
+            feed,
+            &sources.video,
             pool.as_ref(),
             window,
             progress,
-        );
+        )
+    })
+}
+
+/// Plays `pipeline` while `push` feeds it on this thread and a second thread watches the bus;
+/// then stops it (which finalises and closes the output). A bus error explains a failed push
+/// better than the push's own flow error, so it wins.
+pub(super) fn run_pipeline<T>(
+    pipeline: &gst::Pipeline,
+    name: &str,
+    push: impl FnOnce() -> Result<T, MediaError>,
+) -> Result<T, MediaError> {
+    let bus = pipeline
+        .bus()
+        .ok_or_else(|| MediaError::pipeline(name, "pipeline has no bus"))?;
+    set_state(pipeline, gst::State::Playing)?;
+    let outcome = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| watch_bus(&bus, pipeline));
+        // Wakes the watcher if we leave early (push failure, or a panic unwinding from render).
+        let stop = StopWatcher(&bus);
+        let pushed = push();
         if pushed.is_err() {
             drop(stop);
         }
-        let watched = watcher.join().unwrap_or_else(|_| {
-            Err(MediaError::pipeline(
-                "reelsmith-encode",
-                "bus watcher panicked",
-            ))
-        });
-        // A bus error explains a failed push better than the push's own flow error.
+        let watched = watcher
+            .join()
+            .unwrap_or_else(|_| Err(Failed(MediaError::pipeline(name, "bus watcher panicked"))));
         match (pushed, watched) {
-            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
-            (Ok(stages), Ok(())) => Ok(stages),
+            // We stopped the watcher ourselves: the push's own error is the story.
+            (Err(e), Err(Stopped)) => Err(e),
+            (_, Err(Failed(e))) | (Err(e), Ok(())) => Err(e),
+            (Ok(_), Err(Stopped)) => Err(MediaError::pipeline(name, "stopped early")),
+            (Ok(value), Ok(())) => Ok(value),
         }
     });
     // Null finalises and closes the file before it is renamed.
-    set_state(&pipeline, gst::State::Null)?;
+    set_state(pipeline, gst::State::Null)?;
     outcome
 }
 
@@ -788,31 +859,37 @@ impl Drop for StopWatcher<'_> {
     }
 }
 
+/// Why [`watch_bus`] returned before end of stream.
+enum Unwatched {
+    /// A bus error (the pipeline is stopped).
+    Failed(MediaError),
+    /// The pushing side asked it to stop ([`StopWatcher`]).
+    Stopped,
+}
+use Unwatched::{Failed, Stopped};
+
 /// Waits for EOS; on an error, stops the pipeline (unblocking any `push_buffer`) and returns it.
-fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), MediaError> {
+fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), Unwatched> {
     for msg in bus.iter_timed(gst::ClockTime::NONE) {
         match msg.view() {
             gst::MessageView::Eos(_) => return Ok(()),
             gst::MessageView::Error(err) => {
                 let error = bus_error(err);
                 let _ = pipeline.set_state(gst::State::Null);
-                return Err(error);
+                return Err(Failed(error));
             }
             gst::MessageView::Application(app)
                 if app.structure().is_some_and(|s| s.name() == STOP_MESSAGE) =>
             {
-                return Err(MediaError::pipeline(
-                    "reelsmith-encode",
-                    "encode stopped early",
-                ));
+                return Err(Stopped);
             }
             _ => {}
         }
     }
-    Err(MediaError::pipeline(
-        "reelsmith-encode",
+    Err(Failed(MediaError::pipeline(
+        pipeline.name().as_str(),
         "bus closed before end of stream",
-    ))
+    )))
 }
 
 /// Encoder delay ("priming") of an AAC encoder, in samples at 48 kHz, where it is known.
@@ -821,7 +898,7 @@ fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), MediaError>
 /// audio would land this late (21 ms for libav's encoder) and run this much longer than the
 /// video. We compensate by starting the pushed audio this far into the track: the decoded output
 /// then lines up sample-exactly with the video and ends with it.
-fn priming_samples(audio_encoder: &str) -> u64 {
+pub(super) fn priming_samples(audio_encoder: &str) -> u64 {
     match audio_encoder {
         "avenc_aac" => 1024,
         _ => 0,
@@ -829,7 +906,7 @@ fn priming_samples(audio_encoder: &str) -> u64 {
 }
 
 /// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length.
-struct AudioFeed<'a> {
+pub(super) struct AudioFeed<'a> {
     src: &'a gst_app::AppSrc,
     samples: &'a [i16],
     rate: u64,
@@ -838,6 +915,49 @@ struct AudioFeed<'a> {
     /// Samples to push in all (the job's length minus `skip`).
     total: u64,
     next: u64,
+}
+
+impl<'a> AudioFeed<'a> {
+    /// The feed of `audio` into `src` for a video of `frames` frames at `fps`: exactly that
+    /// long, starting `priming` samples (at 48 kHz) in to cancel the AAC encoder's delay.
+    pub(super) fn for_video(
+        src: &'a gst_app::AppSrc,
+        audio: &'a AudioTrack,
+        (frames, fps): (u64, u32),
+        priming: u64,
+    ) -> AudioFeed<'a> {
+        let rate = u64::from(audio.sample_rate);
+        let samples = scale(frames, rate, u64::from(fps));
+        // Priming is counted at the encoder's 48 kHz; skip the same duration of input.
+        let skip = scale(priming, rate, OUTPUT_SAMPLE_RATE as u64).min(samples.saturating_sub(1));
+        AudioFeed {
+            src,
+            samples: &audio.samples,
+            rate,
+            skip,
+            total: samples - skip,
+            next: 0,
+        }
+    }
+
+    fn new(src: &'a gst_app::AppSrc, audio: &'a AudioTrack, job: &Job, priming: u64) -> Self {
+        Self::for_video(src, audio, (job.frame_count, job.fps), priming)
+    }
+
+    /// Pushes the audio up to the end of frame `frame` and half a second more, so a muxer
+    /// never waits on audio while video is being pushed.
+    pub(super) fn push_ahead_of(&mut self, frame: u64, fps: u32) -> Result<(), MediaError> {
+        self.push_until(scale(frame, self.rate, u64::from(fps)) + self.rate / 2)
+    }
+
+    /// Pushes the rest and ends the stream.
+    pub(super) fn finish(&mut self) -> Result<(), MediaError> {
+        self.push_until(self.total)?;
+        self.src
+            .end_of_stream()
+            .map_err(|e| MediaError::pipeline("audio-src", format!("end of stream: {e:?}")))?;
+        Ok(())
+    }
 }
 
 impl AudioFeed<'_> {
@@ -877,25 +997,13 @@ impl AudioFeed<'_> {
 fn push_everything(
     job: &Job,
     frames: &dyn FrameSource,
-    audio: &AudioTrack,
-    sources: &Sources,
+    mut feed: Option<AudioFeed<'_>>,
+    video: &gst_app::AppSrc,
     pool: Option<&rayon::ThreadPool>,
     window: usize,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<StageTimes, MediaError> {
-    let rate = u64::from(audio.sample_rate);
     let fps = u64::from(job.fps);
-    // Priming is counted at the encoder's 48 kHz; skip the same duration of input.
-    let skip = scale(sources.audio_priming, rate, OUTPUT_SAMPLE_RATE as u64)
-        .min(job.audio_samples.saturating_sub(1));
-    let mut feed = AudioFeed {
-        src: &sources.audio,
-        samples: &audio.samples,
-        rate,
-        skip,
-        total: job.audio_samples - skip,
-        next: 0,
-    };
     let layout = job.layout;
     let mut rgba: Vec<Vec<u8>> = (0..window).map(|_| vec![0u8; layout.rgba_len()]).collect();
     let mut stages = StageTimes::default();
@@ -907,7 +1015,9 @@ fn push_everything(
         let count = (job.frame_count - first).min(window as u64) as usize;
         // Audio for this window (and half a second more) goes first, so the muxer never waits
         // on audio while our video push is blocked.
-        feed.push_until(scale(first + count as u64, rate, fps) + rate / 2)?;
+        if let Some(feed) = feed.as_mut() {
+            feed.push_ahead_of(first + count as u64, job.fps)?;
+        }
 
         // Sequential work for the window (clip decoding) before the parallel render.
         let t = Instant::now();
@@ -952,8 +1062,7 @@ fn push_everything(
         }
         let t = Instant::now();
         for buffer in buffers {
-            sources
-                .video
+            video
                 .push_buffer(buffer)
                 .map_err(|e| MediaError::pipeline("video-src", format!("push failed: {e:?}")))?;
         }
@@ -962,11 +1071,12 @@ fn push_everything(
         progress(first, job.frame_count);
     }
 
-    feed.push_until(feed.total)?;
-    for src in [&sources.audio, &sources.video] {
-        src.end_of_stream()
-            .map_err(|e| MediaError::pipeline(src.name(), format!("end of stream: {e:?}")))?;
+    if let Some(feed) = feed.as_mut() {
+        feed.finish()?;
     }
+    video
+        .end_of_stream()
+        .map_err(|e| MediaError::pipeline("video-src", format!("end of stream: {e:?}")))?;
     stages.render = Duration::from_nanos(render_ns.into_inner());
     stages.convert = Duration::from_nanos(convert_ns.into_inner());
     Ok(stages)

@@ -19,16 +19,18 @@ mod decode;
 mod encode;
 mod error;
 mod gst_util;
+mod join;
 
 pub use clip::{
     ClipDecoder, ClipFrame, ClipInfo, ClipPixels, YuvColour, YuvPlanes, cover_crop, probe_clip,
 };
 pub use decode::{decode_audio, probe_duration};
 pub use encode::{
-    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_mp4,
-    selected_encoder,
+    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_mp4, encode_video,
+    encoder_identity, selected_encoder,
 };
 pub use error::MediaError;
+pub use join::{ChunkFile, JoinReport, join_mp4};
 
 /// The audio rate of the product format (AAC 48 kHz): narration is produced, stored and
 /// decoded at this rate, so the encoder never resamples it.

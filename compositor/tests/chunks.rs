@@ -1,0 +1,370 @@
+//! Per-scene chunks: a scene rendered alone gives the whole-video renderer's frames, and chunks
+//! encoded apart join, without re-encoding, into one MP4 with every frame where it belongs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use compositor::chunk::{SceneChunk, incoming_frame};
+use compositor::frame::FRAME_BYTES;
+use compositor::geom::PreviewRect;
+use compositor::media::convert::I420Layout;
+use compositor::media::{
+    AudioTrack, ChunkFile, ClipDecoder, EncodeSettings, EncoderChoice, FrameSource, encode_mp4,
+    encode_video, join_mp4, probe_clip,
+};
+use compositor::plan::{
+    Background, CaptionChunk, Clip, Narrator, Palette, ProceduralStyle, ScenePlan, TimedWord,
+    Transition, VideoPlan,
+};
+use compositor::resolve;
+
+const FPS: u32 = 30;
+const BITS: usize = 12;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("reelsmith-chunks-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Frames that show their own index in binary along the top band.
+struct Counter {
+    width: u32,
+    height: u32,
+    frames: std::ops::Range<u64>,
+}
+
+impl FrameSource for Counter {
+    fn frame_count(&self) -> u64 {
+        self.frames.end - self.frames.start
+    }
+    fn fps(&self) -> u32 {
+        FPS
+    }
+    fn render(&self, index: u64, rgba: &mut [u8]) {
+        let index = self.frames.start + index;
+        let (w, h) = (self.width as usize, self.height as usize);
+        for (y, row) in rgba.chunks_exact_mut(w * 4).enumerate().take(h) {
+            for (x, px) in row.chunks_exact_mut(4).enumerate() {
+                let bit = (index >> (BITS - 1 - x * BITS / w)) & 1 == 1;
+                let v = if y < h / 4 {
+                    if bit { 255 } else { 0 }
+                } else {
+                    ((x / 8 + y / 8 + index as usize) % 2 * 100 + 60) as u8
+                };
+                px.copy_from_slice(&[v, v, v, 255]);
+            }
+        }
+    }
+}
+
+fn read_index(rgba: &[u8], w: usize) -> u64 {
+    (0..BITS).fold(0, |acc, b| {
+        let x = (b * w + w / 2) / BITS;
+        (acc << 1) | u64::from(rgba[(20 * w + x) * 4] > 128)
+    })
+}
+
+fn settings(width: u32, height: u32) -> EncodeSettings {
+    EncodeSettings {
+        width,
+        height,
+        encoder: EncoderChoice::Software,
+        ..EncodeSettings::default()
+    }
+}
+
+fn tone(seconds: f64) -> AudioTrack {
+    let n = (48_000.0 * seconds) as usize;
+    AudioTrack {
+        sample_rate: 48_000,
+        samples: (0..n)
+            .map(|i| ((i as f64 * 0.05).sin() * 8000.0) as i16)
+            .collect(),
+    }
+}
+
+/// Encodes frames `0 .. total` as chunks cut at `cuts` and joins them.
+fn chunked(dir: &Path, (width, height): (u32, u32), cuts: &[u64], total: u64) -> PathBuf {
+    let mut bounds = vec![0];
+    bounds.extend_from_slice(cuts);
+    bounds.push(total);
+    let chunks: Vec<ChunkFile> = bounds
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let path = dir.join(format!("chunk{i}.mp4"));
+            let source = Counter {
+                width,
+                height,
+                frames: w[0]..w[1],
+            };
+            let report =
+                encode_video(&source, &settings(width, height), &path, &mut |_, _| {}).unwrap();
+            assert_eq!(report.frames, w[1] - w[0]);
+            assert!(report.audio_encoder.is_none());
+            ChunkFile {
+                path,
+                first_frame: w[0],
+                frames: w[1] - w[0],
+            }
+        })
+        .collect();
+    let out = dir.join("joined.mp4");
+    let audio = tone(total as f64 / f64::from(FPS));
+    let report = join_mp4(&chunks, FPS, &audio, &settings(width, height), &out).unwrap();
+    assert_eq!((report.chunks, report.frames), (chunks.len(), total));
+    out
+}
+
+fn ffprobe(path: &Path) -> serde_json::Value {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-print_format", "json", "-count_frames"])
+        .args(["-show_streams", "-show_format"])
+        .arg(path)
+        .output()
+        .expect("ffprobe is installed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn num(v: &serde_json::Value) -> f64 {
+    v.as_str()
+        .and_then(|s| s.parse().ok())
+        .or_else(|| v.as_f64())
+        .unwrap()
+}
+
+#[test]
+fn joined_chunks_show_every_frame_at_its_time_with_the_audio_in_sync() {
+    let dir = scratch("join");
+    let total = 95;
+    let out = chunked(&dir, (192, 128), &[31, 32, 70], total);
+    let probe = ffprobe(&out);
+    let streams = probe["streams"].as_array().unwrap();
+    let video = streams.iter().find(|s| s["codec_type"] == "video").unwrap();
+    let audio = streams.iter().find(|s| s["codec_type"] == "audio").unwrap();
+    assert_eq!(num(&video["nb_read_frames"]), total as f64);
+    let one_frame = 1.0 / f64::from(FPS);
+    let expected = total as f64 / f64::from(FPS);
+    let (v, a) = (num(&video["duration"]), num(&audio["duration"]));
+    assert!(
+        (v - expected).abs() <= one_frame,
+        "video lasts {v} s, not {expected}"
+    );
+    assert!((a - v).abs() <= one_frame, "audio {a} s vs video {v} s");
+    let (vs, as_) = (num(&video["start_time"]), num(&audio["start_time"]));
+    assert!(
+        (vs - as_).abs() <= one_frame,
+        "streams start at {vs} and {as_}"
+    );
+
+    // Every frame decodes at its own time: read the index each one shows.
+    let info = probe_clip(&out).unwrap();
+    let mut decoder = ClipDecoder::open(&out, &info, 192, 128).unwrap();
+    for k in 0..total {
+        let frame = decoder
+            .frame_at((k as f64 + 0.25) / f64::from(FPS))
+            .unwrap();
+        let got = frame.with_pixels(|px, _| read_index(px, 192)).unwrap();
+        assert_eq!(got, k, "frame {k} of the joined file");
+    }
+}
+
+#[test]
+fn the_joined_file_starts_with_moov() {
+    let dir = scratch("moov");
+    let out = chunked(&dir, (128, 96), &[20], 45);
+    let data = std::fs::read(&out).unwrap();
+    let mut at = 0;
+    let mut boxes = Vec::new();
+    while at + 8 <= data.len() {
+        let size = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        boxes.push(String::from_utf8_lossy(&data[at + 4..at + 8]).into_owned());
+        assert!(size >= 8);
+        at += size;
+    }
+    let moov = boxes.iter().position(|b| b == "moov").unwrap();
+    let mdat = boxes.iter().position(|b| b == "mdat").unwrap();
+    assert!(moov < mdat, "{boxes:?}");
+}
+
+#[test]
+fn chunks_with_a_gap_or_other_settings_are_refused() {
+    let dir = scratch("refuse");
+    let a = dir.join("a.mp4");
+    let b = dir.join("b.mp4");
+    let source = |frames| Counter {
+        width: 128,
+        height: 96,
+        frames,
+    };
+    encode_video(&source(0..10), &settings(128, 96), &a, &mut |_, _| {}).unwrap();
+    // Another size is another encoding: its parameter sets cannot continue the first chunk's.
+    let b_source = Counter {
+        width: 160,
+        height: 96,
+        frames: 10..20,
+    };
+    encode_video(&b_source, &settings(160, 96), &b, &mut |_, _| {}).unwrap();
+    let chunk = |path: &Path, first| ChunkFile {
+        path: path.to_owned(),
+        first_frame: first,
+        frames: 10,
+    };
+    let out = dir.join("out.mp4");
+    let audio = tone(1.0);
+    let gap = join_mp4(
+        &[chunk(&a, 0), chunk(&a, 11)],
+        FPS,
+        &audio,
+        &settings(128, 96),
+        &out,
+    );
+    assert!(gap.unwrap_err().to_string().contains("expected"));
+    let mixed = join_mp4(
+        &[chunk(&a, 0), chunk(&b, 10)],
+        FPS,
+        &audio,
+        &settings(128, 96),
+        &out,
+    );
+    assert!(mixed.unwrap_err().to_string().contains("other settings"));
+    let short = join_mp4(
+        &[ChunkFile {
+            frames: 12,
+            ..chunk(&a, 0)
+        }],
+        FPS,
+        &audio,
+        &settings(128, 96),
+        &out,
+    );
+    assert!(short.unwrap_err().to_string().contains("holds 10 frames"));
+    assert!(!out.exists(), "no output from a failed join");
+}
+
+fn fonts() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/fonts"))
+}
+
+fn words(text: &str, from: f64) -> Vec<CaptionChunk> {
+    let words = text
+        .split(' ')
+        .enumerate()
+        .map(|(i, w)| TimedWord {
+            word: w.into(),
+            start: from + i as f64 * 0.3,
+            end: from + i as f64 * 0.3 + 0.25,
+        })
+        .collect();
+    vec![CaptionChunk { words }]
+}
+
+fn scene(duration: f64, background: Background, transition: Transition) -> ScenePlan {
+    ScenePlan {
+        background_fit: Default::default(),
+        duration,
+        background,
+        narrator: Some(Narrator::Card {
+            name: "Lan".into(),
+            rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
+        }),
+        captions: words("every frame is the same", 0.0),
+        caption_y: 330.0,
+        overlay: vec![],
+        transition,
+    }
+}
+
+/// A clip whose frames count, as a background.
+fn counter_clip(dir: &Path) -> PathBuf {
+    let path = dir.join("counter.mp4");
+    let source = Counter {
+        width: 360,
+        height: 640,
+        frames: 0..60,
+    };
+    encode_mp4(
+        &source,
+        &tone(2.0),
+        &settings(360, 640),
+        &path,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    path
+}
+
+/// Durations that are not whole frames, so scene starts fall between frames.
+fn three_scenes(dir: &Path) -> VideoPlan {
+    let procedural = |seed| Background::Procedural {
+        seed,
+        style: ProceduralStyle::Bokeh,
+        palette: Palette::SUNSET,
+    };
+    VideoPlan {
+        fps: FPS,
+        scenes: vec![
+            scene(1.37, procedural(7), Transition::Fade),
+            scene(
+                1.21,
+                Background::Clip(Clip::new(counter_clip(dir))),
+                Transition::Fade,
+            ),
+            scene(1.05, procedural(9), Transition::Cut),
+        ],
+        fonts_dir: fonts(),
+    }
+}
+
+#[test]
+fn a_scene_resolved_alone_renders_the_whole_videos_frames() {
+    let dir = scratch("frames");
+    let plan = three_scenes(&dir);
+    let whole = resolve(&plan).unwrap();
+    let timeline = whole.timeline().clone();
+    let layout = I420Layout::new(720, 1280).unwrap();
+    let (mut a, mut b) = (vec![0u8; FRAME_BYTES], vec![0u8; FRAME_BYTES]);
+    let (mut ya, mut yb) = (vec![0u8; layout.size], vec![0u8; layout.size]);
+    let mut covered = 0;
+    for scene in 0..plan.scenes.len() {
+        let alone = resolve(&VideoPlan {
+            scenes: vec![plan.scenes[scene].clone()],
+            ..plan.clone()
+        })
+        .unwrap();
+        let next = plan.scenes.get(scene + 1).map(|s| {
+            let next = resolve(&VideoPlan {
+                scenes: vec![s.clone()],
+                ..plan.clone()
+            })
+            .unwrap();
+            incoming_frame(&next)
+        });
+        let chunk = SceneChunk::new(&timeline, scene, &alone, next.as_deref());
+        let frames = chunk.frames();
+        assert_eq!(
+            frames.start, covered,
+            "scene {scene} starts where the last ended"
+        );
+        covered = frames.end;
+        chunk.prepare(0, chunk.frame_count());
+        whole.prefetch(frames.start, frames.end - frames.start);
+        for k in 0..chunk.frame_count() {
+            let index = frames.start + k;
+            chunk.render(k, &mut a);
+            whole.render_frame(index, &mut b);
+            assert!(a == b, "scene {scene}, frame {index}: RGBA differs");
+            let fast_a = chunk.render_i420(k, &mut a, &layout, &mut ya);
+            let fast_b = whole.render_frame_i420(index, &mut b, &layout, &mut yb);
+            assert_eq!(fast_a, fast_b, "frame {index}: same path");
+            assert!(!fast_a || ya == yb, "frame {index}: I420 differs");
+        }
+    }
+    assert_eq!(covered, whole.frame_count(), "the chunks cover the video");
+}
