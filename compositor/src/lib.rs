@@ -30,6 +30,15 @@ pub mod still;
 pub mod svg2spec;
 
 pub use frame::{FRAME_BYTES, View};
+
+/// The renderer's version: the crate version and a digest of the source that decides a
+/// frame's pixels (this crate and `typography`, see `build.rs`). A cache of rendered output
+/// keys on it, so any change to the renderer renders everything again.
+pub const RENDERER_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "+",
+    env!("REELSMITH_RENDERER_DIGEST")
+);
 pub use layers::captions;
 pub use plan::VideoPlan;
 pub use resolve::{ResolveError, ResolvedVideo, resolve};

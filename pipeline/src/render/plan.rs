@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use compositor::ResolveError;
 use compositor::captions::caption_chunks;
-use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice, encode_mp4};
+use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice};
 use compositor::plan::{
     Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
     ProceduralStyle, ScenePlan, Transition, VideoPlan,
@@ -25,7 +25,7 @@ use crate::core::document::{
 };
 use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
-use crate::render::spec_file;
+use crate::render::{chunks, spec_file};
 use compositor::media::SAMPLE_RATE;
 
 pub const FPS: u32 = 30;
@@ -203,6 +203,24 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
     }
 }
 
+/// The render plan of `doc`, with `staged` (the overlay spec an open edit session holds) in
+/// place of the spec file when `doc` is one scene (the editor's preview clip of that scene).
+pub fn plan_with_staged(
+    settings: &Settings,
+    doc: &VideoDocument,
+    dir: &Path,
+    staged: Option<&OverlaySpec>,
+) -> VideoPlan {
+    let mut plan = plan_for(settings, doc, dir);
+    if let (Some(spec), [seg], [scene]) = (staged, &doc.segments[..], &mut plan.scenes[..])
+        && !seg.remotion_spec.is_empty()
+        && !seg.overlay_disabled()
+    {
+        scene.overlay = spec_objects(settings, doc, seg, spec);
+    }
+    plan
+}
+
 /// The scenes' narration back to back, sample-accurately, at 48 kHz.
 pub fn narration_track(doc: &VideoDocument, dir: &Path) -> Result<AudioTrack, JobFailure> {
     let mut samples = Vec::new();
@@ -233,15 +251,44 @@ pub fn narration_track(doc: &VideoDocument, dir: &Path) -> Result<AudioTrack, Jo
     })
 }
 
-/// Renders `doc` to `out` (MP4), reporting frames done / total.
+/// Renders `doc` to `out` (MP4), reporting frames done / total: scene by scene into the
+/// video's chunk cache (`render::chunks`), only the scenes whose chunks changed since the last
+/// render, then joined with the soundtrack.
 pub fn render_document(
     settings: &Settings,
     doc: &VideoDocument,
     dir: &Path,
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(), JobFailure> {
-    render_sized(settings, doc, dir, out, (None, None), progress)
+) -> Result<chunks::Report, JobFailure> {
+    let audio = crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?)?;
+    let render = chunks::Render {
+        doc,
+        plan: plan_for(settings, doc, dir),
+        dir: chunks::ChunkDir::new(dir, "full"),
+        encode: encode_settings(settings, None)?,
+        half: false,
+    };
+    let report = render
+        .run(&audio, out, true, progress)
+        .map_err(chunks::Failure::into_job)?;
+    crate::core::telemetry::encode(
+        report.rendered_frames,
+        report.chunks_wall + report.join_wall,
+        false,
+    );
+    tracing::info!(
+        topic = %doc.topic_id,
+        frames = report.frames,
+        chunks = report.chunks,
+        rendered = report.rendered,
+        rendered_frames = report.rendered_frames,
+        chunks_ms = report.chunks_wall.as_millis() as u64,
+        join_ms = report.join_wall.as_millis() as u64,
+        encoder = %report.encoder,
+        "video rendered"
+    );
+    Ok(report)
 }
 
 /// A smaller, faster encode than the product's: the editor's preview clips, at half the
@@ -251,57 +298,11 @@ pub struct Reduced {
     pub preset: compositor::media::X264Preset,
 }
 
-/// Renders `doc` to `out` at the product size, or half size with `reduced`. `staged` is the
-/// overlay spec an open edit session holds for a one-scene `doc` (the editor's preview clips).
-pub fn render_sized(
+/// The encoder settings of the server's configuration, at the product size or `reduced`.
+pub fn encode_settings(
     settings: &Settings,
-    doc: &VideoDocument,
-    dir: &Path,
-    out: &Path,
-    (reduced, staged): (Option<Reduced>, Option<&OverlaySpec>),
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<(), JobFailure> {
-    let inputs = prepare(settings, doc, dir, staged)?;
-    encode(settings, doc, &inputs, out, reduced, progress)
-}
-
-/// A document's inputs, resolved and read: every medium decodes and the narration is in memory.
-pub struct Inputs {
-    resolved: compositor::ResolvedVideo,
-    audio: AudioTrack,
-}
-
-/// Resolves `doc`'s render plan and reads its narration. Failing here means an input of the
-/// video no longer reads (a medium broke on disk, a narration file is gone): the client can
-/// replace it, unlike a failure of [`encode`].
-pub fn prepare(
-    settings: &Settings,
-    doc: &VideoDocument,
-    dir: &Path,
-    staged: Option<&OverlaySpec>,
-) -> Result<Inputs, JobFailure> {
-    let mut plan = plan_for(settings, doc, dir);
-    if let (Some(spec), [seg], [scene]) = (staged, &doc.segments[..], &mut plan.scenes[..])
-        && !seg.remotion_spec.is_empty()
-        && !seg.overlay_disabled()
-    {
-        scene.overlay = spec_objects(settings, doc, seg, spec);
-    }
-    let resolved = resolve_dropping_bad_overlays(doc, &mut plan)?;
-    let audio = crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?)?;
-    Ok(Inputs { resolved, audio })
-}
-
-/// Encodes prepared `inputs` to `out` (MP4), at half size with `reduced`.
-pub fn encode(
-    settings: &Settings,
-    doc: &VideoDocument,
-    inputs: &Inputs,
-    out: &Path,
     reduced: Option<Reduced>,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<(), JobFailure> {
-    let Inputs { resolved, audio } = inputs;
+) -> Result<EncodeSettings, JobFailure> {
     let misconfigured = |e: String| {
         JobFailure::new(
             Code::RenderFailed,
@@ -322,42 +323,25 @@ pub fn encode(
             .map_err(|e| misconfigured(format!("render.encoder: {e}")))?,
         ..EncodeSettings::default()
     };
-    let half = crate::render::half::HalfSize { inner: resolved };
-    let (frames, encode): (&dyn compositor::media::FrameSource, _) = match reduced {
-        Some(r) => (
-            &half,
-            EncodeSettings {
-                width: crate::render::half::HALF_W,
-                height: crate::render::half::HALF_H,
-                preset: r.preset,
-                ..encode
-            },
-        ),
-        None => (resolved, encode),
-    };
-    let report = encode_mp4(frames, audio, &encode, out, progress).map_err(|e| {
-        JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e)
-    })?;
-    crate::core::telemetry::encode(report.frames, report.wall, reduced.is_some());
-    for error in resolved.media_errors() {
-        tracing::warn!(topic = %doc.topic_id, %error, "a clip stopped decoding; its last frame was held");
-    }
-    tracing::info!(
-        topic = %doc.topic_id,
-        frames = report.frames,
-        seconds = report.duration_secs,
-        fps = report.fps(),
-        encoder = %report.encoder,
-        "video rendered"
-    );
-    Ok(())
+    Ok(match reduced {
+        Some(r) => EncodeSettings {
+            width: crate::render::half::HALF_W,
+            height: crate::render::half::HALF_H,
+            preset: r.preset,
+            ..encode
+        },
+        None => encode,
+    })
 }
 
-/// Resolves `plan`; a scene whose overlay objects do not resolve (a corrupt payload) loses its
-/// overlay with a warning and resolving is retried. Any other problem fails the render.
+/// Resolves `plan`, scenes `first ..` of the document (0 for the whole video, the scene's
+/// index for a scene resolved alone); a scene whose overlay objects do not resolve (a corrupt
+/// payload) loses its overlay with a warning and resolving is retried. Any other problem fails
+/// the render, naming the document's scene.
 pub(crate) fn resolve_dropping_bad_overlays(
     doc: &VideoDocument,
     plan: &mut VideoPlan,
+    first: usize,
 ) -> Result<compositor::ResolvedVideo, JobFailure> {
     loop {
         match compositor::resolve(plan) {
@@ -373,7 +357,7 @@ pub(crate) fn resolve_dropping_bad_overlays(
             {
                 tracing::warn!(
                     topic = %doc.topic_id,
-                    scene,
+                    scene = scene + first,
                     object,
                     %reason,
                     "overlay does not resolve; the scene renders without it"
@@ -381,6 +365,7 @@ pub(crate) fn resolve_dropping_bad_overlays(
                 plan.scenes[scene].overlay.clear();
             }
             Err(e) => {
+                let e = e.in_scene(first);
                 return Err(JobFailure::new(Code::RenderFailed, resolve_message(&e)).because(e));
             }
         }
@@ -588,7 +573,7 @@ mod tests {
         std::fs::write(folder.join("b.svg"), "<svg").unwrap();
         let mut plan = plan_for(&settings, &doc, Path::new("/nowhere"));
         assert_eq!(plan.scenes[0].overlay.len(), 2);
-        let resolved = resolve_dropping_bad_overlays(&doc, &mut plan).unwrap();
+        let resolved = resolve_dropping_bad_overlays(&doc, &mut plan, 0).unwrap();
         assert!(!resolved.scene_has_overlay(0));
         let _ = std::fs::remove_dir_all(&data);
     }

@@ -21,7 +21,10 @@ use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
 use compositor::spec::OverlaySpec;
 
-use crate::render::plan::{Reduced, encode, prepare};
+use crate::core::jobs::JobFailure;
+use crate::render::chunks;
+use crate::render::plan::{Reduced, encode_settings, narration_track, plan_with_staged};
+use crate::render::sound::soundtrack;
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
 pub use crate::render::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
@@ -124,34 +127,62 @@ impl PreviewClips {
         let parent = path.parent().expect("the clip has a folder");
         std::fs::create_dir_all(parent).map_err(Error::internal)?;
         let tmp = parent.join(format!(".{}_{key}.tmp.mp4", seg.voice_file));
-        let dir = settings.video_dir(&doc.topic_id);
-        let inputs = prepare(settings, &single_scene(doc, index), &dir, staged).map_err(|f| {
-            tracing::warn!(topic = %doc.topic_id, scene = %seg.voice_file, error = %f.message, cause = ?f.cause, "preview clip: an input does not read");
-            // The client's to fix (replace the medium), so a 4xx as the scene's stills answer.
-            Error::new(
-                Code::MediaDecodeFailed,
-                format!(
-                    "A medium of scene {} (its background, clip or narration) no longer reads. Replace it with modify_scene.",
-                    index + 1
-                ),
-            )
-        })?;
-        let reduced = Reduced {
-            preset: X264Preset::Ultrafast,
-        };
-        encode(settings, doc, &inputs, &tmp, Some(reduced), &mut |_, _| {}).map_err(|f| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::new(
-                Code::RenderFailed,
-                "The scene's preview could not be rendered.",
-            )
-            .because(format!("{}: {:?}", f.message, f.cause))
-        })?;
+        render_clip(settings, doc, (index, staged), &tmp)?;
         std::fs::rename(&tmp, &path).map_err(Error::internal)?;
         remove_stale(parent, &seg.voice_file, &path);
         let ms = started.elapsed().as_millis() as u64;
         tracing::info!(topic = %doc.topic_id, scene = %seg.voice_file, ms, "preview clip rendered");
         Ok(reply(false, ms))
+    }
+}
+
+/// Renders scene `index` alone at preview size into `tmp`: its video from the chunk cache
+/// (`render::chunks`, family `half-{voice_file}`), its narration and the video's music bed.
+fn render_clip(
+    settings: &Settings,
+    doc: &VideoDocument,
+    (index, staged): (usize, Option<&OverlaySpec>),
+    tmp: &Path,
+) -> Result<()> {
+    let seg = &doc.segments[index];
+    let one = single_scene(doc, index);
+    let dir = settings.video_dir(&doc.topic_id);
+    let unreadable = |f: JobFailure| {
+        tracing::warn!(topic = %doc.topic_id, scene = %seg.voice_file, error = %f.message, cause = ?f.cause, "preview clip: an input does not read");
+        // The client's to fix (replace the medium), so a 4xx as the scene's stills answer.
+        Error::new(
+            Code::MediaDecodeFailed,
+            format!(
+                "A medium of scene {} (its background, clip or narration) no longer reads. Replace it with modify_scene.",
+                index + 1
+            ),
+        )
+    };
+    let failed = |f: JobFailure| {
+        let _ = std::fs::remove_file(tmp);
+        Error::new(
+            Code::RenderFailed,
+            "The scene's preview could not be rendered.",
+        )
+        .because(format!("{}: {:?}", f.message, f.cause))
+    };
+    let audio = narration_track(&one, &dir)
+        .and_then(|narration| soundtrack(settings, &one, &narration))
+        .map_err(unreadable)?;
+    let reduced = Reduced {
+        preset: X264Preset::Ultrafast,
+    };
+    let render = chunks::Render {
+        doc: &one,
+        plan: plan_with_staged(settings, &one, &dir, staged),
+        dir: chunks::ChunkDir::new(&dir, &format!("half-{}", seg.voice_file)),
+        encode: encode_settings(settings, Some(reduced)).map_err(failed)?,
+        half: true,
+    };
+    match render.run(&audio, tmp, true, &mut |_, _| {}) {
+        Ok(_) => Ok(()),
+        Err(chunks::Failure::Input(f)) => Err(unreadable(f)),
+        Err(chunks::Failure::Encode(f)) => Err(failed(f)),
     }
 }
 

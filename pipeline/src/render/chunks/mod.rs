@@ -1,0 +1,317 @@
+//! Per-scene chunk rendering: a video is encoded scene by scene into chunks kept under their
+//! cache keys ([`key`]) in the video's chunk folder ([`ChunkDir`]), then the chunks are joined
+//! with the soundtrack without re-encoding (`compositor::media::join_mp4`).
+//!
+//! A re-export after an edit encodes only the chunks whose keys changed; every other chunk is
+//! the same file, so its frames are bit-identical to a render from scratch. Scenes are visited
+//! last to first: a scene that fades into the next one needs that scene's first frame (its
+//! digest for the key, its pixels to render), which the previous step has just made. So each
+//! scene is resolved at most once, one at a time, and memory stays flat in the video's length.
+
+mod cache;
+pub mod key;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use compositor::chunk::{SceneChunk, incoming_frame};
+use compositor::media::{
+    AudioTrack, ChunkFile, EncodeSettings, FrameSource, encode_video, encoder_identity, join_mp4,
+};
+use compositor::plan::{Transition, VideoPlan};
+use compositor::resolve::Timeline;
+use compositor::{RENDERER_VERSION, ResolvedVideo};
+
+pub use cache::ChunkDir;
+use key::{Key, Placement};
+
+use crate::core::document::VideoDocument;
+use crate::core::error::Code;
+use crate::core::jobs::JobFailure;
+use crate::render::half::HalfSize;
+use crate::render::plan::{resolve_dropping_bad_overlays, resolve_message};
+
+/// Why a chunked render failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// An input of the video no longer reads (a medium broke on disk, a narration file is
+    /// gone): the client's to fix, by replacing it.
+    Input(JobFailure),
+    /// The server's own encoding failed.
+    Encode(JobFailure),
+}
+
+impl Failure {
+    /// The job failure, whichever side it came from.
+    pub fn into_job(self) -> JobFailure {
+        match self {
+            Failure::Input(f) | Failure::Encode(f) => f,
+        }
+    }
+}
+
+fn encode_failed(e: impl std::fmt::Display) -> Failure {
+    Failure::Encode(
+        JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e),
+    )
+}
+
+/// What a chunked render did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Chunks in the video.
+    pub chunks: usize,
+    /// Chunks encoded by this render (the rest were reused from the cache).
+    pub rendered: usize,
+    /// Frames in the video, and how many of them this render encoded.
+    pub frames: u64,
+    pub rendered_frames: u64,
+    /// The H.264 encoder's identity (element, plugin version, settings).
+    pub encoder: String,
+    /// Wall time of the chunks, and of the join.
+    pub chunks_wall: Duration,
+    pub join_wall: Duration,
+}
+
+/// One chunked render: the document, its plan, where its chunks live and how they are encoded.
+pub struct Render<'a> {
+    pub doc: &'a VideoDocument,
+    pub plan: VideoPlan,
+    pub dir: ChunkDir,
+    pub encode: EncodeSettings,
+    /// Chunks at half the product's size (the editor's preview clips, `render::half`).
+    pub half: bool,
+}
+
+impl Render<'_> {
+    /// Renders the chunks the cache lacks, joins every chunk with `audio` into `out`, and
+    /// (`prune`) deletes the chunks of its family this render did not use (and, at the
+    /// product size, the first-frame digests of scenes the video no longer has).
+    /// `progress` gets frames done and the video's total (cached chunks count as done).
+    pub fn run(
+        &self,
+        audio: &AudioTrack,
+        out: &Path,
+        prune: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Report, Failure> {
+        let timeline = Timeline::of(&self.plan).map_err(|e| {
+            Failure::Input(JobFailure::new(Code::RenderFailed, resolve_message(&e)))
+        })?;
+        let encoder = encoder_identity(&self.encode).map_err(|e| {
+            Failure::Encode(
+                JobFailure::new(
+                    Code::RenderFailed,
+                    "The renderer is misconfigured on this server.",
+                )
+                .because(e),
+            )
+        })?;
+        self.dir.create().map_err(encode_failed)?;
+        let started = Instant::now();
+        let mut walk = Walk::new(self, &timeline, &encoder);
+        let chunks = walk.all(progress)?;
+        let chunks_wall = started.elapsed();
+        let joined =
+            join_mp4(&chunks, timeline.fps(), audio, &self.encode, out).map_err(encode_failed)?;
+        if prune {
+            // First-frame digests belong to the product-size family: a preview (one scene
+            // alone) neither needs nor keeps the others.
+            let keep: Vec<_> = chunks.iter().map(|c| c.path.clone()).collect();
+            let pictures = (!self.half).then(|| walk.pictures.iter().cloned().collect());
+            self.dir.prune(&keep, pictures.as_ref());
+        }
+        Ok(Report {
+            chunks: chunks.len(),
+            rendered: walk.rendered,
+            frames: timeline.frame_count(),
+            rendered_frames: walk.rendered_frames,
+            encoder,
+            chunks_wall,
+            join_wall: joined.wall,
+        })
+    }
+}
+
+/// A scene's first frame, as the scene before it fades into it.
+struct FirstFrame {
+    digest: Key,
+    /// The pixels, when this render drew them.
+    pixels: Option<Vec<u8>>,
+}
+
+/// The walk over a video's scenes, last to first.
+struct Walk<'a> {
+    render: &'a Render<'a>,
+    timeline: &'a Timeline,
+    encoder: &'a str,
+    pictures: Vec<Key>,
+    rendered: usize,
+    rendered_frames: u64,
+    done: u64,
+}
+
+impl<'a> Walk<'a> {
+    fn new(render: &'a Render<'a>, timeline: &'a Timeline, encoder: &'a str) -> Self {
+        let fonts = key::fonts_digest(&render.plan.fonts_dir);
+        let pictures = render
+            .plan
+            .scenes
+            .iter()
+            .map(|s| key::picture(s, &fonts, RENDERER_VERSION))
+            .collect();
+        Walk {
+            render,
+            timeline,
+            encoder,
+            pictures,
+            rendered: 0,
+            rendered_frames: 0,
+            done: 0,
+        }
+    }
+
+    /// Whether scene `scene` crossfades into a scene after it.
+    fn fades(&self, scene: usize) -> bool {
+        scene + 1 < self.render.plan.scenes.len()
+            && self.render.plan.scenes[scene].transition == Transition::Fade
+    }
+
+    /// Every scene's chunk, in timeline order (scenes shorter than a frame have none).
+    fn all(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<ChunkFile>, Failure> {
+        let total = self.timeline.frame_count();
+        let mut chunks = Vec::with_capacity(self.pictures.len());
+        let mut next: Option<FirstFrame> = None;
+        for scene in (0..self.pictures.len()).rev() {
+            let incoming = if self.fades(scene) { next.take() } else { None };
+            let (chunk, first) = self.scene(scene, incoming, &mut |done| {
+                progress(done, total);
+            })?;
+            chunks.extend(chunk);
+            next = first;
+        }
+        chunks.reverse();
+        progress(total, total);
+        Ok(chunks)
+    }
+
+    /// Scene `scene`'s chunk (reused or rendered), and its first frame when the scene before
+    /// fades into it.
+    fn scene(
+        &mut self,
+        scene: usize,
+        incoming: Option<FirstFrame>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(Option<ChunkFile>, Option<FirstFrame>), Failure> {
+        let frames = self.timeline.scene_frames(scene);
+        let placement = Placement {
+            frames: frames.clone(),
+            start: self.timeline.scene_start(scene).unwrap_or(0.0),
+            fps: self.timeline.fps(),
+            incoming: incoming.as_ref().map(|f| f.digest.as_str()),
+        };
+        let key = key::chunk(&self.pictures[scene], &placement, self.encoder);
+        let path = self.render.dir.chunk(&key);
+        let count = frames.end - frames.start;
+        let needs_chunk = count > 0 && !path.is_file();
+        let before_fades = scene > 0 && self.fades(scene - 1);
+        let remembered = before_fades
+            .then(|| self.render.dir.first_frame(&self.pictures[scene]))
+            .flatten();
+        let resolved = if needs_chunk || (before_fades && remembered.is_none()) {
+            Some(self.resolve(scene)?)
+        } else {
+            None
+        };
+        if let (true, Some(resolved)) = (needs_chunk, &resolved) {
+            let pixels = match incoming {
+                Some(FirstFrame {
+                    pixels: Some(pixels),
+                    ..
+                }) => Some(pixels),
+                Some(FirstFrame { pixels: None, .. }) => {
+                    Some(incoming_frame(&self.resolve(scene + 1)?))
+                }
+                None => None,
+            };
+            let chunk = SceneChunk::new(self.timeline, scene, resolved, pixels.as_deref());
+            self.encode(&chunk, &path, progress)?;
+            self.warn_media_errors(scene, resolved);
+        }
+        self.done += count;
+        progress(self.done);
+        let first = before_fades.then(|| self.first_frame(scene, resolved.as_ref(), remembered));
+        let chunk = (count > 0).then_some(ChunkFile {
+            path,
+            first_frame: frames.start,
+            frames: count,
+        });
+        Ok((chunk, first))
+    }
+
+    /// Scene `scene`'s first frame: drawn from `resolved` when the scene was resolved, else
+    /// the remembered digest.
+    fn first_frame(
+        &self,
+        scene: usize,
+        resolved: Option<&ResolvedVideo>,
+        remembered: Option<Key>,
+    ) -> FirstFrame {
+        match resolved {
+            Some(resolved) => {
+                let pixels = incoming_frame(resolved);
+                let digest = key::frame(&pixels);
+                self.render
+                    .dir
+                    .remember_first_frame(&self.pictures[scene], &digest);
+                FirstFrame {
+                    digest,
+                    pixels: Some(pixels),
+                }
+            }
+            None => FirstFrame {
+                digest: remembered.unwrap_or_default(),
+                pixels: None,
+            },
+        }
+    }
+
+    /// Scene `scene` resolved alone; a scene whose overlay does not resolve loses it.
+    fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
+        let mut alone = VideoPlan {
+            scenes: vec![self.render.plan.scenes[scene].clone()],
+            ..self.render.plan.clone()
+        };
+        resolve_dropping_bad_overlays(self.render.doc, &mut alone, scene).map_err(Failure::Input)
+    }
+
+    /// Encodes `chunk` to `path`, at half size when the render asks for it.
+    fn encode(
+        &mut self,
+        chunk: &SceneChunk<'_>,
+        path: &Path,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), Failure> {
+        let half = HalfSize { inner: chunk };
+        let frames: &dyn FrameSource = if self.render.half { &half } else { chunk };
+        let base = self.done;
+        let report = encode_video(frames, &self.render.encode, path, &mut |done, _| {
+            progress(base + done);
+        })
+        .map_err(encode_failed)?;
+        self.rendered += 1;
+        self.rendered_frames += report.frames;
+        Ok(())
+    }
+
+    fn warn_media_errors(&self, scene: usize, resolved: &ResolvedVideo) {
+        for error in resolved.media_errors() {
+            tracing::warn!(
+                topic = %self.render.doc.topic_id,
+                scene = scene + 1,
+                %error,
+                "a clip stopped decoding; its last frame was held"
+            );
+        }
+    }
+}

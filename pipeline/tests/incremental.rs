@@ -1,0 +1,151 @@
+//! Incremental re-render: a video built in process from a script, rendered, edited in one
+//! scene and rendered again. Only the edited scene's chunks are encoded again, and the result
+//! decodes to exactly the frames of a render of the edited video from scratch.
+//!
+//!     cargo test -p pipeline --test incremental -- --nocapture
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use pipeline::build::providers::Providers;
+use pipeline::build::work::{BuildRequest, build_document};
+use pipeline::core::config::{Config, Settings};
+use pipeline::core::document::VideoDocument;
+use pipeline::core::model::{Language, OutputType, Source, VideoLength};
+use pipeline::render::chunks::{ChunkDir, Render, Report};
+use pipeline::render::plan::{encode_settings, narration_track, plan_for, render_document};
+use pipeline::render::sound::soundtrack;
+
+const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow and expensive. \
+    Teams that post weekly grow faster every month. Write one short script each week. \
+    Pick one picture for every idea. Follow us for a new tip every Monday.";
+
+fn settings(data: &Path) -> Settings {
+    Config {
+        data_dir: data.to_path_buf(),
+        assets_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
+        ..Config::default()
+    }
+    .finish("127.0.0.1:8080".parse().unwrap())
+    .expect("settings")
+}
+
+fn build(settings: &Settings) -> VideoDocument {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "test");
+    let espeak = Arc::new(pipeline::build::voice::Espeak::new().expect("espeak-ng"));
+    let providers =
+        Providers::from_settings(settings, &fetcher, rt.handle(), espeak).expect("providers");
+    let req = BuildRequest {
+        topic: "wcincremental00000001",
+        source: Source::Text,
+        text: SCRIPT,
+        language: Language::English,
+        video_length: VideoLength::Short,
+        research_enabled: false,
+        faceless: false,
+        output_type: OutputType::Scene,
+    };
+    build_document(settings, &providers, &req, &mut |_, _, _| {})
+        .expect("the video builds")
+        .0
+}
+
+/// Renders `doc` into `out` with its chunks in `chunks` (a fresh folder renders from scratch).
+fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Path) -> Report {
+    let dir = settings.video_dir(&doc.topic_id);
+    let narration = narration_track(doc, &dir).unwrap();
+    let audio = soundtrack(settings, doc, &narration).unwrap();
+    Render {
+        doc,
+        plan: plan_for(settings, doc, &dir),
+        dir: ChunkDir::new(chunks, "full"),
+        encode: encode_settings(settings, None).unwrap(),
+        half: false,
+    }
+    .run(&audio, out, true, &mut |_, _| {})
+    .unwrap_or_else(|f| panic!("render: {:?}", f.into_job()))
+}
+
+/// Every frame of `mp4`, decoded to I420 by ffmpeg.
+fn frames(mp4: &Path) -> Vec<Vec<u8>> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(mp4)
+        .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+        .output()
+        .expect("ffmpeg is installed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let size = 720 * 1280 * 3 / 2;
+    assert_eq!(out.stdout.len() % size, 0);
+    out.stdout.chunks(size).map(<[u8]>::to_vec).collect()
+}
+
+/// Indices of frames that differ between `a` and `b` (which must have as many).
+fn differing(a: &[Vec<u8>], b: &[Vec<u8>]) -> Vec<usize> {
+    assert_eq!(a.len(), b.len(), "frame counts");
+    (0..a.len()).filter(|&i| a[i] != b[i]).collect()
+}
+
+#[test]
+fn an_edit_of_one_scene_re_encodes_only_its_chunks_and_matches_a_render_from_scratch() {
+    let data = tempfile::tempdir().unwrap();
+    let settings = settings(data.path());
+    let mut doc = build(&settings);
+    let scenes = doc.segments.len();
+    assert!(scenes >= 4, "the script makes several scenes, got {scenes}");
+    let dir = settings.video_dir(&doc.topic_id);
+
+    let first = data.path().join("first.mp4");
+    let report = render_document(&settings, &doc, &dir, &first, &mut |_, _| {}).unwrap();
+    assert_eq!(
+        report.rendered, report.chunks,
+        "a first render encodes every scene"
+    );
+    assert_eq!(report.chunks, scenes);
+
+    let again = data.path().join("again.mp4");
+    let report = render_document(&settings, &doc, &dir, &again, &mut |_, _| {}).unwrap();
+    assert_eq!(report.rendered, 0, "nothing changed, nothing is encoded");
+    assert_eq!(
+        differing(&frames(&first), &frames(&again)),
+        Vec::<usize>::new()
+    );
+
+    // A text edit in a middle scene: one spoken word's caption.
+    let edited = scenes / 2;
+    doc.segments[edited].words[0].word = "Nobody".into();
+    let incremental = data.path().join("incremental.mp4");
+    let report = render_document(&settings, &doc, &dir, &incremental, &mut |_, _| {}).unwrap();
+    assert!(
+        (1..=2).contains(&report.rendered),
+        "the edited scene, and the one before only if its fade shows the change: {report:?}"
+    );
+    println!(
+        "incremental: {} of {} chunks encoded, {} of {} frames",
+        report.rendered, report.chunks, report.rendered_frames, report.frames
+    );
+
+    let scratch = tempfile::tempdir().unwrap();
+    let full = data.path().join("full.mp4");
+    let report = render_into(&settings, &doc, scratch.path(), &full);
+    assert_eq!(
+        report.rendered, scenes,
+        "from scratch, every scene is encoded"
+    );
+    let (incremental, full, first) = (frames(&incremental), frames(&full), frames(&first));
+    assert_eq!(
+        differing(&incremental, &full),
+        Vec::<usize>::new(),
+        "the re-export decodes to the frames of a full render"
+    );
+    assert!(
+        !differing(&first, &full).is_empty(),
+        "the edit is visible in the new video"
+    );
+}
