@@ -4,6 +4,8 @@
 #   make test  set up and pass the tests (the single CI command)
 #   make chaos every SIGKILL point of the chaos suite, with its table (about 30 min)
 #   make bench-load  API latency and render speed, alone and together (wrk)
+#   make bench-scale end-to-end realtime factor, peak RSS against video length, batch
+#              re-render throughput and CPU use (release binary; about 15 min on 2 cores)
 #   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
 #   make fuzz  build the AFL++ fuzz targets (fuzz/, cargo-afl pinned in .tools/) and run each
 #              for FUZZ_SECS seconds (default 60); fails on any crash. Not part of make test.
@@ -21,7 +23,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv editor build demo run test chaos bench bench-load lint fuzz
+.PHONY: setup setup-test apt venv editor build demo run test chaos bench bench-load bench-scale lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -84,6 +86,10 @@ bench: setup
 bench-load: build
 	@$(MAKE) --no-print-directory apt PACKAGES="wrk"
 	python3 scripts/bench_load.py
+
+# The scale bench (issue 20): prints figures measured in one run, asserts nothing.
+bench-scale: build
+	python3 scripts/bench_scale.py
 
 lint:
 	cargo fmt --all -- --check

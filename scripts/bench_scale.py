@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Scale bench (issue 20): end-to-end speed, memory against video length, and batch
+re-render throughput of the release binary on embedded defaults. Run by `make bench-scale`;
+not a test, nothing here is asserted. Every figure comes from this one run.
+
+1. End to end: a 150-word script → finished MP4 (`reelsmith render`): wall time, the video's
+   length, the realtime factor (video seconds per wall second; the aim is ≥ 8× on 2 cores),
+   CPU use and peak RSS.
+2. Memory with length: scripts of about 1, 3 and 10 minutes through `reelsmith render`, each
+   under `/usr/bin/time -v`: peak RSS (the aim is flat in length and under 300 MB).
+3. Batch: ten short videos rendered into one data dir, their chunk caches removed (as after a
+   renderer change, whose version is in every chunk key), then `reelsmith rerender --all`:
+   videos per minute and CPU utilisation over the machine's cores; then `rerender --all` again
+   with the cache warm (nothing changed).
+
+Environment: BIN (default target/release/reelsmith), SCALE_MINUTES (default "1,3,10"),
+BATCH_VIDEOS (default 10).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("BIN", os.path.join(ROOT, "target/release/reelsmith"))
+MINUTES = [float(m) for m in os.environ.get("SCALE_MINUTES", "1,3,10").split(",")]
+BATCH = int(os.environ.get("BATCH_VIDEOS", "10"))
+CORES = os.cpu_count() or 1
+
+SENTENCES = [
+    "Most small teams never publish a single video on their phones.",
+    "They believe that editing takes hours and that nobody owns it.",
+    "The truth is much simpler, and it starts with one short script.",
+    "Teams that post every week grow faster than teams that post once a quarter.",
+    "A recent survey of two hundred marketers confirms the same trend.",
+    "Write one script a week and keep it well under two minutes.",
+    "Record the narration in one take and let the software cut the scenes.",
+    "Pick one picture for every idea instead of chasing perfect footage.",
+    "Solar panels, coffee cups and city skylines all work when they match the words.",
+    "Publish on the same day every week so your audience knows when to look.",
+    "Reading ten pages every night adds up to twenty books a year.",
+    "Running three times a week keeps the heart healthy and the mind calm.",
+    "Good security starts with a strong password and a second lock on every account.",
+    "Online shopping carts are abandoned most of the time before the final click.",
+    "The calendar is the one tool every busy person already owns.",
+]
+CLOSING = "Follow us for a new tip every Monday."
+
+
+def script(words):
+    """About `words` words of varied sentences, ending with a call to action."""
+    out, n, i = [], 0, 0
+    while n < words - 8:
+        s = SENTENCES[i % len(SENTENCES)]
+        out.append(s)
+        n += len(s.split())
+        i += 1
+    out.append(CLOSING)
+    return " ".join(out)
+
+
+def timed(args, env=None):
+    """Runs `args` under /usr/bin/time -v; returns (wall s, cpu s, peak RSS MB, stderr)."""
+    cmd = ["/usr/bin/time", "-v"] + args
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    wall = time.monotonic() - start
+    err = proc.stderr
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed:\n{err[-3000:]}")
+    field = lambda name: float(re.search(re.escape(name) + r":\s*([0-9.]+)", err).group(1))
+    cpu = field("User time (seconds)") + field("System time (seconds)")
+    rss = field("Maximum resident set size (kbytes)") / 1024
+    return wall, cpu, rss, err
+
+
+def duration(mp4):
+    out = subprocess.run(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", mp4],
+                         capture_output=True, text=True, check=True).stdout
+    return float(json.loads(out)["format"]["duration"])
+
+
+def render(tmp, name, words, data_dir=None):
+    path = os.path.join(tmp, name + ".txt")
+    with open(path, "w") as f:
+        f.write(script(words))
+    out = os.path.join(tmp, name + ".mp4")
+    args = [BIN, "render", path, "-o", out]
+    if data_dir:
+        args += ["--data-dir", data_dir]
+    wall, cpu, rss, _ = timed(args)
+    return wall, cpu, rss, duration(out)
+
+
+def main():
+    if not os.path.exists(BIN):
+        sys.exit(f"{BIN} is missing: build it with `cargo build --release -p reelsmith`")
+    tmp = tempfile.mkdtemp(prefix="reelsmith-scale-")
+    try:
+        print(f"machine: {CORES} cores")
+        wall, cpu, rss, secs = render(tmp, "e2e", 150)
+        print(f"end to end, 150 words: {secs:.1f} s of video in {wall:.1f} s wall = "
+              f"{secs / wall:.1f}x realtime; CPU {cpu / wall / CORES * 100:.0f}% of {CORES} cores; "
+              f"peak RSS {rss:.0f} MB")
+
+        rows = []
+        for minutes in MINUTES:
+            wall, cpu, rss, secs = render(tmp, f"len{minutes:g}", int(150 * minutes))
+            rows.append((minutes, secs, wall, rss))
+            print(f"length {minutes:g} min: {secs:.0f} s of video in {wall:.1f} s "
+                  f"({secs / wall:.1f}x realtime), peak RSS {rss:.0f} MB")
+        if len(rows) > 1:
+            print(f"peak RSS, longest / shortest: {rows[-1][3] / rows[0][3]:.2f}x for "
+                  f"{rows[-1][1] / rows[0][1]:.1f}x the length")
+
+        data = os.path.join(tmp, "batch")
+        seconds = 0.0
+        for i in range(BATCH):
+            seconds += render(tmp, f"batch{i}", 60 + 7 * i, data_dir=data)[3]
+        for chunks in [os.path.join(data, "videos", d, "chunks")
+                       for d in os.listdir(os.path.join(data, "videos"))]:
+            shutil.rmtree(chunks, ignore_errors=True)
+        for label in ["cold (no chunk cache)", "warm (nothing changed)"]:
+            wall, cpu, rss, _ = timed([BIN, "rerender", "--all", "--data-dir", data])
+            print(f"batch rerender --all, {label}: {BATCH} videos ({seconds:.0f} s of video) in "
+                  f"{wall:.1f} s = {BATCH / wall * 60:.1f} videos/min; CPU "
+                  f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS {rss:.0f} MB")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
