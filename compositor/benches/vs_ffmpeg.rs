@@ -439,7 +439,10 @@ impl FrameSource for DecodeFloor {
         FPS
     }
     fn render(&self, _: u64, rgba: &mut [u8]) {
-        unreachable!("every frame goes through render_i420 ({} bytes)", rgba.len())
+        unreachable!(
+            "every frame goes through render_i420 ({} bytes)",
+            rgba.len()
+        )
     }
     fn render_i420(&self, index: u64, _: &mut [u8], layout: &I420Layout, out: &mut [u8]) -> bool {
         let window = self.window.lock().unwrap();
