@@ -48,22 +48,34 @@ fn blend_row(d: &mut [u8], s: &[u8]) {
     let mut ds = d.chunks_exact_mut(BLOCK);
     let mut ss = s.chunks_exact(BLOCK);
     for (d, s) in (&mut ds).zip(&mut ss) {
-        let mut all_clear = true;
-        let mut all_solid = true;
-        for a in s.iter().skip(3).step_by(4) {
-            all_clear &= *a == 0;
-            all_solid &= *a == 255;
-        }
-        if all_clear {
+        let (any, all) = alpha_extremes(s);
+        if any == 0 {
             continue;
         }
-        if all_solid {
+        if all == ALPHAS {
             d.copy_from_slice(s);
             continue;
         }
         blend_block(d, s);
     }
     blend_pixels(ds.into_remainder(), ss.remainder());
+}
+
+/// The alpha bytes of two little-endian RGBA pixels in a `u64`.
+const ALPHAS: u64 = 0xff00_0000_ff00_0000;
+
+/// The alpha bytes of eight pixels OR-ed together and AND-ed together: zero when all are clear,
+/// [`ALPHAS`] when all are solid.
+#[inline(always)]
+fn alpha_extremes(s: &[u8]) -> (u64, u64) {
+    let mut any = 0;
+    let mut all = ALPHAS;
+    for pair in s[..32].chunks_exact(8) {
+        let w = u64::from_le_bytes(pair.try_into().expect("two pixels"));
+        any |= w;
+        all &= w;
+    }
+    (any & ALPHAS, all & ALPHAS)
 }
 
 /// [`blend_pixels`] for four pixels in 16-bit SIMD lanes: `d·(255 − sa)` fits 16 bits, and so
@@ -189,6 +201,26 @@ mod tests {
             blend_block(d, s);
         }
         assert_eq!(d, scalar);
+    }
+
+    #[test]
+    fn clear_and_solid_blocks_are_skipped_and_copied_exactly() {
+        // Eight-pixel blocks that are all clear, all solid, solid but one, clear but one.
+        let mut s = Vec::new();
+        for (k, a) in [(0, 0u8), (1, 255), (2, 255), (3, 0)] {
+            for i in 0..8 {
+                let a = if k >= 2 && i == 5 { 128 } else { a };
+                s.extend([a / 2, a, a / 3, a]);
+            }
+        }
+        let d: Vec<u8> = (0..s.len()).map(|i| (i * 37 % 256) as u8).collect();
+        let mut ours = d.clone();
+        blend_row(&mut ours, &s);
+        let mut scalar = d.clone();
+        blend_pixels(&mut scalar, &s);
+        assert_eq!(ours, scalar);
+        assert_eq!(ours[..32], d[..32], "a clear block leaves the destination");
+        assert_eq!(ours[32..64], s[32..64], "a solid block is the source");
     }
 
     #[test]
