@@ -7,7 +7,10 @@
 //! - final render: wall time and CPU ms per frame, ours vs ffmpeg, with identical x264 settings
 //!   (veryfast, CRF 23, VBV 8000 kbit/s over 600 ms, GOP 60, High, yuv420p; AAC 128 kbit/s);
 //! - compositing overhead: our render against an encode-only floor (a contiguous run of the same
-//!   frames pre-rendered and cycled through the same encoder, so only encoding is left);
+//!   frames pre-rendered and cycled through the same encoder, so only encoding is left), and
+//!   against the decode+encode floor (both clips decoded by our clip decoder at the sizes the
+//!   compositor uses, the background's frames handed to the same encoder, no layers): overhead
+//!   = ours / floor in CPU and wall, and ours / ffmpeg in wall;
 //! - screenshot latency p50/p95 over warm calls of our still renderer at varying times, against
 //!   `ffmpeg -ss T … -frames:v 1` on the same graph (inputs seeked, timings shifted by T).
 //!
@@ -21,12 +24,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use compositor::frame::FRAME_BYTES;
 use compositor::geom::{CanvasRect, PreviewRect};
+use compositor::media::convert::{I420Layout, copy_i420};
 use compositor::media::{
-    AudioTrack, EncodeSettings, EncoderChoice, FrameSource, StageTimes, encode_mp4,
+    AudioTrack, ClipDecoder, ClipFrame, ClipPixels, EncodeSettings, EncoderChoice, FrameSource,
+    StageTimes, encode_mp4, probe_clip,
 };
 use compositor::plan::{
     Animation, Background, CaptionChunk, Clip, Narrator, OverlayObject, OverlayPayload, ScenePlan,
@@ -390,6 +396,84 @@ impl FrameSource for Floor {
     }
 }
 
+/// The decode+encode floor: the work a render cannot avoid. Both clips of the scene are decoded
+/// through our clip decoder at the sizes the compositor asks for (the background at 720×1280,
+/// the presenter at the narrator rect, both I420 and looped as the layers loop them), in order,
+/// on the encoding thread ([`FrameSource::prepare`], as ours does); each background frame is
+/// handed to the same encoder as it is. No layer is drawn and nothing is converted.
+struct DecodeFloor {
+    frames: u64,
+    background: FloorClip,
+    presenter: FloorClip,
+    /// Background frames of the current window, by frame index.
+    window: Mutex<Vec<(u64, ClipFrame)>>,
+}
+
+/// One looped clip of the floor.
+struct FloorClip {
+    decoder: Mutex<ClipDecoder>,
+    duration: f64,
+}
+
+impl FloorClip {
+    fn open(path: &Path, w: u32, h: u32) -> FloorClip {
+        let info = probe_clip(path).unwrap();
+        FloorClip {
+            decoder: Mutex::new(ClipDecoder::open_as(path, &info, w, h, ClipPixels::I420).unwrap()),
+            duration: info.duration,
+        }
+    }
+
+    /// The frame shown at scene time `t` (the whole clip, looped).
+    fn frame(&self, t: f64) -> ClipFrame {
+        let mut d = self.decoder.lock().unwrap();
+        d.frame_at(t.rem_euclid(self.duration)).unwrap()
+    }
+}
+
+impl FrameSource for DecodeFloor {
+    fn frame_count(&self) -> u64 {
+        self.frames
+    }
+    fn fps(&self) -> u32 {
+        FPS
+    }
+    fn render(&self, _: u64, rgba: &mut [u8]) {
+        unreachable!(
+            "every frame goes through render_i420 ({} bytes)",
+            rgba.len()
+        )
+    }
+    fn render_i420(&self, index: u64, _: &mut [u8], layout: &I420Layout, out: &mut [u8]) -> bool {
+        let window = self.window.lock().unwrap();
+        let (_, frame) = window.iter().find(|(i, _)| *i == index).unwrap();
+        let frame = frame.clone();
+        drop(window);
+        frame
+            .with_planes(layout.height, |planes| copy_i420(&planes, layout, out))
+            .unwrap_or(false)
+    }
+    fn prepare(&self, first: u64, count: u64) {
+        let mut window = Vec::with_capacity(count as usize);
+        for index in first..first + count {
+            let t = index as f64 / f64::from(FPS);
+            window.push((index, self.background.frame(t)));
+            std::hint::black_box(self.presenter.frame(t));
+        }
+        *self.window.lock().unwrap() = window;
+    }
+}
+
+fn decode_floor(dir: &Path, frames: u64) -> DecodeFloor {
+    let (_, _, nw, nh) = narrator_canvas();
+    DecodeFloor {
+        frames,
+        background: FloorClip::open(&dir.join("bg.mp4"), 720, 1280),
+        presenter: FloorClip::open(&dir.join("presenter.mp4"), nw, nh),
+        window: Mutex::new(Vec::new()),
+    }
+}
+
 struct Run {
     wall: Duration,
     cpu: f64,
@@ -423,6 +507,21 @@ fn ours(frames: &dyn FrameSource, audio: &AudioTrack, out: &Path) -> Run {
         frames: report.frames,
         stages: Some(report.stages),
     }
+}
+
+/// Overhead against the decode+encode floor (ours / floor, CPU and wall) and ours / ffmpeg wall,
+/// with the issue's aims beside them.
+fn print_decode_floor_overhead(ours: &Run, floor: &Run, ffmpeg: &Run) {
+    let cpu = ours.cpu_ms_per_frame() / floor.cpu_ms_per_frame();
+    let wall = ours.ms_per_frame() / floor.ms_per_frame();
+    let vs_ffmpeg = ours.wall.as_secs_f64() / ffmpeg.wall.as_secs_f64();
+    println!(
+        "overhead over the decode+encode floor: CPU {cpu:.3}× ({:+.1} %, aim ≤ +15 %), wall \
+         {wall:.3}× ({:+.1} %)",
+        (cpu - 1.0) * 100.0,
+        (wall - 1.0) * 100.0
+    );
+    println!("ours / ffmpeg wall: {vs_ffmpeg:.3}× (aim ≤ 0.5×)");
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -649,6 +748,10 @@ fn main() {
     let floor = Floor { frames, images };
     let floor_run = ours(&floor, &audio, &dir.join("floor.mp4"));
     drop(floor);
+    let decode_floor_run = {
+        let source = decode_floor(&dir, frames);
+        ours(&source, &audio, &dir.join("decode-floor.mp4"))
+    };
 
     println!("\n== final render, {frames} frames (x264 veryfast CRF 23, same settings) ==");
     println!(
@@ -659,6 +762,7 @@ fn main() {
         ("ours (compositor+GStreamer)", &ours_run),
         ("ffmpeg filter_complex", &ff_run),
         ("encode-only floor (ours)", &floor_run),
+        ("decode+encode floor (ours)", &decode_floor_run),
     ] {
         println!(
             "{name:<30} wall {:>7.2} s  {:>6.1} fps  {:>6.2} ms/frame  CPU {:>6.2} ms/frame",
@@ -668,7 +772,11 @@ fn main() {
             r.cpu_ms_per_frame()
         );
     }
-    for (name, r) in [("ours", &ours_run), ("floor", &floor_run)] {
+    for (name, r) in [
+        ("ours", &ours_run),
+        ("floor", &floor_run),
+        ("d+e", &decode_floor_run),
+    ] {
         if let Some(st) = r.stages {
             let per = |d: Duration| ms(d) / r.frames as f64;
             println!(
@@ -691,6 +799,7 @@ fn main() {
         (ours_run.ms_per_frame() / floor_run.ms_per_frame() - 1.0) * 100.0,
         (ours_run.cpu_ms_per_frame() / floor_run.cpu_ms_per_frame() - 1.0) * 100.0
     );
+    print_decode_floor_overhead(&ours_run, &decode_floor_run, &ff_run);
 
     // Screenshots: warm calls at varying times.
     if stills > 0 {

@@ -7,6 +7,7 @@
 //! and matches what players assume). Alpha is ignored: frames from the renderer are opaque.
 
 use rayon::prelude::*;
+use wide::{i16x8, i32x8, u8x16};
 
 use super::clip::{YuvColour, YuvPlanes};
 use super::error::MediaError;
@@ -364,7 +365,7 @@ fn fixed_f(x: f64) -> i32 {
 /// `width` pixels wide (opaque; chroma shared by each 2×2 block, as GStreamer's fast paths do).
 /// Rows or columns the planes do not hold are left alone.
 pub fn i420_rect_to_rgba(src: &YuvPlanes<'_>, rgba: &mut [u8], width: usize, rect: EvenRect) {
-    let tables = YuvTables::new(&YuvToRgb::new(src.colour));
+    let m = YuvSplit::new(&YuvToRgb::new(src.colour));
     let row = width * 4;
     let cols = rect.x1.min(width).saturating_sub(rect.x0);
     for r in rect.y0..rect.y1 {
@@ -380,74 +381,155 @@ pub fn i420_rect_to_rgba(src: &YuvPlanes<'_>, rgba: &mut [u8], width: usize, rec
         ) else {
             continue;
         };
-        yuv_row_to_rgba(yr, ur, vr, out, &tables);
-    }
-}
-
-/// `(value >> 16) + SAT_OFFSET` indexes [`YuvTables::sat`]; values stay within ±512.
-const SAT_OFFSET: i32 = 512;
-
-/// YUV → RGB as lookups: without SSE4.1 (baseline x86-64) i32 multiplies and clamps do not
-/// vectorise, and a table lookup is cheaper than either.
-struct YuvTables {
-    y: [i32; 256],
-    rv: [i32; 256],
-    gu: [i32; 256],
-    gv: [i32; 256],
-    bu: [i32; 256],
-    /// Clamping to 0..=255.
-    sat: [u8; 1024],
-}
-
-impl YuvTables {
-    fn new(m: &YuvToRgb) -> Self {
-        YuvTables {
-            y: std::array::from_fn(|y| (y as i32 - m.y_off) * m.y_mul + (1 << 15)),
-            rv: std::array::from_fn(|c| m.rv * (c as i32 - 128)),
-            gu: std::array::from_fn(|c| -m.gu * (c as i32 - 128)),
-            gv: std::array::from_fn(|c| -m.gv * (c as i32 - 128)),
-            bu: std::array::from_fn(|c| m.bu * (c as i32 - 128)),
-            sat: std::array::from_fn(|i| (i as i32 - SAT_OFFSET).clamp(0, 255) as u8),
-        }
+        yuv_row_to_rgba(yr, ur, vr, out, &m);
     }
 }
 
 /// Pixels per block of [`yuv_row_to_rgba`]: fixed-size arrays the compiler turns into SIMD.
 const BLOCK: usize = 16;
 
+/// A 16.16 coefficient split as `hi · 65536 + lo` with `lo` an `i16`, so that every product
+/// the kernel forms is `i16 × i16` (a vector multiply on baseline x86-64) and the sum is still
+/// exact: `(Σ c·x + ½) >> 16 = Σ hi·x + ((Σ lo·x + ½) >> 16)`.
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    hi: i16,
+    lo: i16,
+}
+
+impl Split {
+    fn new(c: i32) -> Self {
+        let hi = (c + (1 << 15)) >> 16;
+        Split {
+            hi: hi as i16,
+            lo: (c - (hi << 16)) as i16,
+        }
+    }
+}
+
+/// [`YuvToRgb`] as [`Split`] coefficients, the chroma ones with their sign applied.
+#[derive(Debug, Clone, Copy)]
+struct YuvSplit {
+    y_off: i16,
+    y: Split,
+    rv: Split,
+    gu: Split,
+    gv: Split,
+    bu: Split,
+}
+
+impl YuvSplit {
+    fn new(m: &YuvToRgb) -> Self {
+        YuvSplit {
+            y_off: m.y_off as i16,
+            y: Split::new(m.y_mul),
+            rv: Split::new(m.rv),
+            gu: Split::new(-m.gu),
+            gv: Split::new(-m.gv),
+            bu: Split::new(m.bu),
+        }
+    }
+}
+
+/// One channel from luma `y` (offset removed) and one or two chroma terms.
+#[inline(always)]
+fn channel(y: i16, a: (i16, Split), b: (i16, Split), k: &YuvSplit) -> u8 {
+    let hi = y * k.y.hi + a.0 * a.1.hi + b.0 * b.1.hi;
+    let lo = i32::from(y) * i32::from(k.y.lo)
+        + i32::from(a.0) * i32::from(a.1.lo)
+        + i32::from(b.0) * i32::from(b.1.lo)
+        + (1 << 15);
+    (i32::from(hi) + (lo >> 16)).clamp(0, 255) as u8
+}
+
+/// The three channels of one pixel: luma `y`, chroma `u`/`v`.
+#[inline(always)]
+fn yuv_pixel(y: u8, u: u8, v: u8, k: &YuvSplit) -> [u8; 3] {
+    let y = i16::from(y) - k.y_off;
+    let (cu, cv) = (i16::from(u) - 128, i16::from(v) - 128);
+    let none = (0, Split { hi: 0, lo: 0 });
+    [
+        channel(y, (cv, k.rv), none, k),
+        channel(y, (cu, k.gu), (cv, k.gv), k),
+        channel(y, (cu, k.bu), none, k),
+    ]
+}
+
+/// [`channel`] for eight pixels at once: the `hi` terms in 16-bit lanes, the `lo` products
+/// widened to 32 bits, the clamp a saturating pack.
+#[inline(always)]
+fn channel_x8(y: i16x8, a: (i16x8, Split), b: (i16x8, Split), k: &YuvSplit) -> i16x8 {
+    let splat = i16x8::splat;
+    let hi = y * splat(k.y.hi) + a.0 * splat(a.1.hi) + b.0 * splat(b.1.hi);
+    let lo = y.widening_mul(splat(k.y.lo))
+        + a.0.widening_mul(splat(a.1.lo))
+        + b.0.widening_mul(splat(b.1.lo))
+        + i32x8::splat(1 << 15);
+    i16x8::from_i32x8_saturate(i32x8::from_i16x8(hi) + (lo >> 16))
+}
+
+/// [`BLOCK`] pixels: planar arithmetic in SIMD lanes, then one interleaving store.
+#[inline(always)]
+fn yuv_block(y: &[u8], u: &[u8], v: &[u8], out: &mut [u8], k: &YuvSplit) {
+    let y = u8x16::new(y[..BLOCK].try_into().expect("a block of luma"));
+    let twice = |c: &[u8]| {
+        let mut lanes = [0u8; BLOCK];
+        lanes[..BLOCK / 2].copy_from_slice(&c[..BLOCK / 2]);
+        let c = u8x16::new(lanes);
+        u8x16::unpack_low(c, c)
+    };
+    let (u, v) = (twice(u), twice(v));
+    let off = i16x8::splat(k.y_off);
+    let mid = i16x8::splat(128);
+    let halves = [
+        (
+            i16x8::from_u8x16_low(y),
+            i16x8::from_u8x16_low(u),
+            i16x8::from_u8x16_low(v),
+        ),
+        (
+            i16x8::from_u8x16_high(y),
+            i16x8::from_u8x16_high(u),
+            i16x8::from_u8x16_high(v),
+        ),
+    ];
+    let none = (i16x8::ZERO, Split { hi: 0, lo: 0 });
+    let (lo, hi) = out[..BLOCK * 4].split_at_mut(BLOCK * 2);
+    for ((y, u, v), out) in halves.into_iter().zip([lo, hi]) {
+        let (y, cu, cv) = (y - off, u - mid, v - mid);
+        let byte = |c: i16x8| c.max(i16x8::ZERO).min(i16x8::splat(255));
+        let r = byte(channel_x8(y, (cv, k.rv), none, k));
+        let g = byte(channel_x8(y, (cu, k.gu), (cv, k.gv), k));
+        let b = byte(channel_x8(y, (cu, k.bu), none, k));
+        // Little-endian RGBA words: r | g << 8 | b << 16 | 255 << 24.
+        let rg = i32x8::from_i16x8(r | (g << 8_i32)) & i32x8::splat(0xffff);
+        let ba = i32x8::from_i16x8(b) | i32x8::splat(0xff << 8);
+        let words: [i32; 8] = (rg | (ba << 16_i32)).to_array();
+        for (o, w) in out.chunks_exact_mut(4).zip(words) {
+            o.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+}
+
 /// One row of even length: luma `y`, chroma `u`/`v` at half resolution, into opaque RGBA.
 #[inline]
-fn yuv_row_to_rgba(y: &[u8], u: &[u8], v: &[u8], out: &mut [u8], tables: &YuvTables) {
+fn yuv_row_to_rgba(y: &[u8], u: &[u8], v: &[u8], out: &mut [u8], m: &YuvSplit) {
     let blocks = y
         .chunks_exact(BLOCK)
         .zip(u.chunks_exact(BLOCK / 2))
         .zip(v.chunks_exact(BLOCK / 2))
         .zip(out.chunks_exact_mut(BLOCK * 4));
     let done = (y.len() / BLOCK) * BLOCK;
-    let t = tables;
-    let clamp = |x: i32| t.sat[((x >> 16) + SAT_OFFSET).clamp(0, 1023) as usize];
     for (((y, u), v), out) in blocks {
-        for k in 0..BLOCK / 2 {
-            let (cu, cv) = (usize::from(u[k]), usize::from(v[k]));
-            let (dr, dg, db) = (t.rv[cv], t.gu[cu] + t.gv[cv], t.bu[cu]);
-            for j in 0..2 {
-                let l = t.y[usize::from(y[2 * k + j])];
-                let o = &mut out[(2 * k + j) * 4..(2 * k + j) * 4 + 4];
-                o.copy_from_slice(&[clamp(l + dr), clamp(l + dg), clamp(l + db), 255]);
-            }
-        }
+        yuv_block(y, u, v, out, m);
     }
     // The tail, pixel by pixel.
     for k in done..y.len().min(out.len() / 4) {
-        let (Some(cu), Some(cv)) = (u.get(k / 2), v.get(k / 2)) else {
+        let (Some(&cu), Some(&cv)) = (u.get(k / 2), v.get(k / 2)) else {
             break;
         };
-        let (cu, cv) = (usize::from(*cu), usize::from(*cv));
-        let l = t.y[usize::from(y[k])];
-        out[k * 4] = clamp(l + t.rv[cv]);
-        out[k * 4 + 1] = clamp(l + t.gu[cu] + t.gv[cv]);
-        out[k * 4 + 2] = clamp(l + t.bu[cu]);
-        out[k * 4 + 3] = 255;
+        let [r, g, b] = yuv_pixel(y[k], cu, cv, m);
+        out[k * 4..k * 4 + 4].copy_from_slice(&[r, g, b, 255]);
     }
 }
 
@@ -527,6 +609,124 @@ mod tests {
         assert_eq!(&part[..8], &[7; 8]);
         assert_eq!(&part[8..24], &back[8..24]);
         assert_eq!(&part[24..32], &[7; 8]);
+    }
+
+    /// The plain 16.16 definition the SIMD kernel must equal: `(y·ym + c·k + ½) >> 16`, clamped.
+    fn reference_pixel(y: u8, u: u8, v: u8, m: &YuvToRgb) -> [u8; 4] {
+        let l = (i32::from(y) - m.y_off) * m.y_mul + (1 << 15);
+        let (cu, cv) = (i32::from(u) - 128, i32::from(v) - 128);
+        let c = |x: i32| (x >> 16).clamp(0, 255) as u8;
+        [
+            c(l + m.rv * cv),
+            c(l - m.gu * cu - m.gv * cv),
+            c(l + m.bu * cu),
+            255,
+        ]
+    }
+
+    const COLOURS: [YuvColour; 4] = [
+        YuvColour {
+            bt709: true,
+            full_range: false,
+        },
+        YuvColour {
+            bt709: true,
+            full_range: true,
+        },
+        YuvColour {
+            bt709: false,
+            full_range: false,
+        },
+        YuvColour {
+            bt709: false,
+            full_range: true,
+        },
+    ];
+
+    #[test]
+    fn simd_yuv_to_rgba_equals_the_scalar_definition_for_every_luma_and_chroma() {
+        // Rows of 256 luma values (16 SIMD blocks) under every (u, v) pair on a grid that
+        // includes both extremes, so every clamp is reached.
+        let chroma: Vec<u8> = (0..=255)
+            .step_by(15)
+            .chain([1, 127, 128, 129, 254])
+            .collect();
+        let y: Vec<u8> = (0..=255).collect();
+        let mut out = vec![0u8; 256 * 4];
+        for colour in COLOURS {
+            let m = YuvToRgb::new(colour);
+            let k = YuvSplit::new(&m);
+            for &u in &chroma {
+                for v in 0..=255u8 {
+                    yuv_row_to_rgba(&y, &[u; 128], &[v; 128], &mut out, &k);
+                    for (px, &y) in out.chunks_exact(4).zip(&y) {
+                        assert_eq!(
+                            px,
+                            reference_pixel(y, u, v, &m),
+                            "{colour:?} y{y} u{u} v{v}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_yuv_to_rgba_equals_the_scalar_definition_on_random_frames() {
+        let mut rng = crate::paint::Rng::new(20);
+        let mut byte = || (rng.next_u64() >> 24) as u8;
+        // 75 columns: four whole blocks and an odd tail; padded strides; rects of every parity.
+        let (w, h, ys, cs) = (75usize, 9usize, 80usize, 40usize);
+        let yp: Vec<u8> = (0..ys * h).map(|_| byte()).collect();
+        let up: Vec<u8> = (0..cs * h.div_ceil(2)).map(|_| byte()).collect();
+        let vp: Vec<u8> = (0..cs * h.div_ceil(2)).map(|_| byte()).collect();
+        for colour in COLOURS {
+            let m = YuvToRgb::new(colour);
+            let planes = YuvPlanes {
+                y: &yp,
+                u: &up,
+                v: &vp,
+                strides: [ys, cs, cs],
+                colour,
+            };
+            for rect in [
+                EvenRect {
+                    x0: 0,
+                    y0: 0,
+                    x1: w,
+                    y1: h,
+                },
+                EvenRect {
+                    x0: 2,
+                    y0: 1,
+                    x1: 50,
+                    y1: 8,
+                },
+                EvenRect {
+                    x0: 18,
+                    y0: 4,
+                    x1: 36,
+                    y1: 5,
+                },
+            ] {
+                let mut out = vec![7u8; w * h * 4];
+                i420_rect_to_rgba(&planes, &mut out, w, rect);
+                for r in 0..h {
+                    for x in 0..w {
+                        let px = &out[(r * w + x) * 4..(r * w + x) * 4 + 4];
+                        let inside =
+                            (rect.y0..rect.y1).contains(&r) && (rect.x0..rect.x1).contains(&x);
+                        let want = if inside {
+                            let c = (r / 2) * cs + x / 2;
+                            reference_pixel(yp[r * ys + x], up[c], vp[c], &m)
+                        } else {
+                            [7; 4]
+                        };
+                        assert_eq!(px, want, "{colour:?} {rect:?} at ({x}, {r})");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
