@@ -55,6 +55,15 @@ impl<'a> SceneChunk<'a> {
         self.frames.clone()
     }
 
+    /// The chunk of `frames` only, a part of the scene's frames (for example its crossfade,
+    /// [`Timeline::crossfade_frames`], apart from the rest); clamped to the scene's frames.
+    pub fn part(mut self, frames: Range<u64>) -> Self {
+        let start = frames.start.clamp(self.frames.start, self.frames.end);
+        let end = frames.end.clamp(start, self.frames.end);
+        self.frames = start..end;
+        self
+    }
+
     /// The scene time of the chunk's frame `index` (counted from the chunk's first frame).
     fn local(&self, index: u64) -> f64 {
         let (scene, local) = self.timeline.frame_at(self.frames.start + index);

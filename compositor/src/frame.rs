@@ -12,7 +12,7 @@ use crate::media::convert::{
     EvenRect, I420Layout, copy_i420, i420_rect_to_rgba, rgba_rect_to_i420,
 };
 use crate::media::{FrameSource, YuvColour};
-use crate::plan::{CROSSFADE_SECONDS, Transition};
+use crate::plan::{Transition, crossfade_alpha};
 use crate::resolve::{ResolvedScene, ResolvedVideo};
 use std::cell::RefCell;
 use tiny_skia::{Color, PixmapMut};
@@ -342,10 +342,11 @@ impl ResolvedVideo {
 /// How far `s` has faded into the scene after it at scene time `local` (0–1): `None` outside
 /// its crossfade, when its transition is a cut, or when `has_next` says no scene follows.
 pub(crate) fn fade_alpha(s: &ResolvedScene, has_next: bool, local: f64) -> Option<f64> {
-    let fade = CROSSFADE_SECONDS.min(s.duration * 0.5);
-    let into_fade = local - (s.duration - fade);
-    (s.transition == Transition::Fade && has_next && into_fade > 0.0)
-        .then(|| (into_fade / fade).clamp(0.0, 1.0))
+    crossfade_alpha(
+        s.duration,
+        s.transition == Transition::Fade && has_next,
+        local,
+    )
 }
 
 /// `out = out·(1−a) + next·a`, per byte, in fixed point.

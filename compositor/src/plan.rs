@@ -17,6 +17,15 @@ pub use crate::geom::{
 pub const DEFAULT_FPS: u32 = 30;
 /// Length of a [`Transition::Fade`] crossfade, seconds.
 pub const CROSSFADE_SECONDS: f64 = 0.3;
+
+/// How far a scene of `duration` seconds has faded into the next one at scene time `local`
+/// (0–1): `None` outside its crossfade (the last [`CROSSFADE_SECONDS`], at most half the scene),
+/// or when it does not `fade` (its transition is a cut, or no scene follows).
+pub fn crossfade_alpha(duration: f64, fades: bool, local: f64) -> Option<f64> {
+    let fade = CROSSFADE_SECONDS.min(duration * 0.5);
+    let into_fade = local - (duration - fade);
+    (fades && into_fade > 0.0).then(|| (into_fade / fade).clamp(0.0, 1.0))
+}
 /// Largest SVG overlay file read by [`OverlayPayload::SvgFile`].
 pub const MAX_SVG_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// Longest video a plan may describe (four hours), so frame counts stay sane.

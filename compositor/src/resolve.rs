@@ -23,7 +23,7 @@ use crate::layers::{
 use crate::media::{ClipInfo, probe_clip};
 use crate::plan::{
     Background, Clip, MAX_TOTAL_SECONDS, Narrator, OverlayObject, OverlayPayload, Palette,
-    ScenePlan, Transition, VideoPlan,
+    ScenePlan, Transition, VideoPlan, crossfade_alpha,
 };
 
 /// Why a plan could not be resolved.
@@ -117,6 +117,8 @@ pub struct Timeline {
     /// Start time of each scene, seconds (running sum of the durations, in plan order).
     starts: Vec<f64>,
     durations: Vec<f64>,
+    /// Whether each scene crossfades into the next one.
+    fades: Vec<bool>,
     /// Sum of the scene durations.
     total: f64,
 }
@@ -150,6 +152,9 @@ impl Timeline {
             fps: plan.fps,
             starts,
             durations: plan.scenes.iter().map(|s| s.duration).collect(),
+            fades: (0..plan.scenes.len())
+                .map(|i| plan.scenes[i].transition == Transition::Fade && i + 1 < plan.scenes.len())
+                .collect(),
             total,
         })
     }
@@ -205,6 +210,24 @@ impl Timeline {
     /// scene shorter than a frame may own none.
     pub fn scene_frames(&self, scene: usize) -> std::ops::Range<u64> {
         self.first_frame_of(scene)..self.first_frame_of(scene + 1)
+    }
+
+    /// The frames of scene `scene` inside its crossfade into the next scene (the end of
+    /// [`Self::scene_frames`]; empty when it cuts): the only frames of a scene that show
+    /// anything of another.
+    pub fn crossfade_frames(&self, scene: usize) -> std::ops::Range<u64> {
+        let frames = self.scene_frames(scene);
+        let (Some(&duration), Some(&fades)) = (self.durations.get(scene), self.fades.get(scene))
+        else {
+            return frames.end..frames.end;
+        };
+        let mut first = frames.end;
+        while first > frames.start
+            && crossfade_alpha(duration, fades, self.frame_at(first - 1).1).is_some()
+        {
+            first -= 1;
+        }
+        first..frames.end
     }
 
     /// The first frame showing scene `scene` or a later one (the frame count past the last).
@@ -625,6 +648,29 @@ mod tests {
             "a 10 ms scene owns no frame at 30 fps"
         );
         assert_eq!(t.scene_frames(9), t.frame_count()..t.frame_count());
+    }
+
+    #[test]
+    fn crossfade_frames_are_the_end_of_a_fading_scene_only() {
+        let mut p = plan(&[2.0, 0.4, 1.0]);
+        p.scenes[0].transition = Transition::Fade;
+        p.scenes[1].transition = Transition::Fade;
+        p.scenes[2].transition = Transition::Fade;
+        let t = Timeline::of(&p).unwrap();
+        // 0.3 s at 30 fps: frames 52–59 have local time past 1.7 s (frame 51 is exactly 1.7).
+        assert_eq!(t.crossfade_frames(0), 52..60);
+        // A 0.4 s scene fades over its second half only; frame 66 is 2.2 s minus 2.0 s, a hair
+        // past 0.2 s in floating point, and the renderer blends it, so it belongs here too.
+        assert_eq!(t.crossfade_frames(1), 66..72);
+        assert!(
+            t.crossfade_frames(2).is_empty(),
+            "the last scene has nothing to fade into"
+        );
+        p.scenes[0].transition = Transition::Cut;
+        assert!(
+            Timeline::of(&p).unwrap().crossfade_frames(0).is_empty(),
+            "a cut"
+        );
     }
 
     #[test]

@@ -365,6 +365,16 @@ fn a_scene_resolved_alone_renders_the_whole_videos_frames() {
             assert_eq!(fast_a, fast_b, "frame {index}: same path");
             assert!(!fast_a || ya == yb, "frame {index}: I420 differs");
         }
+        // Its crossfade alone, as a chunk of its own, gives the same frames.
+        let fade = timeline.crossfade_frames(scene);
+        assert_eq!(fade.is_empty(), next.is_none(), "scene {scene}");
+        let tail = SceneChunk::new(&timeline, scene, &alone, next.as_deref()).part(fade.clone());
+        assert_eq!(tail.frames(), fade);
+        for k in 0..tail.frame_count() {
+            tail.render(k, &mut a);
+            whole.render_frame(fade.start + k, &mut b);
+            assert!(a == b, "scene {scene}, crossfade frame {}", fade.start + k);
+        }
     }
     assert_eq!(covered, whole.frame_count(), "the chunks cover the video");
 }

@@ -140,6 +140,14 @@ struct FirstFrame {
     pixels: Option<Vec<u8>>,
 }
 
+/// One chunk of a scene: some of its frames, under their key.
+struct Part {
+    path: std::path::PathBuf,
+    frames: std::ops::Range<u64>,
+    /// Whether these frames are the scene's crossfade into the next one.
+    fades: bool,
+}
+
 /// The walk over a video's scenes, last to first.
 struct Walk<'a> {
     render: &'a Render<'a>,
@@ -177,17 +185,18 @@ impl<'a> Walk<'a> {
             && self.render.plan.scenes[scene].transition == Transition::Fade
     }
 
-    /// Every scene's chunk, in timeline order (scenes shorter than a frame have none).
+    /// Every scene's chunks, in timeline order (scenes shorter than a frame have none).
     fn all(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<ChunkFile>, Failure> {
         let total = self.timeline.frame_count();
         let mut chunks = Vec::with_capacity(self.pictures.len());
         let mut next: Option<FirstFrame> = None;
         for scene in (0..self.pictures.len()).rev() {
             let incoming = if self.fades(scene) { next.take() } else { None };
-            let (chunk, first) = self.scene(scene, incoming, &mut |done| {
+            let (mut parts, first) = self.scene(scene, incoming, &mut |done| {
                 progress(done, total);
             })?;
-            chunks.extend(chunk);
+            parts.reverse();
+            chunks.extend(parts);
             next = first;
         }
         chunks.reverse();
@@ -195,58 +204,82 @@ impl<'a> Walk<'a> {
         Ok(chunks)
     }
 
-    /// Scene `scene`'s chunk (reused or rendered), and its first frame when the scene before
+    /// Scene `scene`'s chunks (reused or rendered): its body, and its crossfade into the next
+    /// scene apart, so an edit that changes only the next scene's first frame encodes that
+    /// crossfade again and not the whole scene. Also its first frame, when the scene before
     /// fades into it.
     fn scene(
         &mut self,
         scene: usize,
         incoming: Option<FirstFrame>,
         progress: &mut dyn FnMut(u64),
-    ) -> Result<(Option<ChunkFile>, Option<FirstFrame>), Failure> {
+    ) -> Result<(Vec<ChunkFile>, Option<FirstFrame>), Failure> {
         let frames = self.timeline.scene_frames(scene);
-        let placement = Placement {
-            frames: frames.clone(),
-            start: self.timeline.scene_start(scene).unwrap_or(0.0),
-            fps: self.timeline.fps(),
-            incoming: incoming.as_ref().map(|f| f.digest.as_str()),
-        };
-        let key = key::chunk(&self.pictures[scene], &placement, self.encoder);
-        let path = self.render.dir.chunk(&key);
-        let count = frames.end - frames.start;
-        let needs_chunk = count > 0 && !path.is_file();
+        let fade = self.timeline.crossfade_frames(scene);
+        let parts = [(frames.start..fade.start, None), (fade, incoming.as_ref())];
+        let parts: Vec<Part> = parts
+            .into_iter()
+            .filter(|(frames, _)| !frames.is_empty())
+            .map(|(frames, incoming)| self.part(scene, frames, incoming))
+            .collect();
         let before_fades = scene > 0 && self.fades(scene - 1);
         let remembered = before_fades
             .then(|| self.render.dir.first_frame(&self.pictures[scene]))
             .flatten();
-        let resolved = if needs_chunk || (before_fades && remembered.is_none()) {
+        let missing = parts.iter().any(|p| !p.path.is_file());
+        let resolved = if missing || (before_fades && remembered.is_none()) {
             Some(self.resolve(scene)?)
         } else {
             None
         };
-        if let (true, Some(resolved)) = (needs_chunk, &resolved) {
-            let pixels = match incoming {
-                Some(FirstFrame {
-                    pixels: Some(pixels),
-                    ..
-                }) => Some(pixels),
-                Some(FirstFrame { pixels: None, .. }) => {
-                    Some(incoming_frame(&self.resolve(scene + 1)?))
+        let mut pixels = incoming.and_then(|f| f.pixels);
+        for part in &parts {
+            if let (false, Some(resolved)) = (part.path.is_file(), &resolved) {
+                if part.fades && pixels.is_none() {
+                    pixels = Some(incoming_frame(&self.resolve(scene + 1)?));
                 }
-                None => None,
-            };
-            let chunk = SceneChunk::new(self.timeline, scene, resolved, pixels.as_deref());
-            self.encode(&chunk, &path, progress)?;
+                let incoming = pixels.as_deref().filter(|_| part.fades);
+                let chunk = SceneChunk::new(self.timeline, scene, resolved, incoming)
+                    .part(part.frames.clone());
+                self.encode(&chunk, &part.path, progress)?;
+            }
+            self.done += part.frames.end - part.frames.start;
+            progress(self.done);
+        }
+        if let Some(resolved) = &resolved {
             self.warn_media_errors(scene, resolved);
         }
-        self.done += count;
-        progress(self.done);
         let first = before_fades.then(|| self.first_frame(scene, resolved.as_ref(), remembered));
-        let chunk = (count > 0).then_some(ChunkFile {
-            path,
-            first_frame: frames.start,
-            frames: count,
-        });
-        Ok((chunk, first))
+        let chunks = parts
+            .into_iter()
+            .map(|p| ChunkFile {
+                path: p.path,
+                first_frame: p.frames.start,
+                frames: p.frames.end - p.frames.start,
+            })
+            .collect();
+        Ok((chunks, first))
+    }
+
+    /// The chunk of `frames` of scene `scene`, which fades into `incoming` when given.
+    fn part(
+        &self,
+        scene: usize,
+        frames: std::ops::Range<u64>,
+        incoming: Option<&FirstFrame>,
+    ) -> Part {
+        let placement = Placement {
+            frames: frames.clone(),
+            start: self.timeline.scene_start(scene).unwrap_or(0.0),
+            fps: self.timeline.fps(),
+            incoming: incoming.map(|f| f.digest.as_str()),
+        };
+        let key = key::chunk(&self.pictures[scene], &placement, self.encoder);
+        Part {
+            path: self.render.dir.chunk(&key),
+            frames,
+            fades: incoming.is_some(),
+        }
     }
 
     /// Scene `scene`'s first frame: drawn from `resolved` when the scene was resolved, else
