@@ -707,7 +707,13 @@ fn main() {
 /// screenshots at `count` different times (each really rendered: no two calls ask for the same
 /// moment twice in a row), the same moments by `ffmpeg -ss T … -frames:v 1` on the same graph,
 /// and the overlay poster.
-fn stills_part(plan: &VideoPlan, video: &compositor::ResolvedVideo, objects: &[Object], dir: &Path, count: usize) {
+fn stills_part(
+    plan: &VideoPlan,
+    video: &compositor::ResolvedVideo,
+    objects: &[Object],
+    dir: &Path,
+    count: usize,
+) {
     if count == 0 {
         return;
     }
@@ -810,12 +816,22 @@ fn still_stages(video: &compositor::ResolvedVideo, times: &[f64]) -> [f64; 4] {
         let s = Instant::now();
         let mut jpeg = Vec::new();
         jpeg_encoder::Encoder::new(&mut jpeg, compositor::still::JPEG_QUALITY)
-            .encode(small.data(), PREVIEW_W as u16, PREVIEW_H as u16, jpeg_encoder::ColorType::Rgba)
+            .encode(
+                small.data(),
+                PREVIEW_W as u16,
+                PREVIEW_H as u16,
+                jpeg_encoder::ColorType::Rgba,
+            )
             .unwrap();
         sum[3] += s.elapsed();
     }
     let n = times.len().max(1) as f64;
     // The first stage included one compose: take it out.
     let compose = ms(sum[1]) / n;
-    [ms(sum[0]) / n - compose, compose, ms(sum[2]) / n, ms(sum[3]) / n]
+    [
+        ms(sum[0]) / n - compose,
+        compose,
+        ms(sum[2]) / n,
+        ms(sum[3]) / n,
+    ]
 }

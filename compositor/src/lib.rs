@@ -14,6 +14,7 @@
 
 mod blit;
 mod clip;
+mod clip_cache;
 pub mod contact_sheet;
 pub mod focus;
 pub mod frame;

@@ -650,6 +650,71 @@ fn clip_background_and_presenter_clip() {
     assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
 }
 
+/// A screenshot of a clip scene is composed at preview size (the background decoded at 280×498,
+/// the layers above it averaged down before they are laid over it). It must show what the
+/// video's frame averaged down shows: the same layers in the same places, differing by
+/// resampling only. A layer missing, misplaced or from another moment shows up as a large mean
+/// difference and many far-off pixels.
+#[test]
+fn clip_still_composed_at_preview_size_matches_the_downscaled_frame() {
+    use compositor::still::{downscaled_frame_280x498, preview_280x498};
+    let dir = fixture_dir("clips_preview");
+    let bg = film_fixture(
+        &dir,
+        "background.mp4",
+        &Film {
+            width: 480,
+            height: 640,
+            frames: 60,
+            hue: 30,
+        },
+    );
+    let presenter = film_fixture(
+        &dir,
+        "presenter.mp4",
+        &Film {
+            width: 320,
+            height: 240,
+            frames: 45,
+            hue: 200,
+        },
+    );
+    let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    s.background = Background::Clip(Clip {
+        path: bg,
+        start: 0.5,
+        end: Some(1.5),
+    });
+    s.narrator = Some(Narrator::Clip {
+        clip: Clip::new(presenter),
+        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
+    });
+    s.captions = vec![words("Clips under captions", 0.1, 0.3)];
+    s.overlay = vec![stat_object(Animation::Pop, 420.0, 0)];
+    let v = video(vec![s]);
+    // Out of order, across both loops and an overlay entering, as an editor asks.
+    for t in [2.2, 0.25, 1.9, 0.7, 2.95, 1.05] {
+        let fast = preview_280x498(&v, 0, t);
+        let slow = downscaled_frame_280x498(&v, 0, t);
+        let diffs: Vec<u8> = fast
+            .data()
+            .chunks_exact(4)
+            .zip(slow.data().chunks_exact(4))
+            .flat_map(|(a, b)| (0..3).map(move |c| a[c].abs_diff(b[c])))
+            .collect();
+        let mean = diffs.iter().map(|d| f64::from(*d)).sum::<f64>() / diffs.len() as f64;
+        let far = diffs.iter().filter(|d| **d > 32).count() as f64 / diffs.len() as f64;
+        eprintln!("t={t}: mean {mean:.3}, far {:.4} %", far * 100.0);
+        assert!(mean < 1.5, "t = {t}: mean difference {mean:.2} per channel");
+        assert!(
+            far < 0.002,
+            "t = {t}: {:.3} % of samples differ by more than 32",
+            far * 100.0
+        );
+    }
+    assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
+}
+
 /// The encoder's fast path over clip backgrounds (decoded YUV kept as it is, only covered
 /// regions blended in RGBA) must show what the renderer shows: the same layers in the same
 /// places, off by no more than the RGB round trip it skips (a few steps where the clip's YUV

@@ -282,6 +282,11 @@ impl ClipFrame {
         self.start <= t + EPS && t + EPS < self.end
     }
 
+    /// Bytes its pixels hold (what a cache of frames counts).
+    pub fn byte_len(&self) -> usize {
+        self.buffer.size()
+    }
+
     /// Calls `f` with the RGBA pixels and the row stride; `None` if the buffer cannot be mapped
     /// or the frame is I420.
     pub fn with_pixels<R>(&self, f: impl FnOnce(&[u8], usize) -> R) -> Option<R> {
@@ -364,7 +369,27 @@ impl ClipDecoder {
         out_h: u32,
         pixels: ClipPixels,
     ) -> Result<ClipDecoder, MediaError> {
-        if out_w == 0 || out_h == 0 || out_w > MAX_CLIP_SIDE || out_h > MAX_CLIP_SIDE {
+        ClipDecoder::open_scaled(path, info, (out_w, out_h), out_w, out_h, pixels)
+    }
+
+    /// [`ClipDecoder::open_as`], cropping the clip to the aspect of `crop_for` (a `w×h` layer)
+    /// and then scaling it to `out_w×out_h`: the same picture as a decoder opened at `crop_for`,
+    /// at another scale (a still's layer at preview size crops exactly as the video's layer).
+    pub fn open_scaled(
+        path: &Path,
+        info: &ClipInfo,
+        crop_for: (u32, u32),
+        out_w: u32,
+        out_h: u32,
+        pixels: ClipPixels,
+    ) -> Result<ClipDecoder, MediaError> {
+        if crop_for.0 == 0
+            || crop_for.1 == 0
+            || out_w == 0
+            || out_h == 0
+            || out_w > MAX_CLIP_SIDE
+            || out_h > MAX_CLIP_SIDE
+        {
             return Err(MediaError::InvalidInput(format!(
                 "clip output size {out_w}x{out_h}"
             )));
@@ -373,7 +398,7 @@ impl ClipDecoder {
         init()?;
         let (pipeline, decodebin) = open(path, |klass| klass.contains("Audio"))?;
         let head = orientation()?;
-        let (left, right, top, bottom) = cover_crop(info, out_w, out_h);
+        let (left, right, top, bottom) = cover_crop(info, crop_for.0, crop_for.1);
         let crop = make("videocrop")?;
         crop.set_property("left", left as i32);
         crop.set_property("right", right as i32);
