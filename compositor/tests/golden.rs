@@ -553,20 +553,10 @@ impl FrameSource for Film {
     }
 }
 
-/// Encodes `film` to `dir/name` with our own x264 path (deterministic) unless already there.
-/// Encodes `film` to `dir/name`. The file is written under a name of this process and thread,
-/// then renamed into place, so a test decoding `dir/name` (lazily, long after it was made) never
-/// reads a copy another test or process is rewriting: it sees the old complete file or the new
-/// one, which hold the same frames. Before, two tests rewrote one shared file in place, and under
-/// parallel load a decoder could read a frame mid-rewrite (the decoder concealed it with its
-/// neighbour: the flaky `clip_background_and_presenter_clip`).
+/// Encodes `film` to `dir/name` with our own x264 path. Each test has its own fixture directory,
+/// so no test decodes a file another test is replacing.
 fn film_fixture(dir: &Path, name: &str, film: &Film) -> PathBuf {
     let path = dir.join(name);
-    let partial = dir.join(format!(
-        ".{name}.{}.{:?}.partial.mp4",
-        std::process::id(),
-        std::thread::current().id()
-    ));
     let seconds = film.frames as f64 / 30.0;
     encode_mp4(
         film,
@@ -582,11 +572,10 @@ fn film_fixture(dir: &Path, name: &str, film: &Film) -> PathBuf {
             crf: 16,
             ..EncodeSettings::default()
         },
-        &partial,
+        &path,
         &mut |_, _| {},
     )
     .unwrap();
-    std::fs::rename(&partial, &path).unwrap();
     path
 }
 
