@@ -3,10 +3,10 @@
 //!
 //! A still's clip layer has its own decoder, opened at the size the still composes it at (a
 //! background at preview size, cropped exactly as the video's layer; the presenter at its canvas
-//! size), delivering I420. A miss at file time `ft` decodes the window
-//! `[ft − FILL_BEHIND_SECS, ft + FILL_AHEAD_SECS]` in order (one accurate seek, then reading
-//! forward) and keeps every frame of it, so later stills near that moment are hits. Frames are
-//! held up to [`STILL_CACHE_BYTES`] per layer, oldest fill evicted first.
+//! size), delivering I420. A miss at file time `ft` seeks to the keyframe before it and keeps
+//! every frame from there to `ft + FILL_AHEAD_SECS` (the frames an accurate seek would decode
+//! and drop), so later stills near that moment are hits. Frames are held up to
+//! [`STILL_CACHE_BYTES`] per layer, oldest fill evicted first.
 //!
 //! The frame for a time is a pure function of that time: a frame decoded on the way forward from
 //! a keyframe is the same picture whichever seek reached it, and a lookup matches the frame whose
@@ -19,10 +19,8 @@ use crate::media::{ClipDecoder, ClipFrame, ClipInfo, ClipPixels};
 
 /// Decoded frames one clip layer keeps for stills, bytes.
 pub(crate) const STILL_CACHE_BYTES: usize = 64 << 20;
-/// How much of the clip before a missed moment a fill keeps, seconds.
-const FILL_BEHIND_SECS: f64 = 1.0;
-/// How much of the clip after a missed moment a fill keeps, seconds.
-const FILL_AHEAD_SECS: f64 = 1.0;
+/// How much of the clip after a missed moment a fill decodes and keeps, seconds.
+const FILL_AHEAD_SECS: f64 = 0.5;
 
 /// The size a still decodes a clip layer at: cropped to the aspect of `crop_for` (the layer's
 /// size on the canvas), scaled to `out`.
@@ -103,26 +101,25 @@ impl StillFrames {
             )?);
         }
         let decoder = self.decoder.as_mut().expect("opened above");
+        // From the keyframe before `ft`: the frames an accurate seek would decode and drop are
+        // kept instead, at no extra decoding.
+        decoder.seek_to_keyframe(ft)?;
         let until = ft + FILL_AHEAD_SECS;
-        let mut at = (ft - FILL_BEHIND_SECS).max(0.0);
         let mut window = Vec::new();
-        loop {
-            let f = decoder.frame_at(at)?;
-            // Past the last frame the decoder holds it: the window ends there.
-            let advancing = f.covers(at);
+        while let Some(f) = decoder.next_frame()? {
             let end = f.end;
             window.push(f);
-            if !advancing || end > until {
+            if end > until {
                 break;
             }
-            at = end;
         }
         for f in window {
             self.keep(f);
         }
         match self.lookup(ft) {
             Some(f) => Ok(f),
-            // Past the clip's last frame (held): ask the decoder as the video's layer does.
+            // Past the clip's last frame (held), or a seek that landed late: ask the decoder as
+            // the video's layer does.
             None => decoder_frame(self.decoder.as_mut(), ft),
         }
     }

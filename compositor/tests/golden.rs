@@ -681,6 +681,7 @@ fn clip_still_composed_at_preview_size_matches_the_downscaled_frame() {
     s.captions = vec![words("Clips under captions", 0.1, 0.3)];
     s.overlay = vec![stat_object(Animation::Pop, 420.0, 0)];
     let v = video(vec![s]);
+    let cold = preview_280x498(&v, 0, 0.7);
     // Out of order, across both loops and an overlay entering, as an editor asks.
     for t in [2.2, 0.25, 1.9, 0.7, 2.95, 1.05] {
         let fast = preview_280x498(&v, 0, t);
@@ -693,7 +694,6 @@ fn clip_still_composed_at_preview_size_matches_the_downscaled_frame() {
             .collect();
         let mean = diffs.iter().map(|d| f64::from(*d)).sum::<f64>() / diffs.len() as f64;
         let far = diffs.iter().filter(|d| **d > 32).count() as f64 / diffs.len() as f64;
-        eprintln!("t={t}: mean {mean:.3}, far {:.4} %", far * 100.0);
         assert!(mean < 1.5, "t = {t}: mean difference {mean:.2} per channel");
         assert!(
             far < 0.002,
@@ -701,6 +701,12 @@ fn clip_still_composed_at_preview_size_matches_the_downscaled_frame() {
             far * 100.0
         );
     }
+    // The frame for a time is the same whichever seek or fill reached it: a cold still, the
+    // same moment from the kept frames, and again after other moments and a release.
+    assert_eq!(preview_280x498(&v, 0, 0.7).data(), cold.data());
+    v.release_media();
+    let _ = preview_280x498(&v, 0, 2.6);
+    assert_eq!(preview_280x498(&v, 0, 0.7).data(), cold.data());
     assert!(v.media_errors().is_empty(), "{:?}", v.media_errors());
 }
 

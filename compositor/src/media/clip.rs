@@ -511,6 +511,55 @@ impl ClipDecoder {
         }
     }
 
+    /// Seeks to the keyframe at or before `t` (clamped into the clip): [`Self::next_frame`] then
+    /// reads on from there, every frame delivered (a cache can keep the frames an accurate seek
+    /// decodes and drops).
+    pub fn seek_to_keyframe(&mut self, t: f64) -> Result<(), MediaError> {
+        let t = if t.is_finite() { t.max(0.0) } else { 0.0 };
+        let t = t.min((self.duration - 0.5 * self.frame_secs).max(0.0));
+        self.current = None;
+        self.next_at = 0.0;
+        self.pipeline
+            .seek_simple(
+                gst::SeekFlags::FLUSH | gst::SeekFlags::KEY_UNIT | gst::SeekFlags::SNAP_BEFORE,
+                gst::ClockTime::from_nseconds((t * 1e9) as u64),
+            )
+            .map_err(|e| {
+                self.check_bus().err().unwrap_or_else(|| {
+                    MediaError::pipeline(
+                        "clip",
+                        format!("{}: seek to {t:.3} s failed: {e}", self.path.display()),
+                    )
+                })
+            })
+    }
+
+    /// The next frame in stream order; `None` past the last one.
+    pub fn next_frame(&mut self) -> Result<Option<ClipFrame>, MediaError> {
+        let deadline = Instant::now() + FRAME_TIMEOUT;
+        loop {
+            if let Some(sample) = self
+                .sink
+                .try_pull_sample(gst::ClockTime::from_mseconds(100))
+            {
+                let frame = self.frame_of(&sample)?;
+                self.next_at = frame.end;
+                self.current = Some(frame.clone());
+                return Ok(Some(frame));
+            }
+            if self.sink.is_eos() {
+                return Ok(None);
+            }
+            self.check_bus()?;
+            if Instant::now() > deadline {
+                return Err(MediaError::pipeline(
+                    "clip",
+                    format!("{}: timed out decoding a frame", self.path.display()),
+                ));
+            }
+        }
+    }
+
     fn seek(&mut self, t: f64) -> Result<(), MediaError> {
         self.current = None;
         self.next_at = t;
