@@ -13,7 +13,7 @@ use tiny_skia::{IntSize, Pixmap, PixmapMut};
 use crate::clip::ClipBackground;
 use crate::frame::FRAME_BYTES;
 use crate::geom::{CANVAS_H, CANVAS_W, PREVIEW_H, PREVIEW_W};
-use crate::layers::{self, NarratorLayer};
+use crate::layers::{self, NarratorLayer, Pose};
 use crate::media::ClipFrame;
 use crate::media::convert::{EvenRect, i420_rect_to_rgba};
 use crate::resolve::{ResolvedScene, ResolvedVideo};
@@ -49,6 +49,30 @@ pub(super) fn clip_scene_preview(video: &ResolvedVideo, scene: usize, t: f64) ->
     );
     lay_over(&mut out, &small);
     Pixmap::from_vec(out, IntSize::from_wh(PREVIEW_W, PREVIEW_H)?)
+}
+
+/// The overlay objects of scene `scene`, all settled, on black at preview size: drawn by the
+/// video's code on a clear canvas and averaged down (rows without an object cost nothing), then
+/// laid over black. `None` when the scene does not exist.
+pub(super) fn poster_preview(video: &ResolvedVideo, scene: usize) -> Option<Pixmap> {
+    let s = video.scenes.get(scene)?;
+    let mut canvas = vec![0u8; FRAME_BYTES];
+    let mut dst = PixmapMut::from_bytes(&mut canvas, CANVAS_W, CANVAS_H)?;
+    for o in &s.overlay {
+        o.draw(Pose::SETTLED, &mut dst);
+    }
+    let mut small = super::downscale::area_rgba(
+        &canvas,
+        CANVAS_W as usize,
+        CANVAS_H as usize,
+        PREVIEW_W as usize,
+        PREVIEW_H as usize,
+    );
+    // Over black: the premultiplied colour is the result; the picture is opaque.
+    for p in small.chunks_exact_mut(4) {
+        p[3] = 255;
+    }
+    Pixmap::from_vec(small, IntSize::from_wh(PREVIEW_W, PREVIEW_H)?)
 }
 
 /// The preview-size I420 background frame as RGBA.

@@ -3,8 +3,9 @@
 //!
 //! Both come from the same layer code as the video. A scene over a clip background is composed
 //! at preview size ([`compose`]), its clip frames kept near recent moments
-//! ([`crate::clip_cache`]), so a warm screenshot neither seeks nor decodes; any other scene (and
-//! the poster) renders a full 720×1280 frame ([`View`]) and averages it down ([`downscale`]).
+//! ([`crate::clip_cache`]), so a warm screenshot neither seeks nor decodes; any other scene
+//! renders a full 720×1280 frame ([`View`]) and averages it down ([`downscale`]). The poster
+//! draws the settled objects on a clear canvas, averages that down and lays it over black.
 //! Either way a still shows what the MP4 shows at that moment, up to resampling.
 
 mod compose;
@@ -97,8 +98,22 @@ pub fn overlay_poster(video: &ResolvedVideo, scene_index: usize) -> Option<Vec<u
     if !video.scene_has_overlay(scene_index) {
         return None;
     }
-    let small = render_preview(video, scene_index, 0.0, View::OverlayPoster);
-    small.encode_png().ok()
+    let small = compose::poster_preview(video, scene_index)?;
+    encode_png_fast(&small)
+}
+
+/// An opaque preview as an RGBA PNG with fast compression (a poster is served once and cached
+/// by the editor: encoding time matters more than a few kilobytes).
+fn encode_png_fast(picture: &Pixmap) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, picture.width(), picture.height());
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header().ok()?;
+    writer.write_image_data(picture.data()).ok()?;
+    writer.finish().ok()?;
+    Some(out)
 }
 
 /// A procedural background as one canvas-size (720×1280) still: the centre of the plate the
