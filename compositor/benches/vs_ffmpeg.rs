@@ -19,7 +19,8 @@
 //!
 //! Run: `cargo bench -p compositor --bench vs_ffmpeg`. Environment: `VS_FFMPEG_SECONDS` (scene
 //! length, default 60), `VS_FFMPEG_STILLS` (screenshot calls per side, default 200),
-//! `VS_FFMPEG_FLOOR_FRAMES` (pre-rendered frames for the floor, default 150).
+//! `VS_FFMPEG_FLOOR_FRAMES` (pre-rendered frames for the floor, default 150),
+//! `VS_FFMPEG_STILLS_ONLY` (set: skip the final render, measure only stills).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ use compositor::plan::{
     Animation, Background, CaptionChunk, Clip, Narrator, OverlayObject, OverlayPayload, ScenePlan,
     TimedWord, Transition, VideoPlan, chunk_words,
 };
-use compositor::{resolve, screenshot_280x498};
+use compositor::{overlay_poster, resolve, screenshot_280x498};
 use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Transform};
 
 const FPS: u32 = 30;
@@ -672,6 +673,11 @@ fn main() {
     let t = Instant::now();
     let video = resolve(&plan).unwrap();
     let resolve_time = t.elapsed();
+    if std::env::var_os("VS_FFMPEG_STILLS_ONLY").is_some() {
+        stills_part(&plan, &video, &objects, &dir, stills);
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
 
     // Final render: ours, then ffmpeg.
     let ours_run = ours(&video, &audio, &dir.join("ours.mp4"));
@@ -801,52 +807,141 @@ fn main() {
     );
     print_decode_floor_overhead(&ours_run, &decode_floor_run, &ff_run);
 
-    // Screenshots: warm calls at varying times.
-    if stills > 0 {
-        let times: Vec<f64> = (0..stills)
-            .map(|i| (i as f64 * 7.31 + 0.4) % (seconds - 0.2))
-            .collect();
-        let _ = screenshot_280x498(&video, 0, Some(times[0]));
-        let mut lat: Vec<Duration> = times
-            .iter()
-            .map(|&t| {
-                let s = Instant::now();
-                let jpeg = screenshot_280x498(&video, 0, Some(t));
-                std::hint::black_box(jpeg);
-                s.elapsed()
-            })
-            .collect();
-        lat.sort();
-        let mut ff_lat: Vec<Duration> = times
-            .iter()
-            .map(|&t| {
-                let mut a = inputs(&objects, t);
-                a.push(s("-filter_complex"));
-                a.push(graph(&objects, t, true));
-                a.extend(["-map", "[v]", "-frames:v", "1", "-q:v", "3", "shot.jpg"].map(s));
-                let s = Instant::now();
-                ffmpeg(&dir, &a);
-                s.elapsed()
-            })
-            .collect();
-        ff_lat.sort();
-        println!("\n== screenshot 280×498 JPEG, {stills} warm calls at varying times ==");
-        println!(
-            "ours:   p50 {:>7.2} ms  p95 {:>7.2} ms",
-            ms(percentile(&lat, 0.5)),
-            ms(percentile(&lat, 0.95))
-        );
-        println!(
-            "ffmpeg: p50 {:>7.2} ms  p95 {:>7.2} ms   (ffmpeg -ss T … -frames:v 1, same graph)",
-            ms(percentile(&ff_lat, 0.5)),
-            ms(percentile(&ff_lat, 0.95))
-        );
-        println!(
-            "ratio ffmpeg/ours: p50 {:.1}×  p95 {:.1}×",
-            ms(percentile(&ff_lat, 0.5)) / ms(percentile(&lat, 0.5)),
-            ms(percentile(&ff_lat, 0.95)) / ms(percentile(&lat, 0.95))
-        );
-    }
+    stills_part(&plan, &video, &objects, &dir, stills);
     video.release_media();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Stills, all in one run: the cold screenshot (a fresh resolve, decoders opened, one seek), warm
+/// screenshots at `count` different times (each really rendered: no two calls ask for the same
+/// moment twice in a row), the same moments by `ffmpeg -ss T … -frames:v 1` on the same graph,
+/// and the overlay poster.
+fn stills_part(
+    plan: &VideoPlan,
+    video: &compositor::ResolvedVideo,
+    objects: &[Object],
+    dir: &Path,
+    count: usize,
+) {
+    if count == 0 {
+        return;
+    }
+    let seconds = plan.scenes[0].duration;
+    let times: Vec<f64> = (0..count)
+        .map(|i| (i as f64 * 7.31 + 0.4) % (seconds - 0.2))
+        .collect();
+    let t = Instant::now();
+    let cold = resolve(plan).unwrap();
+    let cold_resolve = t.elapsed();
+    std::hint::black_box(screenshot_280x498(&cold, 0, Some(times[0])));
+    let cold_total = t.elapsed();
+    drop(cold);
+    let _ = screenshot_280x498(video, 0, Some(times[0]));
+    let mut lat: Vec<Duration> = times
+        .iter()
+        .map(|&t| {
+            let s = Instant::now();
+            let jpeg = screenshot_280x498(video, 0, Some(t));
+            std::hint::black_box(jpeg);
+            s.elapsed()
+        })
+        .collect();
+    lat.sort();
+    let stages = still_stages(video, &times);
+    let mut poster: Vec<Duration> = (0..count.min(50))
+        .map(|_| {
+            let s = Instant::now();
+            std::hint::black_box(overlay_poster(video, 0));
+            s.elapsed()
+        })
+        .collect();
+    poster.sort();
+    let mut ff_lat: Vec<Duration> = times
+        .iter()
+        .map(|&t| {
+            let mut a = inputs(objects, t);
+            a.push(s("-filter_complex"));
+            a.push(graph(objects, t, true));
+            a.extend(["-map", "[v]", "-frames:v", "1", "-q:v", "3", "shot.jpg"].map(s));
+            let s = Instant::now();
+            ffmpeg(dir, &a);
+            s.elapsed()
+        })
+        .collect();
+    ff_lat.sort();
+    println!("\n== screenshot 280×498 JPEG, {count} warm calls at varying times ==");
+    println!(
+        "ours:   p50 {:>7.2} ms  p95 {:>7.2} ms",
+        ms(percentile(&lat, 0.5)),
+        ms(percentile(&lat, 0.95))
+    );
+    println!(
+        "ffmpeg: p50 {:>7.2} ms  p95 {:>7.2} ms   (ffmpeg -ss T … -frames:v 1, same graph)",
+        ms(percentile(&ff_lat, 0.5)),
+        ms(percentile(&ff_lat, 0.95))
+    );
+    println!(
+        "ratio ffmpeg/ours: p50 {:.1}×  p95 {:.1}×",
+        ms(percentile(&ff_lat, 0.5)) / ms(percentile(&lat, 0.5)),
+        ms(percentile(&ff_lat, 0.95)) / ms(percentile(&lat, 0.95))
+    );
+    println!(
+        "  for comparison, the full-frame path (clip layers seeked by the video's decoders, \
+         720×1280 frame, float area filter), mean per call: clip frames {:.2} ms, compose {:.2} ms, \
+         downscale {:.2} ms, JPEG {:.2} ms",
+        stages[0], stages[1], stages[2], stages[3]
+    );
+    println!(
+        "cold (first still of a scene never seen): {:.2} ms, of which resolve {:.2} ms",
+        ms(cold_total),
+        ms(cold_resolve)
+    );
+    println!(
+        "overlay poster 280×498 PNG: p50 {:>6.2} ms  p95 {:>6.2} ms",
+        ms(percentile(&poster, 0.5)),
+        ms(percentile(&poster, 0.95))
+    );
+}
+
+/// Where a warm screenshot's time goes (mean ms per call over `times`, each stage timed on its
+/// own with the public pieces the still is made of).
+fn still_stages(video: &compositor::ResolvedVideo, times: &[f64]) -> [f64; 4] {
+    use compositor::View;
+    use compositor::geom::{CANVAS_H, CANVAS_W, PREVIEW_H, PREVIEW_W};
+    let mut sum = [Duration::ZERO; 4];
+    let mut frame = vec![0u8; FRAME_BYTES];
+    for &t in times {
+        let s = Instant::now();
+        video.prefetch_scene(0, t);
+        // The presenter alone is not prefetched by `prefetch_scene` (one layer): decode it here.
+        video.render_scene(0, t, View::Full, &mut frame);
+        sum[0] += s.elapsed();
+        let s = Instant::now();
+        video.render_scene(0, t, View::Full, &mut frame);
+        sum[1] += s.elapsed();
+        let s = Instant::now();
+        let full = tiny_skia::PixmapRef::from_bytes(&frame, CANVAS_W, CANVAS_H).unwrap();
+        let small = compositor::raster::resize(full, PREVIEW_W, PREVIEW_H).unwrap();
+        sum[2] += s.elapsed();
+        let s = Instant::now();
+        let mut jpeg = Vec::new();
+        jpeg_encoder::Encoder::new(&mut jpeg, compositor::still::JPEG_QUALITY)
+            .encode(
+                small.data(),
+                PREVIEW_W as u16,
+                PREVIEW_H as u16,
+                jpeg_encoder::ColorType::Rgba,
+            )
+            .unwrap();
+        sum[3] += s.elapsed();
+    }
+    let n = times.len().max(1) as f64;
+    // The first stage included one compose: take it out.
+    let compose = ms(sum[1]) / n;
+    [
+        ms(sum[0]) / n - compose,
+        compose,
+        ms(sum[2]) / n,
+        ms(sum[3]) / n,
+    ]
 }

@@ -21,7 +21,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use tiny_skia::{Color, FillRule, Paint, Pixmap, PixmapMut, Transform};
 
-use crate::geom::{CANVAS_H, CANVAS_W};
+use crate::clip_cache::{StillFrames, StillScale};
+use crate::geom::{CANVAS_H, CANVAS_W, PREVIEW_H, PREVIEW_W};
 use crate::media::convert::{EvenRect, i420_rect_to_rgba};
 use crate::media::{ClipDecoder, ClipFrame, ClipInfo, ClipPixels};
 use crate::paint::rounded_rect;
@@ -44,6 +45,8 @@ pub(crate) struct ClipLayer {
     /// What the decoder delivers.
     pixels: ClipPixels,
     state: Mutex<ClipState>,
+    /// The decoder and kept frames of stills (apart from the video's, which reads in order).
+    still: Mutex<StillFrames>,
 }
 
 #[derive(Default)]
@@ -92,6 +95,7 @@ impl ClipLayer {
             len: until - from,
             pixels: ClipPixels::Rgba,
             state: Mutex::new(ClipState::default()),
+            still: Mutex::new(StillFrames::default()),
         })
     }
 
@@ -175,13 +179,24 @@ impl ClipLayer {
         }
     }
 
-    /// Closes the decoder and drops resident frames (they reopen on demand); clears any error so
-    /// a later render retries.
+    /// The frame shown at scene time `t` for a still, decoded at `scale` (I420) and kept near
+    /// recent moments ([`crate::clip_cache`]); `None` when stills cannot decode the clip.
+    pub(crate) fn still_frame(&self, t: f64, scale: StillScale) -> Option<ClipFrame> {
+        let ft = self.file_time(t);
+        self.still
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .frame(&self.path, &self.info, scale, ft)
+    }
+
+    /// Closes the decoders and drops resident and kept frames (they reopen on demand); clears
+    /// any error so a later render retries.
     pub(crate) fn release(&self) {
         let mut st = self.lock();
         st.decoder = None;
         st.resident.clear();
         st.error = None;
+        self.still.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// Whether a decoder is open.
@@ -213,6 +228,12 @@ impl ClipBackground {
             clip: clip.delivering(ClipPixels::I420),
         }
     }
+
+    /// A still's background: the canvas-cover crop at preview size.
+    pub(crate) const STILL_SCALE: StillScale = StillScale {
+        crop_for: (CANVAS_W, CANVAS_H),
+        out: (PREVIEW_W, PREVIEW_H),
+    };
 
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
         let all = EvenRect {
@@ -290,6 +311,58 @@ impl ClipNarrator {
             x + i64::from(self.clip.width),
             y + i64::from(self.clip.height),
         )
+    }
+
+    /// A still's presenter: decoded at the layer's own canvas size, as the video's.
+    pub(crate) fn still_scale(&self) -> StillScale {
+        let size = (self.clip.width, self.clip.height);
+        StillScale {
+            crop_for: size,
+            out: size,
+        }
+    }
+
+    /// Draws `frame` (I420, from [`Self::still_scale`]) onto a clear canvas `dst` as
+    /// premultiplied pixels: the rounded rect's coverage becomes the alpha, so the layer can be
+    /// scaled down and laid over a background later. Same pixels as [`Self::draw`] over an
+    /// opaque background, up to the rounding of the edge blend.
+    pub(crate) fn draw_still(&self, frame: &ClipFrame, dst: &mut PixmapMut<'_>) {
+        let (w, h) = (self.clip.width as usize, self.clip.height as usize);
+        let mut rgba = vec![0u8; w * h * 4];
+        let rect = EvenRect {
+            x0: 0,
+            y0: 0,
+            x1: w & !1,
+            y1: h,
+        };
+        let converted = frame.with_planes(h, |planes| {
+            i420_rect_to_rgba(&planes, &mut rgba, w, rect);
+        });
+        if converted.is_none() {
+            return;
+        }
+        let canvas_row = CANVAS_W as usize * 4;
+        let out = dst.data_mut();
+        for r in 0..h {
+            let at = (self.y + r) * canvas_row + self.x * 4;
+            let Some(d) = out.get_mut(at..at + w * 4) else {
+                break;
+            };
+            for x in 0..w {
+                let a = u32::from(self.mask[r * w + x]);
+                if a == 0 {
+                    continue;
+                }
+                // An odd width: the last column repeats its neighbour, as the video's.
+                let sx = x.min(rect.x1.saturating_sub(1));
+                let s = &rgba[(r * w + sx) * 4..(r * w + sx) * 4 + 4];
+                let p = &mut d[x * 4..x * 4 + 4];
+                for c in 0..3 {
+                    p[c] = ((u32::from(s[c]) * a + 127) / 255) as u8;
+                }
+                p[3] = a as u8;
+            }
+        }
     }
 
     pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {

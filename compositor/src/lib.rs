@@ -15,6 +15,7 @@
 mod blit;
 pub mod chunk;
 mod clip;
+mod clip_cache;
 pub mod contact_sheet;
 pub mod focus;
 pub mod frame;

@@ -282,6 +282,11 @@ impl ClipFrame {
         self.start <= t + EPS && t + EPS < self.end
     }
 
+    /// Bytes its pixels hold (what a cache of frames counts).
+    pub fn byte_len(&self) -> usize {
+        self.buffer.size()
+    }
+
     /// Calls `f` with the RGBA pixels and the row stride; `None` if the buffer cannot be mapped
     /// or the frame is I420.
     pub fn with_pixels<R>(&self, f: impl FnOnce(&[u8], usize) -> R) -> Option<R> {
@@ -364,7 +369,27 @@ impl ClipDecoder {
         out_h: u32,
         pixels: ClipPixels,
     ) -> Result<ClipDecoder, MediaError> {
-        if out_w == 0 || out_h == 0 || out_w > MAX_CLIP_SIDE || out_h > MAX_CLIP_SIDE {
+        ClipDecoder::open_scaled(path, info, (out_w, out_h), out_w, out_h, pixels)
+    }
+
+    /// [`ClipDecoder::open_as`], cropping the clip to the aspect of `crop_for` (a `w×h` layer)
+    /// and then scaling it to `out_w×out_h`: the same picture as a decoder opened at `crop_for`,
+    /// at another scale (a still's layer at preview size crops exactly as the video's layer).
+    pub fn open_scaled(
+        path: &Path,
+        info: &ClipInfo,
+        crop_for: (u32, u32),
+        out_w: u32,
+        out_h: u32,
+        pixels: ClipPixels,
+    ) -> Result<ClipDecoder, MediaError> {
+        if crop_for.0 == 0
+            || crop_for.1 == 0
+            || out_w == 0
+            || out_h == 0
+            || out_w > MAX_CLIP_SIDE
+            || out_h > MAX_CLIP_SIDE
+        {
             return Err(MediaError::InvalidInput(format!(
                 "clip output size {out_w}x{out_h}"
             )));
@@ -373,7 +398,7 @@ impl ClipDecoder {
         init()?;
         let (pipeline, decodebin) = open(path, |klass| klass.contains("Audio"))?;
         let head = orientation()?;
-        let (left, right, top, bottom) = cover_crop(info, out_w, out_h);
+        let (left, right, top, bottom) = cover_crop(info, crop_for.0, crop_for.1);
         let crop = make("videocrop")?;
         crop.set_property("left", left as i32);
         crop.set_property("right", right as i32);
@@ -475,6 +500,55 @@ impl ClipDecoder {
                         });
                     }
                 }
+            }
+            self.check_bus()?;
+            if Instant::now() > deadline {
+                return Err(MediaError::pipeline(
+                    "clip",
+                    format!("{}: timed out decoding a frame", self.path.display()),
+                ));
+            }
+        }
+    }
+
+    /// Seeks to the keyframe at or before `t` (clamped into the clip): [`Self::next_frame`] then
+    /// reads on from there, every frame delivered (a cache can keep the frames an accurate seek
+    /// decodes and drops).
+    pub fn seek_to_keyframe(&mut self, t: f64) -> Result<(), MediaError> {
+        let t = if t.is_finite() { t.max(0.0) } else { 0.0 };
+        let t = t.min((self.duration - 0.5 * self.frame_secs).max(0.0));
+        self.current = None;
+        self.next_at = 0.0;
+        self.pipeline
+            .seek_simple(
+                gst::SeekFlags::FLUSH | gst::SeekFlags::KEY_UNIT | gst::SeekFlags::SNAP_BEFORE,
+                gst::ClockTime::from_nseconds((t * 1e9) as u64),
+            )
+            .map_err(|e| {
+                self.check_bus().err().unwrap_or_else(|| {
+                    MediaError::pipeline(
+                        "clip",
+                        format!("{}: seek to {t:.3} s failed: {e}", self.path.display()),
+                    )
+                })
+            })
+    }
+
+    /// The next frame in stream order; `None` past the last one.
+    pub fn next_frame(&mut self) -> Result<Option<ClipFrame>, MediaError> {
+        let deadline = Instant::now() + FRAME_TIMEOUT;
+        loop {
+            if let Some(sample) = self
+                .sink
+                .try_pull_sample(gst::ClockTime::from_mseconds(100))
+            {
+                let frame = self.frame_of(&sample)?;
+                self.next_at = frame.end;
+                self.current = Some(frame.clone());
+                return Ok(Some(frame));
+            }
+            if self.sink.is_eos() {
+                return Ok(None);
             }
             self.check_bus()?;
             if Instant::now() > deadline {

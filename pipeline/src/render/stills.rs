@@ -19,8 +19,12 @@ use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
 
-/// Resolved scenes kept warm.
+/// Resolved scenes kept.
 const CACHE_SCENES: usize = 8;
+/// Of those, the most recently used whose clip decoders and kept clip frames stay open (each
+/// clip layer keeps up to `compositor`'s 64 MiB of frames for stills); the others are released
+/// and reopen on their next still.
+const WARM_SCENES: usize = 2;
 
 /// The still renderer with its cache of resolved scenes.
 #[derive(Default)]
@@ -68,14 +72,8 @@ impl Stills {
         staged: Option<&OverlaySpec>,
     ) -> Result<Arc<ResolvedVideo>> {
         let (plan, key) = scene_plan(settings, doc, index, staged);
-        if let Some((_, v)) = self
-            .cache
-            .lock()
-            .expect("cache lock")
-            .iter()
-            .find(|(k, _)| *k == key)
-        {
-            return Ok(v.clone());
+        if let Some(v) = self.touch(key) {
+            return Ok(v);
         }
         let resolved = Arc::new(compositor::resolve(&plan).map_err(|e| {
             tracing::warn!(topic = %doc.topic_id, scene = index, error = %e, "still: scene does not resolve");
@@ -94,7 +92,23 @@ impl Stills {
             cache.pop_front();
         }
         cache.push_back((key, resolved.clone()));
+        let cold = cold_scenes(&cache);
+        drop(cache);
+        release(cold);
         Ok(resolved)
+    }
+
+    /// The cached scene under `key`, moved to the most recently used place.
+    fn touch(&self, key: u64) -> Option<Arc<ResolvedVideo>> {
+        let mut cache = self.cache.lock().expect("cache lock");
+        let at = cache.iter().position(|(k, _)| *k == key)?;
+        let entry = cache.remove(at)?;
+        let video = entry.1.clone();
+        cache.push_back(entry);
+        let cold = cold_scenes(&cache);
+        drop(cache);
+        release(cold);
+        Some(video)
     }
 
     /// A 280×498 JPEG of scene `index` at `seek` seconds into it (default: a representative
@@ -134,6 +148,24 @@ impl Stills {
         }
         let video = self.resolved(settings, doc, index, staged)?;
         compositor::overlay_poster(&video, 0).ok_or_else(|| unavailable("its overlay is empty"))
+    }
+}
+
+/// Every cached scene but the [`WARM_SCENES`] most recently used (the back of the queue).
+fn cold_scenes(cache: &VecDeque<(u64, Arc<ResolvedVideo>)>) -> Vec<Arc<ResolvedVideo>> {
+    cache
+        .iter()
+        .rev()
+        .skip(WARM_SCENES)
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+/// Closes the clip decoders and drops the kept frames of `scenes` (outside the cache's lock: a
+/// still in flight on one of them finishes first).
+fn release(scenes: Vec<Arc<ResolvedVideo>>) {
+    for video in scenes {
+        video.release_media();
     }
 }
 

@@ -1,8 +1,15 @@
 //! Stills for the editor and the API's `scene_inspector`: the 280×498 JPEG screenshot and the
 //! overlay poster (overlay objects alone on black, PNG).
 //!
-//! Both render a full 720×1280 frame with the same code as the video ([`View`]) and downscale it
-//! with an area filter, so a still is exactly what the MP4 shows at that moment.
+//! Both come from the same layer code as the video. A scene over a clip background is composed
+//! at preview size ([`compose`]), its clip frames kept near recent moments
+//! ([`crate::clip_cache`]), so a warm screenshot neither seeks nor decodes; any other scene
+//! renders a full 720×1280 frame ([`View`]) and averages it down ([`downscale`]). The poster
+//! draws the settled objects on a clear canvas, averages that down and lays it over black.
+//! Either way a still shows what the MP4 shows at that moment, up to resampling.
+
+mod compose;
+mod downscale;
 
 use crate::frame::{FRAME_BYTES, View};
 use crate::geom::{CANVAS_H, CANVAS_W, PREVIEW_H, PREVIEW_W};
@@ -19,12 +26,42 @@ pub const JPEG_QUALITY: u8 = 88;
 fn render_preview(video: &ResolvedVideo, scene: usize, t: f64, view: View) -> Pixmap {
     let mut frame = vec![0u8; FRAME_BYTES];
     video.render_scene(scene, t, view, &mut frame);
-    let full = Pixmap::from_vec(
-        frame,
-        IntSize::from_wh(CANVAS_W, CANVAS_H).expect("constant"),
+    let small = downscale::area_rgba(
+        &frame,
+        CANVAS_W as usize,
+        CANVAS_H as usize,
+        PREVIEW_W as usize,
+        PREVIEW_H as usize,
+    );
+    Pixmap::from_vec(
+        small,
+        IntSize::from_wh(PREVIEW_W, PREVIEW_H).expect("constant"),
     )
-    .expect("length matches");
-    raster::resize(full.as_ref(), PREVIEW_W, PREVIEW_H).expect("constant, non-zero size")
+    .expect("length matches")
+}
+
+/// Scene `scene` (clamped to the last) at `t` seconds (clamped into it) as the 280×498 RGBA
+/// picture a screenshot encodes.
+pub fn preview_280x498(video: &ResolvedVideo, scene: usize, t: f64) -> Pixmap {
+    let scene = scene.min(video.scene_count() - 1);
+    let duration = video.scene_duration(scene).unwrap_or(0.0);
+    let t = if t.is_finite() {
+        t.clamp(0.0, duration)
+    } else {
+        0.0
+    };
+    compose::clip_scene_preview(video, scene, t).unwrap_or_else(|| {
+        video.prefetch_scene(scene, t);
+        render_preview(video, scene, t, View::Full)
+    })
+}
+
+/// [`preview_280x498`] the way the video's frame is made: rendered at 720×1280 and averaged
+/// down (what the fast path is checked against).
+pub fn downscaled_frame_280x498(video: &ResolvedVideo, scene: usize, t: f64) -> Pixmap {
+    let scene = scene.min(video.scene_count() - 1);
+    video.prefetch_scene(scene, t);
+    render_preview(video, scene, t, View::Full)
 }
 
 /// Screenshot of scene `scene_index` at `seek_seconds` from its start (default: 40 % of the
@@ -41,8 +78,7 @@ pub fn screenshot_280x498(
         .filter(|s| s.is_finite())
         .unwrap_or(duration * DEFAULT_SEEK_FRACTION)
         .clamp(0.0, duration);
-    video.prefetch_scene(scene, t);
-    let small = render_preview(video, scene, t, View::Full);
+    let small = preview_280x498(video, scene, t);
     let mut jpeg = Vec::new();
     // Frames are opaque, so premultiplied bytes are the straight colours.
     jpeg_encoder::Encoder::new(&mut jpeg, JPEG_QUALITY)
@@ -62,8 +98,22 @@ pub fn overlay_poster(video: &ResolvedVideo, scene_index: usize) -> Option<Vec<u
     if !video.scene_has_overlay(scene_index) {
         return None;
     }
-    let small = render_preview(video, scene_index, 0.0, View::OverlayPoster);
-    small.encode_png().ok()
+    let small = compose::poster_preview(video, scene_index)?;
+    encode_png_fast(&small)
+}
+
+/// An opaque preview as an RGBA PNG with fast compression (a poster is served once and cached
+/// by the editor: encoding time matters more than a few kilobytes).
+fn encode_png_fast(picture: &Pixmap) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, picture.width(), picture.height());
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header().ok()?;
+    writer.write_image_data(picture.data()).ok()?;
+    writer.finish().ok()?;
+    Some(out)
 }
 
 /// A procedural background as one canvas-size (720×1280) still: the centre of the plate the
