@@ -17,6 +17,7 @@ use compositor::plan::{
     Transition, VideoPlan,
 };
 use compositor::resolve;
+use compositor::resolve::Timeline;
 
 const FPS: u32 = 30;
 const BITS: usize = 12;
@@ -377,4 +378,44 @@ fn a_scene_resolved_alone_renders_the_whole_videos_frames() {
         }
     }
     assert_eq!(covered, whole.frame_count(), "the chunks cover the video");
+}
+
+/// The H.264 stream of `mp4`, as ffmpeg copies it out.
+fn elementary_stream(mp4: &Path) -> Vec<u8> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(mp4)
+        .args(["-map", "0:v", "-c", "copy", "-f", "h264", "-"])
+        .output()
+        .expect("ffmpeg is installed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn encoding_the_same_frames_again_gives_the_same_stream() {
+    // A cached chunk is only as good as the encoder is deterministic: encoded again (by a full
+    // render, or another worker), the same frames must give the same bytes.
+    let dir = scratch("determinism");
+    let plan = three_scenes(&dir);
+    let timeline = Timeline::of(&plan).unwrap();
+    let alone = resolve(&VideoPlan {
+        scenes: vec![plan.scenes[0].clone()],
+        ..plan.clone()
+    })
+    .unwrap();
+    let mut streams = Vec::new();
+    for run in 0..4 {
+        let chunk = SceneChunk::new(&timeline, 0, &alone, None);
+        let path = dir.join(format!("run{run}.mp4"));
+        encode_video(&chunk, &settings(720, 1280), &path, &mut |_, _| {}).unwrap();
+        streams.push(elementary_stream(&path));
+    }
+    for (run, stream) in streams.iter().enumerate().skip(1) {
+        assert!(stream == &streams[0], "encode {run} differs from the first");
+    }
 }
