@@ -9,8 +9,8 @@ use compositor::frame::FRAME_BYTES;
 use compositor::geom::PreviewRect;
 use compositor::media::convert::I420Layout;
 use compositor::media::{
-    AudioTrack, ChunkFile, ClipDecoder, EncodeSettings, EncoderChoice, FrameSource, encode_mp4,
-    encode_video, join_mp4, probe_clip,
+    AudioTrack, ChunkFile, ClipDecoder, EncodeSettings, EncoderChoice, FrameSource, encode_audio,
+    encode_mp4, encode_video, join_mp4, probe_clip,
 };
 use compositor::plan::{
     Background, CaptionChunk, Clip, Narrator, Palette, ProceduralStyle, ScenePlan, TimedWord,
@@ -112,8 +112,10 @@ fn chunked(dir: &Path, (width, height): (u32, u32), cuts: &[u64], total: u64) ->
         })
         .collect();
     let out = dir.join("joined.mp4");
-    let audio = tone(total as f64 / f64::from(FPS));
-    let report = join_mp4(&chunks, FPS, &audio, &settings(width, height), &out).unwrap();
+    let audio = dir.join("audio.mp4");
+    let tone = tone(total as f64 / f64::from(FPS));
+    encode_audio(&tone, (total, FPS), &settings(width, height), &audio).unwrap();
+    let report = join_mp4(&chunks, FPS, &audio, &out).unwrap();
     assert_eq!((report.chunks, report.frames), (chunks.len(), total));
     out
 }
@@ -218,22 +220,11 @@ fn chunks_with_a_gap_or_other_settings_are_refused() {
         frames: 10,
     };
     let out = dir.join("out.mp4");
-    let audio = tone(1.0);
-    let gap = join_mp4(
-        &[chunk(&a, 0), chunk(&a, 11)],
-        FPS,
-        &audio,
-        &settings(128, 96),
-        &out,
-    );
+    let audio = dir.join("audio.mp4");
+    encode_audio(&tone(1.0), (20, FPS), &settings(128, 96), &audio).unwrap();
+    let gap = join_mp4(&[chunk(&a, 0), chunk(&a, 11)], FPS, &audio, &out);
     assert!(gap.unwrap_err().to_string().contains("expected"));
-    let mixed = join_mp4(
-        &[chunk(&a, 0), chunk(&b, 10)],
-        FPS,
-        &audio,
-        &settings(128, 96),
-        &out,
-    );
+    let mixed = join_mp4(&[chunk(&a, 0), chunk(&b, 10)], FPS, &audio, &out);
     assert!(mixed.unwrap_err().to_string().contains("other settings"));
     let short = join_mp4(
         &[ChunkFile {
@@ -242,7 +233,6 @@ fn chunks_with_a_gap_or_other_settings_are_refused() {
         }],
         FPS,
         &audio,
-        &settings(128, 96),
         &out,
     );
     assert!(short.unwrap_err().to_string().contains("holds 10 frames"));

@@ -9,15 +9,15 @@
 //!
 //!     cargo bench -p pipeline --bench incremental
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pipeline::build::providers::Providers;
-use pipeline::build::work::{BuildRequest, build_document};
-use pipeline::core::config::{Config, Settings};
+use pipeline::core::config::Settings;
 use pipeline::core::document::VideoDocument;
-use pipeline::core::model::{Language, OutputType, Source, VideoLength};
+use pipeline::core::model::VideoLength;
 use pipeline::render::chunks::Report;
 use pipeline::render::plan::render_document;
 
@@ -32,37 +32,6 @@ const SCRIPT: &str = "Most small teams never publish a single video on their pho
     Finally, publish on the same day every week so your audience knows when to look. \
     Follow us for a new tip every Monday, and share this video with your team today.";
 
-fn settings(data: &Path) -> Settings {
-    Config {
-        data_dir: data.to_path_buf(),
-        assets_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
-        ..Config::default()
-    }
-    .finish("127.0.0.1:8080".parse().unwrap())
-    .expect("settings")
-}
-
-fn build(settings: &Settings) -> VideoDocument {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "bench");
-    let espeak = Arc::new(pipeline::build::voice::Espeak::new().expect("espeak-ng"));
-    let providers =
-        Providers::from_settings(settings, &fetcher, rt.handle(), espeak).expect("providers");
-    let req = BuildRequest {
-        topic: "wcincrementalbench001",
-        source: Source::Text,
-        text: SCRIPT,
-        language: Language::English,
-        video_length: VideoLength::Normal,
-        research_enabled: false,
-        faceless: false,
-        output_type: OutputType::Scene,
-    };
-    build_document(settings, &providers, &req, &mut |_, _, _| {})
-        .expect("the video builds")
-        .0
-}
-
 fn render(settings: &Settings, doc: &VideoDocument, out: &Path) -> (Duration, Report) {
     let dir = settings.video_dir(&doc.topic_id);
     let started = Instant::now();
@@ -73,8 +42,13 @@ fn render(settings: &Settings, doc: &VideoDocument, out: &Path) -> (Duration, Re
 
 fn main() {
     let data = tempfile::tempdir().expect("temp dir");
-    let settings = settings(data.path());
-    let mut doc = build(&settings);
+    let settings = support::settings(data.path());
+    let mut doc = support::build(
+        &settings,
+        "wcincrementalbench001",
+        SCRIPT,
+        VideoLength::Normal,
+    );
     let out = data.path().join("out.mp4");
     let chunks = settings.video_dir(&doc.topic_id).join("chunks");
     let scene = doc.segments.len() / 2;

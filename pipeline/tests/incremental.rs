@@ -4,60 +4,34 @@
 //!
 //!     cargo test -p pipeline --test incremental -- --nocapture
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
 use compositor::resolve::Timeline;
-use pipeline::build::providers::Providers;
-use pipeline::build::work::{BuildRequest, build_document};
-use pipeline::core::config::{Config, Settings};
+use pipeline::core::config::Settings;
 use pipeline::core::document::VideoDocument;
-use pipeline::core::model::{Language, OutputType, Source, VideoLength};
-use pipeline::render::chunks::{ChunkDir, Render, Report};
-use pipeline::render::plan::{encode_settings, narration_track, plan_for, render_document};
+use pipeline::core::model::VideoLength;
+use pipeline::render::chunks::{ChunkDir, Render, Report, Soundtrack};
+use pipeline::render::plan::{
+    encode_settings, narration_track, plan_for, render_document, soundtrack_key,
+};
 use pipeline::render::sound::soundtrack;
 
 const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow and expensive. \
     Teams that post weekly grow faster every month. Write one short script each week. \
     Pick one picture for every idea. Follow us for a new tip every Monday.";
 
-fn settings(data: &Path) -> Settings {
-    Config {
-        data_dir: data.to_path_buf(),
-        assets_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
-        ..Config::default()
-    }
-    .finish("127.0.0.1:8080".parse().unwrap())
-    .expect("settings")
-}
-
-fn build(settings: &Settings) -> VideoDocument {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "test");
-    let espeak = Arc::new(pipeline::build::voice::Espeak::new().expect("espeak-ng"));
-    let providers =
-        Providers::from_settings(settings, &fetcher, rt.handle(), espeak).expect("providers");
-    let req = BuildRequest {
-        topic: "wcincremental00000001",
-        source: Source::Text,
-        text: SCRIPT,
-        language: Language::English,
-        video_length: VideoLength::Short,
-        research_enabled: false,
-        faceless: false,
-        output_type: OutputType::Scene,
-    };
-    build_document(settings, &providers, &req, &mut |_, _, _| {})
-        .expect("the video builds")
-        .0
-}
-
 /// Renders `doc` into `out` with its chunks in `chunks` (a fresh folder renders from scratch).
 fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Path) -> Report {
     let dir = settings.video_dir(&doc.topic_id);
-    let narration = narration_track(doc, &dir).unwrap();
-    let audio = soundtrack(settings, doc, &narration).unwrap();
+    let mix = || soundtrack(settings, doc, &narration_track(doc, &dir)?);
+    let sound = Soundtrack {
+        key: soundtrack_key(settings, doc, &dir),
+        mix: &mix,
+    };
     Render {
         doc,
         plan: plan_for(settings, doc, &dir),
@@ -65,7 +39,7 @@ fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Pa
         encode: encode_settings(settings, None).unwrap(),
         half: false,
     }
-    .run(&audio, out, true, &mut |_, _| {})
+    .run(&sound, out, true, &mut |_, _| {})
     .unwrap_or_else(|f| panic!("render: {:?}", f.into_job()))
 }
 
@@ -96,8 +70,13 @@ fn differing(a: &[Vec<u8>], b: &[Vec<u8>]) -> Vec<usize> {
 #[test]
 fn an_edit_of_one_scene_re_encodes_only_its_chunks_and_matches_a_render_from_scratch() {
     let data = tempfile::tempdir().unwrap();
-    let settings = settings(data.path());
-    let mut doc = build(&settings);
+    let settings = support::settings(data.path());
+    let mut doc = support::build(
+        &settings,
+        "wcincremental00000001",
+        SCRIPT,
+        VideoLength::Short,
+    );
     let scenes = doc.segments.len();
     assert!(scenes >= 4, "the script makes several scenes, got {scenes}");
     let dir = settings.video_dir(&doc.topic_id);

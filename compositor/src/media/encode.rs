@@ -307,6 +307,42 @@ fn encode_to(
     })
 }
 
+/// Encodes `audio` alone, as AAC in an MP4 at `out`: the soundtrack of a video of `frames`
+/// frames at `fps`, exactly that long (padded with silence or cut) and shifted by the
+/// encoder's priming delay, as [`encode_mp4`] pushes it. [`join_mp4`](super::join_mp4) copies
+/// it beside the video chunks, so a soundtrack that did not change is not encoded again. The
+/// file appears at `out` only when complete; returns the AAC encoder used.
+pub fn encode_audio(
+    audio: &AudioTrack,
+    (frames, fps): (u64, u32),
+    settings: &EncodeSettings,
+    out: &Path,
+) -> Result<String, MediaError> {
+    check_audio(audio)?;
+    if frames == 0 || fps == 0 || fps > 240 {
+        return Err(MediaError::InvalidInput(format!(
+            "a soundtrack for {frames} frames at {fps} fps"
+        )));
+    }
+    init()?;
+    let encoder = aac_encoder()?;
+    let tmp = TempOutput(temp_path(out)?);
+    let pipeline = PipelineGuard(gst::Pipeline::with_name("reelsmith-audio"));
+    let mux = mp4_sink(&pipeline, &tmp.0)?;
+    let (src, last) = audio_branch(&pipeline, audio, encoder, settings.audio_bitrate)?;
+    last.link(&mux)
+        .map_err(|e| MediaError::pipeline("reelsmith-audio", e.to_string()))?;
+    run_pipeline(&pipeline, "reelsmith-audio", || {
+        AudioFeed::for_video(&src, audio, (frames, fps), priming_samples(encoder)).finish()
+    })?;
+    drop(pipeline);
+    std::fs::rename(&tmp.0, out).map_err(|source| MediaError::Io {
+        path: out.to_owned(),
+        source,
+    })?;
+    Ok(encoder.to_owned())
+}
+
 /// The AAC encoder to use. avenc_aac first: its priming delay is known (see
 /// [`priming_samples`]) and compensated.
 pub(super) fn aac_encoder() -> Result<&'static str, MediaError> {

@@ -1,11 +1,11 @@
-//! Joining: per-scene video chunks + the whole soundtrack → one fast-start MP4, the video
-//! copied, never re-encoded.
+//! Joining: per-scene video chunks + the encoded soundtrack → one fast-start MP4, copied,
+//! never re-encoded.
 //!
 //! ```text
 //! chunk 1.mp4 ─► qtdemux ─► appsink ┐  (samples re-timed onto the video's timeline)
-//! chunk 2.mp4 ─► qtdemux ─► appsink ┼─► appsrc (H.264 avc) ─────────────────────────────┐
-//! …                                 ┘                                                   ├► mp4mux faststart ─► filesink
-//! soundtrack  ─► appsrc (S16LE) ─► audioconvert ─► audioresample ─► AAC ─► aacparse ───┘
+//! chunk 2.mp4 ─► qtdemux ─► appsink ┼─► appsrc (H.264 avc) ─┐
+//! …                                 ┘                        ├─► mp4mux faststart ─► filesink
+//! audio.mp4   ─► qtdemux ─► appsink ──► appsrc (AAC) ────────┘
 //! ```
 //!
 //! Each chunk ([`super::encode_video`]) starts on an IDR frame with closed GOPs, and every chunk
@@ -13,8 +13,9 @@
 //! equal and the joined stream is one valid H.264 stream: this is checked, chunk by chunk. A
 //! chunk's samples keep their order and flags; their timestamps are put back on the video's
 //! timeline from the chunk's first frame, frame-exactly, so the joined file has the timing a
-//! single encode of every frame would have. The soundtrack is encoded here once, continuous
-//! across scene boundaries, and cut to exactly the video's length as [`super::encode_mp4`] does.
+//! single encode of every frame would have. The soundtrack ([`super::encode_audio`]) is
+//! encoded once for the whole video, continuous across scene boundaries and exactly the
+//! video's length, and copied as it is.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -23,11 +24,7 @@ use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 
-use super::AudioTrack;
-use super::encode::{
-    AudioFeed, EncodeSettings, TempOutput, aac_encoder, audio_branch, check_audio, mp4_sink,
-    priming_samples, run_pipeline, temp_path, timestamp,
-};
+use super::encode::{TempOutput, mp4_sink, run_pipeline, temp_path, timestamp};
 use super::error::MediaError;
 use super::gst_util::{PipelineGuard, bus_error, init, make, set_state};
 
@@ -52,22 +49,19 @@ pub struct JoinReport {
     pub frames: u64,
     /// Bytes of encoded video copied.
     pub video_bytes: u64,
-    /// The AAC encoder used for the soundtrack.
-    pub audio_encoder: String,
     /// Wall-clock time of the join.
     pub wall: Duration,
 }
 
 /// Joins `chunks` (in timeline order, each starting where the previous one ended, the first at
-/// frame 0) with `audio` into a fast-start MP4 at `out`, copying the video. The file appears at
-/// `out` only when complete. Fails on a gap or overlap between chunks, a chunk that does not
-/// hold the frames it claims, or chunks whose encodings cannot be joined (different
-/// parameter sets).
+/// frame 0) and the soundtrack `audio` (an AAC MP4 from [`super::encode_audio`]) into a
+/// fast-start MP4 at `out`, copying both. The file appears at `out` only when complete. Fails
+/// on a gap or overlap between chunks, a chunk that does not hold the frames it claims, or
+/// chunks whose encodings cannot be joined (different parameter sets).
 pub fn join_mp4(
     chunks: &[ChunkFile],
     fps: u32,
-    audio: &AudioTrack,
-    settings: &EncodeSettings,
+    audio: &Path,
     out: &Path,
 ) -> Result<JoinReport, MediaError> {
     let started = Instant::now();
@@ -77,51 +71,25 @@ pub fn join_mp4(
             "unsupported frame rate {fps} fps"
         )));
     }
-    check_audio(audio)?;
     init()?;
-    let audio_encoder = aac_encoder()?;
-
     let tmp = TempOutput(temp_path(out)?);
     let pipeline = PipelineGuard(gst::Pipeline::with_name("reelsmith-join"));
     let mux = mp4_sink(&pipeline, &tmp.0)?;
-    let video = gst_app::AppSrc::builder()
-        .name("video-src")
-        .format(gst::Format::Time)
-        .is_live(false)
-        .block(true)
-        .max_bytes(8 << 20)
-        .build();
-    video.set_property("handle-segment-change", true);
-    let link_err = |e: gst::glib::BoolError| MediaError::pipeline("reelsmith-join", e.to_string());
-    pipeline.add(&video).map_err(link_err)?;
-    // The caps come with the first sample, so ask for the muxer's video pad by name.
-    let video_pad = mux
-        .request_pad_simple("video_%u")
-        .ok_or_else(|| MediaError::pipeline("mp4mux", "no video pad"))?;
-    video
-        .static_pad("src")
-        .ok_or_else(|| MediaError::pipeline("video-src", "no src pad"))?
-        .link(&video_pad)
-        .map_err(|e| MediaError::pipeline("reelsmith-join", e.to_string()))?;
-    let (audio_src, last) = audio_branch(&pipeline, audio, audio_encoder, settings.audio_bitrate)?;
-    last.link(&mux).map_err(link_err)?;
+    let video = copy_source(&pipeline, &mux, "video")?;
+    let sound = copy_source(&pipeline, &mux, "audio")?;
 
     let video_bytes = run_pipeline(&pipeline, "reelsmith-join", || {
-        let mut feed = AudioFeed::for_video(
-            &audio_src,
-            audio,
-            (frames, fps),
-            priming_samples(audio_encoder),
-        );
+        // The soundtrack is small next to the video: all of it goes first (appsrc queues it),
+        // so the muxer never waits on audio.
+        copy_as_is(&ChunkReader::open(audio, "audio/mpeg")?, &sound)?;
         let mut copier = Copier::new(&video, fps);
         for chunk in chunks {
-            feed.push_ahead_of(chunk.first_frame + chunk.frames, fps)?;
             copier.copy(chunk)?;
         }
-        feed.finish()?;
-        video
-            .end_of_stream()
-            .map_err(|e| MediaError::pipeline("video-src", format!("end of stream: {e:?}")))?;
+        for src in [&sound, &video] {
+            src.end_of_stream()
+                .map_err(|e| MediaError::pipeline(src.name(), format!("end of stream: {e:?}")))?;
+        }
         Ok(copier.bytes)
     })?;
     drop(pipeline);
@@ -133,9 +101,60 @@ pub fn join_mp4(
         chunks: chunks.len(),
         frames,
         video_bytes,
-        audio_encoder: audio_encoder.to_owned(),
         wall: started.elapsed(),
     })
+}
+
+/// An `appsrc` for encoded `kind` (`video` or `audio`) samples, linked to the muxer's pad of
+/// that kind (asked for by name: the caps come with the first sample).
+fn copy_source(
+    pipeline: &gst::Pipeline,
+    mux: &gst::Element,
+    kind: &str,
+) -> Result<gst_app::AppSrc, MediaError> {
+    let name = format!("{kind}-src");
+    let src = gst_app::AppSrc::builder()
+        .name(name.as_str())
+        .format(gst::Format::Time)
+        .is_live(false)
+        .block(kind == "video")
+        .max_bytes(if kind == "video" { 8 << 20 } else { 0 })
+        .build();
+    src.set_property("handle-segment-change", true);
+    let fail = |e: String| MediaError::pipeline("reelsmith-join", e);
+    pipeline.add(&src).map_err(|e| fail(e.to_string()))?;
+    let pad = mux
+        .request_pad_simple(&format!("{kind}_%u"))
+        .ok_or_else(|| fail(format!("mp4mux has no {kind} pad")))?;
+    src.static_pad("src")
+        .ok_or_else(|| fail(format!("{name} has no src pad")))?
+        .link(&pad)
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(src)
+}
+
+/// Pushes every sample of `reader` into `src` unchanged (the first with its caps and segment).
+fn copy_as_is(reader: &ChunkReader, src: &gst_app::AppSrc) -> Result<(), MediaError> {
+    let mut first = true;
+    while let Some(sample) = reader.next()? {
+        let pushed = if first {
+            first = false;
+            src.push_sample(&sample)
+        } else {
+            let buffer = sample
+                .buffer_owned()
+                .ok_or_else(|| MediaError::pipeline(src.name(), "an empty sample"))?;
+            src.push_buffer(buffer)
+        };
+        pushed.map_err(|e| MediaError::pipeline(src.name(), format!("push failed: {e:?}")))?;
+    }
+    if first {
+        return Err(MediaError::InvalidInput(format!(
+            "{}: no audio samples",
+            reader.path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The frame count of `chunks` when they tile `0 .. n` in order.
@@ -182,7 +201,7 @@ impl<'a> Copier<'a> {
 
     /// Demuxes `chunk` and pushes each of its samples.
     fn copy(&mut self, chunk: &ChunkFile) -> Result<(), MediaError> {
-        let reader = ChunkReader::open(&chunk.path)?;
+        let reader = ChunkReader::open(&chunk.path, "video/x-h264")?;
         let mut count = 0u64;
         while let Some(sample) = reader.next()? {
             self.push(chunk, &sample)?;
@@ -290,7 +309,7 @@ fn joinable(first: &gst::CapsRef, caps: &gst::CapsRef) -> bool {
         })
 }
 
-/// Reads the encoded video samples of one chunk, in decode order.
+/// Reads the encoded samples of one stream of an MP4, in decode order.
 struct ChunkReader {
     pipeline: PipelineGuard,
     sink: gst_app::AppSink,
@@ -298,7 +317,8 @@ struct ChunkReader {
 }
 
 impl ChunkReader {
-    fn open(path: &Path) -> Result<ChunkReader, MediaError> {
+    /// The reader of `path`'s stream whose caps are `media` (`video/x-h264`, `audio/mpeg`).
+    fn open(path: &Path, media: &str) -> Result<ChunkReader, MediaError> {
         if !path.is_file() {
             return Err(MediaError::Io {
                 path: path.to_owned(),
@@ -310,7 +330,7 @@ impl ChunkReader {
         src.set_property("location", path.to_string_lossy().as_ref());
         let demux = make("qtdemux")?;
         let sink = gst_app::AppSink::builder()
-            .caps(&gst::Caps::builder("video/x-h264").build())
+            .caps(&gst::Caps::builder(media).build())
             .sync(false)
             .max_buffers(16)
             .build();
@@ -321,8 +341,10 @@ impl ChunkReader {
             .map_err(link_err)?;
         src.link(&demux).map_err(link_err)?;
         let sink_pad = sink.static_pad("sink").expect("appsink has a sink pad");
+        // qtdemux names its pads by kind: `video_0`, `audio_0`.
+        let kind = media.split('/').next().unwrap_or_default().to_owned();
         demux.connect_pad_added(move |_, pad| {
-            if !sink_pad.is_linked() {
+            if !sink_pad.is_linked() && pad.name().starts_with(kind.as_str()) {
                 let _ = pad.link(&sink_pad);
             }
         });

@@ -26,8 +26,8 @@ pub use clip::{
 };
 pub use decode::{decode_audio, probe_duration};
 pub use encode::{
-    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_mp4, encode_video,
-    encoder_identity, selected_encoder,
+    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_audio, encode_mp4,
+    encode_video, encoder_identity, selected_encoder,
 };
 pub use error::MediaError;
 pub use join::{ChunkFile, JoinReport, join_mp4};

@@ -221,6 +221,36 @@ pub fn plan_with_staged(
     plan
 }
 
+/// The key of `doc`'s soundtrack, from its inputs (so a render whose sound did not change
+/// neither mixes nor encodes it again): the mixing code's version, each scene's narration file
+/// (its bytes) and duration, and the music bed (the choice and the file it resolves to).
+pub fn soundtrack_key(settings: &Settings, doc: &VideoDocument, dir: &Path) -> chunks::key::Key {
+    let music = serde_json::to_vec(&doc.music).expect("music always serialises");
+    let track = crate::render::sound::library::resolve(doc);
+    let track_id = track.map(|t| t.id.as_bytes().to_vec()).unwrap_or_default();
+    let track_bytes = track
+        .and_then(|t| chunks::key::file_digest(&settings.assets_dir.join("music").join(&t.file)))
+        .unwrap_or_default();
+    let scenes: Vec<Vec<u8>> = doc
+        .segments
+        .iter()
+        .map(|s| {
+            let mut part = chunks::key::file_digest(&dir.join(&s.audio_file))
+                .unwrap_or_default()
+                .to_vec();
+            part.extend_from_slice(&s.duration.to_bits().to_le_bytes());
+            part
+        })
+        .collect();
+    let head: [&[u8]; 4] = [
+        env!("REELSMITH_SOUND_DIGEST").as_bytes(),
+        &music,
+        &track_id,
+        &track_bytes,
+    ];
+    chunks::key::of_parts(head.into_iter().chain(scenes.iter().map(Vec::as_slice)))
+}
+
 /// The scenes' narration back to back, sample-accurately, at 48 kHz.
 pub fn narration_track(doc: &VideoDocument, dir: &Path) -> Result<AudioTrack, JobFailure> {
     let mut samples = Vec::new();
@@ -261,7 +291,11 @@ pub fn render_document(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<chunks::Report, JobFailure> {
-    let audio = crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?)?;
+    let mix = || crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?);
+    let sound = chunks::Soundtrack {
+        key: soundtrack_key(settings, doc, dir),
+        mix: &mix,
+    };
     let render = chunks::Render {
         doc,
         plan: plan_for(settings, doc, dir),
@@ -270,7 +304,7 @@ pub fn render_document(
         half: false,
     };
     let report = render
-        .run(&audio, out, true, progress)
+        .run(&sound, out, true, progress)
         .map_err(chunks::Failure::into_job)?;
     crate::core::telemetry::encode(
         report.rendered_frames,

@@ -23,7 +23,9 @@ use compositor::spec::OverlaySpec;
 
 use crate::core::jobs::JobFailure;
 use crate::render::chunks;
-use crate::render::plan::{Reduced, encode_settings, narration_track, plan_with_staged};
+use crate::render::plan::{
+    Reduced, encode_settings, narration_track, plan_with_staged, soundtrack_key,
+};
 use crate::render::sound::soundtrack;
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
@@ -166,9 +168,11 @@ fn render_clip(
         )
         .because(format!("{}: {:?}", f.message, f.cause))
     };
-    let audio = narration_track(&one, &dir)
-        .and_then(|narration| soundtrack(settings, &one, &narration))
-        .map_err(unreadable)?;
+    let mix = || soundtrack(settings, &one, &narration_track(&one, &dir)?);
+    let sound = chunks::Soundtrack {
+        key: soundtrack_key(settings, &one, &dir),
+        mix: &mix,
+    };
     let reduced = Reduced {
         preset: X264Preset::Ultrafast,
     };
@@ -179,7 +183,7 @@ fn render_clip(
         encode: encode_settings(settings, Some(reduced)).map_err(failed)?,
         half: true,
     };
-    match render.run(&audio, tmp, true, &mut |_, _| {}) {
+    match render.run(&sound, tmp, true, &mut |_, _| {}) {
         Ok(_) => Ok(()),
         Err(chunks::Failure::Input(f)) => Err(unreadable(f)),
         Err(chunks::Failure::Encode(f)) => Err(failed(f)),

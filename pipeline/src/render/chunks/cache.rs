@@ -43,6 +43,12 @@ impl ChunkDir {
         self.dir.join(format!("{}{key}.mp4", self.prefix))
     }
 
+    /// Where the encoded soundtrack under `key` lives (a chunk of this family, kept by a
+    /// prune that lists it).
+    pub fn audio(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{}audio-{key}.mp4", self.prefix))
+    }
+
     /// The remembered first-frame digest of the scene with picture key `picture`.
     pub fn first_frame(&self, picture: &str) -> Option<Key> {
         let text = std::fs::read_to_string(self.dir.join(format!("{FIRST}{picture}"))).ok()?;

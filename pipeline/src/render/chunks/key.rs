@@ -147,6 +147,28 @@ pub fn chunk(picture: &str, placement: &Placement<'_>, encoder: &str) -> Key {
     finish(hasher)
 }
 
+/// The key of an encoded soundtrack: `sound` (the key of the soundtrack's inputs, see
+/// `render::plan::soundtrack_key`), cut to `frames` at `fps`, at `bitrate` bit/s.
+pub fn audio(sound: &str, (frames, fps): (u64, u32), bitrate: u32) -> Key {
+    let mut hasher = Sha256::new();
+    hasher.update(b"reelsmith soundtrack v1\0");
+    hasher.update(sound.as_bytes());
+    hasher.update(frames.to_le_bytes());
+    hasher.update(fps.to_le_bytes());
+    hasher.update(bitrate.to_le_bytes());
+    finish(hasher)
+}
+
+/// A digest of `parts`, in order (each delimited, so the parts cannot run into each other).
+pub fn of_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Key {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    finish(hasher)
+}
+
 /// The digest of a rendered frame's pixels.
 pub fn frame(rgba: &[u8]) -> Key {
     finish(Sha256::new_with_prefix(rgba))

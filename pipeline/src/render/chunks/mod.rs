@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use compositor::chunk::{SceneChunk, incoming_frame};
 use compositor::media::{
-    AudioTrack, ChunkFile, EncodeSettings, FrameSource, encode_video, encoder_identity, join_mp4,
+    AudioTrack, ChunkFile, EncodeSettings, FrameSource, encode_audio, encode_video,
+    encoder_identity, join_mp4,
 };
 use compositor::plan::{Transition, VideoPlan};
 use compositor::resolve::Timeline;
@@ -73,6 +74,13 @@ pub struct Report {
     pub join_wall: Duration,
 }
 
+/// The soundtrack of a render: the key of its inputs, and how to mix it when the cache has
+/// no encoding of it.
+pub struct Soundtrack<'a> {
+    pub key: Key,
+    pub mix: &'a dyn Fn() -> Result<AudioTrack, JobFailure>,
+}
+
 /// One chunked render: the document, its plan, where its chunks live and how they are encoded.
 pub struct Render<'a> {
     pub doc: &'a VideoDocument,
@@ -90,7 +98,7 @@ impl Render<'_> {
     /// `progress` gets frames done and the video's total (cached chunks count as done).
     pub fn run(
         &self,
-        audio: &AudioTrack,
+        sound: &Soundtrack<'_>,
         out: &Path,
         prune: bool,
         progress: &mut dyn FnMut(u64, u64),
@@ -112,12 +120,13 @@ impl Render<'_> {
         let mut walk = Walk::new(self, &timeline, &encoder);
         let chunks = walk.all(progress)?;
         let chunks_wall = started.elapsed();
-        let joined =
-            join_mp4(&chunks, timeline.fps(), audio, &self.encode, out).map_err(encode_failed)?;
+        let audio = self.soundtrack(sound, &timeline)?;
+        let joined = join_mp4(&chunks, timeline.fps(), &audio, out).map_err(encode_failed)?;
         if prune {
             // First-frame digests belong to the product-size family: a preview (one scene
             // alone) neither needs nor keeps the others.
-            let keep: Vec<_> = chunks.iter().map(|c| c.path.clone()).collect();
+            let mut keep: Vec<_> = chunks.iter().map(|c| c.path.clone()).collect();
+            keep.push(audio);
             let pictures = (!self.half).then(|| walk.pictures.iter().cloned().collect());
             self.dir.prune(&keep, pictures.as_ref());
         }
@@ -130,6 +139,26 @@ impl Render<'_> {
             chunks_wall,
             join_wall: joined.wall,
         })
+    }
+}
+
+impl Render<'_> {
+    /// The encoded soundtrack of `sound`, cut to the video's length: from the cache, or mixed
+    /// and encoded into it.
+    fn soundtrack(
+        &self,
+        sound: &Soundtrack<'_>,
+        timeline: &Timeline,
+    ) -> Result<std::path::PathBuf, Failure> {
+        let length = (timeline.frame_count(), timeline.fps());
+        let path = self
+            .dir
+            .audio(&key::audio(&sound.key, length, self.encode.audio_bitrate));
+        if !path.is_file() {
+            let track = (sound.mix)().map_err(Failure::Input)?;
+            encode_audio(&track, length, &self.encode, &path).map_err(encode_failed)?;
+        }
+        Ok(path)
     }
 }
 

@@ -64,13 +64,13 @@ pub fn soundtrack(
 /// The mix of `narration` and, when given, `one_loop` looped, faded and ducked under it;
 /// normalised by [`loudness::normalise`].
 pub fn mix(narration: &[i16], one_loop: Option<&[f32]>, rate: u32) -> Vec<i16> {
-    let voice: Vec<f32> = narration.iter().map(|&s| f32::from(s) / 32768.0).collect();
-    let mut mixed = voice.clone();
+    // The voice is mixed into in place: one full-length copy fewer (memory grows with length).
+    let mut mixed: Vec<f32> = narration.iter().map(|&s| f32::from(s) / 32768.0).collect();
     if let Some(one_loop) = one_loop {
-        let mut bed = bed::looped(one_loop, voice.len(), rate);
+        let mut bed = bed::looped(one_loop, mixed.len(), rate);
         bed::soften(&mut bed, rate);
         bed::fade(&mut bed, rate);
-        let level = bed_gain(&voice, &bed, rate);
+        let level = bed_gain(&mixed, &bed, rate);
         let gains = duck::gains(&duck::speech_frames(narration, rate), bed.len(), rate);
         for ((m, b), g) in mixed.iter_mut().zip(&bed).zip(&gains) {
             *m += b * g * level;
