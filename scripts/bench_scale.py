@@ -6,14 +6,16 @@ not a test, nothing here is asserted. Every figure comes from this one run.
 1. End to end: a 150-word script → finished MP4 (`reelsmith render`): wall time, the video's
    length, the realtime factor (video seconds per wall second; the aim is ≥ 8× on 2 cores),
    CPU use and peak RSS.
-2. Memory with length: scripts of about 1, 3 and 10 minutes through `reelsmith render`, each
-   under `/usr/bin/time -v`: peak RSS (the aim is flat in length and under 300 MB).
+2. Memory with length: scripts of about 1 and 3 minutes through `reelsmith render`, each under
+   `/usr/bin/time -v`: peak RSS of the whole process (the aim is flat in length and under
+   300 MB). A script may have 500 words (the spec's limit), about 3.3 minutes; the 10-minute
+   figure comes from `cargo bench -p pipeline --bench memory`, which builds in process.
 3. Batch: ten short videos rendered into one data dir, their chunk caches removed (as after a
    renderer change, whose version is in every chunk key), then `reelsmith rerender --all`:
    videos per minute and CPU utilisation over the machine's cores; then `rerender --all` again
    with the cache warm (nothing changed).
 
-Environment: BIN (default target/release/reelsmith), SCALE_MINUTES (default "1,3,10"),
+Environment: BIN (default target/release/reelsmith), SCALE_MINUTES (default "1,3"),
 BATCH_VIDEOS (default 10).
 """
 import json
@@ -27,7 +29,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("BIN", os.path.join(ROOT, "target/release/reelsmith"))
-MINUTES = [float(m) for m in os.environ.get("SCALE_MINUTES", "1,3,10").split(",")]
+MINUTES = [float(m) for m in os.environ.get("SCALE_MINUTES", "1,3").split(",") if m]
 BATCH = int(os.environ.get("BATCH_VIDEOS", "10"))
 CORES = os.cpu_count() or 1
 
@@ -71,7 +73,8 @@ def timed(args, env=None):
     wall = time.monotonic() - start
     err = proc.stderr
     if proc.returncode != 0:
-        sys.exit(f"{' '.join(args)} failed:\n{err[-3000:]}")
+        own = err.split("\tCommand being timed")[0]
+        sys.exit(f"{' '.join(args)} failed:\n{own[-3000:]}")
     field = lambda name: float(re.search(re.escape(name) + r":\s*([0-9.]+)", err).group(1))
     cpu = field("User time (seconds)") + field("System time (seconds)")
     rss = field("Maximum resident set size (kbytes)") / 1024
@@ -117,10 +120,12 @@ def main():
             print(f"peak RSS, longest / shortest: {rows[-1][3] / rows[0][3]:.2f}x for "
                   f"{rows[-1][1] / rows[0][1]:.1f}x the length")
 
+        if BATCH == 0:
+            return
         data = os.path.join(tmp, "batch")
         seconds = 0.0
         for i in range(BATCH):
-            seconds += render(tmp, f"batch{i}", 60 + 7 * i, data_dir=data)[3]
+            seconds += render(tmp, f"batch{i}", 90 + 10 * i, data_dir=data)[3]
         for chunks in [os.path.join(data, "videos", d, "chunks")
                        for d in os.listdir(os.path.join(data, "videos"))]:
             shutil.rmtree(chunks, ignore_errors=True)
