@@ -290,10 +290,7 @@ fn encode_to(
         &tmp.0,
         progress,
     )?;
-    std::fs::rename(&tmp.0, out).map_err(|source| MediaError::Io {
-        path: out.to_owned(),
-        source,
-    })?;
+    tmp.finish(out)?;
     progress(job.frame_count, job.frame_count);
 
     Ok(EncodeReport {
@@ -336,10 +333,7 @@ pub fn encode_audio(
         AudioFeed::for_video(&src, audio, (frames, fps), priming_samples(encoder)).finish()
     })?;
     drop(pipeline);
-    std::fs::rename(&tmp.0, out).map_err(|source| MediaError::Io {
-        path: out.to_owned(),
-        source,
-    })?;
+    tmp.finish(out)?;
     Ok(encoder.to_owned())
 }
 
@@ -471,6 +465,16 @@ pub(super) fn temp_path(out: &Path) -> Result<PathBuf, MediaError> {
 /// The temporary output and mp4mux's fast-start scratch file; both are deleted on drop (after
 /// a successful rename the first no longer exists and the second was already removed by mp4mux).
 pub(super) struct TempOutput(pub(super) PathBuf);
+
+impl TempOutput {
+    /// Moves the finished file to `out` (same directory, so the rename is atomic).
+    pub(super) fn finish(&self, out: &Path) -> Result<(), MediaError> {
+        std::fs::rename(&self.0, out).map_err(|source| MediaError::Io {
+            path: out.to_owned(),
+            source,
+        })
+    }
+}
 
 impl Drop for TempOutput {
     fn drop(&mut self) {

@@ -93,10 +93,7 @@ pub fn join_mp4(
         Ok(copier.bytes)
     })?;
     drop(pipeline);
-    std::fs::rename(&tmp.0, out).map_err(|source| MediaError::Io {
-        path: out.to_owned(),
-        source,
-    })?;
+    tmp.finish(out)?;
     Ok(JoinReport {
         chunks: chunks.len(),
         frames,
