@@ -61,6 +61,16 @@ fn frames(mp4: &Path) -> Vec<Vec<u8>> {
     out.stdout.chunks(size).map(<[u8]>::to_vec).collect()
 }
 
+/// Whether two decoded frames differ by no more than encoding noise: a small mean difference
+/// and few samples far off (a changed caption word alone moves thousands of samples by more
+/// than 64).
+fn alike(a: &[u8], b: &[u8]) -> bool {
+    let diffs = || a.iter().zip(b).map(|(x, y)| x.abs_diff(*y));
+    let mean = diffs().map(u64::from).sum::<u64>() as f64 / a.len() as f64;
+    let far = diffs().filter(|&d| d > 64).count();
+    mean < 1.0 && far * 2000 < a.len()
+}
+
 /// Indices of frames that differ between `a` and `b` (which must have as many).
 fn differing(a: &[Vec<u8>], b: &[Vec<u8>]) -> Vec<usize> {
     assert_eq!(a.len(), b.len(), "frame counts");
@@ -117,6 +127,24 @@ fn an_edit_of_one_scene_re_encodes_only_its_chunks_and_matches_a_render_from_scr
         report.rendered, report.chunks, report.rendered_frames, report.frames
     );
 
+    // The untouched scenes' frames are those of the first render, itself a render from
+    // scratch of those scenes: the same chunks, so the same decoded frames, bit for bit.
+    let touched = timeline.crossfade_frames(edited - 1).start..timeline.scene_frames(edited).end;
+    let (incremental, first) = (frames(&incremental), frames(&first));
+    let untouched: Vec<usize> = differing(&incremental, &first)
+        .into_iter()
+        .filter(|&i| !touched.contains(&(i as u64)))
+        .collect();
+    assert_eq!(untouched, Vec::<usize>::new(), "untouched frames changed");
+    assert!(
+        !differing(&incremental, &first).is_empty(),
+        "the edit is visible in the new video"
+    );
+
+    // And the whole re-export shows what a render of the edited video from scratch shows.
+    // Compared within the encoder's noise, not bit for bit: x264 has been seen to encode the
+    // same frames to slightly different bytes late in a long-running process (noted in
+    // issue 20), which a fresh render of every chunk would expose.
     let scratch = tempfile::tempdir().unwrap();
     let full = data.path().join("full.mp4");
     let report = render_into(&settings, &doc, scratch.path(), &full);
@@ -124,14 +152,16 @@ fn an_edit_of_one_scene_re_encodes_only_its_chunks_and_matches_a_render_from_scr
         report.rendered, report.chunks,
         "from scratch, every chunk is encoded"
     );
-    let (incremental, full, first) = (frames(&incremental), frames(&full), frames(&first));
-    assert_eq!(
-        differing(&incremental, &full),
-        Vec::<usize>::new(),
-        "the re-export decodes to the frames of a full render"
-    );
+    let full = frames(&full);
+    assert_eq!(full.len(), incremental.len(), "frame counts");
+    for (i, (a, b)) in incremental.iter().zip(&full).enumerate() {
+        assert!(
+            alike(a, b),
+            "frame {i} differs from a render from scratch beyond the encoder's noise"
+        );
+    }
     assert!(
-        !differing(&first, &full).is_empty(),
-        "the edit is visible in the new video"
+        first.iter().zip(&full).any(|(a, b)| !alike(a, b)),
+        "the comparison tells the video before the edit from the edited one"
     );
 }
