@@ -623,9 +623,11 @@ fn encode_film_fixture_when_asked() {
     .unwrap();
 }
 
-#[test]
-fn clip_background_and_presenter_clip() {
-    let dir = fixture_dir("clips");
+/// The clip scene of the clip tests, its fixtures in folder `fixtures`: a background clip
+/// trimmed to 0.5–1.5 s and looped, a presenter clip looped whole, captions from
+/// `captions_at` seconds and one overlay object entering with `animation`.
+fn clip_scene(fixtures: &str, captions_at: f64, animation: Animation) -> ScenePlan {
+    let dir = fixture_dir(fixtures);
     let bg = film_fixture(
         &dir,
         "background.mp4",
@@ -647,7 +649,6 @@ fn clip_background_and_presenter_clip() {
         },
     );
     let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
-    // Trim 0.5–1.5 s of the background, looped; the presenter loops whole.
     s.background = Background::Clip(Clip {
         path: bg,
         start: 0.5,
@@ -657,8 +658,15 @@ fn clip_background_and_presenter_clip() {
         clip: Clip::new(presenter),
         rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
     });
-    s.captions = vec![words("Clips under captions", 2.0, 0.3)];
-    s.overlay = vec![stat_object(Animation::Fade, 420.0, 0)];
+    s.captions = vec![words("Clips under captions", captions_at, 0.3)];
+    s.overlay = vec![stat_object(animation, 420.0, 0)];
+    s
+}
+
+#[test]
+fn clip_background_and_presenter_clip() {
+    // Trim 0.5–1.5 s of the background, looped; the presenter loops whole.
+    let s = clip_scene("clips", 2.0, Animation::Fade);
     let mut bare = s.clone();
     bare.captions.clear();
     bare.overlay.clear();
@@ -691,39 +699,7 @@ fn clip_background_and_presenter_clip() {
 #[test]
 fn clip_still_composed_at_preview_size_matches_the_downscaled_frame() {
     use compositor::still::{downscaled_frame_280x498, preview_280x498};
-    let dir = fixture_dir("clips_preview");
-    let bg = film_fixture(
-        &dir,
-        "background.mp4",
-        &Film {
-            width: 480,
-            height: 640,
-            frames: 60,
-            hue: 30,
-        },
-    );
-    let presenter = film_fixture(
-        &dir,
-        "presenter.mp4",
-        &Film {
-            width: 320,
-            height: 240,
-            frames: 45,
-            hue: 200,
-        },
-    );
-    let mut s = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
-    s.background = Background::Clip(Clip {
-        path: bg,
-        start: 0.5,
-        end: Some(1.5),
-    });
-    s.narrator = Some(Narrator::Clip {
-        clip: Clip::new(presenter),
-        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
-    });
-    s.captions = vec![words("Clips under captions", 0.1, 0.3)];
-    s.overlay = vec![stat_object(Animation::Pop, 420.0, 0)];
+    let s = clip_scene("clips_preview", 0.1, Animation::Pop);
     let v = video(vec![s]);
     let cold = preview_280x498(&v, 0, 0.7);
     // Out of order, across both loops and an overlay entering, as an editor asks.
