@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use compositor::chunk::{SceneChunk, incoming_frame};
 use compositor::media::{
-    AudioTrack, ChunkFile, EncodeSettings, FrameSource, encode_audio, encode_video,
+    AudioTrack, ChunkFile, EncodeSettings, FrameSource, decode_audio, encode_audio, encode_video,
     encoder_identity, join_mp4,
 };
 use compositor::plan::{Transition, VideoPlan};
@@ -31,6 +31,7 @@ use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
 use crate::render::half::HalfSize;
 use crate::render::plan::{resolve_dropping_bad_overlays, resolve_message};
+use crate::render::sound::encoded::encode_under_ceiling;
 
 /// Why a chunked render failed.
 #[derive(Debug)]
@@ -154,10 +155,19 @@ impl Render<'_> {
         let path = self
             .dir
             .audio(&key::audio(&sound.key, length, self.encode.audio_bitrate));
-        if !path.is_file() {
-            let track = (sound.mix)().map_err(Failure::Input)?;
-            encode_audio(&track, length, &self.encode, &path).map_err(encode_failed)?;
+        if path.is_file() {
+            return Ok(path);
         }
+        let track = (sound.mix)().map_err(Failure::Input)?;
+        let rate = track.sample_rate;
+        // Trial encodes go beside the cache entry, which appears only once under the ceiling.
+        let trial = path.with_extension("trial.mp4");
+        encode_under_ceiling(track, |track| {
+            encode_audio(track, length, &self.encode, &trial)?;
+            decode_audio(&trial, rate).map(|decoded| decoded.samples)
+        })
+        .map_err(encode_failed)?;
+        std::fs::rename(&trial, &path).map_err(encode_failed)?;
         Ok(path)
     }
 }

@@ -13,51 +13,114 @@ pub const FADE_OUT_SECS: f64 = 2.0;
 /// noisy highs (hats) are what the AAC encode turns into overshooting peaks.
 pub const LOW_PASS_HZ: f64 = 7000.0;
 
-/// A second-order (Butterworth) low-pass at [`LOW_PASS_HZ`], run twice (24 dB/octave).
-pub fn soften(samples: &mut [f32], rate: u32) {
-    let w = 2.0 * std::f64::consts::PI * LOW_PASS_HZ / f64::from(rate);
-    let alpha = w.sin() / std::f64::consts::SQRT_2;
-    let cos = w.cos();
-    let a0 = 1.0 + alpha;
-    let b = [
-        (1.0 - cos) / 2.0 / a0,
-        (1.0 - cos) / a0,
-        (1.0 - cos) / 2.0 / a0,
-    ];
-    let a = [-2.0 * cos / a0, (1.0 - alpha) / a0];
-    for _ in 0..2 {
-        let (mut x1, mut x2, mut y1, mut y2) = (0.0f64, 0.0, 0.0, 0.0);
-        for s in samples.iter_mut() {
-            let x = f64::from(*s);
-            let y = b[0] * x + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2;
-            (x2, x1, y2, y1) = (x1, x, y1, y);
-            *s = y as f32;
+use super::loudness::Signal;
+
+/// The bed of a `len`-sample video, made block by block: the loop repeated, softened
+/// ([`Softener`]) and faded in and out.
+pub struct Bed<'a> {
+    one_loop: &'a [f32],
+    len: usize,
+    /// Samples of each seam's crossfade; a repeat starts every `step` samples.
+    seam: usize,
+    step: usize,
+    fade_in: usize,
+    fade_out: usize,
+    soften: Softener,
+    at: usize,
+}
+
+impl<'a> Bed<'a> {
+    pub fn new(one_loop: &'a [f32], len: usize, rate: u32) -> Bed<'a> {
+        let seam = ((SEAM_SECS * f64::from(rate)) as usize).min(one_loop.len() / 4);
+        // Each fade at most a third of a short video.
+        let fade = |secs: f64| ((secs * f64::from(rate)) as usize).min(len / 3).max(1);
+        Bed {
+            one_loop,
+            len,
+            seam,
+            step: (one_loop.len() - seam).max(1),
+            fade_in: fade(FADE_IN_SECS),
+            fade_out: fade(FADE_OUT_SECS),
+            soften: Softener::new(rate),
+            at: 0,
         }
+    }
+
+    /// Sample `i` of the loop repeated: each repeat after the first starts `seam` samples
+    /// early, fading in over the previous repeat's tail as it fades out.
+    fn looped(&self, i: usize) -> f32 {
+        let n = self.one_loop.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let last = i / self.step;
+        // At most two repeats overlap (a seam is at most a quarter of the loop).
+        (last.saturating_sub(1)..=last)
+            .filter_map(|r| {
+                let k = i.checked_sub(r * self.step)?;
+                let x = self.one_loop.get(k)?;
+                Some(x * seam_gain(k, n, self.seam, r == 0))
+            })
+            .sum()
+    }
+
+    /// The linear fade in over the first [`FADE_IN_SECS`] and out over the last
+    /// [`FADE_OUT_SECS`], at sample `i`.
+    fn fade(&self, i: usize) -> f32 {
+        let up = (i as f32 / self.fade_in as f32).min(1.0);
+        let down = ((self.len - i) as f32 / self.fade_out as f32).min(1.0);
+        up.min(down)
     }
 }
 
-/// `one_loop` repeated to exactly `len` samples. Each repeat after the first starts
-/// `seam` samples early, fading in over the previous repeat's tail as it fades out.
-pub fn looped(one_loop: &[f32], len: usize, rate: u32) -> Vec<f32> {
-    let mut out = vec![0.0f32; len];
-    if one_loop.is_empty() {
-        return out;
-    }
-    let seam = ((SEAM_SECS * f64::from(rate)) as usize).min(one_loop.len() / 4);
-    let step = one_loop.len() - seam;
-    let mut at = 0usize;
-    let mut first = true;
-    while at < len {
-        for (i, &x) in one_loop.iter().enumerate() {
-            let Some(slot) = out.get_mut(at + i) else {
-                break;
-            };
-            *slot += x * seam_gain(i, one_loop.len(), seam, first);
+impl Signal for Bed<'_> {
+    fn read(&mut self, out: &mut [f32]) -> usize {
+        let n = out.len().min(self.len - self.at);
+        for (k, slot) in out[..n].iter_mut().enumerate() {
+            let i = self.at + k;
+            *slot = self.soften.next(self.looped(i)) * self.fade(i);
         }
-        first = false;
-        at += step.max(1);
+        self.at += n;
+        n
     }
-    out
+}
+
+/// A second-order (Butterworth) low-pass at [`LOW_PASS_HZ`], twice over (24 dB/octave).
+pub struct Softener {
+    b: [f64; 3],
+    a: [f64; 2],
+    /// Each stage's last two inputs and outputs.
+    state: [[f64; 4]; 2],
+}
+
+impl Softener {
+    pub fn new(rate: u32) -> Softener {
+        let w = 2.0 * std::f64::consts::PI * LOW_PASS_HZ / f64::from(rate);
+        let alpha = w.sin() / std::f64::consts::SQRT_2;
+        let cos = w.cos();
+        let a0 = 1.0 + alpha;
+        Softener {
+            b: [
+                (1.0 - cos) / 2.0 / a0,
+                (1.0 - cos) / a0,
+                (1.0 - cos) / 2.0 / a0,
+            ],
+            a: [-2.0 * cos / a0, (1.0 - alpha) / a0],
+            state: [[0.0; 4]; 2],
+        }
+    }
+
+    /// The next output for input `x`.
+    pub fn next(&mut self, x: f32) -> f32 {
+        let (b, a) = (self.b, self.a);
+        let mut x = f64::from(x);
+        for [x1, x2, y1, y2] in &mut self.state {
+            let y = b[0] * x + b[1] * *x1 + b[2] * *x2 - a[0] * *y1 - a[1] * *y2;
+            (*x2, *x1, *y2, *y1) = (*x1, x, *y1, y);
+            x = y;
+        }
+        x as f32
+    }
 }
 
 /// Equal-power gain of sample `i` of a repeat: rising over its first `seam` samples (except
@@ -75,23 +138,6 @@ fn seam_gain(i: usize, n: usize, seam: usize, first: bool) -> f32 {
     }
 }
 
-/// Linear fade in over the first [`FADE_IN_SECS`] and out over the last [`FADE_OUT_SECS`]
-/// (each at most a third of a short video).
-pub fn fade(bed: &mut [f32], rate: u32) {
-    let len = bed.len();
-    let fade_in = ((FADE_IN_SECS * f64::from(rate)) as usize)
-        .min(len / 3)
-        .max(1);
-    let fade_out = ((FADE_OUT_SECS * f64::from(rate)) as usize)
-        .min(len / 3)
-        .max(1);
-    for (i, x) in bed.iter_mut().enumerate() {
-        let up = (i as f32 / fade_in as f32).min(1.0);
-        let down = ((len - i) as f32 / fade_out as f32).min(1.0);
-        *x *= up.min(down);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,8 +149,9 @@ mod tests {
         // A constant loop: after looping, every sample away from the fades stays near 1
         // (equal-power seams of uncorrelated… here identical material sum to at most √2).
         let one: Vec<f32> = vec![0.5; RATE as usize];
-        let bed = looped(&one, RATE as usize * 5 + 123, RATE);
-        assert_eq!(bed.len(), RATE as usize * 5 + 123);
+        let len = RATE as usize * 5 + 123;
+        let source = Bed::new(&one, len, RATE);
+        let bed: Vec<f32> = (0..len).map(|i| source.looped(i)).collect();
         assert!(bed.iter().all(|&x| x > 0.45 && x < 0.71), "a gap or a bump");
         let biggest_step = bed
             .windows(2)
@@ -121,8 +168,8 @@ mod tests {
                 .collect()
         };
         let peak_after = |hz: f32| {
-            let mut t = tone(hz);
-            soften(&mut t, RATE);
+            let mut soften = Softener::new(RATE);
+            let t: Vec<f32> = tone(hz).into_iter().map(|x| soften.next(x)).collect();
             t[RATE as usize / 2..]
                 .iter()
                 .fold(0.0f32, |m, x| m.max(x.abs()))
@@ -133,8 +180,9 @@ mod tests {
 
     #[test]
     fn fades_start_and_end_at_silence() {
-        let mut bed = vec![1.0f32; RATE as usize * 10];
-        fade(&mut bed, RATE);
+        let len = RATE as usize * 10;
+        let source = Bed::new(&[1.0], len, RATE);
+        let bed: Vec<f32> = (0..len).map(|i| source.fade(i)).collect();
         assert_eq!(bed[0], 0.0);
         assert!(bed[bed.len() - 1] < 1e-4);
         assert!(
@@ -143,5 +191,27 @@ mod tests {
         );
         assert_eq!(bed[RATE as usize * 5], 1.0);
         assert!((bed[bed.len() - RATE as usize] - 0.5).abs() < 0.01);
+    }
+
+    #[test]
+    fn the_bed_is_as_long_as_the_video_whatever_the_blocks() {
+        let one: Vec<f32> = (0..RATE as usize / 3)
+            .map(|i| (i as f32 * 0.01).sin())
+            .collect();
+        let len = RATE as usize * 3 + 17;
+        let mut whole = vec![0.0; len];
+        assert_eq!(Bed::new(&one, len, RATE).read(&mut whole), len);
+        let mut bed = Bed::new(&one, len, RATE);
+        let mut pieces = Vec::new();
+        let mut block = [0.0f32; 1000];
+        loop {
+            let n = bed.read(&mut block);
+            pieces.extend_from_slice(&block[..n]);
+            if n < block.len() {
+                break;
+            }
+        }
+        assert_eq!(pieces, whole);
+        assert_eq!(bed.read(&mut block), 0, "ended");
     }
 }

@@ -62,28 +62,53 @@ fn fill_short_pauses(speech: &mut [bool], hold: usize) {
     }
 }
 
-/// The bed's gain (linear), one per sample of a `len`-sample video: 1 in pauses,
-/// −[`DUCK_DB`] under speech, ramps between.
-pub fn gains(speech: &[bool], len: usize, rate: u32) -> Vec<f32> {
-    let frame = ((FRAME_SECS * f64::from(rate)) as usize).max(1);
-    let lead = (ATTACK_SECS * f64::from(rate)) as usize;
-    let down_step = DUCK_DB / (ATTACK_SECS * f64::from(rate)) as f32;
-    let up_step = DUCK_DB / (RELEASE_SECS * f64::from(rate)) as f32;
-    let mut db = 0.0f32;
-    (0..len)
-        .map(|i| {
-            // Looking `lead` samples ahead: the ramp ends as speech begins.
-            let ahead = speech.get((i + lead) / frame).copied().unwrap_or(false);
-            let here = speech.get(i / frame).copied().unwrap_or(false);
-            let target = if ahead || here { -DUCK_DB } else { 0.0 };
-            db = if target < db {
-                (db - down_step).max(target)
-            } else {
-                (db + up_step).min(target)
-            };
-            10f32.powf(db / 20.0)
-        })
-        .collect()
+/// The bed's gain (linear), sample after sample: 1 in pauses, −[`DUCK_DB`] under speech,
+/// ramps between.
+pub struct Ducker<'a> {
+    speech: &'a [bool],
+    frame: usize,
+    /// How far ahead a speech onset is seen, so the ramp ends as speech begins.
+    lead: usize,
+    down_step: f32,
+    up_step: f32,
+    db: f32,
+    at: usize,
+}
+
+impl<'a> Ducker<'a> {
+    /// The gains for `speech` ([`speech_frames`]) at `rate`, from sample 0.
+    pub fn new(speech: &'a [bool], rate: u32) -> Ducker<'a> {
+        Ducker {
+            speech,
+            frame: ((FRAME_SECS * f64::from(rate)) as usize).max(1),
+            lead: (ATTACK_SECS * f64::from(rate)) as usize,
+            down_step: DUCK_DB / (ATTACK_SECS * f64::from(rate)) as f32,
+            up_step: DUCK_DB / (RELEASE_SECS * f64::from(rate)) as f32,
+            db: 0.0,
+            at: 0,
+        }
+    }
+}
+
+impl Iterator for Ducker<'_> {
+    type Item = f32;
+
+    fn next(&mut self) -> Option<f32> {
+        let i = self.at;
+        self.at += 1;
+        let speaking = |i: usize| self.speech.get(i / self.frame).copied().unwrap_or(false);
+        let target = if speaking(i + self.lead) || speaking(i) {
+            -DUCK_DB
+        } else {
+            0.0
+        };
+        self.db = if target < self.db {
+            (self.db - self.down_step).max(target)
+        } else {
+            (self.db + self.up_step).min(target)
+        };
+        Some(10f32.powf(self.db / 20.0))
+    }
 }
 
 #[cfg(test)]
@@ -110,7 +135,7 @@ mod tests {
         let mut speech = vec![false; 100];
         speech.extend([true; 100]);
         speech.extend([false; 100]);
-        let g = gains(&speech, 3 * RATE as usize, RATE);
+        let g: Vec<f32> = Ducker::new(&speech, RATE).take(3 * RATE as usize).collect();
         let db = |i: usize| 20.0 * g[i].log10();
         assert!(
             db(RATE as usize / 2).abs() < 0.01,

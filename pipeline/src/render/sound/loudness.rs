@@ -14,9 +14,9 @@ pub const TRUE_PEAK_DBTP: f64 = -1.0;
 /// Headroom kept below [`TRUE_PEAK_DBTP`] for the lossy encode.
 pub const ENCODE_MARGIN_DB: f64 = 3.0;
 /// Limiter: time to reach the needed gain before a peak.
-const ATTACK_SECS: f64 = 0.005;
+pub const ATTACK_SECS: f64 = 0.005;
 /// Limiter: time to come back to unity after one.
-const RELEASE_SECS: f64 = 0.08;
+pub const RELEASE_SECS: f64 = 0.08;
 /// Gain-and-limit rounds before settling.
 const ROUNDS: usize = 8;
 
@@ -27,84 +27,248 @@ pub struct Loudness {
     pub true_peak: f64,
 }
 
-/// Integrated loudness and true peak of mono `samples` in −1…1.
-pub fn measure(samples: &[f32], rate: u32) -> Loudness {
-    let Ok(mut meter) = EbuR128::new(1, rate, Mode::I | Mode::TRUE_PEAK) else {
-        return Loudness {
-            integrated: None,
-            true_peak: f64::NEG_INFINITY,
-        };
-    };
-    let _ = meter.add_frames_f32(samples);
-    let integrated = meter
-        .loudness_global()
-        .ok()
-        .filter(|l| l.is_finite() && *l > -70.0);
-    let peak = meter.true_peak(0).unwrap_or(0.0);
-    Loudness {
-        integrated,
-        true_peak: 20.0 * peak.max(1e-10).log10(),
+/// A mono signal in −1…1 read from its start, block by block: the mix is made this way, so
+/// no step of the soundtrack holds more than a block of it in floats.
+pub trait Signal {
+    /// Writes the next samples into `out` and returns how many; fewer than `out.len()` only
+    /// at the end, 0 once it has ended.
+    fn read(&mut self, out: &mut [f32]) -> usize;
+}
+
+/// Samples already in memory, as a [`Signal`].
+pub struct Samples<'a>(pub &'a [f32]);
+
+impl Signal for Samples<'_> {
+    fn read(&mut self, out: &mut [f32]) -> usize {
+        let n = out.len().min(self.0.len());
+        out[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        n
     }
 }
 
-/// Brings `mix` to [`TARGET_LUFS`] with its true peak under [`TRUE_PEAK_DBTP`] less
-/// [`ENCODE_MARGIN_DB`]. Silence stays silence.
-pub fn normalise(mix: &[f32], rate: u32) -> Vec<f32> {
-    let ceiling_dbtp = TRUE_PEAK_DBTP - ENCODE_MARGIN_DB;
-    let Some(measured) = measure(mix, rate).integrated else {
-        return mix.to_vec();
-    };
-    let mut gain_db = TARGET_LUFS - measured;
-    // Inter-sample peaks sit above sample peaks; start the sample ceiling lower still.
-    let mut sample_ceiling_db = ceiling_dbtp - 0.5;
-    let mut out = mix.to_vec();
-    for _ in 0..ROUNDS {
-        let gain = 10f32.powf(gain_db as f32 / 20.0);
-        out = mix.iter().map(|x| x * gain).collect();
-        limit(&mut out, 10f32.powf(sample_ceiling_db as f32 / 20.0), rate);
-        let now = measure(&out, rate);
-        let peak_over = now.true_peak - ceiling_dbtp;
-        let short = TARGET_LUFS - now.integrated.unwrap_or(TARGET_LUFS);
-        if peak_over <= 0.0 && short.abs() < 0.2 {
+/// Samples per block of a pass.
+pub const BLOCK: usize = 4096;
+
+/// Feeds `signal` to `each` a block at a time, to its end.
+pub fn for_each_block(mut signal: impl Signal, mut each: impl FnMut(&[f32])) {
+    let mut block = vec![0.0f32; BLOCK];
+    loop {
+        let n = signal.read(&mut block);
+        if n == 0 {
             break;
         }
-        if peak_over > 0.0 {
-            sample_ceiling_db -= peak_over + 0.1;
-        }
-        gain_db += short;
+        each(&block[..n]);
     }
-    // Rounds used up on a peak still over: one more gain down settles it (true peak scales
-    // with gain).
-    let over = measure(&out, rate).true_peak - ceiling_dbtp;
-    if over > 0.0 {
-        let down = 10f32.powf(-(over as f32 + 0.05) / 20.0);
-        out.iter_mut().for_each(|x| *x *= down);
-    }
-    out
 }
 
-/// A look-ahead peak limiter: every sample ends at or under `ceiling`. The gain falls
-/// linearly over [`ATTACK_SECS`] before a peak and rises linearly over [`RELEASE_SECS`]
-/// after it, so it never jumps.
-pub fn limit(samples: &mut [f32], ceiling: f32, rate: u32) {
-    let need: Vec<f32> = samples
-        .iter()
-        .map(|x| (ceiling / x.abs().max(1e-9)).min(1.0))
-        .collect();
-    let attack = 1.0 / (ATTACK_SECS * f64::from(rate)) as f32;
-    let release = 1.0 / (RELEASE_SECS * f64::from(rate)) as f32;
-    // Backwards: the gain may rise (going back in time) by at most `attack` per sample, so it
-    // is already down when the peak comes.
-    let mut gain = need;
-    for i in (0..gain.len().saturating_sub(1)).rev() {
-        gain[i] = gain[i].min(gain[i + 1] + attack);
+/// A running EBU R128 measure: integrated loudness and true peak.
+struct Meter(Option<EbuR128>);
+
+impl Meter {
+    fn new(rate: u32) -> Meter {
+        Meter(EbuR128::new(1, rate, Mode::I | Mode::TRUE_PEAK).ok())
     }
-    // Forwards: after a peak it comes back by at most `release` per sample.
-    for i in 1..gain.len() {
-        gain[i] = gain[i].min(gain[i - 1] + release);
+
+    fn add(&mut self, samples: &[f32]) {
+        if let Some(m) = self.0.as_mut() {
+            let _ = m.add_frames_f32(samples);
+        }
     }
-    for (x, g) in samples.iter_mut().zip(gain) {
-        *x *= g;
+
+    fn read(&self) -> Loudness {
+        let Some(m) = self.0.as_ref() else {
+            return Loudness {
+                integrated: None,
+                true_peak: f64::NEG_INFINITY,
+            };
+        };
+        let integrated = m
+            .loudness_global()
+            .ok()
+            .filter(|l| l.is_finite() && *l > -70.0);
+        let peak = m.true_peak(0).unwrap_or(0.0);
+        Loudness {
+            integrated,
+            true_peak: 20.0 * peak.max(1e-10).log10(),
+        }
+    }
+}
+
+/// Integrated loudness and true peak of mono `samples` in −1…1.
+pub fn measure(samples: &[f32], rate: u32) -> Loudness {
+    measure_signal(Samples(samples), rate)
+}
+
+/// [`measure`] of a [`Signal`], read to its end.
+pub fn measure_signal(signal: impl Signal, rate: u32) -> Loudness {
+    let mut meter = Meter::new(rate);
+    for_each_block(signal, |block| meter.add(block));
+    meter.read()
+}
+
+/// What one pass of [`normalise`] applies: a gain, then the limiter at a sample ceiling, then
+/// a last trim.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    gain_db: f64,
+    /// `None`: no limiter (silence).
+    sample_ceiling_db: Option<f64>,
+    trim_db: f64,
+}
+
+/// One pass over `signal` with `settings`: each finished block goes to `sink`; returns the
+/// loudness of the result.
+fn pass(
+    signal: impl Signal,
+    settings: Settings,
+    rate: u32,
+    mut sink: impl FnMut(&[f32]),
+) -> Loudness {
+    let gain = 10f32.powf((settings.gain_db + settings.trim_db) as f32 / 20.0);
+    let mut limiter = settings
+        .sample_ceiling_db
+        .map(|db| Limiter::new(10f32.powf((db + settings.trim_db) as f32 / 20.0), rate));
+    let mut meter = Meter::new(rate);
+    let mut out = Vec::with_capacity(BLOCK + 1024);
+    let mut emit = |out: &mut Vec<f32>| {
+        meter.add(out);
+        sink(out);
+        out.clear();
+    };
+    for_each_block(signal, |block| {
+        let scaled = block.iter().map(|x| x * gain);
+        match limiter.as_mut() {
+            Some(l) => l.push(scaled, &mut out),
+            None => out.extend(scaled),
+        }
+        emit(&mut out);
+    });
+    if let Some(l) = limiter.as_mut() {
+        l.finish(&mut out);
+        emit(&mut out);
+    }
+    meter.read()
+}
+
+/// Brings the signal `open` reads (from its start, each time it is called) to
+/// [`TARGET_LUFS`] with its true peak under [`TRUE_PEAK_DBTP`] less [`ENCODE_MARGIN_DB`],
+/// as 16-bit samples. Silence stays silence. Each round is a pass over the signal; only the
+/// result is kept whole.
+pub fn normalise<S: Signal>(open: impl Fn() -> S, rate: u32) -> (Vec<i16>, Loudness) {
+    let ceiling_dbtp = TRUE_PEAK_DBTP - ENCODE_MARGIN_DB;
+    let mut settings = Settings {
+        gain_db: 0.0,
+        sample_ceiling_db: None,
+        trim_db: 0.0,
+    };
+    if let Some(measured) = measure_signal(open(), rate).integrated {
+        settings.gain_db = TARGET_LUFS - measured;
+        // Inter-sample peaks sit above sample peaks; start the sample ceiling lower still.
+        let mut sample_ceiling_db = ceiling_dbtp - 0.5;
+        let mut now = Loudness {
+            integrated: None,
+            true_peak: 0.0,
+        };
+        for _ in 0..ROUNDS {
+            settings.sample_ceiling_db = Some(sample_ceiling_db);
+            now = pass(open(), settings, rate, |_| {});
+            let peak_over = now.true_peak - ceiling_dbtp;
+            let short = TARGET_LUFS - now.integrated.unwrap_or(TARGET_LUFS);
+            if peak_over <= 0.0 && short.abs() < 0.2 {
+                break;
+            }
+            if peak_over > 0.0 {
+                sample_ceiling_db -= peak_over + 0.1;
+            }
+            settings.gain_db += short;
+        }
+        // Rounds used up on a peak still over: one more trim down settles it (true peak
+        // scales with gain).
+        let over = now.true_peak - ceiling_dbtp;
+        if over > 0.0 {
+            settings.trim_db = -(over + 0.05);
+        }
+    }
+    let mut out = Vec::new();
+    let level = pass(open(), settings, rate, |block| {
+        out.extend(
+            block
+                .iter()
+                .map(|x| (x * 32767.0).round().clamp(-32768.0, 32767.0) as i16),
+        );
+    });
+    (out, level)
+}
+
+/// A look-ahead peak limiter, run block by block: every sample ends at or under its
+/// ceiling. The gain falls linearly over [`ATTACK_SECS`] before a peak and rises linearly
+/// over [`RELEASE_SECS`] after it, so it never jumps.
+///
+/// Going backwards the gain may rise by at most `attack` per sample, so a peak is felt at
+/// most `1 / attack` samples ahead (by then the rise has reached 1): holding back that many
+/// samples makes the limiter exact, the same as running it over the whole signal at once.
+pub struct Limiter {
+    ceiling: f32,
+    attack: f32,
+    release: f32,
+    /// Samples held back for the look-ahead.
+    look: usize,
+    /// Input not yet output, at most `look` samples between pushes.
+    held: Vec<f32>,
+    /// The gain of the last sample output.
+    gain: f32,
+    need: Vec<f32>,
+}
+
+impl Limiter {
+    pub fn new(ceiling: f32, rate: u32) -> Limiter {
+        let attack = 1.0 / (ATTACK_SECS * f64::from(rate)) as f32;
+        Limiter {
+            ceiling,
+            attack,
+            release: 1.0 / (RELEASE_SECS * f64::from(rate)) as f32,
+            look: (1.0 / attack).ceil() as usize + 1,
+            held: Vec::new(),
+            gain: 1.0,
+            need: Vec::new(),
+        }
+    }
+
+    /// Takes `input` in and appends what is now certain to `out`.
+    pub fn push(&mut self, input: impl IntoIterator<Item = f32>, out: &mut Vec<f32>) {
+        self.held.extend(input);
+        let ready = self.held.len().saturating_sub(self.look);
+        self.emit(ready, out);
+    }
+
+    /// Appends the rest (nothing follows the signal's end).
+    pub fn finish(&mut self, out: &mut Vec<f32>) {
+        self.emit(self.held.len(), out);
+    }
+
+    /// Outputs the first `n` held samples.
+    fn emit(&mut self, n: usize, out: &mut Vec<f32>) {
+        if n == 0 {
+            return;
+        }
+        let ceiling = self.ceiling;
+        self.need.clear();
+        self.need.extend(
+            self.held
+                .iter()
+                .map(|x| (ceiling / x.abs().max(1e-9)).min(1.0)),
+        );
+        // Backwards over everything held: exact for the first `n`, which have `look` after.
+        for i in (0..self.need.len().saturating_sub(1)).rev() {
+            self.need[i] = self.need[i].min(self.need[i + 1] + self.attack);
+        }
+        // Forwards, on from the last sample output.
+        for (x, need) in self.held[..n].iter().zip(&self.need) {
+            self.gain = need.min(self.gain + self.release);
+            out.push(x * self.gain);
+        }
+        self.held.drain(..n);
     }
 }
 
@@ -126,12 +290,30 @@ mod tests {
             .collect()
     }
 
+    /// [`Limiter`] over all of `samples` at once.
+    fn limit(samples: &mut [f32], ceiling: f32, rate: u32) {
+        let mut limiter = Limiter::new(ceiling, rate);
+        let mut out = Vec::with_capacity(samples.len());
+        limiter.push(samples.iter().copied(), &mut out);
+        limiter.finish(&mut out);
+        samples.copy_from_slice(&out);
+    }
+
+    fn floats(samples: &[i16]) -> Vec<f32> {
+        samples.iter().map(|&s| f32::from(s) / 32768.0).collect()
+    }
+
     #[test]
     fn a_quiet_mix_and_a_loud_one_both_end_at_the_target_under_the_ceiling() {
         for scale in [0.05f32, 1.0, 3.0] {
             let input: Vec<f32> = bursts(10.0).iter().map(|x| x * scale).collect();
-            let out = normalise(&input, RATE);
-            let l = measure(&out, RATE);
+            let (out, level) = normalise(|| Samples(&input), RATE);
+            let l = measure(&floats(&out), RATE);
+            assert_eq!(out.len(), input.len());
+            assert!(
+                (l.true_peak - level.true_peak).abs() < 0.1,
+                "{l:?} {level:?}"
+            );
             let lufs = l.integrated.unwrap();
             assert!((lufs - TARGET_LUFS).abs() <= 0.5, "×{scale}: {lufs} LUFS");
             assert!(
@@ -144,8 +326,9 @@ mod tests {
 
     #[test]
     fn silence_stays_silent() {
-        let out = normalise(&[0.0; 48_000], RATE);
-        assert!(out.iter().all(|&x| x == 0.0));
+        let (out, _) = normalise(|| Samples(&[0.0; 48_000]), RATE);
+        assert_eq!(out.len(), 48_000);
+        assert!(out.iter().all(|&x| x == 0));
     }
 
     #[test]
@@ -164,5 +347,21 @@ mod tests {
             (s[30_000] - 0.1).abs() < 1e-6,
             "back to unity after the release"
         );
+    }
+
+    #[test]
+    fn the_limiter_run_in_blocks_is_the_limiter_run_over_the_whole_signal() {
+        let signal: Vec<f32> = bursts(2.0).iter().map(|x| x * 2.5).collect();
+        let mut whole = signal.clone();
+        limit(&mut whole, 0.4, RATE);
+        for block in [1, 100, 239, 4096] {
+            let mut limiter = Limiter::new(0.4, RATE);
+            let mut out = Vec::new();
+            for piece in signal.chunks(block) {
+                limiter.push(piece.iter().copied(), &mut out);
+            }
+            limiter.finish(&mut out);
+            assert_eq!(out, whole, "blocks of {block}");
+        }
     }
 }

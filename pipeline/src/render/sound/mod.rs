@@ -7,6 +7,8 @@
 //! - `duck.rs`: speech found in the narration's envelope; the bed's gain, down
 //!   [`duck::DUCK_DB`] under speech with attack and release ramps.
 //! - `loudness.rs`: −14 LUFS integrated, true peak ≤ −1 dBTP (gain and a look-ahead limiter).
+//! - `encoded.rs`: the same ceiling checked on the AAC encoding, and peaks the encode raised
+//!   turned down where they are.
 //!
 //! Between sentences the bed sits [`BED_BELOW_NARRATION_LU`] under the narration's loudness.
 //! A video with `music: "none"` is narration only, and is normalised all the same: the
@@ -14,10 +16,15 @@
 
 pub mod bed;
 pub mod duck;
+pub mod encoded;
 pub mod library;
 pub mod loudness;
 
 use compositor::media::AudioTrack;
+
+use bed::Bed;
+use duck::Ducker;
+use loudness::{Loudness, Signal};
 
 use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
@@ -41,13 +48,11 @@ pub fn soundtrack(
                 .because(format!("{}: {e}", track.file))
         })?),
     };
-    let samples = mix(
+    let (samples, level) = mix(
         &narration.samples,
         one_loop.as_deref(),
         narration.sample_rate,
     );
-    let floats: Vec<f32> = samples.iter().map(|&s| f32::from(s) / 32768.0).collect();
-    let level = loudness::measure(&floats, narration.sample_rate);
     tracing::info!(
         topic = %doc.topic_id,
         music = library::resolve(doc).map_or("none", |t| t.id.as_str()),
@@ -62,33 +67,72 @@ pub fn soundtrack(
 }
 
 /// The mix of `narration` and, when given, `one_loop` looped, faded and ducked under it;
-/// normalised by [`loudness::normalise`].
-pub fn mix(narration: &[i16], one_loop: Option<&[f32]>, rate: u32) -> Vec<i16> {
-    // The voice is mixed into in place: one full-length copy fewer (memory grows with length).
-    let mut mixed: Vec<f32> = narration.iter().map(|&s| f32::from(s) / 32768.0).collect();
-    if let Some(one_loop) = one_loop {
-        let mut bed = bed::looped(one_loop, mixed.len(), rate);
-        bed::soften(&mut bed, rate);
-        bed::fade(&mut bed, rate);
-        let level = bed_gain(&mixed, &bed, rate);
-        let gains = duck::gains(&duck::speech_frames(narration, rate), bed.len(), rate);
-        for ((m, b), g) in mixed.iter_mut().zip(&bed).zip(&gains) {
-            *m += b * g * level;
+/// normalised by [`loudness::normalise`], with the level it ended at. The mix is made block
+/// by block for each pass, never held whole in floats: memory stays flat in the length but
+/// for the 16-bit result.
+pub fn mix(narration: &[i16], one_loop: Option<&[f32]>, rate: u32) -> (Vec<i16>, Loudness) {
+    let bed = one_loop.map(|one_loop| {
+        let level = bed_gain(narration, one_loop, rate);
+        (one_loop, duck::speech_frames(narration, rate), level)
+    });
+    let open = || Mixer {
+        voice: Voice(narration),
+        bed: bed.as_ref().map(|(one_loop, speech, level)| {
+            (
+                Bed::new(one_loop, narration.len(), rate),
+                Ducker::new(speech, rate),
+                *level,
+            )
+        }),
+        under: Vec::new(),
+    };
+    loudness::normalise(open, rate)
+}
+
+/// The narration as a [`Signal`].
+struct Voice<'a>(&'a [i16]);
+
+impl Signal for Voice<'_> {
+    fn read(&mut self, out: &mut [f32]) -> usize {
+        let n = out.len().min(self.0.len());
+        for (o, &s) in out.iter_mut().zip(&self.0[..n]) {
+            *o = f32::from(s) / 32768.0;
         }
+        self.0 = &self.0[n..];
+        n
     }
-    loudness::normalise(&mixed, rate)
-        .into_iter()
-        .map(|x| (x * 32767.0).round().clamp(-32768.0, 32767.0) as i16)
-        .collect()
+}
+
+/// The narration with the bed, ducked and at its level, added under it.
+struct Mixer<'a> {
+    voice: Voice<'a>,
+    bed: Option<(Bed<'a>, Ducker<'a>, f32)>,
+    /// The bed's block.
+    under: Vec<f32>,
+}
+
+impl Signal for Mixer<'_> {
+    fn read(&mut self, out: &mut [f32]) -> usize {
+        let n = self.voice.read(out);
+        if let Some((bed, ducker, level)) = self.bed.as_mut() {
+            self.under.resize(n, 0.0);
+            let m = bed.read(&mut self.under);
+            for ((o, b), g) in out[..m].iter_mut().zip(&self.under).zip(ducker) {
+                *o += b * g * *level;
+            }
+        }
+        n
+    }
 }
 
 /// The linear gain that puts the bed [`BED_BELOW_NARRATION_LU`] under the narration; a
 /// narration without speech (silence) gets the bed at the target loudness less that much.
-fn bed_gain(voice: &[f32], bed: &[f32], rate: u32) -> f32 {
-    let Some(bed_lufs) = loudness::measure(bed, rate).integrated else {
+fn bed_gain(narration: &[i16], one_loop: &[f32], rate: u32) -> f32 {
+    let bed = Bed::new(one_loop, narration.len(), rate);
+    let Some(bed_lufs) = loudness::measure_signal(bed, rate).integrated else {
         return 0.0;
     };
-    let voice_lufs = loudness::measure(voice, rate)
+    let voice_lufs = loudness::measure_signal(Voice(narration), rate)
         .integrated
         .unwrap_or(loudness::TARGET_LUFS);
     let want = voice_lufs - BED_BELOW_NARRATION_LU;
@@ -139,7 +183,7 @@ mod tests {
 
     #[test]
     fn the_bed_drops_at_least_ten_db_under_speech_and_recovers_between_sentences() {
-        let out = mix(&narration(10), Some(&bed_loop()), RATE);
+        let (out, _) = mix(&narration(10), Some(&bed_loop()), RATE);
         let window = |from: f64| {
             let a = (from * f64::from(RATE)) as usize;
             &out[a..a + RATE as usize / 5]
@@ -162,7 +206,7 @@ mod tests {
     #[test]
     fn the_mix_is_at_the_target_loudness_with_or_without_music() {
         for one_loop in [Some(bed_loop()), None] {
-            let out = mix(&narration(12), one_loop.as_deref(), RATE);
+            let (out, _) = mix(&narration(12), one_loop.as_deref(), RATE);
             let floats: Vec<f32> = out.iter().map(|&s| f32::from(s) / 32768.0).collect();
             let l = loudness::measure(&floats, RATE);
             let lufs = l.integrated.unwrap();

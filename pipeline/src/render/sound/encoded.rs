@@ -1,0 +1,276 @@
+//! The published level is checked on the encoding itself. [`loudness::normalise`] leaves
+//! [`loudness::ENCODE_MARGIN_DB`] of headroom for the AAC encode, and that is enough almost
+//! everywhere; but where a transient lands badly on the encoder's frames (a word starting on
+//! a drum hit) the encode has been seen to raise a peak by 3.9 dB. So the encoding is decoded
+//! and measured in short windows: where a window's true peak is over the ceiling, the mix is
+//! turned down there only, by what the window was over, ramped like the limiter
+//! ([`loudness::ATTACK_SECS`] before, [`loudness::RELEASE_SECS`] after), and encoded again.
+//! The rest of the mix is untouched, so the integrated loudness barely moves.
+
+use compositor::media::AudioTrack;
+use ebur128::{EbuR128, Mode};
+
+use super::loudness::{self, TRUE_PEAK_DBTP};
+
+/// The ceiling the decoded encoding is held under: the published limit less a little for
+/// meters that oversample differently.
+pub const ENCODED_CEILING_DBTP: f64 = TRUE_PEAK_DBTP - 0.3;
+/// Samples per measured window: one AAC frame.
+const WINDOW: usize = 1024;
+/// Encodes before giving up (each one turns the remaining peaks down further).
+pub const MAX_ENCODES: usize = 4;
+
+/// A stretch of the soundtrack whose encoding went over the ceiling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Over {
+    /// Its samples, `start .. end`.
+    pub start: usize,
+    pub end: usize,
+    /// By how much (dB, > 0).
+    pub db: f64,
+}
+
+/// The windows of `decoded` (mono, at `rate`) whose true peak is over `ceiling_dbtp`.
+pub fn peaks_over(decoded: &[i16], rate: u32, ceiling_dbtp: f64) -> Vec<Over> {
+    let Ok(mut meter) = EbuR128::new(1, rate, Mode::TRUE_PEAK) else {
+        return Vec::new();
+    };
+    let mut overs = Vec::new();
+    let mut block = Vec::with_capacity(WINDOW);
+    for (i, window) in decoded.chunks(WINDOW).enumerate() {
+        block.clear();
+        block.extend(window.iter().map(|&s| f32::from(s) / 32768.0));
+        if meter.add_frames_f32(&block).is_err() {
+            break;
+        }
+        let peak = meter.prev_true_peak(0).unwrap_or(0.0);
+        let db = 20.0 * peak.max(1e-10).log10() - ceiling_dbtp;
+        if db > 0.0 {
+            let start = i * WINDOW;
+            overs.push(Over {
+                start,
+                end: start + window.len(),
+                db,
+            });
+        }
+    }
+    overs
+}
+
+/// Turns `mix` (at `rate`) down around each of `overs`: by its dB (and `extra_db` more) over
+/// its window, ramping down over the attack before and back up over the release after.
+/// Where two stretches' ramps meet, the lower gain wins (they never multiply).
+pub fn turn_down(mix: &mut [i16], rate: u32, overs: &[Over], extra_db: f64) {
+    let attack = (loudness::ATTACK_SECS * f64::from(rate)).ceil() as usize;
+    let release = (loudness::RELEASE_SECS * f64::from(rate)).ceil() as usize;
+    let gain_of = |o: &Over, i: usize| -> f64 {
+        let floor = 10f64.powf(-(o.db + extra_db) / 20.0);
+        let ramp = if i + attack < o.start {
+            return 1.0;
+        } else if i < o.start {
+            (o.start - i) as f64 / attack as f64
+        } else if i < o.end {
+            0.0
+        } else if i < o.end + release {
+            (i + 1 - o.end) as f64 / release as f64
+        } else {
+            return 1.0;
+        };
+        floor + (1.0 - floor) * ramp
+    };
+    for (from, to, group) in groups(overs, attack, release, mix.len()) {
+        for (i, sample) in mix.iter_mut().enumerate().take(to).skip(from) {
+            let g = group.iter().map(|o| gain_of(o, i)).fold(1.0f64, f64::min);
+            *sample = (f64::from(*sample) * g).round() as i16;
+        }
+    }
+}
+
+/// `overs` (in order) gathered into runs whose ramps touch: `(from, to, members)`, clipped to
+/// `len` samples.
+fn groups(
+    overs: &[Over],
+    attack: usize,
+    release: usize,
+    len: usize,
+) -> Vec<(usize, usize, &[Over])> {
+    let mut out: Vec<(usize, usize, &[Over])> = Vec::new();
+    let mut first = 0;
+    for i in 0..overs.len() {
+        let from = overs[first].start.saturating_sub(attack);
+        let to = overs[first..=i]
+            .iter()
+            .map(|o| o.end + release)
+            .max()
+            .unwrap_or(0);
+        let next_from = overs.get(i + 1).map(|o| o.start.saturating_sub(attack));
+        if next_from.is_none_or(|n| n > to) {
+            out.push((from.min(len), to.min(len), &overs[first..=i]));
+            first = i + 1;
+        }
+    }
+    out
+}
+
+/// Encodes `track` with `encode`, which returns the encoding decoded back at the track's
+/// rate, until no window of it is over [`ENCODED_CEILING_DBTP`]: after each encode that is,
+/// the mix is turned down there ([`turn_down`], a little more each round) and encoded again,
+/// at most [`MAX_ENCODES`] times. Returns how many encodes it took.
+pub fn encode_under_ceiling<E>(
+    track: AudioTrack,
+    encode: impl FnMut(&AudioTrack) -> Result<Vec<i16>, E>,
+) -> Result<usize, E> {
+    encode_under(track, ENCODED_CEILING_DBTP, encode)
+}
+
+fn encode_under<E>(
+    mut track: AudioTrack,
+    ceiling_dbtp: f64,
+    mut encode: impl FnMut(&AudioTrack) -> Result<Vec<i16>, E>,
+) -> Result<usize, E> {
+    let rate = track.sample_rate;
+    for round in 1..=MAX_ENCODES {
+        let decoded = encode(&track)?;
+        let overs = peaks_over(&decoded, rate, ceiling_dbtp);
+        let Some(worst) = overs.iter().map(|o| o.db).reduce(f64::max) else {
+            return Ok(round);
+        };
+        if round == MAX_ENCODES {
+            tracing::warn!(
+                worst_db = worst,
+                "the encoded soundtrack is still over its ceiling"
+            );
+            break;
+        }
+        tracing::info!(
+            stretches = overs.len(),
+            worst_db = worst,
+            "the encode raised peaks over the ceiling; turning them down"
+        );
+        turn_down(&mut track.samples, rate, &overs, 0.1 * round as f64);
+    }
+    Ok(MAX_ENCODES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RATE: u32 = 48_000;
+
+    fn tone(len: usize, amplitude: f32) -> Vec<i16> {
+        (0..len)
+            .map(|i| {
+                let w = 2.0 * std::f32::consts::PI * 440.0 * i as f32 / RATE as f32;
+                (w.sin() * amplitude * 32767.0) as i16
+            })
+            .collect()
+    }
+
+    fn db(x: f64) -> f64 {
+        20.0 * x.log10()
+    }
+
+    #[test]
+    fn only_the_windows_over_the_ceiling_are_found_with_their_excess() {
+        // −20 dBFS throughout, −3 dBFS for one window's worth in the middle of the second.
+        let mut s = tone(3 * RATE as usize, 0.1);
+        let loud = tone(WINDOW, 10f32.powf(-3.0 / 20.0));
+        let at = RATE as usize + 7 * WINDOW;
+        s[at..at + WINDOW].copy_from_slice(&loud);
+        let overs = peaks_over(&s, RATE, -6.0);
+        assert!(!overs.is_empty());
+        for o in &overs {
+            assert!(
+                o.start <= at + WINDOW && o.end >= at,
+                "{o:?} is not near {at}"
+            );
+        }
+        let worst = overs.iter().map(|o| o.db).fold(0.0, f64::max);
+        assert!((worst - 3.0).abs() < 0.3, "over by {worst} dB, not about 3");
+        assert!(peaks_over(&tone(RATE as usize, 0.1), RATE, -6.0).is_empty());
+    }
+
+    #[test]
+    fn a_stretch_is_turned_down_by_its_excess_and_the_rest_is_untouched() {
+        let mut s = vec![10_000i16; RATE as usize];
+        let over = Over {
+            start: 24_000,
+            end: 25_024,
+            db: 6.0,
+        };
+        turn_down(&mut s, RATE, &[over], 0.0);
+        let gain = |i: usize| f64::from(s[i]) / 10_000.0;
+        assert!((db(gain(24_500)) + 6.0).abs() < 0.01, "{}", gain(24_500));
+        assert_eq!(s[20_000], 10_000, "before the attack");
+        assert_eq!(s[40_000], 10_000, "after the release");
+        // The ramps never jump: neighbouring samples differ by less than one step of either.
+        let steps = s.windows(2).map(|w| (w[0] - w[1]).abs()).max().unwrap();
+        assert!(steps < 100, "a jump of {steps}");
+    }
+
+    #[test]
+    fn overlapping_stretches_take_the_lower_gain_and_never_multiply() {
+        let mut s = vec![10_000i16; RATE as usize];
+        let a = Over {
+            start: 10_000,
+            end: 11_024,
+            db: 6.0,
+        };
+        let b = Over {
+            start: 11_024,
+            end: 12_048,
+            db: 3.0,
+        };
+        turn_down(&mut s, RATE, &[a, b], 0.0);
+        assert!((db(f64::from(s[10_500]) / 10_000.0) + 6.0).abs() < 0.01);
+        // In b, a's release is still low: the lower of the two, not their product.
+        let g = db(f64::from(s[11_100]) / 10_000.0);
+        assert!(g > -6.1 && g < -5.0, "{g} dB");
+    }
+
+    /// A real AAC encode of a quiet tone with one loud burst, held to a ceiling under the
+    /// burst: the burst is turned down until its encoding is under it; the tone is not.
+    #[test]
+    fn a_real_encode_is_brought_under_the_ceiling_where_it_was_over_and_nowhere_else() {
+        use compositor::media::{EncodeSettings, decode_audio, encode_audio};
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sound.mp4");
+        let mut samples = tone(4 * RATE as usize, 0.03);
+        // A square wave's edges ring in AAC: its encoding peaks over its samples.
+        let burst = 2 * RATE as usize..2 * RATE as usize + RATE as usize / 5;
+        for (n, s) in samples[burst.clone()].iter_mut().enumerate() {
+            *s = if (n / 55) % 2 == 0 { 20_000 } else { -20_000 };
+        }
+        let before = samples.clone();
+        let track = AudioTrack {
+            sample_rate: RATE,
+            samples,
+        };
+        let ceiling = -8.0;
+        let mut last = Vec::new();
+        let mut kept = Vec::new();
+        let encodes = encode_under(track, ceiling, |t: &AudioTrack| {
+            kept = t.samples.clone();
+            encode_audio(t, (100, 25), &EncodeSettings::default(), &out)?;
+            let decoded = decode_audio(&out, RATE)?.samples;
+            last = decoded.clone();
+            Ok::<_, compositor::media::MediaError>(decoded)
+        })
+        .unwrap();
+        assert!(encodes >= 2, "the burst was over the ceiling at first");
+        assert!(
+            peaks_over(&last, RATE, ceiling).is_empty(),
+            "{encodes} encodes"
+        );
+        assert_eq!(
+            kept[RATE as usize], before[RATE as usize],
+            "a second before the burst"
+        );
+        assert_eq!(
+            kept[3 * RATE as usize + 100],
+            before[3 * RATE as usize + 100]
+        );
+        assert!(kept[burst.start + 100].abs() < before[burst.start + 100].abs());
+    }
+}
