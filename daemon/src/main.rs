@@ -172,7 +172,7 @@ enum KeysCommand {
 }
 
 fn main() -> std::process::ExitCode {
-    pipeline::render::limit_malloc_arenas();
+    pipeline::render::tune_malloc();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("REELSMITH_LOG")

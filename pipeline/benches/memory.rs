@@ -94,7 +94,7 @@ fn child(minutes: f64) {
 
 fn main() {
     // As the daemon does: the figures are the daemon's.
-    pipeline::render::limit_malloc_arenas();
+    pipeline::render::tune_malloc();
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
         child(args[i + 1].parse().expect("minutes"));

@@ -15,9 +15,7 @@ use pipeline::core::config::Settings;
 use pipeline::core::document::VideoDocument;
 use pipeline::core::model::VideoLength;
 use pipeline::render::chunks::{ChunkDir, Render, Report, Soundtrack};
-use pipeline::render::plan::{
-    encode_settings, narration_track, plan_for, render_document, soundtrack_key,
-};
+use pipeline::render::plan::{encode_settings, plan_for, render_document, soundtrack_key};
 use pipeline::render::sound::soundtrack;
 
 const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow and expensive. \
@@ -27,7 +25,7 @@ const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow 
 /// Renders `doc` into `out` with its chunks in `chunks` (a fresh folder renders from scratch).
 fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Path) -> Report {
     let dir = settings.video_dir(&doc.topic_id);
-    let mix = || soundtrack(settings, doc, &narration_track(doc, &dir)?);
+    let mix = || soundtrack(settings, doc, &dir);
     let sound = Soundtrack {
         key: soundtrack_key(settings, doc, &dir),
         mix: &mix,

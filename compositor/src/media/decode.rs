@@ -79,6 +79,28 @@ pub fn probe_duration(path: &Path) -> Result<f64, MediaError> {
 /// Decodes the first audio stream of any audio or video file to mono signed 16-bit PCM at
 /// `sample_rate` (channels are mixed down, the rate converted).
 pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaError> {
+    let samples = Arc::new(Mutex::new(Vec::<i16>::new()));
+    let sink_samples = Arc::clone(&samples);
+    decode_audio_blocks(path, sample_rate, move |block| {
+        sink_samples
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(block);
+    })?;
+    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(AudioTrack {
+        sample_rate,
+        samples,
+    })
+}
+
+/// [`decode_audio`] handing the samples to `each` block by block as they are decoded (on a
+/// streaming thread), holding none of them.
+pub fn decode_audio_blocks(
+    path: &Path,
+    sample_rate: u32,
+    mut each: impl FnMut(&[i16]) + Send + 'static,
+) -> Result<(), MediaError> {
     if !(8_000..=192_000).contains(&sample_rate) {
         return Err(MediaError::InvalidInput(format!(
             "unsupported output sample rate {sample_rate} Hz (expected 8000–192000)"
@@ -98,8 +120,7 @@ pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaEr
     let convert = make("audioconvert")?;
     let resample = make("audioresample")?;
     let filter = capsfilter(&caps)?;
-    let samples = Arc::new(Mutex::new(Vec::<i16>::new()));
-    let sink_samples = Arc::clone(&samples);
+    let mut block = Vec::<i16>::new();
     let sink = gst_app::AppSink::builder()
         .sync(false)
         .caps(&caps)
@@ -109,11 +130,12 @@ pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaEr
                     let sample = sink.pull_sample().map_err(|_| gst::FlowError::Eos)?;
                     let buffer = sample.buffer().ok_or(gst::FlowError::Error)?;
                     let map = buffer.map_readable().map_err(|_| gst::FlowError::Error)?;
-                    let mut out = sink_samples.lock().map_err(|_| gst::FlowError::Error)?;
-                    out.extend(
+                    block.clear();
+                    block.extend(
                         map.chunks_exact(2)
                             .map(|b| i16::from_le_bytes([b[0], b[1]])),
                     );
+                    each(&block);
                     Ok(gst::FlowSuccess::Ok)
                 })
                 .build(),
@@ -165,16 +187,12 @@ pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaEr
     wait_for(&pipeline, path, gst::MessageType::Eos)?;
     set_state(&pipeline, gst::State::Null)?;
 
-    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
     if !audio_linked.load(Ordering::SeqCst) {
         return Err(MediaError::NoAudio {
             path: path.to_owned(),
         });
     }
-    Ok(AudioTrack {
-        sample_rate,
-        samples,
-    })
+    Ok(())
 }
 
 /// A readable regular file, or an I/O error naming it.

@@ -33,7 +33,7 @@ use super::gst_util::{
     PipelineGuard, bus_error, capsfilter, has_factory, init, make, missing, set_if_present,
     set_state,
 };
-use super::{AudioTrack, FrameSource};
+use super::{AudioTrack, FrameSource, SampleSource};
 
 /// The output audio rate (DESIGN §3).
 const OUTPUT_SAMPLE_RATE: i32 = super::SAMPLE_RATE as i32;
@@ -311,11 +311,28 @@ fn encode_to(
 /// file appears at `out` only when complete; returns the AAC encoder used.
 pub fn encode_audio(
     audio: &AudioTrack,
-    (frames, fps): (u64, u32),
+    length: (u64, u32),
     settings: &EncodeSettings,
     out: &Path,
 ) -> Result<String, MediaError> {
     check_audio(audio)?;
+    encode_audio_from(
+        (&mut audio.samples.as_slice(), audio.sample_rate),
+        length,
+        settings,
+        out,
+    )
+}
+
+/// [`encode_audio`] of the samples `source` gives at `sample_rate`, read as the encoder
+/// takes them: a soundtrack made as it is encoded is never held whole.
+pub fn encode_audio_from(
+    (source, sample_rate): (&mut dyn SampleSource, u32),
+    (frames, fps): (u64, u32),
+    settings: &EncodeSettings,
+    out: &Path,
+) -> Result<String, MediaError> {
+    check_rate(sample_rate)?;
     if frames == 0 || fps == 0 || fps > 240 {
         return Err(MediaError::InvalidInput(format!(
             "a soundtrack for {frames} frames at {fps} fps"
@@ -326,11 +343,21 @@ pub fn encode_audio(
     let tmp = TempOutput(temp_path(out)?);
     let pipeline = PipelineGuard(gst::Pipeline::with_name("reelsmith-audio"));
     let mux = mp4_sink(&pipeline, &tmp.0)?;
-    let (src, last) = audio_branch(&pipeline, audio, encoder, settings.audio_bitrate)?;
+    let (src, last) = audio_branch(&pipeline, sample_rate, encoder, settings.audio_bitrate)?;
+    // Nothing else feeds this muxer: the feed may wait on the encoder instead of queueing
+    // the whole soundtrack in the source.
+    src.set_max_bytes(1 << 20);
+    src.set_block(true);
     last.link(&mux)
         .map_err(|e| MediaError::pipeline("reelsmith-audio", e.to_string()))?;
     run_pipeline(&pipeline, "reelsmith-audio", || {
-        AudioFeed::for_video(&src, audio, (frames, fps), priming_samples(encoder)).finish()
+        AudioFeed::for_video(
+            &src,
+            (source, sample_rate),
+            (frames, fps),
+            priming_samples(encoder),
+        )
+        .finish()
     })?;
     drop(pipeline);
     tmp.finish(out)?;
@@ -411,18 +438,23 @@ impl Job {
 
 /// A soundtrack the encoder accepts: a sane rate and at least one sample.
 pub(super) fn check_audio(audio: &AudioTrack) -> Result<(), MediaError> {
-    if audio.sample_rate < 8_000 || audio.sample_rate > 192_000 {
-        return Err(MediaError::InvalidInput(format!(
-            "unsupported audio sample rate {} Hz (expected 8000–192000)",
-            audio.sample_rate
-        )));
-    }
+    check_rate(audio.sample_rate)?;
     if audio.samples.is_empty() {
         return Err(MediaError::InvalidInput(
             "the audio track has no samples".into(),
         ));
     }
     Ok(())
+}
+
+/// A sample rate the encoder accepts.
+fn check_rate(sample_rate: u32) -> Result<(), MediaError> {
+    if (8_000..=192_000).contains(&sample_rate) {
+        return Ok(());
+    }
+    Err(MediaError::InvalidInput(format!(
+        "unsupported audio sample rate {sample_rate} Hz (expected 8000–192000)"
+    )))
 }
 
 /// `value × num / den`, rounded down, without overflow.
@@ -696,16 +728,15 @@ struct Sources {
 /// parsed), added to `pipeline` and linked: link the last element to the muxer.
 pub(super) fn audio_branch(
     pipeline: &gst::Pipeline,
-    audio: &AudioTrack,
+    sample_rate: u32,
     audio_encoder: &str,
     bitrate: u32,
 ) -> Result<(gst_app::AppSrc, gst::Element), MediaError> {
     let link_err = |e: gst::glib::BoolError| MediaError::pipeline("audio-src", e.to_string());
-    let audio_caps =
-        gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, audio.sample_rate, 1)
-            .build()
-            .and_then(|info| info.to_caps())
-            .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let audio_caps = gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, sample_rate, 1)
+        .build()
+        .and_then(|info| info.to_caps())
+        .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
     let audio_src = gst_app::AppSrc::builder()
         .name("audio-src")
         .caps(&audio_caps)
@@ -797,7 +828,12 @@ fn build_pipeline(
     }
     let audio = match (audio, audio_encoder) {
         (Some(audio), Some(encoder)) => {
-            let (src, last) = audio_branch(&pipeline, audio, encoder, settings.audio_bitrate)?;
+            let (src, last) = audio_branch(
+                &pipeline,
+                audio.sample_rate,
+                encoder,
+                settings.audio_bitrate,
+            )?;
             last.link(&mux).map_err(link_err)?;
             Some((src, priming_samples(encoder)))
         }
@@ -831,9 +867,15 @@ fn run_encode(
     let window = (2 * workers).clamp(2, 64);
 
     let (pipeline, sources) = build_pipeline(job, audio, settings, encoders, tmp, window)?;
+    let mut pcm = audio.map(|a| a.samples.as_slice());
     run_pipeline(&pipeline, "reelsmith-encode", || {
-        let feed = match (&sources.audio, audio) {
-            (Some((src, priming)), Some(audio)) => Some(AudioFeed::new(src, audio, job, *priming)),
+        let feed = match (&sources.audio, audio, pcm.as_mut()) {
+            (Some((src, priming)), Some(audio), Some(pcm)) => Some(AudioFeed::for_video(
+                src,
+                (pcm, audio.sample_rate),
+                (job.frame_count, job.fps),
+                *priming,
+            )),
             _ => None,
         };
         push_everything(
@@ -948,40 +990,41 @@ pub(super) fn priming_samples(audio_encoder: &str) -> u64 {
 /// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length.
 pub(super) struct AudioFeed<'a> {
     src: &'a gst_app::AppSrc,
-    samples: &'a [i16],
+    source: &'a mut dyn SampleSource,
     rate: u64,
-    /// Input samples skipped at the start to cancel the encoder's priming delay.
+    /// Input samples skipped at the start to cancel the encoder's priming delay (read and
+    /// dropped before the first push).
     skip: u64,
     /// Samples to push in all (the job's length minus `skip`).
     total: u64,
     next: u64,
+    /// One buffer's samples.
+    block: Vec<i16>,
 }
 
 impl<'a> AudioFeed<'a> {
-    /// The feed of `audio` into `src` for a video of `frames` frames at `fps`: exactly that
-    /// long, starting `priming` samples (at 48 kHz) in to cancel the AAC encoder's delay.
+    /// The feed of `source`'s samples at `sample_rate` into `src` for a video of `frames`
+    /// frames at `fps`: exactly that long, starting `priming` samples (at 48 kHz) in to cancel
+    /// the AAC encoder's delay.
     pub(super) fn for_video(
         src: &'a gst_app::AppSrc,
-        audio: &'a AudioTrack,
+        (source, sample_rate): (&'a mut dyn SampleSource, u32),
         (frames, fps): (u64, u32),
         priming: u64,
     ) -> AudioFeed<'a> {
-        let rate = u64::from(audio.sample_rate);
+        let rate = u64::from(sample_rate);
         let samples = scale(frames, rate, u64::from(fps));
         // Priming is counted at the encoder's 48 kHz; skip the same duration of input.
         let skip = scale(priming, rate, OUTPUT_SAMPLE_RATE as u64).min(samples.saturating_sub(1));
         AudioFeed {
             src,
-            samples: &audio.samples,
+            source,
             rate,
             skip,
             total: samples - skip,
             next: 0,
+            block: Vec::new(),
         }
-    }
-
-    fn new(src: &'a gst_app::AppSrc, audio: &'a AudioTrack, job: &Job, priming: u64) -> Self {
-        Self::for_video(src, audio, (job.frame_count, job.fps), priming)
     }
 
     /// Pushes the audio up to the end of frame `frame` and half a second more, so a muxer
@@ -1004,16 +1047,23 @@ impl AudioFeed<'_> {
     fn push_until(&mut self, until: u64) -> Result<(), MediaError> {
         let until = until.min(self.total);
         let chunk = (self.rate / 10).max(1);
+        while self.skip > 0 {
+            self.block.resize(self.skip.min(chunk) as usize, 0);
+            let read = self.source.read(&mut self.block);
+            self.skip = if read == 0 {
+                0
+            } else {
+                self.skip - read as u64
+            };
+        }
         while self.next < until {
             let end = (self.next + chunk).min(until);
-            let mut bytes = Vec::with_capacity(((end - self.next) * 2) as usize);
-            for i in self.next..end {
-                let sample = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| i.checked_add(self.skip as usize))
-                    .and_then(|i| self.samples.get(i))
-                    .copied()
-                    .unwrap_or(0);
+            self.block.resize((end - self.next) as usize, 0);
+            // Past the source's end: silence.
+            let read = self.source.read(&mut self.block);
+            self.block[read..].fill(0);
+            let mut bytes = Vec::with_capacity(self.block.len() * 2);
+            for sample in &self.block {
                 bytes.extend_from_slice(&sample.to_le_bytes());
             }
             let mut buffer = gst::Buffer::from_mut_slice(bytes);

@@ -24,10 +24,10 @@ mod join;
 pub use clip::{
     ClipDecoder, ClipFrame, ClipInfo, ClipPixels, YuvColour, YuvPlanes, cover_crop, probe_clip,
 };
-pub use decode::{decode_audio, probe_duration};
+pub use decode::{decode_audio, decode_audio_blocks, probe_duration};
 pub use encode::{
-    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_audio, encode_mp4,
-    encode_video, encoder_identity, selected_encoder,
+    EncodeReport, EncodeSettings, EncoderChoice, StageTimes, X264Preset, encode_audio,
+    encode_audio_from, encode_mp4, encode_video, encoder_identity, selected_encoder,
 };
 pub use error::MediaError;
 pub use join::{ChunkFile, JoinReport, join_mp4};
@@ -64,6 +64,23 @@ pub trait FrameSource: Sync {
     /// default does nothing.
     fn prepare(&self, first: u64, count: u64) {
         let _ = (first, count);
+    }
+}
+
+/// Mono 16-bit samples read in order, as an encoder takes them.
+pub trait SampleSource {
+    /// Writes the next samples into `out` and returns how many; fewer than `out.len()` only
+    /// at the end, 0 once it has ended.
+    fn read(&mut self, out: &mut [i16]) -> usize;
+}
+
+/// Samples in memory, consumed from the front.
+impl SampleSource for &[i16] {
+    fn read(&mut self, out: &mut [i16]) -> usize {
+        let n = out.len().min(self.len());
+        out[..n].copy_from_slice(&self[..n]);
+        *self = &self[n..];
+        n
     }
 }
 

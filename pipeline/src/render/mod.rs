@@ -11,20 +11,30 @@ pub mod spec_file;
 pub mod stills;
 pub mod task;
 
-/// Caps glibc's malloc at [`MALLOC_ARENAS`] arenas for the whole process; call first thing
-/// in `main`, before any thread allocates. glibc gives each thread that contends for the heap
-/// an arena of its own (up to 8 per core), and memory freed in one arena is never reused by
-/// another: a render's rayon and GStreamer threads left about 75 MB of such fragments
-/// resident (`cargo bench -p pipeline --bench memory`, 49 s of video: peak 299 MB with the
-/// default, 224 MB capped at 2, at the same speed). Elsewhere than glibc this does nothing.
-pub fn limit_malloc_arenas() {
+/// Tunes glibc's malloc for rendering; call first thing in `main`, before any thread
+/// allocates. Two of its defaults keep memory a render has freed resident:
+///
+/// - Each thread that contends for the heap gets an arena of its own (up to 8 per core), and
+///   memory freed in one arena is never reused by another: capped at [`MALLOC_ARENAS`].
+/// - Blocks over the mmap threshold are mapped and unmapped on their own, but the threshold
+///   rises to the largest block freed (up to 32 MB), after which frame-sized buffers come from
+///   the heap and fragment it: fixed at [`MMAP_THRESHOLD`].
+///
+/// Measured with `cargo bench -p pipeline --bench memory` (render peak RSS; the soundtrack is
+/// made on its own thread beside the video): 49 s of video 299 MB by default, 239 MB with two
+/// arenas; 141 s 308 MB with two arenas, 247 MB with the fixed threshold too; speed within
+/// noise. Elsewhere than glibc this does nothing.
+pub fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets one of the allocator's tunables, under the allocator's own
-    // lock; no memory is touched.
+    // SAFETY: mallopt only sets the allocator's tunables, under the allocator's own lock; no
+    // memory is touched.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     }
 }
 
-/// Malloc arenas a process keeps (see [`limit_malloc_arenas`]).
+/// Malloc arenas a process keeps (see [`tune_malloc`]).
 pub const MALLOC_ARENAS: i32 = 2;
+/// Blocks of this many bytes or more are mapped on their own (see [`tune_malloc`]).
+pub const MMAP_THRESHOLD: i32 = 1 << 20;

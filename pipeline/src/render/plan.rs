@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use compositor::ResolveError;
 use compositor::captions::caption_chunks;
-use compositor::media::{AudioTrack, EncodeSettings, EncoderChoice};
+use compositor::media::{EncodeSettings, EncoderChoice};
 use compositor::plan::{
     Background as PlanBackground, Clip, Narrator, OverlayObject, OverlayPayload, Palette,
     ProceduralStyle, ScenePlan, Transition, VideoPlan,
@@ -26,7 +26,6 @@ use crate::core::document::{
 use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
 use crate::render::{chunks, spec_file};
-use compositor::media::SAMPLE_RATE;
 
 pub const FPS: u32 = 30;
 
@@ -251,36 +250,6 @@ pub fn soundtrack_key(settings: &Settings, doc: &VideoDocument, dir: &Path) -> c
     chunks::key::of_parts(head.into_iter().chain(scenes.iter().map(Vec::as_slice)))
 }
 
-/// The scenes' narration back to back, sample-accurately, at 48 kHz.
-pub fn narration_track(doc: &VideoDocument, dir: &Path) -> Result<AudioTrack, JobFailure> {
-    let mut samples = Vec::new();
-    for s in &doc.segments {
-        let path = dir.join(&s.audio_file);
-        let unreadable = || {
-            JobFailure::new(
-                Code::RenderFailed,
-                format!("The narration of scene {} could not be read.", s.id),
-            )
-        };
-        let mut reader = hound::WavReader::open(&path).map_err(|e| unreadable().because(e))?;
-        let spec = reader.spec();
-        if spec.sample_rate != SAMPLE_RATE || spec.channels != 1 || spec.bits_per_sample != 16 {
-            return Err(unreadable().because(format!("{spec:?} is not 48 kHz mono 16-bit")));
-        }
-        // Each scene contributes exactly its duration, so audio and frames line up.
-        let want = (s.duration * f64::from(SAMPLE_RATE)).round() as usize;
-        let start = samples.len();
-        for x in reader.samples::<i16>() {
-            samples.push(x.map_err(|e| unreadable().because(e))?);
-        }
-        samples.resize(start + want, 0);
-    }
-    Ok(AudioTrack {
-        sample_rate: SAMPLE_RATE,
-        samples,
-    })
-}
-
 /// Renders `doc` to `out` (MP4), reporting frames done / total: scene by scene into the
 /// video's chunk cache (`render::chunks`), only the scenes whose chunks changed since the last
 /// render, then joined with the soundtrack.
@@ -291,7 +260,7 @@ pub fn render_document(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<chunks::Report, JobFailure> {
-    let mix = || crate::render::sound::soundtrack(settings, doc, &narration_track(doc, dir)?);
+    let mix = || crate::render::sound::soundtrack(settings, doc, dir);
     let sound = chunks::Soundtrack {
         key: soundtrack_key(settings, doc, dir),
         mix: &mix,

@@ -23,9 +23,7 @@ use compositor::spec::OverlaySpec;
 
 use crate::core::jobs::JobFailure;
 use crate::render::chunks;
-use crate::render::plan::{
-    Reduced, encode_settings, narration_track, plan_with_staged, soundtrack_key,
-};
+use crate::render::plan::{Reduced, encode_settings, plan_with_staged, soundtrack_key};
 use crate::render::sound::soundtrack;
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
@@ -168,7 +166,7 @@ fn render_clip(
         )
         .because(format!("{}: {:?}", f.message, f.cause))
     };
-    let mix = || soundtrack(settings, &one, &narration_track(&one, &dir)?);
+    let mix = || soundtrack(settings, &one, &dir);
     let sound = chunks::Soundtrack {
         key: soundtrack_key(settings, &one, &dir),
         mix: &mix,

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use compositor::chunk::{SceneChunk, incoming_frame};
 use compositor::media::{
-    AudioTrack, ChunkFile, EncodeSettings, FrameSource, decode_audio, encode_audio, encode_video,
-    encoder_identity, join_mp4,
+    ChunkFile, EncodeSettings, FrameSource, encode_audio_from, encode_video, encoder_identity,
+    join_mp4,
 };
 use compositor::plan::{Transition, VideoPlan};
 use compositor::resolve::Timeline;
@@ -31,7 +31,8 @@ use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
 use crate::render::half::HalfSize;
 use crate::render::plan::{resolve_dropping_bad_overlays, resolve_message};
-use crate::render::sound::encoded::encode_under_ceiling;
+use crate::render::sound::Mix;
+use crate::render::sound::encoded::{TurnedDown, encode_under_ceiling, peaks_over_in};
 
 /// Why a chunked render failed.
 #[derive(Debug)]
@@ -70,7 +71,7 @@ pub struct Report {
     pub rendered_frames: u64,
     /// The H.264 encoder's identity (element, plugin version, settings).
     pub encoder: String,
-    /// Wall time of the chunks, and of the join.
+    /// Wall time of the chunks (the soundtrack is made alongside), and of the join.
     pub chunks_wall: Duration,
     pub join_wall: Duration,
 }
@@ -79,7 +80,8 @@ pub struct Report {
 /// no encoding of it.
 pub struct Soundtrack<'a> {
     pub key: Key,
-    pub mix: &'a dyn Fn() -> Result<AudioTrack, JobFailure>,
+    /// Called on a thread of its own, while the video's chunks render.
+    pub mix: &'a (dyn Fn() -> Result<Mix<'static>, JobFailure> + Sync),
 }
 
 /// One chunked render: the document, its plan, where its chunks live and how they are encoded.
@@ -119,9 +121,16 @@ impl Render<'_> {
         self.dir.create().map_err(encode_failed)?;
         let started = Instant::now();
         let mut walk = Walk::new(self, &timeline, &encoder);
-        let chunks = walk.all(progress)?;
+        // The soundtrack (mix, encode, check) is mostly one thread's work: it fills the cores
+        // the video's encodes leave idle instead of waiting for them.
+        let (chunks, audio) = std::thread::scope(|scope| {
+            let audio = scope.spawn(|| self.soundtrack(sound, &timeline));
+            let chunks = walk.all(progress);
+            (chunks, audio.join())
+        });
+        let chunks = chunks?;
         let chunks_wall = started.elapsed();
-        let audio = self.soundtrack(sound, &timeline)?;
+        let audio = audio.map_err(|_| encode_failed("the soundtrack thread panicked"))??;
         let joined = join_mp4(&chunks, timeline.fps(), &audio, out).map_err(encode_failed)?;
         if prune {
             // First-frame digests belong to the product-size family: a preview (one scene
@@ -158,13 +167,14 @@ impl Render<'_> {
         if path.is_file() {
             return Ok(path);
         }
-        let track = (sound.mix)().map_err(Failure::Input)?;
-        let rate = track.sample_rate;
+        let mix = (sound.mix)().map_err(Failure::Input)?;
+        let rate = mix.rate();
         // Trial encodes go beside the cache entry, which appears only once under the ceiling.
         let trial = path.with_extension("trial.mp4");
-        encode_under_ceiling(track, |track| {
-            encode_audio(track, length, &self.encode, &trial)?;
-            decode_audio(&trial, rate).map(|decoded| decoded.samples)
+        encode_under_ceiling(|rounds, ceiling| {
+            let mut samples = TurnedDown::new(mix.samples(), rounds, rate);
+            encode_audio_from((&mut samples, rate), length, &self.encode, &trial)?;
+            peaks_over_in(&trial, rate, ceiling)
         })
         .map_err(encode_failed)?;
         std::fs::rename(&trial, &path).map_err(encode_failed)?;

@@ -19,21 +19,28 @@ pub const ATTACK_SECS: f64 = 0.06;
 /// Time to come all the way back.
 pub const RELEASE_SECS: f64 = 0.4;
 
+use super::loudness::{Signal, for_each_block};
+
 /// One flag per [`FRAME_SECS`] frame of `narration`: speech or not, pauses under
 /// [`HOLD_SECS`] filled.
-pub fn speech_frames(narration: &[i16], rate: u32) -> Vec<bool> {
+pub fn speech_frames(narration: impl Signal, rate: u32) -> Vec<bool> {
     let frame = ((FRAME_SECS * f64::from(rate)) as usize).max(1);
-    let levels: Vec<f32> = narration
-        .chunks(frame)
-        .map(|c| {
-            let ms = c
-                .iter()
-                .map(|&s| (f32::from(s) / 32768.0).powi(2))
-                .sum::<f32>()
-                / c.len() as f32;
-            10.0 * ms.max(1e-12).log10()
-        })
-        .collect();
+    let mut levels: Vec<f32> = Vec::new();
+    let (mut sum, mut count) = (0.0f32, 0usize);
+    let level = |sum: f32, count: usize| 10.0 * (sum / count as f32).max(1e-12).log10();
+    for_each_block(narration, |block| {
+        for x in block {
+            sum += x * x;
+            count += 1;
+            if count == frame {
+                levels.push(level(sum, count));
+                (sum, count) = (0.0, 0);
+            }
+        }
+    });
+    if count > 0 {
+        levels.push(level(sum, count));
+    }
     let mut sorted = levels.clone();
     sorted.sort_by(f32::total_cmp);
     let loud = sorted

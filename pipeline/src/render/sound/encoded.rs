@@ -1,4 +1,4 @@
-//! The published level is checked on the encoding itself. [`loudness::normalise`] leaves
+//! The published level is checked on the encoding itself. [`loudness::settle`] leaves
 //! [`loudness::ENCODE_MARGIN_DB`] of headroom for the AAC encode, and that is enough almost
 //! everywhere; but where a transient lands badly on the encoder's frames (a word starting on
 //! a drum hit) the encode has been seen to raise a peak by 3.9 dB. So the encoding is decoded
@@ -7,7 +7,10 @@
 //! ([`loudness::ATTACK_SECS`] before, [`loudness::RELEASE_SECS`] after), and encoded again.
 //! The rest of the mix is untouched, so the integrated loudness barely moves.
 
-use compositor::media::AudioTrack;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use compositor::media::{MediaError, SampleSource, decode_audio_blocks};
 use ebur128::{EbuR128, Mode};
 
 use super::loudness::{self, TRUE_PEAK_DBTP};
@@ -30,70 +33,164 @@ pub struct Over {
     pub db: f64,
 }
 
+/// Finds the windows of a decoded soundtrack whose true peak is over a ceiling, fed block by
+/// block.
+pub struct PeakWindows {
+    meter: Option<EbuR128>,
+    ceiling_dbtp: f64,
+    /// Samples of the window being filled.
+    window: Vec<f32>,
+    /// Where it starts.
+    at: usize,
+    overs: Vec<Over>,
+}
+
+impl PeakWindows {
+    pub fn new(rate: u32, ceiling_dbtp: f64) -> PeakWindows {
+        PeakWindows {
+            meter: EbuR128::new(1, rate, Mode::TRUE_PEAK).ok(),
+            ceiling_dbtp,
+            window: Vec::with_capacity(WINDOW),
+            at: 0,
+            overs: Vec::new(),
+        }
+    }
+
+    /// The next decoded samples.
+    pub fn add(&mut self, samples: &[i16]) {
+        for &s in samples {
+            self.window.push(f32::from(s) / 32768.0);
+            if self.window.len() == WINDOW {
+                self.measure_window();
+            }
+        }
+    }
+
+    /// The windows found over the ceiling, in order.
+    pub fn finish(mut self) -> Vec<Over> {
+        if !self.window.is_empty() {
+            self.measure_window();
+        }
+        self.overs
+    }
+
+    fn measure_window(&mut self) {
+        let len = self.window.len();
+        if let Some(meter) = self.meter.as_mut()
+            && meter.add_frames_f32(&self.window).is_ok()
+        {
+            let peak = meter.prev_true_peak(0).unwrap_or(0.0);
+            let db = 20.0 * peak.max(1e-10).log10() - self.ceiling_dbtp;
+            if db > 0.0 {
+                self.overs.push(Over {
+                    start: self.at,
+                    end: self.at + len,
+                    db,
+                });
+            }
+        }
+        self.at += len;
+        self.window.clear();
+    }
+}
+
 /// The windows of `decoded` (mono, at `rate`) whose true peak is over `ceiling_dbtp`.
 pub fn peaks_over(decoded: &[i16], rate: u32, ceiling_dbtp: f64) -> Vec<Over> {
-    let Ok(mut meter) = EbuR128::new(1, rate, Mode::TRUE_PEAK) else {
-        return Vec::new();
-    };
-    let mut overs = Vec::new();
-    let mut block = Vec::with_capacity(WINDOW);
-    for (i, window) in decoded.chunks(WINDOW).enumerate() {
-        block.clear();
-        block.extend(window.iter().map(|&s| f32::from(s) / 32768.0));
-        if meter.add_frames_f32(&block).is_err() {
-            break;
-        }
-        let peak = meter.prev_true_peak(0).unwrap_or(0.0);
-        let db = 20.0 * peak.max(1e-10).log10() - ceiling_dbtp;
-        if db > 0.0 {
-            let start = i * WINDOW;
-            overs.push(Over {
-                start,
-                end: start + window.len(),
-                db,
-            });
-        }
-    }
-    overs
+    let mut windows = PeakWindows::new(rate, ceiling_dbtp);
+    windows.add(decoded);
+    windows.finish()
 }
 
-/// Turns `mix` (at `rate`) down around each of `overs`: by its dB (and `extra_db` more) over
-/// its window, ramping down over the attack before and back up over the release after.
-/// Where two stretches' ramps meet, the lower gain wins (they never multiply).
-pub fn turn_down(mix: &mut [i16], rate: u32, overs: &[Over], extra_db: f64) {
-    let attack = (loudness::ATTACK_SECS * f64::from(rate)).ceil() as usize;
-    let release = (loudness::RELEASE_SECS * f64::from(rate)).ceil() as usize;
-    let gain_of = |o: &Over, i: usize| -> f64 {
-        let floor = 10f64.powf(-(o.db + extra_db) / 20.0);
-        let ramp = if i + attack < o.start {
-            return 1.0;
-        } else if i < o.start {
-            (o.start - i) as f64 / attack as f64
-        } else if i < o.end {
-            0.0
-        } else if i < o.end + release {
-            (i + 1 - o.end) as f64 / release as f64
-        } else {
-            return 1.0;
+/// The windows of the audio of the file `encoded`, decoded at `rate`, whose true peak is over
+/// `ceiling_dbtp` (the decoded samples are measured as they come, never held).
+pub fn peaks_over_in(
+    encoded: &Path,
+    rate: u32,
+    ceiling_dbtp: f64,
+) -> Result<Vec<Over>, MediaError> {
+    let windows = Arc::new(Mutex::new(PeakWindows::new(rate, ceiling_dbtp)));
+    let feed = Arc::clone(&windows);
+    decode_audio_blocks(encoded, rate, move |block| {
+        feed.lock().unwrap_or_else(|e| e.into_inner()).add(block);
+    })?;
+    let mut windows = windows.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(std::mem::replace(&mut *windows, PeakWindows::new(rate, ceiling_dbtp)).finish())
+}
+
+/// One round of turning down: the stretches an encode found over the ceiling, each to go down
+/// by its excess and `extra_db` more.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnDown {
+    pub overs: Vec<Over>,
+    pub extra_db: f64,
+}
+
+impl TurnDown {
+    /// Turns `block`, whose first sample is sample `offset` of the soundtrack (at `rate`),
+    /// down around each stretch: by its dB over its window, ramping down over the limiter's
+    /// attack before and back up over its release after. Where two stretches' ramps meet,
+    /// the lower gain wins (they never multiply).
+    pub fn apply(&self, block: &mut [i16], offset: usize, rate: u32) {
+        let attack = (loudness::ATTACK_SECS * f64::from(rate)).ceil() as usize;
+        let release = (loudness::RELEASE_SECS * f64::from(rate)).ceil() as usize;
+        let gain_of = |o: &Over, i: usize| -> f64 {
+            let floor = 10f64.powf(-(o.db + self.extra_db) / 20.0);
+            let ramp = if i + attack < o.start {
+                return 1.0;
+            } else if i < o.start {
+                (o.start - i) as f64 / attack as f64
+            } else if i < o.end {
+                0.0
+            } else if i < o.end + release {
+                (i + 1 - o.end) as f64 / release as f64
+            } else {
+                return 1.0;
+            };
+            floor + (1.0 - floor) * ramp
         };
-        floor + (1.0 - floor) * ramp
-    };
-    for (from, to, group) in groups(overs, attack, release, mix.len()) {
-        for (i, sample) in mix.iter_mut().enumerate().take(to).skip(from) {
-            let g = group.iter().map(|o| gain_of(o, i)).fold(1.0f64, f64::min);
-            *sample = (f64::from(*sample) * g).round() as i16;
+        let end = offset + block.len();
+        for (from, to, group) in groups(&self.overs, attack, release) {
+            for i in from.max(offset)..to.min(end) {
+                let g = group.iter().map(|o| gain_of(o, i)).fold(1.0f64, f64::min);
+                let sample = &mut block[i - offset];
+                *sample = (f64::from(*sample) * g).round() as i16;
+            }
         }
     }
 }
 
-/// `overs` (in order) gathered into runs whose ramps touch: `(from, to, members)`, clipped to
-/// `len` samples.
-fn groups(
-    overs: &[Over],
-    attack: usize,
-    release: usize,
-    len: usize,
-) -> Vec<(usize, usize, &[Over])> {
+/// A soundtrack's samples with rounds of [`TurnDown`] applied, one after another.
+pub struct TurnedDown<'a, S> {
+    source: S,
+    rounds: &'a [TurnDown],
+    rate: u32,
+    at: usize,
+}
+
+impl<'a, S: SampleSource> TurnedDown<'a, S> {
+    pub fn new(source: S, rounds: &'a [TurnDown], rate: u32) -> Self {
+        TurnedDown {
+            source,
+            rounds,
+            rate,
+            at: 0,
+        }
+    }
+}
+
+impl<S: SampleSource> SampleSource for TurnedDown<'_, S> {
+    fn read(&mut self, out: &mut [i16]) -> usize {
+        let n = self.source.read(out);
+        for round in self.rounds {
+            round.apply(&mut out[..n], self.at, self.rate);
+        }
+        self.at += n;
+        n
+    }
+}
+
+/// `overs` (in order) gathered into runs whose ramps touch: `(from, to, members)`.
+fn groups(overs: &[Over], attack: usize, release: usize) -> Vec<(usize, usize, &[Over])> {
     let mut out: Vec<(usize, usize, &[Over])> = Vec::new();
     let mut first = 0;
     for i in 0..overs.len() {
@@ -105,33 +202,31 @@ fn groups(
             .unwrap_or(0);
         let next_from = overs.get(i + 1).map(|o| o.start.saturating_sub(attack));
         if next_from.is_none_or(|n| n > to) {
-            out.push((from.min(len), to.min(len), &overs[first..=i]));
+            out.push((from, to, &overs[first..=i]));
             first = i + 1;
         }
     }
     out
 }
 
-/// Encodes `track` with `encode`, which returns the encoding decoded back at the track's
-/// rate, until no window of it is over [`ENCODED_CEILING_DBTP`]: after each encode that is,
-/// the mix is turned down there ([`turn_down`], a little more each round) and encoded again,
-/// at most [`MAX_ENCODES`] times. Returns how many encodes it took.
+/// Encodes the soundtrack with `encode`, which is given the rounds of [`TurnDown`] to apply
+/// and a ceiling, and returns the windows of its encoding over that ceiling
+/// ([`peaks_over_in`]); until there are none at [`ENCODED_CEILING_DBTP`], each encode that
+/// has some adds a round (turning down a little more each time) and encodes again, at most
+/// [`MAX_ENCODES`] times. Returns how many encodes it took.
 pub fn encode_under_ceiling<E>(
-    track: AudioTrack,
-    encode: impl FnMut(&AudioTrack) -> Result<Vec<i16>, E>,
+    encode: impl FnMut(&[TurnDown], f64) -> Result<Vec<Over>, E>,
 ) -> Result<usize, E> {
-    encode_under(track, ENCODED_CEILING_DBTP, encode)
+    encode_under(ENCODED_CEILING_DBTP, encode)
 }
 
 fn encode_under<E>(
-    mut track: AudioTrack,
     ceiling_dbtp: f64,
-    mut encode: impl FnMut(&AudioTrack) -> Result<Vec<i16>, E>,
+    mut encode: impl FnMut(&[TurnDown], f64) -> Result<Vec<Over>, E>,
 ) -> Result<usize, E> {
-    let rate = track.sample_rate;
+    let mut rounds = Vec::new();
     for round in 1..=MAX_ENCODES {
-        let decoded = encode(&track)?;
-        let overs = peaks_over(&decoded, rate, ceiling_dbtp);
+        let overs = encode(&rounds, ceiling_dbtp)?;
         let Some(worst) = overs.iter().map(|o| o.db).reduce(f64::max) else {
             return Ok(round);
         };
@@ -147,7 +242,10 @@ fn encode_under<E>(
             worst_db = worst,
             "the encode raised peaks over the ceiling; turning them down"
         );
-        turn_down(&mut track.samples, rate, &overs, 0.1 * round as f64);
+        rounds.push(TurnDown {
+            overs,
+            extra_db: 0.1 * round as f64,
+        });
     }
     Ok(MAX_ENCODES)
 }
@@ -199,7 +297,11 @@ mod tests {
             end: 25_024,
             db: 6.0,
         };
-        turn_down(&mut s, RATE, &[over], 0.0);
+        TurnDown {
+            overs: vec![over],
+            extra_db: 0.0,
+        }
+        .apply(&mut s, 0, RATE);
         let gain = |i: usize| f64::from(s[i]) / 10_000.0;
         assert!((db(gain(24_500)) + 6.0).abs() < 0.01, "{}", gain(24_500));
         assert_eq!(s[20_000], 10_000, "before the attack");
@@ -222,7 +324,14 @@ mod tests {
             end: 12_048,
             db: 3.0,
         };
-        turn_down(&mut s, RATE, &[a, b], 0.0);
+        // Applied in two blocks: the second starts mid-way through the stretches.
+        let round = TurnDown {
+            overs: vec![a, b],
+            extra_db: 0.0,
+        };
+        let (first, second) = s.split_at_mut(10_700);
+        round.apply(first, 0, RATE);
+        round.apply(second, 10_700, RATE);
         assert!((db(f64::from(s[10_500]) / 10_000.0) + 6.0).abs() < 0.01);
         // In b, a's release is still low: the lower of the two, not their product.
         let g = db(f64::from(s[11_100]) / 10_000.0);
@@ -233,7 +342,7 @@ mod tests {
     /// burst: the burst is turned down until its encoding is under it; the tone is not.
     #[test]
     fn a_real_encode_is_brought_under_the_ceiling_where_it_was_over_and_nowhere_else() {
-        use compositor::media::{EncodeSettings, decode_audio, encode_audio};
+        use compositor::media::{AudioTrack, EncodeSettings, decode_audio, encode_audio};
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("sound.mp4");
         let mut samples = tone(4 * RATE as usize, 0.03);
@@ -243,24 +352,24 @@ mod tests {
             *s = if (n / 55) % 2 == 0 { 20_000 } else { -20_000 };
         }
         let before = samples.clone();
-        let track = AudioTrack {
-            sample_rate: RATE,
-            samples,
-        };
         let ceiling = -8.0;
-        let mut last = Vec::new();
         let mut kept = Vec::new();
-        let encodes = encode_under(track, ceiling, |t: &AudioTrack| {
-            kept = t.samples.clone();
-            encode_audio(t, (100, 25), &EncodeSettings::default(), &out)?;
-            let decoded = decode_audio(&out, RATE)?.samples;
-            last = decoded.clone();
-            Ok::<_, compositor::media::MediaError>(decoded)
+        let encodes = encode_under(ceiling, |rounds, ceiling| {
+            let mut turned = TurnedDown::new(before.as_slice(), rounds, RATE);
+            kept = vec![0; before.len()];
+            turned.read(&mut kept);
+            let track = AudioTrack {
+                sample_rate: RATE,
+                samples: kept.clone(),
+            };
+            encode_audio(&track, (100, 25), &EncodeSettings::default(), &out)?;
+            peaks_over_in(&out, RATE, ceiling)
         })
         .unwrap();
         assert!(encodes >= 2, "the burst was over the ceiling at first");
+        let decoded = decode_audio(&out, RATE).unwrap().samples;
         assert!(
-            peaks_over(&last, RATE, ceiling).is_empty(),
+            peaks_over(&decoded, RATE, ceiling).is_empty(),
             "{encodes} encodes"
         );
         assert_eq!(

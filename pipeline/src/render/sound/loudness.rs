@@ -5,6 +5,7 @@
 //! The AAC encode after this raises peaks: measured on espeak narration and the library's
 //! beds, by up to 2.5 dB (it depends on where the AAC frames fall), hence [`ENCODE_MARGIN_DB`].
 
+use compositor::media::SampleSource;
 use ebur128::{EbuR128, Mode};
 
 /// The integrated loudness social platforms normalise to.
@@ -33,6 +34,12 @@ pub trait Signal {
     /// Writes the next samples into `out` and returns how many; fewer than `out.len()` only
     /// at the end, 0 once it has ended.
     fn read(&mut self, out: &mut [f32]) -> usize;
+}
+
+impl<S: Signal + ?Sized> Signal for Box<S> {
+    fn read(&mut self, out: &mut [f32]) -> usize {
+        (**self).read(out)
+    }
 }
 
 /// Samples already in memory, as a [`Signal`].
@@ -107,98 +114,175 @@ pub fn measure_signal(signal: impl Signal, rate: u32) -> Loudness {
     meter.read()
 }
 
-/// What one pass of [`normalise`] applies: a gain, then the limiter at a sample ceiling, then
-/// a last trim.
-#[derive(Debug, Clone, Copy)]
-struct Settings {
+/// What makes a signal normalised ([`settle`]): a gain, then the limiter at a sample
+/// ceiling, then a last trim.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Levels {
     gain_db: f64,
     /// `None`: no limiter (silence).
     sample_ceiling_db: Option<f64>,
     trim_db: f64,
+    /// The loudness the signal ends at.
+    pub result: Loudness,
 }
 
-/// One pass over `signal` with `settings`: each finished block goes to `sink`; returns the
-/// loudness of the result.
-fn pass(
-    signal: impl Signal,
-    settings: Settings,
-    rate: u32,
-    mut sink: impl FnMut(&[f32]),
-) -> Loudness {
-    let gain = 10f32.powf((settings.gain_db + settings.trim_db) as f32 / 20.0);
-    let mut limiter = settings
-        .sample_ceiling_db
-        .map(|db| Limiter::new(10f32.powf((db + settings.trim_db) as f32 / 20.0), rate));
-    let mut meter = Meter::new(rate);
-    let mut out = Vec::with_capacity(BLOCK + 1024);
-    let mut emit = |out: &mut Vec<f32>| {
-        meter.add(out);
-        sink(out);
-        out.clear();
-    };
-    for_each_block(signal, |block| {
-        let scaled = block.iter().map(|x| x * gain);
-        match limiter.as_mut() {
-            Some(l) => l.push(scaled, &mut out),
-            None => out.extend(scaled),
+/// Unity: no gain, no limiter.
+impl Default for Levels {
+    fn default() -> Levels {
+        Levels {
+            gain_db: 0.0,
+            sample_ceiling_db: None,
+            trim_db: 0.0,
+            result: Loudness {
+                integrated: None,
+                true_peak: f64::NEG_INFINITY,
+            },
         }
-        emit(&mut out);
-    });
-    if let Some(l) = limiter.as_mut() {
-        l.finish(&mut out);
-        emit(&mut out);
+    }
+}
+
+impl Levels {
+    fn gain(&self) -> f32 {
+        10f32.powf((self.gain_db + self.trim_db) as f32 / 20.0)
+    }
+
+    fn limiter(&self, rate: u32) -> Option<Limiter> {
+        self.sample_ceiling_db
+            .map(|db| Limiter::new(10f32.powf((db + self.trim_db) as f32 / 20.0), rate))
+    }
+}
+
+/// One pass over `signal` at `levels`; returns the loudness of the result.
+fn pass(signal: impl Signal, levels: &Levels, rate: u32) -> Loudness {
+    let mut meter = Meter::new(rate);
+    let mut out = Normalised::new(signal, levels, rate);
+    let mut block = vec![0.0f32; BLOCK];
+    loop {
+        let n = out.read_f32(&mut block);
+        if n == 0 {
+            break;
+        }
+        meter.add(&block[..n]);
     }
     meter.read()
 }
 
-/// Brings the signal `open` reads (from its start, each time it is called) to
-/// [`TARGET_LUFS`] with its true peak under [`TRUE_PEAK_DBTP`] less [`ENCODE_MARGIN_DB`],
-/// as 16-bit samples. Silence stays silence. Each round is a pass over the signal; only the
-/// result is kept whole.
-pub fn normalise<S: Signal>(open: impl Fn() -> S, rate: u32) -> (Vec<i16>, Loudness) {
+/// The levels that bring the signal `open` reads (from its start, each time it is called) to
+/// [`TARGET_LUFS`] with its true peak under [`TRUE_PEAK_DBTP`] less [`ENCODE_MARGIN_DB`]:
+/// each round is a pass over the signal, none is kept. Silence stays silence.
+pub fn settle<S: Signal>(open: impl Fn() -> S, rate: u32) -> Levels {
     let ceiling_dbtp = TRUE_PEAK_DBTP - ENCODE_MARGIN_DB;
-    let mut settings = Settings {
-        gain_db: 0.0,
-        sample_ceiling_db: None,
-        trim_db: 0.0,
+    let first = measure_signal(open(), rate);
+    let mut levels = Levels {
+        result: first,
+        ..Levels::default()
     };
-    if let Some(measured) = measure_signal(open(), rate).integrated {
-        settings.gain_db = TARGET_LUFS - measured;
-        // Inter-sample peaks sit above sample peaks; start the sample ceiling lower still.
-        let mut sample_ceiling_db = ceiling_dbtp - 0.5;
-        let mut now = Loudness {
-            integrated: None,
-            true_peak: 0.0,
-        };
-        for _ in 0..ROUNDS {
-            settings.sample_ceiling_db = Some(sample_ceiling_db);
-            now = pass(open(), settings, rate, |_| {});
-            let peak_over = now.true_peak - ceiling_dbtp;
-            let short = TARGET_LUFS - now.integrated.unwrap_or(TARGET_LUFS);
-            if peak_over <= 0.0 && short.abs() < 0.2 {
-                break;
-            }
-            if peak_over > 0.0 {
-                sample_ceiling_db -= peak_over + 0.1;
-            }
-            settings.gain_db += short;
+    let Some(measured) = first.integrated else {
+        return levels;
+    };
+    levels.gain_db = TARGET_LUFS - measured;
+    // Inter-sample peaks sit above sample peaks; start the sample ceiling lower still.
+    let mut sample_ceiling_db = ceiling_dbtp - 0.5;
+    for _ in 0..ROUNDS {
+        levels.sample_ceiling_db = Some(sample_ceiling_db);
+        levels.result = pass(open(), &levels, rate);
+        let peak_over = levels.result.true_peak - ceiling_dbtp;
+        let short = TARGET_LUFS - levels.result.integrated.unwrap_or(TARGET_LUFS);
+        if peak_over <= 0.0 && short.abs() < 0.2 {
+            return levels;
         }
-        // Rounds used up on a peak still over: one more trim down settles it (true peak
-        // scales with gain).
-        let over = now.true_peak - ceiling_dbtp;
-        if over > 0.0 {
-            settings.trim_db = -(over + 0.05);
+        if peak_over > 0.0 {
+            sample_ceiling_db -= peak_over + 0.1;
+        }
+        levels.gain_db += short;
+    }
+    // Rounds used up: the last one's levels, trimmed down if a peak is still over (true peak
+    // scales with gain).
+    let over = levels.result.true_peak - ceiling_dbtp;
+    if over > 0.0 {
+        levels.trim_db = -(over + 0.05);
+        levels.result = pass(open(), &levels, rate);
+    }
+    levels
+}
+
+/// A signal at [`Levels`], as 16-bit samples (or floats), made as it is read.
+pub struct Normalised<S> {
+    signal: S,
+    gain: f32,
+    limiter: Option<Limiter>,
+    /// Read from `signal`, not yet given out.
+    input: Vec<f32>,
+    /// Out of the limiter, not yet given out, from `cursor` on.
+    ready: Vec<f32>,
+    cursor: usize,
+    ended: bool,
+}
+
+impl<S: Signal> Normalised<S> {
+    pub fn new(signal: S, levels: &Levels, rate: u32) -> Normalised<S> {
+        Normalised {
+            signal,
+            gain: levels.gain(),
+            limiter: levels.limiter(rate),
+            input: vec![0.0; BLOCK],
+            ready: Vec::with_capacity(2 * BLOCK),
+            cursor: 0,
+            ended: false,
         }
     }
-    let mut out = Vec::new();
-    let level = pass(open(), settings, rate, |block| {
-        out.extend(
-            block
-                .iter()
-                .map(|x| (x * 32767.0).round().clamp(-32768.0, 32767.0) as i16),
-        );
-    });
-    (out, level)
+
+    /// Refills `ready` when it is used up; false once everything was given.
+    fn fill(&mut self) -> bool {
+        while self.cursor == self.ready.len() {
+            if self.ended {
+                return false;
+            }
+            self.ready.clear();
+            self.cursor = 0;
+            let n = self.signal.read(&mut self.input);
+            let gain = self.gain;
+            let scaled = self.input[..n].iter().map(|x| x * gain);
+            match self.limiter.as_mut() {
+                Some(l) => l.push(scaled, &mut self.ready),
+                None => self.ready.extend(scaled),
+            }
+            if n == 0 {
+                self.ended = true;
+                if let Some(l) = self.limiter.as_mut() {
+                    l.finish(&mut self.ready);
+                }
+            }
+        }
+        true
+    }
+
+    fn read_f32(&mut self, out: &mut [f32]) -> usize {
+        let mut n = 0;
+        while n < out.len() && self.fill() {
+            let take = (out.len() - n).min(self.ready.len() - self.cursor);
+            out[n..n + take].copy_from_slice(&self.ready[self.cursor..self.cursor + take]);
+            self.cursor += take;
+            n += take;
+        }
+        n
+    }
+}
+
+impl<S: Signal> SampleSource for Normalised<S> {
+    fn read(&mut self, out: &mut [i16]) -> usize {
+        let mut n = 0;
+        while n < out.len() && self.fill() {
+            let take = (out.len() - n).min(self.ready.len() - self.cursor);
+            let floats = &self.ready[self.cursor..self.cursor + take];
+            for (o, x) in out[n..n + take].iter_mut().zip(floats) {
+                *o = (x * 32767.0).round().clamp(-32768.0, 32767.0) as i16;
+            }
+            self.cursor += take;
+            n += take;
+        }
+        n
+    }
 }
 
 /// A look-ahead peak limiter, run block by block: every sample ends at or under its
@@ -303,11 +387,21 @@ mod tests {
         samples.iter().map(|&s| f32::from(s) / 32768.0).collect()
     }
 
+    /// `input` settled and read out whole, with the level [`settle`] says it ends at.
+    fn normalise(input: &[f32]) -> (Vec<i16>, Loudness) {
+        let levels = settle(|| Samples(input), RATE);
+        let mut source = Normalised::new(Samples(input), &levels, RATE);
+        let mut out = vec![0i16; input.len() + 10];
+        let n = source.read(&mut out);
+        out.truncate(n);
+        (out, levels.result)
+    }
+
     #[test]
     fn a_quiet_mix_and_a_loud_one_both_end_at_the_target_under_the_ceiling() {
         for scale in [0.05f32, 1.0, 3.0] {
             let input: Vec<f32> = bursts(10.0).iter().map(|x| x * scale).collect();
-            let (out, level) = normalise(|| Samples(&input), RATE);
+            let (out, level) = normalise(&input);
             let l = measure(&floats(&out), RATE);
             assert_eq!(out.len(), input.len());
             assert!(
@@ -326,7 +420,7 @@ mod tests {
 
     #[test]
     fn silence_stays_silent() {
-        let (out, _) = normalise(|| Samples(&[0.0; 48_000]), RATE);
+        let (out, _) = normalise(&[0.0; 48_000]);
         assert_eq!(out.len(), 48_000);
         assert!(out.iter().all(|&x| x == 0));
     }

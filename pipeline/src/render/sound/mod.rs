@@ -6,6 +6,7 @@
 //! - `bed.rs`: the loop repeated to the video's length, crossfaded seams, fades in and out.
 //! - `duck.rs`: speech found in the narration's envelope; the bed's gain, down
 //!   [`duck::DUCK_DB`] under speech with attack and release ramps.
+//! - `narration.rs`: the scenes' narration files back to back, read again for each pass.
 //! - `loudness.rs`: −14 LUFS integrated, true peak ≤ −1 dBTP (gain and a look-ahead limiter).
 //! - `encoded.rs`: the same ceiling checked on the AAC encoding, and peaks the encode raised
 //!   turned down where they are.
@@ -19,12 +20,16 @@ pub mod duck;
 pub mod encoded;
 pub mod library;
 pub mod loudness;
+pub mod narration;
 
-use compositor::media::AudioTrack;
+use std::path::Path;
+
+use compositor::media::{SAMPLE_RATE, SampleSource};
 
 use bed::Bed;
 use duck::Ducker;
-use loudness::{Loudness, Signal};
+use loudness::{Levels, Loudness, Normalised, Signal};
+use narration::{Narration, Replay};
 
 use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
@@ -35,12 +40,14 @@ use crate::core::jobs::JobFailure;
 /// [`duck::DUCK_DB`] down).
 pub const BED_BELOW_NARRATION_LU: f64 = 9.0;
 
-/// `narration` with the document's music bed mixed under it, normalised.
+/// `doc`'s soundtrack: its narration (files under `dir`) with its music bed mixed under it,
+/// settled at its level, ready to be read as it is encoded.
 pub fn soundtrack(
     settings: &Settings,
     doc: &VideoDocument,
-    narration: &AudioTrack,
-) -> Result<AudioTrack, JobFailure> {
+    dir: &Path,
+) -> Result<Mix<'static>, JobFailure> {
+    let narration = Narration::of(doc, dir)?;
     let one_loop = match library::resolve(doc) {
         None => None,
         Some(track) => Some(library::load(&settings.assets_dir, track).map_err(|e| {
@@ -48,64 +55,86 @@ pub fn soundtrack(
                 .because(format!("{}: {e}", track.file))
         })?),
     };
-    let (samples, level) = mix(
-        &narration.samples,
-        one_loop.as_deref(),
-        narration.sample_rate,
-    );
+    let mix = Mix::new(Box::new(narration), one_loop, SAMPLE_RATE);
     tracing::info!(
         topic = %doc.topic_id,
         music = library::resolve(doc).map_or("none", |t| t.id.as_str()),
-        lufs = level.integrated,
-        true_peak_dbtp = level.true_peak,
+        lufs = mix.levels.result.integrated,
+        true_peak_dbtp = mix.levels.result.true_peak,
         "soundtrack mixed"
     );
-    Ok(AudioTrack {
-        sample_rate: narration.sample_rate,
-        samples,
-    })
+    Ok(mix)
 }
 
-/// The mix of `narration` and, when given, `one_loop` looped, faded and ducked under it;
-/// normalised by [`loudness::normalise`], with the level it ended at. The mix is made block
-/// by block for each pass, never held whole in floats: memory stays flat in the length but
-/// for the 16-bit result.
-pub fn mix(narration: &[i16], one_loop: Option<&[f32]>, rate: u32) -> (Vec<i16>, Loudness) {
-    let bed = one_loop.map(|one_loop| {
-        let level = bed_gain(narration, one_loop, rate);
-        (one_loop, duck::speech_frames(narration, rate), level)
-    });
-    let open = || Mixer {
-        voice: Voice(narration),
-        bed: bed.as_ref().map(|(one_loop, speech, level)| {
-            (
-                Bed::new(one_loop, narration.len(), rate),
-                Ducker::new(speech, rate),
-                *level,
-            )
-        }),
-        under: Vec::new(),
-    };
-    loudness::normalise(open, rate)
+/// A narration with, when given, a loop looped, faded and ducked under it, at the levels
+/// [`loudness::settle`] found. Nothing of it is held whole: each pass (measuring, settling,
+/// encoding) makes it again, block by block, so memory stays flat in the video's length.
+pub struct Mix<'a> {
+    narration: Box<dyn Replay + 'a>,
+    bed: Option<BedPlan>,
+    levels: Levels,
+    rate: u32,
 }
 
-/// The narration as a [`Signal`].
-struct Voice<'a>(&'a [i16]);
+/// The bed of a [`Mix`]: the loop, where the narration speaks, and the bed's gain.
+struct BedPlan {
+    one_loop: Vec<f32>,
+    speech: Vec<bool>,
+    level: f32,
+}
 
-impl Signal for Voice<'_> {
-    fn read(&mut self, out: &mut [f32]) -> usize {
-        let n = out.len().min(self.0.len());
-        for (o, &s) in out.iter_mut().zip(&self.0[..n]) {
-            *o = f32::from(s) / 32768.0;
+impl<'a> Mix<'a> {
+    /// The mix of `narration` and `one_loop` at `rate`, settled.
+    pub fn new(narration: Box<dyn Replay + 'a>, one_loop: Option<Vec<f32>>, rate: u32) -> Self {
+        let bed = one_loop.map(|one_loop| BedPlan {
+            level: bed_gain(narration.as_ref(), &one_loop, rate),
+            speech: duck::speech_frames(narration.open(), rate),
+            one_loop,
+        });
+        let mut mix = Mix {
+            narration,
+            bed,
+            levels: Levels::default(),
+            rate,
+        };
+        mix.levels = loudness::settle(|| mix.unsettled(), rate);
+        mix
+    }
+
+    /// Samples per second.
+    pub fn rate(&self) -> u32 {
+        self.rate
+    }
+
+    /// The loudness it is at.
+    pub fn level(&self) -> Loudness {
+        self.levels.result
+    }
+
+    /// The mix before its levels.
+    fn unsettled(&self) -> Mixer<'_> {
+        Mixer {
+            voice: self.narration.open(),
+            bed: self.bed.as_ref().map(|b| {
+                (
+                    Bed::new(&b.one_loop, self.narration.sample_count(), self.rate),
+                    Ducker::new(&b.speech, self.rate),
+                    b.level,
+                )
+            }),
+            under: Vec::new(),
         }
-        self.0 = &self.0[n..];
-        n
+    }
+
+    /// Its 16-bit samples from the start, made as they are read.
+    pub fn samples(&self) -> impl SampleSource + '_ {
+        Normalised::new(self.unsettled(), &self.levels, self.rate)
     }
 }
 
 /// The narration with the bed, ducked and at its level, added under it.
 struct Mixer<'a> {
-    voice: Voice<'a>,
+    voice: Box<dyn Signal + 'a>,
     bed: Option<(Bed<'a>, Ducker<'a>, f32)>,
     /// The bed's block.
     under: Vec<f32>,
@@ -127,12 +156,12 @@ impl Signal for Mixer<'_> {
 
 /// The linear gain that puts the bed [`BED_BELOW_NARRATION_LU`] under the narration; a
 /// narration without speech (silence) gets the bed at the target loudness less that much.
-fn bed_gain(narration: &[i16], one_loop: &[f32], rate: u32) -> f32 {
-    let bed = Bed::new(one_loop, narration.len(), rate);
+fn bed_gain(narration: &dyn Replay, one_loop: &[f32], rate: u32) -> f32 {
+    let bed = Bed::new(one_loop, narration.sample_count(), rate);
     let Some(bed_lufs) = loudness::measure_signal(bed, rate).integrated else {
         return 0.0;
     };
-    let voice_lufs = loudness::measure_signal(Voice(narration), rate)
+    let voice_lufs = loudness::measure_signal(narration.open(), rate)
         .integrated
         .unwrap_or(loudness::TARGET_LUFS);
     let want = voice_lufs - BED_BELOW_NARRATION_LU;
@@ -146,6 +175,15 @@ mod tests {
 
     const RATE: u32 = 48_000;
     const BED_HZ: f32 = 2000.0;
+
+    /// The mix of `narration` and `one_loop`, read out whole.
+    fn mix(narration: &[i16], one_loop: Option<&[f32]>, rate: u32) -> (Vec<i16>, Loudness) {
+        let mix = Mix::new(Box::new(narration), one_loop.map(<[f32]>::to_vec), rate);
+        let mut out = vec![0i16; narration.len() + 10];
+        let n = mix.samples().read(&mut out);
+        out.truncate(n);
+        (out, mix.level())
+    }
 
     /// Narration: a 200 Hz buzz for 1.5 s, then 1 s of silence, repeated.
     fn narration(secs: usize) -> Vec<i16> {
