@@ -987,6 +987,33 @@ pub(super) fn priming_samples(audio_encoder: &str) -> u64 {
     }
 }
 
+/// The frames pushed into an encode, reused once the encoder is done with them: a fresh
+/// buffer per frame is fresh memory per frame, paged in and zeroed by the kernel each time.
+struct FramePool(gst::BufferPool);
+
+impl FramePool {
+    fn new(size: usize) -> Result<FramePool, MediaError> {
+        let failed = |e: String| MediaError::pipeline("video-src", format!("frame pool: {e}"));
+        let size = u32::try_from(size).map_err(|e| failed(e.to_string()))?;
+        let pool = gst::BufferPool::new();
+        let mut config = pool.config();
+        config.set_params(None, size, 0, 0);
+        pool.set_config(config).map_err(|e| failed(e.to_string()))?;
+        pool.set_active(true).map_err(|e| failed(e.to_string()))?;
+        Ok(FramePool(pool))
+    }
+
+    fn acquire(&self) -> Result<gst::Buffer, gst::FlowError> {
+        self.0.acquire_buffer(None)
+    }
+}
+
+impl Drop for FramePool {
+    fn drop(&mut self) {
+        let _ = self.0.set_active(false);
+    }
+}
+
 /// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length.
 pub(super) struct AudioFeed<'a> {
     src: &'a gst_app::AppSrc,
@@ -1096,6 +1123,7 @@ fn push_everything(
     let fps = u64::from(job.fps);
     let layout = job.layout;
     let mut rgba: Vec<Vec<u8>> = (0..window).map(|_| vec![0u8; layout.rgba_len()]).collect();
+    let frames_pool = FramePool::new(layout.size)?;
     let mut stages = StageTimes::default();
     let render_ns = AtomicU64::new(0);
     let convert_ns = AtomicU64::new(0);
@@ -1114,9 +1142,9 @@ fn push_everything(
         frames.prepare(first, count as u64);
         stages.prepare += t.elapsed();
         let mut buffers = (0..count)
-            .map(|_| gst::Buffer::with_size(layout.size))
+            .map(|_| frames_pool.acquire())
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| MediaError::pipeline("video-src", format!("allocating a frame: {e}")))?;
+            .map_err(|e| MediaError::pipeline("video-src", format!("allocating a frame: {e:?}")))?;
         let mut render = || {
             rgba[..count]
                 .par_iter_mut()

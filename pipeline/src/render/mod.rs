@@ -17,13 +17,15 @@ pub mod task;
 /// - Each thread that contends for the heap gets an arena of its own (up to 8 per core), and
 ///   memory freed in one arena is never reused by another: capped at [`MALLOC_ARENAS`].
 /// - Blocks over the mmap threshold are mapped and unmapped on their own, but the threshold
-///   rises to the largest block freed (up to 32 MB), after which frame-sized buffers come from
-///   the heap and fragment it: fixed at [`MMAP_THRESHOLD`].
+///   rises to the largest block freed (up to 32 MB), after which large blocks come from the
+///   heap and fragment it: fixed at [`MMAP_THRESHOLD`], above a frame (a 720×1280 RGBA frame
+///   is 3.7 MB), so frames are still reused from the heap rather than paged in afresh.
 ///
-/// Measured with `cargo bench -p pipeline --bench memory` (render peak RSS; the soundtrack is
-/// made on its own thread beside the video): 49 s of video 299 MB by default, 239 MB with two
-/// arenas; 141 s 308 MB with two arenas, 247 MB with the fixed threshold too; speed within
-/// noise. Elsewhere than glibc this does nothing.
+/// Measured with `cargo bench -p pipeline --bench memory` (render peak RSS at 49 / 141 / 460 s
+/// of video, the soundtrack made beside the video): by default 299 MB at 49 s; two arenas
+/// 261 / 308 / 315 MB; a 1 MiB threshold too 246 / 250 / 251 MB but 10 % slower (every frame
+/// paged in); 4 MiB 258 / 257 / 266 MB, within 5 % of the default's speed. Elsewhere than glibc
+/// this does nothing.
 pub fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets the allocator's tunables, under the allocator's own lock; no
@@ -37,4 +39,4 @@ pub fn tune_malloc() {
 /// Malloc arenas a process keeps (see [`tune_malloc`]).
 pub const MALLOC_ARENAS: i32 = 2;
 /// Blocks of this many bytes or more are mapped on their own (see [`tune_malloc`]).
-pub const MMAP_THRESHOLD: i32 = 1 << 20;
+pub const MMAP_THRESHOLD: i32 = 4 << 20;
