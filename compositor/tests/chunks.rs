@@ -370,6 +370,36 @@ fn a_scene_resolved_alone_renders_the_whole_videos_frames() {
     assert_eq!(covered, whole.frame_count(), "the chunks cover the video");
 }
 
+#[test]
+fn a_clip_scenes_first_frame_is_the_same_after_its_frames_were_rendered() {
+    // The walk draws a scene's first frame (what the scene before fades into) after encoding
+    // the scene; a render of only the scene before draws it from a fresh resolve. Both must
+    // give the same pixels, or one chunk key would name two contents.
+    let dir = scratch("first-frame");
+    let plan = three_scenes(&dir);
+    let timeline = Timeline::of(&plan).unwrap();
+    let alone = || {
+        resolve(&VideoPlan {
+            scenes: vec![plan.scenes[1].clone()],
+            ..plan.clone()
+        })
+        .unwrap()
+    };
+    let fresh = incoming_frame(&alone());
+    let used = alone();
+    let body = timeline.scene_frames(1).start..timeline.crossfade_frames(1).start;
+    let chunk = SceneChunk::new(&timeline, 1, &used, None).part(body);
+    let mut rgba = vec![0u8; FRAME_BYTES];
+    for first in (0..chunk.frame_count()).step_by(4) {
+        let count = (chunk.frame_count() - first).min(4);
+        chunk.prepare(first, count);
+        for k in first..first + count {
+            chunk.render(k, &mut rgba);
+        }
+    }
+    assert!(incoming_frame(&used) == fresh, "the first frame changed");
+}
+
 /// The H.264 stream of `mp4`, as ffmpeg copies it out.
 fn elementary_stream(mp4: &Path) -> Vec<u8> {
     let out = Command::new("ffmpeg")
