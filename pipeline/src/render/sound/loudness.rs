@@ -42,9 +42,12 @@ impl<S: Signal + ?Sized> Signal for Box<S> {
     }
 }
 
-/// Samples already in memory, as a [`Signal`].
+/// Samples already in memory, as a [`Signal`] (the mix is never in memory; tests' signals
+/// are).
+#[cfg(test)]
 pub struct Samples<'a>(pub &'a [f32]);
 
+#[cfg(test)]
 impl Signal for Samples<'_> {
     fn read(&mut self, out: &mut [f32]) -> usize {
         let n = out.len().min(self.0.len());
@@ -103,6 +106,7 @@ impl Meter {
 }
 
 /// Integrated loudness and true peak of mono `samples` in −1…1.
+#[cfg(test)]
 pub fn measure(samples: &[f32], rate: u32) -> Loudness {
     measure_signal(Samples(samples), rate)
 }

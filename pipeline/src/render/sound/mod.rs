@@ -59,8 +59,8 @@ pub fn soundtrack(
     tracing::info!(
         topic = %doc.topic_id,
         music = library::resolve(doc).map_or("none", |t| t.id.as_str()),
-        lufs = mix.levels.result.integrated,
-        true_peak_dbtp = mix.levels.result.true_peak,
+        lufs = mix.level().integrated,
+        true_peak_dbtp = mix.level().true_peak,
         "soundtrack mixed"
     );
     Ok(mix)
