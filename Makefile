@@ -16,8 +16,12 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
   libespeak-ng-dev espeak-ng ffmpeg gstreamer1.0-pocketsphinx pocketsphinx-en-us
-# What only the tests need: a real browser and its WebDriver.
-TEST_APT_PACKAGES := chromium chromium-driver
+# What only the tests need: a real browser and its WebDriver; NATS with JetStream for the
+# render workers' queue.
+TEST_APT_PACKAGES := chromium chromium-driver nats-server
+# The S3 server of the render-worker tests (a real one, from crates.io), pinned.
+S3S_FS_VERSION := 0.14.1
+S3S_FS := .tools/s3s-fs/bin/s3s-fs
 CONFIG ?= reelsmith.example.toml
 # Python test tools, pinned in requirements-dev.txt; the openapi tests find them here.
 VENV := .venv
@@ -68,7 +72,10 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
-test: setup-test venv editor
+$(S3S_FS):
+	cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
+
+test: setup-test venv editor $(S3S_FS)
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 # The chaos suite at every kill point (`make test` runs a handful), printing its table.

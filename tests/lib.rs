@@ -23,6 +23,41 @@ use warp::http::{HeaderMap, StatusCode};
 pub use ::{bytes, futures_util, tempfile, tokio_tungstenite, warp};
 
 pub mod browser;
+pub mod cluster;
+
+/// `line` without terminal colour codes (CSI sequences: ESC [ parameters final-byte).
+pub fn strip_colours(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Overwrites with junk every file in `dir` whose name ends with one of `suffixes`; returns how
+/// many there were.
+pub fn corrupt(dir: &Path, suffixes: &[&str]) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if suffixes.iter().any(|s| name.ends_with(s)) {
+            // Truncate in place: a published hard link sees the same junk.
+            std::fs::write(&path, b"this is not media at all").unwrap();
+            n += 1;
+        }
+    }
+    n
+}
 
 pub const SECRET: &str = "test-signing-secret-0123456789-abcdefgh";
 
@@ -75,28 +110,11 @@ impl Daemon {
 
     /// The daemon's log lines so far, without terminal colour codes.
     pub fn log_lines(&self) -> Vec<String> {
-        let strip = |line: &str| {
-            let mut out = String::with_capacity(line.len());
-            let mut chars = line.chars();
-            while let Some(c) = chars.next() {
-                if c == '\x1b' {
-                    // CSI: ESC [ parameters final-byte
-                    for c in chars.by_ref() {
-                        if c.is_ascii_alphabetic() {
-                            break;
-                        }
-                    }
-                } else {
-                    out.push(c);
-                }
-            }
-            out
-        };
         self.log
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .iter()
-            .map(|l| strip(l))
+            .map(|l| strip_colours(l))
             .collect()
     }
 

@@ -35,6 +35,16 @@ enum Command {
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
+    /// Run a render worker: scene chunks from NATS JetStream, inputs and chunks through the
+    /// blob store (`[queue]` and `[storage]` of the config, `queue.kind = "nats"`).
+    Worker {
+        /// TOML config file (optional; defaults and `REELSMITH__*` apply without one).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Overrides `data_dir` (the worker keeps fetched inputs under `{data_dir}/worker`).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
     /// Turn a script file into an MP4 in-process, without the server.
     Render {
         /// The script (or idea / blog text with --source).
@@ -187,6 +197,7 @@ fn main() -> std::process::ExitCode {
             listen,
             data_dir,
         } => serve(config, listen, data_dir),
+        Command::Worker { config, data_dir } => worker(config, data_dir),
         Command::Render {
             script,
             out,
@@ -303,6 +314,25 @@ fn serve(
     // were doing is already back in the queue, so do not wait for them.
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(())
+}
+
+/// `reelsmith worker`: takes chunk tasks until SIGTERM (finishing the chunk in hand).
+fn worker(file: Option<PathBuf>, data_dir: Option<PathBuf>) -> Result<(), String> {
+    let cfg = config::load(file.as_deref(), None, data_dir)?;
+    let settings = cfg.finish(([127, 0, 0, 1], 0).into())?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let shutdown =
+            shutdown_signal().map_err(|e| format!("cannot install signal handlers: {e}"))?;
+        let mut shutdown = Box::pin(shutdown);
+        match pipeline::render::farm::worker::Worker::connect(&settings, &mut shutdown).await? {
+            Some(worker) => worker.run(shutdown).await,
+            None => Ok(()),
+        }
+    })
 }
 
 /// Installs the SIGTERM and Ctrl-C handlers now (before the daemon announces

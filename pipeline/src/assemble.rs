@@ -36,6 +36,8 @@ pub enum StartError {
 struct Tasks {
     ctx: Arc<Context>,
     publisher: Arc<dyn Publisher>,
+    /// Render workers, when `queue.kind = "nats"`.
+    farm: Option<Arc<crate::render::farm::Farm>>,
 }
 
 impl TaskRunner for Tasks {
@@ -49,7 +51,11 @@ impl TaskRunner for Tasks {
     }
 
     fn render(&self, engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
-        crate::render::task::render(engine, job)
+        let farm = self
+            .farm
+            .as_deref()
+            .map(|f| f as &dyn crate::render::chunks::Offload);
+        crate::render::task::render(engine, job, farm)
     }
 
     fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure> {
@@ -58,6 +64,17 @@ impl TaskRunner for Tasks {
 
     fn publish(&self, engine: &Engine, job: &Job) -> Result<Vec<PostResult>, JobFailure> {
         crate::publish::task::publish(engine, self.publisher.as_ref(), job)
+    }
+}
+
+/// The render workers `queue.kind` asks for (none for `embedded`).
+fn farm(settings: &Settings) -> Result<Option<Arc<crate::render::farm::Farm>>, StartError> {
+    use crate::core::config::QueueKind;
+    match settings.queue.kind {
+        QueueKind::Embedded => Ok(None),
+        QueueKind::Nats => crate::render::farm::Farm::new(settings)
+            .map(|farm| Some(Arc::new(farm)))
+            .map_err(StartError::Config),
     }
 }
 
@@ -188,6 +205,7 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
         Arc::new(Tasks {
             ctx: work.clone(),
             publisher: publisher.clone(),
+            farm: farm(&settings)?,
         }),
         dispatcher.wake.clone(),
     ));

@@ -36,6 +36,7 @@ fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Pa
         dir: ChunkDir::new(chunks, "full"),
         encode: encode_settings(settings, None).unwrap(),
         half: false,
+        farm: None,
     }
     .run(&sound, out, true, &mut |_, _| {})
     .unwrap_or_else(|f| panic!("render: {:?}", f.into_job()))

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reelsmith_tests::{Daemon, Receiver, fixture_files, h264_mp4, script};
+use reelsmith_tests::{Daemon, Receiver, corrupt, fixture_files, h264_mp4, script};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
@@ -24,22 +24,6 @@ async fn scene_video(d: &Daemon, receiver: &Receiver) -> String {
     let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
     assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
     id
-}
-
-/// Overwrites with junk every file in `dir` whose name ends with one of `suffixes`; returns how
-/// many there were.
-fn corrupt(dir: &Path, suffixes: &[&str]) -> usize {
-    let mut n = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if suffixes.iter().any(|s| name.ends_with(s)) {
-            // Truncate in place: a published hard link sees the same junk.
-            std::fs::write(&path, b"this is not media at all").unwrap();
-            n += 1;
-        }
-    }
-    n
 }
 
 /// Exports `id`, waits for the render to fail, and returns the status object and the

@@ -26,6 +26,7 @@ use gstreamer_app as gst_app;
 use gstreamer_audio as gst_audio;
 use gstreamer_video as gst_video;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::convert::{I420Layout, rgba_to_i420};
 use super::error::MediaError;
@@ -39,7 +40,8 @@ use super::{AudioTrack, FrameSource, SampleSource};
 const OUTPUT_SAMPLE_RATE: i32 = super::SAMPLE_RATE as i32;
 
 /// x264's speed/quality trade-off (`speed-preset`); faster presets give bigger files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[allow(missing_docs)]
 pub enum X264Preset {
     Ultrafast,
@@ -105,17 +107,20 @@ impl FromStr for X264Preset {
 }
 
 /// Which H.264 encoder to use. Every choice writes High profile, yuv420p.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EncoderChoice {
     /// A hardware encoder when one is installed *and* passes a tiny probe encode on this
     /// machine, x264 (with the configured preset) otherwise.
     #[default]
     Auto,
     /// Always x264 (reproducible output, e.g. for tests). Config name `x264`.
+    #[serde(rename = "x264")]
     Software,
     /// Any working hardware encoder or an error ([`MediaError::NoHardwareEncoder`]).
     Hardware,
     /// NVIDIA NVENC (`nvh264enc`, `nvcudah264enc`) or an error. Config name `nvh264`.
+    #[serde(rename = "nvh264")]
     Nvenc,
     /// VA-API (`vah264enc`, `vaapih264enc`, `vah264lpenc`) or an error. Config name `vaapi`.
     Vaapi,
@@ -153,8 +158,9 @@ impl FromStr for EncoderChoice {
     }
 }
 
-/// How to encode; `Default` is the product format with x264 `veryfast`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How to encode; `Default` is the product format with x264 `veryfast`. Serialisable: a
+/// render worker on another host encodes a chunk with the settings its task carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EncodeSettings {
     /// Frame width in pixels (even); the frame source renders at this size.
     pub width: u32,

@@ -35,8 +35,10 @@ pub struct Config {
     pub webhook: WebhookConfig,
     pub fetch: FetchConfig,
     pub render: RenderConfig,
-    /// Admission: how much work may wait at once.
+    /// Admission: how much work may wait at once; where scene chunks render.
     pub queue: QueueConfig,
+    /// The blob store of render workers (`queue.kind = "nats"`).
+    pub storage: StorageConfig,
     pub public: PublicConfig,
     pub edit: EditConfig,
     /// Idea/blog → narration.
@@ -522,6 +524,28 @@ pub struct QueueConfig {
     pub max_jobs: usize,
     /// The `Retry-After` a refused request is given, seconds.
     pub retry_after_secs: u64,
+    /// Where a video's scene chunks are rendered: in this process (`embedded`), or by render
+    /// workers (`reelsmith worker`) pulling them from NATS JetStream (`nats`), their inputs
+    /// and outputs in `[storage]`. Jobs themselves stay in this node's redb store either way.
+    pub kind: QueueKind,
+    /// The NATS server of `kind = "nats"`.
+    pub nats_url: String,
+    /// How long a worker may hold a chunk without a heartbeat before JetStream gives it to
+    /// another worker, seconds. Workers beat every third of it while they render.
+    pub ack_wait_secs: u64,
+    /// Deliveries of one chunk task before it goes to the dead-letter subject.
+    pub max_deliver: i64,
+}
+
+/// Where scene chunks are rendered (`queue.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    /// In this process, on its render workers (the embedded default).
+    #[default]
+    Embedded,
+    /// By `reelsmith worker` processes, through NATS JetStream.
+    Nats,
 }
 
 impl Default for QueueConfig {
@@ -530,6 +554,54 @@ impl Default for QueueConfig {
             max_jobs_per_account: 20,
             max_jobs: 200,
             retry_after_secs: 30,
+            kind: QueueKind::Embedded,
+            nats_url: "nats://127.0.0.1:4222".into(),
+            ack_wait_secs: 60,
+            max_deliver: 5,
+        }
+    }
+}
+
+/// The blob store render workers and the API node exchange chunk inputs and chunks through
+/// (`queue.kind = "nats"`): a folder all of them mount, or an S3-compatible bucket. Public
+/// media is always served by the API node from its data directory.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    pub kind: StorageKind,
+    /// The folder of `kind = "local"`; default `{data_dir}/blobs`.
+    pub dir: Option<PathBuf>,
+    /// The bucket of `kind = "s3"`.
+    pub bucket: String,
+    /// The S3 endpoint (`http://garage:3900`); empty means AWS itself.
+    pub endpoint: String,
+    pub region: String,
+    pub access_key_id: String,
+    pub secret_access_key: String,
+    /// Allows an `http://` endpoint (a store inside the cluster's network).
+    pub allow_http: bool,
+}
+
+/// Which blob store (`storage.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageKind {
+    #[default]
+    Local,
+    S3,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        StorageConfig {
+            kind: StorageKind::Local,
+            dir: None,
+            bucket: String::new(),
+            endpoint: String::new(),
+            region: "us-east-1".into(),
+            access_key_id: String::new(),
+            secret_access_key: String::new(),
+            allow_http: false,
         }
     }
 }
@@ -559,6 +631,7 @@ impl Default for Config {
             fetch: FetchConfig::default(),
             render: RenderConfig::default(),
             queue: QueueConfig::default(),
+            storage: StorageConfig::default(),
             public: PublicConfig::default(),
             edit: EditConfig::default(),
             writer: WriterConfig::default(),
@@ -614,6 +687,7 @@ pub struct Settings {
     pub fetch: FetchConfig,
     pub render: RenderConfig,
     pub queue: QueueConfig,
+    pub storage: StorageConfig,
     pub public: PublicConfig,
     pub edit: EditConfig,
     pub writer: WriterConfig,
@@ -764,6 +838,7 @@ impl Config {
             fetch: self.fetch,
             render: self.render,
             queue: self.queue,
+            storage: self.storage,
             public: self.public,
             edit: self.edit,
             writer: self.writer,

@@ -14,6 +14,6 @@ pub fn contact_sheet(settings: &Settings, doc: &VideoDocument) -> Result<Vec<u8>
     let dir = settings.video_dir(&doc.topic_id);
     let mut plan = plan_for(settings, doc, &dir);
     let fonts = caption_fonts(&plan.fonts_dir).map_err(JobFailure::internal)?;
-    let video = resolve_dropping_bad_overlays(doc, &mut plan, 0)?;
+    let video = resolve_dropping_bad_overlays(&doc.topic_id, &mut plan, 0)?;
     Ok(compositor::contact_sheet::contact_sheet(&video, &fonts))
 }

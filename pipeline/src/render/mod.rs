@@ -3,6 +3,7 @@
 
 pub mod chunks;
 pub mod contact_sheet;
+pub mod farm;
 pub mod half;
 pub mod plan;
 pub mod preview;

@@ -260,6 +260,19 @@ pub fn render_document(
     out: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<chunks::Report, JobFailure> {
+    render_document_on(settings, doc, dir, out, None, progress)
+}
+
+/// [`render_document`] with the missing chunks encoded elsewhere (`farm`: render workers)
+/// instead of in this process when given.
+pub fn render_document_on(
+    settings: &Settings,
+    doc: &VideoDocument,
+    dir: &Path,
+    out: &Path,
+    farm: Option<&dyn chunks::Offload>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<chunks::Report, JobFailure> {
     let mix = || crate::render::sound::soundtrack(settings, doc, dir);
     let sound = chunks::Soundtrack {
         key: soundtrack_key(settings, doc, dir),
@@ -271,6 +284,7 @@ pub fn render_document(
         dir: chunks::ChunkDir::new(dir, "full"),
         encode: encode_settings(settings, None)?,
         half: false,
+        farm,
     };
     let report = render
         .run(&sound, out, true, progress)
@@ -342,7 +356,7 @@ pub fn encode_settings(
 /// payload) loses its overlay with a warning and resolving is retried. Any other problem fails
 /// the render, naming the document's scene.
 pub(crate) fn resolve_dropping_bad_overlays(
-    doc: &VideoDocument,
+    topic: &str,
     plan: &mut VideoPlan,
     first: usize,
 ) -> Result<compositor::ResolvedVideo, JobFailure> {
@@ -359,7 +373,7 @@ pub(crate) fn resolve_dropping_bad_overlays(
                 .is_some_and(|s| !s.overlay.is_empty()) =>
             {
                 tracing::warn!(
-                    topic = %doc.topic_id,
+                    topic,
                     scene = scene + first,
                     object,
                     %reason,
@@ -576,7 +590,7 @@ mod tests {
         std::fs::write(folder.join("b.svg"), "<svg").unwrap();
         let mut plan = plan_for(&settings, &doc, Path::new("/nowhere"));
         assert_eq!(plan.scenes[0].overlay.len(), 2);
-        let resolved = resolve_dropping_bad_overlays(&doc, &mut plan, 0).unwrap();
+        let resolved = resolve_dropping_bad_overlays(&doc.topic_id, &mut plan, 0).unwrap();
         assert!(!resolved.scene_has_overlay(0));
         let _ = std::fs::remove_dir_all(&data);
     }

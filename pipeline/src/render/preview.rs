@@ -180,6 +180,7 @@ fn render_clip(
         dir: chunks::ChunkDir::new(&dir, &format!("half-{}", seg.voice_file)),
         encode: encode_settings(settings, Some(reduced)).map_err(failed)?,
         half: true,
+        farm: None,
     };
     match render.run(&sound, tmp, true, &mut |_, _| {}) {
         Ok(_) => Ok(()),

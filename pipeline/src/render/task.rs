@@ -14,7 +14,11 @@ use crate::core::model::Job;
 /// the fingerprint of the document it shows (recorded by the engine with the state change).
 /// Each render publishes under a fresh name, so a re-render never changes a file a client
 /// may be reading.
-pub fn render(engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
+pub fn render(
+    engine: &Engine,
+    job: &Job,
+    farm: Option<&dyn crate::render::chunks::Offload>,
+) -> Result<Rendered, JobFailure> {
     let settings = &engine.settings;
     let topic = &job.topic_id;
     let doc: VideoDocument = engine
@@ -28,15 +32,21 @@ pub fn render(engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
     let out_tmp = dir.join("render.mp4");
     let engine_ref = engine;
     let mut last = std::time::Instant::now();
-    let rendered =
-        crate::render::plan::render_document(settings, &doc, &dir, &out_tmp, &mut |done, total| {
+    let rendered = crate::render::plan::render_document_on(
+        settings,
+        &doc,
+        &dir,
+        &out_tmp,
+        farm,
+        &mut |done, total| {
             if last.elapsed() >= Duration::from_millis(500) || done == total {
                 last = std::time::Instant::now();
                 let p =
                     RENDER_START + (1.0 - RENDER_START) * 0.99 * done as f64 / total.max(1) as f64;
                 engine_ref.set_progress(topic, 6, p, Some("Rendering the video"));
             }
-        });
+        },
+    );
     if let Err(failure) = rendered {
         return Err(render_failed(&dir, &out_tmp, failure));
     }

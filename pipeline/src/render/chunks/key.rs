@@ -60,14 +60,20 @@ pub fn file_digest(path: &Path) -> Option<[u8; 32]> {
     Some(digest)
 }
 
-/// The digest of every file in the fonts folder (names and bytes, in name order).
-pub fn fonts_digest(fonts_dir: &Path) -> Key {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(fonts_dir)
+/// The files of the fonts folder, in name order.
+pub(crate) fn font_files(fonts_dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fonts_dir)
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
-    names.sort();
+    files.retain(|p| p.is_file());
+    files.sort();
+    files
+}
+
+/// The digest of every file in the fonts folder (names and bytes, in name order).
+pub fn fonts_digest(fonts_dir: &Path) -> Key {
     let mut hasher = Sha256::new();
-    for path in names.iter().filter(|p| p.is_file()) {
+    for path in &font_files(fonts_dir) {
         hasher.update(path.file_name().unwrap_or_default().as_encoded_bytes());
         hasher.update(file_digest(path).unwrap_or_default());
     }
@@ -75,20 +81,33 @@ pub fn fonts_digest(fonts_dir: &Path) -> Key {
 }
 
 /// The files scene `scene` reads while it is resolved.
-fn scene_files(scene: &ScenePlan) -> Vec<&Path> {
-    let background = match &scene.background {
-        Background::Image(path) => Some(path.as_path()),
-        Background::Clip(clip) => Some(clip.path.as_path()),
+pub(crate) fn scene_files(scene: &ScenePlan) -> Vec<PathBuf> {
+    let mut scene = scene.clone();
+    scene_files_mut(&mut scene)
+        .into_iter()
+        .map(|p| p.clone())
+        .collect()
+}
+
+/// The paths of the files scene `scene` reads, to change them (a render worker names its own
+/// copies).
+pub(crate) fn scene_files_mut(scene: &mut ScenePlan) -> Vec<&mut PathBuf> {
+    let background = match &mut scene.background {
+        Background::Image(path) => Some(path),
+        Background::Clip(clip) => Some(&mut clip.path),
         Background::Procedural { .. } => None,
     };
-    let narrator = match &scene.narrator {
-        Some(Narrator::Clip { clip, .. }) => Some(clip.path.as_path()),
+    let narrator = match &mut scene.narrator {
+        Some(Narrator::Clip { clip, .. }) => Some(&mut clip.path),
         _ => None,
     };
-    let payloads = scene.overlay.iter().filter_map(|o| match &o.payload {
-        OverlayPayload::SvgFile(path) | OverlayPayload::Png(path) => Some(path.as_path()),
-        OverlayPayload::Svg(_) => None,
-    });
+    let payloads = scene
+        .overlay
+        .iter_mut()
+        .filter_map(|o| match &mut o.payload {
+            OverlayPayload::SvgFile(path) | OverlayPayload::Png(path) => Some(path),
+            OverlayPayload::Svg(_) => None,
+        });
     background
         .into_iter()
         .chain(narrator)
@@ -107,7 +126,7 @@ pub fn picture(scene: &ScenePlan, fonts: &str, renderer: &str) -> Key {
     hasher.update(serde_json::to_vec(scene).expect("plans always serialise"));
     for path in scene_files(scene) {
         // A missing file hashes as zeros: resolving will fail on it anyway.
-        hasher.update(file_digest(path).unwrap_or_default());
+        hasher.update(file_digest(&path).unwrap_or_default());
     }
     finish(hasher)
 }

@@ -10,6 +10,7 @@
 
 mod cache;
 pub mod key;
+mod offload;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -25,6 +26,7 @@ use compositor::{RENDERER_VERSION, ResolvedVideo};
 
 pub use cache::ChunkDir;
 use key::{Key, Placement};
+pub use offload::{Offload, Offloaded, Pending};
 
 use crate::core::document::VideoDocument;
 use crate::core::error::Code;
@@ -74,6 +76,8 @@ pub struct Report {
     /// Wall time of the chunks (the soundtrack is made alongside), and of the join.
     pub chunks_wall: Duration,
     pub join_wall: Duration,
+    /// What render workers did, when the chunks went to them.
+    pub farm: Option<Offloaded>,
 }
 
 /// The soundtrack of a render: the key of its inputs, and how to mix it when the cache has
@@ -92,6 +96,9 @@ pub struct Render<'a> {
     pub encode: EncodeSettings,
     /// Chunks at half the product's size (the editor's preview clips, `render::half`).
     pub half: bool,
+    /// Render workers that encode the missing chunks instead of this process
+    /// (`queue.kind = "nats"`); `None` encodes them here.
+    pub farm: Option<&'a dyn Offload>,
 }
 
 impl Render<'_> {
@@ -125,10 +132,13 @@ impl Render<'_> {
         // the video's encodes leave idle instead of waiting for them.
         let (chunks, audio) = std::thread::scope(|scope| {
             let audio = scope.spawn(|| self.soundtrack(sound, &timeline));
-            let chunks = walk.all(progress);
+            let chunks = walk.all(progress).and_then(|chunks| {
+                let farmed = self.farmed(&mut walk, &timeline, &encoder, progress)?;
+                Ok((chunks, farmed))
+            });
             (chunks, audio.join())
         });
-        let chunks = chunks?;
+        let (chunks, farm) = chunks?;
         let chunks_wall = started.elapsed();
         let audio = audio.map_err(|_| encode_failed("the soundtrack thread panicked"))??;
         let joined = join_mp4(&chunks, timeline.fps(), &audio, out).map_err(encode_failed)?;
@@ -148,8 +158,85 @@ impl Render<'_> {
             encoder,
             chunks_wall,
             join_wall: joined.wall,
+            farm,
         })
     }
+
+    /// Hands the chunks the walk left to render workers, when there are workers, and waits
+    /// for them to be in the chunk folder.
+    fn farmed(
+        &self,
+        walk: &mut Walk<'_>,
+        timeline: &Timeline,
+        encoder: &str,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Option<Offloaded>, Failure> {
+        let Some(farm) = self.farm else {
+            return Ok(None);
+        };
+        let pending = std::mem::take(&mut walk.pending);
+        let total = timeline.frame_count();
+        let base = walk.done;
+        let report = farm.render(self, encoder, pending, &mut |done| {
+            progress(base + done, total);
+        })?;
+        walk.rendered += report.chunks;
+        walk.rendered_frames += report.frames;
+        progress(total, total);
+        Ok(Some(report))
+    }
+}
+
+/// Scene `scene` of `plan` resolved alone; a scene whose overlay does not resolve loses it.
+fn resolve_alone(plan: &VideoPlan, topic: &str, scene: usize) -> Result<ResolvedVideo, Failure> {
+    let mut alone = VideoPlan {
+        scenes: vec![plan.scenes[scene].clone()],
+        ..plan.clone()
+    };
+    resolve_dropping_bad_overlays(topic, &mut alone, scene).map_err(Failure::Input)
+}
+
+/// Encodes timeline frames `frames` of scene `scene` of `plan` to `out` at the product size,
+/// crossfading into scene `scene + 1` when `incoming` (the digest of that scene's first frame,
+/// as the chunk's key has it) is given: a chunk made apart from the walk, by a render worker.
+/// The same resolving and drawing as the walk's, so the same frames; a first frame drawn here
+/// that is not the one the key names fails, rather than store other frames under the key.
+pub fn render_part(
+    plan: &VideoPlan,
+    topic: &str,
+    (scene, frames, incoming): (usize, std::ops::Range<u64>, Option<&str>),
+    encode: &EncodeSettings,
+    out: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<u64, Failure> {
+    let timeline = Timeline::of(plan)
+        .map_err(|e| Failure::Input(JobFailure::new(Code::RenderFailed, resolve_message(&e))))?;
+    let fades = incoming.is_some();
+    if scene >= plan.scenes.len() || (fades && scene + 1 >= plan.scenes.len()) {
+        return Err(encode_failed(format!(
+            "chunk task names scene {scene} of {}",
+            plan.scenes.len()
+        )));
+    }
+    let resolved = resolve_alone(plan, topic, scene)?;
+    let pixels = match incoming {
+        Some(digest) => {
+            let pixels = incoming_frame(&resolve_alone(plan, topic, scene + 1)?);
+            let drawn = key::frame(&pixels);
+            if drawn != digest {
+                return Err(encode_failed(format!(
+                    "scene {}'s first frame drew as {drawn}, the chunk key names {digest}",
+                    scene + 2
+                )));
+            }
+            Some(pixels)
+        }
+        None => None,
+    };
+    let chunk = SceneChunk::new(&timeline, scene, &resolved, pixels.as_deref()).part(frames);
+    let report =
+        encode_video(&chunk, encode, out, &mut |done, _| progress(done)).map_err(encode_failed)?;
+    Ok(report.frames)
 }
 
 impl Render<'_> {
@@ -191,10 +278,12 @@ struct FirstFrame {
 
 /// One chunk of a scene: some of its frames, under their key.
 struct Part {
+    key: Key,
     path: std::path::PathBuf,
     frames: std::ops::Range<u64>,
-    /// Whether these frames are the scene's crossfade into the next one.
-    fades: bool,
+    /// The digest of the next scene's first frame when these frames are the scene's
+    /// crossfade into it.
+    incoming: Option<Key>,
 }
 
 /// The walk over a video's scenes, last to first.
@@ -206,6 +295,8 @@ struct Walk<'a> {
     rendered: usize,
     rendered_frames: u64,
     done: u64,
+    /// The missing chunks left to render workers (only when the render has a farm).
+    pending: Vec<Pending>,
 }
 
 impl<'a> Walk<'a> {
@@ -225,6 +316,7 @@ impl<'a> Walk<'a> {
             rendered: 0,
             rendered_frames: 0,
             done: 0,
+            pending: Vec::new(),
         }
     }
 
@@ -249,7 +341,7 @@ impl<'a> Walk<'a> {
             next = first;
         }
         chunks.reverse();
-        progress(total, total);
+        progress(self.done, total);
         Ok(chunks)
     }
 
@@ -275,7 +367,8 @@ impl<'a> Walk<'a> {
         let remembered = before_fades
             .then(|| self.render.dir.first_frame(&self.pictures[scene]))
             .flatten();
-        let missing = parts.iter().any(|p| !p.path.is_file());
+        // With render workers, this process resolves a scene only for its first frame.
+        let missing = parts.iter().any(|p| !p.path.is_file()) && self.render.farm.is_none();
         let resolved = if missing || (before_fades && remembered.is_none()) {
             Some(self.resolve(scene)?)
         } else {
@@ -283,11 +376,21 @@ impl<'a> Walk<'a> {
         };
         let mut pixels = incoming.and_then(|f| f.pixels);
         for part in &parts {
+            if self.render.farm.is_some() && !part.path.is_file() {
+                self.pending.push(Pending {
+                    scene,
+                    frames: part.frames.clone(),
+                    incoming: part.incoming.clone(),
+                    key: part.key.clone(),
+                    path: part.path.clone(),
+                });
+                continue;
+            }
             if let (false, Some(resolved)) = (part.path.is_file(), &resolved) {
-                if part.fades && pixels.is_none() {
+                if part.incoming.is_some() && pixels.is_none() {
                     pixels = Some(incoming_frame(&self.resolve(scene + 1)?));
                 }
-                let incoming = pixels.as_deref().filter(|_| part.fades);
+                let incoming = pixels.as_deref().filter(|_| part.incoming.is_some());
                 let chunk = SceneChunk::new(self.timeline, scene, resolved, incoming)
                     .part(part.frames.clone());
                 self.encode(&chunk, &part.path, progress)?;
@@ -326,8 +429,9 @@ impl<'a> Walk<'a> {
         let key = key::chunk(&self.pictures[scene], &placement, self.encoder);
         Part {
             path: self.render.dir.chunk(&key),
+            key,
             frames,
-            fades: incoming.is_some(),
+            incoming: incoming.map(|f| f.digest.clone()),
         }
     }
 
@@ -360,11 +464,7 @@ impl<'a> Walk<'a> {
 
     /// Scene `scene` resolved alone; a scene whose overlay does not resolve loses it.
     fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
-        let mut alone = VideoPlan {
-            scenes: vec![self.render.plan.scenes[scene].clone()],
-            ..self.render.plan.clone()
-        };
-        resolve_dropping_bad_overlays(self.render.doc, &mut alone, scene).map_err(Failure::Input)
+        resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene)
     }
 
     /// Encodes `chunk` to `path`, at half size when the render asks for it.

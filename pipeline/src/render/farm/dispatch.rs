@@ -1,0 +1,346 @@
+//! The API node's side: the chunks a render lacks go to the queue as tasks, their inputs to
+//! the blob store; the render waits for the chunks and copies them into its chunk folder.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use tokio::sync::OnceCell;
+
+use super::blobs::Blobs;
+use super::queue::Queue;
+use super::task::{ChunkResult, ChunkTask, Input, Outcome, Progress};
+use crate::core::config::Settings;
+use crate::core::error::Code;
+use crate::core::ids;
+use crate::core::jobs::JobFailure;
+use crate::render::chunks::key::{Key, file_digest, font_files, scene_files};
+use crate::render::chunks::{Failure, Offload, Offloaded, Pending, Render};
+
+/// How often the render looks in the blob store for chunks whose completion it did not hear
+/// (one sent while NATS was restarting, say).
+const LOOK_EVERY: Duration = Duration::from_secs(3);
+
+/// Render workers, as the API node reaches them: the queue (connected on first use, so the
+/// node starts while NATS is down) and the blob store.
+pub struct Farm {
+    settings: crate::core::config::QueueConfig,
+    queue: OnceCell<Queue>,
+    blobs: Blobs,
+    runtime: tokio::runtime::Handle,
+}
+
+fn unavailable(e: impl std::fmt::Display) -> Failure {
+    Failure::Encode(
+        JobFailure::new(
+            Code::RenderFailed,
+            "The render workers could not be reached; export the video again later.",
+        )
+        .because(e),
+    )
+}
+
+impl Offload for Farm {
+    /// Has workers make `pending` (chunks of `render`, keyed for `encoder`) and copies each
+    /// into its place; `progress` gets the frames of them done so far. Blocks: called from a
+    /// render, on a blocking thread.
+    fn render(
+        &self,
+        render: &Render<'_>,
+        encoder: &str,
+        pending: Vec<Pending>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Offloaded, Failure> {
+        if pending.is_empty() {
+            return Ok(Offloaded::default());
+        }
+        self.runtime
+            .block_on(self.dispatch(render, encoder, pending, progress))
+    }
+}
+
+impl Farm {
+    /// The farm `settings` configure (`queue.kind = "nats"`). Must run inside a tokio runtime.
+    pub fn new(settings: &Settings) -> Result<Farm, String> {
+        Ok(Farm {
+            settings: settings.queue.clone(),
+            queue: OnceCell::new(),
+            blobs: Blobs::open(&settings.storage, &settings.data_dir)?,
+            runtime: tokio::runtime::Handle::current(),
+        })
+    }
+
+    async fn queue(&self) -> Result<&Queue, Failure> {
+        self.queue
+            .get_or_try_init(|| Queue::connect(&self.settings, "reelsmith-api"))
+            .await
+            .map_err(unavailable)
+    }
+
+    async fn dispatch(
+        &self,
+        render: &Render<'_>,
+        encoder: &str,
+        pending: Vec<Pending>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Offloaded, Failure> {
+        let queue = self.queue().await?;
+        let id = ids::file_token();
+        // Subscribed before the first task goes out, so no answer is missed.
+        let mut answers = queue.answers(&id).await.map_err(unavailable)?;
+        let mut report = Offloaded::default();
+        let mut waiting = Waiting::default();
+        for part in pending {
+            let inputs = self.upload_inputs(render, &part, &mut report).await?;
+            let task = ChunkTask {
+                render: id.clone(),
+                topic: render.doc.topic_id.clone(),
+                key: part.key.clone(),
+                encoder: encoder.to_owned(),
+                encode: render.encode.clone(),
+                plan: render.plan.clone(),
+                scene: part.scene,
+                frames: part.frames.clone(),
+                incoming: part.incoming.clone(),
+                inputs,
+            };
+            queue.submit(&task).await.map_err(unavailable)?;
+            waiting.add(part);
+        }
+        // A render waits as long as a task can take in JetStream's hands: every delivery's
+        // ack wait, with no word from any worker.
+        let silence = queue.ack_wait() * (queue.max_deliver().max(1) as u32 + 1);
+        let mut heard = Instant::now();
+        let mut look = tokio::time::interval(LOOK_EVERY);
+        while !waiting.is_empty() {
+            tokio::select! {
+                message = answers.next() => {
+                    let Some(message) = message else {
+                        return Err(unavailable("the answer subscription ended"));
+                    };
+                    heard = Instant::now();
+                    let kind = message.subject.split('.').nth(2).unwrap_or_default();
+                    self.answer(kind, &message.payload, &mut waiting, &mut report).await?;
+                }
+                _ = look.tick() => {
+                    if self.look_in_store(&mut waiting, &mut report).await? {
+                        heard = Instant::now();
+                    }
+                    if heard.elapsed() > silence {
+                        return Err(unavailable(format!(
+                            "no render worker answered for {}s; {} chunks outstanding",
+                            silence.as_secs(),
+                            waiting.len()
+                        )));
+                    }
+                }
+            }
+            progress(waiting.frames_done());
+        }
+        tracing::info!(
+            topic = %render.doc.topic_id,
+            render = %id,
+            chunks = report.chunks,
+            uploaded = report.uploaded,
+            downloaded = report.downloaded,
+            worker_fetched = report.worker_fetched,
+            worker_stored = report.worker_stored,
+            overhead_ms = report.overhead.as_millis() as u64,
+            "chunks rendered by workers"
+        );
+        Ok(report)
+    }
+
+    /// Stores every file chunk `part` reads (unless stored before) and names them.
+    async fn upload_inputs(
+        &self,
+        render: &Render<'_>,
+        part: &Pending,
+        report: &mut Offloaded,
+    ) -> Result<Vec<Input>, Failure> {
+        let plan = &render.plan;
+        let scenes = part.scene..=part.scene + usize::from(part.incoming.is_some());
+        let mut paths: Vec<PathBuf> = scenes
+            .filter_map(|s| plan.scenes.get(s))
+            .flat_map(scene_files)
+            .collect();
+        paths.extend(font_files(&plan.fonts_dir));
+        let mut inputs = Vec::with_capacity(paths.len());
+        let mut seen = HashSet::new();
+        for path in paths {
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            let Some(digest) = file_digest(&path) else {
+                return Err(no_longer_reads(part.scene));
+            };
+            let digest = hex::encode(digest);
+            report.uploaded += self
+                .blobs
+                .put_input(&path, &digest)
+                .await
+                .map_err(|e| match e {
+                    super::blobs::BlobError::Unreadable(_) => no_longer_reads(part.scene),
+                    e => unavailable(e),
+                })?;
+            inputs.push(Input { path, digest });
+        }
+        Ok(inputs)
+    }
+
+    /// One answer from a worker: a chunk done (copied in), a dead letter (the render fails),
+    /// or a heartbeat.
+    async fn answer(
+        &self,
+        kind: &str,
+        payload: &[u8],
+        waiting: &mut Waiting,
+        report: &mut Offloaded,
+    ) -> Result<(), Failure> {
+        if kind == "progress" {
+            if let Ok(beat) = serde_json::from_slice::<Progress>(payload) {
+                waiting.progress(&beat.key, beat.done);
+            }
+            return Ok(());
+        }
+        let Ok(result) = serde_json::from_slice::<ChunkResult>(payload) else {
+            tracing::warn!("an answer on a render's subject did not parse; ignored");
+            return Ok(());
+        };
+        match result.outcome {
+            Outcome::Done {
+                fetch_ms,
+                render_ms,
+                store_ms,
+                fetched_bytes,
+                stored_bytes,
+            } => {
+                let Some(since) = waiting.submitted(&result.key) else {
+                    return Ok(()); // a duplicate completion: the same bytes, already here
+                };
+                if self.fetch(&result.key, waiting, report).await? {
+                    let worker = Duration::from_millis(fetch_ms + render_ms + store_ms);
+                    report.overhead += since.elapsed().saturating_sub(worker);
+                    report.render += Duration::from_millis(render_ms);
+                    report.worker_fetched += fetched_bytes;
+                    report.worker_stored += stored_bytes;
+                }
+                Ok(())
+            }
+            Outcome::Failed {
+                input,
+                message,
+                cause,
+            } => {
+                if waiting.submitted(&result.key).is_none() {
+                    return Ok(());
+                }
+                let failure = JobFailure::new(Code::RenderFailed, message)
+                    .because(format!("worker {}: {cause}", result.worker));
+                Err(match input {
+                    true => Failure::Input(failure),
+                    false => Failure::Encode(failure),
+                })
+            }
+        }
+    }
+
+    /// Copies the chunk under `key` into its place, if the store has it; whether it did.
+    async fn fetch(
+        &self,
+        key: &str,
+        waiting: &mut Waiting,
+        report: &mut Offloaded,
+    ) -> Result<bool, Failure> {
+        let Some((path, frames)) = waiting
+            .parts
+            .get(key)
+            .map(|(part, ..)| (part.path.clone(), part.frames.end - part.frames.start))
+        else {
+            return Ok(false);
+        };
+        let fetched = self.blobs.fetch_chunk(key, &path).await;
+        let Some(bytes) = fetched.map_err(unavailable)? else {
+            return Ok(false);
+        };
+        report.downloaded += bytes;
+        report.chunks += 1;
+        report.frames += frames;
+        waiting.done(key);
+        Ok(true)
+    }
+
+    /// Fetches every waiting chunk the store already has; whether any was.
+    async fn look_in_store(
+        &self,
+        waiting: &mut Waiting,
+        report: &mut Offloaded,
+    ) -> Result<bool, Failure> {
+        let mut any = false;
+        for key in waiting.keys() {
+            if self.blobs.has_chunk(&key).await.map_err(unavailable)? {
+                any |= self.fetch(&key, waiting, report).await?;
+            }
+        }
+        Ok(any)
+    }
+}
+
+fn no_longer_reads(scene: usize) -> Failure {
+    Failure::Input(JobFailure::new(
+        Code::RenderFailed,
+        format!(
+            "A medium of scene {} could not be read; replace it and export again.",
+            scene + 1
+        ),
+    ))
+}
+
+/// The chunks a render still waits for: each with when it was submitted and the frames of it
+/// a worker says are done.
+#[derive(Default)]
+struct Waiting {
+    parts: HashMap<Key, (Pending, Instant, u64)>,
+    /// Frames of the chunks already in.
+    finished: u64,
+}
+
+impl Waiting {
+    fn add(&mut self, part: Pending) {
+        self.parts
+            .insert(part.key.clone(), (part, Instant::now(), 0));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    fn keys(&self) -> Vec<Key> {
+        self.parts.keys().cloned().collect()
+    }
+
+    fn submitted(&self, key: &str) -> Option<Instant> {
+        self.parts.get(key).map(|p| p.1)
+    }
+
+    fn progress(&mut self, key: &str, done: u64) {
+        if let Some(part) = self.parts.get_mut(key) {
+            part.2 = done.min(part.0.frames.end - part.0.frames.start);
+        }
+    }
+
+    fn done(&mut self, key: &str) {
+        if let Some((part, ..)) = self.parts.remove(key) {
+            self.finished += part.frames.end - part.frames.start;
+        }
+    }
+
+    fn frames_done(&self) -> u64 {
+        self.finished + self.parts.values().map(|p| p.2).sum::<u64>()
+    }
+}

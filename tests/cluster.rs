@@ -1,0 +1,319 @@
+//! The pieces of a multi-host render, as real processes on 127.0.0.1: a NATS server with
+//! JetStream (Debian's `nats-server`), an S3 server (`s3s-fs`, built into `.tools/` by `make`)
+//! and `reelsmith worker` processes.
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A free TCP port on 127.0.0.1 (for servers that cannot report the one they picked).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn wait_for_port(port: u16, what: &str) {
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let until = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(Instant::now() < until, "{what} did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Where a tool lives: on `PATH`, or in the project's `.tools/`.
+fn tool(name: &str, in_tools: &str) -> PathBuf {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../.tools")
+        .join(in_tools);
+    if tools.is_file() {
+        return tools;
+    }
+    for dir in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
+    {
+        if dir.join(name).is_file() {
+            return dir.join(name);
+        }
+    }
+    panic!("{name} is not installed; `make setup-test` installs it");
+}
+
+/// A process whose stderr is kept, line by line.
+struct Logged {
+    child: Child,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Logged {
+    fn spawn(mut command: Command, tag: &'static str) -> Logged {
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{tag} starts: {e}"));
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (stderr, kept) = (child.stderr.take().expect("stderr"), log.clone());
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let line = crate::strip_colours(&line);
+                eprintln!("[{tag}] {line}");
+                kept.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+            }
+        });
+        Logged { child, log }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `nats-server` with JetStream on a port of its own, its store in a temp dir that outlives
+/// a restart.
+pub struct Nats {
+    port: u16,
+    /// The HTTP monitoring port (`/jsz`).
+    monitor: u16,
+    store: tempfile::TempDir,
+    process: Logged,
+}
+
+impl Nats {
+    pub fn start() -> Nats {
+        let store = tempfile::tempdir().expect("temp dir");
+        let (port, monitor) = (free_port(), free_port());
+        let process = Nats::spawn(port, monitor, store.path());
+        Nats {
+            port,
+            monitor,
+            store,
+            process,
+        }
+    }
+
+    fn spawn(port: u16, monitor: u16, store: &Path) -> Logged {
+        let mut command = Command::new(tool("nats-server", "nats-server"));
+        command
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string()])
+            .args(["-m", &monitor.to_string(), "-sd"])
+            .arg(store);
+        let process = Logged::spawn(command, "nats");
+        wait_for_port(port, "nats-server");
+        process
+    }
+
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Kills the server (SIGKILL) and starts it again on the same port and store.
+    pub fn restart(&mut self) {
+        self.process.kill();
+        self.process = Nats::spawn(self.port, self.monitor, self.store.path());
+    }
+
+    /// Messages stored in JetStream stream `name`, from the server's monitoring endpoint.
+    pub async fn stream_messages(&self, name: &str) -> u64 {
+        let url = format!("http://127.0.0.1:{}/jsz?streams=true", self.monitor);
+        let jsz: serde_json::Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+        jsz["account_details"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|a| a["stream_detail"].as_array().cloned().unwrap_or_default())
+            .filter(|s| s["name"] == name)
+            .map(|s| s["state"]["messages"].as_u64().unwrap_or(0))
+            .sum()
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.process.kill();
+    }
+}
+
+/// An S3 server (`s3s-fs`) with one bucket, on a port of its own.
+pub struct S3 {
+    pub endpoint: String,
+    pub bucket: &'static str,
+    _root: tempfile::TempDir,
+    process: Logged,
+}
+
+pub const S3_KEY: &str = "reelsmith-test-key";
+pub const S3_SECRET: &str = "reelsmith-test-secret-0123456789";
+
+impl S3 {
+    pub fn start() -> S3 {
+        let root = tempfile::tempdir().expect("temp dir");
+        let bucket = "chunks";
+        std::fs::create_dir(root.path().join(bucket)).expect("bucket folder");
+        let port = free_port();
+        let mut command = Command::new(tool("s3s-fs", "s3s-fs/bin/s3s-fs"));
+        command
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", S3_KEY, "--secret-key", S3_SECRET])
+            .arg(root.path());
+        let process = Logged::spawn(command, "s3");
+        wait_for_port(port, "s3s-fs");
+        S3 {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            bucket,
+            _root: root,
+            process,
+        }
+    }
+
+    /// The `REELSMITH__STORAGE__*` settings of this store.
+    pub fn env(&self) -> Vec<(String, String)> {
+        [
+            ("KIND", "s3"),
+            ("BUCKET", self.bucket),
+            ("ENDPOINT", &self.endpoint),
+            ("ACCESS_KEY_ID", S3_KEY),
+            ("SECRET_ACCESS_KEY", S3_SECRET),
+            ("ALLOW_HTTP", "true"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (format!("REELSMITH__STORAGE__{k}"), v.to_owned()))
+        .collect()
+    }
+}
+
+impl Drop for S3 {
+    fn drop(&mut self) {
+        self.process.kill();
+    }
+}
+
+/// A `reelsmith worker` process with a data dir of its own.
+pub struct Worker {
+    _dir: tempfile::TempDir,
+    process: Logged,
+}
+
+impl Worker {
+    /// Starts a worker with `env` (the queue and storage settings) and waits until it pulls.
+    pub fn start(bin: &str, env: &[(String, String)]) -> Worker {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut command = Command::new(bin);
+        command
+            .arg("worker")
+            .arg("--data-dir")
+            .arg(dir.path())
+            .env("REELSMITH_LOG", "info")
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let worker = Worker {
+            _dir: dir,
+            process: Logged::spawn(command, "worker"),
+        };
+        worker.wait_for_line("waiting for chunks", Duration::from_secs(30));
+        worker
+    }
+
+    /// Its log lines so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.process
+            .log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The lines containing `text`.
+    pub fn lines_with(&self, text: &str) -> Vec<String> {
+        self.lines()
+            .into_iter()
+            .filter(|l| l.contains(text))
+            .collect()
+    }
+
+    /// Waits until a log line contains `text`; returns it.
+    pub fn wait_for_line(&self, text: &str, timeout: Duration) -> String {
+        let until = Instant::now() + timeout;
+        loop {
+            if let Some(line) = self.lines_with(text).pop() {
+                return line;
+            }
+            assert!(Instant::now() < until, "worker never logged {text:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGKILL: the worker stops where it is, mid-chunk or not.
+    pub fn kill(&mut self) {
+        self.process.kill();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.process.kill();
+    }
+}
+
+/// The `REELSMITH__QUEUE__*` settings of render workers on `nats`.
+pub fn queue_env(nats: &Nats, ack_wait_secs: u64) -> Vec<(String, String)> {
+    vec![
+        ("REELSMITH__QUEUE__KIND".into(), "nats".into()),
+        ("REELSMITH__QUEUE__NATS_URL".into(), nats.url()),
+        (
+            "REELSMITH__QUEUE__ACK_WAIT_SECS".into(),
+            ack_wait_secs.to_string(),
+        ),
+    ]
+}
+
+/// The MD5 of every decoded video frame of `mp4` (ffmpeg's `framemd5`), without timestamps.
+pub fn frame_digests(mp4: &Path) -> Vec<String> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(mp4)
+        .args(["-map", "0:v", "-f", "framemd5", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.rsplit(',').next().map(|h| h.trim().to_owned()))
+        .collect()
+}
+
+/// The PSNR of every decoded frame of `b` against `a` (ffmpeg's `psnr` filter), in dB;
+/// infinite for a frame that decodes to the same pixels.
+pub fn frame_psnr(a: &Path, b: &Path) -> Vec<f64> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(a)
+        .arg("-i")
+        .arg(b)
+        .args(["-lavfi", "[0:v][1:v]psnr=stats_file=-", "-f", "null", "-"])
+        .output()
+        .expect("ffmpeg runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|f| f.strip_prefix("psnr_avg:"))
+        })
+        .map(|v| v.parse().unwrap_or(f64::INFINITY))
+        .collect()
+}
