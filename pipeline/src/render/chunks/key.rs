@@ -271,4 +271,27 @@ mod tests {
         );
         assert_ne!(chunk(&base, &placement(None), "nvh264enc"), here);
     }
+
+    #[test]
+    fn the_files_a_scene_reads_can_be_renamed_in_place() {
+        let mut scene = scene();
+        scene.background = Background::Clip(compositor::plan::Clip::new("/data/a/clip.mp4"));
+        assert_eq!(scene_files(&scene), [PathBuf::from("/data/a/clip.mp4")]);
+        for path in scene_files_mut(&mut scene) {
+            *path = PathBuf::from("/worker/inputs/0f.mp4");
+        }
+        assert_eq!(
+            scene_files(&scene),
+            [PathBuf::from("/worker/inputs/0f.mp4")]
+        );
+        scene.background = Background::Procedural {
+            seed: 1,
+            style: ProceduralStyle::Grid,
+            palette: Palette::SUNSET,
+        };
+        assert!(
+            scene_files(&scene).is_empty(),
+            "a painted background reads no file"
+        );
+    }
 }

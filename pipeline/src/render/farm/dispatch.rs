@@ -344,3 +344,35 @@ impl Waiting {
         self.finished + self.parts.values().map(|p| p.2).sum::<u64>()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(key: &str, frames: std::ops::Range<u64>) -> Pending {
+        Pending {
+            scene: 0,
+            frames,
+            incoming: None,
+            key: key.into(),
+            path: PathBuf::from(format!("/chunks/{key}.mp4")),
+        }
+    }
+
+    #[test]
+    fn progress_counts_heartbeats_and_finished_chunks_once() {
+        let mut waiting = Waiting::default();
+        waiting.add(part("a", 0..30));
+        waiting.add(part("b", 30..50));
+        waiting.progress("a", 12);
+        waiting.progress("b", 999); // never past the chunk's frames
+        assert_eq!(waiting.frames_done(), 12 + 20);
+        waiting.done("a");
+        waiting.done("a"); // a duplicate completion counts nothing
+        assert_eq!(waiting.frames_done(), 30 + 20);
+        assert_eq!(waiting.len(), 1);
+        assert!(waiting.submitted("a").is_none());
+        waiting.progress("a", 5); // a late heartbeat of a finished chunk
+        assert_eq!(waiting.frames_done(), 50);
+    }
+}

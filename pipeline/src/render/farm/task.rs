@@ -82,3 +82,41 @@ pub struct Progress {
     pub key: String,
     pub done: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_reads_back_with_its_outcome_tagged() {
+        let result = ChunkResult {
+            render: "r1".into(),
+            key: "k".into(),
+            worker: "host-1".into(),
+            outcome: Outcome::Failed {
+                input: true,
+                message: "The background image of scene 2 could not be read.".into(),
+                cause: "decode".into(),
+            },
+        };
+        let json = serde_json::to_value(&result).unwrap();
+        assert_eq!(json["outcome"]["outcome"], "failed");
+        let back: ChunkResult = serde_json::from_value(json).unwrap();
+        assert_eq!(back, result);
+    }
+
+    #[test]
+    fn encode_settings_travel_under_their_config_names() {
+        let encode = EncodeSettings {
+            encoder: compositor::media::EncoderChoice::Software,
+            ..EncodeSettings::default()
+        };
+        let json = serde_json::to_value(&encode).unwrap();
+        assert_eq!(json["encoder"], "x264");
+        assert_eq!(json["preset"], "veryfast");
+        assert_eq!(
+            serde_json::from_value::<EncodeSettings>(json).unwrap(),
+            encode
+        );
+    }
+}
