@@ -2,6 +2,7 @@
 #   make demo  set up, start the daemon on embedded defaults, turn a script into ./demo.mp4
 #   make run   set up and run the daemon alone
 #   make test  set up and pass the tests (the single CI command)
+#   make test-scale  render workers at scale: 20 videos on two workers, farm figures (about 10 min)
 #   make chaos every SIGKILL point of the chaos suite, with its table (about 30 min)
 #   make bench-load  API latency and render speed, alone and together (wrk)
 #   make bench-scale end-to-end realtime factor, peak RSS against video length, batch
@@ -27,7 +28,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv editor build demo run test chaos bench bench-load bench-scale lint fuzz
+.PHONY: setup setup-test apt venv editor build demo run test test-scale chaos bench bench-load bench-scale lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -77,6 +78,11 @@ $(S3S_FS):
 
 test: setup-test venv editor $(S3S_FS)
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
+
+# Render workers at scale: 20 videos across two workers, and the figures of a farmed render
+# (scheduling overhead, bytes moved, CPU per video, the worker-count model).
+test-scale: setup-test editor $(S3S_FS)
+	cargo test --locked -p reelsmith --test farm_scale -- --ignored --nocapture --test-threads 1
 
 # The chaos suite at every kill point (`make test` runs a handful), printing its table.
 chaos: setup-test editor

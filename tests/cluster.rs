@@ -248,6 +248,11 @@ impl Worker {
         }
     }
 
+    /// CPU seconds the worker has used so far.
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(self.process.child.id())
+    }
+
     /// SIGKILL: the worker stops where it is, mid-chunk or not.
     pub fn kill(&mut self) {
         self.process.kill();
@@ -316,4 +321,21 @@ pub fn frame_psnr(a: &Path, b: &Path) -> Vec<f64> {
         })
         .map(|v| v.parse().unwrap_or(f64::INFINITY))
         .collect()
+}
+
+/// CPU seconds (user and system) process `pid` has used so far, from `/proc/{pid}/stat`.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start at the state, field 3.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of the line: 11 and 12 counted from the state.
+    let hz = 100.0; // USER_HZ on Linux
+    (ticks(11) + ticks(12)) / hz
 }

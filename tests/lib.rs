@@ -118,6 +118,11 @@ impl Daemon {
             .collect()
     }
 
+    /// The daemon's process id (while it runs).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
     pub fn data_dir(&self) -> PathBuf {
         self.dir.path().join("data")
     }

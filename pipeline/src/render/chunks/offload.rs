@@ -45,9 +45,15 @@ pub struct Offloaded {
     /// Bytes the workers fetched and stored.
     pub worker_fetched: u64,
     pub worker_stored: u64,
-    /// Summed over chunks: the time from a task's submission to its chunk in the folder,
-    /// less the worker's own fetch, render and store: queueing and scheduling.
-    pub overhead: Duration,
+    /// From the first input uploaded to the last chunk in the folder, and the part of it spent
+    /// uploading inputs and submitting tasks.
+    pub wall: Duration,
+    pub submit: Duration,
+    /// The workers' own time (fetching inputs, rendering, storing the chunk), summed over the
+    /// chunks, and its longest chunk. With one worker, `wall - worker` is the scheduling
+    /// overhead of all chunks.
+    pub worker: Duration,
+    pub longest: Duration,
     /// Summed worker render time.
     pub render: Duration,
 }

@@ -85,6 +85,7 @@ impl Farm {
         pending: Vec<Pending>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Offloaded, Failure> {
+        let started = Instant::now();
         let queue = self.queue().await?;
         let id = ids::file_token();
         // Subscribed before the first task goes out, so no answer is missed.
@@ -108,6 +109,7 @@ impl Farm {
             queue.submit(&task).await.map_err(unavailable)?;
             waiting.add(part);
         }
+        report.submit = started.elapsed();
         // A render waits as long as a task can take in JetStream's hands: every delivery's
         // ack wait, with no word from any worker.
         let silence = queue.ack_wait() * (queue.max_deliver().max(1) as u32 + 1);
@@ -138,6 +140,7 @@ impl Farm {
             }
             progress(waiting.frames_done());
         }
+        report.wall = started.elapsed();
         tracing::info!(
             topic = %render.doc.topic_id,
             render = %id,
@@ -146,7 +149,11 @@ impl Farm {
             downloaded = report.downloaded,
             worker_fetched = report.worker_fetched,
             worker_stored = report.worker_stored,
-            overhead_ms = report.overhead.as_millis() as u64,
+            wall_ms = report.wall.as_millis() as u64,
+            submit_ms = report.submit.as_millis() as u64,
+            worker_ms = report.worker.as_millis() as u64,
+            longest_ms = report.longest.as_millis() as u64,
+            render_ms = report.render.as_millis() as u64,
             "chunks rendered by workers"
         );
         Ok(report)
@@ -216,12 +223,13 @@ impl Farm {
                 fetched_bytes,
                 stored_bytes,
             } => {
-                let Some(since) = waiting.submitted(&result.key) else {
+                if !waiting.contains(&result.key) {
                     return Ok(()); // a duplicate completion: the same bytes, already here
-                };
+                }
                 if self.fetch(&result.key, waiting, report).await? {
                     let worker = Duration::from_millis(fetch_ms + render_ms + store_ms);
-                    report.overhead += since.elapsed().saturating_sub(worker);
+                    report.worker += worker;
+                    report.longest = report.longest.max(worker);
                     report.render += Duration::from_millis(render_ms);
                     report.worker_fetched += fetched_bytes;
                     report.worker_stored += stored_bytes;
@@ -233,7 +241,7 @@ impl Farm {
                 message,
                 cause,
             } => {
-                if waiting.submitted(&result.key).is_none() {
+                if !waiting.contains(&result.key) {
                     return Ok(());
                 }
                 let failure = JobFailure::new(Code::RenderFailed, message)
@@ -297,19 +305,17 @@ fn no_longer_reads(scene: usize) -> Failure {
     ))
 }
 
-/// The chunks a render still waits for: each with when it was submitted and the frames of it
-/// a worker says are done.
+/// The chunks a render still waits for, each with the frames of it a worker says are done.
 #[derive(Default)]
 struct Waiting {
-    parts: HashMap<Key, (Pending, Instant, u64)>,
+    parts: HashMap<Key, (Pending, u64)>,
     /// Frames of the chunks already in.
     finished: u64,
 }
 
 impl Waiting {
     fn add(&mut self, part: Pending) {
-        self.parts
-            .insert(part.key.clone(), (part, Instant::now(), 0));
+        self.parts.insert(part.key.clone(), (part, 0));
     }
 
     fn is_empty(&self) -> bool {
@@ -324,24 +330,24 @@ impl Waiting {
         self.parts.keys().cloned().collect()
     }
 
-    fn submitted(&self, key: &str) -> Option<Instant> {
-        self.parts.get(key).map(|p| p.1)
+    fn contains(&self, key: &str) -> bool {
+        self.parts.contains_key(key)
     }
 
     fn progress(&mut self, key: &str, done: u64) {
         if let Some(part) = self.parts.get_mut(key) {
-            part.2 = done.min(part.0.frames.end - part.0.frames.start);
+            part.1 = done.min(part.0.frames.end - part.0.frames.start);
         }
     }
 
     fn done(&mut self, key: &str) {
-        if let Some((part, ..)) = self.parts.remove(key) {
+        if let Some((part, _)) = self.parts.remove(key) {
             self.finished += part.frames.end - part.frames.start;
         }
     }
 
     fn frames_done(&self) -> u64 {
-        self.finished + self.parts.values().map(|p| p.2).sum::<u64>()
+        self.finished + self.parts.values().map(|p| p.1).sum::<u64>()
     }
 }
 
@@ -371,7 +377,7 @@ mod tests {
         waiting.done("a"); // a duplicate completion counts nothing
         assert_eq!(waiting.frames_done(), 30 + 20);
         assert_eq!(waiting.len(), 1);
-        assert!(waiting.submitted("a").is_none());
+        assert!(!waiting.contains("a"));
         waiting.progress("a", 5); // a late heartbeat of a finished chunk
         assert_eq!(waiting.frames_done(), 50);
     }
