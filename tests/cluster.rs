@@ -78,6 +78,8 @@ impl Logged {
 /// `nats-server` with JetStream on a port of its own, its store in a temp dir that outlives
 /// a restart.
 pub struct Nats {
+    /// The address it listens on (`127.0.0.1`, or `0.0.0.0` for workers in namespaces).
+    bind: &'static str,
     port: u16,
     /// The HTTP monitoring port (`/jsz`).
     monitor: u16,
@@ -87,10 +89,16 @@ pub struct Nats {
 
 impl Nats {
     pub fn start() -> Nats {
+        Nats::start_on("127.0.0.1")
+    }
+
+    /// A server listening on `bind` (`0.0.0.0`: reachable over the namespaces' veth links).
+    pub fn start_on(bind: &'static str) -> Nats {
         let store = tempfile::tempdir().expect("temp dir");
         let (port, monitor) = (free_port(), free_port());
-        let process = Nats::spawn(port, monitor, store.path());
+        let process = Nats::spawn(bind, port, monitor, store.path());
         Nats {
+            bind,
             port,
             monitor,
             store,
@@ -98,10 +106,10 @@ impl Nats {
         }
     }
 
-    fn spawn(port: u16, monitor: u16, store: &Path) -> Logged {
+    fn spawn(bind: &str, port: u16, monitor: u16, store: &Path) -> Logged {
         let mut command = Command::new(tool("nats-server", "nats-server"));
         command
-            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string()])
+            .args(["-js", "-a", bind, "-p", &port.to_string()])
             .args(["-m", &monitor.to_string(), "-sd"])
             .arg(store);
         let process = Logged::spawn(command, "nats");
@@ -110,13 +118,22 @@ impl Nats {
     }
 
     pub fn url(&self) -> String {
-        format!("nats://127.0.0.1:{}", self.port)
+        self.url_at("127.0.0.1")
+    }
+
+    /// Its URL as a host reaching it at `ip` sees it.
+    pub fn url_at(&self, ip: &str) -> String {
+        format!("nats://{ip}:{}", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Kills the server (SIGKILL) and starts it again on the same port and store.
     pub fn restart(&mut self) {
         self.process.kill();
-        self.process = Nats::spawn(self.port, self.monitor, self.store.path());
+        self.process = Nats::spawn(self.bind, self.port, self.monitor, self.store.path());
     }
 
     /// Messages stored in JetStream stream `name`, from the server's monitoring endpoint.
@@ -142,6 +159,7 @@ impl Drop for Nats {
 
 /// An S3 server (`s3s-fs`) with one bucket, on a port of its own.
 pub struct S3 {
+    port: u16,
     pub endpoint: String,
     pub bucket: &'static str,
     _root: tempfile::TempDir,
@@ -153,18 +171,24 @@ pub const S3_SECRET: &str = "reelsmith-test-secret-0123456789";
 
 impl S3 {
     pub fn start() -> S3 {
+        S3::start_on("127.0.0.1")
+    }
+
+    /// A server listening on `bind`.
+    pub fn start_on(bind: &str) -> S3 {
         let root = tempfile::tempdir().expect("temp dir");
         let bucket = "chunks";
         std::fs::create_dir(root.path().join(bucket)).expect("bucket folder");
         let port = free_port();
         let mut command = Command::new(tool("s3s-fs", "s3s-fs/bin/s3s-fs"));
         command
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--host", bind, "--port", &port.to_string()])
             .args(["--access-key", S3_KEY, "--secret-key", S3_SECRET])
             .arg(root.path());
         let process = Logged::spawn(command, "s3");
         wait_for_port(port, "s3s-fs");
         S3 {
+            port,
             endpoint: format!("http://127.0.0.1:{port}"),
             bucket,
             _root: root,
@@ -174,10 +198,16 @@ impl S3 {
 
     /// The `REELSMITH__STORAGE__*` settings of this store.
     pub fn env(&self) -> Vec<(String, String)> {
+        self.env_at("127.0.0.1")
+    }
+
+    /// The settings of this store as a host reaching it at `ip` sees it.
+    pub fn env_at(&self, ip: &str) -> Vec<(String, String)> {
+        let endpoint = format!("http://{ip}:{}", self.port);
         [
             ("KIND", "s3"),
             ("BUCKET", self.bucket),
-            ("ENDPOINT", &self.endpoint),
+            ("ENDPOINT", &endpoint),
             ("ACCESS_KEY_ID", S3_KEY),
             ("SECRET_ACCESS_KEY", S3_SECRET),
             ("ALLOW_HTTP", "true"),
@@ -203,8 +233,20 @@ pub struct Worker {
 impl Worker {
     /// Starts a worker with `env` (the queue and storage settings) and waits until it pulls.
     pub fn start(bin: &str, env: &[(String, String)]) -> Worker {
+        Worker::start_in(None, bin, env)
+    }
+
+    /// Like [`Worker::start`], inside network namespace `netns` when given.
+    pub fn start_in(netns: Option<&Netns>, bin: &str, env: &[(String, String)]) -> Worker {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut command = Command::new(bin);
+        let mut command = match netns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", &ns.name, bin]);
+                c
+            }
+            None => Command::new(bin),
+        };
         command
             .arg("worker")
             .arg("--data-dir")
@@ -338,4 +380,65 @@ pub fn cpu_seconds(pid: u32) -> f64 {
     // utime and stime are fields 14 and 15 of the line: 11 and 12 counted from the state.
     let hz = 100.0; // USER_HZ on Linux
     (ticks(11) + ticks(12)) / hz
+}
+
+/// A network namespace joined to this host by a veth pair: a "host" of its own that reaches
+/// this one only at [`Netns::host_ip`] (`ip netns`, as root).
+pub struct Netns {
+    pub name: String,
+    /// This host's end of the link, as the namespace reaches it.
+    pub host_ip: String,
+}
+
+fn ip(args: &[&str]) {
+    let status = Command::new("ip").args(args).status().expect("ip runs");
+    assert!(status.success(), "ip {}", args.join(" "));
+}
+
+impl Netns {
+    /// Namespace number `n` (1–250): `10.77.{n}.1` here, `10.77.{n}.2` inside.
+    pub fn new(n: u8) -> Netns {
+        let name = format!("rsw{n}-{}", std::process::id());
+        let (host, inside) = (format!("rsh{n}"), format!("rsn{n}"));
+        let _ = Command::new("ip")
+            .args(["link", "del", &host])
+            .stderr(Stdio::null())
+            .status();
+        ip(&["netns", "add", &name]);
+        ip(&[
+            "link", "add", &host, "type", "veth", "peer", "name", &inside,
+        ]);
+        ip(&["link", "set", &inside, "netns", &name]);
+        let host_ip = format!("10.77.{n}.1");
+        ip(&["addr", "add", &format!("{host_ip}/24"), "dev", &host]);
+        ip(&["link", "set", &host, "up"]);
+        let exec = |args: &[&str]| {
+            let mut all = vec!["netns", "exec", name.as_str(), "ip"];
+            all.extend_from_slice(args);
+            ip(&all);
+        };
+        exec(&["addr", "add", &format!("10.77.{n}.2/24"), "dev", &inside]);
+        exec(&["link", "set", &inside, "up"]);
+        exec(&["link", "set", "lo", "up"]);
+        Netns { name, host_ip }
+    }
+
+    /// Whether a TCP connection from inside the namespace to `addr:port` succeeds.
+    pub fn reaches(&self, addr: &str, port: u16) -> bool {
+        Command::new("ip")
+            .args(["netns", "exec", &self.name, "timeout", "3", "bash", "-c"])
+            .arg(format!("echo > /dev/tcp/{addr}/{port}"))
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        // Deleting the namespace deletes its end of the veth pair, and with it ours.
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
 }

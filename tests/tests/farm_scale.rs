@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use reelsmith_tests::cluster::{Nats, Worker, cpu_seconds, queue_env};
+use reelsmith_tests::cluster::{Nats, Netns, S3, Worker, cpu_seconds, queue_env};
 use reelsmith_tests::{Daemon, Receiver, script};
 use serde_json::json;
 
@@ -152,4 +152,38 @@ async fn figures_of_a_farmed_render_and_the_worker_count_model() {
         eprintln!("{n:>7}  {predicted:>8.2} s  {per_min:>10.1}");
     }
     assert!(chunks >= 2.0 && work > 0.0 && overhead >= 0.0, "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "make test-scale (root: ip netns)"]
+async fn workers_in_their_own_network_namespaces_render_over_the_network() {
+    let nats = Nats::start_on("0.0.0.0");
+    let s3 = S3::start_on("0.0.0.0");
+    let hosts = [Netns::new(1), Netns::new(2)];
+    let workers: Vec<Worker> = hosts
+        .iter()
+        .map(|ns| {
+            let mut env = queue_env(&nats, 10);
+            env[1].1 = nats.url_at(&ns.host_ip);
+            env.extend(s3.env_at(&ns.host_ip));
+            Worker::start_in(Some(ns), BIN, &env)
+        })
+        .collect();
+    // Like separate hosts: this host's loopback is not theirs.
+    assert!(!hosts[0].reaches("127.0.0.1", nats.port()));
+    assert!(hosts[0].reaches(&hosts[0].host_ip, nats.port()));
+    let mut env = queue_env(&nats, 10);
+    env.extend(s3.env());
+    let d = start_daemon(&env);
+    let body = json!({ "script_text": script(90), "output_type": "video" });
+    let (c, v, _) = d.post("/v1/create_video", &body).await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    for (i, w) in workers.iter().enumerate() {
+        let made = w.lines_with("chunk task finished").len();
+        eprintln!("worker in namespace {} made {made} chunks", i + 1);
+        assert!(made > 0, "worker {i} made no chunk");
+    }
 }
