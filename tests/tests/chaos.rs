@@ -431,20 +431,7 @@ async fn narrator_audio(live: &Live, id: &str, vf: &str) -> String {
 }
 
 async fn segment(live: &Live, id: &str, vf: &str) -> Value {
-    let (c, v) = live
-        .call("/v1/video_data", Some(&json!({ "video_id": id })))
-        .await;
-    assert_eq!(c, 200, "{v}");
-    let url = live.rebased(v["data"]["url"].as_str().unwrap());
-    let tree: Value = live
-        .http
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let tree = scene_tree(live, id).await;
     tree["segments"]
         .as_array()
         .unwrap()
@@ -452,6 +439,29 @@ async fn segment(live: &Live, id: &str, vf: &str) -> Value {
         .find(|s| s["voice_file"] == vf)
         .cloned()
         .unwrap_or(Value::Null)
+}
+
+/// The video's scene tree (`video_data` and the file it names). The daemon may be killed
+/// between the two requests, or while the file is read: then both are asked again, as
+/// [`Live::call`] does, of the restarted daemon.
+async fn scene_tree(live: &Live, id: &str) -> Value {
+    let start = Instant::now();
+    loop {
+        let (c, v) = live
+            .call("/v1/video_data", Some(&json!({ "video_id": id })))
+            .await;
+        assert_eq!(c, 200, "{v}");
+        let url = live.rebased(v["data"]["url"].as_str().unwrap());
+        let got = match live.http.get(url).send().await {
+            Ok(r) => r.json::<Value>().await,
+            Err(e) => Err(e),
+        };
+        match got {
+            Ok(tree) => return tree,
+            Err(e) => assert!(start.elapsed() < LONG, "video_data file: daemon gone: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
 }
 
 /// The whole workload; returns what it made once every job is terminal.
