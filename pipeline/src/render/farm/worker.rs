@@ -27,6 +27,10 @@ use crate::core::config::Settings;
 use crate::render::chunks::key::scene_files_mut;
 use crate::render::chunks::{Failure, render_part};
 
+/// How long a fetched input is kept after the last task that used it: the worker's copies
+/// are a cache of the blob store, never the only copy.
+const INPUTS_KEPT: Duration = Duration::from_secs(24 * 3600);
+
 /// How long to wait before trying NATS again while it cannot be reached.
 const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 
@@ -161,6 +165,10 @@ impl Worker {
             }
         };
         self.answer(&message, &task, delivered, made).await;
+        let forgotten = forget_unused(&self.dir.join("inputs"), INPUTS_KEPT);
+        if forgotten > 0 {
+            tracing::info!(forgotten, "inputs no task used for a day deleted");
+        }
     }
 
     /// Reports the task's end and acks it: done, a dead letter, or back to the queue.
@@ -267,7 +275,11 @@ impl Worker {
                 .dir
                 .join("inputs")
                 .join(format!("{}.{ext}", input.digest));
-            if !copy.is_file() {
+            if copy.is_file() {
+                // Marks it used, for `forget_unused`.
+                let _ = std::fs::File::open(&copy)
+                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            } else {
                 fetched += self
                     .blobs
                     .fetch_input(&input.digest, &copy)
@@ -332,10 +344,51 @@ impl Worker {
     }
 }
 
+/// Deletes the files of `dir` not used (modified) within `kept`; returns how many went.
+fn forget_unused(dir: &Path, kept: Duration) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let old = |e: &std::fs::DirEntry| {
+        e.metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > kept)
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()) && old(e))
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 /// `{host}-{pid}`: which worker answered, in the API node's logs.
 fn worker_name() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
         .unwrap_or_else(|_| "worker".into());
     format!("{host}-{}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_unused_for_longer_than_kept_are_forgotten_and_used_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let (stale, fresh) = (dir.path().join("a.jpg"), dir.path().join("b.jpg"));
+        std::fs::write(&stale, b"a").unwrap();
+        std::fs::write(&fresh, b"b").unwrap();
+        let two_days = std::time::SystemTime::now() - Duration::from_secs(48 * 3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .and_then(|f| f.set_modified(two_days))
+            .unwrap();
+        assert_eq!(forget_unused(dir.path(), INPUTS_KEPT), 1);
+        assert!(!stale.exists() && fresh.exists());
+        assert_eq!(forget_unused(&dir.path().join("none"), INPUTS_KEPT), 0);
+    }
 }
