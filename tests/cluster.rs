@@ -319,12 +319,11 @@ pub fn queue_env(nats: &Nats, ack_wait_secs: u64) -> Vec<(String, String)> {
     ]
 }
 
-/// The MD5 of every decoded video frame of `mp4` (ffmpeg's `framemd5`), without timestamps.
-pub fn frame_digests(mp4: &Path) -> Vec<String> {
+/// What `ffmpeg -v error ARGS` prints on stdout; panics with its stderr when it fails.
+fn ffmpeg(args: &[&std::ffi::OsStr]) -> String {
     let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
-        .arg(mp4)
-        .args(["-map", "0:v", "-f", "framemd5", "-"])
+        .args(["-v", "error"])
+        .args(args)
         .output()
         .expect("ffmpeg runs");
     assert!(
@@ -332,7 +331,14 @@ pub fn frame_digests(mp4: &Path) -> Vec<String> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The MD5 of every decoded video frame of `mp4` (ffmpeg's `framemd5`), without timestamps.
+pub fn frame_digests(mp4: &Path) -> Vec<String> {
+    let args = ["-i".as_ref(), mp4.as_os_str()];
+    let tail = ["-map", "0:v", "-f", "framemd5", "-"].map(std::ffi::OsStr::new);
+    ffmpeg(&[&args[..], &tail[..]].concat())
         .lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.rsplit(',').next().map(|h| h.trim().to_owned()))
@@ -342,20 +348,9 @@ pub fn frame_digests(mp4: &Path) -> Vec<String> {
 /// The PSNR of every decoded frame of `b` against `a` (ffmpeg's `psnr` filter), in dB;
 /// infinite for a frame that decodes to the same pixels.
 pub fn frame_psnr(a: &Path, b: &Path) -> Vec<f64> {
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
-        .arg(a)
-        .arg("-i")
-        .arg(b)
-        .args(["-lavfi", "[0:v][1:v]psnr=stats_file=-", "-f", "null", "-"])
-        .output()
-        .expect("ffmpeg runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+    let inputs = ["-i".as_ref(), a.as_os_str(), "-i".as_ref(), b.as_os_str()];
+    let filter = ["-lavfi", "[0:v][1:v]psnr=stats_file=-", "-f", "null", "-"];
+    ffmpeg(&[&inputs[..], &filter.map(std::ffi::OsStr::new)[..]].concat())
         .lines()
         .filter_map(|l| {
             l.split_whitespace()
