@@ -345,21 +345,6 @@ pub fn frame_digests(mp4: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The PSNR of every decoded frame of `b` against `a` (ffmpeg's `psnr` filter), in dB;
-/// infinite for a frame that decodes to the same pixels.
-pub fn frame_psnr(a: &Path, b: &Path) -> Vec<f64> {
-    let inputs = ["-i".as_ref(), a.as_os_str(), "-i".as_ref(), b.as_os_str()];
-    let filter = ["-lavfi", "[0:v][1:v]psnr=stats_file=-", "-f", "null", "-"];
-    ffmpeg(&[&inputs[..], &filter.map(std::ffi::OsStr::new)[..]].concat())
-        .lines()
-        .filter_map(|l| {
-            l.split_whitespace()
-                .find_map(|f| f.strip_prefix("psnr_avg:"))
-        })
-        .map(|v| v.parse().unwrap_or(f64::INFINITY))
-        .collect()
-}
-
 /// CPU seconds (user and system) process `pid` has used so far, from `/proc/{pid}/stat`.
 pub fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

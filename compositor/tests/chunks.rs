@@ -416,27 +416,62 @@ fn elementary_stream(mp4: &Path) -> Vec<u8> {
     out.stdout
 }
 
-#[test]
-#[ignore = "x264 has been seen to encode the same frames to other bytes late in a long-running \
-            process (issue 20's note); run with --ignored while that is investigated"]
-fn encoding_the_same_frames_again_gives_the_same_stream() {
-    // A cached chunk is only as good as the encoder is deterministic: encoded again (by a full
-    // render, or another worker), the same frames must give the same bytes.
-    let dir = scratch("determinism");
-    let plan = three_scenes(&dir);
+/// Set in the child processes of [`the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held`]:
+/// encode the chunk to this path and stop.
+const ENCODE_ONCE_TO: &str = "REELSMITH_TEST_ENCODE_ONCE_TO";
+
+/// Scene 0 of [`three_scenes`] fading into scene 1, encoded to `out`.
+fn encode_the_fading_scene(dir: &Path, out: &Path) {
+    let plan = three_scenes(dir);
     let timeline = Timeline::of(&plan).unwrap();
-    let alone = resolve(&VideoPlan {
-        scenes: vec![plan.scenes[0].clone()],
-        ..plan.clone()
-    })
-    .unwrap();
-    let mut streams = Vec::new();
-    for run in 0..4 {
-        let chunk = SceneChunk::new(&timeline, 0, &alone, None);
-        let path = dir.join(format!("run{run}.mp4"));
-        encode_video(&chunk, &settings(720, 1280), &path, &mut |_, _| {}).unwrap();
-        streams.push(elementary_stream(&path));
+    let alone = |scene: usize| {
+        resolve(&VideoPlan {
+            scenes: vec![plan.scenes[scene].clone()],
+            ..plan.clone()
+        })
+        .unwrap()
+    };
+    let (first, next) = (alone(0), incoming_frame(&alone(1)));
+    let chunk = SceneChunk::new(&timeline, 0, &first, Some(&next));
+    encode_video(&chunk, &settings(720, 1280), out, &mut |_, _| {}).unwrap();
+}
+
+#[test]
+#[cfg(target_env = "gnu")]
+fn the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held() {
+    // A cached chunk is only as good as the encoder is deterministic: encoded again by a full
+    // render, or by a worker on another host, the same frames must give the same bytes. x264's
+    // AVX-512 code reads memory it never wrote, so its output followed whatever the heap held
+    // (see `x264_asm` in `media/encode.rs`). Each encode runs in a child process whose glibc fills fresh
+    // allocations with another byte (MALLOC_PERTURB_).
+    if let Some(out) = std::env::var_os(ENCODE_ONCE_TO) {
+        let out = PathBuf::from(out);
+        encode_the_fading_scene(out.parent().unwrap(), &out);
+        return;
     }
+    let dir = scratch("determinism");
+    let streams: Vec<Vec<u8>> = ["0", "37", "170"]
+        .iter()
+        .map(|perturb| {
+            let out = dir.join(format!("perturb{perturb}.mp4"));
+            let status = Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held",
+                    "--quiet",
+                ])
+                .env(ENCODE_ONCE_TO, &out)
+                .env("MALLOC_PERTURB_", perturb)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(
+                status.success(),
+                "the encode with MALLOC_PERTURB_={perturb} failed"
+            );
+            elementary_stream(&out)
+        })
+        .collect();
     for (run, stream) in streams.iter().enumerate().skip(1) {
         assert!(stream == &streams[0], "encode {run} differs from the first");
     }
