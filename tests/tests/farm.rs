@@ -186,3 +186,44 @@ async fn a_chunk_whose_input_does_not_decode_is_a_dead_letter_and_fails_the_vide
     assert!(worker.lines_with("delivered=2").is_empty());
     assert!(nats.stream_messages("REELSMITH_DEAD").await >= 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chunk_every_worker_dies_on_is_a_dead_letter_and_fails_the_video() {
+    let nats = Nats::start();
+    let blobs = tempfile::tempdir().unwrap();
+    let mut env = queue_env(&nats, 2);
+    env.push(("REELSMITH__QUEUE__MAX_DELIVER".into(), "2".into()));
+    env.extend(folder_env(blobs.path()));
+    let d = start_daemon(&env);
+    let id = create(&d, 90, None).await;
+    // The first worker dies on its first task; the second on that task's second delivery
+    // (after rendering whatever else it was given while the ack wait ran out).
+    for line in ["chunk task started", "delivered=2"] {
+        let mut worker = Worker::start(BIN, &env);
+        worker.wait_for_line(line, LONG);
+        worker.kill();
+    }
+    // JetStream finds a task's deliveries spent when a worker next asks for work.
+    let healthy = Worker::start(BIN, &env);
+    let failed = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], "render_failed", "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(message.contains("never finished"), "{message}");
+    // JetStream's max-deliveries advisory ended the render, not the wait for silence.
+    assert!(
+        d.log_lines()
+            .iter()
+            .any(|l| l.contains("delivered 2 times without an answer")),
+        "the render failed on the advisory"
+    );
+    assert!(nats.stream_messages("REELSMITH_DEAD").await >= 1);
+    assert!(
+        healthy.lines_with("delivered=3").is_empty(),
+        "the task was not given out again"
+    );
+    assert!(
+        healthy.lines_with("delivered=3").is_empty(),
+        "the task was not given out again"
+    );
+}

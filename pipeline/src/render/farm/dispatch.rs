@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use tokio::sync::OnceCell;
 
 use super::blobs::Blobs;
-use super::queue::Queue;
+use super::queue::{Exhausted, Queue};
 use super::task::{ChunkResult, ChunkTask, Input, Outcome, Progress};
 use crate::core::config::Settings;
 use crate::core::error::Code;
@@ -90,6 +90,7 @@ impl Farm {
         let id = ids::file_token();
         // Subscribed before the first task goes out, so no answer is missed.
         let mut answers = queue.answers(&id).await.map_err(unavailable)?;
+        let mut exhausted = queue.exhausted().await.map_err(unavailable)?;
         let mut report = Offloaded::default();
         let mut waiting = Waiting::default();
         for part in pending {
@@ -106,8 +107,8 @@ impl Farm {
                 incoming: part.incoming.clone(),
                 inputs,
             };
-            queue.submit(&task).await.map_err(unavailable)?;
-            waiting.add(part);
+            let seq = queue.submit(&task).await.map_err(unavailable)?;
+            waiting.add(part, seq);
         }
         report.submit = started.elapsed();
         // A render waits as long as a task can take in JetStream's hands: every delivery's
@@ -124,6 +125,11 @@ impl Farm {
                     heard = Instant::now();
                     let kind = message.subject.split('.').nth(2).unwrap_or_default();
                     self.answer(kind, &message.payload, &mut waiting, &mut report).await?;
+                }
+                Some(message) = exhausted.next() => {
+                    if let Ok(advisory) = serde_json::from_slice::<Exhausted>(&message.payload) {
+                        self.exhausted(queue, &id, &advisory, &waiting).await?;
+                    }
                 }
                 _ = look.tick() => {
                     if self.look_in_store(&mut waiting, &mut report).await? {
@@ -254,6 +260,53 @@ impl Farm {
         }
     }
 
+    /// JetStream gave up on a task: every delivery went unacknowledged (the workers that took
+    /// it died). If it is one of this render's, files the dead letter the workers could not,
+    /// takes the task out of the queue and fails the render; another render's is ignored.
+    async fn exhausted(
+        &self,
+        queue: &Queue,
+        render: &str,
+        advisory: &Exhausted,
+        waiting: &Waiting,
+    ) -> Result<(), Failure> {
+        let Some(part) = waiting.by_seq(advisory.stream_seq) else {
+            return Ok(());
+        };
+        let cause = format!(
+            "task {} delivered {} times without an answer",
+            advisory.stream_seq, advisory.deliveries
+        );
+        let letter = ChunkResult {
+            render: render.to_owned(),
+            key: part.key.clone(),
+            worker: "jetstream".into(),
+            outcome: Outcome::Failed {
+                input: false,
+                message: "every worker that took this chunk stopped".into(),
+                cause: cause.clone(),
+            },
+        };
+        if let Err(e) = queue.report(&letter).await {
+            tracing::warn!(error = %e, "the dead letter of an exhausted chunk was not stored");
+        }
+        if let Err(e) = queue.remove_task(advisory.stream_seq).await {
+            tracing::warn!(error = %e, "an exhausted chunk task was not removed");
+        }
+        Err(Failure::Encode(
+            JobFailure::new(
+                Code::RenderFailed,
+                format!(
+                    "Scene {} was given to render workers {} times and never finished; \
+                     export the video again.",
+                    part.scene + 1,
+                    advisory.deliveries
+                ),
+            )
+            .because(cause),
+        ))
+    }
+
     /// Copies the chunk under `key` into its place, if the store has it; whether it did.
     async fn fetch(
         &self,
@@ -309,13 +362,25 @@ fn no_longer_reads(scene: usize) -> Failure {
 #[derive(Default)]
 struct Waiting {
     parts: HashMap<Key, (Pending, u64)>,
+    /// Each waiting chunk's task, by its sequence in the task stream.
+    seqs: HashMap<u64, Key>,
     /// Frames of the chunks already in.
     finished: u64,
 }
 
 impl Waiting {
-    fn add(&mut self, part: Pending) {
+    /// Waits for `part`, queued as task `seq`.
+    fn add(&mut self, part: Pending, seq: u64) {
+        self.seqs.insert(seq, part.key.clone());
         self.parts.insert(part.key.clone(), (part, 0));
+    }
+
+    /// The waiting chunk queued as task `seq`.
+    fn by_seq(&self, seq: u64) -> Option<&Pending> {
+        self.seqs
+            .get(&seq)
+            .and_then(|key| self.parts.get(key))
+            .map(|(part, _)| part)
     }
 
     fn is_empty(&self) -> bool {
@@ -368,8 +433,9 @@ mod tests {
     #[test]
     fn progress_counts_heartbeats_and_finished_chunks_once() {
         let mut waiting = Waiting::default();
-        waiting.add(part("a", 0..30));
-        waiting.add(part("b", 30..50));
+        waiting.add(part("a", 0..30), 7);
+        waiting.add(part("b", 30..50), 8);
+        assert_eq!(waiting.by_seq(8).map(|p| p.key.as_str()), Some("b"));
         waiting.progress("a", 12);
         waiting.progress("b", 999); // never past the chunk's frames
         assert_eq!(waiting.frames_done(), 12 + 20);
@@ -378,6 +444,10 @@ mod tests {
         assert_eq!(waiting.frames_done(), 30 + 20);
         assert_eq!(waiting.len(), 1);
         assert!(!waiting.contains("a"));
+        assert!(
+            waiting.by_seq(7).is_none(),
+            "a finished chunk's task is not waited for"
+        );
         waiting.progress("a", 5); // a late heartbeat of a finished chunk
         assert_eq!(waiting.frames_done(), 50);
     }

@@ -9,12 +9,15 @@
 //!   length of the render: `reelsmith.chunks.done.{render}` and `…progress.{render}`.
 //! - A task that cannot be made goes to `reelsmith.chunks.dead.{render}`, kept by the stream
 //!   [`DEAD_STREAM`] (the dead letters an operator reads) and seen by the render waiting for it.
+//! - A task whose last delivery went unacknowledged (every worker that took it died) is
+//!   announced by JetStream's max-deliveries advisory; the render waiting for it files the dead
+//!   letter in the workers' stead and takes the task out of the work queue.
 
 use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer, stream};
 use bytes::Bytes;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::task::{ChunkResult, ChunkTask, Outcome, Progress};
 use crate::core::config::QueueConfig;
@@ -26,6 +29,18 @@ pub const TASK_SUBJECT: &str = "reelsmith.chunks.task";
 pub const DEAD_STREAM: &str = "REELSMITH_DEAD";
 /// The durable consumer every render worker pulls from.
 pub const WORKERS: &str = "render-workers";
+
+/// JetStream's advisory for a task of [`WORKERS`] delivered `max_deliver` times, unacknowledged.
+pub const EXHAUSTED_SUBJECT: &str =
+    "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.REELSMITH_CHUNKS.render-workers";
+
+/// The part of that advisory the render reads.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Exhausted {
+    /// The task's sequence in [`TASK_STREAM`], as [`Queue::submit`] returned it.
+    pub stream_seq: u64,
+    pub deliveries: u64,
+}
 
 /// How long JetStream remembers a task's id to drop a second publish of it.
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
@@ -128,17 +143,31 @@ impl Queue {
         self.config.max_deliver
     }
 
-    /// Puts `task` on the queue; returns once JetStream has stored it.
-    pub async fn submit(&self, task: &ChunkTask) -> Result<(), QueueError> {
+    /// Puts `task` on the queue; returns its sequence in [`TASK_STREAM`] once JetStream has
+    /// stored it.
+    pub async fn submit(&self, task: &ChunkTask) -> Result<u64, QueueError> {
         let publish = jetstream::message::PublishMessage::build()
             .payload(to_bytes(task))
             .message_id(format!("{}-{}", task.render, task.key));
-        self.js
+        let ack = self
+            .js
             .send_publish(TASK_SUBJECT, publish)
             .await
             .map_err(js)?
             .await
             .map_err(js)?;
+        Ok(ack.sequence)
+    }
+
+    /// JetStream's max-deliveries advisories of the workers' consumer, from now on.
+    pub async fn exhausted(&self) -> Result<async_nats::Subscriber, QueueError> {
+        self.client.subscribe(EXHAUSTED_SUBJECT).await.map_err(js)
+    }
+
+    /// Takes task `seq` out of the work queue (its last delivery is spent; nobody acks it).
+    pub async fn remove_task(&self, seq: u64) -> Result<(), QueueError> {
+        let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
+        stream.delete_message(seq).await.map_err(js)?;
         Ok(())
     }
 
