@@ -2,7 +2,8 @@
 #   make demo  set up, start the daemon on embedded defaults, turn a script into ./demo.mp4
 #   make run   set up and run the daemon alone
 #   make test  set up and pass the tests (the single CI command)
-#   make test-scale  render workers at scale: 20 videos on two workers, farm figures (about 10 min)
+#   make test-scale  render workers at scale on Garage: 20 videos on two workers, farm figures
+#              (about 10 min, and about 10 more to build Garage the first time)
 #   make chaos every SIGKILL point of the chaos suite, with its table (about 30 min)
 #   make bench-load  API latency and render speed, alone and together (wrk)
 #   make bench-scale end-to-end realtime factor, peak RSS against video length, batch
@@ -19,10 +20,14 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
   libespeak-ng-dev espeak-ng ffmpeg gstreamer1.0-pocketsphinx pocketsphinx-en-us
 # What only the tests need: a real browser and its WebDriver; NATS with JetStream for the
 # render workers' queue.
-TEST_APT_PACKAGES := chromium chromium-driver nats-server
+TEST_APT_PACKAGES := chromium chromium-driver nats-server openssl
 # The S3 server of the render-worker tests (a real one, from crates.io), pinned.
 S3S_FS_VERSION := 0.14.1
 S3S_FS := .tools/s3s-fs/bin/s3s-fs
+# Garage, the S3 store of make test-scale (its build takes about 10 min on 2 cores, so make test
+# uses s3s-fs). lmdb only: the tests need no sqlite, metrics or K2V.
+GARAGE_VERSION := 2.5.0
+GARAGE := .tools/garage/bin/garage
 CONFIG ?= reelsmith.example.toml
 # Python test tools, pinned in requirements-dev.txt; the openapi tests find them here.
 VENV := .venv
@@ -79,9 +84,13 @@ $(S3S_FS):
 test: setup-test venv editor $(S3S_FS)
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
-# Render workers at scale: 20 videos across two workers, and the figures of a farmed render
-# (scheduling overhead, bytes moved, CPU per video, the worker-count model).
-test-scale: setup-test editor $(S3S_FS)
+$(GARAGE):
+	cargo install --locked --quiet garage --version $(GARAGE_VERSION) --no-default-features --features bundled-libs,lmdb --root .tools/garage
+
+# Render workers at scale on Garage: 20 videos across two workers, workers in network
+# namespaces of their own, and the figures of a farmed render (scheduling overhead, bytes
+# moved, CPU per video, the worker-count model).
+test-scale: setup-test editor $(GARAGE)
 	cargo test --locked -p reelsmith --test farm_scale -- --ignored --nocapture --test-threads 1
 
 # The chaos suite at every kill point (`make test` runs a handful), printing its table.

@@ -1,6 +1,6 @@
 //! The pieces of a multi-host render, as real processes on 127.0.0.1: a NATS server with
-//! JetStream (Debian's `nats-server`), an S3 server (`s3s-fs`, built into `.tools/` by `make`)
-//! and `reelsmith worker` processes.
+//! JetStream (Debian's `nats-server`), an S3 server (`s3s-fs`, or Garage for `make test-scale`,
+//! each built into `.tools/` by `make`) and `reelsmith worker` processes.
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -84,6 +84,8 @@ pub struct Nats {
     /// The HTTP monitoring port (`/jsz`).
     monitor: u16,
     store: tempfile::TempDir,
+    /// Further `nats-server` arguments (authentication, TLS).
+    extra: Vec<String>,
     process: Logged,
 }
 
@@ -94,24 +96,32 @@ impl Nats {
 
     /// A server listening on `bind` (`0.0.0.0`: reachable over the namespaces' veth links).
     pub fn start_on(bind: &'static str) -> Nats {
+        Nats::start_with(bind, &[])
+    }
+
+    /// A server listening on `bind`, started with `extra` arguments as well (`--user`, `--tls`, …).
+    pub fn start_with(bind: &'static str, extra: &[&str]) -> Nats {
         let store = tempfile::tempdir().expect("temp dir");
         let (port, monitor) = (free_port(), free_port());
-        let process = Nats::spawn(bind, port, monitor, store.path());
+        let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
+        let process = Nats::spawn(bind, (port, monitor), store.path(), &extra);
         Nats {
             bind,
             port,
             monitor,
             store,
+            extra,
             process,
         }
     }
 
-    fn spawn(bind: &str, port: u16, monitor: u16, store: &Path) -> Logged {
+    fn spawn(bind: &str, (port, monitor): (u16, u16), store: &Path, extra: &[String]) -> Logged {
         let mut command = Command::new(tool("nats-server", "nats-server"));
         command
             .args(["-js", "-a", bind, "-p", &port.to_string()])
             .args(["-m", &monitor.to_string(), "-sd"])
-            .arg(store);
+            .arg(store)
+            .args(extra);
         let process = Logged::spawn(command, "nats");
         wait_for_port(port, "nats-server");
         process
@@ -133,7 +143,12 @@ impl Nats {
     /// Kills the server (SIGKILL) and starts it again on the same port and store.
     pub fn restart(&mut self) {
         self.process.kill();
-        self.process = Nats::spawn(self.bind, self.port, self.monitor, self.store.path());
+        self.process = Nats::spawn(
+            self.bind,
+            (self.port, self.monitor),
+            self.store.path(),
+            &self.extra,
+        );
     }
 
     /// Messages stored in JetStream stream `name`, from the server's monitoring endpoint.
@@ -157,24 +172,32 @@ impl Drop for Nats {
     }
 }
 
-/// An S3 server (`s3s-fs`) with one bucket, on a port of its own.
+/// An S3 server with one bucket, on a port of its own: `s3s-fs` (quick to build, in `make
+/// test`) or Garage (a real distributed object store, in `make test-scale`).
 pub struct S3 {
     port: u16,
     pub endpoint: String,
     pub bucket: &'static str,
+    key: String,
+    secret: String,
+    region: &'static str,
     _root: tempfile::TempDir,
     process: Logged,
 }
 
-pub const S3_KEY: &str = "reelsmith-test-key";
-pub const S3_SECRET: &str = "reelsmith-test-secret-0123456789";
+const S3_KEY: &str = "reelsmith-test-key";
+const S3_SECRET: &str = "reelsmith-test-secret-0123456789";
+
+/// Garage's key format: `GK` and 24 hex digits, a secret of 64.
+const GARAGE_KEY: &str = "GK0123456789abcdef01234567";
+const GARAGE_SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 impl S3 {
     pub fn start() -> S3 {
         S3::start_on("127.0.0.1")
     }
 
-    /// A server listening on `bind`.
+    /// `s3s-fs` listening on `bind`.
     pub fn start_on(bind: &str) -> S3 {
         let root = tempfile::tempdir().expect("temp dir");
         let bucket = "chunks";
@@ -191,6 +214,77 @@ impl S3 {
             port,
             endpoint: format!("http://127.0.0.1:{port}"),
             bucket,
+            key: S3_KEY.into(),
+            secret: S3_SECRET.into(),
+            region: "us-east-1",
+            _root: root,
+            process,
+        }
+    }
+
+    /// A one-node Garage cluster listening for S3 on `bind`: its layout applied, the bucket
+    /// made and a key allowed to read and write it, all through Garage's own CLI.
+    pub fn garage_on(bind: &str) -> S3 {
+        let root = tempfile::tempdir().expect("temp dir");
+        let (port, rpc, admin) = (free_port(), free_port(), free_port());
+        let config = root.path().join("garage.toml");
+        let dir = root.path().display();
+        std::fs::write(
+            &config,
+            format!(
+                "metadata_dir = \"{dir}/meta\"\ndata_dir = \"{dir}/data\"\n\
+                 db_engine = \"lmdb\"\nreplication_factor = 1\n\
+                 rpc_bind_addr = \"127.0.0.1:{rpc}\"\nrpc_public_addr = \"127.0.0.1:{rpc}\"\n\
+                 rpc_secret = \"{GARAGE_SECRET}\"\n\
+                 [s3_api]\ns3_region = \"garage\"\napi_bind_addr = \"{bind}:{port}\"\n\
+                 [admin]\napi_bind_addr = \"127.0.0.1:{admin}\"\n"
+            ),
+        )
+        .expect("garage.toml");
+        let garage = tool("garage", "garage/bin/garage");
+        let mut command = Command::new(&garage);
+        command.arg("-c").arg(&config).arg("server");
+        let process = Logged::spawn(command, "garage");
+        wait_for_port(port, "garage");
+        let cli = |args: &[&str]| -> String {
+            let out = Command::new(&garage)
+                .arg("-c")
+                .arg(&config)
+                .args(args)
+                .output()
+                .expect("the garage CLI runs");
+            assert!(
+                out.status.success(),
+                "garage {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let node = cli(&["node", "id", "-q"]);
+        let node = node.trim().split('@').next().expect("a node id").to_owned();
+        cli(&["layout", "assign", "-z", "dc1", "-c", "1G", &node]);
+        cli(&["layout", "apply", "--version", "1"]);
+        let bucket = "chunks";
+        cli(&["bucket", "create", bucket]);
+        cli(&[
+            "key",
+            "import",
+            "--yes",
+            "-n",
+            "reelsmith",
+            GARAGE_KEY,
+            GARAGE_SECRET,
+        ]);
+        cli(&[
+            "bucket", "allow", "--read", "--write", bucket, "--key", GARAGE_KEY,
+        ]);
+        S3 {
+            port,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            bucket,
+            key: GARAGE_KEY.into(),
+            secret: GARAGE_SECRET.into(),
+            region: "garage",
             _root: root,
             process,
         }
@@ -208,8 +302,9 @@ impl S3 {
             ("KIND", "s3"),
             ("BUCKET", self.bucket),
             ("ENDPOINT", &endpoint),
-            ("ACCESS_KEY_ID", S3_KEY),
-            ("SECRET_ACCESS_KEY", S3_SECRET),
+            ("REGION", self.region),
+            ("ACCESS_KEY_ID", &self.key),
+            ("SECRET_ACCESS_KEY", &self.secret),
             ("ALLOW_HTTP", "true"),
         ]
         .into_iter()
@@ -238,6 +333,13 @@ impl Worker {
 
     /// Like [`Worker::start`], inside network namespace `netns` when given.
     pub fn start_in(netns: Option<&Netns>, bin: &str, env: &[(String, String)]) -> Worker {
+        let worker = Worker::spawn(netns, bin, env);
+        worker.wait_for_line("waiting for chunks", Duration::from_secs(30));
+        worker
+    }
+
+    /// Starts a worker without waiting for it to reach the queue.
+    pub fn spawn(netns: Option<&Netns>, bin: &str, env: &[(String, String)]) -> Worker {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut command = match netns {
             Some(ns) => {
@@ -253,12 +355,10 @@ impl Worker {
             .arg(dir.path())
             .env("REELSMITH_LOG", "info")
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let worker = Worker {
+        Worker {
             _dir: dir,
             process: Logged::spawn(command, "worker"),
-        };
-        worker.wait_for_line("waiting for chunks", Duration::from_secs(30));
-        worker
+        }
     }
 
     /// Its log lines so far.
@@ -317,6 +417,40 @@ pub fn queue_env(nats: &Nats, ack_wait_secs: u64) -> Vec<(String, String)> {
             ack_wait_secs.to_string(),
         ),
     ]
+}
+
+/// A private CA and a server certificate it signed for `127.0.0.1`, made by the `openssl`
+/// command in `dir`: (`ca.pem`, `server.pem`, `server.key`).
+pub fn tls_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let openssl = |args: &str| {
+        let out = Command::new("openssl")
+            .args(args.split_whitespace())
+            .current_dir(dir)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "openssl {args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+    openssl(&format!(
+        "req -x509 {key} -days 2 -subj /CN=reelsmith-test-ca -keyout ca.key -out ca.pem"
+    ));
+    openssl(&format!(
+        "req {key} -subj /CN=127.0.0.1 -keyout server.key -out server.csr"
+    ));
+    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").expect("san.ext");
+    openssl(
+        "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+         -extfile san.ext -out server.pem",
+    );
+    (
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    )
 }
 
 /// What `ffmpeg -v error ARGS` prints on stdout; panics with its stderr when it fails.

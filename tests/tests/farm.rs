@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reelsmith_tests::cluster::{Nats, S3, Worker, frame_digests, queue_env};
+use reelsmith_tests::cluster::{Nats, S3, Worker, frame_digests, queue_env, tls_certificates};
 use reelsmith_tests::{Daemon, Receiver, corrupt, script};
 use serde_json::json;
 
@@ -226,4 +226,74 @@ async fn a_chunk_every_worker_dies_on_is_a_dead_letter_and_fails_the_video() {
         healthy.lines_with("delivered=3").is_empty(),
         "the task was not given out again"
     );
+}
+
+/// `env` with `REELSMITH__QUEUE__{key}` set to `value` as well.
+fn with_queue(mut env: Vec<(String, String)>, pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    for (k, v) in pairs {
+        env.push((format!("REELSMITH__QUEUE__{k}"), (*v).to_owned()));
+    }
+    env
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nats_with_a_password_lets_the_right_one_render_and_refuses_a_wrong_one() {
+    let nats = Nats::start_with(
+        "127.0.0.1",
+        &["--user", "reelsmith", "--pass", "s3cret-pass"],
+    );
+    let blobs = tempfile::tempdir().unwrap();
+    let mut base = queue_env(&nats, 10);
+    base.extend(folder_env(blobs.path()));
+    let env = with_queue(
+        base.clone(),
+        &[("NATS_USER", "reelsmith"), ("NATS_PASSWORD", "s3cret-pass")],
+    );
+    let impostor = Worker::spawn(
+        None,
+        BIN,
+        &with_queue(
+            base,
+            &[("NATS_USER", "reelsmith"), ("NATS_PASSWORD", "guess")],
+        ),
+    );
+    let _worker = Worker::start(BIN, &env);
+    let d = start_daemon(&env);
+    let id = create(&d, 90, None).await;
+    completed(&d, &id).await;
+    let refused = impostor.lines_with("not reachable yet");
+    assert!(!refused.is_empty(), "the wrong password was not refused");
+    assert!(
+        refused[0].to_lowercase().contains("authorization"),
+        "{}",
+        refused[0]
+    );
+    assert!(impostor.lines_with("waiting for chunks").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nats_over_tls_with_a_private_ca_renders_and_an_unknown_ca_is_refused() {
+    let certs = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = tls_certificates(certs.path());
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    let nats = Nats::start_with(
+        "127.0.0.1",
+        &["--tls", "--tlscert", &cert, "--tlskey", &key],
+    );
+    let blobs = tempfile::tempdir().unwrap();
+    let mut base = queue_env(&nats, 10);
+    base.extend(folder_env(blobs.path()));
+    let url = nats.url().replace("nats://", "tls://");
+    let base = with_queue(base, &[("NATS_URL", &url)]);
+    let env = with_queue(base.clone(), &[("NATS_TLS_CA", &ca.display().to_string())]);
+    let stranger = Worker::spawn(None, BIN, &base);
+    let _worker = Worker::start(BIN, &env);
+    let d = start_daemon(&env);
+    let id = create(&d, 90, None).await;
+    completed(&d, &id).await;
+    assert!(
+        !stranger.lines_with("not reachable yet").is_empty(),
+        "a worker that does not trust the CA connected"
+    );
+    assert!(stranger.lines_with("waiting for chunks").is_empty());
 }

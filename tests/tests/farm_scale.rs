@@ -1,9 +1,9 @@
 //! Render workers at scale (`make test-scale`, ignored by `make test`): many videos across
 //! workers, and the figures of a farmed render: scheduling overhead, bytes moved, CPU per
-//! video on the API node and on the workers, and the wall-time model they give.
+//! video on the API node and on the workers, and the wall-time model they give. The blob
+//! store is Garage here (s3s-fs serves `make test`).
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use reelsmith_tests::cluster::{Nats, Netns, S3, Worker, cpu_seconds, queue_env};
@@ -13,12 +13,10 @@ use serde_json::json;
 const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
 const LONG: Duration = Duration::from_secs(900);
 
-fn farm_env(nats: &Nats, blobs: &Path) -> Vec<(String, String)> {
+/// NATS and Garage on this host, as the API node and its workers see them.
+fn farm_env(nats: &Nats, s3: &S3) -> Vec<(String, String)> {
     let mut env = queue_env(nats, 10);
-    env.push((
-        "REELSMITH__STORAGE__DIR".into(),
-        blobs.display().to_string(),
-    ));
+    env.extend(s3.env());
     env
 }
 
@@ -31,8 +29,8 @@ fn start_daemon(env: &[(String, String)]) -> Daemon {
 #[ignore = "make test-scale"]
 async fn twenty_videos_across_two_workers_all_complete_none_twice() {
     let nats = Nats::start();
-    let blobs = tempfile::tempdir().unwrap();
-    let env = farm_env(&nats, blobs.path());
+    let s3 = S3::garage_on("127.0.0.1");
+    let env = farm_env(&nats, &s3);
     let workers = [Worker::start(BIN, &env), Worker::start(BIN, &env)];
     let mut env_daemon = env.clone();
     env_daemon.push(("REELSMITH__RENDER__WORKERS".into(), "4".into()));
@@ -97,8 +95,8 @@ fn fields(line: &str) -> HashMap<String, f64> {
 #[ignore = "make test-scale"]
 async fn figures_of_a_farmed_render_and_the_worker_count_model() {
     let nats = Nats::start();
-    let blobs = tempfile::tempdir().unwrap();
-    let env = farm_env(&nats, blobs.path());
+    let s3 = S3::garage_on("127.0.0.1");
+    let env = farm_env(&nats, &s3);
     let worker = Worker::start(BIN, &env);
     let d = start_daemon(&env);
     let (id, _) = d.scenes_ready_video().await;
@@ -158,7 +156,7 @@ async fn figures_of_a_farmed_render_and_the_worker_count_model() {
 #[ignore = "make test-scale (root: ip netns)"]
 async fn workers_in_their_own_network_namespaces_render_over_the_network() {
     let nats = Nats::start_on("0.0.0.0");
-    let s3 = S3::start_on("0.0.0.0");
+    let s3 = S3::garage_on("0.0.0.0");
     let hosts = [Netns::new(1), Netns::new(2)];
     let workers: Vec<Worker> = hosts
         .iter()

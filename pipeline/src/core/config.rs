@@ -528,13 +528,51 @@ pub struct QueueConfig {
     /// workers (`reelsmith worker`) pulling them from NATS JetStream (`nats`), their inputs
     /// and outputs in `[storage]`. Jobs themselves stay in this node's redb store either way.
     pub kind: QueueKind,
-    /// The NATS server of `kind = "nats"`.
+    /// The NATS server of `kind = "nats"` (`tls://…` requires TLS).
     pub nats_url: String,
+    /// How this node proves who it is to NATS: a user and password, a token, or a credentials
+    /// file (`.creds`: JWT and NKey seed); at most one of the three.
+    pub nats_user: String,
+    pub nats_password: String,
+    pub nats_token: String,
+    pub nats_credentials: Option<PathBuf>,
+    /// A PEM file of the CAs the NATS server's certificate is checked against; setting it
+    /// requires TLS.
+    pub nats_tls_ca: Option<PathBuf>,
+    /// A client certificate and its key (PEM), for a server that verifies clients.
+    pub nats_tls_cert: Option<PathBuf>,
+    pub nats_tls_key: Option<PathBuf>,
     /// How long a worker may hold a chunk without a heartbeat before JetStream gives it to
     /// another worker, seconds. Workers beat every third of it while they render.
     pub ack_wait_secs: u64,
     /// Deliveries of one chunk task before it goes to the dead-letter subject.
     pub max_deliver: i64,
+}
+
+impl QueueConfig {
+    /// The NATS settings make sense together: one way to authenticate, a password only with a
+    /// user, a client certificate only with its key.
+    fn check_nats(&self) -> Result<(), String> {
+        let ways = [
+            !self.nats_user.is_empty(),
+            !self.nats_token.is_empty(),
+            self.nats_credentials.is_some(),
+        ];
+        if ways.iter().filter(|w| **w).count() > 1 {
+            return Err(
+                "queue: set one of nats_user (with nats_password), nats_token and \
+                 nats_credentials"
+                    .into(),
+            );
+        }
+        if !self.nats_password.is_empty() && self.nats_user.is_empty() {
+            return Err("queue.nats_password needs queue.nats_user".into());
+        }
+        if self.nats_tls_cert.is_some() != self.nats_tls_key.is_some() {
+            return Err("queue.nats_tls_cert and queue.nats_tls_key go together".into());
+        }
+        Ok(())
+    }
 }
 
 /// Where scene chunks are rendered (`queue.kind`).
@@ -556,6 +594,13 @@ impl Default for QueueConfig {
             retry_after_secs: 30,
             kind: QueueKind::Embedded,
             nats_url: "nats://127.0.0.1:4222".into(),
+            nats_user: String::new(),
+            nats_password: String::new(),
+            nats_token: String::new(),
+            nats_credentials: None,
+            nats_tls_ca: None,
+            nats_tls_cert: None,
+            nats_tls_key: None,
             ack_wait_secs: 60,
             max_deliver: 5,
         }
@@ -820,6 +865,7 @@ impl Config {
         if self.queue.max_jobs_per_account == 0 || self.queue.max_jobs == 0 {
             return Err("queue.max_jobs_per_account and queue.max_jobs must be at least 1".into());
         }
+        self.queue.check_nats()?;
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
         let origin_url = trim(
@@ -984,5 +1030,42 @@ mod secret_tests {
         }
         let good = "0123456789abcdef0123456789abcdef";
         assert!(check_signing_secret(Mode::Production, "webhook.signing_secret", good).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod queue_tests {
+    use super::*;
+
+    fn queue(edit: impl FnOnce(&mut QueueConfig)) -> Result<(), String> {
+        let mut q = QueueConfig::default();
+        edit(&mut q);
+        q.check_nats()
+    }
+
+    #[test]
+    fn nats_takes_one_way_to_authenticate_and_whole_pairs() {
+        assert!(queue(|_| {}).is_ok());
+        assert!(
+            queue(|q| {
+                q.nats_user = "rs".into();
+                q.nats_password = "pw".into();
+            })
+            .is_ok()
+        );
+        let two = queue(|q| {
+            q.nats_user = "rs".into();
+            q.nats_token = "t".into();
+        });
+        assert!(two.unwrap_err().contains("one of"));
+        assert!(queue(|q| q.nats_password = "pw".into()).is_err());
+        assert!(queue(|q| q.nats_tls_cert = Some("c.pem".into())).is_err());
+        assert!(
+            queue(|q| {
+                q.nats_tls_cert = Some("c.pem".into());
+                q.nats_tls_key = Some("c.key".into());
+            })
+            .is_ok()
+        );
     }
 }

@@ -77,13 +77,14 @@ impl Queue {
     /// Connects as `name` and makes sure the streams and the workers' consumer exist.
     /// The client reconnects by itself after a NATS restart.
     pub async fn connect(config: &QueueConfig, name: &str) -> Result<Queue, QueueError> {
-        let client = async_nats::ConnectOptions::new()
-            .name(name)
-            .connection_timeout(Duration::from_secs(5))
-            .max_reconnects(None)
+        let failed =
+            |e: &dyn std::fmt::Display| QueueError::Connect(config.nats_url.clone(), e.to_string());
+        let client = connect_options(config, name)
+            .await
+            .map_err(|e| failed(&e))?
             .connect(config.nats_url.as_str())
             .await
-            .map_err(|e| QueueError::Connect(config.nats_url.clone(), e.to_string()))?;
+            .map_err(|e| failed(&e))?;
         let js = jetstream::new(client.clone());
         let queue = Queue {
             client,
@@ -222,6 +223,32 @@ impl Queue {
         let subject = answer_subject("progress", render);
         let _ = self.client.publish(subject, to_bytes(progress)).await;
     }
+}
+
+/// How this process connects as `name`: reconnecting forever, with the credentials and TLS
+/// settings `config` names (checked to be consistent when the config was loaded).
+async fn connect_options(
+    config: &QueueConfig,
+    name: &str,
+) -> std::io::Result<async_nats::ConnectOptions> {
+    let mut options = async_nats::ConnectOptions::new();
+    if let Some(creds) = &config.nats_credentials {
+        options = options.credentials_file(creds).await?;
+    } else if !config.nats_user.is_empty() {
+        options = options.user_and_password(config.nats_user.clone(), config.nats_password.clone());
+    } else if !config.nats_token.is_empty() {
+        options = options.token(config.nats_token.clone());
+    }
+    if let Some(ca) = &config.nats_tls_ca {
+        options = options.add_root_certificates(ca.clone()).require_tls(true);
+    }
+    if let (Some(cert), Some(key)) = (&config.nats_tls_cert, &config.nats_tls_key) {
+        options = options.add_client_certificate(cert.clone(), key.clone());
+    }
+    Ok(options
+        .name(name)
+        .connection_timeout(Duration::from_secs(5))
+        .max_reconnects(None))
 }
 
 fn to_bytes(value: &impl Serialize) -> Bytes {
