@@ -185,6 +185,8 @@ async fn a_chunk_whose_input_does_not_decode_is_a_dead_letter_and_fails_the_vide
     // Undecodable input is not retried: one delivery, and the task kept as a dead letter.
     assert!(worker.lines_with("delivered=2").is_empty());
     assert!(nats.stream_messages("REELSMITH_DEAD").await >= 1);
+    // The video's other chunks were taken out of the queue with it.
+    assert_eq!(nats.stream_messages("REELSMITH_CHUNKS").await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -218,6 +220,7 @@ async fn a_chunk_every_worker_dies_on_is_a_dead_letter_and_fails_the_video() {
         "the render failed on the advisory"
     );
     assert!(nats.stream_messages("REELSMITH_DEAD").await >= 1);
+    assert_eq!(nats.stream_messages("REELSMITH_CHUNKS").await, 0);
     assert!(
         healthy.lines_with("delivered=3").is_empty(),
         "the task was not given out again"

@@ -93,58 +93,26 @@ impl Farm {
         let mut exhausted = queue.exhausted().await.map_err(unavailable)?;
         let mut report = Offloaded::default();
         let mut waiting = Waiting::default();
-        for part in pending {
-            let inputs = self.upload_inputs(render, &part, &mut report).await?;
-            let task = ChunkTask {
-                render: id.clone(),
-                topic: render.doc.topic_id.clone(),
-                key: part.key.clone(),
-                encoder: encoder.to_owned(),
-                encode: render.encode.clone(),
-                plan: render.plan.clone(),
-                scene: part.scene,
-                frames: part.frames.clone(),
-                incoming: part.incoming.clone(),
-                inputs,
-            };
-            let seq = queue.submit(&task).await.map_err(unavailable)?;
-            waiting.add(part, seq);
-        }
+        let mut made = self
+            .submit(
+                render,
+                encoder,
+                (queue, &id),
+                pending,
+                &mut waiting,
+                &mut report,
+            )
+            .await;
         report.submit = started.elapsed();
-        // A render waits as long as a task can take in JetStream's hands: every delivery's
-        // ack wait, with no word from any worker.
-        let silence = queue.ack_wait() * (queue.max_deliver().max(1) as u32 + 1);
-        let mut heard = Instant::now();
-        let mut look = tokio::time::interval(LOOK_EVERY);
-        while !waiting.is_empty() {
-            tokio::select! {
-                message = answers.next() => {
-                    let Some(message) = message else {
-                        return Err(unavailable("the answer subscription ended"));
-                    };
-                    heard = Instant::now();
-                    let kind = message.subject.split('.').nth(2).unwrap_or_default();
-                    self.answer(kind, &message.payload, &mut waiting, &mut report).await?;
-                }
-                Some(message) = exhausted.next() => {
-                    if let Ok(advisory) = serde_json::from_slice::<Exhausted>(&message.payload) {
-                        self.exhausted(queue, &id, &advisory, &waiting).await?;
-                    }
-                }
-                _ = look.tick() => {
-                    if self.look_in_store(&mut waiting, &mut report).await? {
-                        heard = Instant::now();
-                    }
-                    if heard.elapsed() > silence {
-                        return Err(unavailable(format!(
-                            "no render worker answered for {}s; {} chunks outstanding",
-                            silence.as_secs(),
-                            waiting.len()
-                        )));
-                    }
-                }
-            }
-            progress(waiting.frames_done());
+        if made.is_ok() {
+            let subjects = (&mut answers, &mut exhausted);
+            made = self
+                .wait(queue, &id, subjects, (&mut waiting, &mut report), progress)
+                .await;
+        }
+        if let Err(failure) = made {
+            withdraw(queue, &waiting).await;
+            return Err(failure);
         }
         report.wall = started.elapsed();
         tracing::info!(
@@ -163,6 +131,84 @@ impl Farm {
             "chunks rendered by workers"
         );
         Ok(report)
+    }
+
+    /// Uploads the inputs of `pending` and queues a task for each, as render `id`.
+    async fn submit(
+        &self,
+        render: &Render<'_>,
+        encoder: &str,
+        (queue, id): (&Queue, &str),
+        pending: Vec<Pending>,
+        waiting: &mut Waiting,
+        report: &mut Offloaded,
+    ) -> Result<(), Failure> {
+        for part in pending {
+            let inputs = self.upload_inputs(render, &part, report).await?;
+            let task = ChunkTask {
+                render: id.to_owned(),
+                topic: render.doc.topic_id.clone(),
+                key: part.key.clone(),
+                encoder: encoder.to_owned(),
+                encode: render.encode.clone(),
+                plan: render.plan.clone(),
+                scene: part.scene,
+                frames: part.frames.clone(),
+                incoming: part.incoming.clone(),
+                inputs,
+            };
+            let seq = queue.submit(&task).await.map_err(unavailable)?;
+            waiting.add(part, seq);
+        }
+        Ok(())
+    }
+
+    /// Waits until every chunk of render `id` is in: answers from workers, JetStream's
+    /// advisories, and a look in the blob store every [`LOOK_EVERY`].
+    async fn wait(
+        &self,
+        queue: &Queue,
+        id: &str,
+        (answers, exhausted): (&mut async_nats::Subscriber, &mut async_nats::Subscriber),
+        (waiting, report): (&mut Waiting, &mut Offloaded),
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), Failure> {
+        // A render waits as long as a task can take in JetStream's hands: every delivery's
+        // ack wait, with no word from any worker.
+        let silence = queue.ack_wait() * (queue.max_deliver().max(1) as u32 + 1);
+        let mut heard = Instant::now();
+        let mut look = tokio::time::interval(LOOK_EVERY);
+        while !waiting.is_empty() {
+            tokio::select! {
+                message = answers.next() => {
+                    let Some(message) = message else {
+                        return Err(unavailable("the answer subscription ended"));
+                    };
+                    heard = Instant::now();
+                    let kind = message.subject.split('.').nth(2).unwrap_or_default();
+                    self.answer(kind, &message.payload, waiting, report).await?;
+                }
+                Some(message) = exhausted.next() => {
+                    if let Ok(advisory) = serde_json::from_slice::<Exhausted>(&message.payload) {
+                        self.exhausted(queue, id, &advisory, waiting).await?;
+                    }
+                }
+                _ = look.tick() => {
+                    if self.look_in_store(waiting, report).await? {
+                        heard = Instant::now();
+                    }
+                    if heard.elapsed() > silence {
+                        return Err(unavailable(format!(
+                            "no render worker answered for {}s; {} chunks outstanding",
+                            silence.as_secs(),
+                            waiting.len()
+                        )));
+                    }
+                }
+            }
+            progress(waiting.frames_done());
+        }
+        Ok(())
     }
 
     /// Stores every file chunk `part` reads (unless stored before) and names them.
@@ -290,7 +336,7 @@ impl Farm {
         if let Err(e) = queue.report(&letter).await {
             tracing::warn!(error = %e, "the dead letter of an exhausted chunk was not stored");
         }
-        if let Err(e) = queue.remove_task(advisory.stream_seq).await {
+        if let Err(e) = queue.remove_tasks(&[advisory.stream_seq]).await {
             tracing::warn!(error = %e, "an exhausted chunk task was not removed");
         }
         Err(Failure::Encode(
@@ -358,6 +404,22 @@ fn no_longer_reads(scene: usize) -> Failure {
     ))
 }
 
+/// How long a failed render spends taking its tasks out of the queue (NATS may be why it
+/// failed).
+const WITHDRAW_FOR: Duration = Duration::from_secs(5);
+
+/// Takes the tasks of a failed render that no worker finished out of the work queue, so
+/// workers do not spend time on a video that will not use them (best effort: a task a
+/// worker holds is finished and stored under its key, which a re-export then finds).
+async fn withdraw(queue: &Queue, waiting: &Waiting) {
+    let seqs = waiting.unfinished_tasks();
+    match tokio::time::timeout(WITHDRAW_FOR, queue.remove_tasks(&seqs)).await {
+        Ok(Ok(removed)) => tracing::info!(removed, "withdrew the queued chunks of a failed render"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "the chunks of a failed render stay queued"),
+        Err(_) => tracing::warn!("the chunks of a failed render stay queued (NATS is slow)"),
+    }
+}
+
 /// The chunks a render still waits for, each with the frames of it a worker says are done.
 #[derive(Default)]
 struct Waiting {
@@ -373,6 +435,15 @@ impl Waiting {
     fn add(&mut self, part: Pending, seq: u64) {
         self.seqs.insert(seq, part.key.clone());
         self.parts.insert(part.key.clone(), (part, 0));
+    }
+
+    /// The task sequences of the chunks still waited for.
+    fn unfinished_tasks(&self) -> Vec<u64> {
+        self.seqs
+            .iter()
+            .filter(|(_, key)| self.parts.contains_key(*key))
+            .map(|(seq, _)| *seq)
+            .collect()
     }
 
     /// The waiting chunk queued as task `seq`.

@@ -165,11 +165,17 @@ impl Queue {
         self.client.subscribe(EXHAUSTED_SUBJECT).await.map_err(js)
     }
 
-    /// Takes task `seq` out of the work queue (its last delivery is spent; nobody acks it).
-    pub async fn remove_task(&self, seq: u64) -> Result<(), QueueError> {
+    /// Takes tasks `seqs` out of the work queue; returns how many were still there.
+    pub async fn remove_tasks(&self, seqs: &[u64]) -> Result<usize, QueueError> {
         let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
-        stream.delete_message(seq).await.map_err(js)?;
-        Ok(())
+        let mut removed = 0;
+        for &seq in seqs {
+            // A task already acknowledged (or removed) is gone: nothing to do.
+            if stream.delete_message(seq).await.is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
     }
 
     /// The answers to render `render` (done, dead, progress), from now on.
