@@ -389,20 +389,20 @@ pub fn encoder_identity(settings: &EncodeSettings) -> Result<String, MediaError>
         .and_then(|f| f.plugin())
         .map(|p| p.version().to_string())
         .unwrap_or_default();
-    let run = if name == "x264enc" {
-        x264_run_identity(settings)
-    } else {
-        String::new()
-    };
-    Ok(format!(
-        "{name} {plugin} {}x{} {} crf{} max{} gop{}s {run}",
+    let mut identity = format!(
+        "{name} {plugin} {}x{} {} crf{} max{} gop{}s",
         settings.width,
         settings.height,
         settings.preset,
         settings.crf,
         settings.max_bitrate_kbps,
         settings.keyframe_interval_secs
-    ))
+    );
+    if name == "x264enc" {
+        identity.push(' ');
+        identity.push_str(&x264_run_identity(settings));
+    }
+    Ok(identity)
 }
 
 /// Validated numbers for one encode.
@@ -1259,6 +1259,31 @@ fn nanos(d: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_x264_identity_names_its_threads_and_instruction_set() {
+        let x264 = EncodeSettings {
+            encoder: EncoderChoice::Software,
+            ..EncodeSettings::default()
+        };
+        let id = encoder_identity(&x264).unwrap();
+        assert!(id.starts_with("x264enc "), "{id}");
+        assert!(id.ends_with(&x264_run_identity(&x264)), "{id}");
+        assert!(id.contains(" threads4 asm-"), "{id}");
+        let two = EncodeSettings {
+            threads: Some(2),
+            ..x264.clone()
+        };
+        assert_ne!(encoder_identity(&two).unwrap(), id);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+        {
+            assert!(id.ends_with("asm-avx2"), "{id}");
+        }
+    }
 
     #[test]
     fn timestamps_do_not_drift() {
