@@ -246,19 +246,10 @@ impl S3 {
         command.arg("-c").arg(&config).arg("server");
         let process = Logged::spawn(command, "garage");
         wait_for_port(port, "garage");
-        let cli = |args: &[&str]| -> String {
-            let out = Command::new(&garage)
-                .arg("-c")
-                .arg(&config)
-                .args(args)
-                .output()
-                .expect("the garage CLI runs");
-            assert!(
-                out.status.success(),
-                "garage {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stdout).into_owned()
+        let cli = |args: &[&str]| {
+            let mut command = Command::new(&garage);
+            command.arg("-c").arg(&config).args(args);
+            stdout_of(command)
         };
         let node = cli(&["node", "id", "-q"]);
         let node = node.trim().split('@').next().expect("a node id").to_owned();
@@ -423,16 +414,9 @@ pub fn queue_env(nats: &Nats, ack_wait_secs: u64) -> Vec<(String, String)> {
 /// command in `dir`: (`ca.pem`, `server.pem`, `server.key`).
 pub fn tls_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let openssl = |args: &str| {
-        let out = Command::new("openssl")
-            .args(args.split_whitespace())
-            .current_dir(dir)
-            .output()
-            .expect("openssl runs");
-        assert!(
-            out.status.success(),
-            "openssl {args}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut command = Command::new("openssl");
+        command.args(args.split_whitespace()).current_dir(dir);
+        stdout_of(command);
     };
     let key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
     openssl(&format!(
@@ -453,19 +437,24 @@ pub fn tls_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     )
 }
 
-/// What `ffmpeg -v error ARGS` prints on stdout; panics with its stderr when it fails.
-fn ffmpeg(args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error"])
-        .args(args)
+/// What `command` prints on stdout; panics with the command and its stderr when it fails.
+fn stdout_of(mut command: Command) -> String {
+    let out = command
         .output()
-        .expect("ffmpeg runs");
+        .unwrap_or_else(|e| panic!("{command:?} runs: {e}"));
     assert!(
         out.status.success(),
-        "{}",
+        "{command:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What `ffmpeg -v error ARGS` prints on stdout; panics with its stderr when it fails.
+fn ffmpeg(args: &[&std::ffi::OsStr]) -> String {
+    let mut command = Command::new("ffmpeg");
+    command.args(["-v", "error"]).args(args);
+    stdout_of(command)
 }
 
 /// The MD5 of every decoded video frame of `mp4` (ffmpeg's `framemd5`), without timestamps.
