@@ -23,10 +23,12 @@ pub(crate) use narrator::{NarratorCard, narrator_bounds};
 pub(crate) use overlay::{OverlaySprite, Pose};
 
 use crate::clip::{ClipBackground, ClipLayer, ClipNarrator};
+use crate::plan::{Narrator, VideoPlan};
 use tiny_skia::PixmapMut;
 use typography::Font;
 
 /// The fonts every layer draws text with.
+#[derive(Clone)]
 pub(crate) struct Fonts {
     /// Caption/name face first, fallback after (picked per word).
     pub(crate) bold: Vec<Font>,
@@ -93,6 +95,21 @@ impl NarratorLayer {
 /// The smallest box holding both `(x0, y0, x1, y1)` boxes.
 pub(crate) fn union(a: (i64, i64, i64, i64), b: (i64, i64, i64, i64)) -> (i64, i64, i64, i64) {
     (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3))
+}
+
+/// Every piece of text `plan` sets in the caption fonts: caption words, narrator names and
+/// their initials. What decides which fallback faces a render needs.
+pub(crate) fn caption_font_texts(plan: &VideoPlan) -> Vec<String> {
+    let mut texts = Vec::new();
+    for scene in &plan.scenes {
+        let words = scene.captions.iter().flat_map(|c| &c.words);
+        texts.extend(words.map(|w| w.word.trim().to_owned()));
+        if let Some(Narrator::Card { name, .. }) = &scene.narrator {
+            texts.push(name.clone());
+            texts.push(narrator::initials(name));
+        }
+    }
+    texts
 }
 
 /// A rasterised piece of text: coverage plus the offset of its top-left from (pen x, baseline).

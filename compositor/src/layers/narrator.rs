@@ -58,7 +58,7 @@ pub(crate) struct NarratorCard {
 }
 
 /// Up to two initials: of the first and the last word of the name.
-fn initials(name: &str) -> String {
+pub(crate) fn initials(name: &str) -> String {
     let mut it = name.split_whitespace().filter_map(|w| w.chars().next());
     let first = it.next();
     let last = it.next_back();

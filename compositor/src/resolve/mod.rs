@@ -8,22 +8,25 @@
 //! backgrounds painted, caption words, narrator cards and SVG overlays rasterised once, clips
 //! probed, so each frame only copies and blends prepared pixels ([`crate::frame`]).
 
+mod fonts;
+
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use typography::Font;
+
+pub use fonts::caption_fonts;
+use fonts::load_fonts;
 
 use crate::clip::{ClipBackground, ClipLayer, ClipNarrator};
 use crate::geom::{CANVAS_H, CANVAS_W, PreviewRect};
-use crate::layers::captions::CAPTION_FONTS;
 use crate::layers::{
     self, BackgroundLayer, ChunkSprites, Fonts, NarratorCard, NarratorLayer, OverlaySprite,
     PlateBackground, narrator_bounds,
 };
 use crate::media::{ClipInfo, probe_clip};
 use crate::plan::{
-    Background, Clip, MAX_TOTAL_SECONDS, Narrator, OverlayObject, OverlayPayload, Palette,
-    ScenePlan, Transition, VideoPlan, crossfade_alpha,
+    Background, Clip, MAX_TOTAL_SECONDS, Narrator, OverlayObject, Palette, ScenePlan, Transition,
+    VideoPlan, crossfade_alpha,
 };
 
 /// Why a plan could not be resolved.
@@ -321,64 +324,6 @@ pub(crate) struct ResolvedScene {
     pub(crate) transition: Transition,
 }
 
-fn load_font(dir: &Path, name: &str) -> Result<(Vec<u8>, Font), ResolveError> {
-    let path = dir.join(name);
-    let bytes = std::fs::read(&path).map_err(|e| ResolveError::Font {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
-    let font = Font::from_bytes(bytes.clone()).map_err(|e| ResolveError::Font {
-        path,
-        reason: e.to_string(),
-    })?;
-    Ok((bytes, font))
-}
-
-/// The caption fonts ([`CAPTION_FONTS`], in fallback order) from `fonts_dir`: what
-/// [`crate::captions::caption_text_box`] measures with, and what every scene's captions and
-/// narrator names are set in.
-pub fn caption_fonts(fonts_dir: &Path) -> Result<Vec<Font>, ResolveError> {
-    CAPTION_FONTS
-        .iter()
-        .map(|name| load_font(fonts_dir, name).map(|(_, font)| font))
-        .collect()
-}
-
-fn load_fonts(plan: &VideoPlan) -> Result<Fonts, ResolveError> {
-    let dir = &plan.fonts_dir;
-    let loaded = CAPTION_FONTS
-        .iter()
-        .map(|name| load_font(dir, name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (bold_bytes, bold): (Vec<Vec<u8>>, Vec<Font>) = loaded.into_iter().unzip();
-    let needs_svg = plan.scenes.iter().any(|s| {
-        s.overlay.iter().any(|o| {
-            matches!(
-                o.payload,
-                OverlayPayload::Svg(_) | OverlayPayload::SvgFile(_)
-            )
-        })
-    });
-    let svg_db = needs_svg.then(|| {
-        let mut db = usvg::fontdb::Database::new();
-        for bytes in bold_bytes {
-            db.load_font_data(bytes);
-        }
-        for optional in [
-            "Inter-Regular.otf",
-            "NotoSans-Regular.ttf",
-            "Inter-ExtraBold.otf",
-        ] {
-            if let Ok(bytes) = std::fs::read(dir.join(optional)) {
-                db.load_font_data(bytes);
-            }
-        }
-        db.set_sans_serif_family("Inter");
-        std::sync::Arc::new(db)
-    });
-    Ok(Fonts { bold, svg_db })
-}
-
 /// Probe results of every distinct clip file of a plan.
 type ClipProbes = std::collections::HashMap<PathBuf, Result<ClipInfo, String>>;
 
@@ -618,8 +563,8 @@ impl ResolvedVideo {
 mod tests {
     use super::*;
     use crate::geom::CanvasRect;
-    use crate::plan::Animation;
     use crate::plan::tests::plan;
+    use crate::plan::{Animation, OverlayPayload};
 
     #[test]
     fn frame_count_matches_summed_durations() {
