@@ -1163,6 +1163,13 @@ impl AudioFeed<'_> {
     }
 }
 
+thread_local! {
+    /// The RGBA frame a rendering thread draws into before converting it to I420: one per
+    /// thread rather than one per frame of the window, so a window of 2 × threads frames in
+    /// flight holds half the RGBA (3.7 MB a frame at 720×1280).
+    static RGBA_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn push_everything(
     job: &Job,
     frames: &dyn FrameSource,
@@ -1174,7 +1181,6 @@ fn push_everything(
 ) -> Result<StageTimes, MediaError> {
     let fps = u64::from(job.fps);
     let layout = job.layout;
-    let mut rgba: Vec<Vec<u8>> = (0..window).map(|_| vec![0u8; layout.rgba_len()]).collect();
     let frames_pool = FramePool::new(layout.size)?;
     let mut stages = StageTimes::default();
     let render_ns = AtomicU64::new(0);
@@ -1198,11 +1204,10 @@ fn push_everything(
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| MediaError::pipeline("video-src", format!("allocating a frame: {e:?}")))?;
         let mut render = || {
-            rgba[..count]
+            buffers
                 .par_iter_mut()
-                .zip(buffers.par_iter_mut())
                 .enumerate()
-                .try_for_each(|(i, (rgba, buffer))| {
+                .try_for_each(|(i, buffer)| {
                     let index = first + i as u64;
                     let buffer = buffer.make_mut();
                     let pts = timestamp(index, fps);
@@ -1213,17 +1218,20 @@ fn push_everything(
                     let mut map = buffer.map_writable().map_err(|e| {
                         MediaError::pipeline("video-src", format!("mapping a frame: {e}"))
                     })?;
-                    let t = Instant::now();
-                    if frames.render_i420(index, rgba, &layout, &mut map) {
+                    RGBA_SCRATCH.with_borrow_mut(|rgba| {
+                        rgba.resize(layout.rgba_len(), 0);
+                        let t = Instant::now();
+                        if frames.render_i420(index, rgba, &layout, &mut map) {
+                            render_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
+                            return Ok(());
+                        }
+                        frames.render(index, rgba);
                         render_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
-                        return Ok(());
-                    }
-                    frames.render(index, rgba);
-                    render_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
-                    let t = Instant::now();
-                    let converted = rgba_to_i420(rgba, &layout, &mut map);
-                    convert_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
-                    converted
+                        let t = Instant::now();
+                        let converted = rgba_to_i420(rgba, &layout, &mut map);
+                        convert_ns.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
+                        converted
+                    })
                 })
         };
         match pool {
