@@ -11,9 +11,10 @@ not a test, nothing here is asserted. Every figure comes from this one run.
    300 MB). A script may have 500 words (the spec's limit), about 3.3 minutes; the 10-minute
    figure comes from `cargo bench -p pipeline --bench memory`, which builds in process.
 3. Batch: ten short videos rendered into one data dir, their chunk caches removed (as after a
-   renderer change, whose version is in every chunk key), then `reelsmith rerender --all`:
-   videos per minute and CPU utilisation over the machine's cores; then `rerender --all` again
-   with the cache warm (nothing changed).
+   renderer change, whose version is in every chunk key), then `reelsmith rerender --all`, one
+   video at a time and two at a time (`--jobs 2`, caches removed again): videos per minute, CPU
+   utilisation over the machine's cores and the ratio; then `rerender --all` again with the
+   cache warm (nothing changed).
 
 Environment: BIN (default target/release/reelsmith), SCALE_MINUTES (default "1,3"),
 BATCH_VIDEOS (default 10).
@@ -99,6 +100,15 @@ def render(tmp, name, words, data_dir=None):
     return wall, cpu, rss, duration(out)
 
 
+def batch(data, label, seconds, jobs):
+    """`rerender --all --jobs JOBS` over the batch in `data`; prints and returns its wall."""
+    wall, cpu, rss, _ = timed([BIN, "rerender", "--all", "--jobs", str(jobs), "--data-dir", data])
+    print(f"batch rerender --all, {label}: {BATCH} videos ({seconds:.0f} s of video) in "
+          f"{wall:.1f} s = {BATCH / wall * 60:.1f} videos/min; CPU "
+          f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS {rss:.0f} MB")
+    return wall
+
+
 def main():
     if not os.path.exists(BIN):
         sys.exit(f"{BIN} is missing: build it with `cargo build --release -p reelsmith`")
@@ -126,14 +136,15 @@ def main():
         seconds = 0.0
         for i in range(BATCH):
             seconds += render(tmp, f"batch{i}", 90 + 10 * i, data_dir=data)[3]
-        for chunks in [os.path.join(data, "videos", d, "chunks")
-                       for d in os.listdir(os.path.join(data, "videos"))]:
-            shutil.rmtree(chunks, ignore_errors=True)
-        for label in ["cold (no chunk cache)", "warm (nothing changed)"]:
-            wall, cpu, rss, _ = timed([BIN, "rerender", "--all", "--data-dir", data])
-            print(f"batch rerender --all, {label}: {BATCH} videos ({seconds:.0f} s of video) in "
-                  f"{wall:.1f} s = {BATCH / wall * 60:.1f} videos/min; CPU "
-                  f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS {rss:.0f} MB")
+        cold = {}
+        for jobs in [1, 2]:
+            # As after a renderer change, whose version is in every chunk key.
+            for chunks in [os.path.join(data, "videos", d, "chunks")
+                           for d in os.listdir(os.path.join(data, "videos"))]:
+                shutil.rmtree(chunks, ignore_errors=True)
+            cold[jobs] = batch(data, f"cold (no chunk cache), --jobs {jobs}", seconds, jobs)
+        print(f"batch throughput, --jobs 2 / --jobs 1: {cold[1] / cold[2]:.2f}x")
+        batch(data, "warm (nothing changed)", seconds, 1)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -81,6 +81,10 @@ enum Command {
         /// One video; repeat for several.
         #[arg(long = "topic")]
         topics: Vec<String>,
+        /// Videos rendered at once (each holds a render's memory, about 280 MB); two fill
+        /// two cores.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
         #[arg(long)]
         config: Option<PathBuf>,
         #[arg(long)]
@@ -226,10 +230,11 @@ fn main() -> std::process::ExitCode {
         Command::Rerender {
             all,
             topics,
+            jobs,
             config,
             data_dir,
         } => config::load(config.as_deref(), None, data_dir)
-            .and_then(|cfg| oneshot::rerender(cfg, all, topics)),
+            .and_then(|cfg| oneshot::rerender(cfg, all, topics, jobs)),
         Command::Svg2spec {
             inputs,
             out,

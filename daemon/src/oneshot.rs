@@ -6,7 +6,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use pipeline::assemble::Core;
@@ -222,10 +222,19 @@ fn keep_origin(core: &Core, topic: &str, old: &str, new: &str) -> Result<String,
     Ok(url)
 }
 
-/// Re-renders `topics` (or, with `all`, every exported video) in the data dir of `cfg`.
-pub fn rerender(cfg: Config, all: bool, topics: Vec<String>) -> Result<(), String> {
+/// Re-renders `topics` (or, with `all`, every exported video) in the data dir of `cfg`,
+/// `jobs` videos at a time.
+///
+/// One render leaves part of the cores idle (at each chunk's boundary the encoder drains on
+/// about one core, and the soundtrack is mixed beside the first chunks), so a batch fills
+/// them with a second video: on 2 cores, two at a time. Each render in flight holds its
+/// own peak memory (about 280 MB).
+pub fn rerender(cfg: Config, all: bool, topics: Vec<String>, jobs: usize) -> Result<(), String> {
     if all != topics.is_empty() {
         return Err("give either --all or one or more --topic ID".into());
+    }
+    if jobs == 0 {
+        return Err("--jobs must be at least 1".into());
     }
     // URLs stored with a video carry the daemon's public origin. Without one in the config,
     // this command cannot know it, so the new URL keeps the old one's origin.
@@ -243,48 +252,107 @@ pub fn rerender(cfg: Config, all: bool, topics: Vec<String>) -> Result<(), Strin
         } else {
             topics
         };
-        let (mut ok, mut failed) = (0, 0);
-        for (i, topic) in chosen.iter().enumerate() {
-            eprintln!("[{}/{}] {topic}", i + 1, chosen.len());
-            let before = core.store.job(topic).map_err(|e| e.to_string())?;
-            let Some(before) = before else {
-                eprintln!("  no such video");
-                failed += 1;
-                continue;
-            };
-            if !core.engine.queue_rerender(topic).map_err(|e| e.message)? {
-                eprintln!("  skipped: its scenes are not ready, or it is already queued");
-                failed += 1;
-                continue;
+        let batch = Batch {
+            core: &core,
+            topics: &chosen,
+            explicit_origin,
+            next: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+        };
+        let runtime = tokio::runtime::Handle::current();
+        tokio::task::block_in_place(|| {
+            if jobs == 1 {
+                return batch.work(true);
             }
-            let job = tokio::task::block_in_place(|| run_with_progress(&core, topic))?;
-            match (&job.status, &job.video_url) {
-                (JobStatus::Completed, Some(url)) => {
-                    let mut url = url.clone();
-                    if let Some(old) = before.video_url.filter(|o| *o != url) {
-                        // The new MP4 replaces the old one.
-                        if let Some(path) = video_file(&core, &old) {
-                            let _ = std::fs::remove_file(path);
-                        }
-                        if !explicit_origin {
-                            url = keep_origin(&core, topic, &old, &url)?;
-                        }
-                    }
-                    eprintln!("  {url}");
-                    ok += 1;
-                }
-                _ => {
-                    let why = job.error.map(|e| e.message).unwrap_or_default();
-                    eprintln!("  failed: {why}");
-                    failed += 1;
-                }
-            }
-        }
-        eprintln!("re-rendered {ok}, failed or skipped {failed}");
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..jobs.min(chosen.len()))
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let _inside = runtime.enter();
+                            batch.work(false)
+                        })
+                    })
+                    .collect();
+                workers.into_iter().try_for_each(|w| {
+                    w.join()
+                        .map_err(|_| "a render thread panicked".to_string())?
+                })
+            })
+        })?;
+        let failed = batch.failed.into_inner();
+        eprintln!(
+            "re-rendered {}, failed or skipped {failed}",
+            chosen.len() - failed
+        );
         if failed > 0 {
             Err(format!("{failed} video(s) were not re-rendered"))
         } else {
             Ok(())
         }
     })
+}
+
+/// The videos of one `rerender`, taken in turn by however many threads render them.
+struct Batch<'a> {
+    core: &'a Core,
+    topics: &'a [String],
+    explicit_origin: bool,
+    /// The next topic to take.
+    next: AtomicUsize,
+    failed: AtomicUsize,
+}
+
+impl Batch<'_> {
+    /// Takes topics until none is left; `bar` shows each render's progress (one render at a
+    /// time only). A video that fails is counted and the next one taken; an error of the
+    /// store stops the batch.
+    fn work(&self, bar: bool) -> Result<(), String> {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::SeqCst);
+            let Some(topic) = self.topics.get(i) else {
+                return Ok(());
+            };
+            eprintln!("[{}/{}] {topic}", i + 1, self.topics.len());
+            match self.one(topic, bar)? {
+                Ok(url) => eprintln!("  {topic}: {url}"),
+                Err(why) => {
+                    eprintln!("  {topic}: {why}");
+                    self.failed.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }
+    }
+
+    /// Re-renders `topic`: its new URL, or why it was not re-rendered.
+    fn one(&self, topic: &str, bar: bool) -> Result<Result<String, String>, String> {
+        let core = self.core;
+        let Some(before) = core.store.job(topic).map_err(|e| e.to_string())? else {
+            return Ok(Err("no such video".into()));
+        };
+        if !core.engine.queue_rerender(topic).map_err(|e| e.message)? {
+            return Ok(Err(
+                "skipped: its scenes are not ready, or it is already queued".into(),
+            ));
+        }
+        let job = if bar {
+            run_with_progress(core, topic)?
+        } else {
+            core.engine.run_queued(topic).map_err(|e| e.message)?
+        };
+        let (JobStatus::Completed, Some(url)) = (&job.status, &job.video_url) else {
+            let why = job.error.map(|e| e.message).unwrap_or_default();
+            return Ok(Err(format!("failed: {why}")));
+        };
+        let mut url = url.clone();
+        if let Some(old) = before.video_url.filter(|o| *o != url) {
+            // The new MP4 replaces the old one.
+            if let Some(path) = video_file(core, &old) {
+                let _ = std::fs::remove_file(path);
+            }
+            if !self.explicit_origin {
+                url = keep_origin(core, topic, &old, &url)?;
+            }
+        }
+        Ok(Ok(url))
+    }
 }

@@ -325,6 +325,67 @@ async fn rerender_replaces_the_mp4_of_exported_videos() {
 }
 
 #[tokio::test]
+async fn rerender_with_two_jobs_replaces_every_video_once() {
+    let mut d = Daemon::start(BIN, &[]);
+    let mut videos = Vec::new();
+    for words in [85, 95] {
+        let body =
+            json!({ "script_text": script(words), "output_type": "video", "faceless": true });
+        let (c, v, _) = d.post("/v1/create_video", &body).await;
+        assert_eq!(c, 202, "{v}");
+        videos.push(v["id"].as_str().unwrap().to_string());
+    }
+    let mut before = Vec::new();
+    for id in &videos {
+        let done = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
+        assert_eq!(done["status"], "completed", "{done}");
+        before.push(done["result"]["video_url"].as_str().unwrap().to_string());
+    }
+    assert!(d.terminate().success());
+
+    let o = std::process::Command::new(BIN)
+        .args(["rerender", "--all", "--jobs", "2", "--data-dir"])
+        .arg(d.data_dir())
+        .env("REELSMITH_LOG", "warn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("re-rendered 2, failed or skipped 0"),
+        "{stderr}"
+    );
+
+    d.restart();
+    let public = d.data_dir().join("public/videos");
+    for (id, old) in videos.iter().zip(&before) {
+        let (c, now, _) = d.get(&format!("/v1/status/{id}")).await;
+        assert_eq!(c, 200, "{now}");
+        assert_eq!(now["status"], "completed", "{now}");
+        let new = now["result"]["video_url"].as_str().unwrap();
+        assert_ne!(new, old, "{id} has a new file");
+        assert!(!public.join(old.rsplit('/').next().unwrap()).exists());
+        assert!(public.join(new.rsplit('/').next().unwrap()).exists());
+    }
+}
+
+#[test]
+fn rerender_refuses_zero_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(BIN)
+        .args(["rerender", "--all", "--jobs", "0", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--jobs must be at least 1"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[tokio::test]
 async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
     let d = Daemon::start(BIN, &[]);
     let id = scene_video(&d).await;
