@@ -7,7 +7,7 @@
 
 use crate::clip::ClipLayer;
 use crate::geom::{CANVAS_H, CANVAS_W};
-use crate::layers::{self, Pose};
+use crate::layers::{self, PlateBackground, Pose};
 use crate::media::convert::{
     EvenRect, I420Layout, copy_i420, i420_rect_to_rgba, rgba_rect_to_i420,
 };
@@ -126,6 +126,35 @@ fn covered_regions(s: &ResolvedScene, t: f64) -> Vec<EvenRect> {
         .collect()
 }
 
+/// Frame `t` of a scene over a still plate straight into I420: the plate's window comes
+/// pre-converted, and only the regions other layers cover are drawn in RGBA (the plate's own
+/// pixels, then the layers) and converted. Bit-exact with rendering and converting the whole
+/// frame: the same pixels go through the same per-block conversion.
+fn plate_i420(
+    s: &ResolvedScene,
+    plate: &PlateBackground,
+    t: f64,
+    rgba: &mut [u8],
+    layout: &I420Layout,
+    out: &mut [u8],
+) -> bool {
+    if !plate.draw_i420(t, layout, out) {
+        return false;
+    }
+    let regions = covered_regions(s, t);
+    for r in &regions {
+        plate.draw_rect(t, rgba, *r);
+    }
+    if !regions.is_empty() {
+        let mut dst = PixmapMut::from_bytes(rgba, CANVAS_W, CANVAS_H).expect("a canvas frame");
+        draw_above_background(s, t, &mut dst);
+    }
+    for r in &regions {
+        rgba_rect_to_i420(rgba, layout, out, *r);
+    }
+    true
+}
+
 /// The colorimetry of our encoder's input (BT.709, limited range): clip pixels in it can go to
 /// the encoder as they are.
 const ENCODER_COLOUR: YuvColour = YuvColour {
@@ -134,13 +163,15 @@ const ENCODER_COLOUR: YuvColour = YuvColour {
 };
 
 impl ResolvedVideo {
-    /// Renders frame `index` into an I420 frame `out` (laid out as `layout`) when its scene
-    /// has a clip background and no crossfade: the decoded background goes to `out` as it is,
-    /// and only the regions other layers cover are converted to RGBA (in `rgba`, a
-    /// [`FRAME_BYTES`] scratch frame), drawn on and converted back. Inside those regions the
-    /// result is bit-exact with [`Self::render_frame`] + [`rgba_to_i420`](crate::media::convert::rgba_to_i420);
-    /// elsewhere it is the clip's own YUV, without the RGB round trip. Returns false (and the
-    /// caller renders the usual way) for any other frame.
+    /// Renders frame `index` into an I420 frame `out` (laid out as `layout`, the canvas's
+    /// size) when its scene has no crossfade there: the background goes to `out` without a
+    /// conversion — a clip's decoded frame as it is, a still plate's window pre-converted
+    /// ([`PlanarPicture`](crate::media::convert::PlanarPicture)) — and only the regions other
+    /// layers cover are drawn in RGBA (in `rgba`, a [`FRAME_BYTES`] scratch frame) and
+    /// converted. Inside those regions the result is bit-exact with [`Self::render_frame`] +
+    /// [`rgba_to_i420`](crate::media::convert::rgba_to_i420); elsewhere a plate's is too, and
+    /// a clip's is its own YUV, without the RGB round trip. Returns false (and the caller
+    /// renders the usual way) for any other frame.
     pub fn render_frame_i420(
         &self,
         index: u64,
@@ -176,13 +207,16 @@ impl ResolvedVideo {
         let Some(s) = self.scenes.get(scene) else {
             return false;
         };
-        let Some(background) = s.background.clip() else {
-            return false;
-        };
         let t = if local.is_finite() {
             local.clamp(0.0, s.duration)
         } else {
             0.0
+        };
+        if let Some(plate) = s.background.plate() {
+            return plate_i420(s, plate, t, rgba, layout, out);
+        }
+        let Some(background) = s.background.clip() else {
+            return false;
         };
         let Some(frame) = background.frame(t) else {
             return false;

@@ -825,6 +825,57 @@ fn encoder_fast_path_matches_the_renderer() {
 }
 
 #[test]
+fn plate_scenes_take_the_fast_path_to_the_same_bytes() {
+    use compositor::media::convert::{I420Layout, rgba_to_i420};
+    let mut a = base_scene(ProceduralStyle::Bokeh, Palette::SUNSET);
+    a.narrator = Some(Narrator::Card {
+        name: "Ada Lovelace".into(),
+        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
+    });
+    a.captions = vec![
+        words("Plates under captions", 0.2, 0.3),
+        words("and more words here", 1.6, 0.3),
+    ];
+    a.overlay = [Animation::Pop, Animation::SlideLeft, Animation::GrowY]
+        .into_iter()
+        .enumerate()
+        .map(|(i, anim)| {
+            let mut o = stat_object(anim, 80.0 + 200.0 * i as f64, i as i32);
+            o.start = 0.3 * i as f64;
+            o.rect.x = -45.0 + 70.0 * i as f64;
+            o
+        })
+        .collect();
+    a.transition = Transition::Fade;
+    // A picture drifting over its plate: odd and even offsets on both axes.
+    let mut b = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
+    b.background = Background::Image(manifest().join("../assets/broll/images/laptop.jpg"));
+    b.duration = 6.0;
+    b.captions = vec![words("A still picture", 0.5, 0.4)];
+    let v = video(vec![a, b]);
+    let layout = I420Layout::new(CANVAS_W, CANVAS_H).unwrap();
+    let (mut fast, mut slow) = (vec![0u8; layout.size], vec![1u8; layout.size]);
+    let mut scratch = vec![0x55u8; FRAME_BYTES];
+    let mut frame = vec![0u8; FRAME_BYTES];
+    let mut handled = 0;
+    let count = v.frame_count();
+    for index in 0..count {
+        if !v.render_frame_i420(index, &mut scratch, &layout, &mut fast) {
+            continue;
+        }
+        handled += 1;
+        v.render_frame(index, &mut frame);
+        rgba_to_i420(&frame, &layout, &mut slow).unwrap();
+        assert!(
+            fast == slow,
+            "frame {index} differs from the rendered and converted frame"
+        );
+    }
+    // Everything but the crossfade takes the fast path.
+    assert!(handled + 12 >= count, "{handled} of {count} frames");
+}
+
+#[test]
 fn contact_sheet_has_a_labelled_tile_per_scene() {
     use compositor::contact_sheet::{TILE_H, TILE_W, contact_sheet, sheet_size, tile_origin};
     let scenes: Vec<_> = [

@@ -4,6 +4,7 @@
 
 use crate::focus::{self, BackgroundFit};
 use crate::geom::{CANVAS_H, CANVAS_W};
+use crate::media::convert::{EvenRect, I420Layout, PlanarPicture};
 use crate::paint::{Rng, color, mix, shader_paint};
 use crate::plan::{Palette, ProceduralStyle, Rgb};
 use crate::raster;
@@ -17,6 +18,8 @@ use tiny_skia::{
 /// is a straight row copy, never a blend or a resample.
 pub(crate) struct PlateBackground {
     plate: Pixmap,
+    /// The plate as the encoder converts it, so a frame's background needs no conversion.
+    planar: Box<PlanarPicture>,
     /// Offset of the canvas window in the plate at the scene start and end.
     from: (f64, f64),
     to: (f64, f64),
@@ -65,32 +68,57 @@ impl PlateBackground {
         let (cx, cy) = (mx / 2.0, my / 2.0);
         let angle = (seed % 8) as f64 * std::f64::consts::FRAC_PI_4 + 0.3;
         let (dx, dy) = (angle.cos() * travel / 2.0, angle.sin() * travel / 2.0);
+        let (w, h) = (plate.width() as usize, plate.height() as usize);
+        let planar = PlanarPicture::new(plate.data(), w, h).expect("a plate's size is even");
         PlateBackground {
             plate,
+            planar: Box::new(planar),
             from: (cx - dx, cy - dy),
             to: (cx + dx, cy + dy),
             duration,
         }
     }
 
-    pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
+    /// The canvas's top-left on the plate at scene time `t`.
+    fn offset(&self, t: f64) -> (usize, usize) {
         let f = (t / self.duration).clamp(0.0, 1.0);
         let max_x = (self.plate.width() - CANVAS_W) as usize;
         let max_y = (self.plate.height() - CANVAS_H) as usize;
         let ox = ((self.from.0 + (self.to.0 - self.from.0) * f).round() as usize).min(max_x);
         let oy = ((self.from.1 + (self.to.1 - self.from.1) * f).round() as usize).min(max_y);
+        (ox, oy)
+    }
+
+    pub(crate) fn draw(&self, t: f64, dst: &mut PixmapMut<'_>) {
+        let full = EvenRect {
+            x0: 0,
+            y0: 0,
+            x1: CANVAS_W as usize,
+            y1: CANVAS_H as usize,
+        };
+        self.draw_rect(t, dst.data_mut(), full);
+    }
+
+    /// Copies the part of the frame at `t` inside `rect` into `rgba` (a canvas frame).
+    pub(crate) fn draw_rect(&self, t: f64, rgba: &mut [u8], rect: EvenRect) {
+        let (ox, oy) = self.offset(t);
         let pw = self.plate.width() as usize * 4;
         let row = CANVAS_W as usize * 4;
+        let (x0, x1) = (
+            rect.x0.min(CANVAS_W as usize),
+            rect.x1.min(CANVAS_W as usize),
+        );
         let src = self.plate.data();
-        let out = dst.data_mut();
-        for (y, dst_row) in out
-            .chunks_exact_mut(row)
-            .enumerate()
-            .take(CANVAS_H as usize)
-        {
-            let s = (oy + y) * pw + ox * 4;
-            dst_row.copy_from_slice(&src[s..s + row]);
+        for y in rect.y0..rect.y1.min(CANVAS_H as usize) {
+            let s = (oy + y) * pw + (ox + x0) * 4;
+            rgba[y * row + x0 * 4..y * row + x1 * 4].copy_from_slice(&src[s..s + (x1 - x0) * 4]);
         }
+    }
+
+    /// The frame at `t` as the encoder's I420 (`layout`, the canvas's size) in `out`, without
+    /// converting a pixel: bit-exact with drawing it and converting. False when it cannot.
+    pub(crate) fn draw_i420(&self, t: f64, layout: &I420Layout, out: &mut [u8]) -> bool {
+        self.planar.window(self.offset(t), layout, out)
     }
 }
 

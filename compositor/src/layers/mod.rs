@@ -58,6 +58,13 @@ impl BackgroundLayer {
             BackgroundLayer::Plate(_) => None,
         }
     }
+
+    pub(crate) fn plate(&self) -> Option<&PlateBackground> {
+        match self {
+            BackgroundLayer::Plate(p) => Some(p),
+            BackgroundLayer::Clip(_) => None,
+        }
+    }
 }
 
 /// The A-roll presenter.

@@ -288,6 +288,85 @@ pub fn rgba_rect_to_i420(rgba: &[u8], layout: &I420Layout, out: &mut [u8], rect:
     }
 }
 
+/// An RGBA picture larger than the frame, converted once the way [`rgba_to_i420`] converts any
+/// frame-sized window of it: every pixel's luma, and the chroma of its 2×2 blocks for each of
+/// the four ways blocks can align with a window's corner. A window at `(x, y)` is then its luma
+/// rows, and the chroma of alignment `(x % 2, y % 2)` from block `(x / 2, y / 2)`: the same
+/// bytes as converting the window's pixels, without converting them (see [`Self::window`]).
+pub struct PlanarPicture {
+    width: usize,
+    height: usize,
+    luma: Vec<u8>,
+    /// Indexed by `x % 2 + 2 · (y % 2)`: the U and V planes of that alignment, and their width.
+    chroma: [(Vec<u8>, Vec<u8>, usize); 4],
+}
+
+impl PlanarPicture {
+    /// Converts `rgba`, `width × height` tightly packed pixels (both even); `None` when the
+    /// sizes do not agree.
+    pub fn new(rgba: &[u8], width: usize, height: usize) -> Option<PlanarPicture> {
+        if rgba.len() != width * height * 4 || width % 2 + height % 2 != 0 || width == 0 {
+            return None;
+        }
+        let mut luma = vec![0u8; width * height];
+        let chroma = std::array::from_fn(|alignment| {
+            let (ax, ay) = (alignment % 2, alignment / 2);
+            let (cols, rows) = ((width - ax) / 2, (height - ay) / 2);
+            let (mut u, mut v) = (vec![0u8; cols * rows], vec![0u8; cols * rows]);
+            // Luma is per pixel: alignment 0 writes it, the others only need their chroma.
+            let mut scratch = vec![0u8; 4 * cols];
+            for j in 0..rows {
+                let top = (ay + 2 * j) * width + ax;
+                let (y0, y1) = if alignment == 0 {
+                    let (a, b) = luma[top..top + 2 * width].split_at_mut(width);
+                    (a, b)
+                } else {
+                    scratch.split_at_mut(2 * cols)
+                };
+                rows_to_i420(
+                    &rgba[top * 4..(top + 2 * cols) * 4],
+                    &rgba[(top + width) * 4..(top + width + 2 * cols) * 4],
+                    2 * cols,
+                    y0,
+                    y1,
+                    &mut u[j * cols..(j + 1) * cols],
+                    &mut v[j * cols..(j + 1) * cols],
+                );
+            }
+            (u, v, cols)
+        });
+        Some(PlanarPicture {
+            width,
+            height,
+            luma,
+            chroma,
+        })
+    }
+
+    /// Writes the window whose top-left is `(x, y)`, of `layout`'s size, into `out`: bit-exact
+    /// with [`rgba_to_i420`] of those pixels. False (and nothing written) when it does not fit.
+    pub fn window(&self, (x, y): (usize, usize), layout: &I420Layout, out: &mut [u8]) -> bool {
+        let (w, h) = (layout.width, layout.height);
+        if x + w > self.width || y + h > self.height || out.len() < layout.size {
+            return false;
+        }
+        for r in 0..h {
+            let src = (y + r) * self.width + x;
+            let dst = r * layout.y_stride;
+            out[dst..dst + w].copy_from_slice(&self.luma[src..src + w]);
+        }
+        let (u, v, cols) = &self.chroma[x % 2 + 2 * (y % 2)];
+        for (plane, offset) in [(u, layout.u_offset), (v, layout.v_offset)] {
+            for r in 0..h / 2 {
+                let src = (y / 2 + r) * cols + x / 2;
+                let dst = offset + r * layout.uv_stride;
+                out[dst..dst + w / 2].copy_from_slice(&plane[src..src + w / 2]);
+            }
+        }
+        true
+    }
+}
+
 /// Copies a decoded I420 frame (planes and strides of the decoder) into `out` laid out as
 /// `layout`, which must be the same size. Returns false (and writes nothing) when the planes are
 /// too small.
@@ -727,6 +806,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_planar_pictures_window_is_the_conversion_of_its_pixels() {
+        let (pw, ph) = (46, 34);
+        let mut state = 7u32;
+        let picture: Vec<u8> = (0..pw * ph * 4)
+            .map(|i| {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                if i % 4 == 3 { 255 } else { (state >> 24) as u8 }
+            })
+            .collect();
+        let planar = PlanarPicture::new(&picture, pw, ph).unwrap();
+        let layout = I420Layout::new(32, 20).unwrap();
+        for (x, y) in [(0, 0), (1, 0), (0, 1), (3, 5), (14, 14), (13, 13)] {
+            let window: Vec<u8> = (0..layout.height)
+                .flat_map(|r| {
+                    let start = ((y + r) * pw + x) * 4;
+                    picture[start..start + layout.width * 4].to_vec()
+                })
+                .collect();
+            let mut expected = vec![0; layout.size];
+            rgba_to_i420(&window, &layout, &mut expected).unwrap();
+            let mut got = vec![1; layout.size];
+            assert!(planar.window((x, y), &layout, &mut got));
+            assert_eq!(got, expected, "window at ({x}, {y})");
+        }
+        let mut out = vec![0; layout.size];
+        assert!(
+            !planar.window((15, 0), &layout, &mut out),
+            "past the right edge"
+        );
+        assert!(PlanarPicture::new(&picture, pw + 1, ph).is_none());
     }
 
     #[test]
