@@ -735,6 +735,37 @@ fn clip_still_composed_at_preview_size_matches_the_downscaled_frame() {
 /// places, off by no more than the RGB round trip it skips (a few steps where the clip's YUV
 /// lies outside the RGB cube and the round trip clamps it). A layer drawing outside the region
 /// it declares would be lost here, and show up as a large difference.
+/// Every kind of layer over `s`'s background: a narrator card, two caption chunks and overlay
+/// objects entering one after another across the frame (the first off its left edge), and a
+/// crossfade into the next scene.
+fn add_every_layer(s: &mut ScenePlan) {
+    s.narrator = Some(Narrator::Card {
+        name: "Ada Lovelace".into(),
+        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
+    });
+    s.captions = vec![
+        words("Layers under captions", 0.2, 0.3),
+        words("and more words here", 1.6, 0.3),
+    ];
+    s.overlay = [
+        Animation::Pop,
+        Animation::SlideLeft,
+        Animation::GrowX,
+        Animation::GrowY,
+        Animation::SlideDown,
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, anim)| {
+        let mut o = stat_object(anim, 80.0 + 200.0 * i as f64, i as i32);
+        o.start = 0.2 * i as f64;
+        o.rect.x = -60.0 + 70.0 * i as f64;
+        o
+    })
+    .collect();
+    s.transition = Transition::Fade;
+}
+
 #[test]
 fn encoder_fast_path_matches_the_renderer() {
     use compositor::media::convert::{I420Layout, rgba_to_i420};
@@ -761,31 +792,7 @@ fn encoder_fast_path_matches_the_renderer() {
     );
     let mut a = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
     a.background = Background::Clip(Clip::new(bg.clone()));
-    a.narrator = Some(Narrator::Card {
-        name: "Ada Lovelace".into(),
-        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
-    });
-    a.captions = vec![
-        words("Clips under captions", 0.2, 0.3),
-        words("and more words here", 1.6, 0.3),
-    ];
-    a.overlay = [
-        Animation::Pop,
-        Animation::SlideLeft,
-        Animation::GrowX,
-        Animation::GrowY,
-        Animation::SlideDown,
-    ]
-    .into_iter()
-    .enumerate()
-    .map(|(i, anim)| {
-        let mut o = stat_object(anim, 80.0 + 200.0 * i as f64, i as i32);
-        o.start = 0.2 * i as f64;
-        o.rect.x = -60.0 + 70.0 * i as f64;
-        o
-    })
-    .collect();
-    a.transition = Transition::Fade;
+    add_every_layer(&mut a);
     let mut b = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
     b.duration = 1.0;
     b.background = Background::Clip(Clip::new(bg));
@@ -828,25 +835,7 @@ fn encoder_fast_path_matches_the_renderer() {
 fn plate_scenes_take_the_fast_path_to_the_same_bytes() {
     use compositor::media::convert::{I420Layout, rgba_to_i420};
     let mut a = base_scene(ProceduralStyle::Bokeh, Palette::SUNSET);
-    a.narrator = Some(Narrator::Card {
-        name: "Ada Lovelace".into(),
-        rect: PreviewRect::new(150.0, 40.0, 110.0, 150.0),
-    });
-    a.captions = vec![
-        words("Plates under captions", 0.2, 0.3),
-        words("and more words here", 1.6, 0.3),
-    ];
-    a.overlay = [Animation::Pop, Animation::SlideLeft, Animation::GrowY]
-        .into_iter()
-        .enumerate()
-        .map(|(i, anim)| {
-            let mut o = stat_object(anim, 80.0 + 200.0 * i as f64, i as i32);
-            o.start = 0.3 * i as f64;
-            o.rect.x = -45.0 + 70.0 * i as f64;
-            o
-        })
-        .collect();
-    a.transition = Transition::Fade;
+    add_every_layer(&mut a);
     // A picture drifting over its plate: odd and even offsets on both axes.
     let mut b = base_scene(ProceduralStyle::Grid, Palette::MIDNIGHT);
     b.background = Background::Image(manifest().join("../assets/broll/images/laptop.jpg"));

@@ -18,8 +18,9 @@ use tiny_skia::{
 /// is a straight row copy, never a blend or a resample.
 pub(crate) struct PlateBackground {
     plate: Pixmap,
-    /// The plate as the encoder converts it, so a frame's background needs no conversion.
-    planar: Box<PlanarPicture>,
+    /// The plate as the encoder converts it, so a frame's background needs no conversion
+    /// (`None` for a plate of odd size, which frames convert the usual way).
+    planar: Option<Box<PlanarPicture>>,
     /// Offset of the canvas window in the plate at the scene start and end.
     from: (f64, f64),
     to: (f64, f64),
@@ -69,10 +70,10 @@ impl PlateBackground {
         let angle = (seed % 8) as f64 * std::f64::consts::FRAC_PI_4 + 0.3;
         let (dx, dy) = (angle.cos() * travel / 2.0, angle.sin() * travel / 2.0);
         let (w, h) = (plate.width() as usize, plate.height() as usize);
-        let planar = PlanarPicture::new(plate.data(), w, h).expect("a plate's size is even");
+        let planar = PlanarPicture::new(plate.data(), w, h).map(Box::new);
         PlateBackground {
             plate,
-            planar: Box::new(planar),
+            planar,
             from: (cx - dx, cy - dy),
             to: (cx + dx, cy + dy),
             duration,
@@ -118,7 +119,10 @@ impl PlateBackground {
     /// The frame at `t` as the encoder's I420 (`layout`, the canvas's size) in `out`, without
     /// converting a pixel: bit-exact with drawing it and converting. False when it cannot.
     pub(crate) fn draw_i420(&self, t: f64, layout: &I420Layout, out: &mut [u8]) -> bool {
-        self.planar.window(self.offset(t), layout, out)
+        let offset = self.offset(t);
+        self.planar
+            .as_ref()
+            .is_some_and(|p| p.window(offset, layout, out))
     }
 }
 
