@@ -9,6 +9,7 @@ use crate::paint::{Rng, color, mix, shader_paint};
 use crate::plan::{Palette, ProceduralStyle, Rgb};
 use crate::raster;
 use std::path::Path;
+use std::sync::OnceLock;
 use tiny_skia::{
     Color, FillRule, GradientStop, LinearGradient, Paint, PathBuilder, Pixmap, PixmapMut,
     PixmapPaint, PixmapRef, Point, RadialGradient, SpreadMode, Transform,
@@ -19,8 +20,9 @@ use tiny_skia::{
 pub(crate) struct PlateBackground {
     plate: Pixmap,
     /// The plate as the encoder converts it, so a frame's background needs no conversion
-    /// (`None` for a plate of odd size, which frames convert the usual way).
-    planar: Option<Box<PlanarPicture>>,
+    /// (`None` for a plate of odd size, which frames convert the usual way). Made by the first
+    /// frame that asks: stills and half-size previews never do.
+    planar: OnceLock<Option<Box<PlanarPicture>>>,
     /// Offset of the canvas window in the plate at the scene start and end.
     from: (f64, f64),
     to: (f64, f64),
@@ -69,11 +71,9 @@ impl PlateBackground {
         let (cx, cy) = (mx / 2.0, my / 2.0);
         let angle = (seed % 8) as f64 * std::f64::consts::FRAC_PI_4 + 0.3;
         let (dx, dy) = (angle.cos() * travel / 2.0, angle.sin() * travel / 2.0);
-        let (w, h) = (plate.width() as usize, plate.height() as usize);
-        let planar = PlanarPicture::new(plate.data(), w, h).map(Box::new);
         PlateBackground {
             plate,
-            planar,
+            planar: OnceLock::new(),
             from: (cx - dx, cy - dy),
             to: (cx + dx, cy + dy),
             duration,
@@ -120,7 +120,11 @@ impl PlateBackground {
     /// converting a pixel: bit-exact with drawing it and converting. False when it cannot.
     pub(crate) fn draw_i420(&self, t: f64, layout: &I420Layout, out: &mut [u8]) -> bool {
         let offset = self.offset(t);
-        self.planar
+        let planar = self.planar.get_or_init(|| {
+            let (w, h) = (self.plate.width() as usize, self.plate.height() as usize);
+            PlanarPicture::new(self.plate.data(), w, h).map(Box::new)
+        });
+        planar
             .as_ref()
             .is_some_and(|p| p.window(offset, layout, out))
     }
