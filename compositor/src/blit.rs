@@ -245,13 +245,7 @@ mod tests {
                 Transform::identity(),
                 None,
             );
-            let worst = ours
-                .data()
-                .iter()
-                .zip(theirs.data())
-                .map(|(a, b)| a.abs_diff(*b))
-                .max()
-                .unwrap();
+            let worst = crate::raster::worst_difference(ours.data(), theirs.data());
             assert!(worst <= 1, "at ({x}, {y}) off by {worst}");
         }
     }

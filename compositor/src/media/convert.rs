@@ -675,8 +675,8 @@ mod tests {
         let mut back = vec![0; rgba.len()];
         let all = EvenRect::covering(0, 0, 8, 2, 8, 2).unwrap();
         i420_rect_to_rgba(&planes, &mut back, 8, all);
-        let worst = rgba.iter().zip(&back).map(|(a, b)| a.abs_diff(*b)).max();
-        assert!(worst <= Some(1), "{rgba:?} → {back:?}");
+        let worst = crate::raster::worst_difference(&rgba, &back);
+        assert!(worst <= 1, "{rgba:?} → {back:?}");
         // Only the rect is written.
         let mut part = vec![7u8; rgba.len()];
         i420_rect_to_rgba(

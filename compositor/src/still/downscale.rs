@@ -110,12 +110,8 @@ mod tests {
         let ours = area_rgba(&src, sw, sh, dw, dh);
         let pix = Pixmap::from_vec(src, IntSize::from_wh(sw as u32, sh as u32).unwrap()).unwrap();
         let float = crate::raster::resize(pix.as_ref(), dw as u32, dh as u32).unwrap();
-        let worst = ours
-            .iter()
-            .zip(float.data())
-            .map(|(a, b)| a.abs_diff(*b))
-            .max();
-        assert!(worst <= Some(1), "worst difference {worst:?}");
+        let worst = crate::raster::worst_difference(&ours, float.data());
+        assert!(worst <= 1, "worst difference {worst}");
     }
 
     #[test]
