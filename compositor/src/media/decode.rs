@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use gstreamer as gst;
 use gstreamer::glib;
@@ -21,7 +22,12 @@ use super::gst_util::{
 };
 
 /// How long opening a file (typefinding, demuxing headers) may take before we give up.
-const OPEN_TIMEOUT_SECS: u64 = 60;
+const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
+/// How often a wait looks whether the pipeline still streams (see [`streaming`]).
+const STALL_CHECK: Duration = Duration::from_millis(200);
+/// Consecutive looks with no streaming task after which a pipeline counts as stalled: long
+/// enough to ride over one element handing the stream to the next.
+const STALL_CHECKS: u32 = 5;
 /// Posted by `no-more-pads` when a file turns out to have no audio stream.
 const NO_AUDIO_MESSAGE: &str = "reelsmith-no-audio";
 /// Posted by `no-more-pads` when a file turns out to have no stream at all.
@@ -272,6 +278,12 @@ pub(crate) fn attach_fakesink(pipeline: &gst::Pipeline, pad: &gst::Pad) {
 
 /// Waits for `until` (EOS or ASYNC_DONE) on the pipeline's bus, turning errors into
 /// [`MediaError`]s: "not a media file" errors become [`MediaError::UnsupportedFormat`].
+///
+/// decodebin drops an error its demuxer posts while decodebin is still bringing that demuxer
+/// up (it filters errors of an element it is trying), and a file whose headers fail that fast
+/// (a header-only MP4, say) then neither errors nor exposes a stream. Nothing would ever come,
+/// so a pipeline in which no streaming task runs any more, for [`STALL_CHECKS`] looks in a
+/// row, is a file that did not open: [`MediaError::UnsupportedFormat`].
 pub(crate) fn wait_for(
     pipeline: &gst::Pipeline,
     path: &Path,
@@ -281,21 +293,34 @@ pub(crate) fn wait_for(
         .bus()
         .ok_or_else(|| MediaError::pipeline("decode", "pipeline has no bus"))?;
     // Opening is bounded; reading a long file to its end is not.
-    let timeout = (until == gst::MessageType::AsyncDone)
-        .then(|| gst::ClockTime::from_seconds(OPEN_TIMEOUT_SECS));
+    let deadline = (until == gst::MessageType::AsyncDone).then(|| Instant::now() + OPEN_TIMEOUT);
+    let mut idle = 0;
     loop {
+        let slice = deadline.map_or(STALL_CHECK, |d| {
+            STALL_CHECK.min(d.saturating_duration_since(Instant::now()))
+        });
         let Some(msg) = bus.timed_pop_filtered(
-            timeout,
+            gst::ClockTime::from_nseconds(slice.as_nanos() as u64),
             &[
                 until,
                 gst::MessageType::Error,
                 gst::MessageType::Application,
             ],
         ) else {
-            return Err(MediaError::pipeline(
-                "decode",
-                format!("{}: timed out opening the file", path.display()),
-            ));
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(MediaError::pipeline(
+                    "decode",
+                    format!("{}: timed out opening the file", path.display()),
+                ));
+            }
+            idle = if streaming(pipeline) { 0 } else { idle + 1 };
+            if idle >= STALL_CHECKS {
+                return Err(MediaError::UnsupportedFormat {
+                    path: path.to_owned(),
+                    detail: "The file stopped streaming before any playable stream.".into(),
+                });
+            }
+            continue;
         };
         match msg.view() {
             gst::MessageView::Error(err) => {
@@ -344,7 +369,44 @@ pub(crate) fn wait_for(
     }
 }
 
+/// Whether some pad of some element in `pipeline` runs a streaming task: a source pushing, a
+/// demuxer pulling, a queue forwarding.
+fn streaming(pipeline: &gst::Pipeline) -> bool {
+    pipeline.iterate_recurse().into_iter().any(|element| {
+        element.is_ok_and(|e| {
+            e.pads()
+                .iter()
+                .any(|pad| pad.task_state() == gst::TaskState::Started)
+        })
+    })
+}
+
 fn is_missing_decoder(err: &gst::message::Error) -> bool {
     err.error().matches(gst::StreamError::CodecNotFound)
         || err.error().matches(gst::CoreError::MissingPlugin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipeline_in_which_nothing_streams_is_not_waited_out() {
+        // A sink waiting for a preroll no task will ever bring, as when decodebin has dropped
+        // its demuxer's error: the wait gives up as soon as it sees nothing streams, not after
+        // the open timeout.
+        init().unwrap();
+        let pipeline = PipelineGuard(gst::Pipeline::with_name("stalled"));
+        pipeline.add(&make("fakesink").unwrap()).unwrap();
+        set_state(&pipeline, gst::State::Paused).unwrap();
+        let waited = wait_for(
+            &pipeline,
+            Path::new("stalled.mp4"),
+            gst::MessageType::AsyncDone,
+        );
+        assert!(
+            matches!(waited, Err(MediaError::UnsupportedFormat { .. })),
+            "{waited:?}"
+        );
+    }
 }
