@@ -3,7 +3,7 @@
 # for the rendered MP4, download it to ./demo.mp4, stop the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${BIN:-target/release/reelsmith}
+BIN=${BIN:-${CARGO_TARGET_DIR:-target}/release/reelsmith}
 DATA=$(mktemp -d)
 LOG="$DATA/daemon.log"
 # A fresh random webhook secret for this run, never the example's placeholder.
@@ -13,6 +13,7 @@ PID=$!
 trap 'kill $PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q '^listening on ' "$DATA/out" 2>/dev/null && break; sleep 0.1; done
 BASE=$(sed -n 's/^listening on //p' "$DATA/out" | head -1)
+if [ -z "$BASE" ]; then echo "the daemon did not start:"; cat "$DATA/out" "$LOG"; exit 1; fi
 KEY=$(cat "$DATA/data/bootstrap-key")
 echo "daemon at $BASE (key in $DATA/data/bootstrap-key)"
 BODY=$(python3 -c 'import json,sys; print(json.dumps({"script_text": open("assets/demo-script.txt").read(), "output_type": "video"}))')
