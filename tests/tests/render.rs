@@ -262,12 +262,7 @@ fn render_command_turns_a_script_file_into_an_mp4() {
         .env("REELSMITH_LOG", "warn")
         .output()
         .unwrap();
-    assert!(!o.status.success());
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("script_too_short"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_refused(&o, "script_too_short");
 }
 
 #[tokio::test]
@@ -377,12 +372,7 @@ fn rerender_refuses_zero_jobs() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(!o.status.success());
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("--jobs must be at least 1"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_refused(&o, "--jobs must be at least 1");
 }
 
 #[tokio::test]
@@ -509,4 +499,11 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
     )
     .await;
     assert_eq!(c, 200, "{v}");
+}
+
+/// A command that failed and said `reason` on stderr.
+fn assert_refused(o: &std::process::Output, reason: &str) {
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "succeeded: {stderr}");
+    assert!(stderr.contains(reason), "{stderr}");
 }
