@@ -245,16 +245,10 @@ impl Daemon {
         split(r).await
     }
 
-    /// The full scene tree of video `id`: `POST /v1/video_data`, then its public file.
-    /// A video made from a 90-word script, waited for until its scenes are ready for review,
-    /// and its first scene's `voice_file`.
-    pub async fn scenes_ready_video(&self) -> (String, String) {
-        let (c, v, _) = self
-            .post(
-                "/v1/create_video",
-                &serde_json::json!({ "script_text": script(90), "output_type": "scene" }),
-            )
-            .await;
+    /// Posts `create_video` with `request` and waits until the video's scenes are ready for
+    /// review.
+    pub async fn scenes_ready(&self, request: &Value) -> ScenesReady {
+        let (c, v, _) = self.post("/v1/create_video", request).await;
         assert_eq!(c, 202, "{v}");
         let id = v["id"].as_str().unwrap().to_string();
         let done = self
@@ -263,16 +257,29 @@ impl Daemon {
             })
             .await;
         assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-        let (c, g, _) = self
-            .post(
-                "/v1/scene_geometry",
-                &serde_json::json!({ "id": id, "scene_id": 1 }),
-            )
-            .await;
-        assert_eq!(c, 200, "{g}");
-        (id, g["voice_file"].as_str().unwrap().to_string())
+        let review_url = done["result"]["review_url"].as_str().unwrap().to_string();
+        let voice_files = self.scene_tree(&id).await["segments"]
+            .as_array()
+            .expect("segments")
+            .iter()
+            .map(|s| s["voice_file"].as_str().unwrap().to_string())
+            .collect();
+        ScenesReady {
+            id,
+            review_url,
+            voice_files,
+        }
     }
 
+    /// A scene video of a 90-word script, ready for review: its id and its first scene's
+    /// `voice_file`.
+    pub async fn scenes_ready_video(&self) -> (String, String) {
+        let request = serde_json::json!({ "script_text": script(90), "output_type": "scene" });
+        let ready = self.scenes_ready(&request).await;
+        (ready.id, ready.voice_files[0].clone())
+    }
+
+    /// The full scene tree of video `id`: `POST /v1/video_data`, then its public file.
     pub async fn scene_tree(&self, id: &str) -> Value {
         let (c, v, _) = self
             .post("/v1/video_data", &serde_json::json!({ "video_id": id }))
@@ -349,6 +356,14 @@ impl Daemon {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
+}
+
+/// A video whose scenes are ready for review ([`Daemon::scenes_ready`]).
+pub struct ScenesReady {
+    pub id: String,
+    pub review_url: String,
+    /// Its scenes' `voice_file`s, in order.
+    pub voice_files: Vec<String>,
 }
 
 impl Drop for Daemon {

@@ -34,20 +34,10 @@ fn no_redirects() -> reqwest::Client {
 
 /// A scene-ready video: (topic id, review url).
 async fn scene_video(d: &Daemon, text: &str) -> (String, String) {
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": text, "output_type": "scene" }),
-        )
+    let ready = d
+        .scenes_ready(&json!({ "script_text": text, "output_type": "scene" }))
         .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    (
-        id,
-        done["result"]["review_url"].as_str().unwrap().to_string(),
-    )
+    (ready.id, ready.review_url)
 }
 
 /// The player's own link, where `review_url&readonly=true` sends a browser.

@@ -15,25 +15,9 @@ const LONG: Duration = Duration::from_secs(240);
 
 /// A scene-ready video of an 80-word script: (topic id, review url, voice_files in order).
 async fn scene_video(d: &Daemon) -> (String, String, Vec<String>) {
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": script(80), "output_type": "scene" }),
-        )
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    let review = done["result"]["review_url"].as_str().unwrap().to_string();
-    let tree = d.scene_tree(&id).await;
-    let scenes = tree["segments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["voice_file"].as_str().unwrap().to_string())
-        .collect();
-    (id, review, scenes)
+    let request = json!({ "script_text": script(80), "output_type": "scene" });
+    let ready = d.scenes_ready(&request).await;
+    (ready.id, ready.review_url, ready.voice_files)
 }
 
 async fn geometry(d: &Daemon, id: &str, voice_file: &str) -> Value {

@@ -13,17 +13,8 @@ const LONG: Duration = Duration::from_secs(240);
 
 /// Builds a scene-ready video with a webhook receiver as its callback.
 async fn scene_video(d: &Daemon, receiver: &Receiver) -> String {
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": script(100), "callback_url": receiver.url }),
-        )
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    id
+    let request = json!({ "script_text": script(100), "callback_url": receiver.url });
+    d.scenes_ready(&request).await.id
 }
 
 /// Exports `id`, waits for the render to fail, and returns the status object and the

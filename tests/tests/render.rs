@@ -31,15 +31,11 @@ fn jpeg_size(b: &[u8]) -> Option<(u16, u16)> {
     None
 }
 
+/// A video of a 100-word script, ready for review (the default output type).
 async fn scene_video(d: &Daemon) -> String {
-    let (c, v, _) = d
-        .post("/v1/create_video", &json!({ "script_text": script(100) }))
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    id
+    d.scenes_ready(&json!({ "script_text": script(100) }))
+        .await
+        .id
 }
 
 async fn inspect(d: &Daemon, body: Value) -> (u16, Value) {
