@@ -12,29 +12,13 @@ const LONG: Duration = Duration::from_secs(240);
 
 /// A scene-ready video of a 100-word script: (topic id, review url, voice_files in order).
 async fn scene_video(d: &Daemon) -> (String, String, Vec<String>) {
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "script_text": script(100), "output_type": "scene" }),
-        )
-        .await;
-    assert_eq!(c, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
-    let review = done["result"]["review_url"].as_str().unwrap().to_string();
-    let mut scenes = Vec::new();
-    for n in 1.. {
-        let (c, g) = geometry(d, &id, json!({ "scene_id": n })).await;
-        if c == 404 {
-            assert_eq!(g["error"]["code"], "scene_not_found", "{g}");
-            break;
-        }
-        assert_eq!(c, 200, "{g}");
-        scenes.push(g["voice_file"].as_str().unwrap().to_string());
-    }
-    assert!(scenes.len() >= 4, "a 100-word script makes several scenes");
-    (id, review, scenes)
+    let request = json!({ "script_text": script(100), "output_type": "scene" });
+    let ready = d.scenes_ready(&request).await;
+    assert!(
+        ready.voice_files.len() >= 4,
+        "a 100-word script makes several scenes"
+    );
+    (ready.id, ready.review_url, ready.voice_files)
 }
 
 async fn modify(d: &Daemon, id: &str, voice_file: &str, fields: Value) -> (u16, Value) {
@@ -127,90 +111,133 @@ impl Events {
     }
 }
 
-#[tokio::test]
-async fn modify_scene_branches_over_http() {
-    let fixture = fixture_files(vec![
-        ("bg.png", "image/png", png_bytes(320, 320)),
-        ("voice.wav", "audio/wav", wav_bytes(1.5, 22_050)),
-        (
-            "not-audio.wav",
-            "audio/wav",
-            b"definitely not audio".to_vec(),
-        ),
-    ])
-    .await;
-    let allow = format!("[\"{fixture}\"]");
-    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+/// A daemon with a scene-ready video of a 100-word script, and its editor's realtime stream.
+struct Edited {
+    d: Daemon,
+    id: String,
+    scenes: Vec<String>,
+    events: Events,
+}
 
-    // Before scenes are ready: 409.
-    let (_, v, _) = d
-        .post("/v1/create_video", &json!({ "script_text": script(100) }))
-        .await;
-    let early = v["id"].as_str().unwrap().to_string();
-    let (c, v) = modify(
-        &d,
-        &early,
-        "v1",
-        json!([{ "field_name": "quote", "value": "q" }]),
-    )
-    .await;
-    if c != 200 {
-        assert!(
-            c == 409 && v["error"]["code"] == "scenes_not_ready"
-                || c == 404 && v["error"]["code"] == "scene_not_found",
-            "{c} {v}"
-        );
+impl Edited {
+    async fn start() -> Edited {
+        Edited::start_with(Daemon::start(BIN, &[])).await
     }
 
-    let (id, review, scenes) = scene_video(&d).await;
-    let mut events = Events::open(&d, &review).await;
-    let (a_roll, b_roll) = (&scenes[0], &scenes[1]);
+    /// A daemon allowed to fetch from `fixture` (a [`fixture_files`] server).
+    async fn fetching_from(fixture: &str) -> Edited {
+        let allow = format!("[\"{fixture}\"]");
+        Edited::start_with(Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)])).await
+    }
 
-    // E: narrator rect.
+    async fn start_with(d: Daemon) -> Edited {
+        let (id, review, scenes) = scene_video(&d).await;
+        let events = Events::open(&d, &review).await;
+        Edited {
+            d,
+            id,
+            scenes,
+            events,
+        }
+    }
+
+    /// `modify_scene` of scene `n` (from 0), selected by its `voice_file`.
+    async fn modify(&self, n: usize, fields: Value) -> (u16, Value) {
+        modify(&self.d, &self.id, &self.scenes[n], fields).await
+    }
+
+    /// `modify_scene` with `body` and this video's id.
+    async fn modify_by(&self, mut body: Value) -> (u16, Value) {
+        body["id"] = json!(self.id);
+        let (c, v, _) = self.d.post("/v1/modify_scene", &body).await;
+        (c, v)
+    }
+
+    /// Scene `n`'s geometry.
+    async fn scene(&self, n: usize) -> Value {
+        scene_of(&self.d, &self.id, &self.scenes[n]).await
+    }
+
+    /// The next realtime event: (name, data).
+    async fn next_event(&mut self) -> (String, Value) {
+        self.events.next(Duration::from_secs(10)).await
+    }
+}
+
+/// The error code of a refused request, with its status.
+fn refusal(c: u16, v: &Value) -> (u16, Option<&str>) {
+    (c, v["error"]["code"].as_str())
+}
+
+#[tokio::test]
+async fn an_edit_of_a_video_without_scenes_is_scenes_not_ready() {
+    let d = Daemon::start(BIN, &[]);
+    let idea = "Why small teams should publish one short video every week.";
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "idea", "idea_text": idea, "output_type": "text" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let quote = json!([{ "field_name": "quote", "value": "q" }]);
+    let (c, v) = modify(&d, &id, "v1", quote.clone()).await;
+    assert_eq!(refusal(c, &v), (409, Some("scenes_not_ready")), "{v}");
+    d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    let (c, v) = modify(&d, &id, "v1", quote).await;
+    assert_eq!(refusal(c, &v), (409, Some("scenes_not_ready")), "{v}");
+}
+
+#[tokio::test]
+async fn a_narrator_rect_edit_reaches_geometry_and_the_realtime_stream() {
+    let mut e = Edited::start().await;
     let rect = json!({ "x": 20.0, "y": 60.0, "w": 120.0, "h": 150.0 });
-    let (c, v) = modify(
-        &d,
-        &id,
-        a_roll,
-        json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
-    )
-    .await;
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
+        )
+        .await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["segment"]["overlay"]["narrator"]["rect"], rect);
     assert_eq!(v["segment"]["overlay"]["narrator"]["touched"], true);
     assert!(v["request_id"].as_str().unwrap().starts_with("req_"));
-    let ev = events.next(Duration::from_secs(10)).await;
-    assert_eq!(ev.0, "scene_modified");
-    assert_eq!(ev.1["voice_file"], a_roll.as_str());
-    assert_eq!(ev.1["topic_id"], id.as_str());
-    let g = scene_of(&d, &id, a_roll).await;
-    assert_eq!(g["boxes"]["narrator"]["rect"], rect);
+    let (name, event) = e.next_event().await;
+    assert_eq!(name, "scene_modified");
+    assert_eq!(event["voice_file"], e.scenes[0].as_str());
+    assert_eq!(event["topic_id"], e.id.as_str());
+    assert_eq!(e.scene(0).await["boxes"]["narrator"]["rect"], rect);
+}
 
-    // Rejected edits change nothing and publish nothing.
-    let before = scene_of(&d, &id, b_roll).await;
-    let rejected: Vec<(Value, u16, &str)> = vec![
+#[tokio::test]
+async fn refused_edits_change_nothing_and_publish_nothing() {
+    let mut e = Edited::start().await;
+    let before = e.scene(1).await;
+    let vf = e.scenes[1].clone();
+    let refused: Vec<(Value, u16, &str)> = vec![
         (
-            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "pattern", "value": "freestyle" }] }),
+            json!({ "by": "voice_file", "value": vf, "fields": [{ "field_name": "pattern", "value": "freestyle" }] }),
             400,
             "invalid_value",
         ),
         (
-            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "quote", "value": "x" }, { "field_name": "overlay.caption.y", "value": 100 }] }),
+            json!({ "by": "voice_file", "value": vf, "fields": [{ "field_name": "quote", "value": "x" }, { "field_name": "overlay.caption.y", "value": 100 }] }),
             400,
             "mixed_field_families",
         ),
         (
-            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "no.such.field", "value": 1 }] }),
+            json!({ "by": "voice_file", "value": vf, "fields": [{ "field_name": "no.such.field", "value": 1 }] }),
             400,
             "invalid_field_name",
         ),
         (
-            json!({ "by": "voice_file", "value": b_roll, "fields": [] }),
+            json!({ "by": "voice_file", "value": vf, "fields": [] }),
             400,
             "missing_field",
         ),
         (
-            json!({ "by": "name", "value": b_roll, "fields": [{ "field_name": "quote", "value": "x" }] }),
+            json!({ "by": "name", "value": vf, "fields": [{ "field_name": "quote", "value": "x" }] }),
             400,
             "invalid_by",
         ),
@@ -220,337 +247,361 @@ async fn modify_scene_branches_over_http() {
             "scene_not_found",
         ),
         (
-            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "overlay.caption.y", "value": 480 }] }),
+            json!({ "by": "voice_file", "value": vf, "fields": [{ "field_name": "overlay.caption.y", "value": 480 }] }),
             400,
             "invalid_value",
         ),
         (
-            json!({ "by": "voice_file", "value": b_roll, "fields": [{ "field_name": "type", "value": "STORY" }] }),
+            json!({ "by": "voice_file", "value": vf, "fields": [{ "field_name": "type", "value": "STORY" }] }),
             400,
             "invalid_value",
         ),
     ];
-    for (mut body, code, err) in rejected {
-        body["id"] = json!(id);
-        let (c, v, _) = d.post("/v1/modify_scene", &body).await;
-        assert_eq!(
-            (c, v["error"]["code"].as_str()),
-            (code, Some(err)),
-            "{body} → {v}"
-        );
+    for (body, code, err) in refused {
+        let (c, v) = e.modify_by(body.clone()).await;
+        assert_eq!(refusal(c, &v), (code, Some(err)), "{body} → {v}");
     }
-    let (c, v, _) = d
+    let (c, v, _) = e
+        .d
         .post("/v1/modify_scene", &json!({ "id": "wcNoSuchVideo", "by": "id", "value": 1, "fields": [{ "field_name": "quote", "value": "x" }] }))
         .await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (404, Some("video_not_found"))
-    );
-    let after = scene_of(&d, &id, b_roll).await;
+    assert_eq!(refusal(c, &v), (404, Some("video_not_found")));
+    let after = e.scene(1).await;
     assert_eq!(before["scene"], after["scene"]);
     assert_eq!(before["boxes"], after["boxes"]);
-
-    // L: metadata (and the event that follows is this edit's: nothing was published above).
-    let (c, v) = modify(
-        &d,
-        &id,
-        b_roll,
-        json!([
-            { "field_name": "type", "value": "stat" },
-            { "field_name": "pattern", "value": "Before After" },
-            { "field_name": "quote", "value": "Ship it." },
-        ]),
-    )
-    .await;
+    // The first event on the stream is the next accepted edit's.
+    let (c, v) = e
+        .modify(1, json!([{ "field_name": "quote", "value": "Ship it." }]))
+        .await;
     assert_eq!(c, 200, "{v}");
-    let ev = events.next(Duration::from_secs(10)).await;
+    let (name, event) = e.next_event().await;
     assert_eq!(
-        (ev.0.as_str(), ev.1["family"].as_str()),
+        (name.as_str(), event["family"].as_str()),
         ("scene_modified", Some("metadata"))
     );
-    let g = scene_of(&d, &id, b_roll).await;
+}
+
+#[tokio::test]
+async fn metadata_edits_are_stored_in_canonical_form() {
+    let e = Edited::start().await;
+    let (c, v) = e
+        .modify(
+            1,
+            json!([
+                { "field_name": "type", "value": "stat" },
+                { "field_name": "pattern", "value": "Before After" },
+                { "field_name": "quote", "value": "Ship it." },
+            ]),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let g = e.scene(1).await;
     assert_eq!(g["scene"]["type"], "STAT");
     assert_eq!(g["scene"]["pattern"], "before_after");
     assert_eq!(g["scene"]["quote"], "Ship it.");
-    let duration = v["segment"]["duration"].as_f64().unwrap();
+}
 
-    // K: text rebuilt over the same audio.
-    let (c, v) = modify(
-        &d,
-        &id,
-        b_roll,
-        json!([{ "field_name": "segment.text", "value": "Alpha beta gamma delta." }]),
-    )
-    .await;
+#[tokio::test]
+async fn a_text_edit_rebuilds_the_words_over_the_same_audio() {
+    let e = Edited::start().await;
+    let tree = e.d.scene_tree(&e.id).await;
+    let duration = tree["segments"][1]["duration"].as_f64().unwrap();
+    let text = json!([{ "field_name": "segment.text", "value": "Alpha beta gamma delta." }]);
+    let (c, v) = e.modify(1, text).await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["segment"]["duration"].as_f64().unwrap(), duration);
     let words = v["segment"]["words"].as_array().unwrap();
     assert_eq!(words.len(), 4);
     assert!(words[3]["end"].as_f64().unwrap() <= duration + 1e-9);
-    // Two scenes with the same text: a text match is ambiguous → clarification, nothing changed.
-    let (c, _) = modify(
-        &d,
-        &id,
-        &scenes[2],
-        json!([{ "field_name": "segment.text", "value": "Alpha beta gamma delta." }]),
-    )
-    .await;
-    assert_eq!(c, 200);
-    let (c, v, _) = d
-        .post("/v1/modify_scene", &json!({ "id": id, "by": "text", "value": "alpha beta gamma delta", "fields": [{ "field_name": "quote", "value": "ambiguous" }] }))
+}
+
+#[tokio::test]
+async fn a_text_shared_by_two_scenes_asks_which_and_changes_neither() {
+    let e = Edited::start().await;
+    let text = json!([{ "field_name": "segment.text", "value": "Alpha beta gamma delta." }]);
+    for n in [1, 2] {
+        let (c, v) = e.modify(n, text.clone()).await;
+        assert_eq!(c, 200, "{v}");
+    }
+    let (c, v) = e
+        .modify_by(json!({ "by": "text", "value": "alpha beta gamma delta", "fields": [{ "field_name": "quote", "value": "ambiguous" }] }))
         .await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["clarification_required"], true);
     assert_eq!(v["candidates"].as_array().unwrap().len(), 2);
-    assert_ne!(
-        scene_of(&d, &id, b_roll).await["scene"]["quote"],
-        "ambiguous"
-    );
-    // A fragment of the same text is still ambiguous (both score alike)...
-    let (c, v, _) = d
-        .post("/v1/modify_scene", &json!({ "id": id, "by": "text", "value": "alpha beta gamma", "fields": [{ "field_name": "keyword", "value": "k" }] }))
+    for n in [1, 2] {
+        assert_ne!(e.scene(n).await["scene"]["quote"], "ambiguous");
+    }
+    // A fragment of the same text is ambiguous too: both scenes score alike.
+    let (c, v) = e
+        .modify_by(json!({ "by": "text", "value": "alpha beta gamma", "fields": [{ "field_name": "keyword", "value": "k" }] }))
         .await;
     assert_eq!(
         (c, v["clarification_required"].as_bool()),
         (200, Some(true)),
         "{v}"
     );
-    // ...while a fuzzy fragment of a unique text selects its scene.
-    let (c, _) = modify(
-        &d,
-        &id,
-        &scenes[3],
-        json!([{ "field_name": "segment.text", "value": "Zebras paint violet mangoes at dawn." }]),
-    )
-    .await;
-    assert_eq!(c, 200);
-    let (c, v, _) = d
-        .post("/v1/modify_scene", &json!({ "id": id, "by": "text", "value": "zebras paint violet", "fields": [{ "field_name": "keyword", "value": "zebra" }] }))
+}
+
+#[tokio::test]
+async fn a_fuzzy_fragment_of_a_unique_text_selects_its_scene() {
+    let e = Edited::start().await;
+    let text =
+        json!([{ "field_name": "segment.text", "value": "Zebras paint violet mangoes at dawn." }]);
+    let (c, v) = e.modify(3, text).await;
+    assert_eq!(c, 200, "{v}");
+    let (c, v) = e
+        .modify_by(json!({ "by": "text", "value": "zebras paint violet", "fields": [{ "field_name": "keyword", "value": "zebra" }] }))
         .await;
     assert_eq!(c, 200, "{v}");
-    assert_eq!(v["voice_file"], scenes[3].as_str(), "{v}");
+    assert_eq!(v["voice_file"], e.scenes[3].as_str(), "{v}");
     let score = v["score"].as_f64().unwrap();
     assert!((0.5..1.0).contains(&score), "{score}");
-    assert_eq!(
-        scene_of(&d, &id, &scenes[3]).await["scene"]["keyword"],
-        "zebra"
-    );
+    assert_eq!(e.scene(3).await["scene"]["keyword"], "zebra");
+}
 
-    // J: roll switch keeps both lanes.
-    let (c, v) = modify(
-        &d,
-        &id,
-        a_roll,
-        json!([{ "field_name": "roll.switch", "value": true }]),
-    )
-    .await;
+#[tokio::test]
+async fn a_roll_switch_and_back_keeps_the_narrator_lane() {
+    let e = Edited::start().await;
+    let rect = json!({ "x": 20.0, "y": 60.0, "w": 120.0, "h": 150.0 });
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let (c, v) = e
+        .modify(0, json!([{ "field_name": "roll.switch", "value": true }]))
+        .await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["segment"]["type"], "B-roll");
-    assert_eq!(
-        scene_of(&d, &id, a_roll).await["scene"]["show_narrator"],
-        false
-    );
-    let (c, v) = modify(
-        &d,
-        &id,
-        a_roll,
-        json!([{ "field_name": "roll.active", "value": "A-roll" }]),
-    )
-    .await;
+    assert_eq!(e.scene(0).await["scene"]["show_narrator"], false);
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "roll.active", "value": "A-roll" }]),
+        )
+        .await;
     assert_eq!(c, 200, "{v}");
-    assert_eq!(
-        v["segment"]["overlay"]["narrator"]["rect"], rect,
-        "narrator lane kept"
-    );
+    assert_eq!(v["segment"]["overlay"]["narrator"]["rect"], rect);
+}
 
-    // F: caption y only; G: batch with one persist.
-    let (c, v) = modify(
-        &d,
-        &id,
-        a_roll,
-        json!([{ "field_name": "layout.batch", "value": [
+#[tokio::test]
+async fn a_layout_batch_applies_every_layout_edit_in_it() {
+    let e = Edited::start().await;
+    let batch = json!([{ "field_name": "layout.batch", "value": [
         { "field_name": "overlay.caption.y", "value": 200 },
         { "field_name": "overlay.narrator.x", "value": 30 },
-    ] }]),
-    )
-    .await;
+    ] }]);
+    let (c, v) = e.modify(0, batch).await;
     assert_eq!(c, 200, "{v}");
-    let g = scene_of(&d, &id, a_roll).await;
+    let g = e.scene(0).await;
     assert_eq!(g["boxes"]["caption"]["container_rect"]["y"], 200.0);
     assert_eq!(g["boxes"]["narrator"]["rect"]["x"], 30.0);
+}
 
-    // A: background swap on a B-roll scene.
+#[tokio::test]
+async fn a_background_swap_fetches_the_image_and_a_missing_one_is_download_failed() {
+    let fixture = fixture_files(vec![("bg.png", "image/png", png_bytes(320, 320))]).await;
+    let e = Edited::fetching_from(&fixture).await;
     let url = format!("http://{fixture}/bg.png");
-    let (c, v) = modify(
-        &d,
-        &id,
-        b_roll,
-        json!([{ "field_name": "mediaUrl", "value": url }]),
-    )
-    .await;
+    let (c, v) = e
+        .modify(1, json!([{ "field_name": "mediaUrl", "value": url }]))
+        .await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["media_type"], "image");
     assert_eq!(v["media_url"], url.as_str());
     for k in ["mediaUrl", "thumbnailUrl", "brollUrl", "brollThumbnailUrl"] {
         assert_eq!(v["segment"][k], url.as_str(), "{k}");
     }
-    let (c, v) = modify(
-        &d,
-        &id,
-        b_roll,
-        json!([{ "field_name": "mediaUrl", "value": format!("http://{fixture}/missing.png") }]),
-    )
-    .await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (502, Some("download_failed")),
-        "{v}"
-    );
+    let missing = format!("http://{fixture}/missing.png");
+    let (c, v) = e
+        .modify(1, json!([{ "field_name": "mediaUrl", "value": missing }]))
+        .await;
+    assert_eq!(refusal(c, &v), (502, Some("download_failed")), "{v}");
+    let tree = e.d.scene_tree(&e.id).await;
+    assert_eq!(tree["segments"][1]["mediaUrl"], url.as_str(), "kept");
+}
 
-    // C and D on a generated overlay, when scene building made one.
-    for vf in &scenes {
-        let g = scene_of(&d, &id, vf).await;
-        let layer = g["boxes"]["remotion"]["object_layer"]["objects"].clone();
-        let Some(first) = layer.as_array().and_then(|l| l.first()) else {
-            continue;
-        };
-        let layout_id = first["layout_id"].as_str().unwrap().to_string();
-        let version = g["remotion_spec"]["remotion_spec_version"].clone();
-        let want = json!({ "x": 28.0, "y": 60.0, "w": 140.0, "h": 50.0 });
-        let mut value = want.clone();
-        value["layout_id"] = json!(layout_id);
-        let (c, v) = modify(
-            &d,
-            &id,
-            vf,
+#[tokio::test]
+async fn a_generated_overlay_object_and_group_move_by_rect() {
+    let e = Edited::start().await;
+    let mut found = None;
+    for n in 0..e.scenes.len() {
+        let g = e.scene(n).await;
+        let first = &g["boxes"]["remotion"]["object_layer"]["objects"][0]["layout_id"];
+        if let Some(layout_id) = first.as_str() {
+            found = Some((n, layout_id.to_string(), g));
+            break;
+        }
+    }
+    let (n, layout_id, g) = found.expect("scene building made a generated overlay");
+    let version = g["remotion_spec"]["remotion_spec_version"].clone();
+    let want = json!({ "x": 28.0, "y": 60.0, "w": 140.0, "h": 50.0 });
+    let mut value = want.clone();
+    value["layout_id"] = json!(layout_id);
+    let (c, v) = e
+        .modify(
+            n,
             json!([{ "field_name": "remotion.object.rect", "value": value }]),
         )
         .await;
-        assert_eq!(c, 200, "{v}");
-        let g = scene_of(&d, &id, vf).await;
-        let moved = g["boxes"]["remotion"]["object_layer"]["objects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["layout_id"] == layout_id.as_str())
-            .unwrap()
-            .clone();
-        assert_eq!(moved["rect"], want, "{moved}");
-        assert_eq!(
-            moved["rect_canvas"],
-            json!({ "x": 72.0, "y": 154.217, "w": 360.0, "h": 128.514 })
-        );
-        assert_ne!(
-            g["remotion_spec"]["remotion_spec_version"], version,
-            "version bumped"
-        );
-        assert_eq!(g["remotion_spec"]["remotion_spec_state"], "ready");
-        let group = g["boxes"]["remotion"]["groups"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let (c, v) = modify(&d, &id, vf, json!([{ "field_name": "remotion.group.rect", "value": { "id": group, "x": 0, "y": -40, "w": 720, "h": 400, "wrapper_only": true } }])).await;
-        assert_eq!(c, 200, "{v}");
-        let g = scene_of(&d, &id, vf).await;
-        assert_eq!(
-            g["boxes"]["remotion"]["groups"][0]["rect_canvas"],
-            json!({ "x": 0.0, "y": -40.0, "w": 720.0, "h": 400.0 })
-        );
-        break;
-    }
+    assert_eq!(c, 200, "{v}");
+    let g = e.scene(n).await;
+    let objects = g["boxes"]["remotion"]["object_layer"]["objects"]
+        .as_array()
+        .unwrap();
+    let moved = objects
+        .iter()
+        .find(|o| o["layout_id"] == layout_id.as_str())
+        .unwrap();
+    assert_eq!(moved["rect"], want, "{moved}");
+    assert_eq!(
+        moved["rect_canvas"],
+        json!({ "x": 72.0, "y": 154.217, "w": 360.0, "h": 128.514 })
+    );
+    assert_ne!(g["remotion_spec"]["remotion_spec_version"], version);
+    assert_eq!(g["remotion_spec"]["remotion_spec_state"], "ready");
 
-    // N: disable the overlay, alone; layout edits on it are then refused.
-    let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "disable_overlay", "value": true }, { "field_name": "overlay.disable", "value": true }])).await;
-    assert_eq!(c, 400, "{v}");
-    let (c, v) = modify(
-        &d,
-        &id,
-        a_roll,
-        json!([{ "field_name": "remotion.disable_overlay", "value": true }]),
-    )
-    .await;
+    let group = g["boxes"]["remotion"]["groups"][0]["id"].as_str().unwrap();
+    let rect = json!({ "id": group, "x": 0, "y": -40, "w": 720, "h": 400, "wrapper_only": true });
+    let (c, v) = e
+        .modify(
+            n,
+            json!([{ "field_name": "remotion.group.rect", "value": rect }]),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        e.scene(n).await["boxes"]["remotion"]["groups"][0]["rect_canvas"],
+        json!({ "x": 0.0, "y": -40.0, "w": 720.0, "h": 400.0 })
+    );
+}
+
+#[tokio::test]
+async fn a_disabled_overlay_refuses_layout_edits_and_new_elements() {
+    let e = Edited::start().await;
+    let (c, v) = e.modify(0, json!([{ "field_name": "disable_overlay", "value": true }, { "field_name": "overlay.disable", "value": true }])).await;
+    assert_eq!(c, 400, "disabling comes alone: {v}");
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "remotion.disable_overlay", "value": true }]),
+        )
+        .await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["segment"]["remotion_spec"], "none");
     assert_eq!(v["segment"]["remotion_spec_state"], "disabled");
-    let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "remotion.object.rect", "value": { "layout_id": "x", "x": 1, "y": 1, "w": 10, "h": 10 } }])).await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (409, Some("remotion_spec_disabled")),
-        "{v}"
-    );
-    // M on the disabled overlay: a bad value is refused with the request (400, as layout values
-    // are), a good one by the disabled overlay (409).
-    let (c, v) = modify(&d, &id, a_roll, json!([{ "field_name": "remotion.add_element", "value": { "kind": "video", "text": "x" } }])).await;
+    let (c, v) = e.modify(0, json!([{ "field_name": "remotion.object.rect", "value": { "layout_id": "x", "x": 1, "y": 1, "w": 10, "h": 10 } }])).await;
+    assert_eq!(refusal(c, &v), (409, Some("remotion_spec_disabled")), "{v}");
+    // A bad new element is refused with the request (400, as layout values are), a good one by
+    // the disabled overlay (409).
+    let (c, v) = e.modify(0, json!([{ "field_name": "remotion.add_element", "value": { "kind": "video", "text": "x" } }])).await;
     assert_eq!(
         (c, v["error"]["code"].as_str(), v["error"]["param"].as_str()),
         (400, Some("invalid_value"), Some("fields[].value")),
         "{v}"
     );
-    let (c, v) = modify(
-        &d,
-        &id,
-        a_roll,
-        json!([{ "field_name": "remotion.add_element", "value": "Hi" }]),
-    )
-    .await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (409, Some("remotion_spec_disabled")),
-        "{v}"
-    );
-    let g = scene_of(&d, &id, a_roll).await;
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "remotion.add_element", "value": "Hi" }]),
+        )
+        .await;
+    assert_eq!(refusal(c, &v), (409, Some("remotion_spec_disabled")), "{v}");
+    let g = e.scene(0).await;
     assert_eq!(g["remotion_spec"]["remotion_spec_state"], "disabled");
+}
 
-    // H: voice upload, queued, applied later with new timings.
-    let (c, v) = modify(
-        &d,
-        &id,
-        b_roll,
-        json!([{ "field_name": "voice.upload", "value": format!("http://{fixture}/voice.wav") }]),
-    )
-    .await;
+#[tokio::test]
+async fn a_voice_upload_is_queued_then_applied_with_new_timings() {
+    let fixture = fixture_files(vec![("voice.wav", "audio/wav", wav_bytes(1.5, 22_050))]).await;
+    let mut e = Edited::fetching_from(&fixture).await;
+    let before = e.d.scene_tree(&e.id).await["segments"][1].clone();
+    let spoken = before["text"].as_str().unwrap().split_whitespace().count();
+    assert!(before["duration"].as_f64().unwrap() > 2.0, "{before}");
+    let url = format!("http://{fixture}/voice.wav");
+    let (c, v) = e
+        .modify(1, json!([{ "field_name": "voice.upload", "value": url }]))
+        .await;
     assert_eq!(c, 202, "{v}");
     assert_eq!(v["status"], "scene_voice_upload_queued");
-    let queue_id = v["queue_id"].as_str().unwrap().to_string();
+    let queue_id = v["queue_id"].as_str().unwrap();
     assert!(queue_id.starts_with("vq_"));
-    let applied = events
+    let applied = e
+        .events
         .until("scene_voice_upload_applied", Duration::from_secs(60))
         .await;
-    assert_eq!(applied["queue_id"], queue_id.as_str());
+    assert_eq!(applied["queue_id"], queue_id);
     let seconds = applied["segment"]["duration"].as_f64().unwrap();
     assert!((seconds - 1.5).abs() < 0.05, "{seconds}");
+    // The same words, timed again over the new audio.
     let words = applied["segment"]["words"].as_array().unwrap();
-    assert_eq!(words.len(), 4);
-    assert!(words[3]["end"].as_f64().unwrap() <= seconds + 1e-9);
-    // A file that is not audio fails on the realtime channel.
-    let (c, v) = modify(&d, &id, b_roll, json!([{ "field_name": "voice.upload", "value": format!("http://{fixture}/not-audio.wav") }])).await;
+    assert_eq!(words.len(), spoken);
+    assert!(words.last().unwrap()["end"].as_f64().unwrap() <= seconds + 1e-9);
+}
+
+#[tokio::test]
+async fn a_voice_upload_that_is_not_audio_fails_on_the_realtime_stream() {
+    let fixture = fixture_files(vec![(
+        "not-audio.wav",
+        "audio/wav",
+        b"definitely not audio".to_vec(),
+    )])
+    .await;
+    let mut e = Edited::fetching_from(&fixture).await;
+    let before = e.d.scene_tree(&e.id).await["segments"][1].clone();
+    let url = format!("http://{fixture}/not-audio.wav");
+    let (c, v) = e
+        .modify(1, json!([{ "field_name": "voice.upload", "value": url }]))
+        .await;
     assert_eq!(c, 202, "{v}");
-    let failed = events
+    let failed = e
+        .events
         .until("scene_upload_failed", Duration::from_secs(60))
         .await;
     assert_eq!(failed["queue_id"], v["queue_id"]);
+    assert_eq!(e.d.scene_tree(&e.id).await["segments"][1], before);
+}
 
-    // Geometry errors.
-    let (c, v) = geometry(&d, &id, json!({ "by": "colour", "value": "red" })).await;
-    assert_eq!((c, v["error"]["code"].as_str()), (400, Some("invalid_by")));
-    let (c, v) = geometry(&d, &id, json!({})).await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (400, Some("missing_field"))
-    );
-    let (c, v) = geometry(&d, "not-an-id", json!({ "scene_id": 1 })).await;
-    assert_eq!((c, v["error"]["code"].as_str()), (400, Some("invalid_id")));
-    let (c, v) = geometry(&d, "wcUnknownVideo1", json!({ "scene_id": 1 })).await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (404, Some("video_not_found"))
-    );
-    let (c, v) = geometry(
-        &d,
-        &id,
-        json!({ "voice_file": a_roll, "include_diagnostics": true }),
-    )
-    .await;
+#[tokio::test]
+async fn scene_geometry_refuses_bad_selectors_and_unknown_videos_and_scenes() {
+    let e = Edited::start().await;
+    let (d, id) = (&e.d, e.id.as_str());
+    let cases = [
+        (
+            id,
+            json!({ "by": "colour", "value": "red" }),
+            400,
+            "invalid_by",
+        ),
+        (id, json!({}), 400, "missing_field"),
+        ("not-an-id", json!({ "scene_id": 1 }), 400, "invalid_id"),
+        (
+            "wcUnknownVideo1",
+            json!({ "scene_id": 1 }),
+            404,
+            "video_not_found",
+        ),
+        (
+            id,
+            json!({ "scene_id": e.scenes.len() + 1 }),
+            404,
+            "scene_not_found",
+        ),
+    ];
+    for (id, body, code, err) in cases {
+        let (c, v) = geometry(d, id, body.clone()).await;
+        assert_eq!(refusal(c, &v), (code, Some(err)), "{body} → {v}");
+    }
+}
+
+#[tokio::test]
+async fn scene_geometry_with_diagnostics_reports_safe_zones_violations_and_warnings() {
+    let e = Edited::start().await;
+    let body = json!({ "voice_file": e.scenes[0], "include_diagnostics": true });
+    let (c, v) = geometry(&e.d, &e.id, body).await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["safe_zones"]["dead_bottom"]["y"], 373.5);
     assert!(v["summary"]["warning_count"].is_number());
