@@ -57,38 +57,71 @@ async fn completed(d: &Daemon, id: &str) -> Value {
     done
 }
 
-#[tokio::test]
-async fn a_150_word_script_becomes_scenes_with_voice_visuals_overlays_and_video_data() {
-    let fixture = fixture_server().await;
-    let allow = format!("[\"{fixture}\"]");
-    let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
-    let first = "Why do small teams never publish videos? ";
-    let stat = "Solar panels on every roof cut power bills by 40% in 2024.";
-    let (a, b) = (script(60), script(60));
-    let text = format!(
-        "{first}\n![a bright yellow square](http://{fixture}/image.png)\n{a} {stat} {b} Follow us for a new tip every week."
-    );
-    let spoken: Vec<String> = spoken_words(&format!(
-        "{first} {a} {stat} {b} Follow us for a new tip every week."
-    ));
-    assert!((140..=160).contains(&spoken.len()), "{}", spoken.len());
-    let id = create(&d, json!({ "script_text": text })).await;
+/// A daemon that built the scenes of a 150-word script with an inline image (served by a
+/// fixture server), and the video's scene tree.
+struct Built {
+    d: Daemon,
+    id: String,
+    /// The script's spoken words, in order.
+    spoken: Vec<String>,
+    /// The inline image's URL.
+    image: String,
+    tree: Value,
+}
 
-    // While it builds, video_data is not ready.
-    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
-    if c != 200 {
-        assert_eq!(c, 409, "{v}");
-        assert_eq!(v["error"]["code"], "script_not_ready");
+impl Built {
+    async fn new() -> Built {
+        let fixture = fixture_server().await;
+        let allow = format!("[\"{fixture}\"]");
+        let d = Daemon::start(BIN, &[("REELSMITH__FETCH__ALLOW", &allow)]);
+        let first = "Why do small teams never publish videos? ";
+        let stat = "Solar panels on every roof cut power bills by 40% in 2024.";
+        let (a, b) = (script(60), script(60));
+        let close = "Follow us for a new tip every week.";
+        let image = format!("http://{fixture}/image.png");
+        let text = format!("{first}\n![a bright yellow square]({image})\n{a} {stat} {b} {close}");
+        let spoken = spoken_words(&format!("{first} {a} {stat} {b} {close}"));
+        assert!((140..=160).contains(&spoken.len()), "{}", spoken.len());
+        let id = create(&d, json!({ "script_text": text })).await;
+        let done = completed(&d, &id).await;
+        assert_eq!(done["stage"], "scenes_ready_for_review");
+        let (_, tree) = video_data(&d, &id, true).await;
+        Built {
+            d,
+            id,
+            spoken,
+            image,
+            tree,
+        }
     }
 
-    let done = completed(&d, &id).await;
-    assert_eq!(done["stage"], "scenes_ready_for_review");
+    fn segments(&self) -> &[Value] {
+        self.tree["segments"].as_array().unwrap()
+    }
+}
 
-    let (env, tree) = video_data(&d, &id, true).await;
-    // The envelope.
+#[tokio::test]
+async fn video_data_while_the_scenes_build_is_script_not_ready_or_the_tree() {
+    let d = Daemon::start(BIN, &[]);
+    let id = create(&d, json!({ "script_text": script(150) })).await;
+    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    // Building may finish first on a fast machine; then the tree is served.
+    if c != 200 {
+        assert_eq!(
+            (c, v["error"]["code"].as_str()),
+            (409, Some("script_not_ready")),
+            "{v}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn video_data_answers_an_expiring_link_and_each_call_publishes_a_new_file() {
+    let b = Built::new().await;
+    let (env, _) = video_data(&b.d, &b.id, true).await;
     assert_eq!(env["object"], "video_data");
-    assert_eq!(env["id"], id.as_str());
-    assert_eq!(env["topic_id"], id.as_str());
+    assert_eq!(env["id"], b.id.as_str());
+    assert_eq!(env["topic_id"], b.id.as_str());
     assert_eq!(env["delivery_mode"], "download_url");
     assert_eq!(env["data"]["mime_type"], "application/json");
     assert_eq!(env["data"]["ttl_seconds"], 900);
@@ -103,11 +136,14 @@ async fn a_150_word_script_becomes_scenes_with_voice_visuals_overlays_and_video_
     ] {
         assert!(!env[k].is_null(), "{k} in {env}");
     }
-    // A second call publishes a different file.
-    let (env2, _) = video_data(&d, &id, false).await;
-    assert_ne!(env["data"]["url"], env2["data"]["url"]);
+    let (again, _) = video_data(&b.d, &b.id, false).await;
+    assert_ne!(env["data"]["url"], again["data"]["url"]);
+}
 
-    // The tree's top level.
+#[tokio::test]
+async fn the_scene_tree_has_its_top_level_fields_and_no_internals() {
+    let b = Built::new().await;
+    let tree = &b.tree;
     for k in [
         "object",
         "id",
@@ -138,21 +174,32 @@ async fn a_150_word_script_becomes_scenes_with_voice_visuals_overlays_and_video_
         assert!(tree["global_settings"][k].is_string(), "{k}");
     }
     assert!(tree.get("script").is_none(), "internals trimmed");
-    let segs = tree["segments"].as_array().unwrap();
-    assert_eq!(tree["total_segments"], segs.len());
-    assert!(segs.len() >= 6, "{}", segs.len());
+    assert_eq!(tree["total_segments"], b.segments().len());
+    assert!(b.segments().len() >= 6, "{}", b.segments().len());
+    let total: f64 = b
+        .segments()
+        .iter()
+        .map(|s| s["duration"].as_f64().unwrap())
+        .sum();
+    assert!((tree["total_duration"].as_f64().unwrap() - total).abs() < 0.01);
+}
 
-    // Verbatim narration, in order.
-    let got: Vec<String> = segs
+#[tokio::test]
+async fn the_scenes_narrate_the_script_verbatim_and_in_order() {
+    let b = Built::new().await;
+    let got: Vec<String> = b
+        .segments()
         .iter()
         .flat_map(|s| spoken_words(s["text"].as_str().unwrap()))
         .collect();
-    assert_eq!(got, spoken);
+    assert_eq!(got, b.spoken);
+}
 
-    let data = d.data_dir();
-    let mut uids = std::collections::HashSet::new();
-    let mut total = 0.0;
-    for (i, s) in segs.iter().enumerate() {
+#[tokio::test]
+async fn every_segment_has_its_fields_and_a_unique_stable_id() {
+    let b = Built::new().await;
+    let mut ids = std::collections::HashSet::new();
+    for (i, s) in b.segments().iter().enumerate() {
         for k in [
             "voice_file",
             "scene_uid",
@@ -192,68 +239,76 @@ async fn a_150_word_script_becomes_scenes_with_voice_visuals_overlays_and_video_
         }
         assert!(s.get("words").is_none(), "word timings are trimmed");
         let vf = s["voice_file"].as_str().unwrap();
-        assert!(uids.insert(vf.to_string()));
+        assert!(ids.insert(vf.to_string()), "{vf} twice");
         assert_eq!(s["scene_uid"], vf);
         assert_eq!(s["scene_index"], i);
         assert_eq!(s["agent_meta"]["stable_scene_id"], vf);
-        let kw = s["keyword"].as_str().unwrap().split_whitespace().count();
-        assert!((1..=3).contains(&kw), "{s}");
-        // Audio: the file's length is the scene's duration.
-        let wav = std::fs::read(data.join(format!("videos/{id}/{vf}.wav"))).unwrap();
-        let dur = s["duration"].as_f64().unwrap();
+        let keywords = s["keyword"].as_str().unwrap().split_whitespace().count();
+        assert!((1..=3).contains(&keywords), "{s}");
+    }
+}
+
+#[tokio::test]
+async fn each_scene_audio_lasts_its_duration_and_its_word_timings_fit_inside() {
+    let b = Built::new().await;
+    for s in b.segments() {
+        let vf = s["voice_file"].as_str().unwrap();
+        let path = b.d.data_dir().join(format!("videos/{}/{vf}.wav", b.id));
+        let wav = std::fs::read(path).unwrap();
+        let seconds = s["duration"].as_f64().unwrap();
         assert!(
-            (wav_seconds(&wav) - dur).abs() < 0.002,
-            "{vf}: {} vs {dur}",
+            (wav_seconds(&wav) - seconds).abs() < 0.002,
+            "{vf}: {} vs {seconds}",
             wav_seconds(&wav)
         );
-        total += dur;
-        // Word timings (published beside the audio): one per word, monotonic, inside the audio.
         let audio_url = s["narrator"]["audio_url"].as_str().unwrap();
-        let (c, public_wav) = fetch(&d, audio_url).await;
+        let (c, public_wav) = fetch(&b.d, audio_url).await;
         assert_eq!(c, 200);
         assert_eq!(public_wav.len(), wav.len());
-        let (c, words) = fetch(&d, &audio_url.replace(".wav", "_words.json")).await;
+        // Published beside the audio: one timing per word, monotonic, inside the audio.
+        let (c, words) = fetch(&b.d, &audio_url.replace(".wav", "_words.json")).await;
         assert_eq!(c, 200);
         let words: Vec<Value> = serde_json::from_slice(&words).unwrap();
-        assert_eq!(
-            words
-                .iter()
-                .map(|w| w["word"].as_str().unwrap())
-                .collect::<Vec<_>>(),
-            s["text"]
-                .as_str()
-                .unwrap()
-                .split_whitespace()
-                .collect::<Vec<_>>()
-        );
+        let said: Vec<&str> = words.iter().map(|w| w["word"].as_str().unwrap()).collect();
+        let text: Vec<&str> = s["text"].as_str().unwrap().split_whitespace().collect();
+        assert_eq!(said, text);
         let mut prev = 0.0;
         for w in &words {
             let (a, b) = (w["start"].as_f64().unwrap(), w["end"].as_f64().unwrap());
-            assert!(a >= prev - 1e-9 && b >= a && b <= dur + 1e-6, "{words:?}");
+            assert!(
+                a >= prev - 1e-9 && b >= a && b <= seconds + 1e-6,
+                "{words:?}"
+            );
             prev = b;
         }
-        // Overlays: ready scenes have a fetchable spec inside the typography band.
+    }
+}
+
+#[tokio::test]
+async fn ready_overlays_are_fetchable_and_inside_the_typography_band() {
+    let b = Built::new().await;
+    for s in b.segments() {
+        let vf = s["voice_file"].as_str().unwrap();
         match s["remotion_spec_state"].as_str().unwrap() {
             "ready" => {
                 let url = s["remotion_spec_url"].as_str().unwrap();
-                assert!(url.ends_with(&format!(
-                    "{vf}_spec.json?v={}",
-                    s["remotion_spec_version"].as_str().unwrap()
-                )));
-                let (c, spec) = fetch(&d, url).await;
+                let version = s["remotion_spec_version"].as_str().unwrap();
+                assert!(
+                    url.ends_with(&format!("{vf}_spec.json?v={version}")),
+                    "{url}"
+                );
+                let (c, spec) = fetch(&b.d, url).await;
                 assert_eq!(c, 200);
                 let spec: Value = serde_json::from_slice(&spec).unwrap();
+                let folder = url.rsplit_once('/').unwrap().0;
                 for g in spec["groups"].as_array().unwrap() {
                     for o in g["objects"].as_array().unwrap() {
-                        let (y, h) = (
-                            o["rect"]["y"].as_f64().unwrap(),
-                            o["rect"]["h"].as_f64().unwrap(),
-                        );
+                        let y = o["rect"]["y"].as_f64().unwrap();
+                        let h = o["rect"]["h"].as_f64().unwrap();
                         assert!(y >= 128.0 && y + h <= 960.0, "{o}");
-                        let payload = url.rsplit_once('/').unwrap().0.to_string()
-                            + "/"
-                            + o["payload"]["file"].as_str().unwrap();
-                        assert_eq!(fetch(&d, &payload).await.0, 200);
+                        let payload =
+                            format!("{folder}/{}", o["payload"]["file"].as_str().unwrap());
+                        assert_eq!(fetch(&b.d, &payload).await.0, 200, "{payload}");
                     }
                 }
             }
@@ -261,9 +316,12 @@ async fn a_150_word_script_becomes_scenes_with_voice_visuals_overlays_and_video_
             other => panic!("state {other}"),
         }
     }
-    assert!((tree["total_duration"].as_f64().unwrap() - total).abs() < 0.01);
+}
 
-    // Direction: HOOK first on A-roll, CTA last, a STAT for the numbers, both spec states.
+#[tokio::test]
+async fn direction_opens_on_a_hook_closes_on_the_call_to_action_and_shows_the_number() {
+    let b = Built::new().await;
+    let segs = b.segments();
     assert_eq!(segs[0]["type"], "A-roll");
     assert_eq!(segs[0]["scene_type"], "HOOK");
     assert_eq!(segs[0]["remotion_spec_state"], "ready");
@@ -274,49 +332,52 @@ async fn a_150_word_script_becomes_scenes_with_voice_visuals_overlays_and_video_
     );
     assert!(segs.iter().any(|s| s["type"] == "B-roll"));
     assert!(segs.iter().any(|s| s["remotion_spec_state"] == "missing"));
-    // The inline image is a scene's visual; other scenes got B-roll without adjacent repeats.
-    let inline = format!("http://{fixture}/image.png");
+}
+
+#[tokio::test]
+async fn the_inline_image_is_a_scene_visual_and_library_b_roll_never_repeats_next_door() {
+    let b = Built::new().await;
+    let segs = b.segments();
     let with_image = segs
         .iter()
-        .find(|s| s["mediaUrl"] == inline.as_str())
+        .find(|s| s["mediaUrl"] == b.image.as_str())
         .expect("inline image used");
     assert_eq!(with_image["mediaType"], "image");
     assert_eq!(with_image["visual"], "a bright yellow square");
     assert_eq!(with_image["broll_source"], "user");
-    let brolls: Vec<&Value> = segs.iter().map(|s| &s["visual"]).collect();
-    for w in brolls.windows(2) {
+    let visuals: Vec<&Value> = segs.iter().map(|s| &s["visual"]).collect();
+    for w in visuals.windows(2) {
         if w[0] != "" {
             assert_ne!(w[0], w[1], "adjacent scenes repeat a visual");
         }
     }
     for s in segs.iter().filter(|s| s["broll_source"] == "library") {
-        let (c, _) = fetch(&d, s["mediaUrl"].as_str().unwrap()).await;
+        let (c, _) = fetch(&b.d, s["mediaUrl"].as_str().unwrap()).await;
         assert_eq!(c, 200, "{s}");
     }
+}
 
-    // Errors.
-    let (c, v, _) = d.post("/v1/video_data", &json!({})).await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (400, Some("missing_field"))
-    );
-    let (c, v, _) = d
-        .post(
-            "/v1/video_data",
-            &json!({ "video_id": "wc0000000000000000000000" }),
-        )
-        .await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (404, Some("video_not_found"))
-    );
-    let (c, v, _) = d
-        .post("/v1/video_data", &json!({ "video_id": "nope" }))
-        .await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str()),
-        (404, Some("video_not_found"))
-    );
+#[tokio::test]
+async fn video_data_refuses_a_missing_or_unknown_id_and_an_unsigned_caller() {
+    let d = Daemon::start(BIN, &[]);
+    let cases = [
+        (json!({}), 400, "missing_field"),
+        (
+            json!({ "video_id": "wc0000000000000000000000" }),
+            404,
+            "video_not_found",
+        ),
+        (json!({ "video_id": "nope" }), 404, "video_not_found"),
+    ];
+    for (body, code, err) in cases {
+        let (c, v, _) = d.post("/v1/video_data", &body).await;
+        assert_eq!(
+            (c, v["error"]["code"].as_str()),
+            (code, Some(err)),
+            "{body} → {v}"
+        );
+    }
+    let id = create(&d, json!({ "script_text": script(90) })).await;
     let anon = d
         .http
         .post(d.url("/v1/video_data"))
