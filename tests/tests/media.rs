@@ -154,17 +154,40 @@ fn long_wav(secs: u32) -> Vec<u8> {
 
 // ------------------------------------------------------------------ upload_asset
 
-#[tokio::test]
-async fn upload_asset_shapes_and_hostile_input() {
-    let d = Daemon::start(
+/// A daemon that takes assets of up to 1000 bytes, with presigned PUT URLs valid for 5 s.
+fn asset_daemon() -> Daemon {
+    Daemon::start(
         BIN,
         &[
             ("REELSMITH__MEDIA__ASSET_MAX_BYTES", "1000"),
             ("REELSMITH__MEDIA__PRESIGN_TTL_SECS", "5"),
         ],
-    );
+    )
+}
 
-    // Multipart: a path-traversal filename becomes a plain generated name.
+/// A presigned upload of a PNG called `filename`.
+async fn presign(d: &Daemon, filename: &str) -> Value {
+    let body = json!({ "mode": "presign", "filename": filename, "content_type": "image/png" });
+    let (c, p, _) = d.post("/v1/upload_asset", &body).await;
+    assert_eq!(c, 200, "{p}");
+    p
+}
+
+/// A plain PUT of `body` to `url`, with no headers of ours.
+async fn put(url: &str, body: &[u8]) -> (u16, Value) {
+    let r = reqwest::Client::new()
+        .put(url)
+        .body(body.to_vec())
+        .send()
+        .await
+        .unwrap();
+    let (c, v, _) = split(r).await;
+    (c, v)
+}
+
+#[tokio::test]
+async fn a_multipart_upload_gets_a_safe_name_and_a_public_unguessable_url() {
+    let d = asset_daemon();
     let (c, v) = post_multipart(
         &d,
         "/v1/upload_asset",
@@ -193,8 +216,11 @@ async fn upload_asset_shapes_and_hostile_input() {
     assert_eq!(got.headers()["content-type"], "image/png");
     assert_eq!(got.bytes().await.unwrap().as_ref(), PNG);
     assert!(!d.data_dir().join("etc").exists());
+}
 
-    // Multipart hostile: wrong type, zero bytes, oversize, no file part, no auth.
+#[tokio::test]
+async fn bad_multipart_uploads_are_refused_and_leave_nothing_behind() {
+    let d = asset_daemon();
     for (files, want) in [
         (
             vec![("file", "run.exe", "application/x-msdownload", PNG)],
@@ -213,39 +239,29 @@ async fn upload_asset_shapes_and_hostile_input() {
         let (c, v) = post_multipart(&d, "/v1/upload_asset", &[], &files).await;
         assert_eq!((c, code(&v)), (400, want), "{v}");
     }
-    let r = d
-        .http
-        .post(d.url("/v1/upload_asset"))
-        .header("content-type", "text/plain")
-        .body("hello")
+    let text = |r: reqwest::RequestBuilder| r.header("content-type", "text/plain").body("hello");
+    let r = text(d.http.post(d.url("/v1/upload_asset")))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
-    let r = d
-        .http
-        .post(d.url("/v1/upload_asset"))
-        .bearer_auth(&d.key)
-        .header("content-type", "text/plain")
-        .body("hello")
+    let r = text(d.http.post(d.url("/v1/upload_asset")).bearer_auth(&d.key))
         .send()
         .await
         .unwrap();
     let (c, v, _) = split(r).await;
     assert_eq!((c, code(&v)), (400, "invalid_content_type"), "{v}");
-    // Nothing half-written is left behind.
     let leftovers: Vec<_> = std::fs::read_dir(d.data_dir().join("uploads"))
         .map(|r| r.flatten().filter(|e| e.path().is_file()).collect())
         .unwrap_or_default();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
 
-    // Base64: the data: prefix is stripped; the type comes from the extension.
-    let (c, v, _) = d
-        .post(
-            "/v1/upload_asset",
-            &json!({ "file_data": "data:text/markdown;base64,IyBIZWxsbwo=", "filename": "notes/readme.md" }),
-        )
-        .await;
+#[tokio::test]
+async fn a_base64_upload_drops_the_data_prefix_and_is_typed_by_its_extension() {
+    let d = asset_daemon();
+    let body = json!({ "file_data": "data:text/markdown;base64,IyBIZWxsbwo=", "filename": "notes/readme.md" });
+    let (c, v, _) = d.post("/v1/upload_asset", &body).await;
     assert_eq!(c, 200, "{v}");
     assert_eq!(v["object"], "asset");
     assert_eq!(v["content_type"], "text/markdown");
@@ -253,6 +269,11 @@ async fn upload_asset_shapes_and_hostile_input() {
     assert_eq!(v["size_bytes"], 8);
     let body = reqwest::get(v["url"].as_str().unwrap()).await.unwrap();
     assert_eq!(body.text().await.unwrap(), "# Hello\n");
+}
+
+#[tokio::test]
+async fn bad_base64_uploads_are_refused_with_their_codes() {
+    let d = asset_daemon();
     for (body, want) in [
         (
             json!({ "file_data": "not base64!!", "filename": "a.png" }),
@@ -281,13 +302,12 @@ async fn upload_asset_shapes_and_hostile_input() {
         let (c, v, _) = d.post("/v1/upload_asset", &body).await;
         assert_eq!((c, code(&v)), (400, want), "{body} → {v}");
     }
+}
 
-    // Presign: the shape, then a plain PUT with no extra headers.
-    let presign = |filename: &str| json!({ "mode": "presign", "filename": filename, "content_type": "image/png" });
-    let (c, p, _) = d
-        .post("/v1/upload_asset", &presign("/tmp/../my clip.png"))
-        .await;
-    assert_eq!(c, 200, "{p}");
+#[tokio::test]
+async fn a_presigned_url_takes_one_plain_put_and_serves_its_bytes() {
+    let d = asset_daemon();
+    let p = presign(&d, "/tmp/../my clip.png").await;
     assert_eq!(p["object"], "asset_presign");
     assert_eq!(p["filename"], "my_clip.png");
     assert_eq!(p["content_type"], "image/png");
@@ -295,86 +315,90 @@ async fn upload_asset_shapes_and_hostile_input() {
     assert_eq!(p["max_bytes"], 1000);
     assert_eq!(p["ttl_hours"], 24);
     assert_eq!(p["url"], p["get_url"]);
-    assert!(p["key"].as_str().unwrap().starts_with("assets/"));
-    assert!(
-        p["url"]
-            .as_str()
-            .unwrap()
-            .ends_with(p["key"].as_str().unwrap())
-    );
+    let key = p["key"].as_str().unwrap();
+    assert!(key.starts_with("assets/"));
+    assert!(p["url"].as_str().unwrap().ends_with(key));
     assert!(p["put_expires_at"].as_str().unwrap() < p["expires_at"].as_str().unwrap());
-    let put_url = p["put_url"].as_str().unwrap().to_string();
-    let get_url = p["get_url"].as_str().unwrap().to_string();
-    // Before the PUT there is nothing to get.
-    assert_eq!(reqwest::get(&get_url).await.unwrap().status(), 404);
-    let put = |url: String, body: Vec<u8>| async move {
-        let r = reqwest::Client::new()
-            .put(url)
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        let (c, v, _) = split(r).await;
-        (c, v)
-    };
-    // Tampered: a longer expiry, a bigger cap, another name, a broken signature.
+    let (put_url, get_url) = (
+        p["put_url"].as_str().unwrap(),
+        p["get_url"].as_str().unwrap(),
+    );
+    assert_eq!(
+        reqwest::get(get_url).await.unwrap().status(),
+        404,
+        "nothing before the PUT"
+    );
+    let (c, v) = put(put_url, PNG).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["object"], "asset");
+    assert_eq!(v["url"], get_url);
+    let got = reqwest::get(get_url).await.unwrap();
+    assert_eq!(got.status(), 200);
+    assert_eq!(got.bytes().await.unwrap().as_ref(), PNG);
+    // Replayed: refused, and the stored bytes stay.
+    let (c, v) = put(put_url, b"again").await;
+    assert_eq!((c, code(&v)), (409, "presign_used"), "{v}");
+    let kept = reqwest::get(get_url).await.unwrap().bytes().await.unwrap();
+    assert_eq!(kept.as_ref(), PNG);
+}
+
+#[tokio::test]
+async fn a_tampered_presigned_url_is_refused() {
+    let d = asset_daemon();
+    let p = presign(&d, "my clip.png").await;
+    let put_url = p["put_url"].as_str().unwrap();
+    // A longer expiry, a bigger cap, another name, a broken signature, no signature.
     for bad in [
         put_url.replace("&exp=", "&exp=9"),
         put_url.replace("max=1000", "max=99999999"),
         put_url.replace("my_clip.png", "other.png"),
-        format!("{}0", put_url),
+        format!("{put_url}0"),
         put_url.split('?').next().unwrap().to_string(),
     ] {
-        let (c, v) = put(bad.clone(), b"bytes".to_vec()).await;
+        let (c, v) = put(&bad, b"bytes").await;
         assert_eq!((c, code(&v)), (400, "presign_invalid"), "{bad} → {v}");
     }
-    // Over max_bytes: refused, and the URL stays usable.
-    let (c, v) = put(put_url.clone(), vec![1u8; 1001]).await;
+    let (c, v) = put(put_url, PNG).await;
+    assert_eq!(c, 200, "the real URL still works: {v}");
+}
+
+#[tokio::test]
+async fn a_presigned_put_too_big_or_not_the_named_type_is_refused_and_the_url_stays_usable() {
+    let d = asset_daemon();
+    let put_url = presign(&d, "my clip.png").await["put_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (c, v) = put(&put_url, &[1u8; 1001]).await;
     assert_eq!((c, code(&v)), (400, "asset_too_large"), "{v}");
-    // Bytes that are not the image the name says: refused, and the URL stays usable.
-    let (c, v) = put(put_url.clone(), b"not a png".to_vec()).await;
+    let (c, v) = put(&put_url, b"not a png").await;
     assert_eq!((c, code(&v)), (400, "invalid_file_data"), "{v}");
-    let (c, v) = put(put_url.clone(), PNG.to_vec()).await;
+    let (c, v) = put(&put_url, PNG).await;
     assert_eq!(c, 200, "{v}");
-    assert_eq!(v["object"], "asset");
-    assert_eq!(v["url"], get_url);
-    let got = reqwest::get(&get_url).await.unwrap();
-    assert_eq!(got.status(), 200);
-    assert_eq!(got.bytes().await.unwrap().as_ref(), PNG);
-    // Replayed.
-    let (c, v) = put(put_url.clone(), b"again".to_vec()).await;
-    assert_eq!((c, code(&v)), (409, "presign_used"), "{v}");
-    assert_eq!(
-        reqwest::get(&get_url)
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap()
-            .as_ref(),
-        PNG
-    );
-    // Expired.
-    let (_, p2, _) = d.post("/v1/upload_asset", &presign("late.wav")).await;
+}
+
+#[tokio::test]
+async fn an_expired_presigned_url_is_refused() {
+    let d = asset_daemon();
+    let p = presign(&d, "late.wav").await;
     tokio::time::sleep(Duration::from_millis(5500)).await;
-    let (c, v) = put(
-        p2["put_url"].as_str().unwrap().to_string(),
-        b"late".to_vec(),
-    )
-    .await;
+    let (c, v) = put(p["put_url"].as_str().unwrap(), b"late").await;
     assert_eq!((c, code(&v)), (400, "presign_expired"), "{v}");
-    // Presign input errors.
-    let (c, v, _) = d
-        .post("/v1/upload_asset", &json!({ "mode": "presign" }))
-        .await;
-    assert_eq!((c, code(&v)), (400, "missing_field"), "{v}");
-    let (c, v, _) = d
-        .post(
-            "/v1/upload_asset",
-            &json!({ "mode": "presign", "filename": "x.dll" }),
-        )
-        .await;
-    assert_eq!((c, code(&v)), (400, "unsupported_asset_type"), "{v}");
+}
+
+#[tokio::test]
+async fn a_presign_request_without_a_name_or_of_a_refused_type_is_refused() {
+    let d = asset_daemon();
+    for (body, want) in [
+        (json!({ "mode": "presign" }), "missing_field"),
+        (
+            json!({ "mode": "presign", "filename": "x.dll" }),
+            "unsupported_asset_type",
+        ),
+    ] {
+        let (c, v, _) = d.post("/v1/upload_asset", &body).await;
+        assert_eq!((c, code(&v)), (400, want), "{body} → {v}");
+    }
 }
 
 #[tokio::test]
