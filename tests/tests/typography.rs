@@ -69,28 +69,47 @@ async fn fetch_public(d: &Daemon, url: &str) -> Vec<u8> {
     r.bytes().await.unwrap().to_vec()
 }
 
-#[tokio::test]
-async fn typography_calls_charge_credits_and_publish_outlines() {
+/// A daemon with a second account, "poor", that has `credits` credits: the daemon and that
+/// account's key.
+fn daemon_with_poor_account(credits: u32) -> (Daemon, String) {
     let mut d = Daemon::start(BIN, &[]);
     assert!(d.terminate().success());
     let out = std::process::Command::new(BIN)
-        .args([
-            "keys",
-            "create",
-            "--account",
-            "poor",
-            "--credits",
-            "2",
-            "--data-dir",
-        ])
+        .args(["keys", "create", "--account", "poor", "--credits"])
+        .arg(credits.to_string())
+        .arg("--data-dir")
         .arg(d.data_dir())
         .output()
         .unwrap();
     assert!(out.status.success());
     let poor = String::from_utf8(out.stdout).unwrap().trim().to_string();
     d.restart();
+    (d, poor)
+}
 
-    // Validation: clear 400s naming the field, and nothing is charged.
+/// The Vietnamese request with word timings, brand and look.
+fn vietnamese() -> Value {
+    json!({
+        "role": "typography",
+        "text": "Người Việt ưu tiên chất lượng",
+        "quote": "Người Việt | ưu tiên chất lượng",
+        "words": [
+            {"word": "Người", "start": 0.0, "end": 0.3},
+            {"word": "Việt", "start": 0.3, "end": 0.6},
+            {"word": "ưu", "start": 0.8, "end": 1.0},
+            {"word": "tiên", "start": 1.0, "end": 1.2},
+            {"word": "chất", "start": 1.2, "end": 1.5},
+            {"word": "lượng", "start": 1.5, "end": 1.9}
+        ],
+        "brand": {"colors": ["#E63946"]},
+        "look": "brand-red",
+        "wait": 60
+    })
+}
+
+#[tokio::test]
+async fn refused_typography_requests_name_the_field_and_charge_nothing() {
+    let (d, poor) = daemon_with_poor_account(1);
     let bad: &[(Value, &str, &str)] = &[
         (json!({"text": "x"}), "missing_field", "role"),
         (
@@ -153,47 +172,30 @@ async fn typography_calls_charge_credits_and_publish_outlines() {
         assert_eq!(v["error"]["param"], *param, "{body} → {v}");
         assert_eq!(v["error"]["type"], "invalid_request_error");
     }
+    // The one credit is still there.
+    let one_more = json!({"role": "typography", "text": "one more", "wait": 60});
+    let (c, v) = post_as(&d, &poor, &one_more).await;
+    assert_eq!(c, 200, "{v}");
+}
 
-    // Two credits: two calls succeed, the third is refused with 402.
-    let (c, v) = post_as(
-        &d,
-        &poor,
-        &json!({
-            "role": "typography",
-            "text": "Người Việt ưu tiên chất lượng",
-            "quote": "Người Việt | ưu tiên chất lượng",
-            "words": [
-                {"word": "Người", "start": 0.0, "end": 0.3},
-                {"word": "Việt", "start": 0.3, "end": 0.6},
-                {"word": "ưu", "start": 0.8, "end": 1.0},
-                {"word": "tiên", "start": 1.0, "end": 1.2},
-                {"word": "chất", "start": 1.2, "end": 1.5},
-                {"word": "lượng", "start": 1.5, "end": 1.9}
-            ],
-            "brand": {"colors": ["#E63946"]},
-            "look": "brand-red",
-            "wait": 60
-        }),
-    )
-    .await;
+#[tokio::test]
+async fn typography_is_set_in_outlines_timed_to_the_words_and_in_the_brand() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v) = post_as(&d, &d.key, &vietnamese()).await;
     assert_eq!(c, 200, "{v}");
     check_result(&v);
     assert_eq!(v["language"], "vi");
     assert_eq!(v["look"], "brand-red");
     assert_eq!(v["brand"]["colors"][0], "#E63946");
     assert_eq!(v["brand"]["applied"], true);
-    let texts: Vec<&Value> = v["objects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|o| o["kind"] == "text")
-        .collect();
+    let objects = v["objects"].as_array().unwrap();
+    let texts: Vec<&Value> = objects.iter().filter(|o| o["kind"] == "text").collect();
     let last = texts.last().unwrap();
     assert!(last["start"].as_f64().unwrap() >= 0.8, "{last}");
     assert!(last["phase"].as_u64().unwrap() > texts[0]["phase"].as_u64().unwrap());
-    for o in v["objects"].as_array().unwrap() {
-        let svg =
-            String::from_utf8(fetch_public(&d, o["svg_url"].as_str().unwrap()).await).unwrap();
+    for o in objects {
+        let svg = fetch_public(&d, o["svg_url"].as_str().unwrap()).await;
+        let svg = String::from_utf8(svg).unwrap();
         assert!(
             svg.starts_with("<svg") && svg.contains("<path") || svg.contains("<rect"),
             "{svg}"
@@ -204,9 +206,14 @@ async fn typography_calls_charge_credits_and_publish_outlines() {
     }
     let preview = fetch_public(&d, v["preview_url"].as_str().unwrap()).await;
     assert!(preview.starts_with(b"\x89PNG"));
-    let id = v["id"].as_str().unwrap().to_string();
+}
 
-    // GET returns the same result; other accounts cannot see it.
+#[tokio::test]
+async fn a_typography_result_is_read_again_only_by_its_account() {
+    let (d, poor) = daemon_with_poor_account(2);
+    let (c, v) = post_as(&d, &poor, &vietnamese()).await;
+    assert_eq!(c, 200, "{v}");
+    let id = v["id"].as_str().unwrap();
     let (c, again) = get_as(&d, &poor, &format!("/v1/typography/{id}?wait=5")).await;
     assert_eq!(c, 200, "{again}");
     assert_eq!(again["objects"], v["objects"]);
@@ -218,56 +225,64 @@ async fn typography_calls_charge_credits_and_publish_outlines() {
         (c, e["error"]["code"].as_str()),
         (400, Some("invalid_wait"))
     );
+    let unknown = "/v1/typography/typo_000000000000000000000000";
+    let (c, missing) = get_as(&d, &d.key, unknown).await;
+    assert_eq!(
+        (c, missing["error"]["code"].as_str()),
+        (404, Some("typography_not_found"))
+    );
+}
 
-    // wait 0: answers at once (processing, or done if it was that quick); GET ?wait= polls.
-    let (c, v2) = post_as(
-        &d,
-        &poor,
-        &json!({"role": "opening_poster", "text": "Why most small businesses fail in year one.", "language": "en"}),
-    )
-    .await;
-    assert!(c == 202 || c == 200, "{v2}");
+#[tokio::test]
+async fn wait_zero_answers_at_once_and_a_get_with_wait_returns_the_poster() {
+    let d = Daemon::start(BIN, &[]);
+    let text = "Why most small businesses fail in year one.";
+    let body = json!({"role": "opening_poster", "text": text, "language": "en"});
+    let (c, v) = post_as(&d, &d.key, &body).await;
+    // Processing, or already done if it was that quick.
+    assert!(c == 202 || c == 200, "{v}");
     if c == 202 {
-        assert_eq!(v2["status"], "processing");
+        assert_eq!(v["status"], "processing");
     }
-    let id2 = v2["id"].as_str().unwrap();
-    let (c, done) = get_as(&d, &poor, &format!("/v1/typography/{id2}?wait=60")).await;
+    let id = v["id"].as_str().unwrap();
+    let (c, done) = get_as(&d, &d.key, &format!("/v1/typography/{id}?wait=60")).await;
     assert_eq!(c, 200, "{done}");
     check_result(&done);
-    for l in done["lines"].as_array().unwrap() {
+    let lines = done["lines"].as_array().unwrap();
+    assert!(lines.len() <= 3);
+    for l in lines {
         let l = l.as_str().unwrap();
         assert_eq!(l, l.to_uppercase());
         assert!(l.split_whitespace().count() <= 4);
     }
-    assert!(done["lines"].as_array().unwrap().len() <= 3);
+}
 
-    let (c, v3) = post_as(
-        &d,
-        &poor,
-        &json!({"role": "typography", "text": "one more"}),
-    )
-    .await;
-    assert_eq!(c, 402, "{v3}");
-    assert_eq!(v3["error"]["code"], "credit_exhausted");
-    assert_eq!(v3["error"]["type"], "payment_required");
+#[tokio::test]
+async fn each_call_charges_one_credit_and_an_empty_account_gets_402() {
+    let (d, poor) = daemon_with_poor_account(1);
+    let body = json!({"role": "typography", "text": "one more", "wait": 60});
+    let (c, v) = post_as(&d, &poor, &body).await;
+    assert_eq!(c, 200, "{v}");
+    let (c, v) = post_as(&d, &poor, &body).await;
+    assert_eq!(c, 402, "{v}");
+    assert_eq!(v["error"]["code"], "credit_exhausted");
+    assert_eq!(v["error"]["type"], "payment_required");
+    // Another account's credits are its own.
+    let (c, v) = post_as(&d, &d.key, &body).await;
+    assert_eq!(c, 200, "{v}");
+}
 
-    // The default account still has credits; a cta_poster falls back to its profile.
-    let (c, cta) = post_as(
-        &d,
-        &d.key,
-        &json!({"role": "cta_poster", "text": "Call us today", "wait": 60, "show_narrator": true}),
-    )
-    .await;
+#[tokio::test]
+async fn a_cta_poster_with_the_narrator_shown_sits_in_the_lower_band() {
+    let d = Daemon::start(BIN, &[]);
+    let body =
+        json!({"role": "cta_poster", "text": "Call us today", "wait": 60, "show_narrator": true});
+    let (c, cta) = post_as(&d, &d.key, &body).await;
     assert_eq!(c, 200, "{cta}");
     check_result(&cta);
     for o in cta["objects"].as_array().unwrap() {
         assert!(o["box"]["y"].as_f64().unwrap() >= 640.0, "lower band: {o}");
     }
-    let (c, missing) = get_as(&d, &d.key, "/v1/typography/typo_000000000000000000000000").await;
-    assert_eq!(
-        (c, missing["error"]["code"].as_str()),
-        (404, Some("typography_not_found"))
-    );
 }
 
 const OVERLAY_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 1280" width="720" height="1280">
