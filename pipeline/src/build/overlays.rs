@@ -233,123 +233,166 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
     let scene_type = s
         .scene_type
         .filter(|t| crate::build::direction::wants_overlay(*t))?;
-    let quote = s.quote.trim();
-    let vi = s.language == "Vietnamese";
-    let max_w = (CANVAS_W - 2.0 * MARGIN) as f32;
-    let start_of = |phrase: &str| {
-        spoken_at(s.words, phrase)
-            .unwrap_or(0.2)
-            .clamp(0.0, (s.duration - 0.5).max(0.0))
+    let designer = Designer {
+        fonts,
+        s,
+        quote: s.quote.trim(),
+        vi: s.language == "Vietnamese",
+        // Sizes shrink on A-roll, whose band is narrower.
+        k: if s.a_roll { 0.7 } else { 1.0 },
     };
-    let mut items: Vec<Placed> = Vec::new();
-    // Sizes shrink on A-roll, whose band is narrower.
-    let k = if s.a_roll { 0.7 } else { 1.0 };
-    let wrap = |text: &str, px: f32| -> Vec<String> {
-        let font = &fonts.fonts[0];
-        break_lines(font, text, px, max_w - px)
-            .into_iter()
-            .take(3)
-            .collect()
-    };
-    match scene_type {
-        SceneType::Hook => {
-            let lines = poster_lines(quote);
-            items.push(Placed {
-                id: "hook",
-                kind: ObjectKind::Text,
-                block: set_block(fonts, &lines, 62.0 * k, WHITE, Some(BACKDROP))?,
-                animation: Animation::Pop,
-                start: 0.0,
-            });
-        }
-        SceneType::Stat => {
-            let (number, label) = copy::split_stat(quote);
-            if number.is_empty() {
-                return None;
-            }
-            items.push(Placed {
-                id: "stat_number",
-                kind: ObjectKind::Stat,
-                block: set_block(
-                    fonts,
-                    std::slice::from_ref(&number),
-                    132.0 * k,
-                    ACCENT,
-                    None,
-                )?,
-                animation: Animation::Pop,
-                start: start_of(&number),
-            });
-            if !label.is_empty() {
-                let label = label.to_uppercase();
-                let lines = wrap(&label, 40.0 * k);
-                if let Some(block) = set_block(fonts, &lines, 40.0 * k, WHITE, Some(BACKDROP)) {
-                    items.push(Placed {
-                        id: "stat_label",
-                        kind: ObjectKind::Label,
-                        block,
-                        animation: Animation::SlideUp,
-                        start: start_of(&number) + 0.25,
-                    });
-                }
-            }
-        }
-        SceneType::KeyPoint | SceneType::Data => {
-            let tag = match (scene_type, vi) {
-                (SceneType::Data, false) => "DATA",
-                (SceneType::Data, true) => "DỮ LIỆU",
-                (_, false) => "KEY POINT",
-                (_, true) => "Ý CHÍNH",
-            };
-            items.push(Placed {
-                id: "tag",
-                kind: ObjectKind::Label,
-                block: set_block(fonts, &[tag.to_string()], 28.0 * k, INK, Some(ACCENT))?,
-                animation: Animation::SlideRight,
-                start: 0.0,
-            });
-            let lines = wrap(quote, 52.0 * k);
-            if let Some(block) = set_block(fonts, &lines, 52.0 * k, WHITE, Some(BACKDROP)) {
-                items.push(Placed {
-                    id: "point",
-                    kind: ObjectKind::Text,
-                    block,
-                    animation: Animation::SlideUp,
-                    start: start_of(quote).max(0.15),
-                });
-            }
-        }
-        SceneType::CallToAction => {
-            let lines = poster_lines(quote);
-            if let Some(block) = set_block(fonts, &lines, 54.0 * k, WHITE, Some(BACKDROP)) {
-                items.push(Placed {
-                    id: "cta_text",
-                    kind: ObjectKind::Text,
-                    block,
-                    animation: Animation::Fade,
-                    start: 0.0,
-                });
-            }
-            let button = if vi {
-                "THEO DÕI NGAY"
-            } else {
-                "FOLLOW FOR MORE"
-            };
-            items.push(Placed {
-                id: "cta_button",
-                kind: ObjectKind::Callout,
-                block: set_block(fonts, &[button.to_string()], 34.0 * k, INK, Some(ACCENT))?,
-                animation: Animation::Pop,
-                start: (s.duration * 0.4).min(1.5),
-            });
-        }
+    let items = match scene_type {
+        SceneType::Hook => designer.hook()?,
+        SceneType::Stat => designer.stat()?,
+        SceneType::KeyPoint | SceneType::Data => designer.point(scene_type)?,
+        SceneType::CallToAction => designer.call_to_action()?,
         SceneType::Fact => return None,
-    }
+    };
     if items.is_empty() {
         return None;
     }
-    // Stack vertically inside the scene's band at its anchor; scale down if it is too tall.
-    let (band_top, band_bottom) = (s.band.top, s.band.bottom);
+    Some(stack(&s.band, items))
+}
+
+/// The blocks of one scene's overlay, by scene type.
+struct Designer<'a> {
+    fonts: &'a OverlayFonts,
+    s: &'a SceneOverlay<'a>,
+    /// The scene's quote, trimmed.
+    quote: &'a str,
+    /// Vietnamese copy for the fixed labels.
+    vi: bool,
+    /// The size factor: 0.7 on A-roll, 1 on B-roll.
+    k: f32,
+}
+
+impl Designer<'_> {
+    /// When `phrase` is spoken, or 0.2 s; never in the scene's last half second.
+    fn start_of(&self, phrase: &str) -> f64 {
+        spoken_at(self.s.words, phrase)
+            .unwrap_or(0.2)
+            .clamp(0.0, (self.s.duration - 0.5).max(0.0))
+    }
+
+    /// `text` broken into at most 3 lines at `px` that fit between the margins.
+    fn wrap(&self, text: &str, px: f32) -> Vec<String> {
+        let max_w = (CANVAS_W - 2.0 * MARGIN) as f32;
+        break_lines(&self.fonts.fonts[0], text, px, max_w - px)
+            .into_iter()
+            .take(3)
+            .collect()
+    }
+
+    fn block(
+        &self,
+        lines: &[String],
+        px: f32,
+        ink: [u8; 4],
+        pad: Option<[u8; 4]>,
+    ) -> Option<Block> {
+        set_block(self.fonts, lines, px * self.k, ink, pad)
+    }
+
+    fn hook(&self) -> Option<Vec<Placed>> {
+        let lines = poster_lines(self.quote);
+        Some(vec![Placed {
+            id: "hook",
+            kind: ObjectKind::Text,
+            block: self.block(&lines, 62.0, WHITE, Some(BACKDROP))?,
+            animation: Animation::Pop,
+            start: 0.0,
+        }])
+    }
+
+    /// The number, big, when it is said; its label under it a quarter second later.
+    fn stat(&self) -> Option<Vec<Placed>> {
+        let (number, label) = copy::split_stat(self.quote);
+        if number.is_empty() {
+            return None;
+        }
+        let said = self.start_of(&number);
+        let mut items = vec![Placed {
+            id: "stat_number",
+            kind: ObjectKind::Stat,
+            block: self.block(std::slice::from_ref(&number), 132.0, ACCENT, None)?,
+            animation: Animation::Pop,
+            start: said,
+        }];
+        if !label.is_empty() {
+            let lines = self.wrap(&label.to_uppercase(), 40.0 * self.k);
+            if let Some(block) = self.block(&lines, 40.0, WHITE, Some(BACKDROP)) {
+                items.push(Placed {
+                    id: "stat_label",
+                    kind: ObjectKind::Label,
+                    block,
+                    animation: Animation::SlideUp,
+                    start: said + 0.25,
+                });
+            }
+        }
+        Some(items)
+    }
+
+    /// A tag naming the kind of point, then the point.
+    fn point(&self, scene_type: SceneType) -> Option<Vec<Placed>> {
+        let tag = match (scene_type, self.vi) {
+            (SceneType::Data, false) => "DATA",
+            (SceneType::Data, true) => "DỮ LIỆU",
+            (_, false) => "KEY POINT",
+            (_, true) => "Ý CHÍNH",
+        };
+        let mut items = vec![Placed {
+            id: "tag",
+            kind: ObjectKind::Label,
+            block: self.block(&[tag.to_string()], 28.0, INK, Some(ACCENT))?,
+            animation: Animation::SlideRight,
+            start: 0.0,
+        }];
+        let lines = self.wrap(self.quote, 52.0 * self.k);
+        if let Some(block) = self.block(&lines, 52.0, WHITE, Some(BACKDROP)) {
+            items.push(Placed {
+                id: "point",
+                kind: ObjectKind::Text,
+                block,
+                animation: Animation::SlideUp,
+                start: self.start_of(self.quote).max(0.15),
+            });
+        }
+        Some(items)
+    }
+
+    /// The quote, then a follow button at 40 % of the scene (at most 1.5 s in).
+    fn call_to_action(&self) -> Option<Vec<Placed>> {
+        let lines = poster_lines(self.quote);
+        let mut items = Vec::new();
+        if let Some(block) = self.block(&lines, 54.0, WHITE, Some(BACKDROP)) {
+            items.push(Placed {
+                id: "cta_text",
+                kind: ObjectKind::Text,
+                block,
+                animation: Animation::Fade,
+                start: 0.0,
+            });
+        }
+        let button = if self.vi {
+            "THEO DÕI NGAY"
+        } else {
+            "FOLLOW FOR MORE"
+        };
+        items.push(Placed {
+            id: "cta_button",
+            kind: ObjectKind::Callout,
+            block: self.block(&[button.to_string()], 34.0, INK, Some(ACCENT))?,
+            animation: Animation::Pop,
+            start: (self.s.duration * 0.4).min(1.5),
+        });
+        Some(items)
+    }
+}
+
+/// Stacks `items` vertically inside `band` at its anchor, centred across, scaled down where
+/// they are too tall or too wide.
+fn stack(band: &OverlayBand, items: Vec<Placed>) -> Vec<(CanvasRect, Placed)> {
     let gap = 18.0;
     let total: f64 = items
         .iter()
@@ -360,21 +403,21 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
         .iter()
         .map(|p| f64::from(p.block.pixmap.width()))
         .fold(0.0, f64::max);
-    let scale = ((band_bottom - band_top) / total)
+    let scale = ((band.bottom - band.top) / total)
         .min((CANVAS_W - 2.0 * MARGIN + 40.0) / max_w_px)
         .min(1.0);
-    let spare = (band_bottom - band_top) - total * scale;
-    let mut y = band_top
-        + match s.band.anchor {
+    let spare = (band.bottom - band.top) - total * scale;
+    let mut y = band.top
+        + match band.anchor {
             Anchor::Top => 0.0,
             Anchor::Centre => spare / 2.0,
             Anchor::Bottom => spare,
         };
+    let r2 = |v: f64| (v * 100.0).round() / 100.0;
     let mut out = Vec::new();
     for p in items {
         let w = f64::from(p.block.pixmap.width()) * scale;
         let h = f64::from(p.block.pixmap.height()) * scale;
-        let r2 = |v: f64| (v * 100.0).round() / 100.0;
         let rect = CanvasRect::new(r2((CANVAS_W - w) / 2.0), r2(y), r2(w), r2(h));
         y += h + gap * scale;
         out.push((rect, p));
@@ -383,7 +426,7 @@ fn design(fonts: &OverlayFonts, s: &SceneOverlay<'_>) -> Option<Vec<(CanvasRect,
         out.iter()
             .all(|(r, _)| r.y >= SAFE_TOP - 1e-6 && r.y + r.h <= SAFE_BOTTOM + 1e-6)
     );
-    Some(out)
+    out
 }
 
 /// The modification-time token of a file (16 hex digits).
