@@ -812,26 +812,7 @@ impl Engine {
             };
             job.updated_at = now();
             match outcome {
-                Err(f) => {
-                    tracing::warn!(
-                        topic,
-                        code = %f.code,
-                        message = %f.message,
-                        cause = f.cause.as_deref().unwrap_or(""),
-                        "job failed"
-                    );
-                    tx.remove_queue_entry(topic)?;
-                    job.status = JobStatus::Failed;
-                    job.error = Some(JobError {
-                        code: f.code.as_str().into(),
-                        message: public_message(&f),
-                    });
-                    if job.credits_charged > 0 {
-                        crate::core::accounts::refund(tx, &job.account, job.credits_charged)?;
-                        job.credits_charged = 0;
-                    }
-                    fire_terminal(tx, &mut job, "video.failed")?;
-                }
+                Err(f) => failed(tx, &mut job, &f)?,
                 Ok(TaskOutput::Written(written)) => {
                     tx.remove_queue_entry(topic)?;
                     reach_stage(&mut job, WriterStage::Completed);
@@ -840,29 +821,7 @@ impl Engine {
                     job.written = Some(written);
                     fire_terminal(tx, &mut job, "video.completed")?;
                 }
-                Ok(TaskOutput::Published(posts)) => {
-                    // Completed when any platform took the post; when every one refused it the
-                    // request failed (`publish_failed`) and its credit goes back.
-                    tx.remove_queue_entry(topic)?;
-                    job.step = 2;
-                    job.progress = 1.0;
-                    job.notes = None;
-                    if posts.iter().any(|p| p.success) {
-                        job.status = JobStatus::Completed;
-                    } else {
-                        job.status = JobStatus::Failed;
-                        job.error = Some(JobError {
-                            code: Code::PublishFailed.as_str().into(),
-                            message: "No platform accepted the post; see result.posts[].error."
-                                .into(),
-                        });
-                        if job.credits_charged > 0 {
-                            crate::core::accounts::refund(tx, &job.account, job.credits_charged)?;
-                            job.credits_charged = 0;
-                        }
-                    }
-                    job.posts = posts;
-                }
+                Ok(TaskOutput::Published(posts)) => published(tx, &mut job, posts)?,
                 Ok(TaskOutput::Rendered(rendered)) => {
                     tx.remove_queue_entry(topic)?;
                     job.video_url = Some(rendered.video_url);
@@ -874,32 +833,7 @@ impl Engine {
                     job.review_url = Some(review_url);
                     fire_terminal(tx, &mut job, "video.completed")?;
                 }
-                Ok(TaskOutput::Built) => match job.output_type {
-                    OutputType::Video => {
-                        job.step = 6;
-                        job.stage = Some(STAGE_RENDERING.into());
-                        job.progress = job.progress.max(RENDER_START);
-                        job.review_url = Some(review_url);
-                        tx.put_queue_entry(topic, &QueueEntry::new(Task::Render, now()))?;
-                    }
-                    OutputType::Text => {
-                        tx.remove_queue_entry(topic)?;
-                        job.status = JobStatus::Completed;
-                        job.step = 2;
-                        job.progress = 1.0;
-                        job.review_url = Some(format!("{review_url}&view=script"));
-                        fire_terminal(tx, &mut job, "video.completed")?;
-                    }
-                    OutputType::Scene => {
-                        tx.remove_queue_entry(topic)?;
-                        job.status = JobStatus::Completed;
-                        job.stage = Some(STAGE_READY.into());
-                        job.step = 5;
-                        job.progress = 1.0;
-                        job.review_url = Some(review_url);
-                        fire_terminal(tx, &mut job, "video.completed")?;
-                    }
-                },
+                Ok(TaskOutput::Built) => built(tx, &mut job, review_url)?,
             }
             tx.put_job(&job)
         });
@@ -911,6 +845,83 @@ impl Engine {
             Err(e) => tracing::error!(error = %e, topic, "could not record job outcome"),
         }
     }
+}
+
+/// A task failed: the job fails with the failure's public message, its credits go back, and
+/// `video.failed` fires.
+fn failed(tx: &mut Tx, job: &mut Job, f: &JobFailure) -> StoreResult<()> {
+    tracing::warn!(
+        topic = %job.topic_id,
+        code = %f.code,
+        message = %f.message,
+        cause = f.cause.as_deref().unwrap_or(""),
+        "job failed"
+    );
+    tx.remove_queue_entry(&job.topic_id)?;
+    job.status = JobStatus::Failed;
+    job.error = Some(JobError {
+        code: f.code.as_str().into(),
+        message: public_message(f),
+    });
+    refund_charge(tx, job)?;
+    fire_terminal(tx, job, "video.failed")
+}
+
+/// The publisher reported: completed when any platform took the post; when every one refused
+/// it the request failed (`publish_failed`) and its credit goes back.
+fn published(tx: &mut Tx, job: &mut Job, posts: Vec<PostResult>) -> StoreResult<()> {
+    tx.remove_queue_entry(&job.topic_id)?;
+    job.step = 2;
+    job.progress = 1.0;
+    job.notes = None;
+    if posts.iter().any(|p| p.success) {
+        job.status = JobStatus::Completed;
+    } else {
+        job.status = JobStatus::Failed;
+        job.error = Some(JobError {
+            code: Code::PublishFailed.as_str().into(),
+            message: "No platform accepted the post; see result.posts[].error.".into(),
+        });
+        refund_charge(tx, job)?;
+    }
+    job.posts = posts;
+    Ok(())
+}
+
+/// The scenes are built: a video job queues its render; a text or scene job is done.
+fn built(tx: &mut Tx, job: &mut Job, review_url: String) -> StoreResult<()> {
+    let topic = job.topic_id.clone();
+    match job.output_type {
+        OutputType::Video => {
+            job.step = 6;
+            job.stage = Some(STAGE_RENDERING.into());
+            job.progress = job.progress.max(RENDER_START);
+            job.review_url = Some(review_url);
+            return tx.put_queue_entry(&topic, &QueueEntry::new(Task::Render, now()));
+        }
+        OutputType::Text => {
+            job.step = 2;
+            job.review_url = Some(format!("{review_url}&view=script"));
+        }
+        OutputType::Scene => {
+            job.stage = Some(STAGE_READY.into());
+            job.step = 5;
+            job.review_url = Some(review_url);
+        }
+    }
+    tx.remove_queue_entry(&topic)?;
+    job.status = JobStatus::Completed;
+    job.progress = 1.0;
+    fire_terminal(tx, job, "video.completed")
+}
+
+/// Gives back what `job` was charged, once.
+fn refund_charge(tx: &mut Tx, job: &mut Job) -> StoreResult<()> {
+    if job.credits_charged > 0 {
+        crate::core::accounts::refund(tx, &job.account, job.credits_charged)?;
+        job.credits_charged = 0;
+    }
+    Ok(())
 }
 
 /// A new publish job: `processing` at step 1 until the publisher reports (step 2).
