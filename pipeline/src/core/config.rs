@@ -772,99 +772,13 @@ impl Config {
     /// Validates the config and resolves the URLs against the address the
     /// server actually bound (port 0 becomes a real port).
     pub fn finish(self, bound: SocketAddr) -> Result<Settings, String> {
-        if self.webhook.retry_schedule_secs.is_empty() {
-            return Err("webhook.retry_schedule_secs must not be empty".into());
-        }
-        if self
-            .webhook
-            .retry_schedule_secs
-            .windows(2)
-            .any(|w| w[0] > w[1])
-        {
-            return Err("webhook.retry_schedule_secs must be ascending".into());
-        }
-        check_signing_secret(
-            self.mode,
-            "webhook.signing_secret",
-            &self.webhook.signing_secret,
-        )?;
-        for old in &self.webhook.previous_signing_secrets {
-            check_signing_secret(self.mode, "webhook.previous_signing_secrets", old)?;
-        }
-        if self.webhook.time_scale == 0
-            || (self.mode == Mode::Production && self.webhook.time_scale != 1)
-        {
-            return Err("webhook.time_scale must be 1 in production (and never 0)".into());
-        }
+        self.check_webhook()?;
         self.http.check()?;
-        if self.public.temp_ttl_secs == 0
-            || self.public.asset_ttl_secs == 0
-            || self.public.sweep_interval_secs == 0
-        {
-            return Err("public.*_secs values must be at least 1".into());
-        }
-        if self.edit.session_idle_secs == 0 || self.edit.idle_check_secs == 0 {
-            return Err("edit.*_secs values must be at least 1".into());
-        }
-        if self.render.workers == 0 {
-            return Err("render.workers must be at least 1".into());
-        }
-        if let Err(e) = self
-            .render
-            .encoder
-            .parse::<compositor::media::EncoderChoice>()
-        {
-            return Err(format!("render.encoder: {e}"));
-        }
-        if let Err(e) = self.render.preset.parse::<compositor::media::X264Preset>() {
-            return Err(format!("render.preset: {e}"));
-        }
-        for a in &self.fetch.allow {
-            if a.rsplit_once(':')
-                .and_then(|(_, p)| p.parse::<u16>().ok())
-                .is_none()
-            {
-                return Err(format!("fetch.allow entry {a:?} must be host:port"));
-            }
-        }
-        if self.writer.provider == WriterKind::Openai
-            && (self.writer.base_url.is_empty() || self.writer.model.is_empty())
-        {
-            return Err("writer.base_url and writer.model are required (openai)".into());
-        }
-        if self.voice.provider == VoiceKind::Openai
-            && (self.voice.base_url.is_empty() || self.voice.model.is_empty())
-        {
-            return Err("voice.base_url and voice.model are required (openai)".into());
-        }
-        if self.broll.provider == BrollKind::Pexels
-            && (self.broll.base_url.is_empty() || self.broll.api_key.is_empty())
-        {
-            return Err("broll.base_url and broll.api_key are required (pexels)".into());
-        }
-        if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err()
-        {
-            return Err("smtp.from must be an address such as `Name <a@b.example>`".into());
-        }
-        if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {
-            return Err("notify.operator_email needs an [smtp] host to send through".into());
-        }
-        if self.images.provider == ImagesKind::Openai
-            && (self.images.base_url.is_empty() || self.images.model.is_empty())
-        {
-            return Err("images.base_url and images.model are required (openai)".into());
-        }
-        if self.publish.publisher == PublisherKind::Ayrshare
-            && (self.publish.base_url.is_empty() || self.publish.api_key.is_empty())
-        {
-            return Err("publish.base_url and publish.api_key are required (ayrshare)".into());
-        }
-        if self.publish.channel_group_limit == 0 {
-            return Err("publish.channel_group_limit must be at least 1 (group 0)".into());
-        }
-        if self.queue.max_jobs_per_account == 0 || self.queue.max_jobs == 0 {
-            return Err("queue.max_jobs_per_account and queue.max_jobs must be at least 1".into());
-        }
+        self.check_intervals()?;
+        self.check_render()?;
+        self.check_fetch()?;
+        self.check_connectors()?;
+        self.check_capacity()?;
         self.queue.check_nats()?;
         let trim = |s: String| s.trim_end_matches('/').to_string();
         let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
@@ -900,6 +814,115 @@ impl Config {
             http: self.http,
             metrics: self.metrics,
         })
+    }
+
+    fn check_webhook(&self) -> Result<(), String> {
+        let webhook = &self.webhook;
+        if webhook.retry_schedule_secs.is_empty() {
+            return Err("webhook.retry_schedule_secs must not be empty".into());
+        }
+        if webhook.retry_schedule_secs.windows(2).any(|w| w[0] > w[1]) {
+            return Err("webhook.retry_schedule_secs must be ascending".into());
+        }
+        check_signing_secret(self.mode, "webhook.signing_secret", &webhook.signing_secret)?;
+        for old in &webhook.previous_signing_secrets {
+            check_signing_secret(self.mode, "webhook.previous_signing_secrets", old)?;
+        }
+        if webhook.time_scale == 0 || (self.mode == Mode::Production && webhook.time_scale != 1) {
+            return Err("webhook.time_scale must be 1 in production (and never 0)".into());
+        }
+        Ok(())
+    }
+
+    /// Lifetimes and sweep intervals: none may be 0.
+    fn check_intervals(&self) -> Result<(), String> {
+        if self.public.temp_ttl_secs == 0
+            || self.public.asset_ttl_secs == 0
+            || self.public.sweep_interval_secs == 0
+        {
+            return Err("public.*_secs values must be at least 1".into());
+        }
+        if self.edit.session_idle_secs == 0 || self.edit.idle_check_secs == 0 {
+            return Err("edit.*_secs values must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    fn check_render(&self) -> Result<(), String> {
+        if self.render.workers == 0 {
+            return Err("render.workers must be at least 1".into());
+        }
+        if let Err(e) = self
+            .render
+            .encoder
+            .parse::<compositor::media::EncoderChoice>()
+        {
+            return Err(format!("render.encoder: {e}"));
+        }
+        if let Err(e) = self.render.preset.parse::<compositor::media::X264Preset>() {
+            return Err(format!("render.preset: {e}"));
+        }
+        Ok(())
+    }
+
+    fn check_fetch(&self) -> Result<(), String> {
+        for a in &self.fetch.allow {
+            if a.rsplit_once(':')
+                .and_then(|(_, p)| p.parse::<u16>().ok())
+                .is_none()
+            {
+                return Err(format!("fetch.allow entry {a:?} must be host:port"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A real service switched on needs what it takes to reach it.
+    fn check_connectors(&self) -> Result<(), String> {
+        if self.writer.provider == WriterKind::Openai
+            && (self.writer.base_url.is_empty() || self.writer.model.is_empty())
+        {
+            return Err("writer.base_url and writer.model are required (openai)".into());
+        }
+        if self.voice.provider == VoiceKind::Openai
+            && (self.voice.base_url.is_empty() || self.voice.model.is_empty())
+        {
+            return Err("voice.base_url and voice.model are required (openai)".into());
+        }
+        if self.broll.provider == BrollKind::Pexels
+            && (self.broll.base_url.is_empty() || self.broll.api_key.is_empty())
+        {
+            return Err("broll.base_url and broll.api_key are required (pexels)".into());
+        }
+        if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err()
+        {
+            return Err("smtp.from must be an address such as `Name <a@b.example>`".into());
+        }
+        if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {
+            return Err("notify.operator_email needs an [smtp] host to send through".into());
+        }
+        if self.images.provider == ImagesKind::Openai
+            && (self.images.base_url.is_empty() || self.images.model.is_empty())
+        {
+            return Err("images.base_url and images.model are required (openai)".into());
+        }
+        if self.publish.publisher == PublisherKind::Ayrshare
+            && (self.publish.base_url.is_empty() || self.publish.api_key.is_empty())
+        {
+            return Err("publish.base_url and publish.api_key are required (ayrshare)".into());
+        }
+        Ok(())
+    }
+
+    /// Channel groups and queue limits: at least one of each.
+    fn check_capacity(&self) -> Result<(), String> {
+        if self.publish.channel_group_limit == 0 {
+            return Err("publish.channel_group_limit must be at least 1 (group 0)".into());
+        }
+        if self.queue.max_jobs_per_account == 0 || self.queue.max_jobs == 0 {
+            return Err("queue.max_jobs_per_account and queue.max_jobs must be at least 1".into());
+        }
+        Ok(())
     }
 }
 
