@@ -821,6 +821,34 @@ pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
     let mut w = Vec::new();
     subject_overlaps(s, &mut v);
     let face = s.face.filter(|_| s.show_narrator);
+    object_checks(s, face, &mut v, &mut w);
+    group_zones(s, &mut v);
+    if let (Some(f), Some(c)) = (face, s.caption_text)
+        && let Some(o) = overlap(c, f)
+    {
+        v.push(violation(
+            "caption_text_overlaps_narrator_face",
+            "warning",
+            "caption_text",
+            "narrator_face",
+            o,
+        ));
+    }
+    narrator_face_checks(s, &mut w);
+    Diagnostics {
+        violations: v,
+        warnings: w,
+    }
+}
+
+/// Each overlay object against the narrator's `face` (when shown) and body, the dead zones,
+/// and the smallest size a phone can read.
+fn object_checks(
+    s: &Scene<'_>,
+    face: Option<PreviewRect>,
+    v: &mut Vec<Violation>,
+    w: &mut Vec<Warning>,
+) {
     for (id, kind, r, _) in s.objects {
         if let Some(f) = face
             && let Some(o) = overlap(*r, f)
@@ -874,6 +902,10 @@ pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
             ));
         }
     }
+}
+
+/// Each group's wrapper in a dead zone: a warning when its content reaches in, else info.
+fn group_zones(s: &Scene<'_>, v: &mut Vec<Violation>) {
     for (gi, (id, r)) in s.groups.iter().enumerate() {
         let members = s.objects.iter().filter(|o| o.3 == gi);
         for (zone_rect, code, b) in [
@@ -891,42 +923,31 @@ pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
             }
         }
     }
-    if let (Some(f), Some(c)) = (face, s.caption_text)
-        && let Some(o) = overlap(c, f)
-    {
-        v.push(violation(
-            "caption_text_overlaps_narrator_face",
-            "warning",
-            "caption_text",
-            "narrator_face",
-            o,
-        ));
+}
+
+/// A shown narrator without a face box, or whose face box leaves the narrator rect.
+fn narrator_face_checks(s: &Scene<'_>, w: &mut Vec<Warning>) {
+    if !s.show_narrator {
+        return;
     }
-    if s.show_narrator {
-        match (s.face, s.face_source) {
-            (None, _) | (_, None) => w.push(warning(
-                "missing_narrator_face",
-                "narrator",
-                Some(s.narrator),
-                "The narrator has no face box; face collisions cannot be checked.",
-            )),
-            (Some(f), Some(src)) => {
-                let inside =
-                    src.x >= 0.0 && src.y >= 0.0 && src.x + src.w <= W && src.y + src.h <= H;
-                if !inside {
-                    w.push(warning(
-                        "narrator_face_outside_narrator",
-                        "narrator_face",
-                        Some(f),
-                        "The face box reaches outside the narrator rect.",
-                    ));
-                }
+    match (s.face, s.face_source) {
+        (None, _) | (_, None) => w.push(warning(
+            "missing_narrator_face",
+            "narrator",
+            Some(s.narrator),
+            "The narrator has no face box; face collisions cannot be checked.",
+        )),
+        (Some(f), Some(src)) => {
+            let inside = src.x >= 0.0 && src.y >= 0.0 && src.x + src.w <= W && src.y + src.h <= H;
+            if !inside {
+                w.push(warning(
+                    "narrator_face_outside_narrator",
+                    "narrator_face",
+                    Some(f),
+                    "The face box reaches outside the narrator rect.",
+                ));
             }
         }
-    }
-    Diagnostics {
-        violations: v,
-        warnings: w,
     }
 }
 
