@@ -849,29 +849,34 @@ impl VideoDocument {
             has_narrator_video: None,
         };
         if view.include_diagnostics {
-            let poster_rel = format!("tmp/{}", self.poster_name(&s.voice_file));
-            let pv = file_version(&view.public_root.join(&poster_rel));
-            let (pstate, warnings) = if s.overlay_disabled() {
-                ("disabled", vec!["overlay_disabled"])
-            } else if pv.is_some() {
-                ("ready", vec![])
-            } else if state == "ready" {
-                ("missing", vec!["poster_not_rendered_yet"])
-            } else {
-                ("missing", vec!["no_overlay_spec"])
-            };
-            record.poster = PosterState {
-                remotion_poster_file: Some(format!("{}_poster.png", s.voice_file)),
-                remotion_poster_url: Some(pv.as_ref().map_or(String::new(), |v| {
-                    format!("{}/{poster_rel}?v={v}", view.origin_url)
-                })),
-                remotion_poster_version: Some(pv.unwrap_or_default()),
-                remotion_poster_state: Some(pstate),
-                remotion_poster_exists: Some(pstate == "ready"),
-                remotion_poster_warnings: Some(warnings.into_iter().map(String::from).collect()),
-            };
+            record.poster = self.poster_state(s, state, view);
         }
         record
+    }
+
+    /// Diagnostics of scene `s`'s overlay poster, whose spec is in state `spec_state`.
+    fn poster_state(&self, s: &Segment, spec_state: &str, view: &PublicView<'_>) -> PosterState {
+        let poster_rel = format!("tmp/{}", self.poster_name(&s.voice_file));
+        let pv = file_version(&view.public_root.join(&poster_rel));
+        let (state, warnings) = if s.overlay_disabled() {
+            ("disabled", vec!["overlay_disabled"])
+        } else if pv.is_some() {
+            ("ready", vec![])
+        } else if spec_state == "ready" {
+            ("missing", vec!["poster_not_rendered_yet"])
+        } else {
+            ("missing", vec!["no_overlay_spec"])
+        };
+        PosterState {
+            remotion_poster_file: Some(format!("{}_poster.png", s.voice_file)),
+            remotion_poster_url: Some(pv.as_ref().map_or(String::new(), |v| {
+                format!("{}/{poster_rel}?v={v}", view.origin_url)
+            })),
+            remotion_poster_version: Some(pv.unwrap_or_default()),
+            remotion_poster_state: Some(state),
+            remotion_poster_exists: Some(state == "ready"),
+            remotion_poster_warnings: Some(warnings.into_iter().map(String::from).collect()),
+        }
     }
 
     /// The scene tree as `video_data` publishes it: every Scene-record field, the top level of
