@@ -29,7 +29,7 @@ pub mod select;
 pub mod session;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -815,50 +815,7 @@ impl Editor {
         url: &str,
         bytes: Vec<u8>,
     ) -> Result<()> {
-        let dir = self.settings.video_dir(topic);
-        std::fs::create_dir_all(&dir).map_err(Error::internal)?;
-        let tmp = dir.join(format!(".upload_{}.part", crate::core::ids::file_token()));
-        std::fs::write(&tmp, &bytes).map_err(Error::internal)?;
-        let decoded = match e {
-            Edit::VoiceUpload { .. } => {
-                let track = compositor::media::decode_audio(&tmp, SAMPLE_RATE);
-                let _ = std::fs::remove_file(&tmp);
-                let track = track.map_err(|err| {
-                    Error::new(
-                        Code::MediaDecodeFailed,
-                        "The voice file could not be decoded as audio (WAV, MP3, M4A, OGG or FLAC).",
-                    )
-                    .because(err)
-                })?;
-                if track.samples.is_empty() {
-                    return Err(Error::new(
-                        Code::MediaDecodeFailed,
-                        "The voice file has no audio.",
-                    ));
-                }
-                let file = format!("{voice_file}_voice_{}.wav", crate::core::ids::file_token());
-                let n = Narration {
-                    sample_rate: SAMPLE_RATE,
-                    samples: track.samples,
-                    words: Vec::new(),
-                };
-                write_wav(&dir.join(&file), &n).map_err(Error::internal)?;
-                (file, n.duration())
-            }
-            _ => {
-                let checked = media_check::check_clip(&tmp).map_err(|r| {
-                    let _ = std::fs::remove_file(&tmp);
-                    r.error(Code::MediaDecodeFailed, "The narrator video", "fields")
-                })?;
-                let (d, ext) = (checked.duration.unwrap_or(0.0), checked.ext);
-                let file = format!(
-                    "{voice_file}_narrator_{}.{ext}",
-                    crate::core::ids::file_token()
-                );
-                std::fs::rename(&tmp, dir.join(&file)).map_err(Error::internal)?;
-                (file, d)
-            }
-        };
+        let decoded = store_upload(&self.settings.video_dir(topic), voice_file, e, &bytes)?;
         let lock = self.lock(topic);
         let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
@@ -1072,6 +1029,59 @@ pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
     .expect("minimal document");
     d.segments = segments;
     d
+}
+
+/// Stores the bytes of a queued upload in the video folder `dir` as scene `voice_file`'s new
+/// voice (decoded to our WAV) or narrator video (checked, kept as sent): the file's name and
+/// its length in seconds. Nothing is left behind when the bytes are refused.
+fn store_upload(dir: &Path, voice_file: &str, e: &Edit, bytes: &[u8]) -> Result<(String, f64)> {
+    std::fs::create_dir_all(dir).map_err(Error::internal)?;
+    let tmp = dir.join(format!(".upload_{}.part", crate::core::ids::file_token()));
+    std::fs::write(&tmp, bytes).map_err(Error::internal)?;
+    match e {
+        Edit::VoiceUpload { .. } => store_voice(dir, &tmp, voice_file),
+        _ => store_narrator_video(dir, &tmp, voice_file),
+    }
+}
+
+fn store_voice(dir: &Path, tmp: &Path, voice_file: &str) -> Result<(String, f64)> {
+    let track = compositor::media::decode_audio(tmp, SAMPLE_RATE);
+    let _ = std::fs::remove_file(tmp);
+    let track = track.map_err(|err| {
+        Error::new(
+            Code::MediaDecodeFailed,
+            "The voice file could not be decoded as audio (WAV, MP3, M4A, OGG or FLAC).",
+        )
+        .because(err)
+    })?;
+    if track.samples.is_empty() {
+        return Err(Error::new(
+            Code::MediaDecodeFailed,
+            "The voice file has no audio.",
+        ));
+    }
+    let file = format!("{voice_file}_voice_{}.wav", crate::core::ids::file_token());
+    let n = Narration {
+        sample_rate: SAMPLE_RATE,
+        samples: track.samples,
+        words: Vec::new(),
+    };
+    write_wav(&dir.join(&file), &n).map_err(Error::internal)?;
+    Ok((file, n.duration()))
+}
+
+fn store_narrator_video(dir: &Path, tmp: &Path, voice_file: &str) -> Result<(String, f64)> {
+    let checked = media_check::check_clip(tmp).map_err(|r| {
+        let _ = std::fs::remove_file(tmp);
+        r.error(Code::MediaDecodeFailed, "The narrator video", "fields")
+    })?;
+    let (seconds, ext) = (checked.duration.unwrap_or(0.0), checked.ext);
+    let file = format!(
+        "{voice_file}_narrator_{}.{ext}",
+        crate::core::ids::file_token()
+    );
+    std::fs::rename(tmp, dir.join(&file)).map_err(Error::internal)?;
+    Ok((file, seconds))
 }
 
 pub(crate) fn scenes_not_ready() -> Error {
