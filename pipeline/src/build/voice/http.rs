@@ -259,19 +259,7 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
     if words.is_empty() || samples.is_empty() || rate == 0 {
         return Vec::new();
     }
-    let frame = ((f64::from(rate) * SEG_FRAME_S) as usize).max(1);
-    let raw: Vec<f64> = samples
-        .chunks(frame)
-        .map(|c| (c.iter().map(|&s| f64::from(s).powi(2)).sum::<f64>() / c.len() as f64).sqrt())
-        .collect();
-    // Light smoothing (3 frames) so single noisy frames are no boundaries.
-    let e: Vec<f64> = (0..raw.len())
-        .map(|i| {
-            let a = i.saturating_sub(1);
-            let b = (i + 2).min(raw.len());
-            raw[a..b].iter().sum::<f64>() / (b - a) as f64
-        })
-        .collect();
+    let e = energy(samples, rate);
     let peak = e.iter().copied().fold(0.0, f64::max);
     let threshold = (peak * 0.04).max(40.0);
     let voiced = |f: usize| e[f] >= threshold;
@@ -279,8 +267,7 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
         return Vec::new();
     };
     let last = (0..e.len()).rev().find(|&f| voiced(f)).unwrap_or(first);
-    let t = |f: usize| f as f64 * SEG_FRAME_S;
-    let (span0, span1) = (t(first), t(last + 1));
+    let (span0, span1) = (frame_time(first), frame_time(last + 1));
     let n = words.len();
     let mut events = vec![WordEvent {
         char_pos: words[0].char_start,
@@ -289,9 +276,63 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
     if n == 1 {
         return events;
     }
+    let expected = expected_boundaries(words, span0, span1);
+    let mut cands = candidates(&e, first, last, threshold);
+    // Always feasible: the expected positions themselves are weak candidates.
+    cands.extend(expected.iter().map(|&x| (x, 0.0)));
+    cands.retain(|c| c.0 > span0 && c.0 < span1);
+    cands.sort_by(|a, b| a.0.total_cmp(&b.0));
+    cands.dedup_by(|a, b| {
+        (a.0 - b.0).abs() < 1e-9 && {
+            b.1 = b.1.max(a.1);
+            true
+        }
+    });
+    let times: Vec<f64> = if cands.len() < n - 1 {
+        // Degenerate (speech shorter than 10 ms per word): use the text's estimate.
+        expected
+    } else {
+        let sigma = ((span1 - span0) / n as f64 * 0.8).max(0.04);
+        align(&cands, &expected, sigma)
+            .into_iter()
+            .map(|c| cands[c].0)
+            .collect()
+    };
+    events.extend(times.iter().enumerate().map(|(k, &time)| WordEvent {
+        char_pos: words[k + 1].char_start,
+        time,
+    }));
+    events
+}
 
-    // Candidates: (time, strength).
-    let mut cands: Vec<(f64, f64)> = Vec::new();
+/// The start of segmentation frame `f`, seconds.
+fn frame_time(f: usize) -> f64 {
+    f as f64 * SEG_FRAME_S
+}
+
+/// The RMS energy of each frame, lightly smoothed (3 frames) so single noisy frames are no
+/// boundaries.
+fn energy(samples: &[i16], rate: u32) -> Vec<f64> {
+    let frame = ((f64::from(rate) * SEG_FRAME_S) as usize).max(1);
+    let raw: Vec<f64> = samples
+        .chunks(frame)
+        .map(|c| (c.iter().map(|&s| f64::from(s).powi(2)).sum::<f64>() / c.len() as f64).sqrt())
+        .collect();
+    (0..raw.len())
+        .map(|i| {
+            let a = i.saturating_sub(1);
+            let b = (i + 2).min(raw.len());
+            raw[a..b].iter().sum::<f64>() / (b - a) as f64
+        })
+        .collect()
+}
+
+/// Candidate word boundaries between voiced frames `first` and `last` of `e`: (time,
+/// strength). The end of a pause is strong (the longer the pause, the stronger); a dip in the
+/// energy is as strong as it is deep.
+fn candidates(e: &[f64], first: usize, last: usize, threshold: f64) -> Vec<(f64, f64)> {
+    let voiced = |f: usize| e[f] >= threshold;
+    let mut cands = Vec::new();
     let mut f = first;
     while f <= last {
         if !voiced(f) {
@@ -299,9 +340,9 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
             while f <= last && !voiced(f) {
                 f += 1;
             }
-            let len = t(f - start);
+            let len = frame_time(f - start);
             // A pause: the next word starts where it ends.
-            cands.push((t(f), 1.0 + (len / 0.15).min(1.5)));
+            cands.push((frame_time(f), 1.0 + (len / 0.15).min(1.5)));
             continue;
         }
         if f > first && f < last && e[f] <= e[f - 1] && e[f] < e[f + 1] {
@@ -310,13 +351,17 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
             let local = e[a..b].iter().copied().fold(0.0, f64::max);
             let depth = if local > 0.0 { 1.0 - e[f] / local } else { 0.0 };
             if depth > 0.2 {
-                cands.push((t(f), depth));
+                cands.push((frame_time(f), depth));
             }
         }
         f += 1;
     }
+    cands
+}
 
-    // Where the text puts each boundary (start of word k+1).
+/// Where the text puts the start of each word after the first, spreading `span0..span1` by
+/// spoken weight, with punctuation counting as a pause.
+fn expected_boundaries(words: &[InputWord<'_>], span0: f64, span1: f64) -> Vec<f64> {
     let weight = |w: &InputWord<'_>| {
         let mut x = spoken_weight(w.text).max(1.0);
         if w.text.ends_with([',', ';', ':', '—']) {
@@ -328,38 +373,21 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
     };
     let total: f64 = words.iter().map(weight).sum();
     let mut acc = 0.0;
-    let expected: Vec<f64> = words[..n - 1]
+    words[..words.len() - 1]
         .iter()
         .map(|w| {
             acc += weight(w);
             span0 + (span1 - span0) * acc / total
         })
-        .collect();
-    // Always feasible: the expected positions themselves are weak candidates.
-    for &x in &expected {
-        cands.push((x, 0.0));
-    }
-    cands.retain(|c| c.0 > span0 && c.0 < span1);
-    cands.sort_by(|a, b| a.0.total_cmp(&b.0));
-    cands.dedup_by(|a, b| {
-        (a.0 - b.0).abs() < 1e-9 && {
-            b.1 = b.1.max(a.1);
-            true
-        }
-    });
-    let m = cands.len();
-    let k_gaps = n - 1;
-    if m < k_gaps {
-        // Degenerate (speech shorter than 10 ms per word): use the text's estimate.
-        for (k, x) in expected.iter().enumerate() {
-            events.push(WordEvent {
-                char_pos: words[k + 1].char_start,
-                time: *x,
-            });
-        }
-        return events;
-    }
-    let sigma = ((span1 - span0) / n as f64 * 0.8).max(0.04);
+        .collect()
+}
+
+/// The candidate (an index into the time-ordered `cands`) of each expected boundary, in
+/// increasing order, that together are nearest the text's estimate (within `sigma`) and
+/// strongest: dynamic programming over boundaries × candidates. Needs as many candidates as
+/// boundaries.
+fn align(cands: &[(f64, f64)], expected: &[f64], sigma: f64) -> Vec<usize> {
+    let (m, k_gaps) = (cands.len(), expected.len());
     let cost = |k: usize, j: usize| {
         let d = (cands[j].0 - expected[k]) / sigma;
         d * d - 2.0 * cands[j].1
@@ -395,13 +423,7 @@ pub(crate) fn segment_words(words: &[InputWord<'_>], samples: &[i16], rate: u32)
             j = back[k][j];
         }
     }
-    for (k, &c) in chosen.iter().enumerate() {
-        events.push(WordEvent {
-            char_pos: words[k + 1].char_start,
-            time: cands[c].0,
-        });
-    }
-    events
+    chosen
 }
 
 #[cfg(test)]
