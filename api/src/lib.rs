@@ -103,75 +103,9 @@ pub async fn run(
             "created account `default`; its API key is in this file (mode 0600)"
         );
     }
-    let (store, engine, dispatcher, fetcher, work, publisher) = (
-        core.store,
-        core.engine,
-        core.dispatcher,
-        core.fetcher,
-        core.work,
-        core.publisher,
-    );
-    tracing::info!("Initializing scene editing (replaying edit journals)");
-    let editor = Arc::new(
-        pipeline::edit::scenes::Editor::new(
-            store.clone(),
-            settings.clone(),
-            Arc::new(pipeline::edit::realtime::Hub::new()),
-            work.voice.clone(),
-            fetcher.clone(),
-            tokio::runtime::Handle::current(),
-        )
-        .map_err(|e| StartError::DataDir(settings.data_dir.display().to_string(), e))?,
-    );
-    let notifier = pipeline::notify::notifier(
-        &settings,
-        store.clone(),
-        fetcher.clone(),
-        tokio::runtime::Handle::current(),
-    )
-    .map_err(StartError::Config)?;
-    let search = Arc::new(
-        pipeline::media::search::Search::new(
-            settings.clone(),
-            &fetcher,
-            &tokio::runtime::Handle::current(),
-        )
-        .map_err(StartError::Config)?,
-    );
-    let images = Arc::new(
-        pipeline::media::images::Images::new(
-            settings.clone(),
-            store.clone(),
-            &fetcher,
-            &tokio::runtime::Handle::current(),
-        )
-        .map_err(StartError::Config)?,
-    );
-    let templates = Arc::new(
-        pipeline::plan::templates::Templates::load(&settings.assets_dir)
-            .map_err(StartError::Config)?,
-    );
-    let state = Arc::new(State {
-        notifier: Arc::new(notifier),
-        settings: settings.clone(),
-        store: store.clone(),
-        engine: engine.clone(),
-        fetcher,
-        inbox: inbox::Inboxes::default(),
-        public: PublicFiles::new(&settings),
-        stills: pipeline::render::stills::Stills::default(),
-        previews: pipeline::render::preview::PreviewClips::default(),
-        live: Arc::new(pipeline::edit::live::LiveEditors::default()),
-        editor: editor.clone(),
-        search,
-        images,
-        templates,
-        webhook_wake: dispatcher.wake.clone(),
-        publisher,
-        analytics: pipeline::publish::analytics::AnalyticsCache::new(
-            settings.publish.analytics_cache_secs,
-        ),
-    });
+    let (engine, dispatcher) = (core.engine.clone(), core.dispatcher.clone());
+    let state = shared_state(&settings, core)?;
+    let editor = state.editor.clone();
 
     let stopping = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(Notify::new());
@@ -227,6 +161,57 @@ pub async fn run(
     drop(engine);
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The handlers' shared state over the opened `core`: the editor (replaying edit journals),
+/// notifier, search, image generation and templates beside it.
+fn shared_state(
+    settings: &Arc<Settings>,
+    core: pipeline::assemble::Core,
+) -> Result<Arc<State>, StartError> {
+    let runtime = tokio::runtime::Handle::current();
+    let (store, fetcher) = (core.store, core.fetcher);
+    tracing::info!("Initializing scene editing (replaying edit journals)");
+    let editor = pipeline::edit::scenes::Editor::new(
+        store.clone(),
+        settings.clone(),
+        Arc::new(pipeline::edit::realtime::Hub::new()),
+        core.work.voice.clone(),
+        fetcher.clone(),
+        runtime.clone(),
+    )
+    .map_err(|e| StartError::DataDir(settings.data_dir.display().to_string(), e))?;
+    let notifier =
+        pipeline::notify::notifier(settings, store.clone(), fetcher.clone(), runtime.clone())
+            .map_err(StartError::Config)?;
+    let search = pipeline::media::search::Search::new(settings.clone(), &fetcher, &runtime)
+        .map_err(StartError::Config)?;
+    let images =
+        pipeline::media::images::Images::new(settings.clone(), store.clone(), &fetcher, &runtime)
+            .map_err(StartError::Config)?;
+    let templates = pipeline::plan::templates::Templates::load(&settings.assets_dir)
+        .map_err(StartError::Config)?;
+    Ok(Arc::new(State {
+        notifier: Arc::new(notifier),
+        settings: settings.clone(),
+        store,
+        engine: core.engine,
+        fetcher,
+        inbox: inbox::Inboxes::default(),
+        public: PublicFiles::new(settings),
+        stills: pipeline::render::stills::Stills::default(),
+        previews: pipeline::render::preview::PreviewClips::default(),
+        live: Arc::new(pipeline::edit::live::LiveEditors::default()),
+        editor: Arc::new(editor),
+        search: Arc::new(search),
+        images: Arc::new(images),
+        templates: Arc::new(templates),
+        webhook_wake: core.dispatcher.wake.clone(),
+        publisher: core.publisher,
+        analytics: pipeline::publish::analytics::AnalyticsCache::new(
+            settings.publish.analytics_cache_secs,
+        ),
+    }))
 }
 
 /// Deletes expired public files every `interval` seconds until `stop` resolves.
