@@ -82,14 +82,15 @@ impl Transcriber for PocketSphinx {
 }
 
 fn run(pcm: &[i16]) -> Result<Heard, TranscribeError> {
-    let caps = gst::Caps::builder("audio/x-raw")
-        .field("format", "S16LE")
-        .field("layout", "interleaved")
-        .field("rate", RATE as i32)
-        .field("channels", 1i32)
-        .build();
     let src = gst_app::AppSrc::builder()
-        .caps(&caps)
+        .caps(
+            &gst::Caps::builder("audio/x-raw")
+                .field("format", "S16LE")
+                .field("layout", "interleaved")
+                .field("rate", RATE as i32)
+                .field("channels", 1i32)
+                .build(),
+        )
         .format(gst::Format::Time)
         .build();
     let ps = gst::ElementFactory::make("pocketsphinx")
@@ -105,7 +106,21 @@ fn run(pcm: &[i16]) -> Result<Heard, TranscribeError> {
         .add_many([src.upcast_ref(), &ps, &sink])
         .map_err(failed)?;
     gst::Element::link_many([src.upcast_ref(), &ps, &sink]).map_err(failed)?;
+    let heard = listen(&ps)?;
+    feed(&src, pcm)?;
+    pipeline
+        .0
+        .set_state(gst::State::Playing)
+        .map_err(|e| failed(format!("cannot start the recogniser: {e}")))?;
+    wait_for_eos(&pipeline.0)?;
+    let _ = pipeline.0.set_state(gst::State::Null);
+    let heard = std::mem::take(&mut *heard.lock().map_err(|_| failed("poisoned"))?);
+    Ok(heard)
+}
 
+/// Probes on the recogniser's pads: samples fed in, and each utterance that comes out with
+/// the sample count it was heard at.
+fn listen(ps: &gst::Element) -> Result<Arc<Mutex<Heard>>, TranscribeError> {
     let heard = Arc::new(Mutex::new(Heard::default()));
     let fed = Arc::clone(&heard);
     ps.static_pad("sink")
@@ -134,8 +149,11 @@ fn run(pcm: &[i16]) -> Result<Heard, TranscribeError> {
             }
             gst::PadProbeReturn::Ok
         });
+    Ok(heard)
+}
 
-    // Queue the whole recording (at most 5 minutes: under 10 MB), then EOS.
+/// Queues the whole recording (at most 5 minutes: under 10 MB) in `src`, then EOS.
+fn feed(src: &gst_app::AppSrc, pcm: &[i16]) -> Result<(), TranscribeError> {
     let ns_per_sample = 1_000_000_000u64 / u64::from(RATE);
     for (i, chunk) in pcm.chunks(CHUNK).enumerate() {
         let bytes: Vec<u8> = chunk.iter().flat_map(|s| s.to_le_bytes()).collect();
@@ -154,32 +172,27 @@ fn run(pcm: &[i16]) -> Result<Heard, TranscribeError> {
         src.push_buffer(buffer).map_err(failed)?;
     }
     src.end_of_stream().map_err(failed)?;
+    Ok(())
+}
 
-    pipeline
-        .0
-        .set_state(gst::State::Playing)
-        .map_err(|e| failed(format!("cannot start the recogniser: {e}")))?;
+/// Waits for the recogniser to finish, or reports its error.
+fn wait_for_eos(pipeline: &gst::Pipeline) -> Result<(), TranscribeError> {
     let bus = pipeline
-        .0
         .bus()
         .ok_or_else(|| failed("pipeline has no bus"))?;
     // Recognition runs faster than real time; 5 minutes of speech takes well under this.
     let limit = gst::ClockTime::from_seconds(600);
     match bus.timed_pop_filtered(limit, &[gst::MessageType::Eos, gst::MessageType::Error]) {
-        Some(msg) => {
-            if let gst::MessageView::Error(err) = msg.view() {
-                return Err(failed(format!(
-                    "{} ({})",
-                    err.error(),
-                    err.debug().map(|d| d.to_string()).unwrap_or_default()
-                )));
-            }
-        }
-        None => return Err(failed("the recogniser timed out")),
+        Some(msg) => match msg.view() {
+            gst::MessageView::Error(err) => Err(failed(format!(
+                "{} ({})",
+                err.error(),
+                err.debug().map(|d| d.to_string()).unwrap_or_default()
+            ))),
+            _ => Ok(()),
+        },
+        None => Err(failed("the recogniser timed out")),
     }
-    let _ = pipeline.0.set_state(gst::State::Null);
-    let heard = std::mem::take(&mut *heard.lock().map_err(|_| failed("poisoned"))?);
-    Ok(heard)
 }
 
 #[cfg(test)]
