@@ -351,9 +351,16 @@ pub(crate) fn align_words(
     };
 
     let loudness = Loudness::new(samples, sample_rate);
+    let mapped = map_events(words, events, duration);
+    // Longest subsequence with strictly increasing word index (times are already sorted).
+    let anchors = longest_increasing(&mapped);
+    let starts = word_starts(words, &anchors, duration, &loudness);
+    timed_to_voice(words, &starts, duration, &loudness)
+}
 
-    // 1. Map events to word indices in time order; of consecutive events for one word (a word
-    //    the engine split) keep the first.
+/// Events as (word index, time) in time order; of consecutive events for one word (a word the
+/// engine split) the first.
+fn map_events(words: &[InputWord<'_>], events: &[WordEvent], duration: f64) -> Vec<(usize, f64)> {
     let mut sorted: Vec<WordEvent> = events.to_vec();
     sorted.sort_by(|a, b| a.time.total_cmp(&b.time));
     let mut mapped: Vec<(usize, f64)> = Vec::new();
@@ -364,11 +371,16 @@ pub(crate) fn align_words(
         }
         mapped.push((w, ev.time.clamp(0.0, duration)));
     }
+    mapped
+}
 
-    // 2. Longest subsequence with strictly increasing word index (times are already sorted).
-    let anchors = longest_increasing(&mapped);
-
-    // 3. Starts: anchors keep their time, other words are interpolated by length.
+/// Each word's start: anchors keep their time, the words between are spread by length.
+fn word_starts(
+    words: &[InputWord<'_>],
+    anchors: &[(usize, f64)],
+    duration: f64,
+    loudness: &Loudness,
+) -> Vec<f64> {
     let weight = |w: &InputWord<'_>| spoken_weight(w.text);
     let mut starts = vec![0.0f64; words.len()];
     let fill = |from_word: usize, to_word: usize, t0: f64, t1: f64, starts: &mut [f64]| {
@@ -385,38 +397,43 @@ pub(crate) fn align_words(
             acc += if total > 0.0 { weight(w) } else { 1.0 };
         }
     };
-    if anchors.is_empty() {
+    let (Some(&(first_word, first_t)), Some(&(last_word, last_t))) =
+        (anchors.first(), anchors.last())
+    else {
         fill(0, words.len(), 0.0, duration, &mut starts);
-    } else {
-        let (first_word, first_t) = anchors[0];
-        if first_word > 0 {
-            fill(0, first_word, 0.0, first_t, &mut starts);
-        }
-        for pair in anchors.windows(2) {
-            let ((wa, ta), (wb, tb)) = (pair[0], pair[1]);
-            fill(wa, wb, ta, tb, &mut starts);
-        }
-        let (last_word, last_t) = anchors[anchors.len() - 1];
-        // Words after the last anchor share what is left, but not the trailing silence.
-        let mut end = duration;
-        if last_word + 1 < words.len() {
-            end = loudness
-                .last_voiced_end(last_t, duration)
-                .unwrap_or(duration)
-                .max(last_t);
-        }
-        fill(last_word, words.len(), last_t, end, &mut starts);
+        return starts;
+    };
+    if first_word > 0 {
+        fill(0, first_word, 0.0, first_t, &mut starts);
     }
+    for pair in anchors.windows(2) {
+        let ((wa, ta), (wb, tb)) = (pair[0], pair[1]);
+        fill(wa, wb, ta, tb, &mut starts);
+    }
+    // Words after the last anchor share what is left, but not the trailing silence.
+    let mut end = duration;
+    if last_word + 1 < words.len() {
+        end = loudness
+            .last_voiced_end(last_t, duration)
+            .unwrap_or(duration)
+            .max(last_t);
+    }
+    fill(last_word, words.len(), last_t, end, &mut starts);
+    starts
+}
 
-    // 4. Ends and silence trimming.
+/// Each word from its start to the next word's (or the end of the audio), without the
+/// silence at either end of that span.
+fn timed_to_voice(
+    words: &[InputWord<'_>],
+    starts: &[f64],
+    duration: f64,
+    loudness: &Loudness,
+) -> Vec<TimedWord> {
     let mut timings = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         let start = starts[i];
-        let next = if i + 1 < words.len() {
-            starts[i + 1]
-        } else {
-            duration
-        };
+        let next = starts.get(i + 1).copied().unwrap_or(duration);
         let mut s = start;
         let mut e = next;
         if let Some(voiced_end) = loudness.last_voiced_end(start, next) {
