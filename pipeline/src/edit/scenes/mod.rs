@@ -521,50 +521,11 @@ impl Editor {
         let voice_file = new.segments[index].voice_file.clone();
         let mut staged_specs = BTreeMap::new();
         let applied = if let Family::Overlay(_) = family {
-            let ctx = crate::edit::overlay_edits::OverlayEditContext {
-                settings: &self.settings,
-                fetcher: &self.fetcher,
-                runtime: &self.runtime,
-            };
-            let mut all = Applied::default();
-            for e in edits {
-                if let Edit::Overlay(o) = e {
-                    all.overlay(crate::edit::overlay_edits::apply(&ctx, &mut new, index, o)?);
-                }
-            }
-            // The overlay module changed the spec files: a new version busts caches.
-            if !new.segments[index].overlay_disabled() {
-                new.segments[index].remotion_spec = next_version();
-            }
-            all
+            self.apply_overlay_edits(&mut new, index, edits)?
         } else {
-            let mut spec = None;
-            if edits.iter().any(Edit::needs_spec) {
-                if new.segments[index].overlay_disabled() {
-                    return Err(apply::disabled());
-                }
-                spec = self.spec(&new, &voice_file)?;
-            }
-            let (applied, changed) = apply::apply(
-                apply::Inputs {
-                    voice: self.voice.as_ref(),
-                    media,
-                    spec: spec.as_mut(),
-                },
-                &mut new,
-                index,
-                edits,
-            )?;
-            if changed && let Some(spec) = spec {
-                spec.validate().map_err(|e| {
-                    Error::new(
-                        Code::InvalidValue,
-                        format!("The overlay would be invalid: {e}."),
-                    )
-                    .param("fields")
-                })?;
+            let (applied, spec) = self.apply_scene_edits(&mut new, index, edits, media)?;
+            if let Some(spec) = spec {
                 staged_specs.insert(voice_file.clone(), spec);
-                new.segments[index].remotion_spec = next_version();
             }
             applied
         };
@@ -601,6 +562,68 @@ impl Editor {
                 media_url: media.map(|m| m.url.clone()),
             },
         ))))
+    }
+
+    /// Overlay-family edits of scene `index` of `doc`; they write the spec files themselves,
+    /// so a new spec version busts caches.
+    fn apply_overlay_edits(
+        &self,
+        doc: &mut VideoDocument,
+        index: usize,
+        edits: &[Edit],
+    ) -> Result<Applied> {
+        let ctx = crate::edit::overlay_edits::OverlayEditContext {
+            settings: &self.settings,
+            fetcher: &self.fetcher,
+            runtime: &self.runtime,
+        };
+        let mut all = Applied::default();
+        for e in edits {
+            if let Edit::Overlay(o) = e {
+                all.overlay(crate::edit::overlay_edits::apply(&ctx, doc, index, o)?);
+            }
+        }
+        if !doc.segments[index].overlay_disabled() {
+            doc.segments[index].remotion_spec = next_version();
+        }
+        Ok(all)
+    }
+
+    /// Every other family's edits of scene `index` of `doc`, and the scene's overlay spec when
+    /// they changed it (validated, with a new version on the scene), to be staged.
+    fn apply_scene_edits(
+        &self,
+        doc: &mut VideoDocument,
+        index: usize,
+        edits: &[Edit],
+        media: Option<&PreparedMedia>,
+    ) -> Result<(Applied, Option<OverlaySpec>)> {
+        let mut spec = None;
+        if edits.iter().any(Edit::needs_spec) {
+            if doc.segments[index].overlay_disabled() {
+                return Err(apply::disabled());
+            }
+            let voice_file = doc.segments[index].voice_file.clone();
+            spec = self.spec(doc, &voice_file)?;
+        }
+        let inputs = apply::Inputs {
+            voice: self.voice.as_ref(),
+            media,
+            spec: spec.as_mut(),
+        };
+        let (applied, changed) = apply::apply(inputs, doc, index, edits)?;
+        let Some(spec) = spec.filter(|_| changed) else {
+            return Ok((applied, None));
+        };
+        spec.validate().map_err(|e| {
+            Error::new(
+                Code::InvalidValue,
+                format!("The overlay would be invalid: {e}."),
+            )
+            .param("fields")
+        })?;
+        doc.segments[index].remotion_spec = next_version();
+        Ok((applied, Some(spec)))
     }
 
     /// Branch A's download: guarded fetch, kind from `mediaType`, the extension or the bytes,
