@@ -270,7 +270,6 @@ fn nullable(mut schema: Value) -> Value {
 fn json_form(form: &JsonSource) -> Value {
     use serde_json::json;
     let source = form.source;
-    let idea_or_blog = matches!(source, Source::Idea | Source::Blog);
     let mut properties = Map::new();
     let mut p = |k: &str, v: Value| {
         properties.insert(k.to_string(), v);
@@ -292,25 +291,9 @@ fn json_form(form: &JsonSource) -> Value {
         "output_type",
         json!({ "type": "string", "enum": output_types, "default": "scene" }),
     );
-    if idea_or_blog {
-        p(
-            "language",
-            json!({ "type": "string", "enum": ["English", "Vietnamese", "en", "vi"], "default": "English" }),
-        );
-        p(
-            "video_length",
-            json!({ "type": "string", "enum": <VideoLength as Choice>::NAMES, "default": "short" }),
-        );
-    } else {
-        p(
-            "language",
-            json!({ "type": "string", "description": "Ignored for this source." }),
-        );
-        p(
-            "video_length",
-            json!({ "type": "string", "description": "Ignored for this source." }),
-        );
-    }
+    let (language, video_length) = language_and_length_schemas(source);
+    p("language", language);
+    p("video_length", video_length);
     p(
         "research_enabled",
         json!({ "type": "boolean", "default": true }),
@@ -331,25 +314,7 @@ fn json_form(form: &JsonSource) -> Value {
             json!({ "type": "boolean", "enum": [false], "description": "Not available for this source." })
         },
     );
-    p(
-        "adjust",
-        if source.is_audio() {
-            json!({ "$ref": format!("#/components/schemas/{}", AdjustInput::name()) })
-        } else {
-            json!({
-                "description": "Only `off` for a source that is not audio.",
-                "oneOf": [
-                    { "type": "string", "enum": ["off"] },
-                    {
-                        "type": "object",
-                        "required": ["mode"],
-                        "properties": { "mode": { "type": "string", "enum": ["off"] } },
-                        "additionalProperties": false,
-                    },
-                ],
-            })
-        },
-    );
+    p("adjust", adjust_schema(source));
     p(
         "callback_url",
         json!({
@@ -378,11 +343,56 @@ fn json_form(form: &JsonSource) -> Value {
             }),
         );
     }
-    let mut required = vec![form.field];
+    form_object(source, form.field, properties, faceless_ok)
+}
+
+/// `language` and `video_length`: chosen for an idea or a blog post, ignored otherwise.
+fn language_and_length_schemas(source: Source) -> (Value, Value) {
+    use serde_json::json;
+    if matches!(source, Source::Idea | Source::Blog) {
+        (
+            json!({ "type": "string", "enum": ["English", "Vietnamese", "en", "vi"], "default": "English" }),
+            json!({ "type": "string", "enum": <VideoLength as Choice>::NAMES, "default": "short" }),
+        )
+    } else {
+        let ignored = json!({ "type": "string", "description": "Ignored for this source." });
+        (ignored.clone(), ignored)
+    }
+}
+
+/// `adjust`: the audio adjustments for an audio source, only `off` for any other.
+fn adjust_schema(source: Source) -> Value {
+    use serde_json::json;
+    if source.is_audio() {
+        return json!({ "$ref": format!("#/components/schemas/{}", AdjustInput::name()) });
+    }
+    json!({
+        "description": "Only `off` for a source that is not audio.",
+        "oneOf": [
+            { "type": "string", "enum": ["off"] },
+            {
+                "type": "object",
+                "required": ["mode"],
+                "properties": { "mode": { "type": "string", "enum": ["off"] } },
+                "additionalProperties": false,
+            },
+        ],
+    })
+}
+
+/// The form's object schema over `properties`: `field` (and `source`, but for a bare script)
+/// required, every other property nullable (`null` reads as absent), and no faceless text.
+fn form_object(
+    source: Source,
+    field: &'static str,
+    mut properties: Map<String, Value>,
+    faceless_ok: bool,
+) -> Value {
+    use serde_json::json;
+    let mut required = vec![field];
     if source != Source::Text {
         required.insert(0, "source");
     }
-    // `null` reads as absent.
     for (name, schema) in properties.iter_mut() {
         if !required.contains(&name.as_str()) {
             *schema = nullable(schema.take());
