@@ -105,7 +105,7 @@ pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaEr
 pub fn decode_audio_blocks(
     path: &Path,
     sample_rate: u32,
-    mut each: impl FnMut(&[i16]) + Send + 'static,
+    each: impl FnMut(&[i16]) + Send + 'static,
 ) -> Result<(), MediaError> {
     if !(8_000..=192_000).contains(&sample_rate) {
         return Err(MediaError::InvalidInput(format!(
@@ -126,10 +126,31 @@ pub fn decode_audio_blocks(
     let convert = make("audioconvert")?;
     let resample = make("audioresample")?;
     let filter = capsfilter(&caps)?;
+    let sink = block_sink(&caps, each);
+    let chain = [&convert, &resample, &filter, sink.upcast_ref()];
+    pipeline
+        .add_many(chain)
+        .map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+    gst::Element::link_many(chain).map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+    let audio_linked = link_first_audio(&pipeline, &decodebin, &convert);
+    set_state(&pipeline, gst::State::Playing)?;
+    wait_for(&pipeline, path, gst::MessageType::Eos)?;
+    set_state(&pipeline, gst::State::Null)?;
+
+    if !audio_linked.load(Ordering::SeqCst) {
+        return Err(MediaError::NoAudio {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// An appsink of `caps` (mono S16LE) that hands each decoded buffer's samples to `each`.
+fn block_sink(caps: &gst::Caps, mut each: impl FnMut(&[i16]) + Send + 'static) -> gst_app::AppSink {
     let mut block = Vec::<i16>::new();
-    let sink = gst_app::AppSink::builder()
+    gst_app::AppSink::builder()
         .sync(false)
-        .caps(&caps)
+        .caps(caps)
         .callbacks(
             gst_app::AppSinkCallbacks::builder()
                 .new_sample(move |sink| {
@@ -146,13 +167,17 @@ pub fn decode_audio_blocks(
                 })
                 .build(),
         )
-        .build();
-    let chain = [&convert, &resample, &filter, sink.upcast_ref()];
-    pipeline
-        .add_many(chain)
-        .map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
-    gst::Element::link_many(chain).map_err(|e| MediaError::pipeline("decode", e.to_string()))?;
+        .build()
+}
 
+/// Links `decodebin`'s first raw audio pad to `convert` and drains every other pad; when
+/// decodebin has no more pads and none was audio, posts [`NO_AUDIO_MESSAGE`]. The flag says
+/// whether an audio pad was linked.
+fn link_first_audio(
+    pipeline: &gst::Pipeline,
+    decodebin: &gst::Element,
+    convert: &gst::Element,
+) -> Arc<AtomicBool> {
     let audio_linked = Arc::new(AtomicBool::new(false));
     let pipeline_weak = pipeline.downgrade();
     let convert_weak = convert.downgrade();
@@ -188,17 +213,7 @@ pub fn decode_audio_blocks(
             let _ = decodebin.post_message(msg);
         }
     });
-
-    set_state(&pipeline, gst::State::Playing)?;
-    wait_for(&pipeline, path, gst::MessageType::Eos)?;
-    set_state(&pipeline, gst::State::Null)?;
-
-    if !audio_linked.load(Ordering::SeqCst) {
-        return Err(MediaError::NoAudio {
-            path: path.to_owned(),
-        });
-    }
-    Ok(())
+    audio_linked
 }
 
 /// A readable regular file, or an I/O error naming it.
