@@ -153,6 +153,15 @@ impl Edited {
         (c, v)
     }
 
+    /// Moves the first scene's narrator to a new rect: that rect and the 200 reply.
+    async fn move_narrator(&self) -> (Value, Value) {
+        let rect = json!({ "x": 20.0, "y": 60.0, "w": 120.0, "h": 150.0 });
+        let field = json!([{ "field_name": "overlay.narrator.rect", "value": rect }]);
+        let (c, v) = self.modify(0, field).await;
+        assert_eq!(c, 200, "{v}");
+        (rect, v)
+    }
+
     /// Scene `n`'s geometry.
     async fn scene(&self, n: usize) -> Value {
         scene_of(&self.d, &self.id, &self.scenes[n]).await
@@ -192,14 +201,7 @@ async fn an_edit_of_a_video_without_scenes_is_scenes_not_ready() {
 #[tokio::test]
 async fn a_narrator_rect_edit_reaches_geometry_and_the_realtime_stream() {
     let mut e = Edited::start().await;
-    let rect = json!({ "x": 20.0, "y": 60.0, "w": 120.0, "h": 150.0 });
-    let (c, v) = e
-        .modify(
-            0,
-            json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
-        )
-        .await;
-    assert_eq!(c, 200, "{v}");
+    let (rect, v) = e.move_narrator().await;
     assert_eq!(v["segment"]["overlay"]["narrator"]["rect"], rect);
     assert_eq!(v["segment"]["overlay"]["narrator"]["touched"], true);
     assert!(v["request_id"].as_str().unwrap().starts_with("req_"));
@@ -363,14 +365,7 @@ async fn a_fuzzy_fragment_of_a_unique_text_selects_its_scene() {
 #[tokio::test]
 async fn a_roll_switch_and_back_keeps_the_narrator_lane() {
     let e = Edited::start().await;
-    let rect = json!({ "x": 20.0, "y": 60.0, "w": 120.0, "h": 150.0 });
-    let (c, v) = e
-        .modify(
-            0,
-            json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
-        )
-        .await;
-    assert_eq!(c, 200, "{v}");
+    let (rect, _) = e.move_narrator().await;
     let (c, v) = e
         .modify(0, json!([{ "field_name": "roll.switch", "value": true }]))
         .await;
