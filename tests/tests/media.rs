@@ -848,11 +848,15 @@ async fn remake_of_an_uploaded_file_through_the_transcription_connector() {
     );
 }
 
-#[tokio::test]
-async fn media_limits_and_bad_media() {
-    let long = Bytes::from(long_wav(301));
+/// A daemon that takes uploads of up to 6 MB and may fetch from a file server holding a
+/// 301 s WAV (`long.wav`), an MP3 that is text (`broken.mp3`) and an HTML page (`page`); and
+/// that server's address.
+async fn limits_daemon() -> (Daemon, String) {
     let mut files = HashMap::new();
-    files.insert("long.wav".to_string(), (long.clone(), "audio/wav"));
+    files.insert(
+        "long.wav".to_string(),
+        (Bytes::from(long_wav(301)), "audio/wav"),
+    );
     files.insert(
         "broken.mp3".to_string(),
         (
@@ -876,13 +880,25 @@ async fn media_limits_and_bad_media() {
             ("REELSMITH__MEDIA__UPLOAD_MAX_BYTES", "6000000"),
         ],
     );
+    (d, server)
+}
 
-    // A 301 s upload is refused at once.
+/// Waits for job `id` to fail, and returns its error code.
+async fn failure_code(d: &Daemon, id: &str) -> String {
+    let done = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "failed", "{done}");
+    done["error"]["code"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn an_upload_too_long_too_big_or_missing_is_refused_at_once() {
+    let (d, _) = limits_daemon().await;
+    let long = long_wav(301);
     let (c, v) = post_multipart(
         &d,
         "/v1/create_video",
         &[("source", "audio_file")],
-        &[("audio_file", "long.wav", "audio/wav", &long)],
+        &[("audio_file", "long.wav", "audio/wav", long.as_slice())],
     )
     .await;
     assert_eq!((c, code(&v)), (400, "media_too_long"), "{v}");
@@ -900,7 +916,13 @@ async fn media_limits_and_bad_media() {
     // Multipart without the file the source names.
     let (c, v) = post_multipart(&d, "/v1/create_video", &[("source", "video_file")], &[]).await;
     assert_eq!((c, code(&v)), (400, "missing_field"), "{v}");
-    // adjust on a video source, out of range, faceless with a video source, a private host.
+}
+
+#[tokio::test]
+async fn bad_media_options_and_urls_are_refused_before_a_job_starts() {
+    let (d, server) = limits_daemon().await;
+    // adjust on a video source, out of range, faceless with a video source, a private host,
+    // a page that is not media.
     for (body, want) in [
         (
             json!({ "source": "video_url", "video_url": format!("http://{server}/a.mp4"), "adjust": "normalize" }),
@@ -926,25 +948,27 @@ async fn media_limits_and_bad_media() {
         let (c, v, _) = d.post("/v1/create_video", &body).await;
         assert_eq!((c, code(&v)), (400, want), "{body} → {v}");
     }
+}
 
-    // URL sources fail the job, clearly (a WAV as soon as its header is read).
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") }),
-        )
-        .await;
+#[tokio::test]
+async fn an_audio_url_too_long_fails_its_job_with_media_too_long() {
+    let (d, server) = limits_daemon().await;
+    let body = json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") });
+    let (c, v, _) = d.post("/v1/create_video", &body).await;
     assert_eq!(c, 202, "{v}");
-    let long_id = v["id"].as_str().unwrap().to_string();
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/broken.mp3") }),
-        )
-        .await;
+    assert_eq!(
+        failure_code(&d, v["id"].as_str().unwrap()).await,
+        "media_too_long"
+    );
+}
+
+#[tokio::test]
+async fn undecodable_media_by_url_or_upload_fails_its_job_and_the_daemon_stays_up() {
+    let (d, server) = limits_daemon().await;
+    let body = json!({ "source": "audio_url", "audio_url": format!("http://{server}/broken.mp3") });
+    let (c, v, _) = d.post("/v1/create_video", &body).await;
     assert_eq!(c, 202, "{v}");
-    let broken_id = v["id"].as_str().unwrap().to_string();
-    // An undecodable upload is accepted and fails the same way.
+    let broken = v["id"].as_str().unwrap().to_string();
     let (c, v) = post_multipart(
         &d,
         "/v1/create_video",
@@ -958,19 +982,10 @@ async fn media_limits_and_bad_media() {
     )
     .await;
     assert_eq!(c, 202, "{v}");
-    let junk_id = v["id"].as_str().unwrap().to_string();
-
-    let done = d
-        .wait_for(&long_id, LONG, |v| v["status"] != "processing")
-        .await;
-    assert_eq!(done["status"], "failed", "{done}");
-    assert_eq!(done["error"]["code"], "media_too_long");
-    for id in [broken_id, junk_id] {
-        let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
-        assert_eq!(done["status"], "failed", "{done}");
-        assert_eq!(done["error"]["code"], "media_decode_failed", "{done}");
+    let junk = v["id"].as_str().unwrap().to_string();
+    for id in [broken, junk] {
+        assert_eq!(failure_code(&d, &id).await, "media_decode_failed");
     }
-    // The daemon is still healthy.
     let (c, _, _) = d.get("/healthz").await;
     assert_eq!(c, 200);
 }
