@@ -371,20 +371,42 @@ fn rerender_refuses_zero_jobs() {
     assert_refused(&o, "--jobs must be at least 1");
 }
 
-#[tokio::test]
-async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
-    let d = Daemon::start(BIN, &[]);
-    let id = scene_video(&d).await;
+/// A scene video, its scene tree, and the `voice_file` of its first scene with an overlay.
+async fn overlay_scene(d: &Daemon) -> (String, Value, String) {
+    let id = scene_video(d).await;
     let tree = d.scene_tree(&id).await;
-    let segments = tree["segments"].as_array().unwrap();
-    let ready = segments
+    let vf = tree["segments"]
+        .as_array()
+        .unwrap()
         .iter()
         .find(|s| s["remotion_spec_state"] == "ready")
-        .unwrap_or_else(|| panic!("the hook scene has an overlay: {tree}"));
-    let vf = ready["voice_file"].as_str().unwrap();
+        .and_then(|s| s["voice_file"].as_str())
+        .unwrap_or_else(|| panic!("the hook scene has an overlay: {tree}"))
+        .to_string();
+    (id, tree, vf)
+}
 
-    let body = json!({ "id": id, "action": "overlay_poster", "voice_file": vf });
-    let (c, a) = inspect(&d, body.clone()).await;
+/// `overlay_poster` of scene `vf`: its status code and reply.
+async fn overlay_poster(d: &Daemon, id: &str, vf: &Value) -> (u16, Value) {
+    inspect(
+        d,
+        json!({ "id": id, "action": "overlay_poster", "voice_file": vf }),
+    )
+    .await
+}
+
+/// The poster URL of a successful `overlay_poster` reply, split at its token: (path, token).
+fn poster_url(reply: &Value) -> (String, String) {
+    let url = reply["result"]["overlay_poster"]["url"].as_str().unwrap();
+    let (path, token) = url.split_once("?v=").expect("cache-busting token");
+    (path.to_string(), token.to_string())
+}
+
+#[tokio::test]
+async fn an_overlay_poster_is_a_preview_size_png_of_the_overlay_on_black() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, vf) = overlay_scene(&d).await;
+    let (c, a) = overlay_poster(&d, &id, &json!(vf)).await;
     assert_eq!(c, 200, "{a}");
     assert_eq!(a["status"], "completed");
     let poster = &a["result"]["overlay_poster"];
@@ -396,12 +418,12 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
     assert_eq!(poster["ttl_seconds"], 900);
     let checklist = a["result"]["review_checklist"].as_str().unwrap();
     assert_eq!(checklist.lines().count(), 8, "{checklist}");
-    let url1 = poster["url"].as_str().unwrap().to_string();
-    let (path1, v1) = url1.split_once("?v=").expect("cache-busting token");
-    assert!(path1.ends_with(&format!("{vf}_poster.png")), "{url1}");
-
-    // The PNG: 280×498, black where no object is.
-    let png = reqwest::get(&url1).await.unwrap().bytes().await.unwrap();
+    let png = reqwest::get(poster["url"].as_str().unwrap())
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     let img = tiny_skia::Pixmap::decode_png(&png).unwrap();
     assert_eq!((img.width(), img.height()), (280, 498));
     let corner = img.pixel(0, 0).unwrap();
@@ -412,14 +434,27 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
             .any(|p| p.red() > 40 || p.green() > 40 || p.blue() > 40),
         "the overlay shows"
     );
+}
 
-    let (_, b) = inspect(&d, body).await;
-    let url2 = b["result"]["overlay_poster"]["url"].as_str().unwrap();
-    let (path2, v2) = url2.split_once("?v=").unwrap();
+#[tokio::test]
+async fn an_overlay_poster_keeps_its_name_and_gets_a_new_token_on_each_write() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, vf) = overlay_scene(&d).await;
+    let (_, a) = overlay_poster(&d, &id, &json!(vf)).await;
+    let (path1, v1) = poster_url(&a);
+    assert!(path1.ends_with(&format!("{vf}_poster.png")), "{path1}");
+    let (_, b) = overlay_poster(&d, &id, &json!(vf)).await;
+    let (path2, v2) = poster_url(&b);
     assert_eq!(path1, path2, "stable per scene");
     assert_ne!(v1, v2, "a new token on each write");
+}
 
-    // Geometry and video_data diagnostics point at the published poster.
+#[tokio::test]
+async fn geometry_and_video_data_diagnostics_point_at_the_published_poster() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, vf) = overlay_scene(&d).await;
+    let (_, a) = overlay_poster(&d, &id, &json!(vf)).await;
+    let (path, _) = poster_url(&a);
     let (c, g, _) = d
         .post(
             "/v1/scene_geometry",
@@ -429,7 +464,7 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
     assert_eq!(c, 200, "{g}");
     assert_eq!(g["remotion_spec"]["remotion_poster_state"], "ready", "{g}");
     let gurl = g["remotion_spec"]["remotion_poster_url"].as_str().unwrap();
-    assert_eq!(gurl.split_once("?v=").unwrap().0, path1);
+    assert_eq!(gurl.split_once("?v=").unwrap().0, path);
     let (c, v, _) = d
         .post(
             "/v1/video_data",
@@ -447,30 +482,35 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["voice_file"] == vf)
+        .find(|s| s["voice_file"] == vf.as_str())
         .unwrap();
     assert_eq!(seg["remotion_poster_state"], "ready", "{seg}");
     let vurl = seg["remotion_poster_url"].as_str().unwrap();
-    assert_eq!(vurl.split_once("?v=").unwrap().0, path1);
+    assert_eq!(vurl.split_once("?v=").unwrap().0, path);
+}
 
-    // A scene without an overlay has no poster.
-    if let Some(plain) = segments
+#[tokio::test]
+async fn a_scene_without_an_overlay_has_no_poster() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, tree, _) = overlay_scene(&d).await;
+    let plain = tree["segments"]
+        .as_array()
+        .unwrap()
         .iter()
         .find(|s| s["remotion_spec_state"] == "missing")
-    {
-        let (c, v) = inspect(
-            &d,
-            json!({ "id": id, "action": "overlay_poster", "voice_file": plain["voice_file"] }),
-        )
-        .await;
-        assert_eq!(
-            (c, v["error"]["code"].as_str()),
-            (409, Some("overlay_not_available")),
-            "{v}"
-        );
-    }
+        .unwrap_or_else(|| panic!("a scene without an overlay: {tree}"));
+    let (c, v) = overlay_poster(&d, &id, &plain["voice_file"]).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (409, Some("overlay_not_available")),
+        "{v}"
+    );
+}
 
-    // Disabling the overlay takes the poster away; the screenshot still works.
+#[tokio::test]
+async fn disabling_the_overlay_takes_the_poster_away_but_not_the_screenshot() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, vf) = overlay_scene(&d).await;
     let (c, v, _) = d
         .post(
             "/v1/modify_scene",
@@ -479,11 +519,7 @@ async fn overlay_posters_have_a_stable_name_and_a_fresh_token() {
         )
         .await;
     assert_eq!(c, 200, "{v}");
-    let (c, v) = inspect(
-        &d,
-        json!({ "id": id, "action": "overlay_poster", "voice_file": vf }),
-    )
-    .await;
+    let (c, v) = overlay_poster(&d, &id, &json!(vf)).await;
     assert_eq!(
         (c, v["error"]["code"].as_str()),
         (409, Some("overlay_not_available")),
