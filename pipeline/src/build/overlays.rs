@@ -274,9 +274,10 @@ impl Designer<'_> {
             .clamp(0.0, (self.s.duration - 0.5).max(0.0))
     }
 
-    /// `text` broken into at most 3 lines at `px` that fit between the margins.
+    /// `text` broken into at most 3 lines at `px` (scaled like [`Designer::block`]) that fit
+    /// between the margins.
     fn wrap(&self, text: &str, px: f32) -> Vec<String> {
-        let max_w = (CANVAS_W - 2.0 * MARGIN) as f32;
+        let (px, max_w) = (px * self.k, (CANVAS_W - 2.0 * MARGIN) as f32);
         break_lines(&self.fonts.fonts[0], text, px, max_w - px)
             .into_iter()
             .take(3)
@@ -319,7 +320,7 @@ impl Designer<'_> {
             start: said,
         }];
         if !label.is_empty() {
-            let lines = self.wrap(&label.to_uppercase(), 40.0 * self.k);
+            let lines = self.wrap(&label.to_uppercase(), 40.0);
             if let Some(block) = self.block(&lines, 40.0, WHITE, Some(BACKDROP)) {
                 items.push(Placed {
                     id: "stat_label",
@@ -348,7 +349,7 @@ impl Designer<'_> {
             animation: Animation::SlideRight,
             start: 0.0,
         }];
-        let lines = self.wrap(self.quote, 52.0 * self.k);
+        let lines = self.wrap(self.quote, 52.0);
         if let Some(block) = self.block(&lines, 52.0, WHITE, Some(BACKDROP)) {
             items.push(Placed {
                 id: "point",

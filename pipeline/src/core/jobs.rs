@@ -890,14 +890,13 @@ fn published(tx: &mut Tx, job: &mut Job, posts: Vec<PostResult>) -> StoreResult<
 
 /// The scenes are built: a video job queues its render; a text or scene job is done.
 fn built(tx: &mut Tx, job: &mut Job, review_url: String) -> StoreResult<()> {
-    let topic = job.topic_id.clone();
     match job.output_type {
         OutputType::Video => {
             job.step = 6;
             job.stage = Some(STAGE_RENDERING.into());
             job.progress = job.progress.max(RENDER_START);
             job.review_url = Some(review_url);
-            return tx.put_queue_entry(&topic, &QueueEntry::new(Task::Render, now()));
+            return tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Render, now()));
         }
         OutputType::Text => {
             job.step = 2;
@@ -909,7 +908,7 @@ fn built(tx: &mut Tx, job: &mut Job, review_url: String) -> StoreResult<()> {
             job.review_url = Some(review_url);
         }
     }
-    tx.remove_queue_entry(&topic)?;
+    tx.remove_queue_entry(&job.topic_id)?;
     job.status = JobStatus::Completed;
     job.progress = 1.0;
     fire_terminal(tx, job, "video.completed")
