@@ -20,6 +20,7 @@ not a test, nothing here is asserted. Every figure comes from this one run.
 Environment: BIN (default target/release/reelsmith), E2E_RUNS (default 3), SCALE_MINUTES
 (default "1,3"), BATCH_VIDEOS (default 10).
 """
+import collections
 import json
 import os
 import re
@@ -68,6 +69,16 @@ def script(words):
     return " ".join(out)
 
 
+# One `reelsmith render`: wall and CPU seconds, peak RSS (MB), video seconds, the MP4 and the
+# encoder identity it logged.
+Run = collections.namedtuple("Run", "wall cpu rss secs mp4 encoder")
+
+# The identity `render::plan` logs for x264 (`compositor::media::encoder_identity`).
+X264_IDENTITY = re.compile(r"encoder=x264enc \S+ (\d+)x(\d+) (\w+) crf(\d+) max(\d+) gop(\d+)s "
+                           r"threads(\d+) asm-(\S+)")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def timed(args, env=None):
     """Runs `args` under /usr/bin/time -v; returns (wall s, cpu s, peak RSS MB, stderr)."""
     cmd = ["/usr/bin/time", "-v"] + args
@@ -84,10 +95,15 @@ def timed(args, env=None):
     return wall, cpu, rss, err
 
 
-def duration(mp4):
-    out = subprocess.run(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", mp4],
+def probe(mp4):
+    out = subprocess.run(["ffprobe", "-v", "error", "-print_format", "json", "-show_format",
+                          "-show_streams", "-select_streams", "v:0", mp4],
                          capture_output=True, text=True, check=True).stdout
-    return float(json.loads(out)["format"]["duration"])
+    return json.loads(out)
+
+
+def duration(mp4):
+    return float(probe(mp4)["format"]["duration"])
 
 
 def render(tmp, name, words, data_dir=None):
@@ -98,8 +114,36 @@ def render(tmp, name, words, data_dir=None):
     args = [BIN, "render", path, "-o", out]
     if data_dir:
         args += ["--data-dir", data_dir]
-    wall, cpu, rss, _ = timed(args)
-    return wall, cpu, rss, duration(out)
+    wall, cpu, rss, err = timed(args)
+    identity = re.search(r"encoder=.*", ANSI.sub("", err))
+    return Run(wall, cpu, rss, duration(out), out, identity.group(0) if identity else "")
+
+
+def encoder_floor(tmp, run):
+    """x264enc alone on the frames of `run`'s MP4 with the settings its render logged; prints
+    its wall against the render's."""
+    m = X264_IDENTITY.search(run.encoder)
+    if not m:
+        print(f"encoder floor: skipped, no x264 settings this script reads in {run.encoder!r}")
+        return
+    width, height, preset, crf, kbps, gop_secs, threads, asm = m.groups()
+    num, den = (int(x) for x in probe(run.mp4)["streams"][0]["r_frame_rate"].split("/"))
+    raw = os.path.join(tmp, "floor.yuv")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", run.mp4, "-f", "rawvideo",
+                    "-pix_fmt", "yuv420p", raw], check=True)
+    frames = os.path.getsize(raw) // (int(width) * int(height) * 3 // 2)
+    options = "" if asm.startswith("auto") else f"asm={asm}"
+    wall, cpu, rss, _ = timed([
+        "gst-launch-1.0", "-q", "filesrc", f"location={raw}", "!", "rawvideoparse",
+        f"width={width}", f"height={height}", "format=i420", f"framerate={num}/{den}", "!",
+        "x264enc", f"speed-preset={preset}", "pass=qual", f"quantizer={crf}",
+        f"bitrate={kbps}", f"key-int-max={int(gop_secs) * num // den}", f"threads={threads}",
+        f"option-string={options}", "!", "fakesink"])
+    os.remove(raw)
+    print(f"encoder floor: the same {frames} frames through x264enc alone ({preset}, crf{crf}, "
+          f"{threads} threads, asm {asm}; one stream, nothing rendered) in {wall:.1f} s = "
+          f"{run.secs / wall:.1f}x realtime, CPU {cpu / wall / CORES * 100:.0f}% of {CORES} "
+          f"cores; end to end takes {run.wall / wall:.2f}x the floor")
 
 
 def batch(data, label, seconds, jobs):
@@ -117,17 +161,20 @@ def main():
     tmp = tempfile.mkdtemp(prefix="reelsmith-scale-")
     try:
         print(f"machine: {CORES} cores")
-        runs = sorted(render(tmp, f"e2e{i}", 150) for i in range(E2E_RUNS))
-        wall, cpu, _, secs = runs[len(runs) // 2]
-        walls = ", ".join(f"{r[0]:.1f}" for r in runs)
+        runs = sorted((render(tmp, f"e2e{i}", 150) for i in range(E2E_RUNS)),
+                      key=lambda r: r.wall)
+        median = runs[len(runs) // 2]
+        wall, cpu, secs = median.wall, median.cpu, median.secs
+        walls = ", ".join(f"{r.wall:.1f}" for r in runs)
         print(f"end to end, 150 words: {secs:.1f} s of video in {wall:.1f} s wall (median of "
               f"{len(runs)}: {walls}) = {secs / wall:.1f}x realtime; CPU "
               f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS "
-              f"{min(r[2] for r in runs):.0f}–{max(r[2] for r in runs):.0f} MB")
+              f"{min(r.rss for r in runs):.0f}–{max(r.rss for r in runs):.0f} MB")
+        encoder_floor(tmp, median)
 
         rows = []
         for minutes in MINUTES:
-            wall, cpu, rss, secs = render(tmp, f"len{minutes:g}", int(150 * minutes))
+            wall, cpu, rss, secs = render(tmp, f"len{minutes:g}", int(150 * minutes))[:4]
             rows.append((minutes, secs, wall, rss))
             print(f"length {minutes:g} min: {secs:.0f} s of video in {wall:.1f} s "
                   f"({secs / wall:.1f}x realtime), peak RSS {rss:.0f} MB")
@@ -140,7 +187,7 @@ def main():
         data = os.path.join(tmp, "batch")
         seconds = 0.0
         for i in range(BATCH):
-            seconds += render(tmp, f"batch{i}", 90 + 10 * i, data_dir=data)[3]
+            seconds += render(tmp, f"batch{i}", 90 + 10 * i, data_dir=data).secs
         cold = {}
         for jobs in [1, 2]:
             # As after a renderer change, whose version is in every chunk key.
