@@ -133,7 +133,7 @@ def encoder_floor(tmp, run):
                     "-pix_fmt", "yuv420p", raw], check=True)
     frames = os.path.getsize(raw) // (int(width) * int(height) * 3 // 2)
     options = "" if asm.startswith("auto") else f"asm={asm}"
-    wall, cpu, rss, _ = timed([
+    wall, cpu, _, _ = timed([
         "gst-launch-1.0", "-q", "filesrc", f"location={raw}", "!", "rawvideoparse",
         f"width={width}", f"height={height}", "format=i420", f"framerate={num}/{den}", "!",
         "x264enc", f"speed-preset={preset}", "pass=qual", f"quantizer={crf}",
@@ -174,10 +174,10 @@ def main():
 
         rows = []
         for minutes in MINUTES:
-            wall, cpu, rss, secs = render(tmp, f"len{minutes:g}", int(150 * minutes))[:4]
-            rows.append((minutes, secs, wall, rss))
-            print(f"length {minutes:g} min: {secs:.0f} s of video in {wall:.1f} s "
-                  f"({secs / wall:.1f}x realtime), peak RSS {rss:.0f} MB")
+            run = render(tmp, f"len{minutes:g}", int(150 * minutes))
+            rows.append((minutes, run.secs, run.wall, run.rss))
+            print(f"length {minutes:g} min: {run.secs:.0f} s of video in {run.wall:.1f} s "
+                  f"({run.secs / run.wall:.1f}x realtime), peak RSS {run.rss:.0f} MB")
         if len(rows) > 1:
             print(f"peak RSS, longest / shortest: {rows[-1][3] / rows[0][3]:.2f}x for "
                   f"{rows[-1][1] / rows[0][1]:.1f}x the length")
