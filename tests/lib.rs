@@ -24,6 +24,7 @@ pub use ::{bytes, futures_util, tempfile, tokio_tungstenite, warp};
 
 pub mod browser;
 pub mod cluster;
+pub mod speech;
 
 /// `line` without terminal colour codes (CSI sequences: ESC [ parameters final-byte).
 pub fn strip_colours(line: &str) -> String {

@@ -153,6 +153,7 @@ pub fn status_of(code: Code) -> StatusCode {
         // Job failure codes only appear inside status objects; if one ever
         // reaches the envelope it is a server fault.
         SceneBuildFailed
+        | NarrationTooLong
         | RenderFailed
         | MediaSourceUnsupported
         | ContentWriteFailed

@@ -41,11 +41,18 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
         path.display()
     );
     let name = path.file_stem().unwrap().to_string_lossy().to_string();
-    let language = if name.starts_with("vi-") {
+    // The script's own language, as scene building detects it; the file name says which it is.
+    let language = pipeline::core::language::detect(&text).language().name();
+    let named = if name.starts_with("vi-") {
         "Vietnamese"
     } else {
         "English"
     };
+    if language != named {
+        tally
+            .violations
+            .push(format!("{name}: detected as {language}"));
+    }
     let drafts = split_script(&text);
     let inputs: Vec<SceneInput<'_>> = drafts
         .iter()

@@ -466,22 +466,8 @@ fn production_mode_refuses_to_start_with_the_example_secret() {
 }
 
 #[tokio::test]
-async fn a_script_too_long_to_speak_or_with_unspeakable_words_is_refused_before_any_voice() {
+async fn a_script_with_unspeakable_or_hidden_words_is_refused_before_any_voice() {
     let d = Daemon::start(BIN, &[]);
-    // 120 words of 40 letters: within the word count, but about 330 s of speech.
-    let long_words = vec!["Antidisestablishmentarianismwordsmithing"; 120].join(" ");
-    let (c, v, _) = d
-        .post("/v1/create_video", &json!({ "script_text": long_words }))
-        .await;
-    assert_eq!(
-        (c, v["error"]["code"].as_str(), v["error"]["param"].as_str()),
-        (400, Some("script_too_long"), Some("script_text")),
-        "{v}"
-    );
-    assert!(
-        v["error"]["message"].as_str().unwrap().contains("to speak"),
-        "{v}"
-    );
     let one_huge = format!("{} {}", "x".repeat(200), script(90));
     for (body, param) in [
         (json!({ "script_text": one_huge }), "script_text"),

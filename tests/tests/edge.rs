@@ -562,3 +562,117 @@ async fn hostile_text_runs_on_no_page_in_a_real_browser() {
     );
     b.close().await;
 }
+
+/// What the read-only player's link can reach: every editor and player route the OpenAPI
+/// document describes, opened with the player's token, and every URL found in their replies.
+/// Returns each reply's text (binary bodies as lossy text).
+async fn walk_player_routes(d: &Daemon, id: &str, player: &str) -> Vec<(String, String)> {
+    let http = no_redirects();
+    let token = token_of(player);
+    let doc = reelsmith_tests::openapi_document(d).await;
+    let data: Value = http
+        .get(d.url(&format!("/app/editor/{id}/data?token={token}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let scene = data["scenes"][0]["voice_file"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut seen = Vec::new();
+    let mut todo = vec![("GET".to_string(), player.to_string())];
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if !path.starts_with("/app/editor/{topic_id}") {
+            continue;
+        }
+        let path = path
+            .replace("{topic_id}", id)
+            .replace("{voice_file}", &scene);
+        for method in item.as_object().unwrap().keys() {
+            let url = d.url(&format!("{path}?token={token}&readonly=true"));
+            todo.push((method.to_uppercase(), url));
+        }
+    }
+    let mut visited = std::collections::HashSet::new();
+    while let Some((method, url)) = todo.pop() {
+        if !visited.insert((method.clone(), url.clone())) || visited.len() > 300 {
+            continue;
+        }
+        let mut req = http.request(method.parse().unwrap(), &url);
+        if method == "POST" {
+            req = req.json(&json!({ "voice_file": scene }));
+        }
+        let Ok(r) = req.send().await else { continue };
+        let location = header(&r, "location");
+        let body = String::from_utf8_lossy(&r.bytes().await.unwrap()).into_owned();
+        for found in urls_in(&format!("{location} {body}"), &d.base) {
+            todo.push(("GET".into(), found));
+        }
+        seen.push((format!("{method} {url}"), format!("{location}\n{body}")));
+    }
+    seen
+}
+
+/// The daemon's URLs in `text`, absolute or site-relative (HTML `&amp;` undone).
+fn urls_in(text: &str, base: &str) -> Vec<String> {
+    let ends = |c: char| c.is_whitespace() || "\"'<>()\\`".contains(c);
+    let mut out = Vec::new();
+    for (prefix, absolute) in [(base, true), ("\"/app/", false), ("'/app/", false)] {
+        for (at, _) in text.match_indices(prefix) {
+            let start = if absolute { at } else { at + 1 };
+            let rest = &text[start..];
+            let url = &rest[..rest.find(ends).unwrap_or(rest.len())];
+            let url = url.replace("&amp;", "&");
+            out.push(if absolute {
+                url
+            } else {
+                format!("{base}{url}")
+            });
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_player_link_alone_never_leads_to_the_edit_token_the_key_or_metadata() {
+    let d = Daemon::start(BIN, &[]);
+    let marker = "private-client-note-5150";
+    let ready = d
+        .scenes_ready(&json!({ "script_text": script(80), "metadata": { "note": marker } }))
+        .await;
+    let player = player_link(&ready.review_url).await;
+    let edit_token = token_of(&ready.review_url);
+    let replies = walk_player_routes(&d, &ready.id, &player).await;
+    assert!(
+        replies.len() >= 10,
+        "the walk reached {} replies",
+        replies.len()
+    );
+    for (request, body) in &replies {
+        assert!(
+            !body.contains(&edit_token),
+            "{request} leaks the edit token: {body}"
+        );
+        assert!(!body.contains(&d.key), "{request} leaks the API key");
+        assert!(
+            !body.contains(marker),
+            "{request} leaks the metadata: {body}"
+        );
+    }
+    // The player still gets what it plays: the scenes with their caption timings.
+    let data = &replies
+        .iter()
+        .find(|(r, _)| r.starts_with("GET ") && r.contains("/data?"))
+        .expect("the data route was walked")
+        .1;
+    let view: Value = serde_json::from_str(data.trim_start()).unwrap();
+    assert_eq!(view["object"], "player_view", "{view}");
+    assert!(
+        view["scenes"][0]["words"]
+            .as_array()
+            .is_some_and(|w| !w.is_empty())
+    );
+}

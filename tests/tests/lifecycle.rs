@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use reelsmith_tests::speech::{Answer, SpeechServer, pairs};
 use reelsmith_tests::{Daemon, Receiver, SECRET, fixture_server, script, verify_signature};
 use serde_json::{Value, json};
 
@@ -250,4 +251,119 @@ async fn sigkill_mid_job_resumes_after_restart() {
         ["video.processing", "video.completed"],
         "nothing lost, nothing twice"
     );
+}
+
+/// The fields of a status object that an export must leave alone when it refuses.
+fn state(v: &Value) -> Value {
+    json!({
+        "status": v["status"], "stage": v["stage"], "output_type": v["output_type"],
+        "step": v["details"]["step"], "progress": v["progress"], "error": v["error"],
+    })
+}
+
+/// `export_video` of `id` is 409 `scenes_not_ready` with `param: id`, and the video's status
+/// is what it was before the call.
+async fn assert_export_refused(d: &Daemon, id: &str) {
+    let (_, before, _) = d.get(&format!("/v1/status/{id}")).await;
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 409, "{v}");
+    assert_eq!(v["error"]["code"], "scenes_not_ready", "{v}");
+    assert_eq!(v["error"]["param"], "id", "{v}");
+    let (_, after, _) = d.get(&format!("/v1/status/{id}")).await;
+    assert_eq!(
+        state(&after),
+        state(&before),
+        "a refused export changes nothing"
+    );
+}
+
+/// A daemon whose voice is `speech`, and a video of `output_type` held at its voice step.
+async fn held_build(speech: &SpeechServer, output_type: &str, hook: &Receiver) -> (Daemon, String) {
+    let d = Daemon::start(BIN, &pairs(&speech.env()));
+    let request =
+        json!({ "script_text": script(90), "output_type": output_type, "callback_url": hook.url });
+    let (c, v, _) = d.post("/v1/create_video", &request).await;
+    assert_eq!(c, 202, "{v}");
+    speech.wait_for_request(LONG).await;
+    (d, v["id"].as_str().unwrap().to_string())
+}
+
+#[tokio::test]
+async fn export_while_the_scenes_build_is_409_and_the_build_finishes_as_asked() {
+    let speech = SpeechServer::start(Answer::Seconds(2.0), true).await;
+    let hook = Receiver::start(vec![]).await;
+    let (d, id) = held_build(&speech, "scene", &hook).await;
+    assert_export_refused(&d, &id).await;
+
+    speech.open();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    assert_eq!(
+        done["output_type"], "scene",
+        "the refused export promoted nothing: {done}"
+    );
+    assert!(done["result"].get("video_url").is_none(), "{done}");
+    hook.wait_for(2, Duration::from_secs(30)).await;
+    let kinds: Vec<String> = events(&hook, &id).into_iter().map(|(k, _, _)| k).collect();
+    assert_eq!(kinds, ["video.processing", "video.completed"], "{kinds:?}");
+    // Nothing was queued behind the build: a later export is the first one.
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(
+        (c, v["stage"].as_str()),
+        (202, Some("rendering_video")),
+        "{v}"
+    );
+}
+
+#[tokio::test]
+async fn export_while_a_video_builds_is_409_and_during_its_render_is_200() {
+    let speech = SpeechServer::start(Answer::Seconds(2.0), true).await;
+    let hook = Receiver::start(vec![]).await;
+    let (d, id) = held_build(&speech, "video", &hook).await;
+    assert_export_refused(&d, &id).await;
+
+    speech.open();
+    // The render chains by itself; an export while it is queued, running or done queues nothing.
+    let rendering = d
+        .wait_for(&id, LONG, |v| v["details"]["step"].as_u64() >= Some(6))
+        .await;
+    assert_eq!(rendering["stage"], "rendering_video", "{rendering}");
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 200, "{v}");
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(
+        done["result"]["video_url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with(".mp4"))
+    );
+}
+
+#[tokio::test]
+async fn export_of_a_failed_build_is_409() {
+    let speech = SpeechServer::start(Answer::Status(500), false).await;
+    let d = Daemon::start(BIN, &pairs(&speech.env()));
+    let (c, v, _) = d
+        .post("/v1/create_video", &json!({ "script_text": script(90) }))
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let failed = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_export_refused(&d, &id).await;
+}
+
+#[tokio::test]
+async fn export_of_a_script_only_job_is_409() {
+    let d = Daemon::start(BIN, &[]);
+    let request = json!({
+        "source": "idea", "idea_text": "Why a short walk after lunch helps you focus all afternoon",
+        "output_type": "text",
+    });
+    let (c, v, _) = d.post("/v1/create_video", &request).await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_export_refused(&d, &id).await;
 }

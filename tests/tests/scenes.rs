@@ -621,3 +621,113 @@ async fn writer_and_speech_connectors_end_to_end() {
         assert!(r.2["input"].as_str().is_some_and(|t| narration.contains(t)));
     }
 }
+
+/// Scenes-ready video of `script`: its status, its scene tree and its `GET /v1/videos` row.
+async fn narrated(d: &Daemon, script: &str) -> (Value, Value, Value) {
+    let id = create(d, json!({ "script_text": script })).await;
+    let done = completed(d, &id).await;
+    let (_, tree) = video_data(d, &id, false).await;
+    let (c, list, _) = d.get("/v1/videos").await;
+    assert_eq!(c, 200, "{list}");
+    let row = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .cloned()
+        .expect("the video is listed");
+    (done, tree, row)
+}
+
+/// Words (Vietnamese: syllables) per minute of narration over the whole tree.
+fn pace(tree: &Value) -> f64 {
+    let segs = tree["segments"].as_array().unwrap();
+    let words: usize = segs
+        .iter()
+        .map(|s| s["text"].as_str().unwrap().split_whitespace().count())
+        .sum();
+    let secs: f64 = segs.iter().map(|s| s["duration"].as_f64().unwrap()).sum();
+    words as f64 / secs * 60.0
+}
+
+fn voices(tree: &Value) -> Vec<String> {
+    tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["narrator"]["voice_id"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+const VIETNAMESE: &str = include_str!("../corpus/scripts/vi-food-01-ca-phe-tay-nguyen.txt");
+const ENGLISH: &str = include_str!("../corpus/scripts/en-health-02-walking.txt");
+
+#[tokio::test]
+async fn a_vietnamese_script_is_narrated_in_vietnamese_at_a_natural_pace() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, tree, row) = narrated(&d, VIETNAMESE).await;
+    assert_eq!(tree["language"], "Vietnamese");
+    assert_eq!(row["language"], "Vietnamese", "{row}");
+    assert!(
+        voices(&tree).iter().all(|v| v == "vi"),
+        "{:?}",
+        voices(&tree)
+    );
+    let spm = pace(&tree);
+    assert!(
+        (150.0..=320.0).contains(&spm),
+        "{spm:.0} syllables a minute"
+    );
+}
+
+#[tokio::test]
+async fn an_english_script_is_narrated_in_english_at_a_natural_pace() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, tree, row) = narrated(&d, ENGLISH).await;
+    assert_eq!(tree["language"], "English");
+    assert_eq!(row["language"], "English", "{row}");
+    assert!(
+        voices(&tree).iter().all(|v| v == "en-us"),
+        "{:?}",
+        voices(&tree)
+    );
+    let wpm = pace(&tree);
+    assert!((120.0..=220.0).contains(&wpm), "{wpm:.0} words a minute");
+}
+
+#[tokio::test]
+async fn a_scene_clearly_in_the_other_language_takes_that_languages_voice() {
+    let d = Daemon::start(BIN, &[]);
+    let vietnamese = "Hạt cà phê ấy đến từ những đồi đất đỏ rộng lớn ở vùng Tây Nguyên của Việt Nam. \
+                      Nông dân hái từng quả chín bằng tay vào những buổi sáng của mùa khô.";
+    let mixed = format!("{ENGLISH}\n\n{vietnamese}\n\n{ENGLISH}");
+    let (_, tree, _) = narrated(&d, &mixed).await;
+    assert_eq!(tree["language"], "English", "narrated in its main language");
+    let segs = tree["segments"].as_array().unwrap();
+    for s in segs {
+        let text = s["text"].as_str().unwrap();
+        let voice = s["narrator"]["voice_id"].as_str().unwrap();
+        if text.contains("Tây Nguyên") {
+            assert_eq!(voice, "vi", "{text}");
+        } else if !text.contains("Nông dân") {
+            assert_eq!(voice, "en-us", "{text}");
+        }
+    }
+    assert!(voices(&tree).iter().any(|v| v == "vi"));
+}
+
+#[tokio::test]
+async fn a_script_in_a_third_language_is_narrated_as_english_with_a_note() {
+    let d = Daemon::start(BIN, &[]);
+    let french = "Le café commence sur les collines rouges des hauts plateaux du centre du pays. \
+                  Les paysans cueillent les fruits mûrs à la main pendant la saison sèche. \
+                  Les grains sèchent ensuite au soleil pendant deux semaines, puis ils sont triés \
+                  avec soin et mis en sacs. De petits ateliers les torréfient lentement pour garder \
+                  un goût riche et profond. Au café, on le prépare goutte à goutte dans un filtre en \
+                  métal. Chaque tasse raconte ce long voyage depuis la montagne jusqu'à votre table. \
+                  La prochaine fois, prenez le temps de savourer chaque gorgée avec vos amis.";
+    let (done, tree, _) = narrated(&d, french).await;
+    assert_eq!(tree["language"], "English");
+    let notes = done["details"]["notes"].as_str().unwrap_or_default();
+    assert!(notes.contains("French"), "{done}");
+}

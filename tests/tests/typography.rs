@@ -378,3 +378,31 @@ async fn overlay_upload_through_modify_scene_shows_in_the_render() {
         "{v}"
     );
 }
+
+#[tokio::test]
+async fn without_a_language_the_words_to_set_decide_it() {
+    let d = Daemon::start(BIN, &[]);
+    for (text, want) in [
+        (
+            "Người Việt bắt đầu ngày mới bằng một ly cà phê sữa đá.",
+            "vi",
+        ),
+        (
+            "Most small businesses lose their best customers in the first month.",
+            "en",
+        ),
+    ] {
+        let (c, v) = post_as(
+            &d,
+            &d.key,
+            &json!({ "role": "opening_poster", "text": text }),
+        )
+        .await;
+        assert_eq!(c, 200, "{v}");
+        assert_eq!(v["language"], want, "{text}: {v}");
+    }
+    // An explicit language wins.
+    let body = json!({ "role": "typography", "text": "Start today.", "language": "vi" });
+    let (c, v) = post_as(&d, &d.key, &body).await;
+    assert_eq!((c, v["language"].as_str()), (200, Some("vi")), "{v}");
+}

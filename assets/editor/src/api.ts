@@ -31,6 +31,15 @@ export interface EditorView {
   edit_session: { active: boolean; staged_writes?: number };
   scenes: Scene[];
 }
+/** What the read-only player's link loads: only what the player shows (no review link). */
+export interface PlayerView {
+  object: "player_view";
+  topic_id: string;
+  title: string;
+  mode: "scenes" | "script";
+  status: { status: string; stage: string | null; progress: number; video_url: string | null };
+  scenes: { voice_file: string; duration: number; words: Word[] }[];
+}
 export interface BrollResult { number: number; type: string; url: string; thumbnail_url: string; title: string; source: string }
 export interface PreviewClip { url: string; key: string; cached: boolean; render_ms: number }
 
@@ -95,6 +104,7 @@ async function upload(file: File): Promise<{ url: string }> {
 export const api = {
   upload,
   data: () => call<EditorView>("GET", "/data"),
+  playerData: () => call<PlayerView>("GET", "/data"),
   status: () => call<Status>("GET", "/status"),
   session: (action: "start" | "commit" | "abort" | "status") => call<any>("POST", "/session", { id: topic, action }),
   geometry: (voice_file: string) => call<any>("POST", "/geometry", { id: topic, voice_file, include_diagnostics: true }),

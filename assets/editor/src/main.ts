@@ -3,12 +3,34 @@
 import { html } from "htm/preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, readonly, words, type EditorView } from "./api";
+import { api, readonly, words, type EditorView, type PlayerView } from "./api";
 import { Editor } from "./editor";
 import { Player } from "./player";
 import { Script } from "./script";
 import * as live from "./live";
 import "./style.css";
+
+/** The read-only player: it loads the player's view, and reloads it while the scenes build. */
+function PlayerApp() {
+  const [view, setView] = useState<PlayerView | null>(null);
+  const [error, setError] = useState("");
+  const open = () =>
+    api
+      .playerData()
+      .then(setView)
+      .catch((e) => setError(words(e)));
+  useEffect(() => {
+    open();
+  }, []);
+  useEffect(() => {
+    if (!view || view.scenes.length > 0 || view.status.status !== "processing") return;
+    const t = setTimeout(open, 2000);
+    return () => clearTimeout(t);
+  }, [view]);
+  if (error) return html`<p class="error" role="alert">${error}</p>`;
+  if (!view) return html`<p class="loading">Loading…</p>`;
+  return html`<${Player} view=${view} />`;
+}
 
 function App() {
   const [view, setView] = useState<EditorView | null>(null);
@@ -24,7 +46,7 @@ function App() {
       const v = await api.data();
       const ready = v.mode === "scenes" && v.scenes.length > 0 && v.status.stage !== null;
       // The editor works inside an edit session; reopening rejoins the open one.
-      if (!readonly && ready) await api.session("start").catch(() => undefined);
+      if (ready) await api.session("start").catch(() => undefined);
       await load();
     } catch (e) {
       setError(words(e));
@@ -32,8 +54,7 @@ function App() {
   };
   useEffect(() => {
     open();
-    // The player's link opens no live connection (its token does not open the socket).
-    if (!readonly) live.connect();
+    live.connect();
   }, []);
   // While the scenes are being built, look again every two seconds.
   useEffect(() => {
@@ -44,7 +65,6 @@ function App() {
 
   if (error) return html`<p class="error" role="alert">${error}</p>`;
   if (!view) return html`<p class="loading">Loading…</p>`;
-  if (readonly) return html`<${Player} view=${view} />`;
   if (view.mode === "script") return html`<${Script} view=${view} onScenes=${open} />`;
   if (view.scenes.length === 0)
     return html`<p class="empty">The scenes are being built (${Math.round(view.status.progress * 100)}%). This page updates by itself.</p>`;
@@ -54,5 +74,6 @@ function App() {
 const root = document.getElementById("app");
 if (root) {
   root.textContent = "";
-  render(html`<${App} />`, root);
+  // The player's link opens no live connection (its token does not open the socket).
+  render(readonly ? html`<${PlayerApp} />` : html`<${App} />`, root);
 }

@@ -2,12 +2,12 @@
 // order from their preview clips, with the spoken words as captions. No edit controls.
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, words, type EditorView } from "./api";
+import { api, words, type PlayerView } from "./api";
 import * as live from "./live";
 
-export function Player(props: { view: EditorView }) {
+export function Player(props: { view: PlayerView }) {
   const { view } = props;
-  const final = view.status.result?.video_url;
+  const final = view.status.video_url;
   const [index, setIndex] = useState(0);
   const [src, setSrc] = useState<string | null>(null);
   const [time, setTime] = useState(0);

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::build::copy::MAX_WORDS;
 use crate::build::writer::{CopyScene, WriteRequest, Writer, WriterError, Written, cap_words};
 use crate::core::connector::{Http, join};
-use crate::core::model::{Language, Source};
+use crate::core::model::Source;
 
 pub struct ChatWriter {
     pub http: Http,
@@ -28,10 +28,7 @@ pub struct ChatWriter {
 
 /// The chat messages for a request.
 pub fn messages(req: &WriteRequest<'_>) -> Value {
-    let language = match req.language {
-        Language::English => "English",
-        Language::Vietnamese => "Vietnamese",
-    };
+    let language = req.language.name();
     let research = if req.research_enabled {
         "Research: enabled. You may add well-established facts from your own knowledge when they support the input; never invent numbers, names or quotes."
     } else {
@@ -248,7 +245,7 @@ impl Writer for ChatWriter {
 mod tests {
     use super::*;
     use crate::core::document::SceneType;
-    use crate::core::model::VideoLength;
+    use crate::core::model::{Language, VideoLength};
     use crate::core::testserver;
 
     #[test]

@@ -37,6 +37,7 @@ use crate::core::document::{
 use crate::core::error::Code;
 use crate::core::ids;
 use crate::core::jobs::JobFailure;
+use crate::core::language;
 use crate::core::model::OutputType;
 
 /// Largest inline media file fetched for a scene.
@@ -83,6 +84,16 @@ pub struct StageTimes {
     pub total: Duration,
 }
 
+/// How far assembly goes, and how much narration it may make.
+#[derive(Debug, Clone, Copy)]
+pub struct Goal {
+    /// `text` stops after direction: the scenes are the editable script.
+    pub output_type: OutputType,
+    /// The bound on the narration really spoken or recorded
+    /// ([`crate::build::script::max_narration_secs`]).
+    pub max_narration_secs: f64,
+}
+
 /// Where the assembled files go and how they are reached.
 struct Folders {
     /// The video folder (private).
@@ -112,13 +123,14 @@ impl Folders {
 /// Turns `drafts` into the scenes of `doc` (whose header — title, language, faceless, voice,
 /// public key, source — the caller set). Files go to the video folder and its public folder;
 /// the document is returned, not stored. `progress(step, fraction 0..1, note)` reports along
-/// the way; `times` collects the stages' wall time.
+/// the way; `times` collects the stages' wall time. The voice stops once the narration passes
+/// `goal.max_narration_secs`, and the build fails with `narration_too_long`.
 pub fn assemble(
     settings: &Settings,
     providers: &Providers,
     mut doc: VideoDocument,
     drafts: Vec<SceneDraft>,
-    output_type: OutputType,
+    goal: Goal,
     progress: &mut dyn FnMut(u8, f64, &str),
     times: &mut StageTimes,
 ) -> Result<VideoDocument, JobFailure> {
@@ -140,7 +152,7 @@ pub fn assemble(
         .collect();
     times.split_and_direct += t.elapsed();
     progress(2, 0.1, "Directing the scenes");
-    if output_type == OutputType::Text {
+    if goal.output_type == OutputType::Text {
         doc.segments = segments;
         return Ok(doc);
     }
@@ -157,11 +169,16 @@ pub fn assemble(
     let t = Instant::now();
     let n = drafts.len();
     let mut drafts = drafts;
+    let mut spoken = 0.0;
     for (i, (seg, draft)) in segments.iter_mut().zip(&mut drafts).enumerate() {
         let (narration, note) = match draft.narration.take() {
             Some(recorded) => (recorded, "Cutting the narration into scenes"),
             None => (speak(providers, &doc, seg, i)?, "Recording the narration"),
         };
+        spoken += narration.duration();
+        if spoken > goal.max_narration_secs {
+            return Err(narration_too_long(goal.max_narration_secs, i + 1, n));
+        }
         publish_narration(&folders, seg, narration)?;
         times.audio_seconds += seg.duration;
         progress(3, 0.1 + 0.6 * (i + 1) as f64 / n as f64, note);
@@ -274,20 +291,17 @@ fn new_segment(i: usize, draft: &SceneDraft, dir: &Direction, doc: &VideoDocumen
     seg
 }
 
-/// The voice speaks scene `i`'s text.
+/// The voice speaks scene `i`'s text; the scene's narrator names the voice that spoke.
 fn speak(
     providers: &Providers,
     doc: &VideoDocument,
-    seg: &Segment,
+    seg: &mut Segment,
     i: usize,
 ) -> Result<Narration, JobFailure> {
-    let voice = if seg.narrator.voice_id.is_empty() {
-        doc.voice_id.clone()
-    } else {
-        providers
-            .voice
-            .pick_voice(&seg.narrator.voice_id, &doc.language)
-    };
+    let voice = scene_voice(providers, doc, seg);
+    if !seg.narrator.voice_id.is_empty() {
+        seg.narrator.voice_id = voice.clone();
+    }
     providers.voice.synthesize(&seg.text, &voice).map_err(|e| {
         JobFailure::new(
             Code::SceneBuildFailed,
@@ -295,6 +309,29 @@ fn speak(
         )
         .because(e)
     })
+}
+
+/// The narration passed its bound at scene `at` of `n`: the voice stops there.
+fn narration_too_long(max_secs: f64, at: usize, n: usize) -> JobFailure {
+    JobFailure::new(
+        Code::NarrationTooLong,
+        format!(
+            "The narration ran past {max_secs:.0} s by scene {at} of {n}; a video of this source holds at most {max_secs:.0} s. Shorten the text."
+        ),
+    )
+}
+
+/// The voice of a scene: its narrator's in the video's language, unless the scene is clearly
+/// in the other language ([`language::clearly`]: a mixed script), which takes that language's
+/// voice.
+fn scene_voice(providers: &Providers, doc: &VideoDocument, seg: &Segment) -> String {
+    match language::clearly(&seg.text) {
+        Some(l) if l.name() != doc.language => providers.voice.pick_voice("", l.name()),
+        _ if seg.narrator.voice_id.is_empty() => doc.voice_id.clone(),
+        _ => providers
+            .voice
+            .pick_voice(&seg.narrator.voice_id, &doc.language),
+    }
 }
 
 /// Writes the scene's narration WAV, publishes it with its word sidecar

@@ -18,6 +18,7 @@
 //! verbatim and in order. Nothing is reworded, dropped or duplicated.
 
 use crate::core::document::MediaKind;
+use crate::core::model::{Source, VideoLength};
 
 /// Media the user placed in the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,9 +46,26 @@ pub fn word_count(s: &str) -> usize {
     s.split_whitespace().count()
 }
 
-/// The most speech one video may hold, estimated before any voice runs (spec: media over
-/// 5 minutes is refused; a script is held to the same).
+/// The most speech one video may hold (spec: media over 5 minutes is refused; a script is held
+/// to the same).
 pub const MAX_SPEECH_SECS: f64 = 300.0;
+/// The most narration of an idea or blog post at `video_length` `short` (the spec's "about
+/// 90 s"), above what the writer aims for.
+pub const SHORT_NARRATION_MAX_SECS: f64 = 120.0;
+/// The same at `video_length` `normal` (the spec's "about 3 min cap").
+pub const NORMAL_NARRATION_MAX_SECS: f64 = 210.0;
+
+/// The most narration a video of `source` may hold, measured on what the voice really
+/// synthesised: scene assembly stops the voice once the running total passes it, and the job
+/// fails with `narration_too_long`. A script or a recording: [`MAX_SPEECH_SECS`]; an idea or
+/// blog post: by its `video_length`.
+pub fn max_narration_secs(source: Source, length: VideoLength) -> f64 {
+    match (source, length) {
+        (Source::Idea | Source::Blog, VideoLength::Short) => SHORT_NARRATION_MAX_SECS,
+        (Source::Idea | Source::Blog, VideoLength::Normal) => NORMAL_NARRATION_MAX_SECS,
+        _ => MAX_SPEECH_SECS,
+    }
+}
 /// Characters a voice speaks per second, on the slow side (espeak-ng's default 175 words a
 /// minute is about 16.6), so the estimate errs long.
 const SPEECH_CHARS_PER_SEC: f64 = 15.0;
@@ -687,6 +705,19 @@ fn best_match(alt: &str, sentences: &[Span], words: &[Word], near: usize) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn narration_is_bounded_by_source_and_length_above_what_the_spec_names() {
+        for length in [VideoLength::Short, VideoLength::Normal] {
+            assert_eq!(max_narration_secs(Source::Text, length), 300.0);
+            assert_eq!(max_narration_secs(Source::AudioUrl, length), 300.0);
+        }
+        for source in [Source::Idea, Source::Blog] {
+            // The spec's "about 90 s" and "about 3 min" fit under the bound.
+            assert_eq!(max_narration_secs(source, VideoLength::Short), 120.0);
+            assert_eq!(max_narration_secs(source, VideoLength::Normal), 210.0);
+        }
+    }
 
     /// The scenes hold exactly the words the limits count.
     fn assert_scenes_hold_the_spoken_words(script: &str) {

@@ -17,6 +17,7 @@ use crate::core::error::Code;
 use crate::core::fetch::Fetcher;
 use crate::core::ids;
 use crate::core::jobs::{Engine, JobFailure, RENDER_START};
+use crate::core::language::{self, Detected, Detection};
 use crate::core::model::{Job, Language, OutputType, Source, VideoLength};
 
 /// Providers and paths the work needs.
@@ -52,6 +53,10 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         engine.set_progress(topic, step, p * total_build, Some(note));
     };
     let (mut doc, times) = build_document(settings, &providers, &request, &mut progress)?;
+    // A script in a language without a voice here says so once its scenes are ready.
+    if let Some(note) = narration_language(&request, request.text).note() {
+        engine.set_progress(topic, 4, 0.95 * total_build, Some(&note));
+    }
     if let Some(name) = engine
         .store
         .account(&job.account)
@@ -107,10 +112,6 @@ pub fn build_document(
 ) -> Result<(VideoDocument, StageTimes), JobFailure> {
     let started = Instant::now();
     let mut times = StageTimes::default();
-    let language = match req.language {
-        Language::English => "English",
-        Language::Vietnamese => "Vietnamese",
-    };
 
     // Step 2: the narration script.
     let t = Instant::now();
@@ -119,6 +120,7 @@ pub fn build_document(
         _ => write_narration(providers, req)?,
     };
     times.write = t.elapsed();
+    let language = narration_language(req, &narration).language().name();
 
     let t = Instant::now();
     let drafts: Vec<SceneDraft> = script::split_script(&narration)
@@ -149,17 +151,25 @@ pub fn build_document(
         music: Default::default(),
     };
     times.split_and_direct = t.elapsed();
-    let doc = scenes::assemble(
-        settings,
-        providers,
-        doc,
-        drafts,
-        req.output_type,
-        progress,
-        &mut times,
-    )?;
+    let goal = scenes::Goal {
+        output_type: req.output_type,
+        max_narration_secs: script::max_narration_secs(req.source, req.video_length),
+    };
+    let doc = scenes::assemble(settings, providers, doc, drafts, goal, progress, &mut times)?;
     times.total = started.elapsed();
     Ok((doc, times))
+}
+
+/// The language a video is narrated in: a script's own (the spec ignores `language` for a
+/// script, which is used verbatim), the request's for an idea or blog post.
+pub fn narration_language(req: &BuildRequest<'_>, narration: &str) -> Detection {
+    match req.source {
+        Source::Text => language::detect(narration),
+        _ => Detection {
+            detected: Detected::Spoken(req.language),
+            confidence: 1.0,
+        },
+    }
 }
 
 /// An idea or blog post → narration, through the configured writer.
@@ -188,8 +198,9 @@ fn write_narration(
             VideoLength::Normal => "normal".into(),
         },
     };
+    let max = script::max_narration_secs(req.source, req.video_length);
     Ok((
-        crate::build::writer::cap_speech(&written.narration),
+        crate::build::writer::cap_speech(&written.narration, max),
         Some(info),
     ))
 }

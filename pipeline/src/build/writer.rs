@@ -115,13 +115,14 @@ impl Writer for Extractive {
     }
 }
 
-/// `text` cut at whole sentences until its estimated speech fits
-/// [`crate::build::script::MAX_SPEECH_SECS`]: a writer's words may be long, and a video holds
-/// no more speech than a media source may.
-pub fn cap_speech(text: &str) -> String {
-    use crate::build::script::{MAX_SPEECH_SECS, estimated_speech_secs};
+/// `text` cut at whole sentences until its estimated speech fits `max_secs`: a writer's words
+/// may be long, and the narration is held to its bound
+/// ([`crate::build::script::max_narration_secs`]) once really spoken. The estimate errs long,
+/// so what it keeps is spoken within the bound.
+pub fn cap_speech(text: &str, max_secs: f64) -> String {
+    use crate::build::script::estimated_speech_secs;
     let mut out = text.trim().to_string();
-    while estimated_speech_secs(&out) > MAX_SPEECH_SECS {
+    while estimated_speech_secs(&out) > max_secs {
         let words = out.split_whitespace().count();
         let shorter = cap_words(&out, words * 9 / 10);
         if shorter.split_whitespace().count() >= words {
@@ -402,7 +403,7 @@ mod tests {
 #[cfg(test)]
 mod speech_cap_tests {
     use super::*;
-    use crate::build::script::{MAX_SPEECH_SECS, estimated_speech_secs};
+    use crate::build::script::{SHORT_NARRATION_MAX_SECS, estimated_speech_secs};
 
     #[test]
     fn narration_of_long_words_is_cut_at_sentences_to_fit_the_speech_cap() {
@@ -411,13 +412,14 @@ mod speech_cap_tests {
             "Supercalifragilisticexpialidocious ".repeat(8)
         );
         let long = sentence.repeat(40);
-        assert!(estimated_speech_secs(&long) > MAX_SPEECH_SECS);
-        let capped = cap_speech(&long);
-        assert!(estimated_speech_secs(&capped) <= MAX_SPEECH_SECS);
+        let max = SHORT_NARRATION_MAX_SECS;
+        assert!(estimated_speech_secs(&long) > max);
+        let capped = cap_speech(&long, max);
+        assert!(estimated_speech_secs(&capped) <= max);
         assert!(
             capped.ends_with("ends here."),
             "cut at a sentence: {capped}"
         );
-        assert_eq!(cap_speech("Short and sweet."), "Short and sweet.");
+        assert_eq!(cap_speech("Short and sweet.", max), "Short and sweet.");
     }
 }

@@ -12,7 +12,7 @@ use crate::content::formats::{
 };
 use crate::content::research::Research;
 use crate::core::connector::Http;
-use crate::core::model::{ContentType, Language};
+use crate::core::model::ContentType;
 
 /// The chat endpoint and model.
 pub struct ChatContent {
@@ -29,13 +29,6 @@ pub enum ChatError {
     Upstream(String),
     #[error("the model's answer does not fit the format: {0}")]
     Unfit(String),
-}
-
-fn language_name(l: Language) -> &'static str {
-    match l {
-        Language::English => "English",
-        Language::Vietnamese => "Vietnamese",
-    }
 }
 
 /// The format's instructions.
@@ -72,7 +65,7 @@ pub fn messages(kind: ContentType, r: &Research) -> Value {
     let system = format!(
         "You are a professional content writer. Write in {}. {} Use only facts from the \
          material given; never invent numbers, names or quotes. Answer with the piece only.",
-        language_name(r.language),
+        r.language.name(),
         format_rules(kind)
     );
     let material = if r.is_idea {
@@ -211,6 +204,7 @@ mod tests {
     use super::*;
     use crate::content::research::analyse;
     use crate::content::source::SourceText;
+    use crate::core::model::Language;
     use crate::core::testserver;
 
     fn research(language: Language) -> Research {

@@ -479,7 +479,8 @@ pub fn coordinate_spaces() -> CoordinateSpaces {
     }
 }
 
-/// A word timing as the Scene record of `modify_scene` shows it (schema of [`TimedWord`]).
+/// A word timing as the Scene record of `modify_scene` and the player's view show it (schema
+/// of [`TimedWord`]).
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct WordTiming {

@@ -62,6 +62,7 @@ codes! {
     ScenesNotReady => "scenes_not_ready",
     // job failures (status.error.code)
     SceneBuildFailed => "scene_build_failed",
+    NarrationTooLong => "narration_too_long",
     RenderFailed => "render_failed",
     MediaFetchFailed => "media_fetch_failed",
     MediaSourceUnsupported => "media_source_unsupported",

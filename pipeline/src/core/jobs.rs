@@ -418,7 +418,9 @@ impl Engine {
     /// `export_video`: queues a render (returns `true`) of a scene-ready video, of a rendered
     /// video whose document was edited since, and of a video whose render failed. While a
     /// render is queued or running, and when the document is the one rendered, it returns the
-    /// current snapshot and queues nothing.
+    /// current snapshot and queues nothing. A video whose scenes are not ready (a build still
+    /// running, an `output_type=text` job, a failed build) is 409 `scenes_not_ready` and
+    /// nothing changes.
     pub fn export_video(&self, account: &str, id: &str) -> Result<(bool, Job)> {
         if !ids::is_topic_id(id) {
             return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
@@ -435,18 +437,17 @@ impl Engine {
                     .param("id"));
                 }
             };
-            if tx.queue_entry(id)?.is_some() {
-                // Building or rendering: the snapshot shows how far it is.
-                return Ok((false, job));
+            match tx.queue_entry(id)?.map(|e| e.task) {
+                // A render queued or running: the snapshot shows how far it is.
+                Some(Task::Render) => return Ok((false, job)),
+                // The scenes are still being built (or rebuilt after a script approval).
+                Some(_) => return Err(scenes_not_ready()),
+                None => {}
             }
             let render_failed = job.status == JobStatus::Failed && job.step >= 6;
             let ready = job.status == JobStatus::Completed && job.step >= 5;
             if !ready && !render_failed {
-                return Err(Error::new(
-                    Code::ScenesNotReady,
-                    "The video's scenes are not ready for review yet.",
-                )
-                .param("id"));
+                return Err(scenes_not_ready());
             }
             if ready && job.video_url.is_some() {
                 let doc: Option<crate::core::document::VideoDocument> = tx.document(id)?;
@@ -506,6 +507,7 @@ impl Engine {
                 .param("id"));
             };
             request.source = crate::core::model::Source::Text;
+            request.language = crate::core::language::detect(script).language();
             request.text = Some(script.to_string());
             request.media_url = None;
             request.media_file = None;
@@ -845,6 +847,16 @@ impl Engine {
             Err(e) => tracing::error!(error = %e, topic, "could not record job outcome"),
         }
     }
+}
+
+/// 409 `scenes_not_ready` (`param: id`): an export or edit of a video whose scenes are not
+/// ready for review.
+pub(crate) fn scenes_not_ready() -> Error {
+    Error::new(
+        Code::ScenesNotReady,
+        "The video has not reached scenes_ready_for_review yet.",
+    )
+    .param("id")
 }
 
 /// A task failed: the job fails with the failure's public message, its credits go back, and

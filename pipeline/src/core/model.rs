@@ -147,6 +147,17 @@ pub enum Language {
     Vietnamese,
 }
 
+impl Language {
+    /// The wire name (`English`, `Vietnamese`): the video's `language`, the document's, and the
+    /// name a writer's prompt and a voice pick take.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::English => "English",
+            Language::Vietnamese => "Vietnamese",
+        }
+    }
+}
+
 /// The length of an idea or blog video: about 90 s, or up to about 3 minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]

@@ -119,11 +119,13 @@ pub fn validate(body: &Value) -> Result<TypographyRequest, Error> {
         }
         d => d,
     };
+    let language =
+        language(&f)?.unwrap_or_else(|| detected_code(quote.as_deref().unwrap_or(&text)));
     Ok(TypographyRequest {
         role,
         text,
         quote,
-        language: language(&f)?,
+        language,
         words: words(f.value("words"))?,
         duration,
         show_narrator: f
@@ -137,10 +139,10 @@ pub fn validate(body: &Value) -> Result<TypographyRequest, Error> {
     })
 }
 
-/// `language`: a code such as `vi` or `en` (default `vi`), lowercased.
-fn language(f: &Fields) -> Result<String, Error> {
+/// `language`: a code such as `vi` or `en`, lowercased; `None` when the request names none.
+fn language(f: &Fields) -> Result<Option<String>, Error> {
     let Some(l) = f.str("language")? else {
-        return Ok("vi".to_string());
+        return Ok(None);
     };
     let l = l.trim();
     let ok = (2..=35).contains(&l.len())
@@ -153,7 +155,16 @@ fn language(f: &Fields) -> Result<String, Error> {
             "`language` must be a language code such as `vi` or `en`.",
         ));
     }
-    Ok(l.to_ascii_lowercase())
+    Ok(Some(l.to_ascii_lowercase()))
+}
+
+/// The language code of the words to set, when the request names none: the text's own
+/// (`vi` or `en`, [`crate::core::language::detect`]) in place of the spec's default `vi`.
+fn detected_code(text: &str) -> String {
+    match crate::core::language::detect(text).language() {
+        crate::core::model::Language::Vietnamese => "vi".into(),
+        crate::core::model::Language::English => "en".into(),
+    }
 }
 
 /// `words`: at most 2000 `{word, start, end}` with 0 ≤ start ≤ end ≤ 60.
@@ -311,7 +322,7 @@ pub struct TypographyBody {
     /// A quote set with the text.
     #[schema(max_length = 300)]
     quote: Option<String>,
-    /// Language code, `vi` when absent.
+    /// Language code; when absent, the language of the words to set (`vi` or `en`, detected).
     #[schema(pattern = r"^\s*[A-Za-z_-]{2,35}\s*$", example = "en")]
     language: Option<String>,
     /// Word timings of the narration (seconds, 0 ≤ start ≤ end ≤ 60).
@@ -570,7 +581,25 @@ mod tests {
             Err((Code::InvalidField, "cta.phone")),
         );
         let r = validate(&json!({"role": "opening_poster", "text": "x", "brand": {"colors": ["#112233", "#abcdef"]}, "look": "a_b-1"})).unwrap();
-        assert_eq!(r.language, "vi");
+        assert_eq!(r.language, "en", "no letters to tell: the embedded default");
         assert_eq!(r.colors, vec![Rgb(0x11, 0x22, 0x33), Rgb(0xAB, 0xCD, 0xEF)]);
+    }
+
+    #[test]
+    fn without_a_language_the_text_decides_and_an_explicit_one_wins() {
+        let lang = |body: Value| validate(&body).unwrap().language;
+        let vi = "Người Việt bắt đầu ngày mới bằng một ly cà phê";
+        let en = "Most small businesses lose their best customers in the first month";
+        assert_eq!(lang(json!({"role": "typography", "text": vi})), "vi");
+        assert_eq!(lang(json!({"role": "typography", "text": en})), "en");
+        // The quote is what is set, so it decides.
+        assert_eq!(
+            lang(json!({"role": "typography", "text": en, "quote": vi})),
+            "vi"
+        );
+        assert_eq!(
+            lang(json!({"role": "typography", "text": vi, "language": "EN"})),
+            "en"
+        );
     }
 }

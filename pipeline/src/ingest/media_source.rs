@@ -643,12 +643,16 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         engine.set_progress(topic, step, (0.3 + 0.65 * p) * scale, Some(note));
     };
     let mut times = StageTimes::default();
+    let goal = scenes::Goal {
+        output_type: job.output_type,
+        max_narration_secs: crate::build::script::MAX_SPEECH_SECS,
+    };
     let doc = scenes::assemble(
         settings,
         &providers,
         doc,
         drafts,
-        job.output_type,
+        goal,
         &mut progress,
         &mut times,
     )?;

@@ -271,6 +271,19 @@ mod tests {
     }
 
     #[test]
+    fn vietnamese_copy_keeps_its_compound_and_never_ends_on_a_preposition() {
+        // The opening poster once read "VIỆT BẮT ĐẦU NGÀY MỚI BẰNG": cut inside "người Việt"
+        // and ended on "bằng" (by, with).
+        let copy = chosen(
+            "Người Việt bắt đầu ngày mới bằng một ly cà phê sữa đá.",
+            SceneType::Hook,
+        );
+        assert_eq!(check(&copy, SceneType::Hook, "x"), Ok(()), "{copy}");
+        assert!(!copy.to_lowercase().ends_with("bằng"), "{copy}");
+        assert!(!copy.starts_with("Việt"), "starts mid-phrase: {copy}");
+    }
+
+    #[test]
     fn stats_are_numbers_with_units_and_a_label() {
         for (text, want) in [
             (

@@ -20,7 +20,8 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "trên", "dưới", "khi", "nếu", "nhưng", "hoặc", "hay", "vì", "nên", "rằng", "này", "đó", "kia",
     "ấy", "được", "bị", "đã", "sẽ", "đang", "rất", "cũng", "như", "về", "tại", "ở", "sự", "việc",
     "cái", "nhiều", "mỗi", "mọi", "bởi", "do", "tuy", "dù", "hơn", "nhất", "vào", "ra", "lên",
-    "xuống", "chỉ", "vẫn", "còn", "đến", "tới", "qua", "sau", "trước",
+    "xuống", "chỉ", "vẫn", "còn", "đến", "tới", "qua", "sau", "trước", "bằng", "cùng", "giữa",
+    "nhờ", "tận", "suốt",
 ];
 
 /// Further words that end or open a candidate phrase without being function words: adverbs of
@@ -96,7 +97,6 @@ const WEAK_WORDS: &[&str] = &[
     "ta",
     "tôi",
     "họ",
-    "người",
     "ai",
     "gì",
     "nào",

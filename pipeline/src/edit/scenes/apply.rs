@@ -48,6 +48,7 @@ pub fn apply(
     edits: &[Edit],
 ) -> Result<(Applied, bool)> {
     let voice_id = voice_id_of(doc);
+    let language = doc.language.clone();
     for e in edits {
         if let Edit::Music(m) = e {
             doc.music = m.clone();
@@ -63,6 +64,7 @@ pub fn apply(
     let mut pass = Pass {
         inputs,
         voice_id,
+        language,
         applied: Applied::default(),
         spec_changed: false,
         narrator: seg.narrator_rect,
@@ -94,6 +96,8 @@ pub fn apply(
 struct Pass<'a> {
     inputs: Inputs<'a>,
     voice_id: String,
+    /// The video's language (`English`, `Vietnamese`).
+    language: String,
     /// The `applied` object of the reply.
     applied: Applied,
     spec_changed: bool,
@@ -146,7 +150,8 @@ impl Pass<'_> {
                 applied.roll = Some(RollSwitch { from, to });
             }
             Edit::Text(t) => {
-                seg.words = retime(self.inputs.voice, t, &self.voice_id, seg.duration);
+                let voice = text_voice(self.inputs.voice, t, &self.voice_id, &self.language);
+                seg.words = retime(self.inputs.voice, t, &voice, seg.duration);
                 seg.text = t.clone();
                 applied.text = Some(t.clone());
                 applied.duration = Some(seg.duration);
@@ -228,6 +233,16 @@ fn no_spec() -> Error {
 }
 
 /// The voice the document was narrated with.
+/// The voice whose timings new scene text is laid out with: the video's, unless the text is
+/// clearly in the other language ([`crate::core::language::clearly`]), which takes that
+/// language's voice (as scene building voices a mixed script).
+fn text_voice(voice: &dyn VoiceProvider, text: &str, voice_id: &str, language: &str) -> String {
+    match crate::core::language::clearly(text) {
+        Some(l) if l.name() != language => voice.pick_voice("", l.name()),
+        _ => voice_id.to_string(),
+    }
+}
+
 pub fn voice_id_of(doc: &VideoDocument) -> String {
     if !doc.voice_id.is_empty() {
         doc.voice_id.clone()
@@ -878,6 +893,36 @@ pub(crate) mod tests {
         let w = retime(&Mute, "aa bb", "x", 2.0);
         assert_eq!(w.len(), 2);
         assert!((w[1].start - 1.0).abs() < 1e-9 && w[1].end <= 2.0);
+    }
+
+    #[test]
+    fn new_text_clearly_in_the_other_language_is_timed_with_that_languages_voice() {
+        struct Two;
+        impl VoiceProvider for Two {
+            fn synthesize(&self, _: &str, v: &str) -> Result<Narration, VoiceError> {
+                Err(VoiceError::UnknownVoice(v.into()))
+            }
+            fn voices(&self) -> Vec<VoiceInfo> {
+                [("en-us", "en"), ("vi", "vi")]
+                    .map(|(id, language)| VoiceInfo {
+                        id: id.into(),
+                        language: language.into(),
+                        name: id.into(),
+                    })
+                    .to_vec()
+            }
+        }
+        let vi = "Người Việt bắt đầu ngày mới bằng một ly cà phê sữa đá.";
+        assert_eq!(text_voice(&Two, vi, "en-us", "English"), "vi");
+        assert_eq!(text_voice(&Two, vi, "vi", "Vietnamese"), "vi");
+        let en = "Most people start the day with a strong cup of coffee.";
+        assert_eq!(text_voice(&Two, en, "en-us", "English"), "en-us");
+        assert_eq!(text_voice(&Two, en, "vi", "Vietnamese"), "en-us");
+        assert_eq!(
+            text_voice(&Two, "Cà phê.", "en-us", "English"),
+            "en-us",
+            "too short"
+        );
     }
 
     #[test]

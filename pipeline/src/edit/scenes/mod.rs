@@ -1107,13 +1107,7 @@ fn store_narrator_video(dir: &Path, tmp: &Path, voice_file: &str) -> Result<(Str
     Ok((file, seconds))
 }
 
-pub(crate) fn scenes_not_ready() -> Error {
-    Error::new(
-        Code::ScenesNotReady,
-        "The video has not reached scenes_ready_for_review yet.",
-    )
-    .param("id")
-}
+pub(crate) use crate::core::jobs::scenes_not_ready;
 
 /// The field name an edit came from (for realtime messages).
 fn edit_name(e: &Edit) -> &str {
