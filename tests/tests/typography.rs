@@ -398,11 +398,12 @@ async fn without_a_language_the_words_to_set_decide_it() {
             &json!({ "role": "opening_poster", "text": text }),
         )
         .await;
-        assert_eq!(c, 200, "{v}");
+        assert!(c == 200 || c == 202, "{v}");
         assert_eq!(v["language"], want, "{text}: {v}");
     }
     // An explicit language wins.
     let body = json!({ "role": "typography", "text": "Start today.", "language": "vi" });
     let (c, v) = post_as(&d, &d.key, &body).await;
-    assert_eq!((c, v["language"].as_str()), (200, Some("vi")), "{v}");
+    assert!(c == 200 || c == 202, "{v}");
+    assert_eq!(v["language"], "vi", "{v}");
 }
