@@ -23,7 +23,7 @@ use crate::reply::json_reply;
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub(crate) enum ReviewData {
-    Editor(EditorView),
+    Editor(Box<EditorView>),
     Player(PlayerView),
 }
 
@@ -51,7 +51,9 @@ pub(crate) async fn editor_data(
     let (job, scope) = viewed(&state, &topic, &q).map_err(reject)?;
     let editor = state.editor.clone();
     let view = blocking(move || match scope {
-        ReviewScope::Edit => pipeline::edit::view::view(&editor, &job).map(ReviewData::Editor),
+        ReviewScope::Edit => {
+            pipeline::edit::view::view(&editor, &job).map(|v| ReviewData::Editor(Box::new(v)))
+        }
         ReviewScope::Player => {
             pipeline::edit::view::player_view(&editor, &job).map(ReviewData::Player)
         }
