@@ -754,7 +754,11 @@ async fn the_connector_posts_through_the_groups_profile_and_reports_a_partial_fa
         (Some("completed"), &Value::Null),
         "{call}"
     );
-    assert_eq!(call["result"]["posts"].as_array().unwrap().len(), 3, "{call}");
+    assert_eq!(
+        call["result"]["posts"].as_array().unwrap().len(),
+        3,
+        "{call}"
+    );
     let mut sent = agg.seen("/api/post");
     sent.sort_by_key(|(_, body)| body["platforms"].to_string());
     assert_eq!(sent[0].1["platforms"], json!(["instagram"]));

@@ -90,7 +90,15 @@ fn summarise(publish_id: &str, request_ids: Vec<String>, jobs: &[Job]) -> Option
         JobStatus::Failed => jobs.iter().find_map(|j| j.error.clone()),
         _ => None,
     };
-    s.created_at = iso(jobs.iter().map(|j| j.created_at).min().unwrap_or(first.created_at));
-    s.updated_at = iso(jobs.iter().map(|j| j.updated_at).max().unwrap_or(first.updated_at));
+    s.created_at = iso(jobs
+        .iter()
+        .map(|j| j.created_at)
+        .min()
+        .unwrap_or(first.created_at));
+    s.updated_at = iso(jobs
+        .iter()
+        .map(|j| j.updated_at)
+        .max()
+        .unwrap_or(first.updated_at));
     Some(s)
 }
