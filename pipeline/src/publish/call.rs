@@ -46,7 +46,7 @@ fn request_ids(store: &Store, account: &str, publish_id: &str) -> StoreResult<Op
         .map(|(_, r)| r)
         .filter(|r| r.publish_id == publish_id && r.account == account)
         .collect();
-    older.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+    older.sort_by_key(|r| r.created_at);
     Ok((!older.is_empty()).then(|| older.into_iter().map(|r| r.request_id).collect()))
 }
 
