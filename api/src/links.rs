@@ -65,6 +65,7 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
         (status = 200, description = "The signed link; `results` per channel when any was asked for (`sms` is `skipped`/`sms_not_configured`).", body = ClientLinkReply),
         (status = 400, description = "`invalid_link_type`, `invalid_topic_id`, `invalid_channels`, `missing_field`, `invalid_json`."),
         (status = 401, description = "No or unknown API key."),
+        (status = 429, description = "`rate_limited`: announcing the link would exceed the account's messages per hour (`[notify] max_per_hour`, 60 by default, shared by every sending endpoint); nothing sent, no link; `Retry-After` header and `details {rate_limit_max, rate_limit_count, retry_after_seconds}`.", body = crate::openapi::ErrorEnvelope),
         (status = 500, description = "`client_link_failed`: `channels.email` was asked for and the account has no email on file.", body = crate::openapi::ErrorEnvelope),
     ),
 )]

@@ -55,6 +55,7 @@ const REPORT_LIMIT: usize = 256 * 1024;
         (status = 200, description = "Stored (and forwarded when the operator's address is configured).", body = ErrorReportReply),
         (status = 400, description = "`missing_field`, `error_message_too_long`, `module_too_long`, `invalid_module`, `invalid_context`."),
         (status = 401, description = "No or unknown API key."),
+        (status = 429, description = "`rate_limited`: forwarding it would exceed the account's messages per hour (`[notify] max_per_hour`, 60 by default, shared by every sending endpoint); nothing stored or sent; `Retry-After` header and `details {rate_limit_max, rate_limit_count, retry_after_seconds}`.", body = crate::openapi::ErrorEnvelope),
         (status = 502, description = "`error_report_failed`: stored, but forwarding failed."),
     ),
 )]
@@ -78,10 +79,10 @@ pub(crate) async fn error_report(
     tag = "notifications",
     request_body = NotificationBody,
     responses(
-        (status = 200, description = "Delivered on every connected channel (`sent`) or on some (`partial`); a channel over its byte limit is `skipped` with a `reason`.", body = NotificationReply),
+        (status = 200, description = "Delivered on every connected channel (`sent`) or on some (`partial`); a channel over its byte limit, or not connected, is `skipped` with a `reason` (`message_too_long`, `not_connected`).", body = NotificationReply),
         (status = 400, description = "`subject_too_long`, `message_too_long`, `invalid_parse_mode`, `conflicting_media`, `invalid_photo_url`, `invalid_video_url`, `missing_field`; `no_delivery_channel` with `details.setup_url`."),
         (status = 401, description = "No or unknown API key."),
-        (status = 429, description = "`rate_limited`: over 60 per hour; `Retry-After` header and `details {rate_limit_max, rate_limit_count, retry_after_seconds}`."),
+        (status = 429, description = "`rate_limited`: over the account's messages per hour (`[notify] max_per_hour`, 60 by default, shared by every sending endpoint); nothing sent; `Retry-After` header and `details {rate_limit_max, rate_limit_count, retry_after_seconds}`.", body = crate::openapi::ErrorEnvelope),
         (status = 502, description = "`notification_send_failed`: every channel failed; `details.{email, telegram}`."),
     ),
 )]

@@ -108,14 +108,14 @@ pub(crate) async fn create_video(
     Ok(status_reply(StatusCode::ACCEPTED, &job))
 }
 
-/// `GET /v1/status/{id}`: the status object of a job.
+/// `GET /v1/status/{id}`: the status object of a job, or of a whole `publish` call.
 #[utoipa::path(
     get,
     path = "/v1/status/{id}",
     tag = "videos",
-    params(("id" = String, Path, description = "A topic id.")),
+    params(("id" = String, Path, description = "A topic id, a publish request id (`request_ids[]` of `publish`), or a publish call's own `id`.")),
     responses(
-        (status = 200, description = "The job's status object.", body = StatusObject),
+        (status = 200, description = "The job's status object. For a publish call's `id`: `type: publish`, `processing` while any of its requests is, `failed` when every one failed, else `completed`; `result.request_ids` and every request's `result.posts[]`.", body = StatusObject),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "`video_not_found`: no such job on the account", body = crate::openapi::ErrorEnvelope),
     ),
@@ -127,9 +127,16 @@ pub(crate) async fn get_status(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     crate::metrics::topic(&id);
-    let engine = state.engine.clone();
-    let job = blocking(move || engine.job_for(&account.name, &id)).await?;
-    Ok(status_reply(StatusCode::OK, &job))
+    let (engine, store) = (state.engine.clone(), state.store.clone());
+    let status = blocking(move || match engine.job_for(&account.name, &id) {
+        Ok(job) => Ok(job.status_object()),
+        Err(e) if e.code == pipeline::Code::VideoNotFound => {
+            pipeline::publish::call::status(&store, &account.name, &id)?.ok_or(e)
+        }
+        Err(e) => Err(e),
+    })
+    .await?;
+    Ok(json_reply(StatusCode::OK, &status))
 }
 
 /// `POST /v1/export_video`: renders the MP4 of a scene-ready video.

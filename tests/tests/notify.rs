@@ -141,7 +141,21 @@ impl BotApi {
 /// A daemon with SMTP on `smtp` and the Bot API on `bot`, its account's email and chat set as
 /// given.
 async fn daemon(smtp: Option<&Smtp>, bot: Option<&BotApi>, email: &str, chat: &str) -> Daemon {
-    let mut env: Vec<(String, String)> = Vec::new();
+    daemon_with(smtp, bot, email, chat, &[]).await
+}
+
+/// [`daemon`] with `extra` settings in its environment.
+async fn daemon_with(
+    smtp: Option<&Smtp>,
+    bot: Option<&BotApi>,
+    email: &str,
+    chat: &str,
+    extra: &[(&str, &str)],
+) -> Daemon {
+    let mut env: Vec<(String, String)> = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     if let Some(s) = smtp {
         env.push(("REELSMITH__SMTP__HOST".into(), "127.0.0.1".into()));
         env.push(("REELSMITH__SMTP__PORT".into(), s.port.to_string()));
@@ -345,8 +359,22 @@ async fn every_validation_code_names_its_field() {
     assert!(bot.calls().is_empty(), "nothing was sent");
 }
 
+/// The page at `url` answers 200 with HTML that names both channels.
+async fn assert_setup_page(d: &Daemon, url: &str) {
+    let r = d.http.get(url).send().await.unwrap();
+    let status = r.status().as_u16();
+    let kind = r.headers()["content-type"].to_str().unwrap().to_string();
+    let html = r.text().await.unwrap();
+    assert_eq!(status, 200, "{url}: {html}");
+    assert!(kind.starts_with("text/html"), "{url}: {kind}");
+    assert!(
+        html.contains("Email") && html.contains("Telegram"),
+        "{url}: {html}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn only_telegram_adds_a_note_and_neither_channel_is_no_delivery_channel() {
+async fn only_telegram_skips_email_as_not_connected_and_both_setup_urls_open_a_page() {
     let bot = BotApi::start().await;
     let mut d = daemon(None, Some(&bot), "", CHAT).await;
     let (c, v, _) = d
@@ -356,10 +384,15 @@ async fn only_telegram_adds_a_note_and_neither_channel_is_no_delivery_channel() 
         )
         .await;
     assert_eq!(c, 200, "{v}");
-    assert_eq!(v["email"]["status"], "not_connected");
+    assert_eq!(
+        v["email"],
+        json!({"status": "skipped", "reason": "not_connected", "recipient_email_masked": null}),
+        "{v}"
+    );
+    assert_eq!(v["status"], "sent", "the only connected channel delivered");
     assert_eq!(v["delivery"], json!(["telegram"]));
     assert!(v["note"].as_str().unwrap().contains("email"));
-    assert!(v["setup_url"].as_str().unwrap().ends_with("/app/setup"));
+    assert_setup_page(&d, v["setup_url"].as_str().unwrap()).await;
 
     d.cli_offline(&[
         "accounts",
@@ -380,12 +413,8 @@ async fn only_telegram_adds_a_note_and_neither_channel_is_no_delivery_channel() 
         (400, Some("no_delivery_channel")),
         "{v}"
     );
-    assert!(
-        v["error"]["details"]["setup_url"]
-            .as_str()
-            .unwrap()
-            .ends_with("/app/setup")
-    );
+    let setup_url = v["error"]["details"]["setup_url"].as_str().unwrap();
+    assert_setup_page(&d, setup_url).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -481,6 +510,62 @@ async fn the_sixty_first_notification_in_an_hour_is_429_even_after_a_restart() {
     assert!((3500..=3600).contains(&retry), "{retry}");
     assert_eq!(h["retry-after"].to_str().unwrap(), retry.to_string());
     assert_eq!(bot.calls().len(), 60);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_sending_endpoint_counts_against_one_hourly_limit_and_sends_nothing_over_it() {
+    let smtp = Smtp::start();
+    let mut d = daemon_with(
+        Some(&smtp),
+        None,
+        "jane@example.com",
+        "",
+        &[
+            ("REELSMITH__NOTIFY__MAX_PER_HOUR", "3"),
+            ("REELSMITH__NOTIFY__OPERATOR_EMAIL", "team@reelsmith.test"),
+        ],
+    )
+    .await;
+    let senders = [
+        (
+            "/v1/notification/send",
+            json!({"subject": "Hi", "message": "there"}),
+        ),
+        (
+            "/v1/client_link/send",
+            json!({"link_type": "setup", "channels": {"email": true}}),
+        ),
+        ("/v1/error/report", json!({"error_message": "stalled"})),
+    ];
+    // One mail through each endpoint spends the account's 3.
+    for (path, body) in &senders {
+        let (c, v, _) = d.post(path, body).await;
+        assert_eq!(c, 200, "{path}: {v}");
+    }
+    assert_eq!(smtp.wait_for(3).len(), 3);
+    for (path, body) in &senders {
+        let (c, v, h) = d.post(path, body).await;
+        assert_eq!(
+            (c, v["error"]["code"].as_str()),
+            (429, Some("rate_limited")),
+            "{path}: {v}"
+        );
+        let details = &v["error"]["details"];
+        assert_eq!(
+            (
+                details["rate_limit_max"].as_u64(),
+                details["rate_limit_count"].as_u64()
+            ),
+            (Some(3), Some(3)),
+            "{path}: {v}"
+        );
+        let retry = details["retry_after_seconds"].as_u64().unwrap();
+        assert!((3500..=3600).contains(&retry), "{path}: {retry}");
+        assert_eq!(h["retry-after"].to_str().unwrap(), retry.to_string());
+    }
+    assert_eq!(smtp.messages().len(), 3, "nothing sent once refused");
+    let out = d.cli_offline(&["reports", "list"]);
+    assert_eq!(out.matches("stalled").count(), 1, "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -374,6 +374,141 @@ async fn every_publish_validation_code_names_its_field() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn photo_urls_on_loopback_private_or_link_local_hosts_are_invalid_photo_url() {
+    let (d, files) = publisher().await;
+    let before = credits(&d).await;
+    for url in [
+        "http://127.0.0.1/a.jpg",
+        "http://localhost:8080/a.jpg",
+        "http://[::1]/a.jpg",
+        "http://10.0.0.5/a.jpg",
+        "http://192.168.1.20/a.jpg",
+        "http://172.16.0.1/a.jpg",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[fe80::1]/a.jpg",
+    ] {
+        let body = json!({"text": "hello", "platforms": ["x"], "photo_urls": [url]});
+        let (c, v, _) = d.post("/v1/publish", &body).await;
+        assert_eq!(
+            (c, code(&v), v["error"]["param"].as_str()),
+            (400, Some("invalid_photo_url"), Some("photo_urls")),
+            "{url}: {v}"
+        );
+    }
+    assert_eq!(credits(&d).await, before, "nothing was published");
+    // A host the guard lets through still reaches the post page and its og:image.
+    let photo = format!("http://{files}/photo.jpg");
+    let (_, done) = publish(
+        &d,
+        json!({"text": "hello", "platforms": ["x"], "photo_urls": [photo]}),
+    )
+    .await;
+    let page_url = done[0]["result"]["posts"][0]["post_url"].as_str().unwrap();
+    let (c, page) = fetch(&d, page_url, PERSON).await;
+    assert_eq!(c, 200);
+    assert!(
+        page.contains(&format!("<meta property=\"og:image\" content=\"{photo}\">")),
+        "{page}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_private_post_answers_404_and_is_absent_from_the_feeds() {
+    let (d, files) = publisher().await;
+    let (c, v, _) = d
+        .post(
+            "/v1/platform_settings",
+            &json!({"platform": "x", "settings": {"visibility": "private"}}),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let public = publish_clip(&d, &files, "Public clip", "").await;
+    let (_, done) = publish(
+        &d,
+        json!({"text": "Secret plans for spring", "title": "Private note", "platforms": ["x"]}),
+    )
+    .await;
+    assert_eq!(done[0]["status"], "completed", "{:?}", done[0]);
+    let private = done[0]["result"]["posts"][0]["post_url"].as_str().unwrap();
+    let (c, page) = fetch(&d, private, PERSON).await;
+    assert_eq!(c, 404, "{page}");
+    assert!(!page.contains("Secret plans"), "{page}");
+    let (c, _) = fetch(&d, &format!("{private}/media"), PERSON).await;
+    assert_eq!(c, 404);
+    let (c, page) = fetch(&d, &public, PERSON).await;
+    assert_eq!(c, 200, "a public post keeps its page: {page}");
+    let feed_base = public.rsplit_once("/posts/").unwrap().0.to_string();
+    assert_eq!(private.rsplit_once("/posts/").unwrap().0, feed_base);
+    for feed in ["atom.xml", "feed.json"] {
+        let (c, body) = fetch(&d, &format!("{feed_base}/{feed}"), PERSON).await;
+        assert_eq!(c, 200, "{feed}");
+        assert!(body.contains("Public clip"), "{feed}: {body}");
+        assert!(
+            !body.contains("Private note") && !body.contains("Secret plans"),
+            "{feed}: {body}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_publish_calls_own_id_answers_status_summing_up_its_requests() {
+    let (d, _) = publisher().await;
+    let (reply, done) = publish(
+        &d,
+        json!({"text": "New episode out now", "platforms": ["x", "instagram"], "metadata": {"run": 9}}),
+    )
+    .await;
+    let ids = reply["request_ids"].clone();
+    assert_eq!(ids.as_array().unwrap().len(), 2, "{reply}");
+    assert!(done.iter().all(|s| s["status"] == "completed"), "{done:?}");
+    let id = reply["id"].as_str().unwrap();
+    let (c, s, _) = d.get(&format!("/v1/status/{id}")).await;
+    assert_eq!(c, 200, "{s}");
+    assert_eq!(
+        (
+            s["object"].as_str(),
+            s["id"].as_str(),
+            s["type"].as_str(),
+            s["status"].as_str()
+        ),
+        (Some("status"), Some(id), Some("publish"), Some("completed")),
+        "{s}"
+    );
+    assert_eq!(s["result"]["request_ids"], ids, "{s}");
+    assert_eq!(s["metadata"], json!({"run": 9}), "{s}");
+    let mut platforms: Vec<&str> = s["result"]["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["platform"].as_str().unwrap())
+        .collect();
+    platforms.sort();
+    assert_eq!(platforms, ["instagram", "x"], "{s}");
+    // A scheduled call is processing until its time, and says so.
+    let at = utc_after(3600);
+    let (c, reply, _) = d
+        .post(
+            "/v1/publish",
+            &json!({"text": "Later", "platforms": ["x"], "scheduled_date": at.1}),
+        )
+        .await;
+    assert_eq!(c, 202, "{reply}");
+    let (c, s, _) = d
+        .get(&format!("/v1/status/{}", reply["id"].as_str().unwrap()))
+        .await;
+    assert_eq!((c, s["status"].as_str()), (200, Some("processing")), "{s}");
+    assert!(
+        s["details"]["notes"]
+            .as_str()
+            .unwrap()
+            .starts_with("Scheduled for"),
+        "{s}"
+    );
+    let (c, v, _) = d.get("/v1/status/pub_000000000000000000000000").await;
+    assert_eq!((c, code(&v)), (404, Some("video_not_found")), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_scheduled_post_survives_a_sigkill_and_goes_out_at_its_time() {
     let mut d = Daemon::start(BIN, &[]);
     d.connect_platform("threads", 0, "studio").await;
@@ -610,6 +745,20 @@ async fn the_connector_posts_through_the_groups_profile_and_reports_a_partial_fa
         "{photo}"
     );
     assert_eq!(photo["result"]["posts"][0]["platform"], "instagram");
+    // The call's own id sums both up: one request went out, so the call completed.
+    let (_, call, _) = d
+        .get(&format!("/v1/status/{}", reply["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(
+        (call["status"].as_str(), &call["error"]),
+        (Some("completed"), &Value::Null),
+        "{call}"
+    );
+    assert_eq!(
+        call["result"]["posts"].as_array().unwrap().len(),
+        3,
+        "{call}"
+    );
     let mut sent = agg.seen("/api/post");
     sent.sort_by_key(|(_, body)| body["platforms"].to_string());
     assert_eq!(sent[0].1["platforms"], json!(["instagram"]));

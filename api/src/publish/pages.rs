@@ -207,7 +207,7 @@ pub(crate) fn feed_json() {}
     params(("key" = String, Path, description = "The group's feed key."), ("post" = String, Path, description = "The post id.")),
     responses(
         (status = 200, description = "The post with its Open Graph tags.", content_type = "text/html", body = String),
-        (status = 404, description = "No such post.", content_type = "text/html", body = String),
+        (status = 404, description = "No such post, or it is private (`visibility: private`).", content_type = "text/html", body = String),
     ),
 )]
 #[allow(dead_code)] // documents the route `routes` serves
@@ -222,7 +222,7 @@ pub(crate) fn feed_post() {}
     params(("key" = String, Path, description = "The group's feed key."), ("post" = String, Path, description = "The post id.")),
     responses(
         (status = 302, description = "To the video file."),
-        (status = 404, description = "No such post, or it has no video.", content_type = "text/html", body = String),
+        (status = 404, description = "No such post, it is private, or it has no video.", content_type = "text/html", body = String),
     ),
 )]
 #[allow(dead_code)] // documents the route `routes` serves

@@ -1,7 +1,7 @@
 //! `POST /v1/publish`: the body read into the typed request, its content, platforms and
 //! schedule resolved (a `video_url` downloaded through the guard), then one or two publish
 //! jobs stored with the call's credit in one transaction. No webhooks (spec): clients poll
-//! `GET /v1/status/{request_id}`.
+//! `GET /v1/status/{request_id}`, or the call's own `id` for both at once.
 
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     tag = "publishing",
     request_body(content = PublishJson, content_type = "application/json"),
     responses(
-        (status = 202, description = "Accepted (1 credit taken): poll each of `request_ids` with `GET /v1/status/{id}` (`type: publish`, `result.posts[]`). A request whose every platform refused the post fails with `publish_failed` and its credit comes back.", body = PublishReply),
+        (status = 202, description = "Accepted (1 credit taken): poll each of `request_ids` with `GET /v1/status/{id}` (`type: publish`, `result.posts[]`), or the call's own `id` for a status summing them up (`result.request_ids`, every request's `posts[]`). A request whose every platform refused the post fails with `publish_failed` and its credit comes back.", body = PublishReply),
         (status = 400, description = "`invalid_json`, `invalid_publish_input` (not exactly one of topic_id, text, video_url; a field too long), `missing_field` (`title` with video_url), `invalid_platforms`, `invalid_channel_group`, `invalid_photo_url`, `invalid_scheduled_date`, `invalid_timezone`, `invalid_metadata`, `no_platforms_connected`, `download_failed`", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "`missing_api_key`, `invalid_api_key`", body = crate::openapi::ErrorEnvelope),
         (status = 402, description = "`credit_exhausted`, `account_expired`: nothing was published", body = crate::openapi::ErrorEnvelope),
@@ -78,7 +78,7 @@ pub(crate) async fn publish(
             for r in &records {
                 r.put(tx)?;
             }
-            Ok(())
+            Ok(pipeline::publish::call::put(tx, &records)?)
         })
     })
     .await;

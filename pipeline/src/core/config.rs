@@ -230,13 +230,29 @@ impl Default for TelegramConfig {
     }
 }
 
+/// The spec's limit of messages an account may send per hour.
+pub const SPEC_NOTIFICATIONS_PER_HOUR: usize = 60;
+
 /// The service team's side of notifications.
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NotifyConfig {
     /// Where `error/report` forwards reports by email; empty: reports are only stored
     /// (`reelsmith reports list`).
     pub operator_email: String,
+    /// Messages an account may send per hour, whichever endpoint sends them
+    /// (`notification/send`, `client_link/send` with channels, a forwarded `error/report`);
+    /// the spec's 60 by default. At least 1.
+    pub max_per_hour: usize,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            operator_email: String::new(),
+            max_per_hour: SPEC_NOTIFICATIONS_PER_HOUR,
+        }
+    }
 }
 
 /// Scene editing: edit sessions (the spec's `cache_enabled` and idle auto-commit).
@@ -914,8 +930,11 @@ impl Config {
         Ok(())
     }
 
-    /// Channel groups and queue limits: at least one of each.
+    /// Channel groups, queue and notification limits: at least one of each.
     fn check_capacity(&self) -> Result<(), String> {
+        if self.notify.max_per_hour == 0 {
+            return Err("notify.max_per_hour must be at least 1".into());
+        }
         if self.publish.channel_group_limit == 0 {
             return Err("publish.channel_group_limit must be at least 1 (group 0)".into());
         }

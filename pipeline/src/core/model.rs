@@ -587,6 +587,7 @@ impl Job {
                     JobType::Publish => Some(self.posts.clone()),
                     _ => None,
                 },
+                request_ids: None,
             },
             error: self.error.clone(),
             metadata: match &self.metadata {
@@ -693,6 +694,10 @@ pub struct StatusResult {
     /// Publish: one result per platform (empty until the publisher reported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub posts: Option<Vec<PostResult>>,
+    /// A publish call polled by its own `id`: the request ids it made, whose `posts` are
+    /// gathered above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_ids: Option<Vec<String>>,
 }
 
 /// Work a job waits for.

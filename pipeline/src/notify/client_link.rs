@@ -5,6 +5,8 @@
 //! base64url JSON, the signature HMAC-SHA256 over it with the server secret (domain-separated
 //! from review links). [`open`] tells a tampered link (403) from an expired one (410).
 
+use std::sync::Arc;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
@@ -16,8 +18,8 @@ use utoipa::ToSchema;
 use crate::core::error::{Code, Error};
 use crate::core::fields::{Choice, Fields};
 use crate::core::model::Account;
-use crate::notify::channel::Outgoing;
-use crate::notify::send::{DeliveryStatus, Notifier};
+use crate::notify::channel::{Outgoing, Sender};
+use crate::notify::send::{DeliveryStatus, NOT_CONNECTED, Notifier};
 
 /// `ttl_days` when absent, and its bounds (values outside are clamped).
 pub const DEFAULT_TTL_DAYS: i64 = 7;
@@ -288,7 +290,21 @@ fn check_email_on_file(account: &Account, c: &Channels) -> Result<(), Error> {
     Ok(())
 }
 
-/// Mints the link and announces it on the requested channels.
+/// The signed link of `account`'s `setup` page (what it can be sent and how each channel
+/// stands), valid [`DEFAULT_TTL_DAYS`]: `setup_url` of `notification/send`.
+pub fn setup_url(secret: &str, app_url: &str, account: &str, now: i64) -> String {
+    let claims = LinkClaims {
+        a: account.to_string(),
+        t: LinkType::Setup,
+        i: None,
+        p: RecordPage::Record,
+        e: now + DEFAULT_TTL_DAYS * 86_400,
+    };
+    format!("{app_url}/link/{}", sign(secret, &claims))
+}
+
+/// Mints the link and announces it on the requested channels. Announcing counts one message
+/// against the account's hourly limit (429 `rate_limited`: nothing is sent, no link returned).
 pub async fn send(
     notifier: &Notifier,
     (secret, app_url, now): (&str, &str, i64),
@@ -306,61 +322,7 @@ pub async fn send(
     let magic_url = format!("{app_url}/link/{}", sign(secret, &claims));
     let c = req.channels;
     let results = if c.telegram || c.sms || c.email {
-        let msg = Outgoing {
-            subject: "Your link".into(),
-            message: format!(
-                "Open your page (valid {} days, no sign-in): {magic_url}",
-                req.ttl_days
-            ),
-            parse_mode: None,
-            media: None,
-        };
-        let one =
-            |on: bool,
-             to: Option<&str>,
-             sender: &Option<std::sync::Arc<dyn crate::notify::channel::Sender>>| {
-                match (on, to, sender) {
-                    (false, _, _) => None,
-                    (true, Some(to), Some(s)) => Some((s.clone(), to.to_string())),
-                    _ => None,
-                }
-            };
-        let tg = one(
-            c.telegram,
-            notifier.chat_of(account),
-            &notifier.senders.telegram,
-        );
-        let em = one(c.email, notifier.email_of(account), &notifier.senders.email);
-        let deliver =
-            |target: Option<(std::sync::Arc<dyn crate::notify::channel::Sender>, String)>,
-             on: bool| {
-                let msg = msg.clone();
-                async move {
-                    match target {
-                        Some((s, to)) => {
-                            let o = Notifier::deliver(s, to, msg).await;
-                            ChannelResult {
-                                status: o.status,
-                                reason: o.reason,
-                            }
-                        }
-                        None if on => skipped("not_connected"),
-                        None => ChannelResult {
-                            status: DeliveryStatus::Skipped,
-                            reason: Some("not_requested".into()),
-                        },
-                    }
-                }
-            };
-        Some(LinkResults {
-            telegram: deliver(tg, c.telegram).await,
-            sms: skipped(if c.sms {
-                "sms_not_configured"
-            } else {
-                "not_requested"
-            }),
-            email: deliver(em, c.email).await,
-        })
+        Some(announce(notifier, account, &c, &magic_url, req.ttl_days).await?)
     } else {
         None
     };
@@ -375,6 +337,66 @@ pub async fn send(
         expires_in_days: req.ttl_days,
         notified,
         results,
+    })
+}
+
+/// A channel's sender and the account's recipient on it, when asked for and connected.
+type Target = Option<(Arc<dyn Sender>, String)>;
+
+/// Sends the link on each requested, connected channel (one message against the limit when
+/// any is); the others are `skipped` with their reason.
+async fn announce(
+    notifier: &Notifier,
+    account: &Account,
+    c: &Channels,
+    magic_url: &str,
+    ttl_days: i64,
+) -> Result<LinkResults, Error> {
+    let target = |on: bool, to: Option<&str>, sender: &Option<Arc<dyn Sender>>| -> Target {
+        match (on, to, sender) {
+            (true, Some(to), Some(s)) => Some((s.clone(), to.to_string())),
+            _ => None,
+        }
+    };
+    let tg = target(
+        c.telegram,
+        notifier.chat_of(account),
+        &notifier.senders.telegram,
+    );
+    let em = target(c.email, notifier.email_of(account), &notifier.senders.email);
+    if tg.is_some() || em.is_some() {
+        notifier.count_one(&account.name).await?;
+    }
+    let msg = Outgoing {
+        subject: "Your link".into(),
+        message: format!("Open your page (valid {ttl_days} days, no sign-in): {magic_url}"),
+        parse_mode: None,
+        media: None,
+    };
+    let deliver = |target: Target, on: bool| {
+        let msg = msg.clone();
+        async move {
+            match target {
+                Some((s, to)) => {
+                    let o = Notifier::deliver(s, to, msg).await;
+                    ChannelResult {
+                        status: o.status,
+                        reason: o.reason,
+                    }
+                }
+                None if on => skipped(NOT_CONNECTED),
+                None => skipped("not_requested"),
+            }
+        }
+    };
+    Ok(LinkResults {
+        telegram: deliver(tg, c.telegram).await,
+        sms: skipped(if c.sms {
+            "sms_not_configured"
+        } else {
+            "not_requested"
+        }),
+        email: deliver(em, c.email).await,
     })
 }
 

@@ -44,6 +44,8 @@ pub fn notifier(
         senders: send::Senders { email, telegram },
         store,
         fetcher,
-        setup_url: format!("{}/setup", settings.app_url),
+        max_per_hour: settings.notify.max_per_hour,
+        link_secret: settings.webhook.signing_secret.clone(),
+        app_url: settings.app_url.clone(),
     })
 }

@@ -1,5 +1,8 @@
-//! The per-account notification limit (spec: 60 per hour), a sliding window of send times kept
-//! in redb so a restart does not reset it. Checked and counted in one transaction.
+//! The per-account message limit (spec: 60 per hour, `[notify] max_per_hour`), a sliding
+//! window of send times kept in redb so a restart does not reset it. Checked and counted in one
+//! transaction. Every endpoint that sends email or messages counts here
+//! ([`crate::notify::send::Notifier::count_one`]): `notification/send`, `client_link/send` with
+//! channels and a forwarded `error/report`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -7,8 +10,8 @@ use serde_json::json;
 use crate::core::error::{Code, Error};
 use crate::core::store::{Store, Table};
 
-/// Notifications an account may send per hour.
-pub const MAX_PER_HOUR: usize = 60;
+/// The spec's default of messages an account may send per hour.
+pub use crate::core::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
 const WINDOW_SECS: i64 = 3600;
 
 /// Send times per account.
@@ -20,20 +23,22 @@ struct Window {
     sent_at: Vec<i64>,
 }
 
-/// Counts one notification for `account` at `now`, or refuses with 429 `rate_limited` when
-/// the last hour already holds [`MAX_PER_HOUR`].
-pub fn take(store: &Store, account: &str, now: i64) -> Result<(), Error> {
+/// Counts one message for `account` at `now`, or refuses with 429 `rate_limited` when the last
+/// hour already holds `max` (at least 1).
+pub fn take(store: &Store, account: &str, now: i64, max: usize) -> Result<(), Error> {
     store.write(|tx| {
         let mut w: Window = tx.record(RATE_TABLE, account)?.unwrap_or_default();
         w.sent_at.retain(|t| now - t < WINDOW_SECS);
-        if w.sent_at.len() >= MAX_PER_HOUR {
-            let retry = (w.sent_at[0] + WINDOW_SECS - now).max(1);
+        if w.sent_at.len() >= max {
+            // Room for one more once the oldest `len - max + 1` have left the window.
+            let leaves = w.sent_at.get(w.sent_at.len() - max).copied().unwrap_or(now);
+            let retry = (leaves + WINDOW_SECS - now).max(1);
             return Err(Error::new(
                 Code::RateLimited,
-                format!("At most {MAX_PER_HOUR} notifications per hour; try again in {retry} s."),
+                format!("At most {max} messages per hour; try again in {retry} s."),
             )
             .details(json!({
-                "rate_limit_max": MAX_PER_HOUR,
+                "rate_limit_max": max,
                 "rate_limit_count": w.sent_at.len(),
                 "retry_after_seconds": retry,
             })));
@@ -53,14 +58,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("r.redb")).unwrap();
         for i in 0..MAX_PER_HOUR as i64 {
-            take(&store, "a", 1000 + i).unwrap();
+            take(&store, "a", 1000 + i, MAX_PER_HOUR).unwrap();
         }
-        let e = take(&store, "a", 1100).unwrap_err();
+        let e = take(&store, "a", 1100, MAX_PER_HOUR).unwrap_err();
         assert_eq!(e.code, Code::RateLimited);
         let d = e.details.unwrap();
         assert_eq!(d["rate_limit_count"], 60);
         assert_eq!(d["retry_after_seconds"], 1000 + 3600 - 1100);
-        take(&store, "b", 1100).unwrap();
-        take(&store, "a", 1000 + 3600).unwrap();
+        take(&store, "b", 1100, MAX_PER_HOUR).unwrap();
+        take(&store, "a", 1000 + 3600, MAX_PER_HOUR).unwrap();
     }
 }

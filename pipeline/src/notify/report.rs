@@ -2,7 +2,8 @@
 //! context an object of which at most 50 keys are rendered), the stored report (redb table
 //! `error_reports`, listed by `reelsmith reports list`) and its forwarding by email to the
 //! operator address (`notify.operator_email`). A report is stored before it is forwarded, so a
-//! failed delivery (502 `error_report_failed`) loses nothing.
+//! failed delivery (502 `error_report_failed`) loses nothing. A forwarded report counts against
+//! the account's hourly message limit, as every other sending endpoint does.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -131,13 +132,23 @@ pub fn read(body: &Value) -> Result<ReportRequest, Error> {
     })
 }
 
-/// Stores the report, then forwards it to the operator when one is configured.
+/// Stores the report, then forwards it to the operator when one is configured. A forwarded
+/// report is a message of the account: over its hourly limit the call is refused (429
+/// `rate_limited`) before anything is stored or sent.
 pub async fn report(
     notifier: &Notifier,
     operator_email: &str,
     account: &Account,
     req: ReportRequest,
 ) -> Result<ErrorReportReply, Error> {
+    let forward = notifier
+        .senders
+        .email
+        .clone()
+        .filter(|_| !operator_email.is_empty());
+    if forward.is_some() {
+        notifier.count_one(&account.name).await?;
+    }
     let mut rec = ErrorReport {
         account: account.name.clone(),
         created_at: now(),
@@ -154,7 +165,7 @@ pub async fn report(
         module: rec.module.clone(),
         context_keys: rec.context.keys().take(MAX_CONTEXT_KEYS).cloned().collect(),
     };
-    let (Some(sender), false) = (&notifier.senders.email, operator_email.is_empty()) else {
+    let Some(sender) = forward else {
         return Ok(reply);
     };
     let msg = Outgoing {
@@ -169,7 +180,7 @@ pub async fn report(
         parse_mode: None,
         media: None,
     };
-    let (sender, to) = (sender.clone(), operator_email.to_string());
+    let to = operator_email.to_string();
     let sent = crate::core::blocking::spawn(move || sender.send(&to, &msg))
         .await
         .map_err(Error::internal)?;

@@ -1,7 +1,8 @@
 //! `POST /v1/notification/send`: resolves the account's channels (email when an address is on
 //! file and SMTP is configured; Telegram in addition when a chat is connected and a bot token
 //! is configured), applies the hourly limit, sends through each [`Sender`] and builds the
-//! spec's reply with masked recipients.
+//! spec's reply with masked recipients. A channel that is not connected is `skipped` with
+//! `reason: not_connected`.
 
 use std::sync::Arc;
 
@@ -18,16 +19,18 @@ use crate::notify::channel::{Channel, Outgoing, Refused, Sender, mask_chat_id, m
 use crate::notify::rate;
 use crate::notify::request::{AttachmentKind, Notification};
 
-/// How one channel fared.
+/// How one channel fared (spec: `sent`, `failed` with a reason, `skipped` with a reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DeliveryStatus {
     Sent,
     Failed,
     Skipped,
-    /// The account has no recipient on this channel, or the server has it switched off.
-    NotConnected,
 }
+
+/// The `reason` of a channel `skipped` because the account has no recipient on it, or the
+/// server has it switched off.
+pub const NOT_CONNECTED: &str = "not_connected";
 
 /// The overall outcome (every channel failing is a 502 instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -73,7 +76,9 @@ pub struct NotificationReply {
     /// Set when only the messaging app is connected: how to add email.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// With `note`: the account's setup page (a signed link, valid 7 days).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uri")]
     pub setup_url: Option<String>,
 }
 
@@ -90,8 +95,13 @@ pub struct Notifier {
     pub senders: Senders,
     pub store: Arc<Store>,
     pub fetcher: Fetcher,
-    /// The setup page (`{app_url}/setup`), where channels are connected.
-    pub setup_url: String,
+    /// Messages an account may send per hour, all sending endpoints together
+    /// (`[notify] max_per_hour`).
+    pub max_per_hour: usize,
+    /// Signs the `setup` client link that `setup_url` is (the server's signing secret).
+    pub link_secret: String,
+    /// `{app_url}`, where the setup page's link lives.
+    pub app_url: String,
 }
 
 /// One channel's outcome.
@@ -99,19 +109,36 @@ pub struct Outcome {
     pub status: DeliveryStatus,
     pub message_id: Option<i64>,
     pub reason: Option<String>,
+    /// Whether the channel was tried (false: not connected).
+    pub attempted: bool,
 }
 
 impl Outcome {
     fn not_connected() -> Outcome {
         Outcome {
-            status: DeliveryStatus::NotConnected,
+            status: DeliveryStatus::Skipped,
             message_id: None,
-            reason: None,
+            reason: Some(NOT_CONNECTED.into()),
+            attempted: false,
         }
     }
 }
 
 impl Notifier {
+    /// Counts one message of `account` against the hourly limit, or refuses with 429
+    /// `rate_limited` (with `details` and `Retry-After`). Every sending path calls this before
+    /// it sends anything.
+    pub async fn count_one(&self, account: &str) -> Result<(), Error> {
+        let (store, name, max) = (self.store.clone(), account.to_string(), self.max_per_hour);
+        crate::core::blocking::run(move || rate::take(&store, &name, now(), max)).await
+    }
+
+    /// The page where `account` sees its channels and how to connect them: a signed `setup`
+    /// client link.
+    pub fn setup_url(&self, account: &str) -> String {
+        crate::notify::client_link::setup_url(&self.link_secret, &self.app_url, account, now())
+    }
+
     /// The account's email recipient when the email channel is usable.
     pub fn email_of<'a>(&self, account: &'a Account) -> Option<&'a str> {
         self.senders.email.as_ref()?;
@@ -149,6 +176,7 @@ impl Notifier {
             status,
             message_id,
             reason,
+            attempted: true,
         }
     }
 
@@ -176,10 +204,9 @@ impl Notifier {
                 Code::NoDeliveryChannel,
                 "No delivery channel: add an email address or connect the messaging app.",
             )
-            .details(json!({ "setup_url": self.setup_url })));
+            .details(json!({ "setup_url": self.setup_url(&account.name) })));
         }
-        let (store, name) = (self.store.clone(), account.name.clone());
-        crate::core::blocking::run(move || rate::take(&store, &name, now())).await?;
+        self.count_one(&account.name).await?;
         let msg = Outgoing {
             subject: n.subject.clone(),
             message: n.message.clone(),
@@ -194,15 +221,20 @@ impl Notifier {
             (Some(to), Some(s)) => Self::deliver(s.clone(), to.clone(), msg).await,
             _ => Outcome::not_connected(),
         };
-        self.reply(n, (email_to, email), (chat, telegram))
+        self.reply(&account.name, n, (email_to, email), (chat, telegram))
     }
 
     fn reply(
         &self,
+        account: &str,
         n: Notification,
         (email_to, email): (Option<String>, Outcome),
         (chat, telegram): (Option<String>, Outcome),
     ) -> Result<NotificationReply, Error> {
+        let attempted = [email.attempted, telegram.attempted]
+            .iter()
+            .filter(|a| **a)
+            .count();
         let mut delivery = Vec::new();
         if email.status == DeliveryStatus::Sent {
             delivery.push(Channel::Email);
@@ -228,10 +260,6 @@ impl Notifier {
             )
             .details(json!({ "email": email, "telegram": telegram })));
         }
-        let attempted = [email.status, telegram.status]
-            .iter()
-            .filter(|s| **s != DeliveryStatus::NotConnected)
-            .count();
         let only_telegram = email_to.is_none();
         Ok(NotificationReply {
             object: "notification".into(),
@@ -250,7 +278,7 @@ impl Notifier {
                  notifications by email too."
                     .to_string()
             }),
-            setup_url: only_telegram.then(|| self.setup_url.clone()),
+            setup_url: only_telegram.then(|| self.setup_url(account)),
         })
     }
 }

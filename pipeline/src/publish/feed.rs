@@ -51,8 +51,12 @@ pub struct FeedPost {
     pub images: Vec<String>,
     pub platforms: Vec<Platform>,
     pub published_at: i64,
-    /// Public posts are listed in the feeds; unlisted and private ones only have their page.
+    /// Public posts are listed in the feeds; unlisted and private ones are not.
     pub listed: bool,
+    /// A private post has no public page either (it answers 404); records written before this
+    /// field existed read as not private.
+    #[serde(default)]
+    pub private: bool,
 }
 
 /// Views and downloads of a post on one day.
@@ -122,8 +126,9 @@ pub fn register(store: &Store, secret: &str, account: &str, group: u32) -> Store
     Ok(key)
 }
 
-/// Posts `record` to its group's feed: one post, listed when every platform's visibility is
-/// public; each platform's result points at the post page.
+/// Posts `record` to its group's feed: one post with the most restricted visibility of its
+/// platforms (listed when every one is public; private when any is private); each platform's
+/// result points at the post page.
 pub fn post(
     store: &Store,
     settings: &Settings,
@@ -132,10 +137,10 @@ pub fn post(
     let secret = &settings.webhook.signing_secret;
     let key = register(store, secret, &record.account, record.channel_group)?;
     let mut tags = Vec::new();
-    let mut listed = true;
+    let mut visibility = Visibility::Public;
     for p in &record.platforms {
         let s = settings::get_one(store, &record.account, record.channel_group, *p)?;
-        listed &= s.visibility == Visibility::Public;
+        visibility = visibility.max(s.visibility);
         let line = settings::hashtag_line(&s);
         if !line.is_empty() && !tags.contains(&line) {
             tags.push(line);
@@ -162,7 +167,8 @@ pub fn post(
         images: record.images(),
         platforms: record.platforms.clone(),
         published_at: now(),
-        listed,
+        listed: visibility == Visibility::Public,
+        private: visibility == Visibility::Private,
     };
     store.write(|tx| tx.put_record(FEED_POSTS, &post_id, &post))?;
     let page = FeedUrls::new(&settings.app_url, &key).page(&post_id);
@@ -198,11 +204,12 @@ pub fn feed(store: &Store, key: &str) -> StoreResult<Option<(FeedOwner, Vec<Feed
     Ok(Some((owner, posts)))
 }
 
-/// One post of a feed.
+/// One post of a feed that the public may open: `None` for a private one, as for a post that
+/// does not exist.
 pub fn post_of(store: &Store, key: &str, post: &str) -> StoreResult<Option<FeedPost>> {
     Ok(store
         .record::<FeedPost>(FEED_POSTS, post)?
-        .filter(|p| p.feed_key == key))
+        .filter(|p| p.feed_key == key && !p.private))
 }
 
 /// Every post of `account`.
@@ -513,6 +520,7 @@ mod tests {
             platforms: vec![Platform::X],
             published_at: 1_800_000_000,
             listed: true,
+            private: false,
         };
         let page = page_html("http://h/app", &owner, &post);
         assert!(!page.contains("<script>alert"), "{page}");

@@ -11,6 +11,7 @@
 //! | [`settings`] | platform settings per group, typed and validated |
 //! | [`request`] | the typed `publish` request, every code, and the content, platforms and schedule it resolves to |
 //! | [`record`] | the record of a publish request (table `publish_requests`) |
+//! | [`call`] | a `publish` call's requests (table `publish_calls`) and its summed-up status |
 //! | [`publisher`] | the `Publisher` trait, the embedded feed publisher, the configured one |
 //! | [`feed`] | Atom and JSON Feed 1.1 per group, post pages with Open Graph tags, view and download counts |
 //! | [`ayrshare`] | the Ayrshare-style connector: profiles, `/post`, analytics |
@@ -21,6 +22,7 @@
 pub mod accounts;
 pub mod analytics;
 pub mod ayrshare;
+pub mod call;
 pub mod connections;
 pub mod feed;
 pub mod groups;

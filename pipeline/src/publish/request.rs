@@ -16,6 +16,8 @@
 //!   the account (404 `invalid_channel_group`);
 //! - `scheduled_date`: RFC 3339 with an offset (`invalid_scheduled_date`); `timezone` an IANA
 //!   name (`invalid_timezone`, default `UTC`), the zone the schedule is shown in;
+//! - `photo_urls`: at most 10 public http(s) URLs, each through the SSRF guard
+//!   (`invalid_photo_url`, `param` `photo_urls`);
 //! - an article (or text) going to photo and text platforms becomes two requests.
 
 use std::time::Duration;
@@ -329,7 +331,12 @@ pub struct Sources<'a> {
 /// Resolves a read request of `account`: the group (404), the platforms (skipped,
 /// `no_platforms_connected`), the content (404, 409 `publish_not_ready`, a guarded download)
 /// and the schedule.
-pub async fn prepare(src: &Sources<'_>, account: &str, req: PublishRequest) -> Result<Prepared> {
+pub async fn prepare(
+    src: &Sources<'_>,
+    account: &str,
+    mut req: PublishRequest,
+) -> Result<Prepared> {
+    req.photo_urls = guard_photo_urls(src.fetcher, &req.photo_urls).await?;
     let group = groups::existing(src.store, account, req.channel_group)?;
     let mut connected: Vec<Platform> = connections::in_group(src.store, account, group)?
         .into_iter()
@@ -390,6 +397,25 @@ pub async fn prepare(src: &Sources<'_>, account: &str, req: PublishRequest) -> R
         metadata: req.metadata,
         download_dir,
     })
+}
+
+/// Each of `photo_urls` through the SSRF guard, as `notification/send` checks `photo_url`:
+/// a loopback, private, link-local or reserved host (by name or once resolved) is 400
+/// `invalid_photo_url`. They go into post pages, `og:image` and feeds, never fetched by us.
+async fn guard_photo_urls(fetcher: &Fetcher, urls: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(urls.len());
+    for url in urls {
+        let target = fetcher.guard(url).await.map_err(|e| {
+            Error::new(
+                Code::InvalidPhotoUrl,
+                "Each of `photo_urls` must be a public http(s) URL.",
+            )
+            .param("photo_urls")
+            .because(e)
+        })?;
+        out.push(target.url.to_string());
+    }
+    Ok(out)
 }
 
 type Resolved = (PostContent, String, Option<std::path::PathBuf>);
@@ -556,7 +582,7 @@ fn common_properties() -> Map<String, Value> {
         "photo_urls",
         json!({"type": "array", "maxItems": MAX_PHOTOS,
         "items": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+"},
-        "description": "Images attached with the text."}),
+        "description": "Images attached with the text: public http(s) URLs (a loopback, private or link-local host is `invalid_photo_url`)."}),
     );
     put(
         "platforms",

@@ -1,7 +1,7 @@
 //! Platform settings (`GET`/`POST /v1/platform_settings`): per account, channel group and
 //! platform, what the publisher applies to every post there — hashtags added to the text, the
-//! visibility (only `public` posts are listed in the group's feeds; `unlisted` and `private`
-//! posts keep their page) and a first comment. Stored in their own table, validated field by
+//! visibility (only `public` posts are listed in the group's feeds; `unlisted` posts keep their
+//! page; a `private` post's page answers 404 to the public) and a first comment. Stored in their own table, validated field by
 //! field (`invalid_settings`, `invalid_platforms`, `invalid_channel_group`).
 
 use std::collections::BTreeMap;
@@ -23,8 +23,11 @@ pub const PLATFORM_SETTINGS: Table = Table::new("platform_settings");
 pub const MAX_HASHTAGS: usize = 30;
 pub const FIRST_COMMENT_MAX_CHARS: usize = 500;
 
-/// Who sees a post.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// Who sees a post, from the most open to the most restricted (a post going to several
+/// platforms takes the most restricted of theirs).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
     #[default]
@@ -56,8 +59,8 @@ pub struct PlatformSettings {
     #[serde(default)]
     #[schema(max_items = 30, inline, nullable)]
     pub hashtags: Vec<Hashtag>,
-    /// Default `public`; only public posts are listed in the group's feeds (`null` reads as
-    /// absent).
+    /// Default `public`; only public posts are listed in the group's feeds, and a private
+    /// post's page answers 404 to the public (`null` reads as absent).
     #[serde(default)]
     #[schema(nullable)]
     pub visibility: Visibility,
