@@ -344,7 +344,10 @@ async fn links_follow_the_base_url_the_daemon_runs_with() {
     };
     let review = tail(&done["result"]["review_url"], &format!("{old_base}/app"));
     let video = tail(&done["result"]["video_url"], &format!("{old_base}/media"));
-    assert!(review.starts_with(&format!("/editor/{id}?token=")), "{review}");
+    assert!(
+        review.starts_with(&format!("/editor/{id}?token=")),
+        "{review}"
+    );
 
     assert!(d.terminate().success());
     d.set_env("REELSMITH__BASE_URL", "https://reels.example");

@@ -522,11 +522,17 @@ async fn a_disabled_overlay_still_moves_its_narrator_and_caption_but_refuses_ove
 
     let rect = json!({ "x": 24.0, "y": 70.0, "w": 110.0, "h": 140.0 });
     let (c, v) = e
-        .modify(0, json!([{ "field_name": "overlay.narrator.rect", "value": rect }]))
+        .modify(
+            0,
+            json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
+        )
         .await;
     assert_eq!(c, 200, "{v}");
     let (c, v) = e
-        .modify(0, json!([{ "field_name": "overlay.caption.y", "value": 210 }]))
+        .modify(
+            0,
+            json!([{ "field_name": "overlay.caption.y", "value": 210 }]),
+        )
         .await;
     assert_eq!(c, 200, "{v}");
     let moved = e.scene(0).await;
@@ -551,10 +557,17 @@ async fn a_disabled_overlay_still_moves_its_narrator_and_caption_but_refuses_ove
     ];
     for fields in refused {
         let (c, v) = e.modify(0, fields.clone()).await;
-        assert_eq!(refusal(c, &v), (409, Some("remotion_spec_disabled")), "{fields}");
+        assert_eq!(
+            refusal(c, &v),
+            (409, Some("remotion_spec_disabled")),
+            "{fields}"
+        );
     }
     let after = e.scene(0).await;
-    assert_eq!(after["scene"], moved["scene"], "a refused edit changes nothing");
+    assert_eq!(
+        after["scene"], moved["scene"],
+        "a refused edit changes nothing"
+    );
     assert_eq!(after["boxes"]["narrator"]["rect"], rect);
     assert_eq!(after["boxes"]["caption"]["container_rect"]["y"], 210.0);
 }

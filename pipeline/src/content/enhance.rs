@@ -306,9 +306,7 @@ fn edit_at(
     SET_OFF_FILLERS.iter().find_map(|phrase| {
         let len = starts(phrase)?;
         let last = words[i + len - 1];
-        let closed = i + len == words.len()
-            || last.ends_with(',')
-            || last.ends_with(CLOSING);
+        let closed = i + len == words.len() || last.ends_with(',') || last.ends_with(CLOSING);
         (opened && closed).then_some((len, ""))
     })
 }

@@ -170,7 +170,8 @@ impl Engine {
 
     pub fn review_url(&self, topic: &str) -> String {
         let token = crate::core::links::sign(&self.settings.webhook.signing_secret, topic);
-        format!("{}{}{topic}?token={token}",
+        format!(
+            "{}{}{topic}?token={token}",
             self.settings.app_url,
             crate::core::link_bases::EDITOR_PATH
         )
