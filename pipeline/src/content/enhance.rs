@@ -4,7 +4,8 @@
 //! status object and on the viewer page.
 //!
 //! The embedded editor only removes what carries no meaning: filler words ("really",
-//! "basically", "thật sự là"), wordy phrases with a short equal ("in order to" → "to", "due to
+//! "basically", "thật sự là", spoken "um" and "uh", "like" or "you know" set off by commas),
+//! wordy phrases with a short equal ("in order to" → "to", "due to
 //! the fact that" → "because"), a word said twice in a row and a sentence said twice. It stops
 //! before the script would fall under 80 words, so the result is always a valid `script_text`.
 //! The chat connector is asked for the same (and its answer is used only within 80 to 500
