@@ -210,6 +210,13 @@ impl Daemon {
         self.spawn();
     }
 
+    /// Sets (or replaces) one environment override for the next start, as
+    /// [`Daemon::start`]'s `env` does.
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_string(), value.to_string()));
+    }
+
     /// Stops the daemon (the CLI's offline commands need its data dir to themselves), runs
     /// `reelsmith ARGS --data-dir DIR`, asserts it succeeded and starts the daemon again.
     /// Returns the command's stdout.

@@ -3,7 +3,9 @@
 //! only (lost on restart, as the spec says). It needs no key, so it is bounded per client
 //! address: `http.inbox_max_per_client` inboxes at once (one more answers 429 with
 //! `Retry-After`), each deleted `http.inbox_ttl_secs` after it was made, whatever it received.
-//! A delivery over 1 MiB answers 413 before its body is read.
+//! A delivery over 1 MiB answers 413 before its body is read. `POST` makes an inbox and answers
+//! it as JSON; a `GET` of the same page (a browser opening it) makes one too and shows its
+//! `callback_url` and how to read the deliveries.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -118,6 +120,12 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         .and(client())
         .and(with_state.clone())
         .map(create);
+    let page = warp::path!("app" / "webhook_test")
+        .and(warp::get())
+        .and(client())
+        .and(with_state.clone())
+        .map(page);
+    let create = create.or(page).unify();
     // The size is checked here, not by a rejection: a rejected POST would otherwise combine
     // with the GET route below into a 405.
     let receive = warp::path!("app" / "webhook_test" / String)
@@ -145,8 +153,66 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     ),
 )]
 pub(crate) fn create(owner: Option<IpAddr>, state: Arc<State>) -> Response {
+    let (id, callback_url) = match new_inbox(owner, &state) {
+        Ok(made) => made,
+        Err(refused) => return error_reply(&refused),
+    };
+    let view = InboxView {
+        object: "webhook_test_inbox",
+        id: Some(id),
+        callback_url,
+        count: 0,
+        deliveries: Vec::new(),
+    };
+    reply(StatusCode::CREATED, &view)
+}
+
+/// Open a webhook test inbox in a browser (no auth): each visit makes a new inbox, as `POST`
+/// does, and shows its `callback_url` and how to read what arrives.
+#[utoipa::path(
+    get,
+    path = "/app/webhook_test",
+    operation_id = "open_webhook_test_inbox",
+    tag = "webhook test inbox",
+    responses(
+        (status = 200, description = "A page naming the new inbox's `callback_url`; `GET` that URL for its deliveries (JSON).", content_type = "text/html", body = String),
+        (status = 429, description = "`rate_limited`: this address holds as many inboxes as it may; `Retry-After` says when the oldest expires.", body = crate::openapi::ErrorEnvelope),
+    ),
+)]
+pub(crate) fn page(owner: Option<IpAddr>, state: Arc<State>) -> Response {
+    let callback_url = match new_inbox(owner, &state) {
+        Ok((_, url)) => url,
+        Err(refused) => return error_reply(&refused),
+    };
+    let url = pipeline::core::html::esc(&callback_url);
+    let minutes = ttl(&state).as_secs() / 60;
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+        <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+        <title>Webhook test inbox</title></head><body><main>\
+        <h1>Webhook test inbox</h1>\
+        <p>Use this URL as the <code>callback_url</code> of a job:</p>\
+        <p><code id=\"callback_url\">{url}</code></p>\
+        <p>Deliveries sent to it are kept for {minutes} minutes (the last {KEEP}, lost when the \
+        service restarts). Read them, newest first, as JSON with a <code>GET</code> of the same \
+        URL: <a href=\"{url}\">open the deliveries</a>, or <code>curl {url}</code>.</p>\
+        <p>Each visit to this page makes a new inbox; keep this URL.</p>\
+        </main></body></html>"
+    );
+    let mut resp = warp::Reply::into_response(warp::reply::html(html));
+    // A reload makes a new inbox: no cache may replay this one.
+    resp.headers_mut().insert(
+        warp::http::header::CACHE_CONTROL,
+        warp::http::HeaderValue::from_static("no-store"),
+    );
+    crate::reply::tag(resp)
+}
+
+/// Makes an inbox for `owner`: its id and `callback_url`, or the 429 when the address holds
+/// as many as it may.
+fn new_inbox(owner: Option<IpAddr>, state: &State) -> Result<(String, String), pipeline::Error> {
     let id = pipeline::core::ids::file_token() + &pipeline::core::ids::file_token();
-    let ttl = ttl(&state);
+    let ttl = ttl(state);
     let mut map = state.inbox.0.lock().expect("poisoned");
     Inboxes::sweep(&mut map, ttl);
     let mine: Vec<Instant> = map
@@ -157,13 +223,11 @@ pub(crate) fn create(owner: Option<IpAddr>, state: Arc<State>) -> Response {
     if mine.len() >= state.settings.http.inbox_max_per_client {
         let oldest = mine.into_iter().min().unwrap_or_else(Instant::now);
         let wait = ttl.saturating_sub(oldest.elapsed()).as_secs().max(1);
-        return error_reply(
-            &pipeline::Error::new(
-                pipeline::Code::RateLimited,
-                "This address holds as many webhook test inboxes as it may; one expires soon.",
-            )
-            .details(json!({ "retry_after_seconds": wait })),
-        );
+        return Err(pipeline::Error::new(
+            pipeline::Code::RateLimited,
+            "This address holds as many webhook test inboxes as it may; one expires soon.",
+        )
+        .details(json!({ "retry_after_seconds": wait })));
     }
     if map.len() >= MAX_INBOXES {
         // Drop the oldest inbox to make room.
@@ -183,15 +247,13 @@ pub(crate) fn create(owner: Option<IpAddr>, state: Arc<State>) -> Response {
             deliveries: VecDeque::new(),
         },
     );
-    let callback_url = format!("{}/webhook_test/{id}", state.settings.app_url);
-    let view = InboxView {
-        object: "webhook_test_inbox",
-        id: Some(id),
-        callback_url,
-        count: 0,
-        deliveries: Vec::new(),
-    };
-    reply(StatusCode::CREATED, &view)
+    let callback_url = callback_url(state, &id);
+    Ok((id, callback_url))
+}
+
+/// Where deliveries to inbox `id` go (and where they are read).
+fn callback_url(state: &State, id: &str) -> String {
+    format!("{}/webhook_test/{id}", state.settings.app_url)
 }
 
 /// Receive a delivery into a test inbox (no auth; any body up to 1 MiB).
@@ -330,7 +392,7 @@ pub(crate) async fn list(id: String, state: Arc<State>) -> Result<Response, Reje
     let view = InboxView {
         object: "webhook_test_inbox",
         id: None,
-        callback_url: format!("{}/webhook_test/{id}", state.settings.app_url),
+        callback_url: callback_url(&state, &id),
         count: deliveries.len(),
         deliveries,
     };

@@ -59,6 +59,7 @@ pub struct ErrorBody {
         crate::typography::create,
         crate::typography::fetch,
         crate::inbox::create,
+        crate::inbox::page,
         crate::inbox::list,
         crate::inbox::receive,
         crate::editor::page::review_page,

@@ -20,7 +20,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{auth, typed_body, with_state};
-use crate::reply::json_reply;
+use crate::reply::with_given_id;
 
 const BODY_LIMIT: usize = 16 * 1024;
 
@@ -69,6 +69,9 @@ pub(crate) async fn video_data(
         ));
     }
     crate::metrics::topic(&id);
+    // One id for the reply and the file it points at (the blocking task has no request scope).
+    let request_id = crate::metrics::request_id();
+    let file_request_id = request_id.clone();
     let st = state.clone();
     let account_name = account.name.clone();
     let id2 = id.clone();
@@ -100,12 +103,15 @@ pub(crate) async fn video_data(
             .clone()
             .unwrap_or_else(|| st.engine.review_url(&id2));
         let public_root = st.settings.data_dir.join("public");
-        let tree = doc.to_public(&PublicView {
-            review_url: &review_url,
-            origin_url: &st.settings.origin_url,
-            public_root: &public_root,
-            include_diagnostics,
-        });
+        let tree = doc.to_public(
+            &PublicView {
+                review_url: &review_url,
+                origin_url: &st.settings.origin_url,
+                public_root: &public_root,
+                include_diagnostics,
+            },
+            &file_request_id,
+        );
         let bytes = serde_json::to_vec_pretty(&tree).expect("JSON values serialise");
         let name = format!("video_data/{id2}-{}.json", pipeline::core::public::token());
         let published = st
@@ -129,5 +135,9 @@ pub(crate) async fn video_data(
     .await
     .map_err(|e| reject(Error::internal(e)))?
     .map_err(reject)?;
-    Ok(json_reply(StatusCode::OK, &envelope))
+    Ok(with_given_id(
+        StatusCode::OK,
+        serde_json::to_value(&envelope).expect("replies serialise to JSON"),
+        request_id,
+    ))
 }

@@ -9,6 +9,7 @@ use crate::build::work::Context;
 use crate::core::config::Settings;
 use crate::core::fetch::Fetcher;
 use crate::core::jobs::{Engine, JobFailure, Rendered, TaskRunner};
+use crate::core::link_bases::LinkBases;
 use crate::core::model::{Job, PostResult, WrittenResult};
 use crate::core::store::{Store, StoreError};
 use crate::core::webhooks::Dispatcher;
@@ -167,7 +168,8 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
         Err(StoreError::Db(redb::Error::DatabaseAlreadyOpen)) => {
             return Err(StartError::InUse(data_dir.display().to_string()));
         }
-        opened => Arc::new(opened?),
+        // Job links are read on the configured bases, whatever they were made with.
+        opened => Arc::new(opened?.with_link_bases(LinkBases::of(&settings))),
     };
     owner_only(&data_dir, 0o700).map_err(data_dir_error)?;
     owner_only(&db_path, 0o600).map_err(data_dir_error)?;

@@ -292,6 +292,17 @@ async fn accepted_jobs_status_and_export_errors() {
         .unwrap();
     let (c, v, h) = reelsmith_tests::split(r).await;
     assert_envelope(c, &v, &h, 400, "invalid_json");
+    // The spec calls the key optional for export_video in the pilot; Reelsmith requires it
+    // (README, Endpoints), as every other call that spends work.
+    let r = d
+        .http
+        .post(d.url("/v1/export_video"))
+        .json(&json!({ "id": id }))
+        .send()
+        .await
+        .unwrap();
+    let (c, v, h) = reelsmith_tests::split(r).await;
+    assert_envelope(c, &v, &h, 401, "missing_api_key");
 
     // A text-only (Remake-style) job never reaches scenes: export refuses.
     let done = d
@@ -304,6 +315,71 @@ async fn accepted_jobs_status_and_export_errors() {
     let (c, v, h) = d.post("/v1/export_video", &json!({ "id": id })).await;
     assert_envelope(c, &v, &h, 409, "scenes_not_ready");
     assert_eq!(v["error"]["param"], "id");
+}
+
+/// `review_url` and `video_url` are read on the configured base: a daemon restarted on the
+/// same data dir with another `base_url` shows its videos' links there, with the same path
+/// and token.
+#[tokio::test]
+async fn links_follow_the_base_url_the_daemon_runs_with() {
+    let mut d = Daemon::start(BIN, &[]);
+    let ready = d
+        .scenes_ready(&json!({ "script_text": script(80), "output_type": "scene" }))
+        .await;
+    let id = ready.id;
+    let (c, v, _) = d.post("/v1/export_video", &json!({ "id": id })).await;
+    assert_eq!(c, 202, "{v}");
+    let done = d
+        .wait_for(&id, std::time::Duration::from_secs(300), |v| {
+            v["status"] != "processing"
+        })
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let old_base = d.base.clone();
+    let tail = |url: &Value, base: &str| -> String {
+        let url = url.as_str().expect("a link");
+        url.strip_prefix(base)
+            .unwrap_or_else(|| panic!("{url} is not on {base}"))
+            .to_string()
+    };
+    let review = tail(&done["result"]["review_url"], &format!("{old_base}/app"));
+    let video = tail(&done["result"]["video_url"], &format!("{old_base}/media"));
+    assert!(
+        review.starts_with(&format!("/editor/{id}?token=")),
+        "{review}"
+    );
+
+    assert!(d.terminate().success());
+    d.set_env("REELSMITH__BASE_URL", "https://reels.example");
+    d.restart();
+    let (c, v, _) = d.get(&format!("/v1/status/{id}")).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        v["result"]["review_url"],
+        format!("https://reels.example/app{review}")
+    );
+    assert_eq!(
+        v["result"]["video_url"],
+        format!("https://reels.example/media{video}")
+    );
+    let (c, v, _) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        v["review_url"],
+        format!("https://reels.example/app{review}")
+    );
+    // The file is published on the new base too; fetch it from where this daemon listens.
+    let file = tail(&v["data"]["url"], "https://reels.example");
+    let tree: Value = d
+        .http
+        .get(d.url(&file))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(tree["review_url"], v["review_url"]);
 }
 
 #[tokio::test]

@@ -631,6 +631,63 @@ async fn enhance_script_tightens_a_script_end_to_end() {
 }
 
 #[tokio::test]
+async fn enhance_script_drops_a_transcripts_fillers_and_repeated_sentences() {
+    let d = Daemon::start(BIN, &[]);
+    let transcript = "Um, so, today I want to talk about why small teams should publish videos. \
+        Uh, a short clip reaches people who never read a long post. \
+        A short clip reaches people who never read a long post! \
+        You know, most viewers decide in the first three seconds whether they stay. \
+        So, um, the opening line has to name the problem, like, right away. \
+        I mean, nobody waits for a slow introduction on a phone. \
+        Hmm, the middle of the clip shows one clear example from a real customer. \
+        Then the closing line tells people exactly what to do next, uh, in plain words. \
+        Um, so, today I want to talk about why small teams should publish videos. \
+        Teams that post every week learn faster, because each clip shows what works. \
+        I like short clips, and our customers like them too.";
+    let (c, v, _) = d
+        .post("/v1/enhance_script", &json!({ "script_text": transcript }))
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let v = done(&d, &id).await;
+    assert_eq!(v["status"], "completed", "{v}");
+    let script = v["result"]["script"]["script"].as_str().unwrap();
+    let words: Vec<String> = script
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    for filler in ["um", "uh", "hmm"] {
+        assert!(!words.iter().any(|w| w == filler), "{filler} in {script}");
+    }
+    for phrase in [
+        "You know",
+        "I mean,",
+        "like, right",
+        "name the problem, right",
+    ] {
+        assert!(!script.contains(phrase), "{phrase:?} in {script}");
+    }
+    assert!(script.contains("name the problem right away."), "{script}");
+    // Said twice (once with other fillers and punctuation), kept once.
+    assert_eq!(
+        script.matches("reaches people who never read").count(),
+        1,
+        "{script}"
+    );
+    assert_eq!(
+        script.matches("why small teams should publish").count(),
+        1,
+        "{script}"
+    );
+    // "like" as a word stays.
+    assert!(script.contains("I like short clips, and our customers like them too."));
+    assert!(v["result"]["script"]["words_after"].as_u64().unwrap() >= 80);
+}
+
+#[tokio::test]
 async fn collect_ideas_plans_one_idea_per_format_in_turn() {
     let d = Daemon::start(BIN, &[]);
     let (c, v, _) = d

@@ -509,6 +509,69 @@ async fn a_disabled_overlay_refuses_layout_edits_and_new_elements() {
     assert_eq!(g["remotion_spec"]["remotion_spec_state"], "disabled");
 }
 
+/// The README's rule: a disabled overlay (`none`) refuses the layout edits that change it
+/// (`remotion.object.rect`, `remotion.group.rect`, `remotion.add_element`), and a batch holding
+/// one is refused whole; the narrator and the caption are not part of the overlay, so their
+/// layout still moves.
+#[tokio::test]
+async fn a_disabled_overlay_still_moves_its_narrator_and_caption_but_refuses_overlay_layout() {
+    let e = Edited::start().await;
+    let disable = json!([{ "field_name": "disable_overlay", "value": true }]);
+    let (c, v) = e.modify(0, disable).await;
+    assert_eq!(c, 200, "{v}");
+
+    let rect = json!({ "x": 24.0, "y": 70.0, "w": 110.0, "h": 140.0 });
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "overlay.narrator.rect", "value": rect }]),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let (c, v) = e
+        .modify(
+            0,
+            json!([{ "field_name": "overlay.caption.y", "value": 210 }]),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let moved = e.scene(0).await;
+    assert_eq!(moved["boxes"]["narrator"]["rect"], rect);
+    assert_eq!(moved["boxes"]["caption"]["container_rect"]["y"], 210.0);
+    assert_eq!(moved["remotion_spec"]["remotion_spec_state"], "disabled");
+
+    let object = json!({ "layout_id": "x", "x": 1, "y": 1, "w": 10, "h": 10 });
+    let group_rect = json!({ "id": "g1", "x": 0, "y": 0, "w": 720, "h": 400 });
+    let refused = [
+        json!([{ "field_name": "remotion.object.rect", "value": object }]),
+        json!([{ "field_name": "remotion.group.rect", "value": group_rect }]),
+        json!([{ "field_name": "remotion.add_element", "value": "Hi" }]),
+        json!([{ "field_name": "layout.batch", "value": [
+            { "field_name": "overlay.narrator.x", "value": 5 },
+            { "field_name": "remotion.group.rect", "value": group_rect },
+        ] }]),
+        json!([
+            { "field_name": "overlay.caption.y", "value": 100 },
+            { "field_name": "remotion.object.rect", "value": object },
+        ]),
+    ];
+    for fields in refused {
+        let (c, v) = e.modify(0, fields.clone()).await;
+        assert_eq!(
+            refusal(c, &v),
+            (409, Some("remotion_spec_disabled")),
+            "{fields}"
+        );
+    }
+    let after = e.scene(0).await;
+    assert_eq!(
+        after["scene"], moved["scene"],
+        "a refused edit changes nothing"
+    );
+    assert_eq!(after["boxes"]["narrator"]["rect"], rect);
+    assert_eq!(after["boxes"]["caption"]["container_rect"]["y"], 210.0);
+}
+
 #[tokio::test]
 async fn a_voice_upload_is_queued_then_applied_with_new_timings() {
     let fixture = fixture_files(vec![("voice.wav", "audio/wav", wav_bytes(1.5, 22_050))]).await;

@@ -357,6 +357,51 @@ async fn the_inline_image_is_a_scene_visual_and_library_b_roll_never_repeats_nex
     }
 }
 
+/// A 96-word script of made-up words: no library picture matches, so every B-roll scene gets
+/// a generated background.
+fn unmatched_script() -> String {
+    const WORDS: &[&str] = &["zorp", "quibble", "flurn", "draxo", "vemble", "snib"];
+    (0..96)
+        .map(|i| {
+            let w = WORDS[(i * 5 + i / 4) % WORDS.len()];
+            match i % 12 {
+                0 => format!("{}{}", w[..1].to_uppercase(), &w[1..]),
+                11 => format!("{w}."),
+                _ => w.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test]
+async fn the_video_data_file_names_its_request_and_each_scene_an_image_or_a_video() {
+    let d = Daemon::start(BIN, &[]);
+    let id = create(&d, json!({ "script_text": unmatched_script() })).await;
+    completed(&d, &id).await;
+    let (c, env, headers) = d.post("/v1/video_data", &json!({ "video_id": id })).await;
+    assert_eq!(c, 200, "{env}");
+    let (c, body) = fetch(&d, env["data"]["url"].as_str().unwrap()).await;
+    assert_eq!(c, 200);
+    let tree: Value = serde_json::from_slice(&body).unwrap();
+    // The file carries the id of the call that published it.
+    assert!(env["request_id"].as_str().unwrap().starts_with("req_"));
+    assert_eq!(tree["request_id"], env["request_id"]);
+    assert_eq!(headers["x-request-id"], env["request_id"].as_str().unwrap());
+    let segs = tree["segments"].as_array().unwrap();
+    assert!(
+        segs.iter().any(|s| s["broll_source"] == "procedural"),
+        "a scene on a generated background: {tree}"
+    );
+    for s in segs {
+        let kind = s["mediaType"].as_str().unwrap();
+        assert!(kind == "image" || kind == "video", "{s}");
+        if s["broll_source"] == "procedural" {
+            assert_eq!(kind, "video", "a generated background moves: {s}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn video_data_refuses_a_missing_or_unknown_id_and_an_unsigned_caller() {
     let d = Daemon::start(BIN, &[]);

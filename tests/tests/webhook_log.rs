@@ -252,3 +252,50 @@ async fn a_refused_event_is_tried_on_the_specs_schedule_ten_times_then_dropped()
     assert_eq!(data[0]["state"], "failed", "dropped after ten: {}", data[0]);
     assert_eq!(data[0]["attempts"].as_array().unwrap().len(), 10);
 }
+
+/// The spec's inbox page: opening `{app_url}/webhook_test` in a browser makes an inbox and
+/// shows its `callback_url` (escaped); deliveries sent there read back as the spec's JSON.
+#[tokio::test]
+async fn opening_the_inbox_page_in_a_browser_makes_a_working_inbox() {
+    let d = Daemon::start(BIN, &[("REELSMITH__APP_URL", "http://inbox.test/a&b")]);
+    let page = inbox_page(&d).await;
+    let shown = page
+        .split("<code id=\"callback_url\">")
+        .nth(1)
+        .and_then(|s| s.split("</code>").next())
+        .unwrap_or_else(|| panic!("no callback_url on the page: {page}"));
+    assert!(
+        shown.starts_with("http://inbox.test/a&amp;b/webhook_test/"),
+        "{page}"
+    );
+    assert!(!page.contains("a&b"), "the URL is escaped: {page}");
+    let callback_url = shown.replace("&amp;", "&");
+    let inbox = callback_url.rsplit('/').next().unwrap();
+    let path = format!("/app/webhook_test/{inbox}");
+    let r = d
+        .http
+        .post(d.url(&path))
+        .json(&json!({ "hello": 1 }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (c, v, _) = d.get(&path).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["object"], "webhook_test_inbox");
+    assert_eq!(v["callback_url"], callback_url.as_str());
+    assert_eq!(v["count"], 1);
+    assert_eq!(v["deliveries"][0]["body"]["hello"], 1);
+    // Each visit makes a new inbox.
+    assert_ne!(inbox_page(&d).await, page);
+}
+
+/// `GET /app/webhook_test` as a browser opens it: the HTML page, never cached.
+async fn inbox_page(d: &Daemon) -> String {
+    let r = d.http.get(d.url("/app/webhook_test")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let kind = r.headers()["content-type"].to_str().unwrap().to_string();
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    r.text().await.unwrap()
+}

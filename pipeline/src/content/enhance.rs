@@ -4,7 +4,8 @@
 //! status object and on the viewer page.
 //!
 //! The embedded editor only removes what carries no meaning: filler words ("really",
-//! "basically", "thật sự là"), wordy phrases with a short equal ("in order to" → "to", "due to
+//! "basically", "thật sự là", spoken "um" and "uh", "like" or "you know" set off by commas),
+//! wordy phrases with a short equal ("in order to" → "to", "due to
 //! the fact that" → "because"), a word said twice in a row and a sentence said twice. It stops
 //! before the script would fall under 80 words, so the result is always a valid `script_text`.
 //! The chat connector is asked for the same (and its answer is used only within 80 to 500
@@ -164,7 +165,6 @@ const EDITS: &[(&str, &str)] = &[
     ("each and every", "every"),
     ("first and foremost", "first"),
     ("in order to", "to"),
-    ("you know", ""),
     ("kind of", ""),
     ("sort of", ""),
     ("basically", ""),
@@ -183,34 +183,59 @@ const EDITS: &[(&str, &str)] = &[
     ("cực kỳ là", "cực kỳ"),
 ];
 
+/// Spoken fillers that are also ordinary words ("I like it", "do you know why"): removed only
+/// where punctuation sets them off, at the start of a sentence or after a comma, and followed
+/// by a comma or the end of the sentence ("It was, like, huge." → "It was huge.").
+const SET_OFF_FILLERS: &[&str] = &["you know", "i mean", "you see", "like"];
+
+/// Sentence-closing punctuation, kept when the word carrying it is removed.
+const CLOSING: &[char] = &['.', '!', '?', '…'];
+
 /// `script` without fillers, wordy phrases, doubled words and repeated sentences, never under
-/// `min_words` words.
+/// `min_words` words. A sentence counts as repeated when its words, once tightened, are the
+/// words of an earlier one (case and punctuation aside), as a transcript repeats itself.
 pub fn tighten(script: &str, min_words: usize) -> String {
     let mut total = word_count(script);
     let mut seen: Vec<String> = Vec::new();
     let mut out: Vec<String> = Vec::new();
     for sentence in split_sentences(script) {
-        let key = sentence.to_lowercase();
         let n = word_count(&sentence);
-        if seen.contains(&key) && total - n >= min_words {
+        let edited = tighten_sentence(&sentence);
+        let m = word_count(&edited);
+        let key = sentence_key(&edited);
+        // Nothing but fillers, or said before: the whole sentence goes.
+        if (m == 0 || seen.contains(&key)) && total - n >= min_words {
             total -= n;
             continue;
         }
-        seen.push(key);
-        let edited = tighten_sentence(&sentence);
-        let m = word_count(&edited);
         if m > 0 && total - n + m >= min_words {
             total = total - n + m;
+            seen.push(key);
             out.push(edited);
         } else {
+            seen.push(sentence_key(&sentence));
             out.push(sentence);
         }
     }
     out.join(" ")
 }
 
-/// One sentence with [`EDITS`] applied and doubled words removed; the first letter stays a
-/// capital and the closing punctuation stays.
+/// A sentence's words, lowercase and without punctuation: what makes two sentences the same.
+fn sentence_key(sentence: &str) -> String {
+    sentence
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One sentence with [`EDITS`] applied and fillers and doubled words removed; the first
+/// letter stays a capital and the closing punctuation stays. A filler set off by commas takes
+/// its comma with it.
 fn tighten_sentence(sentence: &str) -> String {
     let words: Vec<&str> = sentence.split_whitespace().collect();
     let norm: Vec<String> = words
@@ -222,30 +247,23 @@ fn tighten_sentence(sentence: &str) -> String {
         .collect();
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
-    'words: while i < words.len() {
-        for (phrase, with) in EDITS {
-            let p: Vec<&str> = phrase.split(' ').collect();
-            if i + p.len() <= words.len() && p.iter().zip(&norm[i..]).all(|(a, b)| a == b) {
-                let last = words[i + p.len() - 1];
-                let tail: String = last
-                    .chars()
-                    .rev()
-                    .take_while(|c| !c.is_alphanumeric())
-                    .collect::<String>()
-                    .chars()
-                    .rev()
-                    .filter(|c| matches!(c, '.' | '!' | '?' | '…'))
-                    .collect();
-                if with.is_empty() {
-                    if let Some(prev) = out.last_mut() {
-                        prev.push_str(&tail);
+    while i < words.len() {
+        if let Some((len, with)) = edit_at(&words, &norm, i, out.last()) {
+            let last = words[i + len - 1];
+            let closing: String = last.chars().filter(|c| CLOSING.contains(c)).collect();
+            if with.is_empty() {
+                if let Some(prev) = out.last_mut() {
+                    // "did, um, the work" → "did the work"; "works, you know." → "works."
+                    if prev.ends_with(',') && (last.ends_with(',') || !closing.is_empty()) {
+                        prev.pop();
                     }
-                } else {
-                    out.push(format!("{with}{tail}"));
+                    prev.push_str(&closing);
                 }
-                i += p.len();
-                continue 'words;
+            } else {
+                out.push(format!("{with}{closing}"));
             }
+            i += len;
+            continue;
         }
         let doubled = i > 0 && norm[i] == norm[i - 1] && !norm[i].is_empty();
         if !doubled {
@@ -261,6 +279,58 @@ fn tighten_sentence(sentence: &str) -> String {
         }
     }
     s
+}
+
+/// The edit that starts at word `i`, if any: how many words it covers and what replaces them
+/// (`""`: nothing). `prev` is the last word kept so far.
+fn edit_at(
+    words: &[&str],
+    norm: &[String],
+    i: usize,
+    prev: Option<&String>,
+) -> Option<(usize, &'static str)> {
+    let starts = |phrase: &str| {
+        let p: Vec<&str> = phrase.split(' ').collect();
+        (i + p.len() <= words.len() && p.iter().zip(&norm[i..]).all(|(a, b)| a == b))
+            .then_some(p.len())
+    };
+    if let Some(edit) = EDITS
+        .iter()
+        .find_map(|(phrase, with)| starts(phrase).map(|len| (len, *with)))
+    {
+        return Some(edit);
+    }
+    if is_hesitation(words[i], &norm[i]) {
+        return Some((1, ""));
+    }
+    let opened = prev.is_none_or(|p| p.ends_with(','));
+    SET_OFF_FILLERS.iter().find_map(|phrase| {
+        let len = starts(phrase)?;
+        let last = words[i + len - 1];
+        let closed = i + len == words.len() || last.ends_with(',') || last.ends_with(CLOSING);
+        (opened && closed).then_some((len, ""))
+    })
+}
+
+/// A hesitation sound: "um", "umm", "uh", "uhm", "er", "erm", "hmm", "ah". An all-capitals
+/// word ("ER", a ward) is a name, not a sound.
+fn is_hesitation(raw: &str, norm: &str) -> bool {
+    let core = raw.trim_matches(|c: char| !c.is_alphanumeric());
+    if core.chars().count() > 1 && core.chars().all(char::is_uppercase) {
+        return false;
+    }
+    let mut chars = norm.chars();
+    let (Some(first), rest) = (chars.next(), chars.as_str()) else {
+        return false;
+    };
+    let only = |set: &[char]| !rest.is_empty() && rest.chars().all(|c| set.contains(&c));
+    match first {
+        'u' => only(&['h', 'm']),
+        'h' => only(&['m']),
+        'a' => only(&['h']),
+        'e' => rest.starts_with('r') && only(&['r', 'm']) && rest != "rr",
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -300,6 +370,40 @@ mod tests {
         let out = tighten(&script, 80);
         assert!(word_count(&out) >= 80, "{}", word_count(&out));
         assert!(word_count(&out) < word_count(&script));
+    }
+
+    #[test]
+    fn spoken_fillers_go_where_they_are_fillers() {
+        let cases = [
+            ("Um, so we ship on Friday.", "So we ship on Friday."),
+            ("We did, uh, the whole roof.", "We did the whole roof."),
+            ("Ummm we start. Hmm.", "We start."),
+            ("It was, like, huge.", "It was huge."),
+            ("Like, it works every time.", "It works every time."),
+            ("It works, you know.", "It works."),
+            ("I mean, the price is fair.", "The price is fair."),
+            // The same words as ordinary words stay.
+            ("I like the new panels.", "I like the new panels."),
+            ("Do you know the answer?", "Do you know the answer?"),
+            ("I mean it.", "I mean it."),
+            ("Take her to the ER today.", "Take her to the ER today."),
+        ];
+        for (input, want) in cases {
+            assert_eq!(tighten(input, 0), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn a_transcript_loses_its_fillers_and_its_repeated_sentences() {
+        let transcript = "Um, so, today I want to talk about solar panels. \
+            Uh, solar panels cut your power bills. Solar panels cut your power bills! \
+            You know, they work on cloudy days too. I mean, the the battery stores the surplus. \
+            So, um, today I want to talk about solar panels. Call us, like, this week.";
+        assert_eq!(
+            tighten(transcript, 0),
+            "So, today I want to talk about solar panels. Solar panels cut your power bills. \
+             They work on cloudy days too. The battery stores the surplus. Call us this week."
+        );
     }
 
     #[test]

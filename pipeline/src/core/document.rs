@@ -189,6 +189,17 @@ pub enum Background {
     Video { file: String },
 }
 
+impl Background {
+    /// The kind of medium the scene shows: a generated background drifts across its scene, a
+    /// moving picture (as `search_broll` lists the grid looks), so it is a video.
+    pub fn media_kind(&self) -> MediaKind {
+        match self {
+            Background::Procedural { .. } | Background::Video { .. } => MediaKind::Video,
+            Background::Image { .. } => MediaKind::Image,
+        }
+    }
+}
+
 impl Default for Background {
     fn default() -> Self {
         Background::Procedural {
@@ -583,7 +594,8 @@ pub struct SceneRecord {
     pub duration: f64,
     #[serde(rename = "mediaUrl")]
     pub media_url: String,
-    /// `image`, `video`, or `""` when unset.
+    /// `image` or `video`: the stored kind, else the background's (a generated background is
+    /// a video).
     #[serde(rename = "mediaType", with = "empty_is_none")]
     #[schema(value_type = String)]
     pub media_type: Option<MediaKind>,
@@ -686,6 +698,8 @@ pub struct VideoDataTree {
     pub global_settings: GlobalSettings,
     pub segments: Vec<SceneRecord>,
     pub review_url: String,
+    /// The id of the `video_data` call that published this file.
+    pub request_id: String,
 }
 
 /// Default caption container: lower third, above the bottom dead zone.
@@ -804,7 +818,7 @@ impl VideoDocument {
             typography_only: s.typography_only,
             duration: s.duration,
             media_url: s.media_url.clone(),
-            media_type: s.media_type,
+            media_type: Some(s.media_type.unwrap_or_else(|| s.background.media_kind())),
             thumbnail_url: s.thumbnail_url.clone(),
             video_trim: s.video_trim,
             broll_url: s.broll_url.clone(),
@@ -883,7 +897,7 @@ impl VideoDocument {
     /// The scene tree as `video_data` publishes it: every Scene-record field, the top level of
     /// the video-data file, agent metadata and coordinate spaces. Word timings, the full script
     /// and internal fields (file names on disk, seeds) are left out.
-    pub fn to_public(&self, view: &PublicView<'_>) -> VideoDataTree {
+    pub fn to_public(&self, view: &PublicView<'_>, request_id: &str) -> VideoDataTree {
         let (voice_type, avatar_type) = if self.faceless {
             ("voice_only", "none")
         } else {
@@ -923,6 +937,7 @@ impl VideoDocument {
                 .map(|i| self.segment_public(i, view))
                 .collect(),
             review_url: view.review_url.to_string(),
+            request_id: request_id.to_string(),
         }
     }
 }
@@ -1036,7 +1051,8 @@ mod tests {
         };
         let public = serde_json::to_value(doc.segment_public(0, &view)).unwrap();
         assert_eq!(public["scene_type"], "");
-        assert_eq!(public["mediaType"], "");
+        // A scene on a generated background shows a video, never an unset kind.
+        assert_eq!(public["mediaType"], "video");
         assert_eq!(public["broll_source"], "");
         assert_eq!(public["type"], "A-roll");
         assert_eq!(public["overlay"]["caption"]["rect"]["y"], 300.0);
@@ -1157,9 +1173,9 @@ mod tests {
         let doc = varied_document(dir.path(), false);
         let faceless = varied_document(dir.path(), true);
         serde_json::json!({
-            "plain": serde_json::to_value(doc.to_public(&view(false))).unwrap(),
-            "diagnostics": serde_json::to_value(doc.to_public(&view(true))).unwrap(),
-            "faceless": serde_json::to_value(faceless.to_public(&view(true))).unwrap(),
+            "plain": serde_json::to_value(doc.to_public(&view(false), "req_t")).unwrap(),
+            "diagnostics": serde_json::to_value(doc.to_public(&view(true), "req_t")).unwrap(),
+            "faceless": serde_json::to_value(faceless.to_public(&view(true), "req_t")).unwrap(),
         })
     }
 

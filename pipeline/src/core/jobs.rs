@@ -170,7 +170,11 @@ impl Engine {
 
     pub fn review_url(&self, topic: &str) -> String {
         let token = crate::core::links::sign(&self.settings.webhook.signing_secret, topic);
-        format!("{}/editor/{topic}?token={token}", self.settings.app_url)
+        format!(
+            "{}{}{topic}?token={token}",
+            self.settings.app_url,
+            crate::core::link_bases::EDITOR_PATH
+        )
     }
 
     /// The read-only player of a video: the review page with `readonly=true` and a token of the
@@ -190,7 +194,11 @@ impl Engine {
     /// The page that shows a written piece (signed like the review page).
     pub fn viewer_url(&self, topic: &str) -> String {
         let token = crate::core::links::sign(&self.settings.webhook.signing_secret, topic);
-        format!("{}/content/{topic}?token={token}", self.settings.app_url)
+        format!(
+            "{}{}{topic}?token={token}",
+            self.settings.app_url,
+            crate::core::link_bases::CONTENT_PATH
+        )
     }
 
     /// Stores a new job, queues its build, and (with a callback) its

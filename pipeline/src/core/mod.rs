@@ -1,6 +1,6 @@
 //! The job core, our `foundations/`: the redb store and its records, the video document, jobs
 //! (queue, leases, the state machine; tasks run through [`jobs::TaskRunner`]), signed webhooks,
-//! accounts, ids, the language of a text (`language`), signed links, expiring public files, the atomic file writer, configuration,
+//! accounts, ids, the language of a text (`language`), signed links and the bases they are served on, expiring public files, the atomic file writer, configuration,
 //! the error table, the blocking pool with the caller's span (`blocking`), the one decoding gate of incoming images and clips, the metrics (`telemetry`), the SSRF-guarded fetcher and the connectors' shared HTTP call. Every other
 //! folder of `pipeline` may use it; it uses none of them.
 
@@ -19,6 +19,7 @@ pub mod html;
 pub mod ids;
 pub mod jobs;
 pub mod language;
+pub mod link_bases;
 pub mod links;
 pub mod media_check;
 pub mod model;

@@ -8,7 +8,9 @@
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Serialize, de::DeserializeOwned};
 use std::path::Path;
+use std::sync::Arc;
 
+use crate::core::link_bases::LinkBases;
 use crate::core::model::{Account, Delivery, Job, QueueEntry};
 
 /// A table of JSON records keyed by string. The job core's tables are below; a capability
@@ -72,6 +74,8 @@ pub type StoreResult<T> = Result<T, StoreError>;
 
 pub struct Store {
     db: Database,
+    /// Where job links are served now: every job read is moved onto them (`None`: as stored).
+    bases: Option<Arc<LinkBases>>,
 }
 
 fn decode<T: DeserializeOwned>(table: &'static str, key: &str, bytes: &[u8]) -> StoreResult<T> {
@@ -98,7 +102,16 @@ impl Store {
             txn.open_table(API_KEYS)?;
         }
         txn.commit()?;
-        Ok(Store { db })
+        Ok(Store { db, bases: None })
+    }
+
+    /// The store, reading every job's `review_url` and `video_url` on `bases` (whatever base
+    /// they were stored with), so links follow the configured `base_url`.
+    pub fn with_link_bases(self, bases: LinkBases) -> Store {
+        Store {
+            bases: Some(Arc::new(bases)),
+            ..self
+        }
     }
 
     /// Runs `f` in one write transaction and commits it. When `f` fails
@@ -108,7 +121,10 @@ impl Store {
         f: impl FnOnce(&mut Tx) -> Result<T, E>,
     ) -> Result<T, E> {
         let txn = self.db.begin_write().map_err(StoreError::from)?;
-        let mut tx = Tx { txn };
+        let mut tx = Tx {
+            txn,
+            bases: self.bases.clone(),
+        };
         let out = f(&mut tx)?;
         tx.txn.commit().map_err(StoreError::from)?;
         Ok(out)
@@ -148,7 +164,7 @@ impl Store {
     }
 
     pub fn job(&self, topic: &str) -> StoreResult<Option<Job>> {
-        self.record(JOBS, topic)
+        Ok(self.record(JOBS, topic)?.map(|j| rebased(&self.bases, j)))
     }
 
     pub fn document<T: DeserializeOwned>(&self, topic: &str) -> StoreResult<Option<T>> {
@@ -191,13 +207,28 @@ impl Store {
     }
 
     pub fn jobs(&self) -> StoreResult<Vec<(String, Job)>> {
-        self.records(JOBS)
+        Ok(self
+            .records(JOBS)?
+            .into_iter()
+            .map(|(k, j)| (k, rebased(&self.bases, j)))
+            .collect())
     }
+}
+
+/// `job` with its links on `bases`, when the store has them.
+fn rebased(bases: &Option<Arc<LinkBases>>, mut job: Job) -> Job {
+    if let Some(b) = bases {
+        job.review_url = job.review_url.map(|u| b.review_url(&u));
+        job.video_url = job.video_url.map(|u| b.video_url(&u));
+    }
+    job
 }
 
 /// One open write transaction.
 pub struct Tx {
     txn: redb::WriteTransaction,
+    /// The store's link bases: jobs read here are moved onto them too.
+    bases: Option<Arc<LinkBases>>,
 }
 
 impl Tx {
@@ -244,7 +275,7 @@ impl Tx {
     }
 
     pub fn job(&self, topic: &str) -> StoreResult<Option<Job>> {
-        self.record(JOBS, topic)
+        Ok(self.record(JOBS, topic)?.map(|j| rebased(&self.bases, j)))
     }
 
     pub fn put_job(&mut self, job: &Job) -> StoreResult<()> {

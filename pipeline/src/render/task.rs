@@ -56,7 +56,11 @@ pub fn render(
     let name = format!("{topic}_{}.mp4", ids::file_token());
     std::fs::rename(&out_tmp, public.join(&name)).map_err(JobFailure::internal)?;
     Ok(Rendered {
-        video_url: format!("{}/videos/{name}", settings.origin_url),
+        video_url: format!(
+            "{}{}{name}",
+            settings.origin_url,
+            crate::core::link_bases::VIDEOS_PATH
+        ),
         document,
     })
 }
