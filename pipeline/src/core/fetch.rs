@@ -285,20 +285,23 @@ impl Fetcher {
         })
     }
 
-    /// The first `max_bytes` of a resource (asked for with `Range`; a server that sends the
-    /// whole is cut off there), with the guard on every hop and a timeout: enough to read a
-    /// media file's header without downloading it.
+    /// The first bytes of a resource, at most `max_bytes` (asked for with `Range`; a server
+    /// that sends the whole is cut off there), with the guard on every hop and a timeout;
+    /// reading stops as soon as `enough` says the bytes so far suffice. Enough to read a media
+    /// file's header without downloading it.
     pub async fn get_head(
         &self,
         url: &str,
         max_bytes: u64,
         timeout: Duration,
+        enough: &(dyn Fn(&[u8]) -> bool + Sync),
     ) -> Result<Response, FetchError> {
         let (mut resp, final_url) = self.open(url, timeout, Some(max_bytes)).await?;
         let status = resp.status().as_u16();
         let content_type = content_type_of(&resp);
         let mut body = Vec::new();
         while (body.len() as u64) < max_bytes
+            && !enough(&body)
             && let Some(chunk) = resp
                 .chunk()
                 .await

@@ -256,8 +256,9 @@ async fn check_declared_length(
     field: &str,
     max_secs: f64,
 ) -> Result<(), Error> {
+    let read = |head: &[u8]| crate::ingest::declared::duration(head) != Declared::NotYet;
     match fetcher
-        .get_head(url, HEAD_PROBE_BYTES, HEAD_PROBE_WAIT)
+        .get_head(url, HEAD_PROBE_BYTES, HEAD_PROBE_WAIT, &read)
         .await
     {
         Ok(head) => declared_within(&head.body, field, max_secs),
