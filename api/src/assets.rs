@@ -734,8 +734,7 @@ async fn create_inner(
     });
     let validated = match read {
         Ok(req) => {
-            pipeline::ingest::create::validate(req, &state.settings, &state.fetcher, upload)
-                .await
+            pipeline::ingest::create::validate(req, &state.settings, &state.fetcher, upload).await
         }
         Err(e) => Err(e),
     };

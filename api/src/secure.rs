@@ -187,6 +187,9 @@ mod tests {
                 "{kind:?}: {p}"
             );
         }
-        assert_eq!(websocket_origin("https://app.example.com"), "wss://app.example.com");
+        assert_eq!(
+            websocket_origin("https://app.example.com"),
+            "wss://app.example.com"
+        );
     }
 }

@@ -219,11 +219,18 @@ async fn settle(resp: Response, unread: &Unread, body_timeout: Duration) -> Resp
     let rest = match left {
         Leftover { broken: true, .. } => return crate::reply::closing(resp),
         Leftover { rest: None, .. } => return resp,
-        Leftover { rest: Some(rest), .. } => rest,
+        Leftover {
+            rest: Some(rest), ..
+        } => rest,
     };
     let fits = rest.size_hint().lower() <= DRAIN_MAX;
     let within = DRAIN_WAIT.min(body_timeout);
-    if fits && matches!(tokio::time::timeout(within, drain(rest, DRAIN_MAX)).await, Ok(true)) {
+    if fits
+        && matches!(
+            tokio::time::timeout(within, drain(rest, DRAIN_MAX)).await,
+            Ok(true)
+        )
+    {
         resp
     } else {
         crate::reply::closing(resp)

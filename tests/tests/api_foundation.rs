@@ -496,7 +496,10 @@ fn production_mode_refuses_to_start_with_a_low_entropy_secret() {
 async fn start_up_log(d: &Daemon) -> Vec<String> {
     for _ in 0..100 {
         let lines = d.log_lines();
-        if let Some(at) = lines.iter().position(|l| l.contains("serving") && l.contains("base_url")) {
+        if let Some(at) = lines
+            .iter()
+            .position(|l| l.contains("serving") && l.contains("base_url"))
+        {
             return lines[..at].to_vec();
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

@@ -196,7 +196,8 @@ async fn serve_slowly(mut sock: tokio::net::TcpStream, body: Arc<Vec<u8>>, sent:
         .to_ascii_lowercase()
         .contains("\r\nrange:")
     {
-        let refused = "HTTP/1.1 416 Range Not Satisfiable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+        let refused =
+            "HTTP/1.1 416 Range Not Satisfiable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
         let _ = sock.write_all(refused.as_bytes()).await;
         return;
     }

@@ -406,7 +406,10 @@ async fn uploads_declaring_more_than_the_cap_get_the_spec_codes_before_the_body(
         ),
     ] {
         let (reply, took) = declare_huge(&d, &path, ct).await;
-        assert!(reply.starts_with(&format!("HTTP/1.1 {want}")), "{path}: {reply}");
+        assert!(
+            reply.starts_with(&format!("HTTP/1.1 {want}")),
+            "{path}: {reply}"
+        );
         assert!(
             reply.to_ascii_lowercase().contains("connection: close"),
             "{path}: {reply}"
@@ -504,7 +507,10 @@ async fn a_body_left_unread_never_breaks_the_next_request_on_the_connection() {
         let (status, _, _) = read_response(&mut s)
             .await
             .unwrap_or_else(|| panic!("round {round}, {path}: the second request got no answer"));
-        assert!(status.starts_with("HTTP/1.1 200"), "round {round}: {status}");
+        assert!(
+            status.starts_with("HTTP/1.1 200"),
+            "round {round}: {status}"
+        );
     }
 }
 

@@ -317,7 +317,9 @@ async fn a_background_changed_on_disk_is_decoded_afresh_by_the_stills_of_a_runni
         &[("REELSMITH__FETCH__ALLOW", &format!("[\"{fixture}\"]"))],
     );
     let ready = d
-        .scenes_ready(&json!({ "script_text": reelsmith_tests::script(90), "output_type": "scene" }))
+        .scenes_ready(
+            &json!({ "script_text": reelsmith_tests::script(90), "output_type": "scene" }),
+        )
         .await;
     let (id, voice_file, review) = (&ready.id, &ready.voice_files[0], &ready.review_url);
     let (c, v) = modify(

@@ -123,7 +123,11 @@ impl HttpConfig {
     pub fn connections_over_file_limit(&self, limit: u64) -> Option<String> {
         let cap = self.max_connections as u64;
         (cap == 0 || cap > limit).then(|| {
-            let cap = if cap == 0 { "no cap".to_string() } else { cap.to_string() };
+            let cap = if cap == 0 {
+                "no cap".to_string()
+            } else {
+                cap.to_string()
+            };
             format!(
                 "http.max_connections ({cap}) exceeds the open-file limit ({limit}): at that \
                  many connections files and the store can no longer be opened; lower it or \
@@ -1116,8 +1120,8 @@ mod secret_tests {
             "0123456".repeat(5),
             format!("{}0123456789", "x".repeat(24)),
         ] {
-            let e = check_signing_secret(Mode::Production, "webhook.signing_secret", &bad)
-                .unwrap_err();
+            let e =
+                check_signing_secret(Mode::Production, "webhook.signing_secret", &bad).unwrap_err();
             assert!(e.contains("webhook.signing_secret"), "{bad}: {e}");
             assert!(check_signing_secret(Mode::Dev, "webhook.signing_secret", &bad).is_ok());
         }

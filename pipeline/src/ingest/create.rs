@@ -805,7 +805,11 @@ struct MediaChecks<'a> {
     max_secs: f64,
 }
 
-async fn payload(req: &CreateVideoRequest, source: Source, media: &MediaChecks<'_>) -> Result<Payload> {
+async fn payload(
+    req: &CreateVideoRequest,
+    source: Source,
+    media: &MediaChecks<'_>,
+) -> Result<Payload> {
     let MediaChecks {
         fetcher,
         uploaded,
