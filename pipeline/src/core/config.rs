@@ -114,7 +114,7 @@ pub fn open_file_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit only writes the limit into the struct we own and pass by pointer.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    (read == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+    (read == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
 
 impl HttpConfig {
