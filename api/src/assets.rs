@@ -319,7 +319,14 @@ pub(crate) async fn upload_multipart(
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
-    if let Some(refused) = declared_over(declared, state.settings.media.asset_max_bytes) {
+    let max = state.settings.media.asset_max_bytes;
+    if let Some(refused) = declared_over(declared, max, |n| {
+        Error::new(
+            Code::AssetTooLarge,
+            format!("The body declares {n} bytes; a file may have at most {max}."),
+        )
+        .details(json!({ "max_bytes": max }))
+    }) {
         return refused;
     }
     reply(multipart_inner(FormReader::new(form), &state).await)
@@ -328,16 +335,18 @@ pub(crate) async fn upload_multipart(
 /// Room for a form's other fields and boundaries beside its file.
 const FORM_SLACK: u64 = 1024 * 1024;
 
-/// The 413 for a multipart body whose declared `Content-Length` is over `max_file` bytes and
-/// the form's slack: answered before a byte of the body is read.
-fn declared_over(declared: Option<u64>, max_file: u64) -> Option<Response> {
+/// The refusal of a multipart body whose declared `Content-Length` is over `max_file` bytes and
+/// the form's slack, answered before a byte of the body is read: `too_large` (the spec's code
+/// for a file over the cap), and the connection closes after it.
+fn declared_over(
+    declared: Option<u64>,
+    max_file: u64,
+    too_large: impl FnOnce(u64) -> Error,
+) -> Option<Response> {
     let limit = max_file.saturating_add(FORM_SLACK);
-    declared.filter(|&n| n > limit).map(|n| {
-        crate::reply::closing(error_reply(&Error::new(
-            Code::PayloadTooLarge,
-            format!("The body declares {n} bytes; this upload takes at most {limit}."),
-        )))
-    })
+    declared
+        .filter(|&n| n > limit)
+        .map(|n| crate::reply::closing(error_reply(&too_large(n))))
 }
 
 async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, Error> {
@@ -575,7 +584,17 @@ async fn create_video_multipart(
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
-    if let Some(refused) = declared_over(declared, state.settings.media.upload_max_bytes) {
+    let max = state.settings.media.upload_max_bytes;
+    if let Some(refused) = declared_over(declared, max, |n| {
+        Error::new(
+            Code::FileTooLarge,
+            format!(
+                "The body declares {n} bytes; a media file may have at most {} MB.",
+                max / (1024 * 1024)
+            ),
+        )
+        .details(json!({ "max_bytes": max }))
+    }) {
         return refused;
     }
     match create_inner(&account, idempotency_key, FormReader::new(form), &state).await {
@@ -715,8 +734,7 @@ async fn create_inner(
     });
     let validated = match read {
         Ok(req) => {
-            pipeline::ingest::create::validate(req, state.settings.mode, &state.fetcher, upload)
-                .await
+            pipeline::ingest::create::validate(req, &state.settings, &state.fetcher, upload).await
         }
         Err(e) => Err(e),
     };

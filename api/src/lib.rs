@@ -103,6 +103,11 @@ pub async fn run(
             "created account `default`; its API key is in this file (mode 0600)"
         );
     }
+    if let Some(warning) = pipeline::core::config::open_file_limit()
+        .and_then(|limit| settings.http.connections_over_file_limit(limit))
+    {
+        tracing::warn!("{warning}");
+    }
     let (engine, dispatcher) = (core.engine.clone(), core.dispatcher.clone());
     let state = shared_state(&settings, core)?;
     let editor = state.editor.clone();

@@ -8,7 +8,9 @@
 //!   forms post back to this origin only, and no site may frame them (`frame-ancestors 'none'`;
 //!   they carry tokens, some of them write tokens).
 //! - The editor's shell runs this server's scripts (never inline ones) and talks to it over
-//!   `fetch`, server-sent events and a WebSocket; it may never be framed.
+//!   `fetch`, server-sent events and a WebSocket, to its own origin only (`'self'`, plus the
+//!   `ws:`/`wss:` form of the app's origin for browsers before CSP3, where `'self'` does not
+//!   cover WebSockets); it may never be framed.
 //! - The read-only player runs the same scripts and may be framed by `http.embed_origins`.
 //!
 //! A handler that answers a page names its kind by putting a [`Page`] into the response's
@@ -52,9 +54,21 @@ fn origin_of(url: &str) -> &str {
     }
 }
 
+/// The WebSocket origin of an `http(s)://` origin (`ws://`, `wss://`).
+fn websocket_origin(origin: &str) -> String {
+    if let Some(rest) = origin.strip_prefix("https://") {
+        format!("wss://{rest}")
+    } else if let Some(rest) = origin.strip_prefix("http://") {
+        format!("ws://{rest}")
+    } else {
+        String::new()
+    }
+}
+
 impl Headers {
     pub(crate) fn new(settings: &Settings) -> Headers {
         let media = origin_of(&settings.origin_url);
+        let live = websocket_origin(origin_of(&settings.app_url));
         let plain = format!(
             "default-src 'none'; img-src 'self' data: https: {media}; \
              media-src 'self' https: {media}; style-src 'unsafe-inline'; \
@@ -64,7 +78,7 @@ impl Headers {
             format!(
                 "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
                  img-src 'self' data: blob: {media}; media-src 'self' blob: {media}; \
-                 connect-src 'self' ws: wss:; object-src 'none'; frame-ancestors {ancestors}; \
+                 connect-src 'self' {live}; object-src 'none'; frame-ancestors {ancestors}; \
                  base-uri 'none'; form-action 'none'"
             )
         };
@@ -161,5 +175,21 @@ mod tests {
         );
         let none = Headers::new(&settings(&[]));
         assert!(csp(&none, mark(page(), Page::Player)).contains("frame-ancestors 'none'"));
+    }
+
+    #[test]
+    fn the_app_connects_to_its_own_origin_only() {
+        let h = Headers::new(&settings(&["*"]));
+        for kind in [Page::Editor, Page::Player] {
+            let p = csp(&h, mark(page(), kind));
+            assert!(
+                p.contains("connect-src 'self' ws://127.0.0.1:9;"),
+                "{kind:?}: {p}"
+            );
+        }
+        assert_eq!(
+            websocket_origin("https://app.example.com"),
+            "wss://app.example.com"
+        );
     }
 }

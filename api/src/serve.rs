@@ -5,6 +5,10 @@
 //!   header read timeout; it also bounds how long a kept-alive connection may sit idle);
 //! - a request body that sends nothing for `body_read_timeout_secs` fails ([`TimedBody`]), and
 //!   its handler answers as for any body that could not be read;
+//! - a body its handler left unread (a route that takes none, a refusal before reading) is read
+//!   to its end after the answer is made, up to [`DRAIN_MAX`] bytes within [`DRAIN_WAIT`], so
+//!   the connection can carry the next request; a larger, slower or stalled rest makes the
+//!   answer say `Connection: close`, and the connection closes after it;
 //! - one client address holds at most `max_connections_per_client` connections, and all
 //!   clients together `max_connections`; one more is closed as soon as it is accepted, before
 //!   anything is read from it.
@@ -97,9 +101,15 @@ async fn connection<F>(
 {
     let body_timeout = Duration::from_secs(limits.body_read_timeout_secs);
     let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-        let mut req = req.map(|b| TimedBody::new(b, body_timeout));
+        let unread = Unread::default();
+        let mut req = req.map(|b| TimedBody::new(b, body_timeout, unread.clone()));
         req.extensions_mut().insert(ClientAddr(peer));
-        tower_service::Service::call(&mut warp::service(filter.clone()), req)
+        let answer = tower_service::Service::call(&mut warp::service(filter.clone()), req);
+        async move {
+            // The request (and its body) is dropped once the answer is made.
+            let resp = answer.await?;
+            Ok::<_, std::convert::Infallible>(settle(resp, &unread, body_timeout).await)
+        }
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -184,22 +194,106 @@ impl Drop for Slot {
     }
 }
 
-/// A request body that fails when the client sends nothing for `timeout`.
+/// Bodies left unread are read to their end after the answer up to this many bytes; beyond,
+/// the connection closes instead.
+const DRAIN_MAX: u64 = 256 * 1024;
+/// How long the rest of an unread body may take to arrive (at most the body read timeout).
+const DRAIN_WAIT: Duration = Duration::from_secs(5);
+
+/// What a request's handler left of its body, handed over when the body is dropped.
+#[derive(Clone, Default)]
+struct Unread(Arc<Mutex<Leftover>>);
+
+#[derive(Default)]
+struct Leftover {
+    /// The body's unread rest, when it had not ended.
+    rest: Option<Incoming>,
+    /// The body stalled (or failed) while a handler read it: nothing more is waited for.
+    broken: bool,
+}
+
+/// `resp`, once the request's body is settled: its unread rest is drained (bounded) so the
+/// connection stays usable, or the answer says `Connection: close`.
+async fn settle(resp: Response, unread: &Unread, body_timeout: Duration) -> Response {
+    let left = std::mem::take(&mut *unread.0.lock().expect("poisoned"));
+    let rest = match left {
+        Leftover { broken: true, .. } => return crate::reply::closing(resp),
+        Leftover { rest: None, .. } => return resp,
+        Leftover {
+            rest: Some(rest), ..
+        } => rest,
+    };
+    let fits = rest.size_hint().lower() <= DRAIN_MAX;
+    let within = DRAIN_WAIT.min(body_timeout);
+    if fits
+        && matches!(
+            tokio::time::timeout(within, drain(rest, DRAIN_MAX)).await,
+            Ok(true)
+        )
+    {
+        resp
+    } else {
+        crate::reply::closing(resp)
+    }
+}
+
+/// Reads `body` to its end and discards it; false when it fails or holds more than `max` bytes.
+async fn drain(mut body: Incoming, max: u64) -> bool {
+    let mut seen = 0u64;
+    loop {
+        match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+            None => return true,
+            Some(Ok(frame)) => {
+                seen += frame.data_ref().map_or(0, |d| d.len() as u64);
+                if seen > max {
+                    return false;
+                }
+            }
+            Some(Err(_)) => return false,
+        }
+    }
+}
+
+/// A request body that fails when the client sends nothing for `timeout`; dropped before its
+/// end, it hands its rest to [`settle`].
 pub(crate) struct TimedBody {
-    inner: Incoming,
+    /// Always there until the body is dropped.
+    inner: Option<Incoming>,
     timeout: Duration,
     idle: Pin<Box<Sleep>>,
     /// Whether a handler has read from it yet: the clock starts then, not when the head came.
     reading: bool,
+    /// Whether its end (or an error) was reached.
+    done: bool,
+    unread: Unread,
 }
 
 impl TimedBody {
-    fn new(inner: Incoming, timeout: Duration) -> TimedBody {
+    fn new(inner: Incoming, timeout: Duration, unread: Unread) -> TimedBody {
         TimedBody {
-            inner,
+            inner: Some(inner),
             timeout,
             idle: Box::pin(tokio::time::sleep(timeout)),
             reading: false,
+            done: false,
+            unread,
+        }
+    }
+
+    /// The body stalled or failed: it is not waited for again, and its connection closes.
+    fn fail(&mut self) {
+        self.done = true;
+        self.unread.0.lock().expect("poisoned").broken = true;
+    }
+}
+
+impl Drop for TimedBody {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        if !self.done && !inner.is_end_stream() {
+            self.unread.0.lock().expect("poisoned").rest = Some(inner);
         }
     }
 }
@@ -222,25 +316,39 @@ impl Body for TimedBody {
             let first = Instant::now() + self.timeout;
             self.idle.as_mut().reset(first);
         }
-        match Pin::new(&mut self.inner).poll_frame(cx) {
+        let this = &mut *self;
+        let Some(inner) = this.inner.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match Pin::new(inner).poll_frame(cx) {
             Poll::Ready(frame) => {
-                let next = Instant::now() + self.timeout;
-                self.idle.as_mut().reset(next);
+                let next = Instant::now() + this.timeout;
+                this.idle.as_mut().reset(next);
+                match &frame {
+                    None => this.done = true,
+                    Some(Err(_)) => this.fail(),
+                    Some(Ok(_)) => {}
+                }
                 Poll::Ready(frame.map(|f| f.map_err(Into::into)))
             }
-            Poll::Pending => match self.idle.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Some(Err(BodyStalled(self.timeout).into()))),
+            Poll::Pending => match this.idle.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    this.fail();
+                    Poll::Ready(Some(Err(BodyStalled(this.timeout).into())))
+                }
                 Poll::Pending => Poll::Pending,
             },
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.inner.as_ref().is_none_or(Incoming::is_end_stream)
     }
 
     fn size_hint(&self) -> hyper::body::SizeHint {
-        self.inner.size_hint()
+        self.inner
+            .as_ref()
+            .map_or_else(|| hyper::body::SizeHint::with_exact(0), Incoming::size_hint)
     }
 }
 

@@ -97,7 +97,7 @@ pub(crate) async fn create_video(
     pipeline::plan::template_video::fill_from_template(&state.templates, &mut request)
         .map_err(reject)?;
     let accepted =
-        pipeline::ingest::create::validate(request, state.settings.mode, &state.fetcher, None)
+        pipeline::ingest::create::validate(request, &state.settings, &state.fetcher, None)
             .await
             .map_err(reject)?;
     let engine = state.engine.clone();

@@ -137,7 +137,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
             _ => request.script_text = Some(text),
         }
         let mut accepted =
-            pipeline::ingest::create::validate(request, core.settings.mode, &core.fetcher, None)
+            pipeline::ingest::create::validate(request, &core.settings, &core.fetcher, None)
                 .await
                 .map_err(|e| format!("{}: {}", e.code, e.message))?;
         // The API ignores `language` for scripts (the spec); here it picks the narrator voice.

@@ -541,6 +541,65 @@ fn production_mode_refuses_to_start_with_the_example_secret() {
     );
 }
 
+#[test]
+fn production_mode_refuses_to_start_with_a_low_entropy_secret() {
+    for secret in ["a".repeat(32), "ab".repeat(20)] {
+        let dir = reelsmith_tests::tempfile::tempdir().unwrap();
+        let config = dir.path().join("reelsmith.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "mode = \"production\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\n[webhook]\nsigning_secret = \"{secret}\"\n",
+                dir.path().join("data").display().to_string()
+            ),
+        )
+        .unwrap();
+        let out = std::process::Command::new(BIN)
+            .args(["serve", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{secret}: it started");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("webhook.signing_secret has") && err.contains("distinct characters"),
+            "{secret}: {err}"
+        );
+    }
+}
+
+/// The daemon's start-up log, up to its `serving` line (logged after every start-up check).
+async fn start_up_log(d: &Daemon) -> Vec<String> {
+    for _ in 0..100 {
+        let lines = d.log_lines();
+        if let Some(at) = lines
+            .iter()
+            .position(|l| l.contains("serving") && l.contains("base_url"))
+        {
+            return lines[..at].to_vec();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no `serving` line: {:#?}", d.log_lines());
+}
+
+#[tokio::test]
+async fn a_connection_cap_over_the_open_file_limit_is_warned_about_at_start() {
+    let d = Daemon::start(BIN, &[("REELSMITH__HTTP__MAX_CONNECTIONS", "1000000000")]);
+    let log = start_up_log(&d).await;
+    assert!(
+        log.iter().any(|l| l.contains("WARN")
+            && l.contains("http.max_connections (1000000000) exceeds the open-file limit")),
+        "{log:#?}"
+    );
+    let d = Daemon::start(BIN, &[("REELSMITH__HTTP__MAX_CONNECTIONS", "16")]);
+    let log = start_up_log(&d).await;
+    assert!(
+        !log.iter().any(|l| l.contains("open-file limit")),
+        "{log:#?}"
+    );
+}
+
 #[tokio::test]
 async fn a_script_with_unspeakable_or_hidden_words_is_refused_before_any_voice() {
     let d = Daemon::start(BIN, &[]);

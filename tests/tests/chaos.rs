@@ -190,6 +190,17 @@ async fn serve_slowly(mut sock: tokio::net::TcpStream, body: Arc<Vec<u8>>, sent:
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
     }
+    // `create_video`'s ranged read of the header is refused, so the counter counts the job's
+    // download alone (the kill points name how far into it they land).
+    if String::from_utf8_lossy(&head)
+        .to_ascii_lowercase()
+        .contains("\r\nrange:")
+    {
+        let refused =
+            "HTTP/1.1 416 Range Not Satisfiable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+        let _ = sock.write_all(refused.as_bytes()).await;
+        return;
+    }
     let header = format!(
         "HTTP/1.1 200 OK\r\ncontent-type: audio/wav\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
         body.len()

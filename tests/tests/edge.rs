@@ -137,6 +137,12 @@ async fn every_page_kind_sends_csp_nosniff_and_no_referrer() {
     assert!(editor.contains("script-src 'self'"), "{editor}");
     let (c, embed) = page_headers(http, &player).await;
     assert_eq!(c, 200);
+    // The app connects to the daemon's own origin only: no WebSocket to any other host.
+    let own = format!("connect-src 'self' ws://{};", addr(&d));
+    for csp in [&editor, &embed] {
+        assert!(csp.contains(&own), "{csp}");
+        assert!(!csp.contains(" ws: ") && !csp.contains(" wss:"), "{csp}");
+    }
     assert!(
         embed.contains("frame-ancestors https://blog.example.com;"),
         "{embed}"
@@ -385,23 +391,126 @@ async fn declare_huge(d: &Daemon, path: &str, content_type: &str) -> (String, Du
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn uploads_declaring_more_than_the_cap_get_413_before_the_body() {
+async fn uploads_declaring_more_than_the_cap_get_the_spec_codes_before_the_body() {
     let d = Daemon::start(BIN, &[]);
     let (id, review) = scene_video(&d, &script(80)).await;
     let token = token_of(&review);
     let multipart = "multipart/form-data; boundary=b";
-    for (path, ct) in [
-        ("/v1/upload_asset".to_string(), multipart),
-        ("/v1/create_video".to_string(), multipart),
+    for (path, ct, want) in [
+        ("/v1/upload_asset".to_string(), multipart, "400 Bad Request"),
+        ("/v1/create_video".to_string(), multipart, "400 Bad Request"),
         (
             format!("/app/editor/{id}/upload?token={token}&filename=a.png"),
             "image/png",
+            "413 Payload Too Large",
         ),
     ] {
         let (reply, took) = declare_huge(&d, &path, ct).await;
-        assert!(reply.starts_with("HTTP/1.1 413"), "{path}: {reply}");
-        assert!(reply.contains("payload_too_large"), "{path}: {reply}");
+        assert!(
+            reply.starts_with(&format!("HTTP/1.1 {want}")),
+            "{path}: {reply}"
+        );
+        assert!(
+            reply.to_ascii_lowercase().contains("connection: close"),
+            "{path}: {reply}"
+        );
         assert!(took < Duration::from_secs(2), "{path}: {took:?}");
+    }
+    // The spec's codes: `asset_too_large` (500 MB) and `file_too_large` (100 MB), from the
+    // declared length alone (headers only, not a byte of the body).
+    for (path, declared, code) in [
+        ("/v1/upload_asset", 600_000_000u64, "asset_too_large"),
+        ("/v1/create_video", 200_000_000, "file_too_large"),
+    ] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {key}\r\n\
+             content-type: {multipart}\r\ncontent-length: {declared}\r\n\r\n",
+            key = d.key
+        );
+        let mut s = socket_from("127.0.0.1", addr(&d), head.as_bytes()).await;
+        let (status, headers, body) = read_response(&mut s).await.expect("an answer");
+        assert!(status.starts_with("HTTP/1.1 400"), "{path}: {status}");
+        assert!(headers.contains("connection: close"), "{path}: {headers}");
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["error"]["code"], code, "{path}: {v}");
+        assert!(v["error"]["details"]["max_bytes"].is_u64(), "{path}: {v}");
+    }
+}
+
+/// Reads one HTTP/1.1 answer (with a `content-length` body) from `stream`: its status line, its
+/// header lines (lower-cased) and its body; `None` when the connection closes first.
+async fn read_response(stream: &mut TcpStream) -> Option<(String, String, Vec<u8>)> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        match tokio::time::timeout(Duration::from_secs(30), stream.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => data.extend_from_slice(&buf[..n]),
+            _ => return None,
+        }
+    };
+    let head = String::from_utf8_lossy(&data[..head_end]).to_ascii_lowercase();
+    let (status, headers) = head.split_once("\r\n").unwrap_or((&head, ""));
+    let length: usize = headers
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse().unwrap());
+    let mut body = data[head_end + 4..].to_vec();
+    while body.len() < length {
+        match tokio::time::timeout(Duration::from_secs(30), stream.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => body.extend_from_slice(&buf[..n]),
+            _ => return None,
+        }
+    }
+    Some((status.to_uppercase(), headers.to_string(), body))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_left_unread_never_breaks_the_next_request_on_the_connection() {
+    let d = Daemon::start(BIN, &[]);
+    let ready = d
+        .scenes_ready(&json!({ "script_text": script(80), "output_type": "scene" }))
+        .await;
+    let (id, voice_file) = (&ready.id, &ready.voice_files[0]);
+    let token = token_of(&ready.review_url);
+    let player = token_of(&player_link(&ready.review_url).await);
+    // Routes that never read a body: the health check (405 to a POST), the editor's preview
+    // clip, and export (refused to the read-only player's token before anything is read).
+    let routes = [
+        "/healthz".to_string(),
+        format!("/app/editor/{id}/preview/{voice_file}?token={token}"),
+        format!("/app/editor/{id}/export?token={player}"),
+    ];
+    // Large enough that most of it is still on its way when the answer is made.
+    let body = format!("{{\"pad\":\"{}\"}}", "x".repeat(48 * 1024));
+    for round in 0..30 {
+        let path = &routes[round % routes.len()];
+        let first = format!(
+            "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut s = socket_from("127.0.0.1", addr(&d), first.as_bytes()).await;
+        let (status, headers, _) = read_response(&mut s)
+            .await
+            .unwrap_or_else(|| panic!("round {round}, {path}: no answer"));
+        assert!(!status.contains(" 5"), "round {round}, {path}: {status}");
+        assert!(
+            !headers.contains("connection: close"),
+            "round {round}, {path}: a small unread body is read, the connection kept"
+        );
+        s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let (status, _, _) = read_response(&mut s)
+            .await
+            .unwrap_or_else(|| panic!("round {round}, {path}: the second request got no answer"));
+        assert!(
+            status.starts_with("HTTP/1.1 200"),
+            "round {round}: {status}"
+        );
     }
 }
 

@@ -950,10 +950,67 @@ async fn bad_media_options_and_urls_are_refused_before_a_job_starts() {
     }
 }
 
+/// A `secs` long 64×64 H.264 MP4 at 1 frame a second from GStreamer's test source; with
+/// `fast_start` its `moov` box (the header stating the length) comes first, else last.
+fn long_mp4(secs: u32, fast_start: bool) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("long.mp4");
+    let ok = Command::new("gst-launch-1.0")
+        .args(["-q", "-e", "videotestsrc"])
+        .arg(format!("num-buffers={secs}"))
+        .args(["!", "video/x-raw,width=64,height=64,framerate=1/1", "!"])
+        .args(["x264enc", "speed-preset=ultrafast", "!", "h264parse", "!"])
+        .arg("mp4mux")
+        .arg(format!("faststart={fast_start}"))
+        .args(["!", "filesink"])
+        .arg(format!("location={}", out.display()))
+        .status()
+        .expect("gst-launch-1.0 runs");
+    assert!(ok.success());
+    std::fs::read(out).unwrap()
+}
+
 #[tokio::test]
-async fn an_audio_url_too_long_fails_its_job_with_media_too_long() {
-    let (d, server) = limits_daemon().await;
-    let body = json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") });
+async fn a_media_url_whose_header_states_over_300_s_is_refused_at_submission() {
+    let server = fixture_files([
+        ("long.wav", "audio/wav", long_wav(301)),
+        // No extension: a media file too large to be taken for a page.
+        ("recording", "audio/wav", long_wav(301)),
+        ("fast.mp4", "video/mp4", long_mp4(301, true)),
+        ("short.wav", "audio/wav", long_wav(20)),
+    ])
+    .await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],
+    );
+    for (source, file) in [
+        ("audio_url", "long.wav"),
+        ("audio_url", "recording"),
+        ("video_url", "fast.mp4"),
+    ] {
+        let body = json!({ "source": source, source: format!("http://{server}/{file}") });
+        let (c, v, _) = d.post("/v1/create_video", &body).await;
+        assert_eq!((c, code(&v)), (400, "media_too_long"), "{file}: {v}");
+        assert_eq!(v["error"]["param"], source, "{file}: {v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("301.0 s"), "{file}: {message}");
+    }
+    // Within the cap by its header: accepted.
+    let body = json!({ "source": "audio_url", "audio_url": format!("http://{server}/short.wav") });
+    let (c, v, _) = d.post("/v1/create_video", &body).await;
+    assert_eq!(c, 202, "{v}");
+}
+
+#[tokio::test]
+async fn a_media_url_whose_header_comes_last_fails_its_job_with_media_too_long() {
+    // `moov` after the media data: the length is learned only once the file is downloaded.
+    let server = fixture_files([("late.mp4", "video/mp4", long_mp4(301, false))]).await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],
+    );
+    let body = json!({ "source": "video_url", "video_url": format!("http://{server}/late.mp4") });
     let (c, v, _) = d.post("/v1/create_video", &body).await;
     assert_eq!(c, 202, "{v}");
     assert_eq!(
@@ -1014,8 +1071,12 @@ async fn leftover_uploads_are_removed_at_start() {
 }
 
 /// A media server that sends `body` slowly (64 KiB every 20 ms) to each connection and counts
-/// the bytes the network took; returns `host:port` and the counter.
-async fn slow_server(body: Vec<u8>) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+/// the bytes the network took; with `refuse_ranges` it answers a request for a part of the file
+/// (`Range`) with 416. Returns `host:port` and the counter.
+async fn slow_server(
+    body: Vec<u8>,
+    refuse_ranges: bool,
+) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -1027,7 +1088,14 @@ async fn slow_server(body: Vec<u8>) -> (String, Arc<std::sync::atomic::AtomicUsi
             let (body, counter) = (body.clone(), counter.clone());
             tokio::spawn(async move {
                 let mut req = [0u8; 4096];
-                let _ = sock.read(&mut req).await;
+                let n = sock.read(&mut req).await.unwrap_or(0);
+                let asked = String::from_utf8_lossy(&req[..n]).to_ascii_lowercase();
+                if refuse_ranges && asked.contains("\r\nrange:") {
+                    let refused = "HTTP/1.1 416 Range Not Satisfiable\r\ncontent-length: 0\r\n\
+                                   connection: close\r\n\r\n";
+                    let _ = sock.write_all(refused.as_bytes()).await;
+                    return;
+                }
                 let head = format!(
                     "HTTP/1.1 200 OK\r\ncontent-type: audio/wav\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                     body.len()
@@ -1049,11 +1117,40 @@ async fn slow_server(body: Vec<u8>) -> (String, Arc<std::sync::atomic::AtomicUsi
 }
 
 #[tokio::test]
-async fn a_url_source_over_300_s_is_refused_from_its_header_before_the_body_is_sent() {
+async fn a_url_source_over_300_s_is_refused_at_submission_from_its_header_alone() {
     // 1200 s at 8 kHz: 19.2 MB, about 6 s to send at this server's pace.
     let body = long_wav(1200);
     let total = body.len();
-    let (server, sent) = slow_server(body).await;
+    let (server, sent) = slow_server(body, false).await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],
+    );
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") }),
+        )
+        .await;
+    assert_eq!((c, code(&v)), (400, "media_too_long"), "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("1200.0 s"), "{message}");
+    // Give the server time to notice the closed connection, then count.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let served = sent.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        served < total / 4,
+        "{served} of {total} bytes were sent before the refusal"
+    );
+}
+
+#[tokio::test]
+async fn a_url_source_over_300_s_whose_head_is_not_served_at_submission_is_cut_at_its_header() {
+    // The server refuses the submission's ranged read, so the job learns the length from the
+    // download's first bytes.
+    let body = long_wav(1200);
+    let total = body.len();
+    let (server, sent) = slow_server(body, true).await;
     let d = Daemon::start(
         BIN,
         &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],

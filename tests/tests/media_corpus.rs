@@ -294,3 +294,78 @@ async fn a_background_broken_on_disk_gives_a_422_still_and_preview_clip_and_a_cl
     assert!(message.contains("scene 1"), "{message}");
     assert_plain(message);
 }
+
+/// A PNG of one flat colour.
+fn flat_png(w: u32, h: u32, rgb: [u8; 3]) -> Vec<u8> {
+    let mut pm = tiny_skia::Pixmap::new(w, h).unwrap();
+    pm.fill(tiny_skia::Color::from_rgba8(rgb[0], rgb[1], rgb[2], 255));
+    pm.encode_png().unwrap()
+}
+
+/// `GET …/still/{voice_file}` through the review link: status and body.
+async fn editor_still(d: &Daemon, review: &str, voice_file: &str) -> (u16, Vec<u8>) {
+    let still = review.replacen('?', &format!("/still/{voice_file}?"), 1);
+    let r = d.http.get(&still).send().await.unwrap();
+    (r.status().as_u16(), r.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test]
+async fn a_background_changed_on_disk_is_decoded_afresh_by_the_stills_of_a_running_daemon() {
+    let fixture = fixture_files([("good.png", "image/png", png_bytes(360, 640))]).await;
+    let d = Daemon::start(
+        BIN,
+        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{fixture}\"]"))],
+    );
+    let ready = d
+        .scenes_ready(
+            &json!({ "script_text": reelsmith_tests::script(90), "output_type": "scene" }),
+        )
+        .await;
+    let (id, voice_file, review) = (&ready.id, &ready.voice_files[0], &ready.review_url);
+    let (c, v) = modify(
+        &d,
+        id,
+        voice_file,
+        "mediaUrl",
+        json!(format!("http://{fixture}/good.png")),
+    )
+    .await;
+    assert_eq!((c, v["media_type"].as_str()), (200, Some("image")), "{v}");
+    let (c, v) = screenshot(&d, id, voice_file).await;
+    assert_eq!(c, 200, "{v}");
+    let (c, before) = editor_still(&d, review, voice_file).await;
+    assert_eq!(c, 200);
+
+    // Damaged behind the service's back, with no restart: both stills answer the README's 422.
+    let media = files_under(&d.data_dir().join("videos").join(id))
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("media_")
+        })
+        .expect("the accepted background");
+    std::fs::write(&media, &png_bytes(360, 640)[..40]).unwrap();
+    let (c, v) = screenshot(&d, id, voice_file).await;
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (422, Some("media_decode_failed")),
+        "{v}"
+    );
+    let (c, body) = editor_still(&d, review, voice_file).await;
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (c, v["error"]["code"].as_str()),
+        (422, Some("media_decode_failed")),
+        "{v}"
+    );
+
+    // Replaced by another valid picture: the stills show it.
+    std::fs::write(&media, flat_png(360, 640, [20, 180, 60])).unwrap();
+    let (c, v) = screenshot(&d, id, voice_file).await;
+    assert_eq!(c, 200, "{v}");
+    let (c, after) = editor_still(&d, review, voice_file).await;
+    assert_eq!(c, 200);
+    assert_ne!(before, after, "the new picture, not the cached one");
+}

@@ -106,7 +106,36 @@ impl Default for HttpConfig {
     }
 }
 
+/// The process's open-file limit (the soft `RLIMIT_NOFILE`), when it has a finite one.
+pub fn open_file_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the limit into the struct we own and pass by pointer.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    (read == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
 impl HttpConfig {
+    /// What to warn about at start when `max_connections` (0: no cap) could use up the
+    /// open-file limit `limit`: connections would then starve the store and media files.
+    pub fn connections_over_file_limit(&self, limit: u64) -> Option<String> {
+        let cap = self.max_connections as u64;
+        (cap == 0 || cap > limit).then(|| {
+            let cap = if cap == 0 {
+                "no cap".to_string()
+            } else {
+                cap.to_string()
+            };
+            format!(
+                "http.max_connections ({cap}) exceeds the open-file limit ({limit}): at that \
+                 many connections files and the store can no longer be opened; lower it or \
+                 raise the limit (`ulimit -n`, systemd `LimitNOFILE=`)"
+            )
+        })
+    }
+
     fn check(&self) -> Result<(), String> {
         if self.header_read_timeout_secs == 0
             || self.body_read_timeout_secs == 0
@@ -1028,7 +1057,35 @@ pub const PLACEHOLDER_SECRETS: &[&str] = &[
     "whsec_reelsmith_dev_secret",
 ];
 
-/// Production refuses a placeholder or short webhook secret; dev mode warns about it loudly.
+/// The fewest distinct characters a production secret has (a random hex secret of 32
+/// characters has about 14).
+pub const MIN_SECRET_DISTINCT_CHARS: usize = 8;
+
+/// Whether `secret` looks typed rather than drawn: fewer than [`MIN_SECRET_DISTINCT_CHARS`]
+/// distinct characters, or one character making up more than a third of it (`aaaa…`,
+/// `abab…`, a long run padded with a few others). Random secrets (`openssl rand -hex 32`,
+/// `-base64 32`) pass.
+fn low_entropy(secret: &str) -> Option<String> {
+    let mut counts = std::collections::HashMap::<char, usize>::new();
+    for c in secret.chars() {
+        *counts.entry(c).or_default() += 1;
+    }
+    let total = secret.chars().count();
+    let most = counts.values().copied().max().unwrap_or(0);
+    if counts.len() < MIN_SECRET_DISTINCT_CHARS {
+        Some(format!(
+            "has {} distinct characters; a random secret has at least {MIN_SECRET_DISTINCT_CHARS}",
+            counts.len()
+        ))
+    } else if most * 3 > total {
+        Some("repeats one character in more than a third of it".to_string())
+    } else {
+        None
+    }
+}
+
+/// Production refuses a placeholder, short or low-entropy ([`low_entropy`]) webhook secret; dev
+/// mode warns about it loudly.
 fn check_signing_secret(mode: Mode, name: &str, secret: &str) -> Result<(), String> {
     let problem = if PLACEHOLDER_SECRETS.contains(&secret) {
         Some("is a placeholder from this repository".to_string())
@@ -1038,7 +1095,7 @@ fn check_signing_secret(mode: Mode, name: &str, secret: &str) -> Result<(), Stri
             secret.len()
         ))
     } else {
-        None
+        low_entropy(secret)
     };
     match (problem, mode) {
         (None, _) => Ok(()),
@@ -1072,6 +1129,31 @@ mod secret_tests {
         }
         let good = "0123456789abcdef0123456789abcdef";
         assert!(check_signing_secret(Mode::Production, "webhook.signing_secret", good).is_ok());
+    }
+
+    #[test]
+    fn production_refuses_secrets_of_few_distinct_or_one_dominant_character() {
+        for bad in [
+            "a".repeat(32),
+            "ab".repeat(16),
+            "0123456".repeat(5),
+            format!("{}0123456789", "x".repeat(24)),
+        ] {
+            let e =
+                check_signing_secret(Mode::Production, "webhook.signing_secret", &bad).unwrap_err();
+            assert!(e.contains("webhook.signing_secret"), "{bad}: {e}");
+            assert!(check_signing_secret(Mode::Dev, "webhook.signing_secret", &bad).is_ok());
+        }
+        for good in [
+            "test-signing-secret-0123456789-abcdefgh",
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "q7kVb1Zr9oXw3mYtL0pSe8uNcA2dHfGj4iK6Bx5CvRE=",
+        ] {
+            assert!(
+                check_signing_secret(Mode::Production, "webhook.signing_secret", good).is_ok(),
+                "{good}"
+            );
+        }
     }
 }
 

@@ -99,6 +99,14 @@ pub struct Fetcher {
     user_agent: String,
 }
 
+/// An answer's `Content-Type`, when it has a readable one.
+fn content_type_of(resp: &reqwest::Response) -> Option<String> {
+    resp.headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
 /// What a guarded URL resolved to.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -251,12 +259,83 @@ impl Fetcher {
         timeout: Duration,
         watch: &mut (dyn FnMut(&[u8]) -> Result<(), String> + Send),
     ) -> Result<Response, FetchError> {
+        let (mut resp, final_url) = self.open(url, timeout, None).await?;
+        if resp.content_length().is_some_and(|l| l > max_bytes) {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        let status = resp.status().as_u16();
+        let content_type = content_type_of(&resp);
+        let mut body = Vec::new();
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| FetchError::Network(without_url(e)))?
+        {
+            if body.len() as u64 + chunk.len() as u64 > max_bytes {
+                return Err(FetchError::TooLarge(max_bytes));
+            }
+            body.extend_from_slice(&chunk);
+            watch(&body).map_err(FetchError::Refused)?;
+        }
+        Ok(Response {
+            status,
+            content_type,
+            body,
+            final_url,
+        })
+    }
+
+    /// The first bytes of a resource, at most `max_bytes` (asked for with `Range`; a server
+    /// that sends the whole is cut off there), with the guard on every hop and a timeout;
+    /// reading stops as soon as `enough` says the bytes so far suffice. Enough to read a media
+    /// file's header without downloading it.
+    pub async fn get_head(
+        &self,
+        url: &str,
+        max_bytes: u64,
+        timeout: Duration,
+        enough: &(dyn Fn(&[u8]) -> bool + Sync),
+    ) -> Result<Response, FetchError> {
+        let (mut resp, final_url) = self.open(url, timeout, Some(max_bytes)).await?;
+        let status = resp.status().as_u16();
+        let content_type = content_type_of(&resp);
+        let mut body = Vec::new();
+        while (body.len() as u64) < max_bytes
+            && !enough(&body)
+            && let Some(chunk) = resp
+                .chunk()
+                .await
+                .map_err(|e| FetchError::Network(without_url(e)))?
+        {
+            body.extend_from_slice(&chunk);
+        }
+        body.truncate(usize::try_from(max_bytes).unwrap_or(usize::MAX));
+        Ok(Response {
+            status,
+            content_type,
+            body,
+            final_url,
+        })
+    }
+
+    /// Sends a GET (for the first `head` bytes only, when given) with the guard on every hop,
+    /// following up to five redirects; a status other than 2xx is an error. Returns the answer,
+    /// its body unread, and the URL that gave it.
+    async fn open(
+        &self,
+        url: &str,
+        timeout: Duration,
+        head: Option<u64>,
+    ) -> Result<(reqwest::Response, Url), FetchError> {
         let mut current = url.to_string();
         for _ in 0..5 {
             let target = self.guard(&current).await?;
             let client = self.client(&target, timeout)?;
-            let mut resp = client
-                .get(target.url.clone())
+            let mut request = client.get(target.url.clone());
+            if let Some(n) = head.filter(|&n| n > 0) {
+                request = request.header(reqwest::header::RANGE, format!("bytes=0-{}", n - 1));
+            }
+            let resp = request
                 .send()
                 .await
                 .map_err(|e| FetchError::Network(without_url(e)))?;
@@ -277,32 +356,7 @@ impl Fetcher {
             if !(200..300).contains(&status) {
                 return Err(FetchError::Status(status));
             }
-            if resp.content_length().is_some_and(|l| l > max_bytes) {
-                return Err(FetchError::TooLarge(max_bytes));
-            }
-            let content_type = resp
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string);
-            let mut body = Vec::new();
-            while let Some(chunk) = resp
-                .chunk()
-                .await
-                .map_err(|e| FetchError::Network(without_url(e)))?
-            {
-                if body.len() as u64 + chunk.len() as u64 > max_bytes {
-                    return Err(FetchError::TooLarge(max_bytes));
-                }
-                body.extend_from_slice(&chunk);
-                watch(&body).map_err(FetchError::Refused)?;
-            }
-            return Ok(Response {
-                status,
-                content_type,
-                body,
-                final_url: target.url,
-            });
+            return Ok((resp, target.url));
         }
         Err(FetchError::Redirects)
     }

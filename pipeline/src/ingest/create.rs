@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::build::script::{
     MAX_SPEECH_SECS, MAX_WORD_CHARS, overlong_word, spoken_words, word_count,
 };
-use crate::core::config::Mode;
+use crate::core::config::{Mode, Settings};
 use crate::core::document::Music;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
@@ -701,15 +701,17 @@ struct Payload {
     input_truncated_from: Option<usize>,
 }
 
-/// Validates a `create_video` request; `upload` is the `video_file`/`audio_file` of a
-/// multipart request, already stored and probed. Media URLs are checked against the SSRF guard
-/// here, before anything is stored.
+/// Validates a `create_video` request under `settings` (the mode, the media length cap);
+/// `upload` is the `video_file`/`audio_file` of a multipart request, already stored and probed.
+/// Media URLs are checked against the SSRF guard here, before anything is stored, and their
+/// header's declared length when it can be read quickly.
 pub async fn validate(
     req: CreateVideoRequest,
-    mode: Mode,
+    settings: &Settings,
     fetcher: &Fetcher,
     upload: Option<Upload>,
 ) -> Result<Accepted> {
+    let mode = settings.mode;
     let source = req.source.unwrap_or(Source::Text);
     let output_type = req.output_type.unwrap_or(OutputType::Scene);
     let faceless = req.faceless.unwrap_or(false);
@@ -724,7 +726,12 @@ pub async fn validate(
     check_output_type(source, output_type)?;
     check_faceless(faceless, source, output_type)?;
     let adjust = crate::ingest::adjust::for_source(req.adjust.clone(), source)?;
-    let payload = payload(&req, source, fetcher, upload.is_some()).await?;
+    let media = MediaChecks {
+        fetcher,
+        uploaded: upload.is_some(),
+        max_secs: settings.media.max_duration_secs,
+    };
+    let payload = payload(&req, source, &media).await?;
     let callback_url = match &req.callback_url {
         None => None,
         Some(u) => Some(validate_callback(u, mode, fetcher).await?),
@@ -789,12 +796,25 @@ fn script_payload(req: &CreateVideoRequest) -> Result<Payload> {
 
 /// The source's payload: the word limits of texts, the guard and probe of media URLs, the
 /// presence of an upload.
+/// What the checks of a media source need.
+struct MediaChecks<'a> {
+    fetcher: &'a Fetcher,
+    /// Whether the multipart request carried the file.
+    uploaded: bool,
+    /// The longest media accepted, seconds.
+    max_secs: f64,
+}
+
 async fn payload(
     req: &CreateVideoRequest,
     source: Source,
-    fetcher: &Fetcher,
-    uploaded: bool,
+    media: &MediaChecks<'_>,
 ) -> Result<Payload> {
+    let MediaChecks {
+        fetcher,
+        uploaded,
+        max_secs,
+    } = *media;
     match source {
         Source::Text => script_payload(req),
         Source::Idea | Source::Blog => {
@@ -839,7 +859,13 @@ async fn payload(
                 .param(field),
                 other => Error::new(Code::UnsupportedMediaUrl, other.to_string()).param(field),
             })?;
-            crate::ingest::media_source::check_url(fetcher, url, field, source.is_audio()).await?;
+            crate::ingest::media_source::check_url(
+                fetcher,
+                url,
+                (field, source.is_audio()),
+                max_secs,
+            )
+            .await?;
             Ok(Payload {
                 media_url: Some(url.trim().to_string()),
                 ..Payload::default()

@@ -7,10 +7,11 @@
 //!    resolved to the direct media link it exposes (`og:video`/`og:audio`, `<video src>`,
 //!    `<source src>`, `twitter:player:stream`).
 //! 2. **Probe** the duration with GStreamer: over `media.max_duration_secs` (300 s) fails the job
-//!    with `media_too_long`. Uploads are probed already at `create_video` (a synchronous 400);
-//!    URL sources fail the job instead: while the download runs, as soon as a WAV or fast-start
-//!    MP4/MOV header declares more (`ingest::declared`; the connection is dropped and nothing
-//!    is written), else after the download.
+//!    with `media_too_long`. Uploads are probed already at `create_video` (a synchronous 400),
+//!    and so are URLs whose first bytes (a WAV or fast-start MP4/MOV header,
+//!    `ingest::declared`) state the length ([`check_url`]). Other URL sources fail the job
+//!    instead: while the download runs, as soon as the header declares more (the connection is
+//!    dropped and nothing is written), else after the download.
 //!    Anything GStreamer cannot decode fails the job with `media_decode_failed`.
 //! 3. **Decode** the first audio stream to 48 kHz mono PCM, apply `adjust` (audio sources,
 //!    [`crate::ingest::adjust`]), and **transcribe** it ([`crate::ingest::transcribe`]), keeping word timings.
@@ -192,20 +193,22 @@ pub fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<ur
     matches!(link.scheme(), "http" | "https").then_some(link)
 }
 
-/// `create_video`'s synchronous look at a media URL that is not plainly a media file: a page
-/// must expose a direct media link, else `unsupported_media_url` (400). Large or non-HTML
-/// answers are taken as media; their problems surface in the job.
+/// `create_video`'s synchronous look at a media URL: a page must expose a direct media link,
+/// else `unsupported_media_url` (400); media whose header states a length over `max_secs`
+/// (WAV, fast-start MP4/MOV: [`crate::ingest::declared`], read from the first
+/// [`HEAD_PROBE_BYTES`]) is `media_too_long` (400). Large or non-HTML answers are taken as
+/// media; their other problems, and a length the header does not state, surface in the job.
 pub async fn check_url(
     fetcher: &Fetcher,
     raw: &str,
-    field: &str,
-    audio: bool,
+    (field, audio): (&str, bool),
+    max_secs: f64,
 ) -> Result<(), Error> {
     let Ok(url) = url::Url::parse(raw.trim()) else {
         return Ok(());
     };
     if url_extension(&url).is_some_and(|e| MEDIA_EXTENSIONS.contains(&e.as_str())) {
-        return Ok(());
+        return check_declared_length(fetcher, raw, field, max_secs).await;
     }
     let bad = |m: String| Error::new(Code::UnsupportedMediaUrl, m).param(field);
     match fetcher
@@ -215,22 +218,69 @@ pub async fn check_url(
         Ok(resp) if is_html(resp.content_type.as_deref(), &resp.body) => {
             let html = String::from_utf8_lossy(&resp.body);
             match media_link_in_page(&html, &resp.final_url, audio) {
-                Some(link) => fetcher.guard(link.as_str()).await.map(|_| ()).map_err(|e| {
-                    bad(format!(
-                        "The media link on the `{field}` page is not accepted: {e}."
-                    ))
-                }),
+                Some(link) => {
+                    fetcher.guard(link.as_str()).await.map_err(|e| {
+                        bad(format!(
+                            "The media link on the `{field}` page is not accepted: {e}."
+                        ))
+                    })?;
+                    check_declared_length(fetcher, link.as_str(), field, max_secs).await
+                }
                 None => Err(bad(format!(
                     "`{field}` is a web page without a direct media link (og:video, og:audio, \
                      <video src> or <source src>); pass the media file's own URL."
                 ))),
             }
         }
-        Ok(_) | Err(FetchError::TooLarge(_)) => Ok(()),
+        // The media itself, whole: its header is here.
+        Ok(resp) => declared_within(&resp.body, field, max_secs),
+        Err(FetchError::TooLarge(_)) => check_declared_length(fetcher, raw, field, max_secs).await,
         Err(FetchError::Blocked(why)) => Err(bad(format!(
             "`{field}` is not an accepted public URL: {why}."
         ))),
         Err(e) => Err(bad(format!("`{field}` could not be fetched: {e}."))),
+    }
+}
+
+/// Bytes of a media URL's head read at `create_video` for its declared length.
+const HEAD_PROBE_BYTES: u64 = 256 * 1024;
+/// How long `create_video` waits for that head.
+const HEAD_PROBE_WAIT: Duration = Duration::from_secs(10);
+
+/// `media_too_long` (400) when the first [`HEAD_PROBE_BYTES`] of the media at `url` declare
+/// more than `max_secs`. A head that cannot be fetched in [`HEAD_PROBE_WAIT`] or does not state
+/// a length passes: the job downloads the media and decides.
+async fn check_declared_length(
+    fetcher: &Fetcher,
+    url: &str,
+    field: &str,
+    max_secs: f64,
+) -> Result<(), Error> {
+    let read = |head: &[u8]| crate::ingest::declared::duration(head) != Declared::NotYet;
+    match fetcher
+        .get_head(url, HEAD_PROBE_BYTES, HEAD_PROBE_WAIT, &read)
+        .await
+    {
+        Ok(head) => declared_within(&head.body, field, max_secs),
+        Err(e) => {
+            tracing::debug!(error = %e, "media URL head not read at submission; the job decides");
+            Ok(())
+        }
+    }
+}
+
+/// `media_too_long` (400) when the `head` of a media file declares more than `max_secs`.
+fn declared_within(head: &[u8], field: &str, max_secs: f64) -> Result<(), Error> {
+    match crate::ingest::declared::duration(head) {
+        Declared::Seconds(d) if d > max_secs + 0.05 => Err(Error::new(
+            Code::MediaTooLong,
+            format!(
+                "`{field}` is {d:.1} s long by its header; media sources may be at most \
+                 {max_secs:.0} s (5 minutes)."
+            ),
+        )
+        .param(field)),
+        _ => Ok(()),
     }
 }
 

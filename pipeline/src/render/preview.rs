@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::core::config::Settings;
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
+use crate::render::stills::file_identity;
 use compositor::spec::OverlaySpec;
 
 use crate::core::jobs::JobFailure;
@@ -59,19 +60,6 @@ fn single_scene(doc: &VideoDocument, index: usize) -> VideoDocument {
     one
 }
 
-fn file_stamp(path: &Path) -> (u64, u128) {
-    std::fs::metadata(path)
-        .map(|m| {
-            let t = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            (m.len(), t)
-        })
-        .unwrap_or((0, 0))
-}
-
 /// The cache key of scene `index`'s clip (with the session's `staged` overlay spec).
 pub fn clip_key(
     settings: &Settings,
@@ -79,16 +67,15 @@ pub fn clip_key(
     index: usize,
     staged: Option<&OverlaySpec>,
 ) -> u64 {
-    let (plan, _) = crate::render::stills::scene_plan(settings, doc, index, staged);
+    // The still's key covers the plan and the identity of every file the scene reads.
+    let (_, still) = crate::render::stills::scene_plan(settings, doc, index, staged);
     let dir = settings.video_dir(&doc.topic_id);
     let seg = &doc.segments[index];
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    serde_json::to_vec(&plan)
-        .expect("plans always serialise")
-        .hash(&mut h);
+    still.hash(&mut h);
     seg.remotion_spec.hash(&mut h);
     seg.audio_file.hash(&mut h);
-    file_stamp(&dir.join(&seg.audio_file)).hash(&mut h);
+    file_identity(&dir.join(&seg.audio_file)).hash(&mut h);
     // The music bed is the video's, mixed under every scene's narration.
     serde_json::to_vec(&doc.music)
         .expect("music always serialises")

@@ -3,8 +3,10 @@
 //!
 //! A still resolves only its own scene. Resolved scenes are kept in a small cache keyed by
 //! everything that changes their pixels (the scene's render plan, which names every file it
-//! reads, and the overlay version token), so repeated screenshots of a scene under review skip
-//! image decoding and text rasterising; any edit changes the key.
+//! reads, the identity — size and modification time — of each of those files, and the overlay
+//! version token), so repeated screenshots of a scene under review skip image decoding and text
+//! rasterising; any edit changes the key, and so does a file changed or damaged on disk (it is
+//! decoded afresh, and a file that no longer decodes answers `media_decode_failed`).
 
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
@@ -59,7 +61,25 @@ pub fn scene_plan(
         .hash(&mut h);
     doc.topic_id.hash(&mut h);
     doc.segments[index].remotion_spec.hash(&mut h);
+    for path in crate::render::chunks::key::scene_files(&plan.scenes[0]) {
+        file_identity(&path).hash(&mut h);
+    }
     (plan, h.finish())
+}
+
+/// A file's size and modification time (nanoseconds); zeros when it cannot be read. A file
+/// replaced or rewritten on disk gets another identity, so nothing decoded from it is reused.
+pub(crate) fn file_identity(path: &std::path::Path) -> (u64, u128) {
+    std::fs::metadata(path)
+        .map(|m| {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            (m.len(), modified)
+        })
+        .unwrap_or((0, 0))
 }
 
 impl Stills {
