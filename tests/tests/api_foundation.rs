@@ -516,14 +516,15 @@ async fn media_paths_with_nul_control_bytes_or_overlong_names_are_404_not_500() 
     }
 }
 
-#[test]
-fn production_mode_refuses_to_start_with_the_example_secret() {
+/// Starts the daemon in production mode with `secret` and returns whether it started and its
+/// standard error.
+fn start_in_production_with(secret: &str) -> (bool, String) {
     let dir = reelsmith_tests::tempfile::tempdir().unwrap();
     let config = dir.path().join("reelsmith.toml");
     std::fs::write(
         &config,
         format!(
-            "mode = \"production\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\n[webhook]\nsigning_secret = \"change-me-to-a-long-random-secret\"\n",
+            "mode = \"production\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\n[webhook]\nsigning_secret = \"{secret}\"\n",
             dir.path().join("data").display().to_string()
         ),
     )
@@ -533,8 +534,16 @@ fn production_mode_refuses_to_start_with_the_example_secret() {
         .arg(&config)
         .output()
         .unwrap();
-    assert!(!out.status.success(), "it started");
-    let err = String::from_utf8_lossy(&out.stderr);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn production_mode_refuses_to_start_with_the_example_secret() {
+    let (started, err) = start_in_production_with("change-me-to-a-long-random-secret");
+    assert!(!started, "it started");
     assert!(
         err.contains("webhook.signing_secret is a placeholder"),
         "{err}"
@@ -544,23 +553,8 @@ fn production_mode_refuses_to_start_with_the_example_secret() {
 #[test]
 fn production_mode_refuses_to_start_with_a_low_entropy_secret() {
     for secret in ["a".repeat(32), "ab".repeat(20)] {
-        let dir = reelsmith_tests::tempfile::tempdir().unwrap();
-        let config = dir.path().join("reelsmith.toml");
-        std::fs::write(
-            &config,
-            format!(
-                "mode = \"production\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\n[webhook]\nsigning_secret = \"{secret}\"\n",
-                dir.path().join("data").display().to_string()
-            ),
-        )
-        .unwrap();
-        let out = std::process::Command::new(BIN)
-            .args(["serve", "--config"])
-            .arg(&config)
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "{secret}: it started");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (started, err) = start_in_production_with(&secret);
+        assert!(!started, "{secret}: it started");
         assert!(
             err.contains("webhook.signing_secret has") && err.contains("distinct characters"),
             "{secret}: {err}"

@@ -10,6 +10,15 @@ import { Script } from "./script";
 import * as live from "./live";
 import "./style.css";
 
+/** While the scenes are being built, `open` runs again every two seconds. */
+function useRefreshWhileBuilding(view: EditorView | PlayerView | null, open: () => unknown) {
+  useEffect(() => {
+    if (!view || view.scenes.length > 0 || view.status.status !== "processing") return;
+    const t = setTimeout(open, 2000);
+    return () => clearTimeout(t);
+  }, [view]);
+}
+
 /** The read-only player: it loads the player's view, and reloads it while the scenes build. */
 function PlayerApp() {
   const [view, setView] = useState<PlayerView | null>(null);
@@ -22,11 +31,7 @@ function PlayerApp() {
   useEffect(() => {
     open();
   }, []);
-  useEffect(() => {
-    if (!view || view.scenes.length > 0 || view.status.status !== "processing") return;
-    const t = setTimeout(open, 2000);
-    return () => clearTimeout(t);
-  }, [view]);
+  useRefreshWhileBuilding(view, open);
   if (error) return html`<p class="error" role="alert">${error}</p>`;
   if (!view) return html`<p class="loading">Loading…</p>`;
   return html`<${Player} view=${view} />`;
@@ -56,12 +61,7 @@ function App() {
     open();
     live.connect();
   }, []);
-  // While the scenes are being built, look again every two seconds.
-  useEffect(() => {
-    if (!view || view.scenes.length > 0 || view.status.status !== "processing") return;
-    const t = setTimeout(open, 2000);
-    return () => clearTimeout(t);
-  }, [view]);
+  useRefreshWhileBuilding(view, open);
 
   if (error) return html`<p class="error" role="alert">${error}</p>`;
   if (!view) return html`<p class="loading">Loading…</p>`;
