@@ -1,85 +1,27 @@
-//! `POST /v1/client_link/send`: a signed no-login `magic_url` to one of the account's pages,
-//! optionally announced through the notification channels.
-//!
-//! The link is `{app_url}/link/{payload}.{signature}`: the payload is the [`LinkClaims`] as
-//! base64url JSON, the signature HMAC-SHA256 over it with the server secret (domain-separated
-//! from review links). [`open`] tells a tampered link (403) from an expired one (410).
+//! `POST /v1/client_link/send`: a signed no-login `magic_url` to one of the account's pages
+//! (the token: [`crate::notify::link`]), optionally announced through the notification
+//! channels.
 
 use std::sync::Arc;
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{KeyInit, Mac};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-use sha2::Sha256;
 use utoipa::ToSchema;
 
 use crate::core::error::{Code, Error};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 use crate::core::model::Account;
 use crate::notify::channel::{Outgoing, Sender};
+pub use crate::notify::link::{
+    DEFAULT_TTL_DAYS, LinkClaims, LinkRefused, LinkType, RecordPage, open, setup_url, sign,
+};
 use crate::notify::send::{DeliveryStatus, NOT_CONNECTED, Notifier};
 
-/// `ttl_days` when absent, and its bounds (values outside are clamped).
-pub const DEFAULT_TTL_DAYS: i64 = 7;
+/// `ttl_days` when absent ([`DEFAULT_TTL_DAYS`]), and its bounds (values outside are clamped).
 pub const MIN_TTL_DAYS: i64 = 1;
 pub const MAX_TTL_DAYS: i64 = 30;
 /// Longest `topic_id`.
 pub const MAX_TOPIC_ID: usize = 64;
-
-/// The page a link opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkType {
-    Record,
-    ContentPlan,
-    Setup,
-    SocialDashboard,
-    PublishSchedule,
-}
-
-impl Choice for LinkType {
-    const NAMES: &'static [&'static str] = &[
-        "record",
-        "content_plan",
-        "setup",
-        "social_dashboard",
-        "publish_schedule",
-    ];
-    const CODE: Code = Code::InvalidLinkType;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "record" => Some(LinkType::Record),
-            "content_plan" => Some(LinkType::ContentPlan),
-            "setup" => Some(LinkType::Setup),
-            "social_dashboard" => Some(LinkType::SocialDashboard),
-            "publish_schedule" => Some(LinkType::PublishSchedule),
-            _ => None,
-        }
-    }
-}
-
-/// The record page's layout: the full page or the player alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub enum RecordPage {
-    #[serde(rename = "record.html")]
-    Record,
-    #[serde(rename = "record2.html")]
-    Record2,
-}
-
-impl Choice for RecordPage {
-    const NAMES: &'static [&'static str] = &["record.html", "record2.html"];
-    const CODE: Code = Code::InvalidField;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "record.html" => Some(RecordPage::Record),
-            "record2.html" => Some(RecordPage::Record2),
-            _ => None,
-        }
-    }
-}
 
 /// Which channels announce the link.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -97,28 +39,6 @@ pub struct LinkRequest {
     pub ttl_days: i64,
     pub channels: Channels,
     pub page: RecordPage,
-}
-
-/// What a link grants, signed into it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LinkClaims {
-    /// The account whose pages it opens.
-    pub a: String,
-    pub t: LinkType,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub i: Option<String>,
-    pub p: RecordPage,
-    /// Expiry, unix seconds.
-    pub e: i64,
-}
-
-/// Why a link does not open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkRefused {
-    /// Malformed or not signed by us (403).
-    Tampered,
-    /// Signed by us but past its expiry (410).
-    Expired,
 }
 
 fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
@@ -201,38 +121,6 @@ fn channels(f: &Fields) -> Result<Channels, Error> {
     Ok(c)
 }
 
-fn mac(secret: &str) -> hmac::Hmac<Sha256> {
-    let mut m = hmac::Hmac::<Sha256>::new_from_slice(secret.as_bytes())
-        .expect("HMAC takes keys of any length");
-    m.update(b"client_link:");
-    m
-}
-
-/// The token of `claims`: `{base64url JSON}.{hex HMAC}`.
-pub fn sign(secret: &str, claims: &LinkClaims) -> String {
-    let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialise"));
-    let mut m = mac(secret);
-    m.update(payload.as_bytes());
-    format!("{payload}.{}", hex::encode(m.finalize().into_bytes()))
-}
-
-/// The claims of a token, checked: signature first (constant time), then expiry.
-pub fn open(secret: &str, token: &str, now: i64) -> Result<LinkClaims, LinkRefused> {
-    let (payload, sig) = token.split_once('.').ok_or(LinkRefused::Tampered)?;
-    let sig = hex::decode(sig).map_err(|_| LinkRefused::Tampered)?;
-    let mut m = mac(secret);
-    m.update(payload.as_bytes());
-    m.verify_slice(&sig).map_err(|_| LinkRefused::Tampered)?;
-    let bytes = URL_SAFE_NO_PAD
-        .decode(payload)
-        .map_err(|_| LinkRefused::Tampered)?;
-    let claims: LinkClaims = serde_json::from_slice(&bytes).map_err(|_| LinkRefused::Tampered)?;
-    if claims.e <= now {
-        return Err(LinkRefused::Expired);
-    }
-    Ok(claims)
-}
-
 /// One channel's result.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ChannelResult {
@@ -288,19 +176,6 @@ fn check_email_on_file(account: &Account, c: &Channels) -> Result<(), Error> {
         .param("channels"));
     }
     Ok(())
-}
-
-/// The signed link of `account`'s `setup` page (what it can be sent and how each channel
-/// stands), valid [`DEFAULT_TTL_DAYS`]: `setup_url` of `notification/send`.
-pub fn setup_url(secret: &str, app_url: &str, account: &str, now: i64) -> String {
-    let claims = LinkClaims {
-        a: account.to_string(),
-        t: LinkType::Setup,
-        i: None,
-        p: RecordPage::Record,
-        e: now + DEFAULT_TTL_DAYS * 86_400,
-    };
-    format!("{app_url}/link/{}", sign(secret, &claims))
 }
 
 /// Mints the link and announces it on the requested channels. Announcing counts one message
@@ -429,6 +304,8 @@ pub struct ChannelsBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use serde_json::json;
 
     #[test]

@@ -1,11 +1,13 @@
 //! Notifications, client links and problem reports: the typed requests, the delivery channels
 //! behind the [`channel::Sender`] trait (`email.rs` SMTP, `telegram.rs` the Bot API connector),
-//! the hourly limit (`rate.rs`), `notification/send` (`send.rs`), `client_link/send`
-//! (`client_link.rs`) and `error/report` (`report.rs`).
+//! the hourly limit (`rate.rs`), the signed no-login links of an account's pages (`link.rs`),
+//! `notification/send` (`send.rs`), `client_link/send` (`client_link.rs`) and `error/report`
+//! (`report.rs`).
 
 pub mod channel;
 pub mod client_link;
 pub mod email;
+pub mod link;
 pub mod rate;
 pub mod report;
 pub mod request;

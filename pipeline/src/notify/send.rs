@@ -136,7 +136,7 @@ impl Notifier {
     /// The page where `account` sees its channels and how to connect them: a signed `setup`
     /// client link.
     pub fn setup_url(&self, account: &str) -> String {
-        crate::notify::client_link::setup_url(&self.link_secret, &self.app_url, account, now())
+        crate::notify::link::setup_url(&self.link_secret, &self.app_url, account, now())
     }
 
     /// The account's email recipient when the email channel is usable.
