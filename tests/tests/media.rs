@@ -1116,12 +1116,9 @@ async fn slow_server(
     (addr, sent)
 }
 
-#[tokio::test]
-async fn a_url_source_over_300_s_is_refused_at_submission_from_its_header_alone() {
-    // 1200 s at 8 kHz: 19.2 MB, about 6 s to send at this server's pace.
-    let body = long_wav(1200);
-    let total = body.len();
-    let (server, sent) = slow_server(body, false).await;
+/// A daemon that may fetch from `server`, and its answer to `create_video` of the server's
+/// `/long.wav` as an `audio_url` source.
+async fn submit_long_wav(server: &str) -> (Daemon, u16, Value) {
     let d = Daemon::start(
         BIN,
         &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],
@@ -1132,6 +1129,16 @@ async fn a_url_source_over_300_s_is_refused_at_submission_from_its_header_alone(
             &json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") }),
         )
         .await;
+    (d, c, v)
+}
+
+#[tokio::test]
+async fn a_url_source_over_300_s_is_refused_at_submission_from_its_header_alone() {
+    // 1200 s at 8 kHz: 19.2 MB, about 6 s to send at this server's pace.
+    let body = long_wav(1200);
+    let total = body.len();
+    let (server, sent) = slow_server(body, false).await;
+    let (d, c, v) = submit_long_wav(&server).await;
     assert_eq!((c, code(&v)), (400, "media_too_long"), "{v}");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains("1200.0 s"), "{message}");
@@ -1151,16 +1158,7 @@ async fn a_url_source_over_300_s_whose_head_is_not_served_at_submission_is_cut_a
     let body = long_wav(1200);
     let total = body.len();
     let (server, sent) = slow_server(body, true).await;
-    let d = Daemon::start(
-        BIN,
-        &[("REELSMITH__FETCH__ALLOW", &format!("[\"{server}\"]"))],
-    );
-    let (c, v, _) = d
-        .post(
-            "/v1/create_video",
-            &json!({ "source": "audio_url", "audio_url": format!("http://{server}/long.wav") }),
-        )
-        .await;
+    let (d, c, v) = submit_long_wav(&server).await;
     assert_eq!(c, 202, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
     let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
