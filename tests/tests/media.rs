@@ -1138,7 +1138,7 @@ async fn a_url_source_over_300_s_is_refused_at_submission_from_its_header_alone(
     let body = long_wav(1200);
     let total = body.len();
     let (server, sent) = slow_server(body, false).await;
-    let (d, c, v) = submit_long_wav(&server).await;
+    let (_daemon, c, v) = submit_long_wav(&server).await;
     assert_eq!((c, code(&v)), (400, "media_too_long"), "{v}");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains("1200.0 s"), "{message}");
