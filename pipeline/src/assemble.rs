@@ -100,13 +100,42 @@ pub fn providers(
     fetcher: &Fetcher,
     runtime: tokio::runtime::Handle,
 ) -> Result<Context, StartError> {
-    let _ = settings;
-    let voice = crate::build::voice::Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
+    let voice = embedded_voice(settings)?;
     Ok(Context {
         voice: Arc::new(voice),
         fetcher: fetcher.clone(),
         runtime,
     })
+}
+
+/// The process's own narrator: the neural voices installed in `voice.models_dir` (unless the
+/// config asks for espeak-ng alone), espeak-ng for the other languages.
+fn embedded_voice(settings: &Settings) -> Result<crate::build::voice::Embedded, StartError> {
+    use crate::build::voice::{Embedded, Espeak, Piper};
+    use crate::core::config::VoiceKind;
+    let espeak = Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
+    let neural = if settings.voice.provider == VoiceKind::Piper {
+        let dir = if settings.voice.models_dir.as_os_str().is_empty() {
+            settings.assets_dir.join("voices")
+        } else {
+            settings.voice.models_dir.clone()
+        };
+        let voices = Piper::installed(&dir).map_err(|e| StartError::Voice(e.to_string()))?;
+        if voices.is_empty() {
+            tracing::warn!(
+                dir = %dir.display(),
+                "no neural voice installed (make voices): espeak-ng speaks every language"
+            );
+        }
+        voices
+    } else {
+        Vec::new()
+    };
+    let voice = Embedded::new(neural, espeak);
+    for e in voice.engines() {
+        tracing::info!(language = %e.language, engine = e.engine, voice = %e.voice_id, "narrator");
+    }
+    Ok(voice)
 }
 
 /// Deletes what a previous process left in `data_dir/uploads`: half-streamed `.part` files (no

@@ -4,7 +4,7 @@
 //! | capability | default | connector (config) |
 //! |---|---|---|
 //! | writer | [`writer::Extractive`] | [`llm::ChatWriter`] (`[writer] provider = "openai"`) |
-//! | voice | the engine's espeak-ng | [`voice::OpenAiSpeech`] (`[voice] provider = "openai"`) |
+//! | voice | [`voice::Embedded`]: Piper where installed, else espeak-ng | [`voice::OpenAiSpeech`] (`[voice] provider = "openai"`) |
 //! | B-roll | [`broll::Library`] | [`broll::Pexels`] (`[broll] provider = "pexels"`) |
 //!
 //! Connectors reach their hosts through the SSRF-guarded client ([`crate::core::connector`]).
@@ -43,7 +43,7 @@ pub fn http(fetcher: &Fetcher, runtime: &tokio::runtime::Handle, timeout_secs: u
     }
 }
 
-/// The voice provider the config asks for; `embedded` is the engine's espeak-ng.
+/// The voice provider the config asks for; `embedded` is the process's own ([`voice::Embedded`]).
 pub fn voice(
     settings: &Settings,
     fetcher: &Fetcher,
@@ -51,7 +51,7 @@ pub fn voice(
     embedded: Arc<dyn VoiceProvider>,
 ) -> Arc<dyn VoiceProvider> {
     match settings.voice.provider {
-        VoiceKind::Espeak => embedded,
+        VoiceKind::Piper | VoiceKind::Espeak => embedded,
         VoiceKind::Openai => Arc::new(voice::OpenAiSpeech {
             http: http(fetcher, runtime, settings.voice.timeout_secs),
             base_url: settings.voice.base_url.clone(),

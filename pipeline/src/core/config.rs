@@ -348,8 +348,11 @@ impl Default for WriterConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum VoiceKind {
-    /// The embedded espeak-ng (offline; engine word events).
+    /// The embedded neural voices (Piper, offline; timings from the model's durations) for the
+    /// languages one is installed for in `models_dir`, espeak-ng for the rest.
     #[default]
+    Piper,
+    /// The embedded espeak-ng alone (offline; engine word events).
     Espeak,
     /// An OpenAI-compatible `POST {base_url}/audio/speech` returning WAV.
     Openai,
@@ -371,12 +374,16 @@ pub struct VoiceConfig {
     /// timings are derived from the audio instead (voice/http.rs).
     pub request_word_timings: bool,
     pub timeout_secs: u64,
+    /// Where `make voices` installs the neural voices and their runtime; empty:
+    /// `{assets_dir}/voices`.
+    pub models_dir: PathBuf,
 }
 
 impl Default for VoiceConfig {
     fn default() -> Self {
         VoiceConfig {
-            provider: VoiceKind::Espeak,
+            provider: VoiceKind::Piper,
+            models_dir: PathBuf::new(),
             base_url: String::new(),
             model: "tts-1".into(),
             api_key: String::new(),

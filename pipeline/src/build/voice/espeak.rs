@@ -32,6 +32,8 @@ mod ffi {
     pub const EVENT_LIST_TERMINATED: c_int = 0;
     pub const EVENT_WORD: c_int = 1;
     pub const PARAM_RATE: c_int = 1;
+    /// `espeakPHONEMES_IPA`: phonemes as IPA characters (UTF-8).
+    pub const PHONEMES_IPA: c_int = 0x02;
 
     /// `espeak_EVENT.id`.
     #[repr(C)]
@@ -94,6 +96,11 @@ mod ffi {
         pub fn espeak_ListVoices(voice_spec: *mut Voice) -> *mut *const Voice;
         pub fn espeak_SetVoiceByProperties(voice_spec: *mut Voice) -> c_int;
         pub fn espeak_SetParameter(parameter: c_int, value: c_int, relative: c_int) -> c_int;
+        pub fn espeak_TextToPhonemes(
+            textptr: *mut *const c_void,
+            textmode: c_int,
+            phonememode: c_int,
+        ) -> *const c_char;
     }
 }
 
@@ -289,19 +296,10 @@ unsafe fn parse_languages(p: *const c_char) -> Vec<String> {
     out
 }
 
-/// Runs one synthesis; `_locked` proves the caller holds [`ENGINE`]. Returns the engine-rate
-/// samples and raw word events.
-fn synthesize_raw(
-    _locked: &Engine,
-    text: &str,
-    language: &str,
-    rate_wpm: u32,
-) -> Result<Capture, VoiceError> {
+/// Selects the voice of `language`; called with [`ENGINE`] held.
+fn select_language(language: &str) -> Result<(), VoiceError> {
     let lang =
         CString::new(language).map_err(|_| VoiceError::UnknownVoice(language.to_string()))?;
-    // The engine reads up to the first NUL; keep character positions intact by blanking any.
-    let text_c = CString::new(text.replace('\0', " ")).expect("NULs were replaced");
-
     // SAFETY: `spec` is a zeroed voice record whose only set field points to `lang`, alive until
     // after the call; the engine lock is held by our caller.
     let status = unsafe {
@@ -312,6 +310,76 @@ fn synthesize_raw(
     if status != ffi::EE_OK {
         return Err(VoiceError::UnknownVoice(language.to_string()));
     }
+    Ok(())
+}
+
+/// One clause of a text as espeak-ng phonemizes it: the bytes of the input it covers and its
+/// phonemes in IPA, words separated by spaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PhonemeClause {
+    /// Byte range of the input text the clause was read from.
+    pub bytes: std::ops::Range<usize>,
+    /// IPA phonemes (UTF-8), one space between words, no clause punctuation.
+    pub ipa: String,
+}
+
+/// The IPA phonemes of `text` in `language` (an espeak-ng voice such as `en-us`), clause by
+/// clause, as neural voices trained on espeak-ng phonemes (Piper) expect them.
+pub(crate) fn phonemize(text: &str, language: &str) -> Result<Vec<PhonemeClause>, VoiceError> {
+    let guard = engine()?;
+    let Some(Ok(_engine)) = guard.as_ref() else {
+        unreachable!("engine() returns only a ready engine");
+    };
+    select_language(language)?;
+    let text_c = CString::new(text.replace('\0', " ")).expect("NULs were replaced");
+    let base = text_c.as_ptr() as usize;
+    let end = base + text.len();
+    let mut cursor: *const c_void = text_c.as_ptr().cast();
+    let mut clauses = Vec::new();
+    while !cursor.is_null() {
+        let start = (cursor as usize).saturating_sub(base).min(text.len());
+        // SAFETY: `cursor` points into `text_c`, a NUL-terminated UTF-8 buffer alive for the whole
+        // loop; espeak-ng advances it past the clause it read, or sets it to null at the end. The
+        // returned string is the engine's own buffer, copied before the next call; the engine
+        // lock is held throughout.
+        let ipa = unsafe {
+            let out = ffi::espeak_TextToPhonemes(
+                &mut cursor,
+                ffi::CHARS_UTF8 as c_int,
+                ffi::PHONEMES_IPA,
+            );
+            cstr(out)
+        };
+        let stop = if cursor.is_null() {
+            text.len()
+        } else {
+            (cursor as usize).clamp(base, end) - base
+        };
+        let ipa = ipa.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !ipa.is_empty() {
+            clauses.push(PhonemeClause {
+                bytes: start..stop.max(start),
+                ipa,
+            });
+        }
+        if stop <= start && !cursor.is_null() {
+            break; // no progress: never loop forever on odd input
+        }
+    }
+    Ok(clauses)
+}
+
+/// Runs one synthesis; `_locked` proves the caller holds [`ENGINE`]. Returns the engine-rate
+/// samples and raw word events.
+fn synthesize_raw(
+    _locked: &Engine,
+    text: &str,
+    language: &str,
+    rate_wpm: u32,
+) -> Result<Capture, VoiceError> {
+    select_language(language)?;
+    // The engine reads up to the first NUL; keep character positions intact by blanking any.
+    let text_c = CString::new(text.replace('\0', " ")).expect("NULs were replaced");
     // SAFETY: plain integer parameter; engine lock held.
     unsafe { ffi::espeak_SetParameter(ffi::PARAM_RATE, rate_wpm as c_int, 0) };
 

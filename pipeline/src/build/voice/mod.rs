@@ -6,19 +6,24 @@
 //! highlight words from these timings and a scene's `duration` is
 //! `samples.len() / SAMPLE_RATE`.
 //!
-//! The embedded, offline default is [`Espeak`] (libespeak-ng through a small FFI module, see
-//! `espeak.rs`). [`OpenAiSpeech`] (`http.rs`) is the OpenAI-compatible `/audio/speech` connector
-//! behind the same trait.
+//! The embedded, offline default is [`Embedded`]: a neural [`Piper`] voice (VITS in ONNX, run
+//! in-process, `piper/`) for each language one is installed for, and [`Espeak`] (libespeak-ng
+//! through a small FFI module, `espeak.rs`) for the rest. [`OpenAiSpeech`] (`http.rs`) is the
+//! OpenAI-compatible `/audio/speech` connector behind the same trait.
 //!
 //! The helpers here are engine-independent and pure: [`resample_to`] (windowed-sinc), [`write_wav`]
 //! (atomic PCM WAV writer) and the word aligner used by the engines, which turns sparse,
 //! sometimes odd engine word events into exactly one monotonic timing per input word.
 
+mod embedded;
 mod espeak;
 mod http;
+mod piper;
 
+pub use embedded::{Embedded, LanguageEngine};
 pub use espeak::Espeak;
 pub use http::{OpenAiSpeech, decode_wav};
+pub use piper::Piper;
 
 use std::io;
 use std::path::Path;
@@ -99,8 +104,8 @@ pub trait VoiceProvider: Send + Sync {
         {
             return v.id.clone();
         }
-        let (preferred, lang) = match language {
-            "Vietnamese" | "vi" => ("vi", "vi"),
+        let (preferred, lang) = match language_code(language) {
+            "vi" => ("vi", "vi"),
             _ => ("en-us", "en"),
         };
         voices
@@ -110,6 +115,15 @@ pub trait VoiceProvider: Send + Sync {
             .or_else(|| voices.first())
             .map(|v| v.id.clone())
             .unwrap_or_else(|| preferred.to_string())
+    }
+}
+
+/// The ISO 639 code of a script language as the pipeline names it (`English`, `Vietnamese`),
+/// or of a code itself; English for anything else.
+pub fn language_code(language: &str) -> &'static str {
+    match language {
+        "Vietnamese" | "vi" => "vi",
+        _ => "en",
     }
 }
 
