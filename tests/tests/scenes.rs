@@ -742,7 +742,8 @@ async fn an_english_script_is_narrated_in_english_at_a_natural_pace() {
 
 #[tokio::test]
 async fn a_scene_clearly_in_the_other_language_takes_that_languages_voice() {
-    let d = Daemon::start(BIN, &[]);
+    // The neural voice speaks English; Vietnamese has none, so espeak-ng speaks it.
+    let d = neural_daemon();
     let vietnamese = "Hạt cà phê ấy đến từ những đồi đất đỏ rộng lớn ở vùng Tây Nguyên của Việt Nam. \
                       Nông dân hái từng quả chín bằng tay vào những buổi sáng của mùa khô.";
     let mixed = format!("{ENGLISH}\n\n{vietnamese}\n\n{ENGLISH}");
@@ -755,7 +756,7 @@ async fn a_scene_clearly_in_the_other_language_takes_that_languages_voice() {
         if text.contains("Tây Nguyên") {
             assert_eq!(voice, "vi", "{text}");
         } else if !text.contains("Nông dân") {
-            assert_eq!(voice, "en-us", "{text}");
+            assert_eq!(voice, "en_US-joe-medium", "{text}");
         }
     }
     assert!(voices(&tree).iter().any(|v| v == "vi"));
@@ -775,4 +776,55 @@ async fn a_script_in_a_third_language_is_narrated_as_english_with_a_note() {
     assert_eq!(tree["language"], "English");
     let notes = done["details"]["notes"].as_str().unwrap_or_default();
     assert!(notes.contains("French"), "{done}");
+}
+
+/// A daemon whose narrator is the neural voice (`make voices`), as on embedded defaults.
+fn neural_daemon() -> Daemon {
+    Daemon::start(BIN, &[("REELSMITH__VOICE__PROVIDER", "piper")])
+}
+
+/// What the independent listener (tests/tools/speech_check.py, pocketsphinx 5) made of the
+/// first `scenes` scenes of a video, fetched as a client would (audio and word timings):
+/// word error rate and forced-alignment start errors.
+async fn listen(d: &Daemon, tree: &Value, scenes: usize) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = Vec::new();
+    for (i, s) in tree["segments"].as_array().unwrap().iter().take(scenes).enumerate() {
+        let audio_url = s["narrator"]["audio_url"].as_str().unwrap();
+        let (c, wav) = fetch(d, audio_url).await;
+        assert_eq!(c, 200);
+        let (c, words) = fetch(d, &audio_url.replace(".wav", "_words.json")).await;
+        assert_eq!(c, 200);
+        let (a, b) = (dir.path().join(format!("{i}.wav")), dir.path().join(format!("{i}.json")));
+        std::fs::write(&a, &wav).unwrap();
+        std::fs::write(&b, &words).unwrap();
+        args.extend([a, b]);
+    }
+    let out = std::process::Command::new(reelsmith_tests::venv_tool("python"))
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/tools/speech_check.py"))
+        .args(&args)
+        .output()
+        .expect("speech_check runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[tokio::test]
+async fn the_neural_voice_narrates_english_so_that_a_recogniser_understands_it() {
+    let d = neural_daemon();
+    let (_, tree, _) = narrated(&d, ENGLISH).await;
+    let voices = voices(&tree);
+    assert!(voices.iter().all(|v| v == "en_US-joe-medium"), "{voices:?}");
+    let wpm = pace(&tree);
+    assert!((120.0..=220.0).contains(&wpm), "{wpm:.0} words a minute");
+    let heard = listen(&d, &tree, 3).await;
+    eprintln!("listener: {heard}");
+    let wer = heard["wer"].as_f64().unwrap();
+    assert!(wer <= 0.35, "word error rate {wer}: {heard}");
+    // The captions' word starts come from the model's own durations. The listener's forced
+    // alignment runs late on synthetic speech (measured: +95 ms bias, median 85 ms); a timing
+    // mapped to the wrong word would be off by whole words (300 ms and more).
+    let median = heard["align"]["median"].as_f64().unwrap();
+    assert!(heard["align"]["words"].as_u64().unwrap() >= 20, "{heard}");
+    assert!(median <= 150.0, "median start error {median} ms: {heard}");
 }
