@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pipeline::build::providers::Providers;
-use pipeline::build::voice::{Embedded, Piper, VoiceProvider};
 use pipeline::build::scenes::StageTimes;
+use pipeline::build::voice::{Embedded, Piper, VoiceProvider};
 use pipeline::build::work::{BuildRequest, build_document};
 use pipeline::core::config::Config;
 use pipeline::core::model::{Language, OutputType, Source, VideoLength};
@@ -79,7 +79,10 @@ fn main() {
         medians.push((name, total, rtf, peak_rss_mb()));
     }
     for (name, total, rtf, rss) in &medians {
-        println!("{name:>9}: build {total:7.1} ms, voice RTF {rtf:.3} ({:.1}× realtime), peak RSS so far {rss:.0} MB", 1.0 / rtf);
+        println!(
+            "{name:>9}: build {total:7.1} ms, voice RTF {rtf:.3} ({:.1}× realtime), peak RSS so far {rss:.0} MB",
+            1.0 / rtf
+        );
     }
     println!(
         "piper ÷ espeak-ng: build time {:.2}×",

@@ -476,7 +476,7 @@ async fn idea_truncation_and_vietnamese_text_output() {
     assert!(done["result"]["review_url"].is_string());
     let (_, tree) = video_data(&d, &id, false).await;
     assert_eq!(tree["language"], "Vietnamese");
-    assert_eq!(tree["writer"]["provider"], "extractive");
+    assert_eq!(tree["writer"]["provider"], "embedded");
     assert_eq!(tree["writer"]["research_enabled"], true);
     assert_eq!(tree["writer"]["content_type"], 9);
     let words: usize = tree["segments"]
@@ -485,7 +485,59 @@ async fn idea_truncation_and_vietnamese_text_output() {
         .iter()
         .map(|s| s["text"].as_str().unwrap().split_whitespace().count())
         .sum();
-    assert!((150..=250).contains(&words), "short ≈ 90 s: {words} words");
+    assert!(
+        (300..=400).contains(&words),
+        "short ≈ 90 s: {words} syllables"
+    );
+}
+
+/// Seconds of narration in a scene tree.
+fn narration_secs(tree: &Value) -> f64 {
+    tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["duration"].as_f64().unwrap())
+        .sum()
+}
+
+#[tokio::test]
+async fn an_idea_becomes_narration_of_the_asked_length_in_english_and_vietnamese() {
+    let d = neural_daemon();
+    let ideas = [
+        ("English", "How a small bakery can win morning regulars"),
+        (
+            "Vietnamese",
+            "Cách tiệm bánh nhỏ giữ chân khách quen buổi sáng",
+        ),
+    ];
+    for (language, idea) in ideas {
+        for (length, range) in [("short", 70.0..=110.0), ("normal", 150.0..=185.0)] {
+            let id = create(
+                &d,
+                json!({ "source": "idea", "idea_text": idea, "language": language, "video_length": length }),
+            )
+            .await;
+            let done = completed(&d, &id).await;
+            let (_, tree) = video_data(&d, &id, false).await;
+            let secs = narration_secs(&tree);
+            assert!(range.contains(&secs), "{language} {length}: {secs:.1} s");
+            let notes = done["details"]["notes"].as_str().unwrap_or_default();
+            assert!(notes.contains("embedded writer"), "{done}");
+            let texts: Vec<&str> = tree["segments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["text"].as_str().unwrap())
+                .collect();
+            assert!(
+                texts[0].contains(idea),
+                "the hook names the idea: {}",
+                texts[0]
+            );
+            eprintln!("{language} {length}: {secs:.1} s in {} scenes", texts.len());
+        }
+    }
 }
 
 /// A fake OpenAI-compatible server: chat completions and speech, recording requests.
@@ -789,23 +841,39 @@ fn neural_daemon() -> Daemon {
 async fn listen(d: &Daemon, tree: &Value, scenes: usize) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let mut args = Vec::new();
-    for (i, s) in tree["segments"].as_array().unwrap().iter().take(scenes).enumerate() {
+    for (i, s) in tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(scenes)
+        .enumerate()
+    {
         let audio_url = s["narrator"]["audio_url"].as_str().unwrap();
         let (c, wav) = fetch(d, audio_url).await;
         assert_eq!(c, 200);
         let (c, words) = fetch(d, &audio_url.replace(".wav", "_words.json")).await;
         assert_eq!(c, 200);
-        let (a, b) = (dir.path().join(format!("{i}.wav")), dir.path().join(format!("{i}.json")));
+        let (a, b) = (
+            dir.path().join(format!("{i}.wav")),
+            dir.path().join(format!("{i}.json")),
+        );
         std::fs::write(&a, &wav).unwrap();
         std::fs::write(&b, &words).unwrap();
         args.extend([a, b]);
     }
     let out = std::process::Command::new(reelsmith_tests::venv_tool("python"))
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/tools/speech_check.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/tools/speech_check.py"
+        ))
         .args(&args)
         .output()
         .expect("speech_check runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 

@@ -12,6 +12,7 @@ pub mod placement;
 pub mod providers;
 pub mod scenes;
 pub mod script;
+pub mod spoken;
 pub mod voice;
 pub mod work;
 pub mod writer;

@@ -66,9 +66,10 @@ pub fn max_narration_secs(source: Source, length: VideoLength) -> f64 {
         _ => MAX_SPEECH_SECS,
     }
 }
-/// Characters a voice speaks per second, on the slow side (espeak-ng's default 175 words a
-/// minute is about 16.6), so the estimate errs long.
-const SPEECH_CHARS_PER_SEC: f64 = 15.0;
+/// Characters a voice speaks per second, on the slow side: espeak-ng's default 175 words a
+/// minute is about 16.6, the neural English voice at its narration pace about 17.5, so the
+/// estimate errs long.
+const SPEECH_CHARS_PER_SEC: f64 = 16.6;
 /// The longest spoken word accepted (the longest English dictionary word has 45 letters).
 pub const MAX_WORD_CHARS: usize = 64;
 

@@ -53,8 +53,12 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
         engine.set_progress(topic, step, p * total_build, Some(note));
     };
     let (mut doc, times) = build_document(settings, &providers, &request, &mut progress)?;
-    // A script in a language without a voice here says so once its scenes are ready.
-    if let Some(note) = narration_language(&request, request.text).note() {
+    // A script in a language without a voice here says so once its scenes are ready; a written
+    // narration says which writer wrote it.
+    let note = narration_language(&request, request.text)
+        .note()
+        .or_else(|| doc.writer.as_ref().map(writer_note));
+    if let Some(note) = note {
         engine.set_progress(topic, 4, 0.95 * total_build, Some(&note));
     }
     if let Some(name) = engine
@@ -203,6 +207,15 @@ fn write_narration(
         crate::build::writer::cap_speech(&written.narration, max),
         Some(info),
     ))
+}
+
+/// What `details.notes` says of the writer that wrote an idea's or blog post's narration.
+fn writer_note(w: &WriterInfo) -> String {
+    match w.provider.as_str() {
+        "embedded" => "Script written by the embedded writer (offline: a hook, the body and a call to action).".into(),
+        _ if w.model.is_empty() => format!("Script written by the {} writer.", w.provider),
+        _ => format!("Script written by the {} writer ({}).", w.provider, w.model),
+    }
 }
 
 /// The wire name of a job's source (`text`, `idea`, `audio_file`, …).

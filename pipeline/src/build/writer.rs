@@ -1,10 +1,12 @@
 //! The writer capability: idea or blog text → narration (DESIGN.md §2, providers).
 //!
-//! [`Writer`] is the trait; [`Extractive`] the embedded default, deterministic and offline:
-//! sentences are scored by the frequency of their content words across the input, the best are
-//! kept in their original order until the length target is reached. The OpenAI-compatible chat
+//! [`Writer`] is the trait; [`Extractive`] the embedded default, deterministic and offline: the
+//! spoken writer (`build::spoken`) gives the narration a hook, a body and a call to action at
+//! the asked length, its body drawing first on the input's own best sentences (scored by the
+//! frequency of their content words, kept in their original order). The OpenAI-compatible chat
 //! connector lives in `llm.rs`. Both aim at the same targets: `video_length` short ≈ 90 s
-//! (content_type 9), normal ≈ 3 min at most (content_type 10), at [`WORDS_PER_MINUTE`].
+//! (content_type 9), normal ≈ 3 min at most (content_type 10), in spoken words at the
+//! narrator's pace ([`crate::build::spoken::target_words`]).
 
 use crate::build::script::split_sentences;
 use crate::core::document::SceneType;
@@ -23,17 +25,14 @@ pub struct WriteRequest<'a> {
 }
 
 impl WriteRequest<'_> {
-    /// Words to aim for.
+    /// Spoken words to aim for, at the narrator's pace in the request's language.
     pub fn target_words(&self) -> usize {
-        target_words(self.video_length)
+        crate::build::spoken::target_words(self.language, self.video_length)
     }
 
-    /// Hard cap: ≈ 90 s for short, 3 min for normal (a little headroom over the target for short).
+    /// Hard cap: a tenth over the target (short ≈ 97 s, normal ≈ 3 min at the narrator's pace).
     pub fn max_words(&self) -> usize {
-        match self.video_length {
-            VideoLength::Short => self.target_words() + self.target_words() / 10,
-            VideoLength::Normal => self.target_words(),
-        }
+        self.target_words() + self.target_words() / 10
     }
 
     /// The spec's content type: 9 short, 10 normal.
@@ -97,18 +96,23 @@ pub struct Extractive;
 
 impl Writer for Extractive {
     fn name(&self) -> &'static str {
-        "extractive"
+        "embedded"
     }
 
     fn write(&self, req: &WriteRequest<'_>) -> Result<Written, WriterError> {
-        let narration = narrate(req.input, req.target_words());
-        let narration = cap_words(&narration, req.max_words());
-        if narration.split_whitespace().count() == 0 {
+        if req.input.split_whitespace().count() == 0 {
             return Err(WriterError::Empty);
         }
+        let narration = crate::build::spoken::narration(
+            req.input,
+            req.language,
+            req.video_length,
+            req.target_words(),
+        );
+        let narration = cap_words(&narration, req.max_words());
         Ok(Written {
             narration,
-            provider: "extractive".into(),
+            provider: "embedded".into(),
             model: String::new(),
             research_enabled: req.research_enabled,
         })
@@ -165,9 +169,6 @@ pub fn cap_words(text: &str, max: usize) -> String {
     s
 }
 
-/// Narration pace used for length targets, words per minute.
-pub const WORDS_PER_MINUTE: usize = 150;
-
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "for", "with", "by",
     "from", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these",
@@ -176,14 +177,6 @@ const STOPWORDS: &[&str] = &[
     "và", "là", "của", "có", "cho", "không", "những", "các", "một", "được", "trong", "với", "này",
     "đó", "khi", "thì", "mà", "đã", "sẽ", "đang", "rất", "cũng", "như", "người", "bạn",
 ];
-
-/// Target narration length in words.
-pub fn target_words(length: VideoLength) -> usize {
-    match length {
-        VideoLength::Short => WORDS_PER_MINUTE * 90 / 60,
-        VideoLength::Normal => WORDS_PER_MINUTE * 3,
-    }
-}
 
 /// Whether `w` (lowercase) is a stopword of the extractive writer (English or Vietnamese).
 pub fn is_stopword(w: &str) -> bool {
@@ -348,17 +341,22 @@ mod tests {
                 .write(&request(&input, VideoLength::Short, language))
                 .unwrap();
             let n = short.narration.split_whitespace().count();
-            assert!((180..=240).contains(&n), "short: {n} words");
+            let req = request(&input, VideoLength::Short, language);
+            assert!(
+                (req.target_words() * 9 / 10..=req.max_words()).contains(&n),
+                "short: {n} words"
+            );
             let normal = Extractive
                 .write(&request(&input, VideoLength::Normal, language))
                 .unwrap();
             let n = normal.narration.split_whitespace().count();
+            let req = request(&input, VideoLength::Normal, language);
             assert!(
-                (380..=450).contains(&n),
-                "normal: {n} words (3 min cap is 450)"
+                (req.target_words() * 9 / 10..=req.max_words()).contains(&n),
+                "normal: {n} words"
             );
             assert!(normal.research_enabled);
-            assert_eq!(normal.provider, "extractive");
+            assert_eq!(normal.provider, "embedded");
             // Deterministic.
             assert_eq!(
                 Extractive
