@@ -167,7 +167,12 @@ fn shadow_of(art: &Pixmap) -> Result<Pixmap, String> {
         let (x, y) = (i % art.width() as usize, i / art.width() as usize);
         cov[(y + pad) * n + x + pad] = px.alpha();
     }
-    let soft = raster::box_blur(&raster::box_blur(&cov, n, n, SHADOW_BLUR), n, n, SHADOW_BLUR);
+    let soft = raster::box_blur(
+        &raster::box_blur(&cov, n, n, SHADOW_BLUR),
+        n,
+        n,
+        SHADOW_BLUR,
+    );
     let mut plate = Pixmap::new(side, side).ok_or("no pixels")?;
     raster::paint_coverage(&mut plate, &soft, n, n, 0, 0, [0, 0, 0, SHADOW_ALPHA]);
     Ok(plate)
@@ -198,7 +203,13 @@ fn glow(backdrop: &mut Pixmap, palette: Palette) {
         ..Paint::default()
     };
     if let Some(circle) = PathBuilder::from_circle(centre.x, centre.y, radius) {
-        backdrop.fill_path(&circle, &paint, FillRule::Winding, Transform::identity(), None);
+        backdrop.fill_path(
+            &circle,
+            &paint,
+            FillRule::Winding,
+            Transform::identity(),
+            None,
+        );
     }
 }
 
@@ -225,7 +236,10 @@ mod tests {
         let mid = at(ART_CENTRE.0 as u32, ART_CENTRE.1 as u32);
         assert_eq!((mid.red(), mid.green(), mid.blue()), (255, 0, 0));
         // The art spans most of the width; the corners are the backdrop.
-        let edge = at((ART_CENTRE.0 - ART_SIZE as f32 * 0.36) as u32, ART_CENTRE.1 as u32);
+        let edge = at(
+            (ART_CENTRE.0 - ART_SIZE as f32 * 0.36) as u32,
+            ART_CENTRE.1 as u32,
+        );
         assert_eq!(edge.red(), 255);
         assert_ne!(at(5, 5).red(), 255);
         let f = subject_box();
@@ -243,7 +257,10 @@ mod tests {
             let c = p.pixel(x, below).unwrap();
             u32::from(c.red()) + u32::from(c.green()) + u32::from(c.blue())
         };
-        assert!(lit(&frame) < lit(stage.backdrop()), "no shadow under the art");
+        assert!(
+            lit(&frame) < lit(stage.backdrop()),
+            "no shadow under the art"
+        );
     }
 
     #[test]
