@@ -322,6 +322,40 @@ mod tests {
     }
 
     #[test]
+    fn scenes_draw_on_the_whole_index_without_repeating() {
+        use crate::build::broll::{SceneQuery, pick_for_scenes};
+        let cache = tempfile::tempdir().unwrap();
+        let o = offline(cache.path());
+        let keywords = [
+            "coffee", "coffee", "bakery", "bakery", "bakery", "doctor", "doctor", "money", "money",
+            "zzqx",
+        ];
+        let scenes: Vec<SceneQuery> = keywords
+            .iter()
+            .map(|k| SceneQuery {
+                keyword: k,
+                text: "",
+                wanted: true,
+            })
+            .collect();
+        let picks = pick_for_scenes(&o, &scenes);
+        let shown: Vec<&BrollItem> = picks.iter().flatten().map(|p| &p.item).collect();
+        let mut ids: Vec<&str> = shown[..9].iter().map(|i| i.id.as_str()).collect();
+        for (item, k) in shown.iter().zip(keywords).take(9) {
+            let kw = keywords_of(&o, item);
+            assert!(synonyms::relevant(k, &item.title, &kw), "{k}: {item:?}");
+        }
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 9, "no picture twice: {shown:?}");
+        assert!(shown.iter().filter(|i| Illustrations::owns(i)).count() >= 5);
+        assert!(
+            shown[9].procedural.is_some(),
+            "nothing relevant: a procedural background"
+        );
+    }
+
+    #[test]
     fn external_references_are_refused() {
         assert!(has_external_reference(
             r#"<image href="https://x.example/a.png"/>"#
