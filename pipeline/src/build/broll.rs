@@ -204,6 +204,15 @@ impl Library {
         self.assets.is_empty()
     }
 
+    /// The tags of the asset whose result id is `id` (`library:{id}`).
+    pub fn tags_of(&self, id: &str) -> Option<Vec<String>> {
+        let id = id.strip_prefix("library:")?;
+        self.assets
+            .iter()
+            .find(|a| a.id == id)
+            .map(|a| a.tags.clone())
+    }
+
     fn item(&self, i: usize, score: f64) -> BrollItem {
         let a = &self.assets[i];
         let thumb = a.thumbnail.clone().unwrap_or_else(|| a.file.clone());
@@ -347,6 +356,16 @@ pub fn tokenize(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `runn` → `run`, `shopp` → `shop` (what is left of a doubled consonant before -ing); `ll`, `ss`
+/// and `zz` stay (`spelling` → `spell`).
+fn undouble(b: &str) -> &str {
+    let bytes = b.as_bytes();
+    match bytes {
+        [.., x, y] if x == y && !b"aeiouylsz".contains(y) => &b[..b.len() - 1],
+        _ => b,
+    }
+}
+
 /// A deliberately small English stemmer: plural and -ing endings.
 fn stem(w: &str) -> String {
     let w = w
@@ -369,7 +388,7 @@ fn stem(w: &str) -> String {
     if let Some(b) = w.strip_suffix("ing")
         && b.len() >= 4
     {
-        return b.to_string();
+        return undouble(b).to_string();
     }
     if let Some(b) = w.strip_suffix('s')
         && b.len() >= 3
@@ -393,6 +412,10 @@ pub struct Pick {
     pub provider: BrollSource,
 }
 
+/// Candidates looked at per scene: enough that a long video on one topic finds a picture it has
+/// not shown yet before it repeats one.
+pub const PICK_WINDOW: usize = 40;
+
 /// One scene to pick for.
 #[derive(Debug, Clone, Copy)]
 pub struct SceneQuery<'a> {
@@ -403,7 +426,7 @@ pub struct SceneQuery<'a> {
 }
 
 /// The best asset per scene: the provider's best match that differs from the previous scene's
-/// asset (and is least used so far), else a procedural background that differs from the
+/// asset and, while any relevant one is left, was not used earlier in the video; else a procedural background that differs from the
 /// previous scene's. Provider failures are logged and fall back to procedural backgrounds.
 pub fn pick_for_scenes(
     provider: &dyn BrollProvider,
@@ -426,7 +449,7 @@ pub fn pick_for_scenes(
             context: s.text,
             kind: Some(MediaKind::Image),
             ratio: Ratio::Portrait,
-            limit: 8,
+            limit: PICK_WINDOW,
         };
         let found = match provider.search(&q) {
             Ok(items) => items,
@@ -443,7 +466,7 @@ pub fn pick_for_scenes(
                 let penalty = *used.get(&it.id).unwrap_or(&0) as f64;
                 // Connectors rank by their own order; the library by score.
                 let value = if it.score > 0.0 {
-                    it.score - penalty
+                    it.score - penalty * 100.0
                 } else {
                     -(rank as f64) - penalty * 100.0
                 };
@@ -660,7 +683,7 @@ mod tests {
     fn tokenizer_stems_and_drops_stopwords() {
         assert_eq!(
             tokenize("The Solar-panels, cities' skylines & coffee cups running"),
-            ["solar", "panel", "city", "skyline", "coffee", "cup", "runn"]
+            ["solar", "panel", "city", "skyline", "coffee", "cup", "run"]
         );
         assert_eq!(tokenize("Hà Nội các bạn"), ["hà", "nội", "các", "bạn"]);
         assert_eq!(stem("glass"), "glass");

@@ -6,6 +6,7 @@
 pub mod broll;
 pub mod copy;
 pub mod direction;
+pub mod illustrations;
 pub mod llm;
 pub mod overlays;
 pub mod placement;

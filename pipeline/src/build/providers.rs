@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | writer | [`writer::Extractive`] | [`llm::ChatWriter`] (`[writer] provider = "openai"`) |
 //! | voice | [`voice::Embedded`]: Piper where installed, else espeak-ng | [`voice::OpenAiSpeech`] (`[voice] provider = "openai"`) |
-//! | B-roll | [`broll::Library`] | [`broll::Pexels`] (`[broll] provider = "pexels"`) |
+//! | B-roll | [`illustrations::Offline`] (the library and the illustration index) | [`broll::Pexels`] (`[broll] provider = "pexels"`) |
 //!
 //! Connectors reach their hosts through the SSRF-guarded client ([`crate::core::connector`]).
 
@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::build::broll::{self, BrollProvider, Library};
+use crate::build::illustrations::{self, Illustrations};
 use crate::build::voice::{self, VoiceProvider};
 use crate::build::{llm, writer};
 use crate::core::config::{BrollKind, Settings, VoiceKind, WriterKind};
@@ -82,7 +83,7 @@ impl Providers {
             }),
         };
         let broll: Box<dyn BrollProvider> = match settings.broll.provider {
-            BrollKind::Library => Box::new(SharedLibrary(library.clone())),
+            BrollKind::Library => Box::new(offline(settings, library.clone())?),
             BrollKind::Pexels => Box::new(broll::Pexels {
                 http: http(fetcher, runtime, settings.broll.timeout_secs),
                 base_url: settings.broll.base_url.clone(),
@@ -100,17 +101,15 @@ impl Providers {
     }
 }
 
-/// The library behind an `Arc`, as a provider.
-struct SharedLibrary(Arc<Library>);
-
-impl BrollProvider for SharedLibrary {
-    fn source(&self) -> crate::core::document::BrollSource {
-        self.0.source()
-    }
-    fn search(&self, q: &broll::Query<'_>) -> Result<Vec<broll::BrollItem>, broll::BrollError> {
-        self.0.search(q)
-    }
-    fn download(&self, item: &broll::BrollItem) -> Result<Vec<u8>, broll::BrollError> {
-        self.0.download(item)
-    }
+/// The embedded provider: `library` and the illustration index of `{assets_dir}/illustrations`,
+/// rendered into `{data_dir}/cache/illustrations`.
+pub fn offline(
+    settings: &Settings,
+    library: Arc<Library>,
+) -> Result<illustrations::Offline, String> {
+    let art = Illustrations::open(
+        &settings.assets_dir.join("illustrations"),
+        &settings.data_dir.join("cache").join("illustrations"),
+    )?;
+    Ok(illustrations::Offline { library, art })
 }

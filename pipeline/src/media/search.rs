@@ -1,6 +1,7 @@
 //! `POST /v1/search_broll`: the typed request (every rule of the spec, with its code and
 //! `param`), the search over the configured B-roll provider (the embedded library with its
-//! keyword index, or Pexels) and the reply. Library files are published once under
+//! keyword index and the illustration index, or Pexels) and the reply. Library files, and the
+//! pictures and clips rendered from illustrations, are published once under
 //! `{origin_url}/library/`, so a result's `url` works directly as `mediaUrl` in modify_scene
 //! branch A (which reads our own public files without a network round trip).
 
@@ -11,6 +12,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::build::broll::{self, BrollItem, BrollProvider, Library, Pexels, Ratio};
+use crate::build::illustrations::Offline;
 use crate::build::providers::http;
 use crate::core::config::{BrollKind, Settings};
 use crate::core::document::MediaKind;
@@ -222,18 +224,20 @@ pub struct SearchReply {
 /// The search capability, built once from config.
 pub struct Search {
     settings: std::sync::Arc<Settings>,
-    library: Library,
+    offline: Offline,
     pexels: Option<Pexels>,
 }
 
 impl Search {
-    /// The library from `{assets_dir}/broll`, and Pexels when `[broll] provider = "pexels"`.
+    /// The library from `{assets_dir}/broll` with the illustration index, and Pexels when
+    /// `[broll] provider = "pexels"`.
     pub fn new(
         settings: std::sync::Arc<Settings>,
         fetcher: &Fetcher,
         runtime: &tokio::runtime::Handle,
     ) -> std::result::Result<Search, String> {
-        let library = Library::load(&settings.assets_dir.join("broll"))?;
+        let library = std::sync::Arc::new(Library::load(&settings.assets_dir.join("broll"))?);
+        let offline = crate::build::providers::offline(&settings, library)?;
         let pexels = (settings.broll.provider == BrollKind::Pexels).then(|| Pexels {
             http: http(fetcher, runtime, settings.broll.timeout_secs),
             base_url: settings.broll.base_url.clone(),
@@ -241,7 +245,7 @@ impl Search {
         });
         Ok(Search {
             settings,
-            library,
+            offline,
             pexels,
         })
     }
@@ -278,12 +282,12 @@ impl Search {
             limit: if self.pexels.is_some() {
                 req.limit
             } else {
-                self.library.len().max(1)
+                self.offline.len().max(1)
             },
         };
         let provider: &dyn BrollProvider = match &self.pexels {
             Some(p) => p,
-            None => &self.library,
+            None => &self.offline,
         };
         let mut items = provider.search(&q).map_err(|e| {
             Error::new(
@@ -304,7 +308,12 @@ impl Search {
             return self.procedural_result(number, style, *seed, item.clone());
         }
         let (url, thumbnail_url) = match &item.local {
-            Some(path) => (self.publish(path)?, self.preview(path, item.kind)?),
+            Some(path) => {
+                self.offline.prepare(&item).map_err(|e| {
+                    Error::internal("illustration not rendered").because(e.to_string())
+                })?;
+                (self.publish(path)?, self.preview(path, item.kind)?)
+            }
             None => (item.url.clone(), item.thumbnail_url.clone()),
         };
         let context_url = (kind == SearchKind::Image).then(|| url.clone());
@@ -398,14 +407,18 @@ impl Search {
         Ok(format!("{}/{rel}", self.settings.origin_url))
     }
 
-    /// The public URL of library file `path`, copying it under `public/library/` the first time.
+    /// The public URL of library file `path` (or an illustration's rendering, published under
+    /// `illustrations/`), copying it under `public/library/` the first time.
     fn publish(&self, path: &Path) -> Result<String> {
         let root = self.settings.assets_dir.join("broll");
-        let rel = path
-            .strip_prefix(&root)
-            .map_err(|_| Error::internal("library file outside the library"))?
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = match (path.strip_prefix(&root), &self.offline.art) {
+            (Ok(rel), _) => rel.to_string_lossy().replace('\\', "/"),
+            (Err(_), Some(art)) => match path.strip_prefix(art.cache()) {
+                Ok(rel) => format!("illustrations/{}", rel.to_string_lossy().replace('\\', "/")),
+                Err(_) => return Err(Error::internal("library file outside the library")),
+            },
+            (Err(_), None) => return Err(Error::internal("library file outside the library")),
+        };
         let target = self.settings.public_dir().join(LIBRARY_FOLDER).join(&rel);
         if !target.exists() {
             let bytes = std::fs::read(path).map_err(|e| {
