@@ -154,13 +154,23 @@ pub fn window_for(subject: &Subject, slot: CanvasRect) -> Option<CanvasRect> {
     if avail_w <= 0.0 || avail_h <= 0.0 || sw <= 0.0 || sh <= 0.0 {
         return None;
     }
-    let k = (avail_w / sw).min(avail_h / sh).min(1.0);
+    // A deliberate frame: never wider than the canvas less a margin on each side.
+    let frame_w = f64::from(CANVAS_W) - 2.0 * WINDOW_MARGIN;
+    let k = (avail_w / sw)
+        .min(avail_h / sh)
+        .min(1.0)
+        .min(frame_w / cover.w);
     let (w, h) = (cover.w * k, cover.h * k);
-    let (cx, cy) = slot.center();
-    let x = cx - (f.x + f.w / 2.0) * w;
+    let (_, cy) = slot.center();
+    // Centred across the canvas (equal margins left and right); the subject's middle on the
+    // slot's middle, vertically.
+    let x = (f64::from(CANVAS_W) - w) / 2.0;
     let y = cy - (f.y + f.h / 2.0) * h;
     Some(CanvasRect::new(x, y, w, h))
 }
+
+/// Canvas pixels between a window's picture and each side of the canvas: the frame it sits in.
+pub const WINDOW_MARGIN: f64 = 40.0;
 
 /// The subject's box of a premultiplied RGBA picture (see the module docs for the rule).
 pub fn detect(img: PixmapRef<'_>) -> Focus {
@@ -294,5 +304,26 @@ mod tests {
         assert!(sub.y >= slot.y - 1e-6 && sub.y + sub.h <= slot.y + slot.h + 1e-6);
         assert!(sub.x >= slot.x - 1e-6 && sub.x + sub.w <= slot.x + slot.w + 1e-6);
         assert!(subject_on_canvas(&s, BackgroundFit::Backdrop).is_none());
+    }
+
+    #[test]
+    fn the_window_sits_centred_with_equal_margins_whatever_the_subject() {
+        for fx in [0.0, 0.2, 0.5] {
+            let s = Subject {
+                focus: Focus {
+                    x: fx,
+                    y: 0.3,
+                    w: 0.4,
+                    h: 0.3,
+                },
+                width: 1080,
+                height: 1920,
+            };
+            let slot = CanvasRect::new(0.0, 300.0, 720.0, 600.0);
+            let rect = window_for(&s, slot).unwrap();
+            let (left, right) = (rect.x, f64::from(CANVAS_W) - rect.x - rect.w);
+            assert!((left - right).abs() < 1e-6, "{rect:?}");
+            assert!(left >= WINDOW_MARGIN - 1e-6, "{rect:?}");
+        }
     }
 }

@@ -5,14 +5,14 @@
 use crate::focus::{self, BackgroundFit};
 use crate::geom::{CANVAS_H, CANVAS_W};
 use crate::media::convert::{EvenRect, I420Layout, PlanarPicture};
-use crate::paint::{Rng, color, mix, shader_paint};
+use crate::paint::{Rng, color, mix, rounded_rect, shader_paint};
 use crate::plan::{Palette, ProceduralStyle, Rgb};
 use crate::raster;
 use std::path::Path;
 use std::sync::OnceLock;
 use tiny_skia::{
-    Color, FillRule, GradientStop, LinearGradient, Paint, PathBuilder, Pixmap, PixmapMut,
-    PixmapPaint, PixmapRef, Point, RadialGradient, SpreadMode, Transform,
+    Color, FillRule, FilterQuality, GradientStop, LinearGradient, Paint, PathBuilder, Pattern,
+    Pixmap, PixmapMut, PixmapPaint, PixmapRef, Point, RadialGradient, SpreadMode, Transform,
 };
 
 /// An opaque plate a little larger than the canvas, panned with whole-pixel offsets: every frame
@@ -158,18 +158,51 @@ fn fitted_plate(img: PixmapRef<'_>, fit: BackgroundFit) -> Result<Pixmap, String
         );
         let picture = raster::resize(img, pw, ph).ok_or("image could not be scaled".to_string())?;
         let (mx, my) = focus::plate_margin();
-        let (x, y) = ((rect.x + mx).round() as i32, (rect.y + my).round() as i32);
-        plate.draw_pixmap(
-            x,
-            y,
-            picture.as_ref(),
-            &PixmapPaint::default(),
+        let (x, y) = ((rect.x + mx).round() as f32, (rect.y + my).round() as f32);
+        draw_framed(&mut plate, picture.as_ref(), x, y);
+    }
+    Ok(plate)
+}
+
+/// Draws a window's picture at `(x, y)` as a card: rounded corners over a soft shadow, so it
+/// reads as a deliberate frame on its soft copy rather than a misplaced layer.
+fn draw_framed(plate: &mut Pixmap, picture: PixmapRef<'_>, x: f32, y: f32) {
+    let (w, h) = (picture.width() as f32, picture.height() as f32);
+    if let Some(shadow) = rounded_rect(x + 6.0, y + 14.0, w, h, WINDOW_RADIUS) {
+        let mut paint = Paint::default();
+        paint.set_color_rgba8(0, 0, 0, 90);
+        paint.anti_alias = true;
+        plate.fill_path(
+            &shadow,
+            &paint,
+            FillRule::Winding,
             Transform::identity(),
             None,
         );
     }
-    Ok(plate)
+    let Some(card) = rounded_rect(x, y, w, h, WINDOW_RADIUS) else {
+        return;
+    };
+    let mut paint = Paint::default();
+    paint.anti_alias = true;
+    paint.shader = Pattern::new(
+        picture,
+        SpreadMode::Pad,
+        FilterQuality::Nearest,
+        1.0,
+        Transform::from_translate(x, y),
+    );
+    plate.fill_path(
+        &card,
+        &paint,
+        FillRule::Winding,
+        Transform::identity(),
+        None,
+    );
 }
+
+/// Corner radius of a window's picture, plate pixels.
+const WINDOW_RADIUS: f32 = 28.0;
 
 /// A blurred, dimmed copy of a plate: shrunk by [`SOFT_DIV`] and scaled back up, at
 /// [`SOFT_DIM`] brightness.
