@@ -1,6 +1,7 @@
 # Reelsmith — the two entry points the README promises.
 #   make demo  set up, start the daemon on embedded defaults, turn a script into ./demo.mp4
 #   make run   set up and run the daemon alone
+#   make samples  six videos on embedded defaults with contact sheets and figures, in samples/
 #   make test  set up and pass the tests (the single CI command)
 #   make test-scale  render workers at scale on Garage: 20 videos on two workers, farm figures
 #              (about 10 min, and about 10 more to build Garage the first time)
@@ -33,7 +34,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv voices illustrations editor build demo run test test-scale chaos bench bench-load bench-scale lint fuzz
+.PHONY: setup setup-test apt venv voices illustrations editor build demo samples run test test-scale chaos bench bench-load bench-scale lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -65,6 +66,11 @@ build: setup editor voices illustrations
 # The main job: a script becomes ./demo.mp4 through the running daemon.
 demo: build
 	scripts/demo.sh
+
+# Six videos on embedded defaults (text, idea and blog; English and Vietnamese) with their
+# contact sheets, narration engine, loudness, wall time and peak RSS, into samples/.
+samples: build
+	python3 scripts/samples.py
 
 # The daemon alone, on embedded defaults.
 run: build

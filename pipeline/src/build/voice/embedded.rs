@@ -67,6 +67,12 @@ impl VoiceProvider for Embedded {
         voices
     }
 
+    fn release(&self) {
+        for p in &self.neural {
+            p.release();
+        }
+    }
+
     /// `requested` when offered, else the neural voice of the language, else espeak-ng's.
     fn pick_voice(&self, requested: &str, language: &str) -> String {
         let r = requested.trim();

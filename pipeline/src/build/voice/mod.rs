@@ -92,6 +92,11 @@ pub trait VoiceProvider: Send + Sync {
     /// The voices this provider offers.
     fn voices(&self) -> Vec<VoiceInfo>;
 
+    /// Gives back what the engine holds between uses (a neural model): called when a video's
+    /// narration is done, so the render that follows has the memory. The next synthesis loads
+    /// it again.
+    fn release(&self) {}
+
     /// The voice to use for a narrator: `requested` when this provider offers it (case-
     /// insensitive), else the provider's voice for `language` (`English` → American English
     /// when offered, `Vietnamese` → `vi`), else its first voice.

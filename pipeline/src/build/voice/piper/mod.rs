@@ -18,8 +18,8 @@
 //! Text becomes ids through espeak-ng's IPA phonemes ([`phonemes`]); each sentence is one
 //! inference call. Word timings are read off `durations`: a word starts where its first
 //! phoneme id starts and ends where its last one ends ([`timing`]). The model is loaded on the
-//! first synthesis and kept for the process; calls are serialised, and ONNX Runtime spreads
-//! each one over the machine's cores.
+//! first synthesis and kept until [`VoiceProvider::release`] (a video's narration is done);
+//! calls are serialised, and ONNX Runtime spreads each one over the machine's cores.
 
 mod phonemes;
 mod timing;
@@ -246,6 +246,11 @@ impl VoiceProvider for Piper {
     fn voices(&self) -> Vec<VoiceInfo> {
         vec![self.info.clone()]
     }
+
+    fn release(&self) {
+        let mut guard = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        *guard = None;
+    }
 }
 
 /// The ONNX Runtime environment, created once per process from the library at `runtime`.
@@ -379,6 +384,9 @@ mod tests {
         let b = voice.synthesize(text, "EN_US-JOE-MEDIUM").unwrap();
         assert_eq!(a.samples, b.samples, "synthesis is deterministic");
         assert_eq!(a.words, b.words);
+        // Released and loaded again: still the same audio.
+        voice.release();
+        assert_eq!(voice.synthesize(text, "en_US-joe-medium").unwrap(), a);
         let words: Vec<&str> = text.split_whitespace().collect();
         assert_eq!(
             a.words.iter().map(|w| w.word.as_str()).collect::<Vec<_>>(),
