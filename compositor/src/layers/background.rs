@@ -183,15 +183,17 @@ fn draw_framed(plate: &mut Pixmap, picture: PixmapRef<'_>, x: f32, y: f32) {
     let Some(card) = rounded_rect(x, y, w, h, WINDOW_RADIUS) else {
         return;
     };
-    let mut paint = Paint::default();
-    paint.anti_alias = true;
-    paint.shader = Pattern::new(
-        picture,
-        SpreadMode::Pad,
-        FilterQuality::Nearest,
-        1.0,
-        Transform::from_translate(x, y),
-    );
+    let paint = Paint {
+        anti_alias: true,
+        shader: Pattern::new(
+            picture,
+            SpreadMode::Pad,
+            FilterQuality::Nearest,
+            1.0,
+            Transform::from_translate(x, y),
+        ),
+        ..Paint::default()
+    };
     plate.fill_path(
         &card,
         &paint,
