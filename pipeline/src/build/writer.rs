@@ -103,11 +103,19 @@ impl Writer for Extractive {
         if req.input.split_whitespace().count() == 0 {
             return Err(WriterError::Empty);
         }
+        let target = req.target_words();
+        // A blog post's best sentences make most of the body; an idea is said by the hook.
+        let source = if split_sentences(req.input).len() > 1 {
+            narrate(req.input, target * 3 / 4)
+        } else {
+            String::new()
+        };
         let narration = crate::build::spoken::narration(
             req.input,
+            &source,
             req.language,
             req.video_length,
-            req.target_words(),
+            target,
         );
         let narration = cap_words(&narration, req.max_words());
         Ok(Written {

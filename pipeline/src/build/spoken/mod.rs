@@ -64,8 +64,16 @@ pub fn target_words(language: Language, length: VideoLength) -> usize {
     (target_secs(length) * words_per_minute(language) / 60.0).round() as usize
 }
 
-/// The narration of `input` (an idea, or a blog post's text) at `target` spoken words.
-pub fn narration(input: &str, language: Language, length: VideoLength, target: usize) -> String {
+/// The narration of `input` (an idea, or a blog post's text) at `target` spoken words; `source`
+/// is what of the input the body says first (a blog post's best sentences in their order, for
+/// example `build::writer::narrate`; empty for an idea, which the hook already names).
+pub fn narration(
+    input: &str,
+    source: &str,
+    language: Language,
+    length: VideoLength,
+    target: usize,
+) -> String {
     let bank = match language {
         Language::English => &english::BANK,
         Language::Vietnamese => &vietnamese::BANK,
@@ -87,30 +95,19 @@ pub fn narration(input: &str, language: Language, length: VideoLength, target: u
     ];
     let close_words: usize = close.iter().map(|s| words(s)).sum();
     let body_target = target.saturating_sub(out.words + close_words);
-    body(&mut out, input, bank, &slots, body_target);
+    body(&mut out, source, bank, &slots, body_target);
     for line in &close {
         out.push(line);
     }
     out.text()
 }
 
-/// The body: the source's best sentences (up to three quarters of the body when it is long),
-/// then each section of the bank with its share of what is left.
-fn body(out: &mut Narration, input: &str, bank: &Bank, slots: &Slots, target: usize) {
+/// The body: the source's sentences, then each section of the bank with its share of what is
+/// left.
+fn body(out: &mut Narration, source: &str, bank: &Bank, slots: &Slots, target: usize) {
     let start = out.words;
-    let source: Vec<String> = split_sentences(input)
-        .into_iter()
-        .filter(|s| words(s) >= 4)
-        .collect();
-    // An idea is its topic (already said in the hook); a blog post's sentences come first.
-    if source.len() > 1 {
-        for s in crate::build::writer::narrate(input, target * 3 / 4)
-            .split_inclusive(['.', '!', '?'])
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            out.push(s);
-        }
+    for s in split_sentences(source) {
+        out.push(&s);
     }
     let sections = bank.sections.len();
     for (k, section) in bank.sections.iter().enumerate() {
@@ -220,7 +217,7 @@ mod tests {
         for (language, idea) in cases {
             for length in [VideoLength::Short, VideoLength::Normal] {
                 let target = target_words(language, length);
-                let text = narration(idea, language, length, target);
+                let text = narration(idea, "", language, length, target);
                 let n = words(&text);
                 assert!(
                     n * 100 >= target * 90 && n * 100 <= target * 112,
@@ -233,7 +230,7 @@ mod tests {
     #[test]
     fn every_sentence_is_distinct_and_the_narration_opens_on_the_topic_and_ends_on_a_call() {
         let idea = "Why drinking water before coffee helps your focus";
-        let text = narration(idea, Language::English, VideoLength::Normal, 460);
+        let text = narration(idea, "", Language::English, VideoLength::Normal, 460);
         let all = sentences(&text);
         let mut unique = all.clone();
         unique.sort();
@@ -256,36 +253,19 @@ mod tests {
 
     #[test]
     fn the_same_idea_always_reads_the_same_and_another_idea_differently() {
-        let a = narration(
-            "Saving money on groceries",
-            Language::English,
-            VideoLength::Short,
-            250,
-        );
-        assert_eq!(
-            a,
-            narration(
-                "Saving money on groceries",
-                Language::English,
-                VideoLength::Short,
-                250
-            )
-        );
-        let b = narration(
-            "Training for a first 10k run",
-            Language::English,
-            VideoLength::Short,
-            250,
-        );
+        let idea = |text| narration(text, "", Language::English, VideoLength::Short, 250);
+        let a = idea("Saving money on groceries");
+        assert_eq!(a, idea("Saving money on groceries"));
+        let b = idea("Training for a first 10k run");
         assert_ne!(a, b);
         assert!(b.contains("Training for a first 10k run"));
     }
 
     #[test]
-    fn a_blog_posts_own_sentences_come_first_in_the_body() {
+    fn the_sources_own_sentences_come_first_in_the_body() {
         let post = "Remote teams lose hours to unclear meetings. A written agenda sent a day ahead \
                     cuts most of that waste. Teams that tried it for a month reported shorter calls.";
-        let text = narration(post, Language::English, VideoLength::Short, 250);
+        let text = narration(post, post, Language::English, VideoLength::Short, 250);
         let body_start = sentences(&text)[2].clone();
         assert!(post.contains(body_start.trim()), "{body_start}");
     }
