@@ -64,7 +64,10 @@ def aligned_starts(raw: bytes, words: list[str]) -> list[float] | None:
     decoder.start_utt()
     decoder.process_raw(raw, full_utt=True)
     decoder.end_utt()
-    segs = [s for s in decoder.seg() if s.word not in ("<s>", "</s>", "<sil>", "[NOISE]")]
+    found_segs = decoder.seg()
+    if found_segs is None:  # the audio did not fit the words at all
+        return None
+    segs = [s for s in found_segs if s.word not in ("<s>", "</s>", "<sil>", "[NOISE]")]
     found = [re.sub(r"\(\d+\)$", "", s.word) for s in segs]
     if found != words:
         return None
