@@ -3,13 +3,15 @@
 //! the script's mood.
 //!
 //! The index is compiled in, so a request's `music` is checked without I/O; the loops
-//! themselves are read from `{assets_dir}/music/` when a video is rendered.
+//! themselves (stereo Ogg Vorbis) are read from `{assets_dir}/music/` when a video is rendered.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
+use compositor::media::{CHANNELS, MediaError, SAMPLE_RATE, decode_audio_blocks};
 use serde::Deserialize;
 
+use super::bed::Loop;
 use crate::core::document::{Music, VideoDocument};
 use crate::core::error::{Code, Error, Result};
 
@@ -200,15 +202,21 @@ fn stable_hash(s: &str) -> u64 {
     })
 }
 
-/// The loop's samples at 48 kHz mono in −1…1, decoded by GStreamer.
-pub fn load(assets_dir: &Path, track: &Track) -> Result<Vec<f32>, compositor::media::MediaError> {
+/// The loop's samples at 48 kHz in −1…1, stereo (left, right interleaved; a mono file in both
+/// channels), decoded by GStreamer.
+pub fn load(assets_dir: &Path, track: &Track) -> std::result::Result<Loop, MediaError> {
     let path = assets_dir.join("music").join(&track.file);
-    let pcm = compositor::media::decode_audio(&path, compositor::media::SAMPLE_RATE)?;
-    Ok(pcm
-        .samples
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect())
+    let samples = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&samples);
+    decode_audio_blocks(&path, (SAMPLE_RATE, CHANNELS), move |block| {
+        let mut samples = sink.lock().unwrap_or_else(|e| e.into_inner());
+        samples.extend(block.iter().map(|&s| f32::from(s) / 32768.0));
+    })?;
+    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(Loop {
+        samples,
+        channels: usize::from(CHANNELS),
+    })
 }
 
 #[cfg(test)]
