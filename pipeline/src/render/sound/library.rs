@@ -236,6 +236,35 @@ mod tests {
     }
 
     #[test]
+    fn every_loop_is_stereo_with_channels_that_differ() {
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+        for t in tracks() {
+            let one = load(&assets, t).unwrap();
+            assert_eq!(one.channels, 2, "{}", t.id);
+            let power = |f: &dyn Fn(f32, f32) -> f32| -> f32 {
+                one.samples
+                    .chunks_exact(2)
+                    .map(|lr| f(lr[0], lr[1]).powi(2))
+                    .sum()
+            };
+            let mid = power(&|l, r| (l + r) / 2.0);
+            let side = power(&|l, r| (l - r) / 2.0);
+            // Panned instruments and a little width: a side 6 to 20 dB under the middle (a
+            // copy of one channel in both would have no side at all; a side as loud as the
+            // middle would fall apart in mono).
+            let below = 10.0 * (mid / side.max(1e-12)).log10();
+            assert!(
+                (6.0..=20.0).contains(&below),
+                "{}: side {below:.1} dB under the middle",
+                t.id
+            );
+            // Balanced: neither channel more than 1 dB louder.
+            let tilt = 10.0 * (power(&|l, _| l) / power(&|_, r| r)).log10();
+            assert!(tilt.abs() < 1.0, "{}: leans {tilt:.1} dB", t.id);
+        }
+    }
+
+    #[test]
     fn auto_follows_the_scripts_mood_and_is_stable() {
         let calm = auto(
             "Breathe in. Relax and let the calm come back to you.",
