@@ -10,8 +10,9 @@
 //! frame rate). `appsrc` blocks once about one window is queued, so memory stays bounded while
 //! the encoder (in GStreamer's streaming thread) works on window *n* and rayon renders *n + 1*.
 //! Audio is pushed ahead of the video it belongs to, padded with silence or trimmed to exactly
-//! the video's length; it is encoded in stereo ([`CHANNELS`]), a mono source in both channels. A second thread watches the bus; an error there stops the pipeline, which
-//! unblocks the pushing thread, and the error is what the caller gets.
+//! the video's length; it is encoded in stereo ([`CHANNELS`]), a mono source in both channels.
+//! A second thread watches the bus; an error there stops the pipeline, which unblocks the
+//! pushing thread, and the error is what the caller gets.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

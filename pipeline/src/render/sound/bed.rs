@@ -66,23 +66,25 @@ impl<'a> Bed<'a> {
 
     /// Frame `i` of the loop repeated, into `frame` (one sample per channel): each repeat
     /// after the first starts `seam` frames early, fading in over the previous repeat's tail
-    /// as it fades out.
+    /// as it fades out. A seam is at most a quarter of the loop, so at most two repeats
+    /// overlap: the current one, `k` frames in, and the one before, `k + step` frames in.
     fn looped(&self, i: usize, frame: &mut [f32]) {
-        frame.fill(0.0);
         let n = self.one_loop.frames();
         if n == 0 {
+            frame.fill(0.0);
             return;
         }
         let channels = self.one_loop.channels;
-        let last = i / self.step;
-        // At most two repeats overlap (a seam is at most a quarter of the loop).
-        for r in last.saturating_sub(1)..=last {
-            let Some(k) = i.checked_sub(r * self.step).filter(|&k| k < n) else {
-                continue;
-            };
-            let gain = seam_gain(k, n, self.seam, r == 0);
-            let from = &self.one_loop.samples[k * channels..(k + 1) * channels];
-            for (out, x) in frame.iter_mut().zip(from) {
+        let (r, k) = (i / self.step, i % self.step);
+        let at = |k: usize| &self.one_loop.samples[k * channels..(k + 1) * channels];
+        let gain = seam_gain(k, n, self.seam, r == 0);
+        for (out, x) in frame.iter_mut().zip(at(k)) {
+            *out = x * gain;
+        }
+        let before = k + self.step;
+        if r > 0 && before < n {
+            let gain = seam_gain(before, n, self.seam, r == 1);
+            for (out, x) in frame.iter_mut().zip(at(before)) {
                 *out += x * gain;
             }
         }

@@ -92,8 +92,12 @@ struct Meter(Option<EbuR128>);
 
 impl Meter {
     fn new(channels: usize, rate: u32) -> Meter {
+        Meter::with_mode(channels, rate, Mode::I | Mode::TRUE_PEAK)
+    }
+
+    fn with_mode(channels: usize, rate: u32, mode: Mode) -> Meter {
         let channels = u32::try_from(channels).unwrap_or(0);
-        Meter(EbuR128::new(channels, rate, Mode::I | Mode::TRUE_PEAK).ok())
+        Meter(EbuR128::new(channels, rate, mode).ok())
     }
 
     fn add(&mut self, samples: &[f32]) {
@@ -134,6 +138,14 @@ pub fn measure_signal(signal: impl Signal, rate: u32) -> Loudness {
     let mut meter = Meter::new(signal.channels(), rate);
     for_each_block(signal, |block| meter.add(block));
     meter.read()
+}
+
+/// The integrated loudness alone of a [`Signal`], read to its end: [`measure_signal`] without
+/// the true peak, which is most of a measure's work (4× oversampled, in every channel).
+pub fn integrated(signal: impl Signal, rate: u32) -> Option<f64> {
+    let mut meter = Meter::with_mode(signal.channels(), rate, Mode::I);
+    for_each_block(signal, |block| meter.add(block));
+    meter.read().integrated
 }
 
 /// What makes a signal normalised ([`settle`]): a gain, then the limiter at a sample
@@ -196,15 +208,16 @@ fn pass(signal: impl Signal, levels: &Levels, rate: u32) -> Loudness {
 /// each round is a pass over the signal, none is kept. Silence stays silence.
 pub fn settle<S: Signal>(open: impl Fn() -> S, rate: u32) -> Levels {
     let ceiling_dbtp = TRUE_PEAK_DBTP - ENCODE_MARGIN_DB;
-    let first = measure_signal(open(), rate);
+    let Some(measured) = integrated(open(), rate) else {
+        return Levels {
+            result: measure_signal(open(), rate),
+            ..Levels::default()
+        };
+    };
     let mut levels = Levels {
-        result: first,
+        gain_db: TARGET_LUFS - measured,
         ..Levels::default()
     };
-    let Some(measured) = first.integrated else {
-        return levels;
-    };
-    levels.gain_db = TARGET_LUFS - measured;
     // Inter-sample peaks sit above sample peaks; start the sample ceiling lower still.
     let mut sample_ceiling_db = ceiling_dbtp - 0.5;
     for _ in 0..ROUNDS {
@@ -377,7 +390,7 @@ impl Limiter {
         self.need
             .extend(self.held.chunks_exact(channels).map(|frame| {
                 let peak = frame.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-                (ceiling / peak.max(1e-9)).min(1.0)
+                if peak <= ceiling { 1.0 } else { ceiling / peak }
             }));
         // Backwards over everything held: exact for the first `n`, which have `look` after.
         for i in (0..self.need.len().saturating_sub(1)).rev() {

@@ -225,12 +225,11 @@ impl Signal for Mixer<'_> {
 /// bed at the target loudness less that much.
 fn bed_gain(narration: &dyn Replay, one_loop: &Loop, rate: u32) -> f32 {
     let bed = Bed::new(one_loop, narration.sample_count(), rate);
-    let Some(bed_lufs) = loudness::measure_signal(bed, rate).integrated else {
+    let Some(bed_lufs) = loudness::integrated(bed, rate) else {
         return 0.0;
     };
-    let voice_lufs = loudness::measure_signal(Centred::new(narration.open()), rate)
-        .integrated
-        .unwrap_or(loudness::TARGET_LUFS);
+    let voice_lufs =
+        loudness::integrated(Centred::new(narration.open()), rate).unwrap_or(loudness::TARGET_LUFS);
     let want = voice_lufs - BED_BELOW_NARRATION_LU;
     10f32.powf((want - bed_lufs) as f32 / 20.0)
 }
