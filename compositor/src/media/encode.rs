@@ -824,6 +824,12 @@ pub(super) fn audio_branch(
     if aenc.find_property("bitrate").is_some() {
         aenc.set_property_from_str("bitrate", &bitrate.to_string());
     }
+    // What is the same in both channels stays so: libav's perceptual noise substitution makes
+    // up noise in each channel apart, and its intensity stereo codes one channel's high bands
+    // from the other's, which left a centred narration's side (left − right) only 26 LU under
+    // its middle (pink noise: 12 LU); without them, mid/side coding gives it no side at all.
+    set_if_present(&aenc, "aac-pns", "false");
+    set_if_present(&aenc, "aac-is", "false");
     let mut chain: Vec<gst::Element> = vec![
         audio_src.clone().upcast(),
         make("audioconvert")?,
