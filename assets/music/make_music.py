@@ -5,7 +5,10 @@ Every loop is synthesised here from sine partials written sample by sample in pu
 a chord pad, a bass line, a plucked arpeggio and, for the livelier moods, a soft kick and
 hat. Each loop is a whole number of bars at its tempo, so it repeats in time; the renderer
 (`pipeline::render::sound`) loops it to the video's length with a short crossfade at the
-seam. Mono, 48 kHz, Ogg Vorbis. The result is dedicated to the public domain (CC0 1.0).
+seam. Stereo, 48 kHz, Ogg Vorbis: bass and kick in the middle (under the narration, which
+the renderer centres), the pad's chord tones spread across the field and a little detuned
+between the channels (width), the arpeggio's notes alternating left and right, the hat a
+little right. The result is dedicated to the public domain (CC0 1.0).
 Run from anywhere:
 
     python3 assets/music/make_music.py
@@ -28,6 +31,14 @@ LICENCE = (
     "Self-made for Reelsmith by assets/music/make_music.py; dedicated to the public domain "
     "under CC0 1.0 (https://creativecommons.org/publicdomain/zero/1.0/)."
 )
+
+# Width of the pad: each chord tone's pan, lowest to highest, and the detune (Hz) between its
+# left and right copies.
+PAD_PANS = (-0.6, 0.6, -0.25, 0.25)
+PAD_DETUNE_HZ = 0.6
+# The arpeggio alternates between these pans; the hat sits at HAT_PAN.
+ARP_PANS = (-0.5, 0.5)
+HAT_PAN = 0.35
 
 # Semitones above A for the note names the progressions use.
 NOTE = {"C": -9, "D": -7, "E": -5, "F": -4, "G": -2, "A": 0, "B": 2}
@@ -86,57 +97,79 @@ TRACKS = [
 ]
 
 
-def add_tone(buf, start, dur, f, amp, attack, release, partials=((1, 1.0),)):
-    """Adds a note of `dur` seconds at `start` (seconds), wrapping past the loop's end."""
-    n = len(buf)
+def pan_gains(pan):
+    """Equal-power gains (left, right) for `pan` in -1 (left) … 1 (right); 0 is the middle."""
+    angle = (pan + 1) * math.pi / 4
+    return math.cos(angle), math.sin(angle)
+
+
+def add(buf, index, v, pan):
+    """Adds `v` to frame `index` of the stereo `buf` (two lists), wrapping past its end."""
+    left, right = buf
+    n = len(left)
+    gl, gr = pan_gains(pan)
+    left[index % n] += gl * v
+    right[index % n] += gr * v
+
+
+def add_tone(buf, start, dur, f, amp, attack, release, partials=((1, 1.0),), pan=0.0,
+             detune=0.0):
+    """Adds a note of `dur` seconds at `start` (seconds) at `pan`; with `detune`, the left
+    copy is that many Hz flat and the right that many sharp, which widens it."""
     s0 = int(start * RATE)
     count = int(dur * RATE)
     a = max(1, int(attack * RATE))
     r = max(1, int(release * RATE))
+    gl, gr = pan_gains(pan)
+    left, right = buf
+    n = len(left)
     for i in range(count):
-        env = min(1.0, i / a, (count - i) / r)
+        env = amp * min(1.0, i / a, (count - i) / r)
         t = i / RATE
-        v = sum(w * math.sin(2 * math.pi * f * k * t) for k, w in partials)
-        buf[(s0 + i) % n] += amp * env * v
+        vl = sum(w * math.sin(2 * math.pi * (f - detune) * k * t) for k, w in partials)
+        vr = vl if detune == 0 else sum(
+            w * math.sin(2 * math.pi * (f + detune) * k * t) for k, w in partials)
+        left[(s0 + i) % n] += gl * env * vl
+        right[(s0 + i) % n] += gr * env * vr
 
 
-def add_pluck(buf, start, f, amp, decay):
-    """A plucked note: fast attack, exponential decay, a soft second partial."""
-    n = len(buf)
+def add_pluck(buf, start, f, amp, decay, pan):
+    """A plucked note at `pan`: fast attack, exponential decay, a soft second partial."""
     s0 = int(start * RATE)
     for i in range(int(decay * 4 * RATE)):
         t = i / RATE
         env = min(1.0, i / 96) * math.exp(-t / decay)
         v = math.sin(2 * math.pi * f * t) + 0.3 * math.sin(4 * math.pi * f * t) * math.exp(-t / 0.05)
-        buf[(s0 + i) % n] += amp * env * v
+        add(buf, s0 + i, amp * env * v, pan)
 
 
 def add_kick(buf, start, amp):
-    n = len(buf)
+    """A kick in the middle."""
     s0 = int(start * RATE)
     phase = 0.0
     for i in range(int(0.25 * RATE)):
         t = i / RATE
         phase += 2 * math.pi * (45 + 90 * math.exp(-t / 0.03)) / RATE
-        buf[(s0 + i) % n] += amp * math.exp(-t / 0.08) * min(1.0, i / 48) * math.sin(phase)
+        add(buf, s0 + i, amp * math.exp(-t / 0.08) * min(1.0, i / 48) * math.sin(phase), 0.0)
 
 
 def add_hat(buf, start, amp, rng):
-    n = len(buf)
+    """A hat at HAT_PAN."""
     s0 = int(start * RATE)
     prev = 0.0
     for i in range(int(0.05 * RATE)):
         x = rng.uniform(-1, 1)
         hp = x - prev  # a crude high-pass: hats are the noise's top
         prev = x
-        buf[(s0 + i) % n] += amp * math.exp(-i / RATE / 0.012) * hp
+        add(buf, s0 + i, amp * math.exp(-i / RATE / 0.012) * hp, HAT_PAN)
 
 
 def render(track):
     beat = 60.0 / track["bpm"]
     bar = 4 * beat
     length = bar * track["bars"]
-    buf = [0.0] * int(round(length * RATE))
+    frames = int(round(length * RATE))
+    buf = ([0.0] * frames, [0.0] * frames)
     rng = random.Random(track["seed"])
     chords = track["chords"]
     for b in range(track["bars"]):
@@ -144,31 +177,36 @@ def render(track):
         t0 = b * bar
         intervals = QUALITY[quality]
         base = freq(root, 3)
-        for semi in intervals:
+        for semi, pan in zip(intervals, PAD_PANS):
             add_tone(buf, t0, bar, base * 2 ** (semi / 12), 0.07, 0.4, 0.4,
-                     ((1, 1.0), (2, 0.25), (3, 0.08)))
+                     ((1, 1.0), (2, 0.25), (3, 0.08)), pan=pan, detune=PAD_DETUNE_HZ)
         for k in range(4):
             add_tone(buf, t0 + k * beat, beat * 0.9, base / 2, 0.22, 0.01, 0.08, ((1, 1.0), (2, 0.3)))
         steps = 4 * track["arp"]
         for k in range(steps):
             semi = intervals[(k + rng.randrange(2)) % len(intervals)]
-            add_pluck(buf, t0 + k * bar / steps, base * 2 * 2 ** (semi / 12), 0.12, 0.18)
+            add_pluck(buf, t0 + k * bar / steps, base * 2 * 2 ** (semi / 12), 0.12, 0.18,
+                      ARP_PANS[k % len(ARP_PANS)])
         if track["drums"]:
             for k in range(4):
                 add_kick(buf, t0 + k * beat, 0.5)
                 add_hat(buf, t0 + k * beat + beat / 2, 0.08, rng)
-    peak = max(abs(x) for x in buf) or 1.0
-    return [x / peak * 0.7 for x in buf], length
+    left, right = buf
+    peak = max(max(abs(x) for x in left), max(abs(x) for x in right)) or 1.0
+    return ([x / peak * 0.7 for x in left], [x / peak * 0.7 for x in right]), length
 
 
-def write_ogg(samples, out):
+def write_ogg(stereo, out):
+    """Writes the (left, right) lists as a stereo Ogg Vorbis file at `out`."""
+    left, right = stereo
     with tempfile.TemporaryDirectory() as tmp:
         wav_path = os.path.join(tmp, "loop.wav")
         with wave.open(wav_path, "wb") as w:
-            w.setnchannels(1)
+            w.setnchannels(2)
             w.setsampwidth(2)
             w.setframerate(RATE)
-            w.writeframes(b"".join(struct.pack("<h", int(x * 32767)) for x in samples))
+            w.writeframes(b"".join(
+                struct.pack("<hh", int(l * 32767), int(r * 32767)) for l, r in zip(left, right)))
         subprocess.run(
             ["ffmpeg", "-y", "-loglevel", "error", "-i", wav_path, "-c:a", "libvorbis",
              "-q:a", "2", "-map_metadata", "-1", out],
@@ -185,7 +223,8 @@ def main():
         write_ogg(samples, os.path.join(HERE, rel))
         index.append({
             "id": track["id"], "title": track["title"], "file": rel, "moods": track["moods"],
-            "bpm": track["bpm"], "seconds": round(length, 3), "licence": "CC0-1.0",
+            "bpm": track["bpm"], "seconds": round(length, 3), "channels": 2, "rate": RATE,
+            "licence": "CC0-1.0",
         })
         print(f"{rel}: {length:.2f} s")
     doc = {"licence": LICENCE, "generator": "assets/music/make_music.py", "tracks": index}

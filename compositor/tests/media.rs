@@ -192,6 +192,9 @@ fn encode_produces_the_product_format() {
 
     assert_eq!(audio["codec_name"], "aac");
     assert_eq!(num(&audio["sample_rate"]), 48_000.0);
+    // Stereo, whatever the source: this one's mono tone is centred (its level, both
+    // channels, is checked by `probe_and_decode_the_encoded_mp4`).
+    assert_eq!(num(&audio["channels"]), 2.0);
 
     let expected = FRAMES as f64 / f64::from(FPS);
     let total = num(&probe["format"]["duration"]);
@@ -308,6 +311,7 @@ fn probe_and_decode_the_encoded_mp4() {
     let level = rms(tone) / f64::from(i16::MAX);
     assert!((level - 0.354).abs() < 0.03, "tone rms {level}");
     assert!(rms(pad) < 50.0, "padding rms {}", rms(pad));
+    assert_mono_is_centred(mp4, level);
 
     // A/V sync: the tone is where it was pushed, sample-exactly (the AAC encoder's priming is
     // compensated), not 1024 samples (21 ms) late.
@@ -325,6 +329,37 @@ fn probe_and_decode_the_encoded_mp4() {
     assert!(
         aligned < 0.03,
         "aligned error {aligned} (late by 1024: {late})"
+    );
+}
+
+/// The stereo decode of `mp4`, whose source was mono at `level` (RMS, full scale): the same
+/// samples in both channels (to within the codec's noise), each at that level (not 3 dB down).
+fn assert_mono_is_centred(mp4: &Path, level: f64) {
+    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::<i16>::new()));
+    let sink = std::sync::Arc::clone(&samples);
+    compositor::media::decode_audio_blocks(mp4, (48_000, 2), move |block| {
+        sink.lock().unwrap().extend_from_slice(block);
+    })
+    .unwrap();
+    let samples = samples.lock().unwrap();
+    let (left, right): (Vec<i16>, Vec<i16>) = samples.chunks_exact(2).map(|f| (f[0], f[1])).unzip();
+    assert!(
+        left.len().abs_diff(144_000) <= 48,
+        "{} stereo frames, not 3 s",
+        left.len()
+    );
+    // AAC codes the channels apart (or as mid and side): they come back equal to within its
+    // noise, far under the tone.
+    let side: Vec<i16> = left.iter().zip(&right).map(|(l, r)| l - r).collect();
+    let side_level = rms(&side[4_800..110_000]) / f64::from(i16::MAX);
+    assert!(
+        side_level < level / 100.0,
+        "left − right at rms {side_level}: not centred"
+    );
+    let left_level = rms(&left[4_800..110_000]) / f64::from(i16::MAX);
+    assert!(
+        (left_level - level).abs() < 0.01,
+        "left rms {left_level}, mono {level}"
     );
 }
 

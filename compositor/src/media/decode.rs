@@ -1,4 +1,4 @@
-//! Reading input media: duration, and audio decoded to mono PCM.
+//! Reading input media: duration, and audio decoded to PCM (mono, or interleaved channels).
 //!
 //! Both open the file with `filesrc ! decodebin` and keep decodebin from running decoders whose
 //! output nobody needs (`autoplug-select` → *expose*): measuring a duration needs no decoder at
@@ -87,7 +87,7 @@ pub fn probe_duration(path: &Path) -> Result<f64, MediaError> {
 pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaError> {
     let samples = Arc::new(Mutex::new(Vec::<i16>::new()));
     let sink_samples = Arc::clone(&samples);
-    decode_audio_blocks(path, sample_rate, move |block| {
+    decode_audio_blocks(path, (sample_rate, 1), move |block| {
         sink_samples
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -100,16 +100,22 @@ pub fn decode_audio(path: &Path, sample_rate: u32) -> Result<AudioTrack, MediaEr
     })
 }
 
-/// [`decode_audio`] handing the samples to `each` block by block as they are decoded (on a
-/// streaming thread), holding none of them.
+/// [`decode_audio`] at `channels` (1: mixed down to mono; 2: stereo, interleaved left then
+/// right, a mono stream in both), handing the samples to `each` block by block as they are
+/// decoded (on a streaming thread, whole frames), holding none of them.
 pub fn decode_audio_blocks(
     path: &Path,
-    sample_rate: u32,
+    (sample_rate, channels): (u32, u16),
     each: impl FnMut(&[i16]) + Send + 'static,
 ) -> Result<(), MediaError> {
     if !(8_000..=192_000).contains(&sample_rate) {
         return Err(MediaError::InvalidInput(format!(
             "unsupported output sample rate {sample_rate} Hz (expected 8000–192000)"
+        )));
+    }
+    if !(1..=2).contains(&channels) {
+        return Err(MediaError::InvalidInput(format!(
+            "unsupported output channels {channels} (expected 1 or 2)"
         )));
     }
     check_readable(path)?;
@@ -119,10 +125,14 @@ pub fn decode_audio_blocks(
         klass.contains("Video") || klass.contains("Image")
     })?;
 
-    let caps = gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, sample_rate, 1)
-        .build()
-        .and_then(|info| info.to_caps())
-        .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let caps = gst_audio::AudioInfo::builder(
+        gst_audio::AudioFormat::S16le,
+        sample_rate,
+        u32::from(channels),
+    )
+    .build()
+    .and_then(|info| info.to_caps())
+    .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
     let convert = make("audioconvert")?;
     let resample = make("audioresample")?;
     let filter = capsfilter(&caps)?;
@@ -145,7 +155,7 @@ pub fn decode_audio_blocks(
     Ok(())
 }
 
-/// An appsink of `caps` (mono S16LE) that hands each decoded buffer's samples to `each`.
+/// An appsink of `caps` (S16LE) that hands each decoded buffer's samples to `each`.
 fn block_sink(caps: &gst::Caps, mut each: impl FnMut(&[i16]) + Send + 'static) -> gst_app::AppSink {
     let mut block = Vec::<i16>::new();
     gst_app::AppSink::builder()

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! appsrc (I420, bt709) ─► [videoconvert ─►] h264 encoder ─► video/x-h264,profile=high ─► h264parse ─┐
-//! appsrc (S16LE mono)  ─► audioconvert ─► audioresample ─► 48 kHz ─► AAC encoder ─► aacparse ──────┴► mp4mux faststart ─► filesink (temp name)
+//! appsrc (S16LE 1|2ch) ─► audioconvert ─► audioresample ─► 48 kHz stereo ─► AAC ─► aacparse ──────┴► mp4mux faststart ─► filesink (temp name)
 //! ```
 //!
 //! The calling thread renders frames in windows of `2 × threads` on rayon, converts them to I420
@@ -10,8 +10,9 @@
 //! frame rate). `appsrc` blocks once about one window is queued, so memory stays bounded while
 //! the encoder (in GStreamer's streaming thread) works on window *n* and rayon renders *n + 1*.
 //! Audio is pushed ahead of the video it belongs to, padded with silence or trimmed to exactly
-//! the video's length. A second thread watches the bus; an error there stops the pipeline, which
-//! unblocks the pushing thread, and the error is what the caller gets.
+//! the video's length; it is encoded in stereo ([`CHANNELS`]), a mono source in both channels.
+//! A second thread watches the bus; an error there stops the pipeline, which unblocks the
+//! pushing thread, and the error is what the caller gets.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ use super::gst_util::{
     PipelineGuard, bus_error, capsfilter, has_factory, init, make, missing, set_if_present,
     set_state,
 };
-use super::{AudioTrack, FrameSource, SampleSource};
+use super::{AudioTrack, CHANNELS, FrameSource, SampleSource};
 
 /// The output audio rate (DESIGN §3).
 const OUTPUT_SAMPLE_RATE: i32 = super::SAMPLE_RATE as i32;
@@ -330,8 +331,9 @@ pub fn encode_audio(
     )
 }
 
-/// [`encode_audio`] of the samples `source` gives at `sample_rate`, read as the encoder
-/// takes them: a soundtrack made as it is encoded is never held whole.
+/// [`encode_audio`] of the samples `source` gives at `sample_rate` (mono or stereo, as it
+/// says), read as the encoder takes them: a soundtrack made as it is encoded is never held
+/// whole.
 pub fn encode_audio_from(
     (source, sample_rate): (&mut dyn SampleSource, u32),
     (frames, fps): (u64, u32),
@@ -339,6 +341,7 @@ pub fn encode_audio_from(
     out: &Path,
 ) -> Result<String, MediaError> {
     check_rate(sample_rate)?;
+    check_channels(source.channels())?;
     if frames == 0 || fps == 0 || fps > 240 {
         return Err(MediaError::InvalidInput(format!(
             "a soundtrack for {frames} frames at {fps} fps"
@@ -349,7 +352,8 @@ pub fn encode_audio_from(
     let tmp = TempOutput(temp_path(out)?);
     let pipeline = PipelineGuard(gst::Pipeline::with_name("reelsmith-audio"));
     let mux = mp4_sink(&pipeline, &tmp.0)?;
-    let (src, last) = audio_branch(&pipeline, sample_rate, encoder, settings.audio_bitrate)?;
+    let input = (sample_rate, source.channels());
+    let (src, last) = audio_branch(&pipeline, input, encoder, settings.audio_bitrate)?;
     // Nothing else feeds this muxer: the feed may wait on the encoder instead of queueing
     // the whole soundtrack in the source.
     src.set_max_bytes(1 << 20);
@@ -456,6 +460,16 @@ pub(super) fn check_audio(audio: &AudioTrack) -> Result<(), MediaError> {
         ));
     }
     Ok(())
+}
+
+/// Input channels the encoder accepts: mono or stereo.
+fn check_channels(channels: u16) -> Result<(), MediaError> {
+    if (1..=CHANNELS).contains(&channels) {
+        return Ok(());
+    }
+    Err(MediaError::InvalidInput(format!(
+        "unsupported audio channels {channels} (expected 1 or {CHANNELS})"
+    )))
 }
 
 /// A sample rate the encoder accepts.
@@ -776,19 +790,24 @@ struct Sources {
     audio: Option<(gst_app::AppSrc, u64)>,
 }
 
-/// An `appsrc` for our audio samples and the chain after it (resampled to 48 kHz mono, AAC,
-/// parsed), added to `pipeline` and linked: link the last element to the muxer.
+/// An `appsrc` for our audio samples at `sample_rate` in `channels` and the chain after it
+/// (resampled to 48 kHz, in stereo — a mono input in both channels —, AAC, parsed), added to
+/// `pipeline` and linked: link the last element to the muxer.
 pub(super) fn audio_branch(
     pipeline: &gst::Pipeline,
-    sample_rate: u32,
+    (sample_rate, channels): (u32, u16),
     audio_encoder: &str,
     bitrate: u32,
 ) -> Result<(gst_app::AppSrc, gst::Element), MediaError> {
     let link_err = |e: gst::glib::BoolError| MediaError::pipeline("audio-src", e.to_string());
-    let audio_caps = gst_audio::AudioInfo::builder(gst_audio::AudioFormat::S16le, sample_rate, 1)
-        .build()
-        .and_then(|info| info.to_caps())
-        .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let audio_caps = gst_audio::AudioInfo::builder(
+        gst_audio::AudioFormat::S16le,
+        sample_rate,
+        u32::from(channels),
+    )
+    .build()
+    .and_then(|info| info.to_caps())
+    .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
     let audio_src = gst_app::AppSrc::builder()
         .name("audio-src")
         .caps(&audio_caps)
@@ -799,12 +818,18 @@ pub(super) fn audio_branch(
         .build();
     let aac_in = gst::Caps::builder("audio/x-raw")
         .field("rate", OUTPUT_SAMPLE_RATE)
-        .field("channels", 1i32)
+        .field("channels", i32::from(CHANNELS))
         .build();
     let aenc = make(audio_encoder)?;
     if aenc.find_property("bitrate").is_some() {
         aenc.set_property_from_str("bitrate", &bitrate.to_string());
     }
+    // What is the same in both channels stays so: libav's perceptual noise substitution makes
+    // up noise in each channel apart, and its intensity stereo codes one channel's high bands
+    // from the other's, which left a centred narration's side (left − right) only 26 LU under
+    // its middle (pink noise: 12 LU); without them, mid/side coding gives it no side at all.
+    set_if_present(&aenc, "aac-pns", "false");
+    set_if_present(&aenc, "aac-is", "false");
     let mut chain: Vec<gst::Element> = vec![
         audio_src.clone().upcast(),
         make("audioconvert")?,
@@ -882,7 +907,7 @@ fn build_pipeline(
         (Some(audio), Some(encoder)) => {
             let (src, last) = audio_branch(
                 &pipeline,
-                audio.sample_rate,
+                (audio.sample_rate, 1),
                 encoder,
                 settings.audio_bitrate,
             )?;
@@ -1066,15 +1091,17 @@ impl Drop for FramePool {
     }
 }
 
-/// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length.
+/// Feeds audio into its appsrc in 100 ms buffers, silence-padded to the job's length. It
+/// counts in frames (one sample of each channel); the samples pushed are interleaved.
 pub(super) struct AudioFeed<'a> {
     src: &'a gst_app::AppSrc,
     source: &'a mut dyn SampleSource,
     rate: u64,
-    /// Input samples skipped at the start to cancel the encoder's priming delay (read and
+    channels: usize,
+    /// Input frames skipped at the start to cancel the encoder's priming delay (read and
     /// dropped before the first push).
     skip: u64,
-    /// Samples to push in all (the job's length minus `skip`).
+    /// Frames to push in all (the job's length minus `skip`).
     total: u64,
     next: u64,
     /// One buffer's samples.
@@ -1095,10 +1122,12 @@ impl<'a> AudioFeed<'a> {
         let samples = scale(frames, rate, u64::from(fps));
         // Priming is counted at the encoder's 48 kHz; skip the same duration of input.
         let skip = scale(priming, rate, OUTPUT_SAMPLE_RATE as u64).min(samples.saturating_sub(1));
+        let channels = usize::from(source.channels());
         AudioFeed {
             src,
             source,
             rate,
+            channels,
             skip,
             total: samples - skip,
             next: 0,
@@ -1127,8 +1156,9 @@ impl AudioFeed<'_> {
         let until = until.min(self.total);
         let chunk = (self.rate / 10).max(1);
         while self.skip > 0 {
-            self.block.resize(self.skip.min(chunk) as usize, 0);
-            let read = self.source.read(&mut self.block);
+            self.block
+                .resize(self.skip.min(chunk) as usize * self.channels, 0);
+            let read = self.source.read(&mut self.block) / self.channels;
             self.skip = if read == 0 {
                 0
             } else {
@@ -1137,7 +1167,8 @@ impl AudioFeed<'_> {
         }
         while self.next < until {
             let end = (self.next + chunk).min(until);
-            self.block.resize((end - self.next) as usize, 0);
+            self.block
+                .resize((end - self.next) as usize * self.channels, 0);
             // Past the source's end: silence.
             let read = self.source.read(&mut self.block);
             self.block[read..].fill(0);

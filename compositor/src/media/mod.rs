@@ -4,8 +4,9 @@
 //! - **assembly** ([`encode_mp4`]): frames pulled from a [`FrameSource`] are rendered in bounded,
 //!   rayon-parallel windows, converted to I420 by us (BT.709 limited range, see [`convert`]) and
 //!   pushed with frame-accurate timestamps into `appsrc ! H.264 encoder ! mp4mux (faststart)`,
-//!   next to the narration pushed as 16-bit PCM into `appsrc ! AAC encoder`. The output is the
-//!   product format of DESIGN §3: 720×1280, 30 fps, H.264 High yuv420p, AAC 48 kHz, `moov` first.
+//!   next to the soundtrack pushed as 16-bit PCM into `appsrc ! AAC encoder`. The output is the
+//!   product format of DESIGN §3: 720×1280, 30 fps, H.264 High yuv420p, AAC 48 kHz stereo
+//!   ([`CHANNELS`]; a mono source is centred), `moov` first.
 //! - **inputs** ([`probe_duration`], [`decode_audio`]): any file GStreamer can demux, measured or
 //!   decoded to mono PCM for the planner; video clips ([`probe_clip`], [`ClipDecoder`]) decoded
 //!   frame-accurately, cover-fitted to a layer's size, just ahead of the renderer (see `clip.rs`).
@@ -35,6 +36,10 @@ pub use join::{ChunkFile, JoinReport, join_mp4};
 /// The audio rate of the product format (AAC 48 kHz): narration is produced, stored and
 /// decoded at this rate, so the encoder never resamples it.
 pub const SAMPLE_RATE: u32 = 48_000;
+
+/// The audio channels of the product format: stereo (left, right). The soundtrack is mixed in
+/// stereo (narration centred, the music bed wide); a mono source is put in both channels.
+pub const CHANNELS: u16 = 2;
 
 /// Frames come from the renderer; rendering is infallible.
 pub trait FrameSource: Sync {
@@ -67,15 +72,23 @@ pub trait FrameSource: Sync {
     }
 }
 
-/// Mono 16-bit samples read in order, as an encoder takes them.
+/// 16-bit samples read in order, as an encoder takes them: mono, or interleaved (left, right
+/// for stereo).
 pub trait SampleSource {
-    /// Writes the next samples into `out` and returns how many; fewer than `out.len()` only
-    /// at the end, 0 once it has ended.
+    /// How many channels its samples interleave.
+    fn channels(&self) -> u16;
+    /// Writes the next samples into `out` (a whole number of frames long: a sample of each
+    /// channel) and returns how many; fewer than `out.len()` only at the end, 0 once it has
+    /// ended.
     fn read(&mut self, out: &mut [i16]) -> usize;
 }
 
-/// Samples in memory, consumed from the front.
+/// Mono samples in memory, consumed from the front.
 impl SampleSource for &[i16] {
+    fn channels(&self) -> u16 {
+        1
+    }
+
     fn read(&mut self, out: &mut [i16]) -> usize {
         let n = out.len().min(self.len());
         out[..n].copy_from_slice(&self[..n]);

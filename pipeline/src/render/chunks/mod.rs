@@ -255,13 +255,13 @@ impl Render<'_> {
             return Ok(path);
         }
         let mix = (sound.mix)().map_err(Failure::Input)?;
-        let rate = mix.rate();
+        let (rate, channels) = (mix.rate(), mix.channels());
         // Trial encodes go beside the cache entry, which appears only once under the ceiling.
         let trial = path.with_extension("trial.mp4");
         encode_under_ceiling(|rounds, ceiling| {
             let mut samples = TurnedDown::new(mix.samples(), rounds, rate);
             encode_audio_from((&mut samples, rate), length, &self.encode, &trial)?;
-            peaks_over_in(&trial, rate, ceiling)
+            peaks_over_in(&trial, (rate, channels), ceiling)
         })
         .map_err(encode_failed)?;
         std::fs::rename(&trial, &path).map_err(encode_failed)?;

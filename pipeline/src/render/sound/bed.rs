@@ -1,6 +1,7 @@
 //! The bed before ducking: a loop repeated to the video's length with an equal-power
 //! crossfade at each seam (a loop whose ends do not meet exactly does not click), and linear
-//! fades at the video's start and end.
+//! fades at the video's start and end. In as many channels as the loop has (the library's
+//! loops are stereo), each channel looped, filtered and faded alike.
 
 /// Crossfade at each seam of the loop.
 pub const SEAM_SECS: f64 = 0.05;
@@ -15,53 +16,78 @@ pub const LOW_PASS_HZ: f64 = 7000.0;
 
 use super::loudness::Signal;
 
-/// The bed of a `len`-sample video, made block by block: the loop repeated, softened
-/// ([`Softener`]) and faded in and out.
+/// A loop of music in memory: `channels` interleaved (left, right for stereo).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loop {
+    pub samples: Vec<f32>,
+    pub channels: usize,
+}
+
+impl Loop {
+    /// Its length in frames (a sample of each channel).
+    pub fn frames(&self) -> usize {
+        self.samples.len() / self.channels.max(1)
+    }
+}
+
+/// The bed of a `len`-frame video, made block by block: the loop repeated, softened
+/// ([`Softener`], each channel its own) and faded in and out.
 pub struct Bed<'a> {
-    one_loop: &'a [f32],
+    one_loop: &'a Loop,
     len: usize,
-    /// Samples of each seam's crossfade; a repeat starts every `step` samples.
+    /// Frames of each seam's crossfade; a repeat starts every `step` frames.
     seam: usize,
     step: usize,
     fade_in: usize,
     fade_out: usize,
-    soften: Softener,
+    soften: Vec<Softener>,
     at: usize,
 }
 
 impl<'a> Bed<'a> {
-    pub fn new(one_loop: &'a [f32], len: usize, rate: u32) -> Bed<'a> {
-        let seam = ((SEAM_SECS * f64::from(rate)) as usize).min(one_loop.len() / 4);
+    pub fn new(one_loop: &'a Loop, len: usize, rate: u32) -> Bed<'a> {
+        let frames = one_loop.frames();
+        let seam = ((SEAM_SECS * f64::from(rate)) as usize).min(frames / 4);
         // Each fade at most a third of a short video.
         let fade = |secs: f64| ((secs * f64::from(rate)) as usize).min(len / 3).max(1);
         Bed {
             one_loop,
             len,
             seam,
-            step: (one_loop.len() - seam).max(1),
+            step: (frames - seam).max(1),
             fade_in: fade(FADE_IN_SECS),
             fade_out: fade(FADE_OUT_SECS),
-            soften: Softener::new(rate),
+            soften: (0..one_loop.channels)
+                .map(|_| Softener::new(rate))
+                .collect(),
             at: 0,
         }
     }
 
-    /// Sample `i` of the loop repeated: each repeat after the first starts `seam` samples
-    /// early, fading in over the previous repeat's tail as it fades out.
-    fn looped(&self, i: usize) -> f32 {
-        let n = self.one_loop.len();
+    /// Frame `i` of the loop repeated, into `frame` (one sample per channel): each repeat
+    /// after the first starts `seam` frames early, fading in over the previous repeat's tail
+    /// as it fades out. A seam is at most a quarter of the loop, so at most two repeats
+    /// overlap: the current one, `k` frames in, and the one before, `k + step` frames in.
+    fn looped(&self, i: usize, frame: &mut [f32]) {
+        let n = self.one_loop.frames();
         if n == 0 {
-            return 0.0;
+            frame.fill(0.0);
+            return;
         }
-        let last = i / self.step;
-        // At most two repeats overlap (a seam is at most a quarter of the loop).
-        (last.saturating_sub(1)..=last)
-            .filter_map(|r| {
-                let k = i.checked_sub(r * self.step)?;
-                let x = self.one_loop.get(k)?;
-                Some(x * seam_gain(k, n, self.seam, r == 0))
-            })
-            .sum()
+        let channels = self.one_loop.channels;
+        let (r, k) = (i / self.step, i % self.step);
+        let at = |k: usize| &self.one_loop.samples[k * channels..(k + 1) * channels];
+        let gain = seam_gain(k, n, self.seam, r == 0);
+        for (out, x) in frame.iter_mut().zip(at(k)) {
+            *out = x * gain;
+        }
+        let before = k + self.step;
+        if r > 0 && before < n {
+            let gain = seam_gain(before, n, self.seam, r == 1);
+            for (out, x) in frame.iter_mut().zip(at(before)) {
+                *out += x * gain;
+            }
+        }
     }
 
     /// The linear fade in over the first [`FADE_IN_SECS`] and out over the last
@@ -74,14 +100,23 @@ impl<'a> Bed<'a> {
 }
 
 impl Signal for Bed<'_> {
+    fn channels(&self) -> usize {
+        self.one_loop.channels
+    }
+
     fn read(&mut self, out: &mut [f32]) -> usize {
-        let n = out.len().min(self.len - self.at);
-        for (k, slot) in out[..n].iter_mut().enumerate() {
+        let channels = self.one_loop.channels.max(1);
+        let n = (out.len() / channels).min(self.len - self.at);
+        for (k, frame) in out[..n * channels].chunks_exact_mut(channels).enumerate() {
             let i = self.at + k;
-            *slot = self.soften.next(self.looped(i)) * self.fade(i);
+            self.looped(i, frame);
+            let fade = self.fade(i);
+            for (x, filter) in frame.iter_mut().zip(&mut self.soften) {
+                *x = filter.next(*x) * fade;
+            }
         }
         self.at += n;
-        n
+        n * channels
     }
 }
 
@@ -144,14 +179,27 @@ mod tests {
 
     const RATE: u32 = 48_000;
 
+    fn mono(samples: Vec<f32>) -> Loop {
+        Loop {
+            samples,
+            channels: 1,
+        }
+    }
+
     #[test]
     fn a_loop_fills_the_length_without_gaps_or_jumps() {
         // A constant loop: after looping, every sample away from the fades stays near 1
         // (equal-power seams of uncorrelated… here identical material sum to at most √2).
-        let one: Vec<f32> = vec![0.5; RATE as usize];
+        let one = mono(vec![0.5; RATE as usize]);
         let len = RATE as usize * 5 + 123;
         let source = Bed::new(&one, len, RATE);
-        let bed: Vec<f32> = (0..len).map(|i| source.looped(i)).collect();
+        let bed: Vec<f32> = (0..len)
+            .map(|i| {
+                let mut frame = [0.0];
+                source.looped(i, &mut frame);
+                frame[0]
+            })
+            .collect();
         assert!(bed.iter().all(|&x| x > 0.45 && x < 0.71), "a gap or a bump");
         let biggest_step = bed
             .windows(2)
@@ -181,7 +229,8 @@ mod tests {
     #[test]
     fn fades_start_and_end_at_silence() {
         let len = RATE as usize * 10;
-        let source = Bed::new(&[1.0], len, RATE);
+        let one = mono(vec![1.0]);
+        let source = Bed::new(&one, len, RATE);
         let bed: Vec<f32> = (0..len).map(|i| source.fade(i)).collect();
         assert_eq!(bed[0], 0.0);
         assert!(bed[bed.len() - 1] < 1e-4);
@@ -195,12 +244,16 @@ mod tests {
 
     #[test]
     fn the_bed_is_as_long_as_the_video_whatever_the_blocks() {
-        let one: Vec<f32> = (0..RATE as usize / 3)
-            .map(|i| (i as f32 * 0.01).sin())
-            .collect();
+        // Stereo: the left a sine, the right another.
+        let one = Loop {
+            samples: (0..RATE as usize / 3)
+                .flat_map(|i| [(i as f32 * 0.01).sin(), (i as f32 * 0.013).cos()])
+                .collect(),
+            channels: 2,
+        };
         let len = RATE as usize * 3 + 17;
-        let mut whole = vec![0.0; len];
-        assert_eq!(Bed::new(&one, len, RATE).read(&mut whole), len);
+        let mut whole = vec![0.0; 2 * len];
+        assert_eq!(Bed::new(&one, len, RATE).read(&mut whole), 2 * len);
         let mut bed = Bed::new(&one, len, RATE);
         let mut pieces = Vec::new();
         let mut block = [0.0f32; 1000];

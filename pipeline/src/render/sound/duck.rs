@@ -79,6 +79,8 @@ pub struct Ducker<'a> {
     down_step: f32,
     up_step: f32,
     db: f32,
+    /// The gain at `db`.
+    gain: f32,
     at: usize,
 }
 
@@ -92,6 +94,7 @@ impl<'a> Ducker<'a> {
             down_step: DUCK_DB / (ATTACK_SECS * f64::from(rate)) as f32,
             up_step: DUCK_DB / (RELEASE_SECS * f64::from(rate)) as f32,
             db: 0.0,
+            gain: 1.0,
             at: 0,
         }
     }
@@ -109,12 +112,17 @@ impl Iterator for Ducker<'_> {
         } else {
             0.0
         };
-        self.db = if target < self.db {
+        let db = if target < self.db {
             (self.db - self.down_step).max(target)
         } else {
             (self.db + self.up_step).min(target)
         };
-        Some(10f32.powf(self.db / 20.0))
+        // Most of the time the gain holds still (fully up or fully down): no power to take.
+        if db != self.db {
+            self.db = db;
+            self.gain = 10f32.powf(db / 20.0);
+        }
+        Some(self.gain)
     }
 }
 

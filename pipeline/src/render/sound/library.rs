@@ -3,13 +3,15 @@
 //! the script's mood.
 //!
 //! The index is compiled in, so a request's `music` is checked without I/O; the loops
-//! themselves are read from `{assets_dir}/music/` when a video is rendered.
+//! themselves (stereo Ogg Vorbis) are read from `{assets_dir}/music/` when a video is rendered.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
+use compositor::media::{CHANNELS, MediaError, SAMPLE_RATE, decode_audio_blocks};
 use serde::Deserialize;
 
+use super::bed::Loop;
 use crate::core::document::{Music, VideoDocument};
 use crate::core::error::{Code, Error, Result};
 
@@ -200,15 +202,21 @@ fn stable_hash(s: &str) -> u64 {
     })
 }
 
-/// The loop's samples at 48 kHz mono in −1…1, decoded by GStreamer.
-pub fn load(assets_dir: &Path, track: &Track) -> Result<Vec<f32>, compositor::media::MediaError> {
+/// The loop's samples at 48 kHz in −1…1, stereo (left, right interleaved; a mono file in both
+/// channels), decoded by GStreamer.
+pub fn load(assets_dir: &Path, track: &Track) -> std::result::Result<Loop, MediaError> {
     let path = assets_dir.join("music").join(&track.file);
-    let pcm = compositor::media::decode_audio(&path, compositor::media::SAMPLE_RATE)?;
-    Ok(pcm
-        .samples
-        .iter()
-        .map(|&s| f32::from(s) / 32768.0)
-        .collect())
+    let samples = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&samples);
+    decode_audio_blocks(&path, (SAMPLE_RATE, CHANNELS), move |block| {
+        let mut samples = sink.lock().unwrap_or_else(|e| e.into_inner());
+        samples.extend(block.iter().map(|&s| f32::from(s) / 32768.0));
+    })?;
+    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(Loop {
+        samples,
+        channels: usize::from(CHANNELS),
+    })
 }
 
 #[cfg(test)]
@@ -225,6 +233,35 @@ mod tests {
             assert!(!t.moods.is_empty() && t.bpm > 0, "{}", t.id);
         }
         assert!(INDEX.contains("CC0"));
+    }
+
+    #[test]
+    fn every_loop_is_stereo_with_channels_that_differ() {
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+        for t in tracks() {
+            let one = load(&assets, t).unwrap();
+            assert_eq!(one.channels, 2, "{}", t.id);
+            let power = |f: &dyn Fn(f32, f32) -> f32| -> f32 {
+                one.samples
+                    .chunks_exact(2)
+                    .map(|lr| f(lr[0], lr[1]).powi(2))
+                    .sum()
+            };
+            let mid = power(&|l, r| (l + r) / 2.0);
+            let side = power(&|l, r| (l - r) / 2.0);
+            // Panned instruments and a little width: a side 6 to 20 dB under the middle (a
+            // copy of one channel in both would have no side at all; a side as loud as the
+            // middle would fall apart in mono).
+            let below = 10.0 * (mid / side.max(1e-12)).log10();
+            assert!(
+                (6.0..=20.0).contains(&below),
+                "{}: side {below:.1} dB under the middle",
+                t.id
+            );
+            // Balanced: neither channel more than 1 dB louder.
+            let tilt = 10.0 * (power(&|l, _| l) / power(&|_, r| r)).log10();
+            assert!(tilt.abs() < 1.0, "{}: leans {tilt:.1} dB", t.id);
+        }
     }
 
     #[test]

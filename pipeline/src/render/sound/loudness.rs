@@ -1,6 +1,8 @@
-//! The final level: [`TARGET_LUFS`] integrated (EBU R128, measured with the `ebur128` crate)
-//! and a true peak at or under [`TRUE_PEAK_DBTP`]. One gain brings the mix to the target; a
-//! look-ahead limiter then holds the peaks under a sample ceiling; what the limiter took off
+//! The final level: [`TARGET_LUFS`] integrated (EBU R128, measured with the `ebur128` crate
+//! over every channel, as R128 sums them) and a true peak at or under [`TRUE_PEAK_DBTP`] in
+//! each channel. One gain brings the mix to the target; a look-ahead limiter, linked across
+//! the channels (one gain for both, so the stereo image holds still), then holds the peaks
+//! under a sample ceiling; what the limiter took off
 //! is measured again and given back, a few rounds, each checked for true peak (4× oversampled).
 //! The AAC encode after this raises peaks: measured on espeak narration and the library's
 //! beds, by up to 2.5 dB (it depends on where the AAC frames fall), hence [`ENCODE_MARGIN_DB`].
@@ -21,34 +23,47 @@ pub const RELEASE_SECS: f64 = 0.08;
 /// Gain-and-limit rounds before settling.
 const ROUNDS: usize = 8;
 
-/// What [`measure`] reads: integrated loudness (LUFS; `None` for silence) and true peak (dBTP).
+/// What [`measure`] reads: integrated loudness (LUFS, all channels; `None` for silence) and
+/// true peak (dBTP, the highest of any channel).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Loudness {
     pub integrated: Option<f64>,
     pub true_peak: f64,
 }
 
-/// A mono signal in −1…1 read from its start, block by block: the mix is made this way, so
-/// no step of the soundtrack holds more than a block of it in floats.
+/// A signal in −1…1 read from its start, block by block: the mix is made this way, so no step
+/// of the soundtrack holds more than a block of it in floats. Mono, or channels interleaved
+/// (left, right).
 pub trait Signal {
-    /// Writes the next samples into `out` and returns how many; fewer than `out.len()` only
-    /// at the end, 0 once it has ended.
+    /// How many channels its samples interleave.
+    fn channels(&self) -> usize;
+    /// Writes the next samples into `out` (a whole number of frames long: a sample of each
+    /// channel) and returns how many; fewer than `out.len()` only at the end, 0 once it has
+    /// ended.
     fn read(&mut self, out: &mut [f32]) -> usize;
 }
 
 impl<S: Signal + ?Sized> Signal for Box<S> {
+    fn channels(&self) -> usize {
+        (**self).channels()
+    }
+
     fn read(&mut self, out: &mut [f32]) -> usize {
         (**self).read(out)
     }
 }
 
-/// Samples already in memory, as a [`Signal`] (the mix is never in memory; tests' signals
-/// are).
+/// Samples already in memory, `.1` channels interleaved, as a [`Signal`] (the mix is never
+/// in memory; tests' signals are).
 #[cfg(test)]
-pub struct Samples<'a>(pub &'a [f32]);
+pub struct Samples<'a>(pub &'a [f32], pub usize);
 
 #[cfg(test)]
 impl Signal for Samples<'_> {
+    fn channels(&self) -> usize {
+        self.1
+    }
+
     fn read(&mut self, out: &mut [f32]) -> usize {
         let n = out.len().min(self.0.len());
         out[..n].copy_from_slice(&self.0[..n]);
@@ -57,7 +72,7 @@ impl Signal for Samples<'_> {
     }
 }
 
-/// Samples per block of a pass.
+/// Samples per block of a pass (whole frames of one or two channels).
 pub const BLOCK: usize = 4096;
 
 /// Feeds `signal` to `each` a block at a time, to its end.
@@ -72,12 +87,17 @@ pub fn for_each_block(mut signal: impl Signal, mut each: impl FnMut(&[f32])) {
     }
 }
 
-/// A running EBU R128 measure: integrated loudness and true peak.
+/// A running EBU R128 measure of interleaved channels: integrated loudness and true peak.
 struct Meter(Option<EbuR128>);
 
 impl Meter {
-    fn new(rate: u32) -> Meter {
-        Meter(EbuR128::new(1, rate, Mode::I | Mode::TRUE_PEAK).ok())
+    fn new(channels: usize, rate: u32) -> Meter {
+        Meter::with_mode(channels, rate, Mode::I | Mode::TRUE_PEAK)
+    }
+
+    fn with_mode(channels: usize, rate: u32, mode: Mode) -> Meter {
+        let channels = u32::try_from(channels).unwrap_or(0);
+        Meter(EbuR128::new(channels, rate, mode).ok())
     }
 
     fn add(&mut self, samples: &[f32]) {
@@ -97,7 +117,9 @@ impl Meter {
             .loudness_global()
             .ok()
             .filter(|l| l.is_finite() && *l > -70.0);
-        let peak = m.true_peak(0).unwrap_or(0.0);
+        let peak = (0..m.channels())
+            .map(|c| m.true_peak(c).unwrap_or(0.0))
+            .fold(0.0, f64::max);
         Loudness {
             integrated,
             true_peak: 20.0 * peak.max(1e-10).log10(),
@@ -105,17 +127,25 @@ impl Meter {
     }
 }
 
-/// Integrated loudness and true peak of mono `samples` in −1…1.
+/// Integrated loudness and true peak of `samples` in −1…1, `channels` interleaved.
 #[cfg(test)]
-pub fn measure(samples: &[f32], rate: u32) -> Loudness {
-    measure_signal(Samples(samples), rate)
+pub fn measure(samples: &[f32], channels: usize, rate: u32) -> Loudness {
+    measure_signal(Samples(samples, channels), rate)
 }
 
 /// [`measure`] of a [`Signal`], read to its end.
 pub fn measure_signal(signal: impl Signal, rate: u32) -> Loudness {
-    let mut meter = Meter::new(rate);
+    let mut meter = Meter::new(signal.channels(), rate);
     for_each_block(signal, |block| meter.add(block));
     meter.read()
+}
+
+/// The integrated loudness alone of a [`Signal`], read to its end: [`measure_signal`] without
+/// the true peak, which is most of a measure's work (4× oversampled, in every channel).
+pub fn integrated(signal: impl Signal, rate: u32) -> Option<f64> {
+    let mut meter = Meter::with_mode(signal.channels(), rate, Mode::I);
+    for_each_block(signal, |block| meter.add(block));
+    meter.read().integrated
 }
 
 /// What makes a signal normalised ([`settle`]): a gain, then the limiter at a sample
@@ -150,15 +180,17 @@ impl Levels {
         10f32.powf((self.gain_db + self.trim_db) as f32 / 20.0)
     }
 
-    fn limiter(&self, rate: u32) -> Option<Limiter> {
-        self.sample_ceiling_db
-            .map(|db| Limiter::new(10f32.powf((db + self.trim_db) as f32 / 20.0), rate))
+    fn limiter(&self, (rate, channels): (u32, usize)) -> Option<Limiter> {
+        self.sample_ceiling_db.map(|db| {
+            let ceiling = 10f32.powf((db + self.trim_db) as f32 / 20.0);
+            Limiter::new(ceiling, (rate, channels))
+        })
     }
 }
 
 /// One pass over `signal` at `levels`; returns the loudness of the result.
 fn pass(signal: impl Signal, levels: &Levels, rate: u32) -> Loudness {
-    let mut meter = Meter::new(rate);
+    let mut meter = Meter::new(signal.channels(), rate);
     let mut out = Normalised::new(signal, levels, rate);
     let mut block = vec![0.0f32; BLOCK];
     loop {
@@ -176,15 +208,16 @@ fn pass(signal: impl Signal, levels: &Levels, rate: u32) -> Loudness {
 /// each round is a pass over the signal, none is kept. Silence stays silence.
 pub fn settle<S: Signal>(open: impl Fn() -> S, rate: u32) -> Levels {
     let ceiling_dbtp = TRUE_PEAK_DBTP - ENCODE_MARGIN_DB;
-    let first = measure_signal(open(), rate);
+    let Some(measured) = integrated(open(), rate) else {
+        return Levels {
+            result: measure_signal(open(), rate),
+            ..Levels::default()
+        };
+    };
     let mut levels = Levels {
-        result: first,
+        gain_db: TARGET_LUFS - measured,
         ..Levels::default()
     };
-    let Some(measured) = first.integrated else {
-        return levels;
-    };
-    levels.gain_db = TARGET_LUFS - measured;
     // Inter-sample peaks sit above sample peaks; start the sample ceiling lower still.
     let mut sample_ceiling_db = ceiling_dbtp - 0.5;
     for _ in 0..ROUNDS {
@@ -213,6 +246,7 @@ pub fn settle<S: Signal>(open: impl Fn() -> S, rate: u32) -> Levels {
 /// A signal at [`Levels`], as 16-bit samples (or floats), made as it is read.
 pub struct Normalised<S> {
     signal: S,
+    channels: usize,
     gain: f32,
     limiter: Option<Limiter>,
     /// Read from `signal`, not yet given out.
@@ -225,10 +259,12 @@ pub struct Normalised<S> {
 
 impl<S: Signal> Normalised<S> {
     pub fn new(signal: S, levels: &Levels, rate: u32) -> Normalised<S> {
+        let channels = signal.channels();
         Normalised {
             signal,
+            channels,
             gain: levels.gain(),
-            limiter: levels.limiter(rate),
+            limiter: levels.limiter((rate, channels)),
             input: vec![0.0; BLOCK],
             ready: Vec::with_capacity(2 * BLOCK),
             cursor: 0,
@@ -274,6 +310,10 @@ impl<S: Signal> Normalised<S> {
 }
 
 impl<S: Signal> SampleSource for Normalised<S> {
+    fn channels(&self) -> u16 {
+        u16::try_from(self.channels).unwrap_or(u16::MAX)
+    }
+
     fn read(&mut self, out: &mut [i16]) -> usize {
         let mut n = 0;
         while n < out.len() && self.fill() {
@@ -291,29 +331,34 @@ impl<S: Signal> SampleSource for Normalised<S> {
 
 /// A look-ahead peak limiter, run block by block: every sample ends at or under its
 /// ceiling. The gain falls linearly over [`ATTACK_SECS`] before a peak and rises linearly
-/// over [`RELEASE_SECS`] after it, so it never jumps.
+/// over [`RELEASE_SECS`] after it, so it never jumps. It is linked: one gain per frame, set by
+/// the frame's loudest channel, so limiting never moves a sound across the stereo image.
 ///
-/// Going backwards the gain may rise by at most `attack` per sample, so a peak is felt at
-/// most `1 / attack` samples ahead (by then the rise has reached 1): holding back that many
-/// samples makes the limiter exact, the same as running it over the whole signal at once.
+/// Going backwards the gain may rise by at most `attack` per frame, so a peak is felt at
+/// most `1 / attack` frames ahead (by then the rise has reached 1): holding back that many
+/// frames makes the limiter exact, the same as running it over the whole signal at once.
 pub struct Limiter {
     ceiling: f32,
+    channels: usize,
     attack: f32,
     release: f32,
-    /// Samples held back for the look-ahead.
+    /// Frames held back for the look-ahead.
     look: usize,
-    /// Input not yet output, at most `look` samples between pushes.
+    /// Input (interleaved) not yet output, at most `look` frames between pushes.
     held: Vec<f32>,
-    /// The gain of the last sample output.
+    /// The gain of the last frame output.
     gain: f32,
+    /// Per held frame.
     need: Vec<f32>,
 }
 
 impl Limiter {
-    pub fn new(ceiling: f32, rate: u32) -> Limiter {
+    /// A limiter of `channels` interleaved at `rate`.
+    pub fn new(ceiling: f32, (rate, channels): (u32, usize)) -> Limiter {
         let attack = 1.0 / (ATTACK_SECS * f64::from(rate)) as f32;
         Limiter {
             ceiling,
+            channels: channels.max(1),
             attack,
             release: 1.0 / (RELEASE_SECS * f64::from(rate)) as f32,
             look: (1.0 / attack).ceil() as usize + 1,
@@ -323,40 +368,41 @@ impl Limiter {
         }
     }
 
-    /// Takes `input` in and appends what is now certain to `out`.
+    /// Takes `input` (whole frames) in and appends what is now certain to `out`.
     pub fn push(&mut self, input: impl IntoIterator<Item = f32>, out: &mut Vec<f32>) {
         self.held.extend(input);
-        let ready = self.held.len().saturating_sub(self.look);
+        let ready = (self.held.len() / self.channels).saturating_sub(self.look);
         self.emit(ready, out);
     }
 
     /// Appends the rest (nothing follows the signal's end).
     pub fn finish(&mut self, out: &mut Vec<f32>) {
-        self.emit(self.held.len(), out);
+        self.emit(self.held.len() / self.channels, out);
     }
 
-    /// Outputs the first `n` held samples.
+    /// Outputs the first `n` held frames.
     fn emit(&mut self, n: usize, out: &mut Vec<f32>) {
         if n == 0 {
             return;
         }
-        let ceiling = self.ceiling;
+        let (ceiling, channels) = (self.ceiling, self.channels);
         self.need.clear();
-        self.need.extend(
-            self.held
-                .iter()
-                .map(|x| (ceiling / x.abs().max(1e-9)).min(1.0)),
-        );
+        self.need
+            .extend(self.held.chunks_exact(channels).map(|frame| {
+                let peak = frame.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+                if peak <= ceiling { 1.0 } else { ceiling / peak }
+            }));
         // Backwards over everything held: exact for the first `n`, which have `look` after.
         for i in (0..self.need.len().saturating_sub(1)).rev() {
             self.need[i] = self.need[i].min(self.need[i + 1] + self.attack);
         }
-        // Forwards, on from the last sample output.
-        for (x, need) in self.held[..n].iter().zip(&self.need) {
+        // Forwards, on from the last frame output.
+        let frames = self.held[..n * channels].chunks_exact(channels);
+        for (frame, need) in frames.zip(&self.need) {
             self.gain = need.min(self.gain + self.release);
-            out.push(x * self.gain);
+            out.extend(frame.iter().map(|x| x * self.gain));
         }
-        self.held.drain(..n);
+        self.held.drain(..n * channels);
     }
 }
 
@@ -380,7 +426,7 @@ mod tests {
 
     /// [`Limiter`] over all of `samples` at once.
     fn limit(samples: &mut [f32], ceiling: f32, rate: u32) {
-        let mut limiter = Limiter::new(ceiling, rate);
+        let mut limiter = Limiter::new(ceiling, (rate, 1));
         let mut out = Vec::with_capacity(samples.len());
         limiter.push(samples.iter().copied(), &mut out);
         limiter.finish(&mut out);
@@ -393,8 +439,8 @@ mod tests {
 
     /// `input` settled and read out whole, with the level [`settle`] says it ends at.
     fn normalise(input: &[f32]) -> (Vec<i16>, Loudness) {
-        let levels = settle(|| Samples(input), RATE);
-        let mut source = Normalised::new(Samples(input), &levels, RATE);
+        let levels = settle(|| Samples(input, 1), RATE);
+        let mut source = Normalised::new(Samples(input, 1), &levels, RATE);
         let mut out = vec![0i16; input.len() + 10];
         let n = source.read(&mut out);
         out.truncate(n);
@@ -406,7 +452,7 @@ mod tests {
         for scale in [0.05f32, 1.0, 3.0] {
             let input: Vec<f32> = bursts(10.0).iter().map(|x| x * scale).collect();
             let (out, level) = normalise(&input);
-            let l = measure(&floats(&out), RATE);
+            let l = measure(&floats(&out), 1, RATE);
             assert_eq!(out.len(), input.len());
             assert!(
                 (l.true_peak - level.true_peak).abs() < 0.1,
@@ -448,12 +494,47 @@ mod tests {
     }
 
     #[test]
+    fn the_stereo_limiter_turns_both_channels_down_together_when_one_peaks() {
+        // A peak in the left channel only; the right is a steady 0.1.
+        let stereo: Vec<f32> = (0..RATE as usize)
+            .flat_map(|i| [if i == 24_000 { 0.9 } else { 0.1 }, 0.1])
+            .collect();
+        let mut limiter = Limiter::new(0.5, (RATE, 2));
+        let mut out = Vec::new();
+        for block in stereo.chunks(BLOCK) {
+            limiter.push(block.iter().copied(), &mut out);
+        }
+        limiter.finish(&mut out);
+        assert_eq!(out.len(), stereo.len());
+        let (left, right) = (|i: usize| out[2 * i], |i: usize| out[2 * i + 1]);
+        assert!(
+            (left(24_000) - 0.5).abs() < 1e-6,
+            "the peak is held at the ceiling"
+        );
+        // The same gain in both: the right channel dips with the left's peak.
+        assert!(
+            (right(24_000) - 0.1 * 0.5 / 0.9).abs() < 1e-6,
+            "{}",
+            right(24_000)
+        );
+        for i in [23_900, 24_500] {
+            assert!(right(i) < 0.099, "frame {i} not ramped");
+            assert_eq!(left(i), right(i), "frame {i}: unequal gains");
+        }
+        assert_eq!(
+            (left(10_000), right(10_000)),
+            (0.1, 0.1),
+            "untouched away from it"
+        );
+    }
+
+    #[test]
     fn the_limiter_run_in_blocks_is_the_limiter_run_over_the_whole_signal() {
         let signal: Vec<f32> = bursts(2.0).iter().map(|x| x * 2.5).collect();
         let mut whole = signal.clone();
         limit(&mut whole, 0.4, RATE);
         for block in [1, 100, 239, 4096] {
-            let mut limiter = Limiter::new(0.4, RATE);
+            let mut limiter = Limiter::new(0.4, (RATE, 1));
             let mut out = Vec::new();
             for piece in signal.chunks(block) {
                 limiter.push(piece.iter().copied(), &mut out);

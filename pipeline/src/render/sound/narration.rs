@@ -1,5 +1,6 @@
 //! The narration a mix is made of, read from its start for each pass of the mix and never
-//! held whole: the scenes' WAV files back to back ([`Narration`]), or samples in memory.
+//! held whole: the scenes' WAV files back to back ([`Narration`]), or samples in memory. It
+//! is mono; the mix puts it in the middle of the stereo image (`super::Centred`).
 
 use std::fs::File;
 use std::io::BufReader;
@@ -12,9 +13,9 @@ use crate::core::document::VideoDocument;
 use crate::core::error::Code;
 use crate::core::jobs::JobFailure;
 
-/// A signal that can be read from its start any number of times.
+/// A mono signal that can be read from its start any number of times.
 pub trait Replay: Sync {
-    /// A reader from the start.
+    /// A reader from the start (mono).
     fn open(&self) -> Box<dyn Signal + '_>;
     /// Its length in samples.
     fn sample_count(&self) -> usize;
@@ -99,6 +100,10 @@ impl Reader<'_> {
 }
 
 impl Signal for Reader<'_> {
+    fn channels(&self) -> usize {
+        1
+    }
+
     fn read(&mut self, out: &mut [f32]) -> usize {
         let mut n = 0;
         while n < out.len() {
@@ -148,6 +153,10 @@ impl Replay for [i16] {
 struct Pcm<'a>(&'a [i16]);
 
 impl Signal for Pcm<'_> {
+    fn channels(&self) -> usize {
+        1
+    }
+
     fn read(&mut self, out: &mut [f32]) -> usize {
         let n = out.len().min(self.0.len());
         for (o, &s) in out.iter_mut().zip(&self.0[..n]) {
