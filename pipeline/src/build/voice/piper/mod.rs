@@ -249,7 +249,9 @@ impl VoiceProvider for Piper {
 
     fn release(&self) {
         let mut guard = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        *guard = None;
+        if guard.take().is_some() {
+            crate::render::give_back_free_memory();
+        }
     }
 }
 
