@@ -48,7 +48,7 @@ pub fn pick(
             continue;
         };
         used.push(item.id.clone());
-        let url = publish(settings, &folder, out.len(), &item)?;
+        let url = publish(settings, provider, &folder, out.len(), &item)?;
         out.push(PieceImage {
             url,
             title: item.title.clone(),
@@ -59,9 +59,11 @@ pub fn pick(
     Ok(out)
 }
 
-/// The public URL of `item`: a library file is copied under `folder`, a stock image linked.
+/// The public URL of `item`: a local file (a library file, or an illustration the provider
+/// renders on first use) is copied under `folder`, a stock image linked.
 fn publish(
     settings: &Settings,
+    provider: &dyn BrollProvider,
     folder: &str,
     n: usize,
     item: &BrollItem,
@@ -71,7 +73,11 @@ fn publish(
     };
     let ext = local.extension().and_then(|e| e.to_str()).unwrap_or("jpg");
     let name = format!("image-{}.{ext}", n + 1);
-    let bytes = std::fs::read(local).map_err(|e| format!("{}: {e}", local.display()))?;
+    let bytes = if local.exists() {
+        std::fs::read(local).map_err(|e| format!("{}: {e}", local.display()))?
+    } else {
+        provider.download(item).map_err(|e| e.to_string())?
+    };
     let path = settings.data_dir.join("public").join(folder).join(&name);
     files::write_atomic(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(format!("{}/{folder}/{name}", settings.origin_url))
