@@ -13,7 +13,6 @@ use gstreamer as gst;
 use gstreamer::glib;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
-use gstreamer_audio as gst_audio;
 
 use super::AudioTrack;
 use super::error::MediaError;
@@ -125,14 +124,7 @@ pub fn decode_audio_blocks(
         klass.contains("Video") || klass.contains("Image")
     })?;
 
-    let caps = gst_audio::AudioInfo::builder(
-        gst_audio::AudioFormat::S16le,
-        sample_rate,
-        u32::from(channels),
-    )
-    .build()
-    .and_then(|info| info.to_caps())
-    .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let caps = super::gst_util::s16le_caps(sample_rate, channels)?;
     let convert = make("audioconvert")?;
     let resample = make("audioresample")?;
     let filter = capsfilter(&caps)?;

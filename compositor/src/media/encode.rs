@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
-use gstreamer_audio as gst_audio;
 use gstreamer_video as gst_video;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -800,14 +799,7 @@ pub(super) fn audio_branch(
     bitrate: u32,
 ) -> Result<(gst_app::AppSrc, gst::Element), MediaError> {
     let link_err = |e: gst::glib::BoolError| MediaError::pipeline("audio-src", e.to_string());
-    let audio_caps = gst_audio::AudioInfo::builder(
-        gst_audio::AudioFormat::S16le,
-        sample_rate,
-        u32::from(channels),
-    )
-    .build()
-    .and_then(|info| info.to_caps())
-    .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))?;
+    let audio_caps = super::gst_util::s16le_caps(sample_rate, channels)?;
     let audio_src = gst_app::AppSrc::builder()
         .name("audio-src")
         .caps(&audio_caps)

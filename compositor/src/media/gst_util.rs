@@ -34,6 +34,19 @@ pub(crate) fn make(factory: &str) -> Result<gst::Element, MediaError> {
 }
 
 /// A `capsfilter` with the given caps.
+/// Caps of interleaved signed 16-bit little-endian PCM at `sample_rate` with `channels`: the
+/// one raw audio format our pipelines read and write.
+pub(crate) fn s16le_caps(sample_rate: u32, channels: u16) -> Result<gst::Caps, MediaError> {
+    gstreamer_audio::AudioInfo::builder(
+        gstreamer_audio::AudioFormat::S16le,
+        sample_rate,
+        u32::from(channels),
+    )
+    .build()
+    .and_then(|info| info.to_caps())
+    .map_err(|e| MediaError::InvalidInput(format!("audio format: {e}")))
+}
+
 pub(crate) fn capsfilter(caps: &gst::Caps) -> Result<gst::Element, MediaError> {
     let filter = make("capsfilter")?;
     filter.set_property("caps", caps);
