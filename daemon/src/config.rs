@@ -30,7 +30,11 @@ pub fn load(
     if let Some(d) = data_dir {
         table.insert("data_dir".into(), Value::String(d.display().to_string()));
     }
-    Config::deserialize(table).map_err(|e| format!("config: {e}"))
+    let mut config = Config::deserialize(table).map_err(|e| format!("config: {e}"))?;
+    // This executable hosts the neural voice in a child (`voice-worker`), so the runtime never
+    // loads into the process that renders.
+    config.voice.worker_program = std::env::current_exe().ok();
+    Ok(config)
 }
 
 use serde::Deserialize;

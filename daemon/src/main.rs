@@ -35,6 +35,15 @@ enum Command {
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
+    /// Internal: hosts a neural voice for the process that started it (requests on stdin,
+    /// audio on stdout), so ONNX Runtime never loads into a process that renders.
+    #[command(name = pipeline::build::voice::WORKER_COMMAND, hide = true)]
+    VoiceWorker {
+        #[arg(long)]
+        runtime: PathBuf,
+        #[arg(long)]
+        model: PathBuf,
+    },
     /// Run a render worker: scene chunks from NATS JetStream, inputs and chunks through the
     /// blob store (`[queue]` and `[storage]` of the config, `queue.kind = "nats"`).
     Worker {
@@ -202,6 +211,9 @@ fn main() -> std::process::ExitCode {
             data_dir,
         } => serve(config, listen, data_dir),
         Command::Worker { config, data_dir } => worker(config, data_dir),
+        Command::VoiceWorker { runtime, model } => {
+            pipeline::build::voice::serve_worker(&runtime, &model).map_err(|e| e.to_string())
+        }
         Command::Render {
             script,
             out,

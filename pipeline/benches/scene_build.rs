@@ -60,7 +60,11 @@ fn main() {
         .expect("settings");
     let fetcher = pipeline::core::fetch::Fetcher::new(&[], "bench");
     let espeak = pipeline::build::voice::Espeak::new().expect("espeak-ng");
-    let neural = Piper::installed(&assets.join("voices")).expect("voices readable");
+    let neural = Piper::installed(
+        &assets.join("voices"),
+        &pipeline::build::voice::Host::InProcess,
+    )
+    .expect("voices readable");
     assert!(!neural.is_empty(), "no neural voice: run `make voices`");
     let engines: [(&str, Arc<dyn VoiceProvider>); 2] = [
         ("espeak-ng", Arc::new(espeak.clone())),

@@ -111,7 +111,7 @@ pub fn providers(
 /// The process's own narrator: the neural voices installed in `voice.models_dir` (unless the
 /// config asks for espeak-ng alone), espeak-ng for the other languages.
 fn embedded_voice(settings: &Settings) -> Result<crate::build::voice::Embedded, StartError> {
-    use crate::build::voice::{Embedded, Espeak, Piper};
+    use crate::build::voice::{Embedded, Espeak, Host, Piper};
     use crate::core::config::VoiceKind;
     let espeak = Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
     let neural = if settings.voice.provider == VoiceKind::Piper {
@@ -120,7 +120,11 @@ fn embedded_voice(settings: &Settings) -> Result<crate::build::voice::Embedded, 
         } else {
             settings.voice.models_dir.clone()
         };
-        let voices = Piper::installed(&dir).map_err(|e| StartError::Voice(e.to_string()))?;
+        let host = match &settings.voice.worker_program {
+            Some(program) => Host::Child(program.clone()),
+            None => Host::InProcess,
+        };
+        let voices = Piper::installed(&dir, &host).map_err(|e| StartError::Voice(e.to_string()))?;
         if voices.is_empty() {
             tracing::warn!(
                 dir = %dir.display(),

@@ -896,3 +896,37 @@ async fn the_neural_voice_narrates_english_so_that_a_recogniser_understands_it()
     assert!(heard["align"]["words"].as_u64().unwrap() >= 20, "{heard}");
     assert!(median <= 150.0, "median start error {median} ms: {heard}");
 }
+
+/// Whether a process has ONNX Runtime's library mapped.
+fn maps_the_voice_runtime(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/maps"))
+        .expect("the process is alive")
+        .contains("libonnxruntime")
+}
+
+/// The live children of a process, from every thread's list.
+fn children(pid: u32) -> Vec<String> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|s| s.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_neural_voice_speaks_from_a_child_process_so_the_daemon_never_loads_its_runtime() {
+    let d = neural_daemon();
+    let (_, tree, _) = narrated(&d, &reelsmith_tests::script(80)).await;
+    let voices = voices(&tree);
+    assert!(voices.iter().all(|v| v == "en_US-joe-medium"), "{voices:?}");
+    assert!(
+        !maps_the_voice_runtime(d.pid()),
+        "ONNX Runtime is mapped into the daemon"
+    );
+    assert_eq!(
+        children(d.pid()),
+        Vec::<String>::new(),
+        "the voice's child ends with the narration"
+    );
+}

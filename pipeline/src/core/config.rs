@@ -377,6 +377,11 @@ pub struct VoiceConfig {
     /// Where `make voices` installs the neural voices and their runtime; empty:
     /// `{assets_dir}/voices`.
     pub models_dir: PathBuf,
+    /// Where the neural voice runs: set by the executable, never by the config file. The daemon
+    /// names itself, so the voice runs in a child process and ONNX Runtime never loads into the
+    /// process that renders (`build/voice/piper/worker.rs`); in-process otherwise.
+    #[serde(skip)]
+    pub worker_program: Option<PathBuf>,
 }
 
 impl Default for VoiceConfig {
@@ -384,6 +389,7 @@ impl Default for VoiceConfig {
         VoiceConfig {
             provider: VoiceKind::Piper,
             models_dir: PathBuf::new(),
+            worker_program: None,
             base_url: String::new(),
             model: "tts-1".into(),
             api_key: String::new(),

@@ -23,7 +23,7 @@ mod piper;
 pub use embedded::{Embedded, LanguageEngine};
 pub use espeak::Espeak;
 pub use http::{OpenAiSpeech, decode_wav};
-pub use piper::Piper;
+pub use piper::{Host, Piper, WORKER_COMMAND, serve_worker};
 
 use std::io;
 use std::path::Path;

@@ -20,11 +20,19 @@
 //! phoneme id starts and ends where its last one ends ([`timing`]). The model is loaded on the
 //! first synthesis and kept until [`VoiceProvider::release`] (a video's narration is done);
 //! calls are serialised, and ONNX Runtime spreads each one over the machine's cores.
+//!
+//! Where the model runs is the [`Host`]'s choice: the daemon runs it in a child process of its
+//! own executable ([`worker`]), so ONNX Runtime is never mapped into the process that renders;
+//! library users and tests run it in-process.
 
 mod phonemes;
 mod timing;
+mod worker;
+
+pub use worker::{Host, WORKER_COMMAND};
 
 use std::collections::HashMap;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -35,6 +43,7 @@ use serde::Deserialize;
 use super::espeak::phonemize;
 use super::{Narration, SAMPLE_RATE, VoiceError, VoiceInfo, VoiceProvider, resample_to};
 use phonemes::{Sentence, SymbolTable};
+use worker::{Reply, Request, Worker};
 
 /// The runtime library inside the voices folder.
 pub const RUNTIME_LIBRARY: &str = "onnxruntime/libonnxruntime.so";
@@ -101,8 +110,16 @@ pub struct Piper {
     sample_rate: u32,
     /// `noise_scale`, `length_scale`, `noise_w`.
     scales: [f32; 3],
-    /// Loaded on first use.
-    session: Mutex<Option<Session>>,
+    host: Host,
+    /// Started on first use, stopped by `release`.
+    runner: Mutex<Runner>,
+}
+
+/// The model, where it runs.
+enum Runner {
+    Idle,
+    Local(Session),
+    Child(Worker),
 }
 
 impl std::fmt::Debug for Piper {
@@ -115,7 +132,7 @@ impl Piper {
     /// The voices installed in `dir` (`{assets_dir}/voices`): every folder with a model and its
     /// config, when the runtime library is there too. A missing folder is no voice; a broken
     /// voice is an error.
-    pub fn installed(dir: &Path) -> Result<Vec<Arc<Piper>>, VoiceError> {
+    pub fn installed(dir: &Path, host: &Host) -> Result<Vec<Arc<Piper>>, VoiceError> {
         let runtime = dir.join(RUNTIME_LIBRARY);
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(Vec::new());
@@ -137,12 +154,12 @@ impl Piper {
         }
         folders
             .iter()
-            .map(|folder| Piper::open(folder, &runtime).map(Arc::new))
+            .map(|folder| Piper::open(folder, &runtime, host).map(Arc::new))
             .collect()
     }
 
     /// Reads one voice folder; the model itself is loaded on first use.
-    pub fn open(folder: &Path, runtime: &Path) -> Result<Piper, VoiceError> {
+    pub fn open(folder: &Path, runtime: &Path, host: &Host) -> Result<Piper, VoiceError> {
         let bad = |e: String| VoiceError::Unavailable(format!("{}: {e}", folder.display()));
         let text =
             std::fs::read_to_string(folder.join(CONFIG_FILE)).map_err(|e| bad(e.to_string()))?;
@@ -177,7 +194,8 @@ impl Piper {
                 config.inference.length_scale * NARRATION_PACE,
                 config.inference.noise_w,
             ],
-            session: Mutex::new(None),
+            host: host.clone(),
+            runner: Mutex::new(Runner::Idle),
         })
     }
 
@@ -187,32 +205,73 @@ impl Piper {
     }
 
     /// Runs one sentence: its audio at the voice's rate and the frames of each id.
-    fn infer(&self, sentence: &Sentence) -> Result<(Vec<f32>, Vec<f32>), VoiceError> {
-        let mut guard = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        if guard.is_none() {
-            *guard = Some(load_session(&self.runtime, &self.model)?);
-        }
-        let session = guard.as_mut().expect("loaded above");
-        let n = sentence.ids.len();
-        let mut noise = Noise::seeded(&sentence.ids);
-        let frames = n * NOISE_FRAMES_PER_ID + NOISE_FRAMES_EXTRA;
-        let fail = |e: ort::Error| VoiceError::Synthesis(e.to_string());
-        let inputs = ort::inputs! {
-            "input" => Tensor::from_array(([1usize, n], sentence.ids.clone())).map_err(fail)?,
-            "input_lengths" => Tensor::from_array(([1usize], vec![n as i64])).map_err(fail)?,
-            "scales" => Tensor::from_array(([3usize], self.scales.to_vec())).map_err(fail)?,
-            "noise_dp" => Tensor::from_array(([1usize, 2, n], noise.take(2 * n))).map_err(fail)?,
-            "noise_z" => Tensor::from_array(([1usize, NOISE_CHANNELS, frames], noise.take(NOISE_CHANNELS * frames))).map_err(fail)?,
+    fn infer(&self, sentence: &Sentence) -> Result<Reply, VoiceError> {
+        let request = Request {
+            ids: sentence.ids.clone(),
+            scales: self.scales,
         };
-        let outputs = session.run(inputs).map_err(fail)?;
-        let (_, audio) = outputs["output"]
-            .try_extract_tensor::<f32>()
-            .map_err(fail)?;
-        let (_, durations) = outputs["durations"]
-            .try_extract_tensor::<f32>()
-            .map_err(fail)?;
-        Ok((audio.to_vec(), durations.to_vec()))
+        let mut runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*runner, Runner::Idle) {
+            *runner = self.start()?;
+        }
+        let result = match &mut *runner {
+            Runner::Local(session) => run(session, &request),
+            Runner::Child(worker) => worker.infer(&request),
+            Runner::Idle => unreachable!("started above"),
+        };
+        if result.is_err() && matches!(*runner, Runner::Child(_)) {
+            // The child failed or is gone: the next sentence starts a new one.
+            *runner = Runner::Idle;
+        }
+        result
     }
+
+    /// Loads the model where the host runs it.
+    fn start(&self) -> Result<Runner, VoiceError> {
+        match &self.host {
+            Host::InProcess => load_session(&self.runtime, &self.model).map(Runner::Local),
+            Host::Child(program) => {
+                let worker = Worker::start(program, &self.runtime, &self.model)?;
+                tracing::debug!(voice = %self.info.id, pid = worker.pid(), "voice worker started");
+                Ok(Runner::Child(worker))
+            }
+        }
+    }
+}
+
+/// The child side of [`Host::Child`]: loads the model at `model` with the runtime library at
+/// `runtime` and answers inference requests on stdin/stdout until stdin closes. The daemon's
+/// executable runs this for its hidden [`WORKER_COMMAND`].
+pub fn serve_worker(runtime: &Path, model: &Path) -> Result<(), VoiceError> {
+    let mut session = load_session(runtime, model)?;
+    worker::serve(io::stdin().lock(), io::stdout().lock(), |request| {
+        run(&mut session, request)
+    })
+    .map_err(|e| VoiceError::Synthesis(format!("voice worker channel: {e}")))
+}
+
+/// One inference of the prepared graph, with noise drawn from the sentence's own seed.
+fn run(session: &mut Session, request: &Request) -> Result<Reply, VoiceError> {
+    let ids = &request.ids;
+    let n = ids.len();
+    let mut noise = Noise::seeded(ids);
+    let frames = n * NOISE_FRAMES_PER_ID + NOISE_FRAMES_EXTRA;
+    let fail = |e: ort::Error| VoiceError::Synthesis(e.to_string());
+    let inputs = ort::inputs! {
+        "input" => Tensor::from_array(([1usize, n], ids.clone())).map_err(fail)?,
+        "input_lengths" => Tensor::from_array(([1usize], vec![n as i64])).map_err(fail)?,
+        "scales" => Tensor::from_array(([3usize], request.scales.to_vec())).map_err(fail)?,
+        "noise_dp" => Tensor::from_array(([1usize, 2, n], noise.take(2 * n))).map_err(fail)?,
+        "noise_z" => Tensor::from_array(([1usize, NOISE_CHANNELS, frames], noise.take(NOISE_CHANNELS * frames))).map_err(fail)?,
+    };
+    let outputs = session.run(inputs).map_err(fail)?;
+    let (_, audio) = outputs["output"]
+        .try_extract_tensor::<f32>()
+        .map_err(fail)?;
+    let (_, durations) = outputs["durations"]
+        .try_extract_tensor::<f32>()
+        .map_err(fail)?;
+    Ok((audio.to_vec(), durations.to_vec()))
 }
 
 impl VoiceProvider for Piper {
@@ -248,8 +307,9 @@ impl VoiceProvider for Piper {
     }
 
     fn release(&self) {
-        let mut guard = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        if guard.take().is_some() {
+        let mut runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
+        // A child ends when its stdin closes (dropping the worker waits for it).
+        if let Runner::Local(_) = std::mem::replace(&mut *runner, Runner::Idle) {
             crate::render::give_back_free_memory();
         }
     }
@@ -371,7 +431,7 @@ mod tests {
     /// The voice `make voices` installs (`make test` runs it first).
     fn installed_voice() -> Arc<Piper> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/voices");
-        let voices = Piper::installed(&dir).expect("voices readable");
+        let voices = Piper::installed(&dir, &Host::InProcess).expect("voices readable");
         voices
             .into_iter()
             .find(|v| v.info().id == "en_US-joe-medium")
@@ -422,10 +482,24 @@ mod tests {
     }
 
     #[test]
+    fn a_voice_worker_that_dies_is_a_synthesis_error_and_the_next_sentence_starts_another() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/voices");
+        // `true` exits at once, as a crashed worker would.
+        let voices = Piper::installed(&dir, &Host::Child(PathBuf::from("true"))).unwrap();
+        let voice = &voices[0];
+        for _ in 0..2 {
+            let err = voice
+                .synthesize("Hello there.", &voice.info().id)
+                .expect_err("no worker answers");
+            assert!(matches!(err, VoiceError::Synthesis(_)), "{err}");
+        }
+    }
+
+    #[test]
     fn a_missing_voices_folder_is_no_voice_and_a_model_without_runtime_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         assert!(
-            Piper::installed(&dir.path().join("none"))
+            Piper::installed(&dir.path().join("none"), &Host::InProcess)
                 .unwrap()
                 .is_empty()
         );
@@ -433,7 +507,7 @@ mod tests {
         std::fs::create_dir_all(&voice).unwrap();
         std::fs::write(voice.join(MODEL_FILE), b"").unwrap();
         std::fs::write(voice.join(CONFIG_FILE), b"{}").unwrap();
-        let err = Piper::installed(dir.path()).unwrap_err();
+        let err = Piper::installed(dir.path(), &Host::InProcess).unwrap_err();
         assert!(err.to_string().contains("make voices"), "{err}");
     }
 }
