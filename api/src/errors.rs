@@ -134,6 +134,8 @@ pub fn status_of(code: Code) -> StatusCode {
         // A layout edit on a scene whose overlay the user disabled: the request is well formed
         // but the scene's state forbids it, like the other state preconditions.
         RemotionSpecDisabled => StatusCode::CONFLICT,
+        // The version history has no step that way: the video's state forbids it.
+        NothingToUndo | NothingToRedo => StatusCode::CONFLICT,
         Svg2specFailed | NoSvgOverlaySource | MediaDecodeFailed => StatusCode::UNPROCESSABLE_ENTITY,
         ScriptParseFailed
         | TopicFetchFailed

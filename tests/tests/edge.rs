@@ -224,6 +224,9 @@ async fn the_player_token_opens_the_player_and_its_media_and_no_other_door() {
         ("POST", "/script", json!({})),
         ("POST", "/broll", json!({"query": "sea"})),
         ("POST", "/upload", json!(null)),
+        ("POST", "/undo", json!(null)),
+        ("POST", "/redo", json!(null)),
+        ("GET", "/versions", json!(null)),
     ];
     for (method, path, body) in doors {
         let url = if path == "/upload" {

@@ -1188,3 +1188,117 @@ async fn an_overlay_moved_onto_the_picture_subject_is_reported() {
     assert_eq!(found[0]["b"], "background_subject");
     assert_eq!(found[0]["severity"], "error");
 }
+
+/// The editor's version routes of a review link: `POST …/undo`, `POST …/redo`, `GET …/versions`.
+struct History {
+    http: reqwest::Client,
+    review: String,
+}
+
+impl History {
+    fn of(review: &str) -> History {
+        History {
+            http: reqwest::Client::new(),
+            review: review.to_string(),
+        }
+    }
+
+    fn url(&self, route: &str) -> String {
+        self.review
+            .replacen("?token=", &format!("/{route}?token="), 1)
+    }
+
+    async fn step(&self, route: &str) -> (u16, Value) {
+        let r = self.http.post(self.url(route)).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap())
+    }
+
+    async fn standing(&self) -> Value {
+        let r = self.http.get(self.url("versions")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        r.json::<Value>().await.unwrap()["versions"].clone()
+    }
+}
+
+#[tokio::test]
+async fn undo_turns_a_disabled_overlay_back_on_as_it_was_and_redo_disables_it_again() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let h = History::of(&review);
+    let before = scene_of(&d, &id, &scenes[0]).await;
+    assert_eq!(before["remotion_spec"]["remotion_spec_state"], "ready");
+    let (c, v) = h.step("undo").await;
+    assert_eq!(refusal(c, &v), (409, Some("nothing_to_undo")), "{v}");
+    let disable = json!([{ "field_name": "disable_overlay", "value": true }]);
+    let (c, v) = modify(&d, &id, &scenes[0], disable).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        scene_of(&d, &id, &scenes[0]).await["remotion_spec"]["remotion_spec_state"],
+        "disabled"
+    );
+
+    let (c, v) = h.step("undo").await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        (v["object"].as_str(), v["step"].as_str()),
+        (Some("video_version"), Some("undo"))
+    );
+    let after = scene_of(&d, &id, &scenes[0]).await;
+    assert_eq!(
+        after["remotion_spec"], before["remotion_spec"],
+        "the overlay is back as it was"
+    );
+    assert_eq!(after["objects"], before["objects"]);
+
+    let (c, v) = h.step("redo").await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        scene_of(&d, &id, &scenes[0]).await["remotion_spec"]["remotion_spec_state"],
+        "disabled"
+    );
+    let (c, v) = h.step("redo").await;
+    assert_eq!(refusal(c, &v), (409, Some("nothing_to_redo")), "{v}");
+}
+
+#[tokio::test]
+async fn every_undo_is_a_new_version_that_survives_a_restart_and_a_new_edit_drops_redo() {
+    let mut d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let h = History::of(&review);
+    let text = |t: &str| json!([{ "field_name": "text", "value": t }]);
+    let text_of = async |d: &Daemon| d.scene_tree(&id).await["segments"][1]["text"].clone();
+    let original = text_of(&d).await;
+    for t in ["First try at this line.", "Second try at this line."] {
+        let (c, v) = modify(&d, &id, &scenes[1], text(t)).await;
+        assert_eq!(c, 200, "{v}");
+    }
+    let (c, _) = h.step("undo").await;
+    assert_eq!(c, 200);
+    let s = h.standing().await;
+    assert_eq!(
+        s["current"]["version"], 4,
+        "built, two edits, then the undo: {s}"
+    );
+    assert_eq!(s["current"]["label"], "undo");
+    assert_eq!(s["redo"].as_array().unwrap().len(), 1, "{s}");
+    assert!(s["retained"].as_u64().unwrap() >= 20, "{s}");
+
+    // The history is on disk: a restarted daemon undoes back to the built text.
+    d.kill_and_restart();
+    assert_eq!(text_of(&d).await, "First try at this line.");
+    let (c, v) = h_after_restart(&d, &review).step("undo").await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(text_of(&d).await, original);
+
+    // A new edit is a new branch: nothing to redo.
+    let (c, _) = modify(&d, &id, &scenes[1], text("Third try.")).await;
+    assert_eq!(c, 200);
+    let (c, v) = h_after_restart(&d, &review).step("redo").await;
+    assert_eq!(refusal(c, &v), (409, Some("nothing_to_redo")), "{v}");
+}
+
+/// The review link of a restarted daemon (its port changed).
+fn h_after_restart(d: &Daemon, review: &str) -> History {
+    let path = &review[review.find("/app/").expect("an editor link")..];
+    History::of(&d.url(path))
+}

@@ -9,7 +9,7 @@
 //! modify_scene / edit_session / scene_geometry for the link's video, `events.rs` the realtime
 //! stream, `export.rs` export and its progress, `broll.rs` search_broll for the background
 //! swap, `upload.rs` files for the upload edits, `script.rs` the script view's approval,
-//! `live.rs` the WebSocket through which an open editor registers for `scene_inspector`.
+//! `versions.rs` undo, redo and the version list, `live.rs` the WebSocket through which an open editor registers for `scene_inspector`.
 
 pub(crate) mod broll;
 pub(crate) mod data;
@@ -22,6 +22,7 @@ pub(crate) mod media;
 pub(crate) mod page;
 pub(crate) mod script;
 pub(crate) mod upload;
+pub(crate) mod versions;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,6 +58,8 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .or(broll::route(state.clone()))
         .unify()
         .or(upload::route(state.clone()))
+        .unify()
+        .or(versions::routes(state.clone()))
         .unify()
         .or(live::route(state))
         .unify()

@@ -70,6 +70,8 @@ codes! {
     ScriptNotReady => "script_not_ready",
     ScriptParseFailed => "script_parse_failed",
     SceneNotFound => "scene_not_found",
+    NothingToUndo => "nothing_to_undo",
+    NothingToRedo => "nothing_to_redo",
     InvalidBy => "invalid_by",
     AmbiguousScene => "ambiguous_scene",
     SceneGeometryFailed => "scene_geometry_failed",

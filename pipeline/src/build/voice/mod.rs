@@ -7,7 +7,7 @@
 //! `samples.len() / SAMPLE_RATE`.
 //!
 //! The embedded, offline default is [`Embedded`]: a neural [`Piper`] voice (VITS in ONNX, run
-//! in-process, `piper/`) for each language one is installed for, and [`Espeak`] (libespeak-ng
+//! `piper/`, run in a child process by the daemon) for each language one is installed for, and [`Espeak`] (libespeak-ng
 //! through a small FFI module, `espeak.rs`) for the rest. [`OpenAiSpeech`] (`http.rs`) is the
 //! OpenAI-compatible `/audio/speech` connector behind the same trait.
 //!

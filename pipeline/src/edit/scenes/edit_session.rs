@@ -250,6 +250,11 @@ impl Editor {
                 let s = self.sessions.take(topic);
                 if s.is_some() {
                     self.sessions.forget(topic).map_err(Error::internal)?;
+                    // The stored document is current again: a version, so an undo after the
+                    // abort goes back from what the editor now shows.
+                    if let Ok(Some(doc)) = self.store.document(topic) {
+                        self.record_version(None, &doc, "abort");
+                    }
                 }
                 SessionState::Aborted {
                     aborted: s.is_some(),

@@ -25,6 +25,7 @@ pub mod events;
 pub mod geometry;
 pub mod inspect;
 pub mod parse;
+pub mod restore;
 pub mod select;
 pub mod session;
 
@@ -517,6 +518,7 @@ impl Editor {
             Resolved::Scene { index, score } => (index, score),
             Resolved::Clarify(c) => return Ok(Outcome::Reply(ModifySceneReply::Clarification(c))),
         };
+        let baseline = self.baseline(&doc);
         let mut new = doc.clone();
         let voice_file = new.segments[index].voice_file.clone();
         let mut staged_specs = BTreeMap::new();
@@ -530,6 +532,7 @@ impl Editor {
             applied
         };
         self.persist(&new, &staged_specs)?;
+        self.record_version(baseline, &new, family.as_str());
         let segment = self.segment_record(&new, index);
         self.hub.publish(
             topic,
@@ -842,6 +845,7 @@ impl Editor {
         let lock = self.lock(topic);
         let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut doc = self.document(topic)?.ok_or_else(scenes_not_ready)?;
+        let baseline = self.baseline(&doc);
         let voice_id = apply::voice_id_of(&doc);
         let index = doc
             .segments
@@ -873,12 +877,13 @@ impl Editor {
             }
         };
         self.persist(&doc, &BTreeMap::new())?;
-        let segment = self.segment_record(&doc, index);
-        let scene_id = doc.segments[index].id;
         let family = match e {
             Edit::VoiceUpload { .. } => Family::Voice,
             _ => Family::NarratorVideo,
         };
+        self.record_version(baseline, &doc, family.as_str());
+        let segment = self.segment_record(&doc, index);
+        let scene_id = doc.segments[index].id;
         let payload = SceneModified {
             scene_id,
             queue_id: Some(queue_id),
