@@ -876,3 +876,82 @@ async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene
     b.screenshot("editor-edits").await;
     b.close().await;
 }
+
+/// Presses a key with modifiers on the page (outside any text field), as a person would.
+async fn press(b: &Browser, key: &str, ctrl: bool, shift: bool) {
+    b.eval(&format!(
+        "document.body.dispatchEvent(new KeyboardEvent('keydown', {{ key: '{key}', ctrlKey: {ctrl}, shiftKey: {shift}, bubbles: true }})); return true;"
+    ))
+    .await;
+}
+
+/// The button whose accessible name (aria-label, else its text) is `name`.
+fn button_named(name: &str) -> String {
+    format!(
+        "[...document.querySelectorAll('button')].find(b => (b.getAttribute('aria-label') ?? b.textContent.trim()) === '{name}')"
+    )
+}
+
+/// Waits until the status line says no work is under way.
+async fn settle(b: &Browser) {
+    b.wait_for(
+        "!document.querySelector('[role=status]')?.innerText.endsWith('…')",
+        30,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn undo_in_the_editor_turns_a_disabled_overlay_back_on_and_the_keys_redo_and_undo_it() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let state = || async {
+        geometry(&d, &id, &scenes[0]).await["remotion_spec"]["remotion_spec_state"].clone()
+    };
+    assert_eq!(state().await, "ready");
+    b.wait_for(
+        &format!(
+            "{} && !{}.disabled",
+            button_named("Disable overlay"),
+            button_named("Disable overlay")
+        ),
+        30,
+    )
+    .await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Disable overlay")
+    ))
+    .await;
+    b.wait_for(&format!("!{}.disabled", button_named("Undo")), 30)
+        .await;
+    assert_eq!(state().await, "disabled");
+
+    b.eval(&format!("{}.click(); return true;", button_named("Undo")))
+        .await;
+    b.wait_for(
+        &format!("!{}.disabled", button_named("Disable overlay")),
+        30,
+    )
+    .await;
+    assert_eq!(state().await, "ready", "the button undid the disable");
+    settle(&b).await;
+
+    press(&b, "z", true, true).await;
+    b.wait_for(&format!("{}.disabled", button_named("Disable overlay")), 30)
+        .await;
+    assert_eq!(state().await, "disabled", "Ctrl+Shift+Z redid it");
+    settle(&b).await;
+
+    press(&b, "z", true, false).await;
+    b.wait_for(
+        &format!("!{}.disabled", button_named("Disable overlay")),
+        30,
+    )
+    .await;
+    assert_eq!(state().await, "ready", "Ctrl+Z undid it again");
+    b.screenshot("editor-undo").await;
+    b.close().await;
+}

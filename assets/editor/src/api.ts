@@ -41,6 +41,10 @@ export interface PlayerView {
   scenes: { voice_file: string; duration: number; words: Word[] }[];
 }
 export interface BrollResult { number: number; type: string; url: string; thumbnail_url: string; title: string; source: string }
+/** A version of the document (the server keeps them for undo and redo). */
+export interface Version { version: number; label: string; at: number }
+export interface Versions { current: Version | null; undo: Version[]; redo: Version[]; retained: number }
+export interface Restored { object: "video_version"; id: string; step: "undo" | "redo"; version: Version; versions: Versions }
 export interface PreviewClip { url: string; key: string; cached: boolean; render_ms: number }
 
 export class ApiError extends Error {
@@ -112,6 +116,9 @@ export const api = {
     call<any>("POST", "/modify", { id: topic, by: "voice_file", value: voice_file, fields }),
   preview: (voice_file: string) => call<PreviewClip>("POST", `/preview/${encodeURIComponent(voice_file)}`),
   export: () => call<Status>("POST", "/export"),
+  undo: () => call<Restored>("POST", "/undo"),
+  redo: () => call<Restored>("POST", "/redo"),
+  versions: () => call<{ versions: Versions }>("GET", "/versions").then((r) => r.versions),
   approve: (segments: string[]) => call<Status>("POST", "/script", { segments }),
   broll: (keyword: string, kind: "video" | "image") =>
     call<{ results: BrollResult[] }>("POST", "/broll", { keyword, kind, limit: 8 }),

@@ -3,7 +3,7 @@
 // export with progress, and the live-inspector controller.
 import { html } from "htm/preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, sceneVersion, stillUrl, topic, url, words, type EditorView, type PreviewClip, type Rect, type Scene, type Status } from "./api";
+import { api, sceneVersion, stillUrl, topic, url, words, type EditorView, type PreviewClip, type Rect, type Scene, type Status, type Versions } from "./api";
 import { Stage, measure, type Target } from "./stage";
 import * as live from "./live";
 import { Export } from "./export";
@@ -39,17 +39,20 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
   const [fresh, setFresh] = useState<{ key: string; ms: number; cached: boolean } | null>(null);
   const [text, setText] = useState("");
   const [media, setMedia] = useState("");
+  const [versions, setVersions] = useState<Versions | null>(null);
   const video = useRef<HTMLVideoElement | null>(null);
   const scenes = view.scenes;
   const scene: Scene | undefined = scenes[Math.min(sel, scenes.length - 1)];
   const version = scene ? sceneVersion(scene) : "";
-  const stateRef = useRef({ sel, scene, playing, time, scenes });
-  stateRef.current = { sel, scene, playing, time, scenes };
+  const stateRef = useRef({ sel, scene, playing, time, scenes, versions: null as Versions | null });
+  stateRef.current = { sel, scene, playing, time, scenes, versions };
 
   const fail = (e: unknown) => setError(words(e));
+  const loadVersions = () => api.versions().then(setVersions, fail);
   const reload = async () => {
     const v = await props.onReload();
     setView(v);
+    loadVersions();
     return v;
   };
   const loadGeometry = async (vf: string) => {
@@ -73,6 +76,8 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     const refresh = () => reload().catch(fail);
     events.addEventListener("scene_modified", refresh);
     events.addEventListener("scene_voice_upload_applied", refresh);
+    events.addEventListener("version_restored", refresh);
+    loadVersions();
     events.addEventListener("scene_upload_failed", (ev) => {
       setError("An upload could not be applied: " + (JSON.parse((ev as MessageEvent).data).message ?? "unknown reason"));
       refresh();
@@ -166,6 +171,24 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     }
   };
 
+  // Undo and redo restore a version the server keeps, as a new version: they work the same
+  // for every edit, and survive a reload.
+  const step = async (way: "undo" | "redo") => {
+    const last = way === "undo" ? stateRef.current.versions?.current : stateRef.current.versions?.redo[0];
+    if (way === "undo" ? !stateRef.current.versions?.undo.length : !stateRef.current.versions?.redo.length) return;
+    try {
+      setError("");
+      setNote(way === "undo" ? `Undoing ${describe(last?.label)}…` : `Redoing ${describe(last?.label)}…`);
+      const r = await (way === "undo" ? api.undo() : api.redo());
+      setVersions(r.versions);
+      await reload();
+      setNote(way === "undo" ? "Undone" : "Redone");
+    } catch (e) {
+      setNote("");
+      fail(e);
+    }
+  };
+
   const save = async () => {
     try {
       setNote("Saving…");
@@ -179,11 +202,25 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     }
   };
 
-  // Keyboard: space plays and pauses, arrows move between scenes.
+  // Keyboard: space plays and pauses, arrows move between scenes; Ctrl+Z undoes, Ctrl+Shift+Z
+  // (or Ctrl+Y) redoes, Ctrl+S saves. Text fields keep their own keys.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const tag = (e.target as HTMLElement)?.tagName;
-      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || tag === "BUTTON") return;
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+      const mod = e.ctrlKey || e.metaKey;
+      const key = e.key.toLowerCase();
+      if (mod && (key === "z" || key === "y")) {
+        e.preventDefault();
+        step(key === "y" || e.shiftKey ? "redo" : "undo");
+        return;
+      }
+      if (mod && key === "s") {
+        e.preventDefault();
+        save();
+        return;
+      }
+      if (tag === "BUTTON") return;
       const cur = stateRef.current;
       if (e.key === " ") {
         e.preventDefault();
@@ -260,6 +297,8 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     <header class="bar">
       <h1>${view.title}</h1>
       <span class="session" data-staged=${staged}>${staged > 0 ? `${staged} unsaved change${staged > 1 ? "s" : ""}` : "All changes saved"}</span>
+      <button class="undo" aria-label="Undo" onClick=${() => step("undo")} disabled=${!versions?.undo.length} title="Undo (Ctrl+Z)">Undo</button>
+      <button class="redo" aria-label="Redo" onClick=${() => step("redo")} disabled=${!versions?.redo.length} title="Redo (Ctrl+Shift+Z)">Redo</button>
       <button class="save" onClick=${save} disabled=${staged === 0}>Save</button>
     </header>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
@@ -345,6 +384,22 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
       </aside>
     </main>
   </div>`;
+}
+
+/** An edit's label (`edit::versions`) in words. */
+function describe(label: string | undefined): string {
+  const said: Record<string, string> = {
+    layout: "the move",
+    background: "the background swap",
+    voice_upload: "the voice upload",
+    narrator_video: "the narrator video",
+    roll: "the roll switch",
+    segment_text: "the text change",
+    metadata: "the details change",
+    disable_overlay: "disabling the overlay",
+    video_settings: "the video settings",
+  };
+  return (label && said[label]) || "the last change";
 }
 
 export type { Status };

@@ -44,8 +44,8 @@ pub struct Snapshot {
 pub struct Version {
     /// Increases by one with every recorded version.
     pub version: u64,
-    /// What made it: the edit's family (`layout`, `overlay`, `voice`, …), `built`, `undo` or
-    /// `redo`.
+    /// What made it: the edit's family as `modify_scene` answers it (`layout`, `segment_text`,
+    /// `disable_overlay`, `voice_upload`, …), or `built`, `undo`, `redo`, `abort`.
     pub label: String,
     /// Unix seconds.
     pub at: i64,
