@@ -67,6 +67,7 @@ pub struct ErrorBody {
         crate::editor::data::editor_data,
         crate::editor::media::editor_still,
         crate::editor::media::editor_preview,
+        crate::editor::media::editor_whole_preview,
         crate::editor::edits::editor_modify,
         crate::editor::edits::editor_session,
         crate::editor::edits::editor_geometry,

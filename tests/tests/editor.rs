@@ -955,3 +955,157 @@ async fn undo_in_the_editor_turns_a_disabled_overlay_back_on_and_the_keys_redo_a
     b.screenshot("editor-undo").await;
     b.close().await;
 }
+
+/// `ffprobe`'s streams and duration of an MP4.
+fn streams(path: &std::path::Path) -> Value {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries"])
+        .arg("stream=codec_type,codec_name,width,height,channels:format=duration")
+        .args(["-of", "json"])
+        .arg(path)
+        .output()
+        .expect("ffprobe runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `POST …/preview` of a review link: the whole video's preview.
+async fn whole_preview(review: &str) -> Value {
+    let r = reqwest::Client::new()
+        .post(review.replacen("?token=", "/preview?token=", 1))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_whole_video_preview_is_every_scene_under_one_soundtrack_and_follows_edits() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let tree = d.scene_tree(&id).await;
+    let durations: Vec<f64> = tree["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["duration"].as_f64().unwrap())
+        .collect();
+    let total: f64 = durations.iter().sum();
+
+    let started = Instant::now();
+    let w = whole_preview(&review).await;
+    let first = started.elapsed();
+    assert_eq!(w["cached"], false, "{w}");
+    let spans = w["scenes"].as_array().unwrap();
+    assert_eq!(spans.len(), scenes.len());
+    let mut start = 0.0;
+    for (span, (vf, dur)) in spans.iter().zip(scenes.iter().zip(&durations)) {
+        assert_eq!(span["voice_file"], vf.as_str());
+        assert!(
+            (span["start"].as_f64().unwrap() - start).abs() < 1e-6,
+            "{w}"
+        );
+        start += dur;
+    }
+    assert!((w["duration"].as_f64().unwrap() - total).abs() < 1e-6);
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let bytes = reqwest::get(w["url"].as_str().unwrap())
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    std::fs::write(file.path(), &bytes).unwrap();
+    let probe = streams(file.path());
+    let kinds: Vec<&str> = probe["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["codec_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["video", "audio"],
+        "one picture and one sound: {probe}"
+    );
+    assert_eq!(probe["streams"][0]["width"], 360);
+    let length: f64 = probe["format"]["duration"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (length - total).abs() < 0.25,
+        "{length} s against {total} s of scenes"
+    );
+
+    let again = whole_preview(&review).await;
+    assert_eq!(
+        (again["cached"].clone(), again["key"].clone()),
+        (json!(true), w["key"].clone())
+    );
+
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": scenes[1], "fields": [{ "field_name": "segment.text", "value": "A new line for the second scene." }] }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let started = Instant::now();
+    let edited = whole_preview(&review).await;
+    let after_edit = started.elapsed();
+    assert_eq!(edited["cached"], false, "an edit renders the video again");
+    assert_ne!(edited["key"], w["key"]);
+    eprintln!(
+        "whole preview of {total:.1} s: first {:.2} s (render {} ms), after a one-scene edit {:.2} s (render {} ms)",
+        first.as_secs_f64(),
+        w["render_ms"],
+        after_edit.as_secs_f64(),
+        edited["render_ms"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn playing_the_whole_video_crosses_scene_boundaries_with_sound_and_the_selection_follows() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let second = whole_preview(&review).await["scenes"][1]["start"]
+        .as_f64()
+        .unwrap();
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Play the whole video")
+    ))
+    .await;
+    b.wait_for(
+        &format!(
+            "(v => v && !v.paused && v.currentTime > {} && v.webkitAudioDecodedByteCount > 0)(document.querySelector('.stage video.picture'))",
+            second + 0.3
+        ),
+        60,
+    )
+    .await;
+    let selected = b
+        .eval("return document.querySelector('.thumb.selected').dataset.voiceFile;")
+        .await;
+    assert_ne!(
+        selected,
+        json!(scenes[0]),
+        "the selection follows the playhead"
+    );
+    b.screenshot("editor-whole-video").await;
+    // Space pauses, and the still of the moment is shown.
+    b.find("body").await.send_keys(" ").await.unwrap();
+    b.wait_for("document.querySelector('.stage img.picture')", 10)
+        .await;
+    b.close().await;
+}

@@ -1,14 +1,15 @@
 //! Pictures and sound of a scene for the editor, all from the compositor that renders the MP4:
 //! `GET …/still/{voice_file}?t=` (280×498 JPEG at `t` seconds; scrubbing and thumbnails) and
 //! `POST …/preview/{voice_file}` (the scene's 360×640 preview clip with its narration, rendered
-//! once per version of the scene and published on the media origin).
+//! once per version of the scene and published on the media origin), and `POST …/preview` (the
+//! whole video at that size under one soundtrack, for the editor's timeline).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use pipeline::core::document::VideoDocument;
 use pipeline::core::model::Job;
-use pipeline::render::preview::PreviewClip;
+use pipeline::render::preview::{PreviewClip, WholePreview};
 use pipeline::{Code, Error};
 use warp::http::{HeaderValue, StatusCode};
 use warp::reply::Response;
@@ -21,9 +22,10 @@ use crate::filters::with_state;
 use crate::reply::json_reply;
 
 /// The current document (the session's copy while one is open) and the scene's index.
-fn scene(state: &State, job: &Job, voice_file: &str) -> Result<(VideoDocument, usize), Error> {
+/// The video's document (an open session's copy) once its scenes are built.
+fn ready_document(state: &State, job: &Job) -> Result<VideoDocument, Error> {
     let ready = job.step >= 5 || job.video_url.is_some();
-    let doc = state
+    state
         .editor
         .document(&job.topic_id)?
         .filter(|_| ready)
@@ -32,7 +34,11 @@ fn scene(state: &State, job: &Job, voice_file: &str) -> Result<(VideoDocument, u
                 Code::ScenesNotReady,
                 "The video's scenes are not ready yet; this page updates when they are.",
             )
-        })?;
+        })
+}
+
+fn scene(state: &State, job: &Job, voice_file: &str) -> Result<(VideoDocument, usize), Error> {
+    let doc = ready_document(state, job)?;
     let index = doc
         .segments
         .iter()
@@ -148,6 +154,47 @@ pub(crate) async fn editor_preview(
     Ok(json_reply(StatusCode::OK, &clip))
 }
 
+#[utoipa::path(
+    post,
+    path = "/app/editor/{topic_id}/preview",
+    operation_id = "editor_whole_preview",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The video id."),
+        ("token" = String, Query, description = "The signature from `review_url`."),
+    ),
+    responses(
+        (status = 200, description = "The whole video at 360×640 with its soundtrack, every scene's start in it, and whether it came from the cache. Only the scenes an edit changed are rendered again.", body = WholePreview),
+        (status = 404, description = "`video_not_found`."),
+        (status = 409, description = "`scenes_not_ready`."),
+        (status = 422, description = "`media_decode_failed`: a medium of a scene no longer reads; replace it with modify_scene."),
+        (status = 500, description = "`render_failed`: the encoder failed on this server."),
+    ),
+)]
+pub(crate) async fn editor_whole_preview(
+    topic: String,
+    q: HashMap<String, String>,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let (job, _) = viewed(&state, &topic, &q).map_err(reject)?;
+    let st = state.clone();
+    let whole = blocking(move || {
+        let doc = ready_document(&st, &job)?;
+        let staged = doc
+            .segments
+            .iter()
+            .filter_map(|s| {
+                let spec = st.editor.sessions.spec(&doc.topic_id, &s.voice_file)?;
+                Some((s.voice_file.clone(), spec))
+            })
+            .collect();
+        st.previews.whole(&st.settings, &doc, &staged)
+    })
+    .await
+    .map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &whole))
+}
+
 pub(super) fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
@@ -159,7 +206,12 @@ pub(super) fn routes(
     let preview = warp::path!("app" / "editor" / String / "preview" / String)
         .and(warp::post())
         .and(query())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(editor_preview);
-    still.or(preview).unify()
+    let whole = warp::path!("app" / "editor" / String / "preview")
+        .and(warp::post())
+        .and(query())
+        .and(with_state(state))
+        .and_then(editor_whole_preview);
+    still.or(preview).unify().or(whole).unify()
 }

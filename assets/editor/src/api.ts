@@ -46,6 +46,8 @@ export interface Version { version: number; label: string; at: number }
 export interface Versions { current: Version | null; undo: Version[]; redo: Version[]; retained: number }
 export interface Restored { object: "video_version"; id: string; step: "undo" | "redo"; version: Version; versions: Versions }
 export interface PreviewClip { url: string; key: string; cached: boolean; render_ms: number }
+/** The whole video at preview size under one soundtrack (`POST …/preview`). */
+export interface WholePreview { url: string; key: string; cached: boolean; render_ms: number; duration: number; scenes: { voice_file: string; start: number; duration: number }[] }
 
 export class ApiError extends Error {
   code: string;
@@ -115,6 +117,7 @@ export const api = {
   modify: (voice_file: string, fields: { field_name: string; value: unknown }[]) =>
     call<any>("POST", "/modify", { id: topic, by: "voice_file", value: voice_file, fields }),
   preview: (voice_file: string) => call<PreviewClip>("POST", `/preview/${encodeURIComponent(voice_file)}`),
+  whole: () => call<WholePreview>("POST", "/preview"),
   export: () => call<Status>("POST", "/export"),
   undo: () => call<Restored>("POST", "/undo"),
   redo: () => call<Restored>("POST", "/redo"),

@@ -8,6 +8,7 @@ import { Stage, measure, type Target } from "./stage";
 import * as live from "./live";
 import { Export } from "./export";
 import { Broll } from "./broll";
+import { VideoTimeline, sceneAt, spansOf } from "./timeline";
 
 const EDIT_FIELD: Record<string, string> = {
   narrator: "overlay.narrator.rect",
@@ -40,12 +41,16 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
   const [text, setText] = useState("");
   const [media, setMedia] = useState("");
   const [versions, setVersions] = useState<Versions | null>(null);
+  // The whole video playing: its URL and where to start; the playhead in video seconds.
+  const [whole, setWhole] = useState<{ url: string; from: number } | null>(null);
+  const [playhead, setPlayhead] = useState(0);
   const video = useRef<HTMLVideoElement | null>(null);
   const scenes = view.scenes;
   const scene: Scene | undefined = scenes[Math.min(sel, scenes.length - 1)];
   const version = scene ? sceneVersion(scene) : "";
-  const stateRef = useRef({ sel, scene, playing, time, scenes, versions: null as Versions | null });
-  stateRef.current = { sel, scene, playing, time, scenes, versions };
+  const spans = useMemo(() => spansOf(scenes), [scenes]);
+  const stateRef = useRef({ sel, scene, playing, time, scenes, versions: null as Versions | null, whole: null as { url: string; from: number } | null, spans });
+  stateRef.current = { sel, scene, playing, time, scenes, versions, whole, spans };
 
   const fail = (e: unknown) => setError(words(e));
   const loadVersions = () => api.versions().then(setVersions, fail);
@@ -89,13 +94,69 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
   // before the next render.
   const select = (i: number) => {
     if (i < 0 || i >= stateRef.current.scenes.length) return;
-    Object.assign(stateRef.current, { sel: i, scene: stateRef.current.scenes[i], playing: false, time: null });
+    Object.assign(stateRef.current, { sel: i, scene: stateRef.current.scenes[i], playing: false, time: null, whole: null });
     setSel(i);
     setPlaying(false);
     setClip(null);
+    setWhole(null);
     setTime(null);
+    setPlayhead(stateRef.current.spans[i]?.start ?? 0);
     setError("");
   };
+
+  // The whole video, from our own renders: every scene's half-size chunk joined under one
+  // soundtrack (the server renders again only the scenes an edit changed).
+  const playAll = async (from: number) => {
+    try {
+      setNote("Preparing the whole video…");
+      const w = await api.whole();
+      setClip(null);
+      Object.assign(stateRef.current, { playing: true, whole: { url: w.url, from } });
+      setWhole({ url: w.url, from });
+      setPlaying(true);
+      setNote(w.cached ? "" : `Whole video rendered in ${(w.render_ms / 1000).toFixed(1)} s`);
+    } catch (e) {
+      setNote("");
+      fail(e);
+    }
+  };
+  // While the whole video plays, the selected scene follows the playhead.
+  const onTime = (t: number) => {
+    const c = stateRef.current;
+    if (!c.whole) {
+      setTime(t);
+      return;
+    }
+    setPlayhead(t);
+    const i = sceneAt(c.spans, t);
+    if (i !== c.sel) {
+      Object.assign(stateRef.current, { sel: i, scene: c.scenes[i] });
+      setSel(i);
+    }
+    setTime(t - (c.spans[i]?.start ?? 0));
+  };
+  // A click on the timeline: the playing video jumps there; stopped, the still of that moment.
+  const seekVideo = (t: number) => {
+    const c = stateRef.current;
+    if (c.whole && video.current) {
+      video.current.currentTime = t;
+      return;
+    }
+    const i = sceneAt(c.spans, t);
+    if (i !== c.sel) select(i);
+    setPlayhead(t);
+    const at = t - (c.spans[i]?.start ?? 0);
+    Object.assign(stateRef.current, { time: at });
+    setTime(at);
+  };
+  const togglePlayAll = () => {
+    const c = stateRef.current;
+    if (c.playing) pause();
+    else playAll((c.spans[c.sel]?.start ?? 0) + (c.time ?? 0));
+  };
+  useEffect(() => {
+    if (whole && video.current && whole.from > 0) video.current.currentTime = whole.from;
+  }, [whole?.url, whole?.from]);
 
   const play = async () => {
     const s = stateRef.current.scene;
@@ -113,9 +174,12 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     }
   };
   const pause = () => {
-    const t = video.current?.currentTime ?? stateRef.current.time ?? 0;
-    Object.assign(stateRef.current, { playing: false, time: t });
+    const c = stateRef.current;
+    let t = video.current?.currentTime ?? c.time ?? 0;
+    if (c.whole) t = Math.max(0, t - (c.spans[c.sel]?.start ?? 0));
+    Object.assign(stateRef.current, { playing: false, time: t, whole: null });
     setPlaying(false);
+    setWhole(null);
     setTime(t);
   };
   const seek = (t: number) => {
@@ -224,7 +288,7 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
       const cur = stateRef.current;
       if (e.key === " ") {
         e.preventDefault();
-        cur.playing ? pause() : play();
+        togglePlayAll();
       } else if (e.key === "ArrowRight" || e.key === "ArrowDown") {
         e.preventDefault();
         select(cur.sel + 1);
@@ -311,24 +375,28 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
         </button>`,
       )}
     </nav>
+    <${VideoTimeline} spans=${spans} playhead=${playhead} sel=${sel} onSeek=${seekVideo} />
     <main class="work">
       <section class="preview">
         <${Stage}
           geometry=${geometry}
           picture=${picture}
-          clipUrl=${clip?.url ?? null}
+          clipUrl=${whole?.url ?? clip?.url ?? null}
           playing=${playing}
           readonly=${false}
           videoRef=${video}
-          onTime=${(t: number) => setTime(t)}
+          onTime=${onTime}
           onEnded=${() => {
+            Object.assign(stateRef.current, { playing: false, whole: null });
             setPlaying(false);
+            setWhole(null);
             setTime(0);
           }}
           onCommit=${(t: Target, r: Rect) => modify([editOf(t, r)], `Moving the ${t.kind === "object" ? t.layoutId : t.kind}`)}
         />
         <div class="transport">
-          <button class="play" onClick=${() => (playing ? pause() : play())}>${playing ? "Pause" : "Play"}</button>
+          <button class="play-all" aria-label=${playing && whole ? "Pause" : "Play the whole video"} onClick=${togglePlayAll}>${playing && whole ? "Pause" : "Play all"}</button>
+          <button class="play" onClick=${() => (playing ? pause() : play())}>${playing && !whole ? "Pause" : "Play scene"}</button>
           <input
             class="scrub"
             type="range"

@@ -110,7 +110,7 @@ export function Stage(props: {
           onEnded=${props.onEnded}
         ></video>`
       : html`<img class="picture" alt="Scene preview" src=${props.picture} draggable=${false} />`}
-    ${zones
+    ${zones && !props.playing
       ? html`<div class="zone" data-zone="dead_top" style=${px(zones.dead_top)}></div>
           <div class="zone" data-zone="dead_bottom" style=${px(zones.dead_bottom)}></div>`
       : null}

@@ -202,20 +202,22 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
     }
 }
 
-/// The render plan of `doc`, with `staged` (the overlay spec an open edit session holds) in
-/// place of the spec file when `doc` is one scene (the editor's preview clip of that scene).
-pub fn plan_with_staged(
+/// [`plan_for`] with each scene's overlay from `staged(voice_file)` where an open edit session
+/// holds one (the whole video's preview sees what the editor sees).
+pub fn plan_with_staged_specs<'a>(
     settings: &Settings,
     doc: &VideoDocument,
     dir: &Path,
-    staged: Option<&OverlaySpec>,
+    staged: impl Fn(&str) -> Option<&'a OverlaySpec>,
 ) -> VideoPlan {
     let mut plan = plan_for(settings, doc, dir);
-    if let (Some(spec), [seg], [scene]) = (staged, &doc.segments[..], &mut plan.scenes[..])
-        && !seg.remotion_spec.is_empty()
-        && !seg.overlay_disabled()
-    {
-        scene.overlay = spec_objects(settings, doc, seg, spec);
+    for (seg, scene) in doc.segments.iter().zip(plan.scenes.iter_mut()) {
+        if let Some(spec) = staged(&seg.voice_file)
+            && !seg.remotion_spec.is_empty()
+            && !seg.overlay_disabled()
+        {
+            scene.overlay = spec_objects(settings, doc, seg, spec);
+        }
     }
     plan
 }
