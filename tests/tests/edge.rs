@@ -225,6 +225,9 @@ async fn the_player_token_opens_the_player_and_its_media_and_no_other_door() {
         ("POST", "/broll", json!({"query": "sea"})),
         ("POST", "/upload", json!(null)),
         ("POST", "/undo", json!(null)),
+        ("POST", "/revoice", json!({"voice_file": scene})),
+        ("POST", "/reorder", json!({"order": [scene]})),
+        ("POST", "/delete", json!({"voice_file": scene})),
         ("POST", "/redo", json!(null)),
         ("GET", "/versions", json!(null)),
     ];

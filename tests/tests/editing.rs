@@ -1302,3 +1302,167 @@ fn h_after_restart(d: &Daemon, review: &str) -> History {
     let path = &review[review.find("/app/").expect("an editor link")..];
     History::of(&d.url(path))
 }
+
+impl History {
+    /// `POST …/{route}` with a JSON body.
+    async fn post(&self, route: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .http
+            .post(self.url(route))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap())
+    }
+}
+
+/// `(voice_file, id, duration, audio_url)` of every scene, in order.
+async fn scene_rows(d: &Daemon, id: &str) -> Vec<(String, u64, f64, String)> {
+    d.scene_tree(id).await["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["voice_file"].as_str().unwrap().to_string(),
+                s["id"]
+                    .as_u64()
+                    .or_else(|| s["id"].as_str()?.parse().ok())
+                    .expect("a scene id"),
+                s["duration"].as_f64().unwrap(),
+                s["audio_url"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn revoice_speaks_the_edited_text_so_the_scene_takes_its_length_and_undo_brings_the_recording_back()
+ {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let h = History::of(&review);
+    let before = d.scene_tree(&id).await["segments"][0].clone();
+    let long = "This scene now says a great deal more than it did, with many more words to speak, so the voice takes much longer to read it all out loud.";
+    let (c, v) = modify(
+        &d,
+        &id,
+        &scenes[0],
+        json!([{ "field_name": "segment.text", "value": long }]),
+    )
+    .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        v["segment"]["duration"], before["duration"],
+        "branch K keeps the recording"
+    );
+
+    let (c, v) = h.post("revoice", json!({ "voice_file": scenes[0] })).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(v["change"], "revoice");
+    let (from, to) = (
+        v["duration"]["from"].as_f64().unwrap(),
+        v["duration"]["to"].as_f64().unwrap(),
+    );
+    assert_eq!(from, before["duration"].as_f64().unwrap());
+    assert!(
+        to > from + 2.0,
+        "the longer text takes longer to say: {from} → {to}"
+    );
+    let after = d.scene_tree(&id).await["segments"][0].clone();
+    assert_eq!(after["duration"].as_f64().unwrap(), to);
+    assert_ne!(after["audio_url"], before["audio_url"], "a new recording");
+    let (c, words) = fetch_json(
+        &after["audio_url"]
+            .as_str()
+            .unwrap()
+            .replace(".wav", "_words.json"),
+    )
+    .await;
+    assert_eq!(c, 200);
+    assert_eq!(
+        words.as_array().unwrap().len(),
+        long.split_whitespace().count()
+    );
+    let last_end = words.as_array().unwrap().last().unwrap()["end"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        last_end <= to && last_end > to - 1.5,
+        "timings span the new audio: {last_end} of {to}"
+    );
+
+    let (c, _) = h.step("undo").await;
+    assert_eq!(c, 200);
+    let undone = d.scene_tree(&id).await["segments"][0].clone();
+    assert_eq!(
+        (undone["duration"].clone(), undone["audio_url"].clone()),
+        (before["duration"].clone(), before["audio_url"].clone())
+    );
+    let (c, _) = fetch_json(after["audio_url"].as_str().unwrap()).await;
+    assert_eq!(c, 200, "the undone recording is kept for redo");
+}
+
+async fn fetch_json(url: &str) -> (u16, Value) {
+    let r = reqwest::get(url).await.unwrap();
+    let c = r.status().as_u16();
+    let bytes = r.bytes().await.unwrap();
+    (c, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn reorder_and_delete_keep_each_scenes_files_renumber_ids_and_undo_restores_them() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let h = History::of(&review);
+    let original = scene_rows(&d, &id).await;
+    let reversed: Vec<String> = scenes.iter().rev().cloned().collect();
+    let (c, v) = h.post("reorder", json!({ "order": reversed })).await;
+    assert_eq!(c, 200, "{v}");
+    let rows = scene_rows(&d, &id).await;
+    let files: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        files,
+        reversed.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.1, i as u64 + 1, "ids follow the new order");
+        let was = original.iter().find(|o| o.0 == row.0).unwrap();
+        assert_eq!(
+            (row.2, &row.3),
+            (was.2, &was.3),
+            "each scene keeps its audio"
+        );
+    }
+
+    let (c, v) = h.post("delete", json!({ "voice_file": scenes[0] })).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(scene_rows(&d, &id).await.len(), scenes.len() - 1);
+    let (c, _) = fetch_json(&original[0].3.replace(".wav", "_words.json")).await;
+    assert_eq!(c, 200, "a deleted scene's files stay for undo");
+
+    assert_eq!(h.step("undo").await.0, 200);
+    assert_eq!(
+        scene_rows(&d, &id).await,
+        rows,
+        "undo brings the scene back in place"
+    );
+    assert_eq!(h.step("undo").await.0, 200);
+    assert_eq!(
+        scene_rows(&d, &id).await,
+        original,
+        "and the original order"
+    );
+
+    // Refusals change nothing.
+    let (c, v) = h
+        .post("reorder", json!({ "order": [scenes[0], scenes[0]] }))
+        .await;
+    assert_eq!(refusal(c, &v), (400, Some("invalid_value")), "{v}");
+    let (c, v) = h.post("delete", json!({ "voice_file": "nope" })).await;
+    assert_eq!(refusal(c, &v), (404, Some("scene_not_found")), "{v}");
+    let (c, v) = h.post("revoice", json!({})).await;
+    assert_eq!(refusal(c, &v), (400, Some("missing_field")), "{v}");
+    assert_eq!(scene_rows(&d, &id).await, original);
+}

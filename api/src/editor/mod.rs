@@ -9,8 +9,9 @@
 //! modify_scene / edit_session / scene_geometry for the link's video, `events.rs` the realtime
 //! stream, `export.rs` export and its progress, `broll.rs` search_broll for the background
 //! swap, `upload.rs` files for the upload edits, `script.rs` the script view's approval,
-//! `versions.rs` undo, redo and the version list, `live.rs` the WebSocket through which an open editor registers for `scene_inspector`.
+//! `versions.rs` undo, redo and the version list, `arrange.rs` re-voice, reorder and delete scenes, `live.rs` the WebSocket through which an open editor registers for `scene_inspector`.
 
+pub(crate) mod arrange;
 pub(crate) mod broll;
 pub(crate) mod data;
 pub(crate) mod edits;
@@ -58,6 +59,8 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .or(broll::route(state.clone()))
         .unify()
         .or(upload::route(state.clone()))
+        .unify()
+        .or(arrange::routes(state.clone()))
         .unify()
         .or(versions::routes(state.clone()))
         .unify()

@@ -27,7 +27,7 @@ use crate::build::overlays::{self, OverlayFonts, SceneOverlay};
 use crate::build::placement::{self, SceneBoxes};
 use crate::build::providers::Providers;
 use crate::build::script::InlineMedia;
-use crate::build::voice::{Narration, write_wav};
+use crate::build::voice::{Narration, VoiceProvider, write_wav};
 use crate::build::writer::CopyScene;
 use crate::core::config::Settings;
 use crate::core::document::{
@@ -105,6 +105,15 @@ struct Folders {
 }
 
 impl Folders {
+    fn of(settings: &Settings, doc: &VideoDocument) -> Folders {
+        let folder = doc.public_folder();
+        Folders {
+            dir: settings.video_dir(&doc.topic_id),
+            public: settings.public_dir().join(&folder),
+            base_url: format!("{}/{folder}", settings.origin_url),
+        }
+    }
+
     fn url(&self, file: &str) -> String {
         format!("{}/{file}", self.base_url)
     }
@@ -157,12 +166,7 @@ pub fn assemble(
         return Ok(doc);
     }
 
-    let folder = doc.public_folder();
-    let folders = Folders {
-        dir: settings.video_dir(&doc.topic_id),
-        public: settings.public_dir().join(&folder),
-        base_url: format!("{}/{folder}", settings.origin_url),
-    };
+    let folders = Folders::of(settings, &doc);
     std::fs::create_dir_all(&folders.dir).map_err(JobFailure::internal)?;
     std::fs::create_dir_all(&folders.public).map_err(JobFailure::internal)?;
 
@@ -173,13 +177,17 @@ pub fn assemble(
     for (i, (seg, draft)) in segments.iter_mut().zip(&mut drafts).enumerate() {
         let (narration, note) = match draft.narration.take() {
             Some(recorded) => (recorded, "Cutting the narration into scenes"),
-            None => (speak(providers, &doc, seg, i)?, "Recording the narration"),
+            None => (
+                speak(providers.voice.as_ref(), &doc, seg, i)?,
+                "Recording the narration",
+            ),
         };
         spoken += narration.duration();
         if spoken > goal.max_narration_secs {
             return Err(narration_too_long(goal.max_narration_secs, i + 1, n));
         }
-        publish_narration(&folders, seg, narration)?;
+        let file = format!("{}.wav", seg.voice_file);
+        publish_narration(&folders, seg, narration, &file)?;
         times.audio_seconds += seg.duration;
         progress(3, 0.1 + 0.6 * (i + 1) as f64 / n as f64, note);
     }
@@ -293,16 +301,16 @@ fn new_segment(i: usize, draft: &SceneDraft, dir: &Direction, doc: &VideoDocumen
 
 /// The voice speaks scene `i`'s text; the scene's narrator names the voice that spoke.
 fn speak(
-    providers: &Providers,
+    voice: &dyn VoiceProvider,
     doc: &VideoDocument,
     seg: &mut Segment,
     i: usize,
 ) -> Result<Narration, JobFailure> {
-    let voice = scene_voice(providers, doc, seg);
+    let voice_id = scene_voice(voice, doc, seg);
     if !seg.narrator.voice_id.is_empty() {
-        seg.narrator.voice_id = voice.clone();
+        seg.narrator.voice_id = voice_id.clone();
     }
-    providers.voice.synthesize(&seg.text, &voice).map_err(|e| {
+    voice.synthesize(&seg.text, &voice_id).map_err(|e| {
         JobFailure::new(
             Code::SceneBuildFailed,
             format!("The narration of scene {} could not be synthesised.", i + 1),
@@ -324,14 +332,30 @@ fn narration_too_long(max_secs: f64, at: usize, n: usize) -> JobFailure {
 /// The voice of a scene: its narrator's in the video's language, unless the scene is clearly
 /// in the other language ([`language::clearly`]: a mixed script), which takes that language's
 /// voice.
-fn scene_voice(providers: &Providers, doc: &VideoDocument, seg: &Segment) -> String {
+fn scene_voice(voice: &dyn VoiceProvider, doc: &VideoDocument, seg: &Segment) -> String {
     match language::clearly(&seg.text) {
-        Some(l) if l.name() != doc.language => providers.voice.pick_voice("", l.name()),
+        Some(l) if l.name() != doc.language => voice.pick_voice("", l.name()),
         _ if seg.narrator.voice_id.is_empty() => doc.voice_id.clone(),
-        _ => providers
-            .voice
-            .pick_voice(&seg.narrator.voice_id, &doc.language),
+        _ => voice.pick_voice(&seg.narrator.voice_id, &doc.language),
     }
+}
+
+/// Speaks scene `index` of `doc` again, its current text with the voice the build would pick,
+/// into a fresh narration file (the files of older versions of the document stay as they are):
+/// its duration, word timings and audio URLs follow the new audio.
+pub fn revoice(
+    settings: &Settings,
+    voice: &dyn VoiceProvider,
+    doc: &mut VideoDocument,
+    index: usize,
+) -> Result<(), JobFailure> {
+    let folders = Folders::of(settings, doc);
+    let mut seg = doc.segments[index].clone();
+    let narration = speak(voice, doc, &mut seg, index)?;
+    let file = format!("{}_voice_{}.wav", seg.voice_file, ids::file_token());
+    publish_narration(&folders, &mut seg, narration, &file)?;
+    doc.segments[index] = seg;
+    Ok(())
 }
 
 /// Writes the scene's narration WAV, publishes it with its word sidecar
@@ -341,13 +365,13 @@ fn publish_narration(
     folders: &Folders,
     seg: &mut Segment,
     narration: Narration,
+    file: &str,
 ) -> Result<(), JobFailure> {
-    let file = format!("{}.wav", seg.voice_file);
-    write_wav(&folders.dir.join(&file), &narration).map_err(JobFailure::internal)?;
-    folders.publish(&file).map_err(JobFailure::internal)?;
+    write_wav(&folders.dir.join(file), &narration).map_err(JobFailure::internal)?;
+    folders.publish(file).map_err(JobFailure::internal)?;
     seg.duration = narration.duration();
-    seg.audio_file = file.clone();
-    seg.audio_url = folders.url(&file);
+    seg.audio_file = file.to_string();
+    seg.audio_url = folders.url(file);
     if !seg.narrator.name.is_empty() {
         seg.narrator.audio_url = seg.audio_url.clone();
     }
@@ -356,7 +380,7 @@ fn publish_narration(
     crate::core::files::write_atomic(
         &folders
             .public
-            .join(format!("{}_words.json", seg.voice_file)),
+            .join(format!("{}_words.json", file.trim_end_matches(".wav"))),
         &words_json,
     )
     .map_err(JobFailure::internal)
@@ -737,7 +761,7 @@ mod tests {
             start: 0.0,
             end: 0.08,
         }];
-        publish_narration(&folders, &mut seg, n).unwrap();
+        publish_narration(&folders, &mut seg, n, "vabc.wav").unwrap();
         assert!((seg.duration - 0.1).abs() < 1e-9);
         assert_eq!(seg.audio_url, "http://o/specs/t-k/vabc.wav");
         assert!(folders.public.join("vabc.wav").is_file());

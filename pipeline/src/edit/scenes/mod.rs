@@ -20,6 +20,7 @@
 
 pub mod applied;
 pub mod apply;
+pub mod arrange;
 pub mod edit_session;
 pub mod events;
 pub mod geometry;

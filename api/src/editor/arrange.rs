@@ -1,0 +1,191 @@
+//! Re-voice, reorder and delete scenes of the link's video (review-link token): the editor's
+//! scene-level changes, run by `pipeline::edit::scenes::arrange`, each one undoable.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pipeline::core::fields::Fields;
+use pipeline::edit::scenes::arrange::Arranged;
+use pipeline::{Code, Error};
+use serde_json::Value;
+use utoipa::ToSchema;
+use warp::http::StatusCode;
+use warp::reply::Response;
+use warp::{Filter, Rejection};
+
+use super::{BODY_LIMIT, blocking, query, reviewed};
+use crate::State;
+use crate::errors::reject;
+use crate::filters::{typed_body, with_state};
+use crate::reply::json_reply;
+
+/// `…/revoice` and `…/delete`: one scene.
+#[derive(Debug, Clone, ToSchema)]
+pub struct SceneRequest {
+    /// The scene's stable id.
+    pub voice_file: String,
+}
+
+impl SceneRequest {
+    fn read(body: &Value) -> pipeline::Result<SceneRequest> {
+        let f = Fields::of(body)?;
+        Ok(SceneRequest {
+            voice_file: f.required_str("voice_file")?.to_string(),
+        })
+    }
+}
+
+/// `…/reorder`: every scene's `voice_file`, in the new order.
+#[derive(Debug, Clone, ToSchema)]
+pub struct ReorderRequest {
+    pub order: Vec<String>,
+}
+
+impl ReorderRequest {
+    fn read(body: &Value) -> pipeline::Result<ReorderRequest> {
+        let bad = || {
+            Error::new(
+                Code::InvalidValue,
+                "`order` must be an array of the scenes' voice_file strings.",
+            )
+            .param("order")
+        };
+        let order = Fields::of(body)?
+            .value("order")
+            .ok_or_else(|| Error::new(Code::MissingField, "`order` is required.").param("order"))?
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
+            .collect::<pipeline::Result<Vec<String>>>()?;
+        Ok(ReorderRequest { order })
+    }
+}
+
+const REFUSALS: &str = "`invalid_value` (`order` not every scene once; deleting the last scene), `missing_field`, `invalid_json`.";
+
+/// Speak a scene's edited text again with the video's voice: its duration and word timings
+/// follow the new audio (the recorded audio is kept by the text edit itself, branch K).
+#[utoipa::path(
+    post,
+    path = "/app/editor/{topic_id}/revoice",
+    operation_id = "editor_revoice",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The video id."),
+        ("token" = String, Query, description = "The signature from `review_url`."),
+    ),
+    request_body = SceneRequest,
+    responses(
+        (status = 200, description = "Spoken again: the scene's length before and after, and every scene; open editors get `scenes_changed`. Undo restores the recorded audio.", body = Arranged),
+        (status = 400, description = REFUSALS, body = crate::openapi::ErrorEnvelope),
+        (status = 403, description = "`read_only_link`.", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`, `scene_not_found`.", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`scenes_not_ready`.", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`scene_build_failed`: the voice could not speak the text.", body = crate::openapi::ErrorEnvelope),
+    ),
+)]
+pub(crate) async fn editor_revoice(
+    topic: String,
+    q: HashMap<String, String>,
+    req: SceneRequest,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let job = reviewed(&state, &topic, &q).map_err(reject)?;
+    let editor = state.editor.clone();
+    let reply = blocking(move || editor.revoice(&job.account, &topic, &req.voice_file))
+        .await
+        .map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &reply))
+}
+
+/// Put the scenes in a new order; each keeps its files and `voice_file`, and `id` follows the
+/// new order.
+#[utoipa::path(
+    post,
+    path = "/app/editor/{topic_id}/reorder",
+    operation_id = "editor_reorder",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The video id."),
+        ("token" = String, Query, description = "The signature from `review_url`."),
+    ),
+    request_body = ReorderRequest,
+    responses(
+        (status = 200, description = "Reordered; open editors get `scenes_changed`.", body = Arranged),
+        (status = 400, description = REFUSALS, body = crate::openapi::ErrorEnvelope),
+        (status = 403, description = "`read_only_link`.", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`.", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`scenes_not_ready`.", body = crate::openapi::ErrorEnvelope),
+    ),
+)]
+pub(crate) async fn editor_reorder(
+    topic: String,
+    q: HashMap<String, String>,
+    req: ReorderRequest,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let job = reviewed(&state, &topic, &q).map_err(reject)?;
+    let editor = state.editor.clone();
+    let reply = blocking(move || editor.reorder(&job.account, &topic, &req.order))
+        .await
+        .map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &reply))
+}
+
+/// Delete a scene; its files stay for the versions undo can restore.
+#[utoipa::path(
+    post,
+    path = "/app/editor/{topic_id}/delete",
+    operation_id = "editor_delete_scene",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The video id."),
+        ("token" = String, Query, description = "The signature from `review_url`."),
+    ),
+    request_body = SceneRequest,
+    responses(
+        (status = 200, description = "Deleted; open editors get `scenes_changed`.", body = Arranged),
+        (status = 400, description = REFUSALS, body = crate::openapi::ErrorEnvelope),
+        (status = 403, description = "`read_only_link`.", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`, `scene_not_found`.", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`scenes_not_ready`.", body = crate::openapi::ErrorEnvelope),
+    ),
+)]
+pub(crate) async fn editor_delete_scene(
+    topic: String,
+    q: HashMap<String, String>,
+    req: SceneRequest,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let job = reviewed(&state, &topic, &q).map_err(reject)?;
+    let editor = state.editor.clone();
+    let reply = blocking(move || editor.delete_scene(&job.account, &topic, &req.voice_file))
+        .await
+        .map_err(reject)?;
+    Ok(json_reply(StatusCode::OK, &reply))
+}
+
+pub(super) fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    let revoice = warp::path!("app" / "editor" / String / "revoice")
+        .and(warp::post())
+        .and(query())
+        .and(typed_body(BODY_LIMIT, SceneRequest::read))
+        .and(with_state(state.clone()))
+        .and_then(editor_revoice);
+    let reorder = warp::path!("app" / "editor" / String / "reorder")
+        .and(warp::post())
+        .and(query())
+        .and(typed_body(BODY_LIMIT, ReorderRequest::read))
+        .and(with_state(state.clone()))
+        .and_then(editor_reorder);
+    let delete = warp::path!("app" / "editor" / String / "delete")
+        .and(warp::post())
+        .and(query())
+        .and(typed_body(BODY_LIMIT, SceneRequest::read))
+        .and(with_state(state))
+        .and_then(editor_delete_scene);
+    revoice.or(reorder).unify().or(delete).unify()
+}
