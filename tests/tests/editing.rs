@@ -1357,6 +1357,10 @@ async fn revoice_speaks_the_edited_text_so_the_scene_takes_its_length_and_undo_b
         v["segment"]["duration"], before["duration"],
         "branch K keeps the recording"
     );
+    assert_eq!(
+        v["segment"]["narration_state"], "text_changed",
+        "the scene says its audio still speaks the old words"
+    );
 
     let (c, v) = h.post("revoice", json!({ "voice_file": scenes[0] })).await;
     assert_eq!(c, 200, "{v}");
@@ -1372,6 +1376,19 @@ async fn revoice_speaks_the_edited_text_so_the_scene_takes_its_length_and_undo_b
     );
     let after = d.scene_tree(&id).await["segments"][0].clone();
     assert_eq!(after["duration"].as_f64().unwrap(), to);
+    let view: Value = h
+        .http
+        .get(h.url("data"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        view["scenes"][0]["narration_state"], "matches_text",
+        "re-voiced"
+    );
     assert_ne!(after["audio_url"], before["audio_url"], "a new recording");
     let (c, words) = fetch_json(
         &after["audio_url"]

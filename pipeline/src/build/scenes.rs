@@ -376,6 +376,7 @@ fn publish_narration(
         seg.narrator.audio_url = seg.audio_url.clone();
     }
     seg.words = narration.words;
+    seg.spoken_text = Some(seg.text.clone());
     let words_json = serde_json::to_vec(&seg.words).map_err(JobFailure::internal)?;
     crate::core::files::write_atomic(
         &folders

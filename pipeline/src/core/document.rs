@@ -105,10 +105,35 @@ wire_enum! {
 }
 
 wire_enum! {
+    /// Whether a scene's narration says its text (the editor warns when it does not).
+    pub enum NarrationState {
+        /// The voice spoke the scene's current text.
+        MatchesText = "matches_text",
+        /// The text was edited after the voice spoke it (branch K keeps the recording): the
+        /// audio says the old words until the scene is re-voiced.
+        TextChanged = "text_changed",
+        /// A recording (an upload, or an audio/video source) whose words the server did not
+        /// write.
+        Recorded = "recorded",
+    }
+}
+
+wire_enum! {
     /// A still image or a video clip.
     pub enum MediaKind {
         Image = "image",
         Video = "video",
+    }
+}
+
+impl Segment {
+    /// Whether the narration says the scene's text.
+    pub fn narration_state(&self) -> NarrationState {
+        match &self.spoken_text {
+            Some(t) if t.trim() == self.text.trim() => NarrationState::MatchesText,
+            Some(_) => NarrationState::TextChanged,
+            None => NarrationState::Recorded,
+        }
     }
 }
 
@@ -273,6 +298,10 @@ pub struct Segment {
     pub audio_file: String,
     #[serde(default)]
     pub words: Vec<TimedWord>,
+    /// The text the narration's voice spoke; `None` for a recording (an upload, a media source,
+    /// or a document made before this was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spoken_text: Option<String>,
     pub background: Background,
     #[serde(default)]
     pub media_url: String,
@@ -641,6 +670,9 @@ pub struct SceneRecord {
     /// `modify_scene` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub has_narrator_video: Option<bool>,
+    /// The editor only: whether the narration says the scene's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub narration_state: Option<NarrationState>,
 }
 
 fn narrator_or_empty<S: Serializer>(v: &Option<NarratorInfo>, s: S) -> Result<S::Ok, S::Error> {
@@ -862,6 +894,7 @@ impl VideoDocument {
             poster: PosterState::default(),
             words: None,
             has_narrator_video: None,
+            narration_state: None,
         };
         if view.include_diagnostics {
             record.poster = self.poster_state(s, state, view);

@@ -434,6 +434,7 @@ impl Editor {
         let meta = self.spec_meta(doc, s);
         record.words = Some(s.words.clone());
         record.has_narrator_video = Some(s.narrator_video.is_some());
+        record.narration_state = Some(s.narration_state());
         record.remotion_spec_url = meta.url.clone();
         record.remotion_spec_version = meta.version.clone();
         record.remotion_spec_exists = meta.exists;
@@ -863,6 +864,7 @@ impl Editor {
         let applied = match e {
             Edit::VoiceUpload { .. } => {
                 seg.audio_file = file;
+                seg.spoken_text = None;
                 seg.duration = seconds;
                 seg.words = apply::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
                 seg.narrator.audio_url = url.to_string();
