@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pipeline::core::fields::Fields;
+use pipeline::edit::scenes::Editor;
 use pipeline::edit::scenes::arrange::Arranged;
 use pipeline::{Code, Error};
 use serde_json::Value;
@@ -91,12 +92,10 @@ pub(crate) async fn editor_revoice(
     req: SceneRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let job = reviewed(&state, &topic, &q).map_err(reject)?;
-    let editor = state.editor.clone();
-    let reply = blocking(move || editor.revoice(&job.account, &topic, &req.voice_file))
-        .await
-        .map_err(reject)?;
-    Ok(json_reply(StatusCode::OK, &reply))
+    arrange(topic, q, state, move |e, account, topic| {
+        e.revoice(account, topic, &req.voice_file)
+    })
+    .await
 }
 
 /// Put the scenes in a new order; each keeps its files and `voice_file`, and `id` follows the
@@ -125,12 +124,10 @@ pub(crate) async fn editor_reorder(
     req: ReorderRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let job = reviewed(&state, &topic, &q).map_err(reject)?;
-    let editor = state.editor.clone();
-    let reply = blocking(move || editor.reorder(&job.account, &topic, &req.order))
-        .await
-        .map_err(reject)?;
-    Ok(json_reply(StatusCode::OK, &reply))
+    arrange(topic, q, state, move |e, account, topic| {
+        e.reorder(account, topic, &req.order)
+    })
+    .await
 }
 
 /// Delete a scene; its files stay for the versions undo can restore.
@@ -158,9 +155,22 @@ pub(crate) async fn editor_delete_scene(
     req: SceneRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
+    arrange(topic, q, state, move |e, account, topic| {
+        e.delete_scene(account, topic, &req.voice_file)
+    })
+    .await
+}
+
+/// Runs one change for the review link's video on a blocking thread.
+async fn arrange(
+    topic: String,
+    q: HashMap<String, String>,
+    state: Arc<State>,
+    change: impl FnOnce(&Editor, &str, &str) -> pipeline::Result<Arranged> + Send + 'static,
+) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let editor = state.editor.clone();
-    let reply = blocking(move || editor.delete_scene(&job.account, &topic, &req.voice_file))
+    let reply = blocking(move || change(&editor, &job.account, &topic))
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))
