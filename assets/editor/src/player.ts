@@ -1,5 +1,7 @@
 // The read-only player (`readonly=true`): the final MP4 when one exists, else the scenes in
-// order from their preview clips, with the spoken words as captions. No edit controls.
+// order from their preview clips, with the spoken words as captions. No edit controls. It
+// starts muted (browsers only autoplay muted video) with an unmute button, and scales to the
+// width it is given.
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, words, type PlayerView } from "./api";
@@ -14,7 +16,12 @@ export function Player(props: { view: PlayerView }) {
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
   const video = useRef<HTMLVideoElement>(null);
+  const [muted, setMuted] = useState(true);
   const scene = view.scenes[index];
+
+  useEffect(() => {
+    document.title = view.title || "Video";
+  }, [view.title]);
 
   useEffect(() => {
     if (final || !scene) return;
@@ -54,14 +61,26 @@ export function Player(props: { view: PlayerView }) {
   }, [index]);
 
   const caption = (scene?.words ?? []).filter((w) => time >= w.start - 0.3 && time < w.end + 0.6).map((w) => w.word).join(" ");
+  // Over the picture's corner, so it is in view on a phone as soon as the video is.
+  const unmute = html`<button class="unmute" aria-pressed=${!muted} onClick=${() => setMuted(!muted)}>${muted ? "Unmute" : "Mute"}</button>`;
   return html`<div class="player" data-mode="player">
     <h1>${view.title}</h1>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     ${final
-      ? html`<video class="final" controls playsinline autoplay muted src=${final} width="280" height="498"></video>`
+      ? html`<div class="frame"><video
+          class="final"
+          controls
+          playsinline
+          autoplay
+          muted=${muted}
+          src=${final}
+          width="280"
+          height="498"
+          onVolumeChange=${(e: Event) => setMuted((e.target as HTMLVideoElement).muted)}
+        ></video>${unmute}</div>`
       : scene
         ? html`<div class="scene-player">
-            <video
+            <div class="frame"><video
               class="scene-clip"
               ref=${video}
               data-scene=${scene.voice_file}
@@ -69,11 +88,12 @@ export function Player(props: { view: PlayerView }) {
               controls
               playsinline
               autoplay
-              muted
+              muted=${muted}
               src=${src ?? undefined}
               width="280"
               height="498"
               onTimeUpdate=${(e: Event) => setTime((e.target as HTMLVideoElement).currentTime)}
+              onVolumeChange=${(e: Event) => setMuted((e.target as HTMLVideoElement).muted)}
               onEnded=${() => {
                 if (index + 1 < view.scenes.length) {
                   setSrc(null);
@@ -81,7 +101,7 @@ export function Player(props: { view: PlayerView }) {
                   setIndex(index + 1);
                 } else setDone(true);
               }}
-            ></video>
+            ></video>${unmute}</div>
             <p class="caption" aria-live="polite">${caption}</p>
             <p class="position">Scene ${index + 1} of ${view.scenes.length}${done ? " · finished" : ""}</p>
           </div>`

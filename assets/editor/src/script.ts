@@ -11,6 +11,10 @@ export function Script(props: { view: EditorView; onScenes: () => void }) {
   const building = status?.status === "processing";
 
   useEffect(() => {
+    document.title = props.view.title || "Video";
+  }, [props.view.title]);
+
+  useEffect(() => {
     if (!building) return;
     const t = setInterval(async () => {
       try {
