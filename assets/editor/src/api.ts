@@ -40,7 +40,11 @@ export interface PlayerView {
   status: { status: string; stage: string | null; progress: number; video_url: string | null };
   scenes: { voice_file: string; duration: number; words: Word[] }[];
 }
-export interface BrollResult { number: number; type: string; url: string; thumbnail_url: string; title: string; source: string }
+/** A `search_broll` result: `duration` is in seconds, 0 for images. */
+export interface BrollResult { number: number; type: "video" | "image"; url: string; thumbnail_url: string; title: string; source: string; duration?: number; width?: number; height?: number; author?: string }
+/** One layout check of `scene_geometry` (with diagnostics): a violation names two boxes (`a`
+ * and `b`), a warning one (`object`) and says why in `message`. */
+export interface Finding { code: string; severity: string; a?: string; b?: string; object?: string; message?: string }
 /** A version of the document (the server keeps them for undo and redo). */
 export interface Version { version: number; label: string; at: number }
 export interface Versions { current: Version | null; undo: Version[]; redo: Version[]; retained: number }

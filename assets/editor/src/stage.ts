@@ -1,9 +1,10 @@
 // The selected scene's 280×498 preview: the compositor's still (or its preview clip while
-// playing), the safe zones and every box scene_geometry reports drawn on top. Narrator,
-// caption and overlay objects are dragged (and the narrator and objects resized) in preview
-// pixels; letting go sends the matching modify_scene edit.
+// playing), the safe zones and every box scene_geometry reports drawn on top (the guides,
+// which can be hidden, and are while playing). Narrator, caption and overlay objects are
+// dragged (and the narrator and objects resized) in preview pixels; letting go sends the
+// matching modify_scene edit. A click selects a box, for the editor's arrow-key nudges.
 import { html } from "htm/preact";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { Rect } from "./api";
 
 export const W = 280;
@@ -34,6 +35,21 @@ function moved(d: Drag, dx: number, dy: number): Rect {
   return { ...r, x: round(clamp(r.x + dx, -r.w / 2, W - r.w / 2)), y: round(clamp(r.y + dy, -r.h / 2, H - r.h / 2)) };
 }
 
+/** A box moved by (`dx`, `dy`) preview px, kept on the stage as a drag keeps it. */
+export function nudged(target: Target, from: Rect, dx: number, dy: number): Rect {
+  return moved({ target, mode: "move", startX: 0, startY: 0, from }, dx, dy);
+}
+
+export const sameTarget = (a: Target | null, b: Target | null) => !!a && !!b && a.kind === b.kind && (a.layoutId ?? "") === (b.layoutId ?? "");
+
+/** The rect scene_geometry reports for a box, if it is drawn. */
+export function rectOf(g: any, t: Target): Rect | null {
+  if (t.kind === "narrator") return g?.boxes?.narrator?.visible ? (g.boxes.narrator.rect ?? null) : null;
+  if (t.kind === "caption") return g?.boxes?.caption?.container_rect ?? null;
+  const objects: { layout_id: string; rect: Rect }[] = g?.boxes?.remotion?.object_layer?.objects ?? [];
+  return objects.find((o) => o.layout_id === t.layoutId)?.rect ?? null;
+}
+
 const px = (r: Rect) => `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px`;
 
 export function Stage(props: {
@@ -42,6 +58,13 @@ export function Stage(props: {
   clipUrl: string | null;
   playing: boolean;
   readonly: boolean;
+  /** Show the safe zones and boxes (never while playing). Hidden, they stay laid out, so the
+   * live inspector still measures them. */
+  guides: boolean;
+  /** The box the arrow keys nudge, and where a nudge not yet sent puts it. */
+  selected: Target | null;
+  nudge: { target: Target; rect: Rect } | null;
+  onSelect: (target: Target | null) => void;
   videoRef: { current: HTMLVideoElement | null };
   onTime: (t: number) => void;
   onEnded: () => void;
@@ -52,11 +75,17 @@ export function Stage(props: {
   const stage = useRef<HTMLDivElement>(null);
   const g = props.geometry;
   const keyOf = (t: Target) => t.kind + ":" + (t.layoutId ?? "");
+  // A drag's rect is shown until the geometry it sent comes back (or a failed edit reloads it).
+  useEffect(() => {
+    if (!drag) setDraft(null);
+  }, [g]);
 
   const start = (e: PointerEvent, target: Target, from: Rect) => {
     if (props.readonly) return;
     const handle = (e.target as HTMLElement).dataset.handle === "resize";
     e.preventDefault();
+    e.stopPropagation();
+    props.onSelect(target);
     (e.currentTarget as HTMLElement).setPointerCapture?.(e.pointerId);
     setDrag({ target, mode: handle ? "resize" : "move", startX: e.clientX, startY: e.clientY, from });
     setDraft({ key: keyOf(target), rect: from });
@@ -73,12 +102,20 @@ export function Stage(props: {
     if (changed) props.onCommit(drag.target, rect);
     else setDraft(null);
   };
-  const rectOf = (t: Target, r: Rect) => (draft && draft.key === keyOf(t) ? draft.rect : r);
+  const shownRect = (t: Target, r: Rect) => {
+    if (draft && draft.key === keyOf(t) && drag) return draft.rect;
+    if (props.nudge && sameTarget(props.nudge.target, t)) return props.nudge.rect;
+    return draft && draft.key === keyOf(t) ? draft.rect : r;
+  };
 
   const box = (t: Target, r: Rect, label: string, selector: string, resizable: boolean) => {
-    const shown = rectOf(t, r);
+    const shown = shownRect(t, r);
+    const picked = sameTarget(props.selected, t);
     return html`<div
-      class=${"box box-" + t.kind}
+      class=${"box box-" + t.kind + (picked ? " selected" : "")}
+      role=${props.readonly ? undefined : "button"}
+      aria-label=${`${label} box`}
+      aria-pressed=${props.readonly ? undefined : picked}
       data-box=${t.kind}
       data-layout-id=${t.layoutId}
       data-selector=${selector}
@@ -98,7 +135,14 @@ export function Stage(props: {
   const narrator = g?.boxes?.narrator;
   const caption = g?.boxes?.caption;
   const objects: any[] = g?.boxes?.remotion?.object_layer?.objects ?? [];
-  return html`<div class="stage" ref=${stage} data-stage="preview" style=${`width:${W}px;height:${H}px`}>
+  const drawn = !props.playing;
+  return html`<div
+    class=${"stage" + (props.guides ? "" : " guides-off")}
+    ref=${stage}
+    data-stage="preview"
+    style=${`width:${W}px;height:${H}px`}
+    onPointerDown=${() => props.onSelect(null)}
+  >
     ${props.playing && props.clipUrl
       ? html`<video
           class="picture"
@@ -110,15 +154,15 @@ export function Stage(props: {
           onEnded=${props.onEnded}
         ></video>`
       : html`<img class="picture" alt="Scene preview" src=${props.picture} draggable=${false} />`}
-    ${zones && !props.playing
+    ${zones && drawn
       ? html`<div class="zone" data-zone="dead_top" style=${px(zones.dead_top)}></div>
           <div class="zone" data-zone="dead_bottom" style=${px(zones.dead_bottom)}></div>`
       : null}
-    ${!props.playing && narrator?.visible ? box({ kind: "narrator" }, narrator.rect, "Narrator", '[data-box="narrator"]', true) : null}
-    ${!props.playing && caption?.visible !== false && caption?.container_rect
+    ${drawn && narrator?.visible ? box({ kind: "narrator" }, narrator.rect, "Narrator", '[data-box="narrator"]', true) : null}
+    ${drawn && caption?.visible !== false && caption?.container_rect
       ? box({ kind: "caption" }, caption.container_rect, "Caption", '[data-box="caption"]', false)
       : null}
-    ${!props.playing
+    ${drawn
       ? objects.map((o) =>
           box({ kind: "object", layoutId: o.layout_id }, o.rect, o.layout_id, `[data-layout-id="${o.layout_id}"]`, true),
         )
