@@ -380,20 +380,23 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
     let deadline = Instant::now() + LONG;
     let mp4 = loop {
         let v = editor
-            .eval("return [document.querySelector('progress.export-progress')?.value ?? null, document.querySelector('a.mp4')?.href ?? null];")
+            .eval("const p = document.querySelector('progress.export-progress'); return [p?.value ?? null, p ? Number(p.dataset.progress) : null, document.querySelector('a.mp4')?.href ?? null];")
             .await;
-        if let Some(p) = v[0].as_f64() {
-            progress.push(p);
+        if let (Some(p), Some(raw)) = (v[0].as_f64(), v[1].as_f64()) {
+            progress.push((p, raw));
         }
-        if let Some(href) = v[1].as_str() {
+        if let Some(href) = v[2].as_str() {
             break href.to_string();
         }
         assert!(Instant::now() < deadline, "no MP4 after the export");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(!progress.is_empty(), "a progress bar was shown");
+    // The API's render range 0.85–1.0 is shown as 0–100 %.
     assert!(
-        progress.iter().all(|p| (85.0..=100.0).contains(p)),
+        progress.iter().all(|(p, raw)| (0.0..=100.0).contains(p)
+            && (0.85..=1.0).contains(raw)
+            && (p - (raw - 0.85) / 0.15 * 100.0).abs() <= 1.0),
         "{progress:?}"
     );
     editor.screenshot("editor-exported").await;
@@ -629,7 +632,15 @@ async fn the_background_is_swapped_from_search_broll_results() {
             30,
         )
         .await;
+    // A result is previewed first, then applied with "Use this".
     b.find(".broll-result").await.click().await.unwrap();
+    b.wait_for(&format!("{}", button_named("Use this")), 10)
+        .await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Use this")
+    ))
+    .await;
     let data_url = review.replacen('?', "/data?", 1);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -1107,5 +1118,561 @@ async fn playing_the_whole_video_crosses_scene_boundaries_with_sound_and_the_sel
     b.find("body").await.send_keys(" ").await.unwrap();
     b.wait_for("document.querySelector('.stage img.picture')", 10)
         .await;
+    b.close().await;
+}
+
+/// The review link's `GET …/data`: the editor's view of the video.
+async fn editor_data(d: &Daemon, review: &str) -> Value {
+    d.http
+        .get(review.replacen('?', "/data?", 1))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Scene `i`'s thumbnail (0-based) in the strip labelled "Scenes".
+fn scene_button(i: usize) -> String {
+    format!("document.querySelectorAll('nav[aria-label=Scenes] button')[{i}]")
+}
+
+/// The page header's text (the title, the session, Undo, Save and Export).
+const HEADER: &str = "document.querySelector('header').innerText";
+
+/// The scene the strip marks as the current one.
+const CURRENT_SCENE: &str =
+    "document.querySelector('nav[aria-label=Scenes] [aria-current=true]').dataset.voiceFile";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let view = editor_data(&d, &review).await;
+    let texts: Vec<String> = view["scenes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap().to_string())
+        .collect();
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    // The strip shows each scene's first words: the script at a glance.
+    let strip = b
+        .eval("return [...document.querySelectorAll('nav[aria-label=Scenes] button')].map(t => t.innerText);")
+        .await;
+    assert_eq!(strip.as_array().unwrap().len(), texts.len());
+    for (shown, text) in strip.as_array().unwrap().iter().zip(&texts) {
+        let first = text
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            shown.as_str().unwrap().contains(&first),
+            "{shown} does not show {first:?}"
+        );
+    }
+    let header = b.eval(&format!("return {HEADER};")).await;
+    assert!(
+        header.as_str().unwrap().contains("All changes saved"),
+        "{header}"
+    );
+
+    let typed = "Words typed here and never applied";
+    let area = b.find("textarea").await;
+    area.clear().await.unwrap();
+    area.send_keys(typed).await.unwrap();
+    b.eval(&format!("{}.click(); return true;", scene_button(1)))
+        .await;
+    b.wait_for(
+        &format!(
+            "document.querySelector('textarea').value === {:?}",
+            texts[1]
+        ),
+        10,
+    )
+    .await;
+    let header = b
+        .wait_for(
+            &format!("{HEADER}.includes('Text not applied in scene 1') && {HEADER}"),
+            10,
+        )
+        .await;
+    assert!(
+        !header.as_str().unwrap().contains("All changes saved"),
+        "{header}"
+    );
+    b.screenshot("editor-unapplied-text").await;
+
+    // Back on scene 1 the typed text is there, and applying it clears the warning.
+    b.eval(&format!("{}.click(); return true;", scene_button(0)))
+        .await;
+    b.wait_for(
+        &format!("document.querySelector('textarea').value === {typed:?}"),
+        10,
+    )
+    .await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Apply text")
+    ))
+    .await;
+    b.wait_for(
+        &format!("!{HEADER}.includes('Text not applied') && {HEADER}.includes('1 unsaved change')"),
+        60,
+    )
+    .await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_phone_width_has_44px_targets_and_the_title_is_the_video_title() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let title = editor_data(&d, &review).await["title"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!title.is_empty());
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    assert_eq!(b.eval("return document.title;").await, json!(title));
+    let width = b.eval("return window.innerWidth;").await;
+    assert!(width.as_f64().unwrap() <= 620.0, "a phone's width: {width}");
+    // Every button, word chip and checkbox a finger presses is at least 44 px tall.
+    let words = b
+        .eval("return document.querySelectorAll('[aria-label=Words] button').length;")
+        .await;
+    assert!(words.as_u64().unwrap() > 3, "{words}");
+    let small = b
+        .eval("return [...document.querySelectorAll('button, select, input[type=checkbox]')].map(e => e.closest('label') ?? e).filter(e => e.getClientRects().length).map(e => [e.getAttribute('aria-label') ?? e.textContent.trim().slice(0, 24), e.getBoundingClientRect().height]).filter(([, h]) => h < 44);")
+        .await;
+    assert_eq!(small, json!([]), "smaller than 44 px");
+    // The editor's stage keeps its 280 × 498 preview pixels (the boxes are in them).
+    let stage = b
+        .eval("const r = document.querySelector('[data-stage=preview]').getBoundingClientRect(); return [r.width, r.height];")
+        .await;
+    assert!(
+        near(stage[0].as_f64().unwrap(), 280.0) && near(stage[1].as_f64().unwrap(), 498.0),
+        "{stage}"
+    );
+    b.screenshot("editor-phone").await;
+
+    // The read-only player: the same title, as wide as its container, and an unmute button.
+    b.client
+        .goto(&format!("{review}&readonly=true"))
+        .await
+        .unwrap();
+    b.wait_for("document.querySelector('video')?.currentTime > 0.2", 60)
+        .await;
+    assert_eq!(b.eval("return document.title;").await, json!(title));
+    let sizes = b
+        .eval("const v = document.querySelector('video'); return [v.getBoundingClientRect().width, v.parentElement.getBoundingClientRect().width];")
+        .await;
+    let (video, container) = (sizes[0].as_f64().unwrap(), sizes[1].as_f64().unwrap());
+    assert!(video > 300.0 && near(video, container), "{sizes}");
+    assert_eq!(
+        b.eval("return document.querySelector('video').muted;")
+            .await,
+        json!(true)
+    );
+    b.eval(&format!("{}.click(); return true;", button_named("Unmute")))
+        .await;
+    b.wait_for(
+        &format!(
+            "!document.querySelector('video').muted && {}",
+            button_named("Mute")
+        ),
+        5,
+    )
+    .await;
+    b.screenshot("player-phone").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_and_warns_first() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    // Where the strip and the preview sit on the page (typing may scroll it).
+    let tops = "[document.querySelector('nav[aria-label=Scenes]').getBoundingClientRect().top + window.scrollY, document.querySelector('[data-stage=preview]').getBoundingClientRect().top + window.scrollY]";
+    let before = b.eval(&format!("return {tops};")).await;
+    // A refused edit: its message floats over the page, nothing below it moves.
+    let area = b.find("textarea").await;
+    area.clear().await.unwrap();
+    area.send_keys(" ").await.unwrap();
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Apply text")
+    ))
+    .await;
+    b.wait_for("document.querySelector('[role=alert]')?.innerText", 10)
+        .await;
+    assert_eq!(b.eval(&format!("return {tops};")).await, before);
+    // A status line while an edit runs: nothing moves either.
+    b.eval("[...document.querySelectorAll('button')].find(b => ['A-roll', 'B-roll'].includes(b.textContent.trim()) && !b.disabled).click(); return true;")
+        .await;
+    b.wait_for("document.querySelector('[role=status]')?.innerText", 10)
+        .await;
+    assert_eq!(b.eval(&format!("return {tops};")).await, before);
+    settle(&b).await;
+    b.wait_for(&format!("{HEADER}.includes('1 unsaved change')"), 30)
+        .await;
+
+    // The guides (safe zones and boxes) can be hidden and shown again.
+    let guides = "[...document.querySelectorAll('label')].find(l => l.innerText.includes('Show guides')).querySelector('input[type=checkbox]')";
+    b.eval(&format!("{guides}.click(); return true;")).await;
+    // Hidden, not gone: the live inspector still measures them.
+    b.wait_for(
+        "[...document.querySelectorAll('[data-box], [data-zone]')].every(e => getComputedStyle(e).visibility === 'hidden')",
+        5,
+    )
+    .await;
+    b.screenshot("editor-guides-hidden").await;
+    b.eval(&format!("{guides}.click(); return true;")).await;
+    b.wait_for(
+        "document.querySelectorAll('[data-zone]').length === 2 && [...document.querySelectorAll('[data-box], [data-zone]')].every(e => getComputedStyle(e).visibility === 'visible')",
+        5,
+    )
+    .await;
+
+    // Export stays in view at the bottom of the page.
+    let export = button_named("Export MP4");
+    let in_view = b
+        .eval(&format!("window.scrollTo(0, document.body.scrollHeight); const r = {export}.getBoundingClientRect(); return [window.scrollY > 0, r.top >= 0 && r.bottom <= window.innerHeight];"))
+        .await;
+    assert_eq!(in_view, json!([true, true]), "scrolled, and Export in view");
+    // With an unsaved edit it says so first; Cancel exports nothing.
+    b.eval(&format!("{export}.click(); return true;")).await;
+    let said = b
+        .wait_for("document.querySelector('[role=alertdialog]')?.innerText", 5)
+        .await;
+    // The refused text is still typed (not applied): the warning names it too.
+    let said = said.as_str().unwrap();
+    assert!(
+        said.contains("1 unsaved edit will be saved first")
+            && said.contains("Text not applied in scene 1"),
+        "{said}"
+    );
+    b.screenshot("editor-export-warns").await;
+    b.eval(&format!("{}.click(); return true;", button_named("Cancel")))
+        .await;
+    b.wait_for("!document.querySelector('[role=alertdialog]')", 5)
+        .await;
+    assert_eq!(
+        b.eval("return document.querySelectorAll('progress').length;")
+            .await,
+        json!(0)
+    );
+    b.eval(&format!("{export}.click(); return true;")).await;
+    b.wait_for(&button_named("Save and export"), 5).await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Save and export")
+    ))
+    .await;
+    let shown = b
+        .wait_for(
+            &format!("!{HEADER}.includes('unsaved change') && (document.querySelector('progress[aria-label=\"Export progress\"]') || document.querySelector('a[download]')) && {HEADER}"),
+            60,
+        )
+        .await;
+    eprintln!("header while exporting: {shown}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    // Shift+→ steps one frame (1/30 s) in the still; the scene stays.
+    let time = "document.querySelector('[aria-label=\"Time in the scene\"]').innerText";
+    for _ in 0..3 {
+        press(&b, "ArrowRight", false, true).await;
+    }
+    b.wait_for(
+        &format!("{time} === '0.10s' && document.querySelector('img[alt=\"Scene preview\"]').src.includes('t=0.10')"),
+        5,
+    )
+    .await;
+    press(&b, "ArrowLeft", false, true).await;
+    b.wait_for(&format!("{time} === '0.07s'"), 5).await;
+    assert_eq!(
+        b.eval(&format!("return {CURRENT_SCENE};")).await,
+        json!(scenes[0])
+    );
+
+    // A click selects the caption box; the arrows nudge it, sent as one edit once they rest.
+    let versions_url = review.replacen('?', "/versions?", 1);
+    let undo_count = || async {
+        let v: Value = d
+            .http
+            .get(&versions_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        v["versions"]["undo"].as_array().unwrap().len()
+    };
+    let caption_y = || async {
+        geometry(&d, &id, &scenes[0]).await["boxes"]["caption"]["container_rect"]["y"]
+            .as_f64()
+            .unwrap()
+    };
+    let (n0, y0) = (undo_count().await, caption_y().await);
+    let caption = "[aria-label=\"Caption box\"]";
+    let w = b
+        .eval(&format!(
+            "return document.querySelector('{caption}').getBoundingClientRect().width;"
+        ))
+        .await
+        .as_f64()
+        .unwrap();
+    b.drag(caption, (-w / 2.0 + 6.0, 0.0), (0.0, 0.0)).await;
+    b.wait_for(
+        &format!("document.querySelector('{caption}').getAttribute('aria-pressed') === 'true'"),
+        5,
+    )
+    .await;
+    let until_y = |want: f64| {
+        let caption_y = &caption_y;
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                let y = caption_y().await;
+                if (y - want).abs() <= 0.2 {
+                    return;
+                }
+                assert!(Instant::now() < deadline, "caption at {y}, not {want}");
+                tokio::time::sleep(Duration::from_millis(150)).await;
+            }
+        }
+    };
+    for _ in 0..5 {
+        press(&b, "ArrowUp", false, false).await;
+    }
+    until_y(y0 - 5.0).await;
+    settle(&b).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(undo_count().await, n0 + 1, "five presses, one edit");
+    // Shift: 10 px a press.
+    for _ in 0..2 {
+        press(&b, "ArrowDown", false, true).await;
+    }
+    until_y(y0 + 15.0).await;
+    settle(&b).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(undo_count().await, n0 + 2);
+    b.screenshot("editor-nudged").await;
+    // With a box selected → does not change the scene; Escape lets the box go, then it does.
+    press(&b, "ArrowRight", false, false).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        b.eval(&format!("return {CURRENT_SCENE};")).await,
+        json!(scenes[0])
+    );
+    press(&b, "Escape", false, false).await;
+    press(&b, "ArrowRight", false, false).await;
+    b.wait_for(&format!("{CURRENT_SCENE} === {:?}", scenes[1]), 5)
+        .await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn broll_search_starts_from_the_selected_scenes_keyword() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, review, _) = scene_video(&d).await;
+    let view = editor_data(&d, &review).await;
+    let keywords: Vec<String> = view["scenes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["keyword"].as_str().unwrap().to_string())
+        .collect();
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let keyword = "document.querySelector('input[aria-label=Keyword]').value";
+    assert_eq!(
+        b.eval(&format!("return {keyword};")).await,
+        json!(keywords[0])
+    );
+
+    // Each result says its title, its type and (clips) its length: the scene's own keyword,
+    // or the curated grid where the library has nothing for it.
+    // A library clip is made on its first use: slow on a busy machine, so a patient client.
+    let http = reqwest::Client::builder().timeout(LONG).build().unwrap();
+    let broll = |word: String| {
+        let url = review.replacen('?', "/broll?", 1);
+        let http = http.clone();
+        async move {
+            let v: Value = http
+                .post(url)
+                .json(&json!({ "keyword": word, "kind": "video", "limit": 8 }))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            v
+        }
+    };
+    let mut api = broll(keywords[0].clone()).await;
+    if api["results"].as_array().unwrap().is_empty() {
+        let input = b.find("input[aria-label=Keyword]").await;
+        input.clear().await.unwrap();
+        input.send_keys("grid").await.unwrap();
+        api = broll("grid".into()).await;
+    }
+    b.eval(&format!("{}.click(); return true;", button_named("Search")))
+        .await;
+    let results = "[...document.querySelectorAll('[aria-label=Results] button')]";
+    let shown = b
+        .wait_for(
+            &format!("{results}.length && {results}.map(r => r.innerText)"),
+            LONG.as_secs(),
+        )
+        .await;
+    let listed = api["results"].as_array().unwrap();
+    assert_eq!(shown.as_array().unwrap().len(), listed.len());
+    for (text, r) in shown.as_array().unwrap().iter().zip(listed) {
+        let text = text.as_str().unwrap();
+        let kind = if r["type"] == "video" {
+            "Video"
+        } else {
+            "Image"
+        };
+        assert!(text.contains(kind), "{text}: {r}");
+        let title = r["title"].as_str().unwrap();
+        if !title.is_empty() {
+            assert!(text.contains(title), "{text} lacks {title:?}");
+        }
+        let seconds = r["duration"].as_f64().unwrap_or(0.0);
+        if seconds > 0.0 {
+            assert!(text.contains(&format!("{seconds:.1} s")), "{text}");
+        }
+    }
+    // A result is previewed (a clip plays, muted; a photo is shown larger) before "Use this"
+    // applies it.
+    eprintln!(
+        "results for {:?}: {:?}",
+        keywords[0],
+        listed.iter().map(|r| r["type"].clone()).collect::<Vec<_>>()
+    );
+    let first = listed
+        .iter()
+        .position(|r| r["type"] == "video")
+        .unwrap_or(0);
+    b.eval(&format!("{results}[{first}].click(); return true;"))
+        .await;
+    if listed[first]["type"] == "video" {
+        b.wait_for(
+            "(v => v && v.muted && v.currentTime > 0.1)(document.querySelector('[aria-label=\"Background preview\"] video'))",
+            20,
+        )
+        .await;
+    } else {
+        b.wait_for(
+            "(i => i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 100)(document.querySelector('[aria-label=\"Background preview\"] img'))",
+            20,
+        )
+        .await;
+    }
+    b.wait_for(&button_named("Use this"), 5).await;
+    b.eval("document.querySelector('[aria-label=\"Background preview\"]').scrollIntoView({ block: 'center' }); return true;")
+        .await;
+    b.screenshot("editor-broll-preview").await;
+
+    // Another scene: its own keyword, and no old results.
+    b.eval(&format!("{}.click(); return true;", scene_button(1)))
+        .await;
+    b.wait_for(
+        &format!(
+            "{keyword} === {:?} && {results}.length === 0 && !document.querySelector('[aria-label=\"Background preview\"]')",
+            keywords[1]
+        ),
+        5,
+    )
+    .await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let g0 = geometry(&d, &id, &scenes[0]).await;
+    let object = g0["boxes"]["remotion"]["object_layer"]["objects"][0].clone();
+    let layout = object["layout_id"].as_str().unwrap().to_string();
+    let r = &object["rect"];
+    // The overlay object moved into the top of the frame, where the phone app's bar covers it.
+    let (c, v, _) = d
+        .post(
+            "/v1/modify_scene",
+            &json!({ "id": id, "by": "voice_file", "value": scenes[0], "fields": [{
+                "field_name": "remotion.object.rect",
+                "value": { "layout_id": layout, "x": r["x"], "y": 0, "w": r["w"], "h": r["h"], "coordinate_space": "preview" }
+            }] }),
+        )
+        .await;
+    assert_eq!(c, 200, "{v}");
+    let (c, g, _) = d
+        .post(
+            "/v1/scene_geometry",
+            &json!({ "id": id, "voice_file": scenes[0], "include_diagnostics": true }),
+        )
+        .await;
+    assert_eq!(c, 200, "{g}");
+    assert!(
+        g["violations"]
+            .to_string()
+            .contains("remotion_object_in_top_dead_zone"),
+        "{}",
+        g["violations"]
+    );
+    let checks =
+        "[...document.querySelectorAll('[aria-label=\"Layout checks\"] li')].map(l => l.innerText)";
+    let said = b
+        .wait_for(
+            &format!(
+                "{checks}.some(t => t.includes(\"The overlay's '{layout}' sits under the app's top bar\")) && {checks}"
+            ),
+            30,
+        )
+        .await;
+    for line in said.as_array().unwrap() {
+        let line = line.as_str().unwrap();
+        assert!(
+            !line.contains("dead zone") && !line.starts_with("remotion"),
+            "jargon: {line}"
+        );
+    }
+    // The overlay's state says what it means; disabled says it can be undone.
+    let state = "[...document.querySelectorAll('span')].find(s => /^(Overlay:|No overlay:)/.test(s.innerText)).innerText";
+    let on = b.wait_for(&format!("{state}"), 10).await;
+    assert_eq!(on, json!("Overlay: on."));
+    settle(&b).await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Disable overlay")
+    ))
+    .await;
+    let off = b
+        .wait_for(&format!("{state}.includes('turned off') && {state}"), 30)
+        .await;
+    assert!(off.as_str().unwrap().contains("Undo"), "{off}");
+    b.eval("document.querySelector('[aria-label=\"Layout checks\"]').scrollIntoView({ block: 'center' }); return true;")
+        .await;
+    b.screenshot("editor-plain-words").await;
     b.close().await;
 }
