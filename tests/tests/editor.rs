@@ -1216,7 +1216,7 @@ async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
     .await;
     b.eval(&format!(
         "{}.click(); return true;",
-        button_named("Apply text")
+        button_named("Apply, keep the voice")
     ))
     .await;
     b.wait_for(
@@ -1307,7 +1307,7 @@ async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_
     area.send_keys(" ").await.unwrap();
     b.eval(&format!(
         "{}.click(); return true;",
-        button_named("Apply text")
+        button_named("Apply, keep the voice")
     ))
     .await;
     b.wait_for("document.querySelector('[role=alert]')?.innerText", 10)
@@ -1674,5 +1674,80 @@ async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
     b.eval("document.querySelector('[aria-label=\"Layout checks\"]').scrollIntoView({ block: 'center' }); return true;")
         .await;
     b.screenshot("editor-plain-words").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_and_re_voice_changes_the_scenes_length_and_reorder_then_undo_restores_the_order() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    let durations = || async {
+        d.scene_tree(&id).await["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["voice_file"].as_str().unwrap().to_string(),
+                    s["duration"].as_f64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let before = durations().await;
+    let long = "This first scene now says a great deal more, with many more words for the voice to read out, so it has to run much longer than before.";
+    b.eval(&format!(
+        "const t = document.querySelector('textarea'); t.value = {long:?}; t.dispatchEvent(new Event('input', {{ bubbles: true }})); return true;"
+    ))
+    .await;
+    b.wait_for(
+        &format!("!{}.disabled", button_named("Apply and re-voice")),
+        10,
+    )
+    .await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Apply and re-voice")
+    ))
+    .await;
+    b.wait_for(
+        "document.querySelector('[role=status]')?.innerText.includes('the scene is now')",
+        60,
+    )
+    .await;
+    let after = durations().await;
+    assert!(
+        after[0].1 > before[0].1 + 2.0,
+        "re-voiced: {} → {} s",
+        before[0].1,
+        after[0].1
+    );
+    b.screenshot("editor-revoice").await;
+
+    settle(&b).await;
+    b.eval(&format!(
+        "{}.click(); return true;",
+        button_named("Move later")
+    ))
+    .await;
+    let moved = format!(
+        "document.querySelector('[aria-label=\"Scenes\"] button:nth-child(2)')?.dataset.voiceFile === {:?}",
+        scenes[0]
+    );
+    b.wait_for(&moved, 30).await;
+    assert_eq!(durations().await[1].0, scenes[0], "the scene moved later");
+    settle(&b).await;
+    press(&b, "z", true, false).await;
+    b.wait_for(
+        &format!(
+            "document.querySelector('[aria-label=\"Scenes\"] button')?.dataset.voiceFile === {:?}",
+            scenes[0]
+        ),
+        30,
+    )
+    .await;
+    assert_eq!(durations().await, after, "undo restored the order");
     b.close().await;
 }

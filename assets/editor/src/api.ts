@@ -49,6 +49,14 @@ export interface Finding { code: string; severity: string; a?: string; b?: strin
 export interface Version { version: number; label: string; at: number }
 export interface Versions { current: Version | null; undo: Version[]; redo: Version[]; retained: number }
 export interface Restored { object: "video_version"; id: string; step: "undo" | "redo"; version: Version; versions: Versions }
+/** A re-voice, reorder or delete (`scenes_changed`). */
+export interface Arranged {
+  object: "scene_arrangement";
+  id: string;
+  change: "revoice" | "reorder" | "delete";
+  duration?: { voice_file: string; from: number; to: number };
+  scenes: { voice_file: string; id: number; duration: number }[];
+}
 export interface PreviewClip { url: string; key: string; cached: boolean; render_ms: number }
 /** The whole video at preview size under one soundtrack (`POST …/preview`). */
 export interface WholePreview { url: string; key: string; cached: boolean; render_ms: number; duration: number; scenes: { voice_file: string; start: number; duration: number }[] }
@@ -124,6 +132,9 @@ export const api = {
   whole: () => call<WholePreview>("POST", "/preview"),
   export: () => call<Status>("POST", "/export"),
   undo: () => call<Restored>("POST", "/undo"),
+  revoice: (voice_file: string) => call<Arranged>("POST", "/revoice", { voice_file }),
+  reorder: (order: string[]) => call<Arranged>("POST", "/reorder", { order }),
+  deleteScene: (voice_file: string) => call<Arranged>("POST", "/delete", { voice_file }),
   redo: () => call<Restored>("POST", "/redo"),
   versions: () => call<{ versions: Versions }>("GET", "/versions").then((r) => r.versions),
   approve: (segments: string[]) => call<Status>("POST", "/script", { segments }),

@@ -3,7 +3,7 @@
 // export with progress, and the live-inspector controller.
 import { html } from "htm/preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, sceneVersion, stillUrl, topic, url, words, type EditorView, type Finding, type PreviewClip, type Rect, type Scene, type Status, type Versions } from "./api";
+import { api, sceneVersion, stillUrl, topic, url, words, type EditorView, type Finding, type PreviewClip, type Rect, type Scene, type Status, type Versions, type Arranged } from "./api";
 import { Stage, measure, nudged, rectOf, sameTarget, type Target } from "./stage";
 import * as live from "./live";
 import { ExportBar, ExportResult, useExport } from "./export";
@@ -152,6 +152,7 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
     events.addEventListener("scene_modified", refresh);
     events.addEventListener("scene_voice_upload_applied", refresh);
     events.addEventListener("version_restored", refresh);
+    events.addEventListener("scenes_changed", refresh);
     loadVersions();
     events.addEventListener("scene_upload_failed", (ev) => {
       setError("An upload could not be applied: " + (JSON.parse((ev as MessageEvent).data).message ?? "unknown reason"));
@@ -341,7 +342,9 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
   // Narration text: what is typed stays per scene until it is applied.
   const text = scene ? (drafts[scene.voice_file] ?? scene.text) : "";
   const typed = (vf: string, value: string) => setDrafts((d) => ({ ...d, [vf]: value }));
-  const applyText = async () => {
+  // Applying text keeps the recorded audio (timings rebuilt over it), or also speaks the new
+  // text with the video's voice, which changes the scene's length.
+  const applyText = async (speak: boolean) => {
     if (!scene) return;
     const vf = scene.voice_file;
     const sent = text;
@@ -351,7 +354,39 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
         const { [vf]: _, ...rest } = d;
         return rest;
       });
+      if (speak) await revoice(vf);
     }
+  };
+  // Scene changes modify_scene has no branch for; each one is undoable.
+  const arrange = async (what: string, run: () => Promise<Arranged>) => {
+    try {
+      setError("");
+      setNote(what + "…");
+      const r = await run();
+      await reload();
+      const d = r.duration;
+      setNote(d ? `${what} — the scene is now ${d.to.toFixed(1)} s (was ${d.from.toFixed(1)} s)` : what + " — done");
+      return r;
+    } catch (e) {
+      setNote("");
+      fail(e);
+      return null;
+    }
+  };
+  const revoice = (vf: string) => arrange("Speaking the new text", () => api.revoice(vf));
+  const move = async (by: number) => {
+    const c = stateRef.current;
+    const to = c.sel + by;
+    if (to < 0 || to >= c.scenes.length) return;
+    const order = c.scenes.map((s) => s.voice_file);
+    const [vf] = order.splice(c.sel, 1);
+    order.splice(to, 0, vf);
+    if (await arrange(by < 0 ? "Moving the scene earlier" : "Moving the scene later", () => api.reorder(order))) select(to);
+  };
+  const remove = async () => {
+    const c = stateRef.current;
+    if (!c.scene || c.scenes.length < 2) return;
+    if (await arrange(`Deleting scene ${c.sel + 1}`, () => api.deleteScene(c.scene!.voice_file))) select(Math.min(c.sel, c.scenes.length - 2));
   };
   const unappliedIn = scenes.map((s, i) => ({ s, n: i + 1 })).filter(({ s }) => drafts[s.voice_file] !== undefined && drafts[s.voice_file].trim() !== s.text.trim());
   const unapplied = unappliedIn.length ? `Text not applied in ${sceneList(unappliedIn.map((u) => u.n))}` : "";
@@ -629,7 +664,19 @@ export function Editor(props: { initial: EditorView; onReload: () => Promise<Edi
         <label>Narration (scene ${sel + 1})
           <textarea class="text" rows="4" value=${text} onInput=${(e: Event) => typed(scene.voice_file, (e.target as HTMLTextAreaElement).value)}></textarea>
         </label>
-        <button class="apply-text" disabled=${text.trim() === scene.text.trim()} onClick=${applyText}>Apply text</button>
+        <div class="row">
+          <button class="apply-text" disabled=${text.trim() === scene.text.trim()} onClick=${() => applyText(false)} title="The recorded voice stays; the words are timed over it">Apply, keep the voice</button>
+          <button class="apply-revoice" disabled=${text.trim() === scene.text.trim()} onClick=${() => applyText(true)} title="The video's voice speaks the new text; the scene's length follows">Apply and re-voice</button>
+        </div>
+        ${scene.narration_state === "text_changed"
+          ? html`<p class="voice-differs" role="note">The voice still says the old words.
+              <button class="revoice" onClick=${() => revoice(scene.voice_file)}>Re-voice this scene</button></p>`
+          : null}
+        <div class="row" role="group" aria-label="Scene order">
+          <button class="move-earlier" disabled=${sel === 0} onClick=${() => move(-1)}>Move earlier</button>
+          <button class="move-later" disabled=${sel >= scenes.length - 1} onClick=${() => move(1)}>Move later</button>
+          <button class="delete-scene" disabled=${scenes.length < 2} onClick=${remove}>Delete scene</button>
+        </div>
         <div class="row">
           <span>Roll:</span>
           <button class="roll-a" disabled=${scene.type === "A-roll"} onClick=${() => modify([{ field_name: "roll.active", value: "A-roll" }], "Switching to A-roll")}>A-roll</button>
