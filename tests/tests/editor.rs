@@ -634,8 +634,7 @@ async fn the_background_is_swapped_from_search_broll_results() {
         .await;
     // A result is previewed first, then applied with "Use this".
     b.find(".broll-result").await.click().await.unwrap();
-    b.wait_for(&format!("{}", button_named("Use this")), 10)
-        .await;
+    b.wait_for(&button_named("Use this"), 10).await;
     b.eval(&format!(
         "{}.click(); return true;",
         button_named("Use this")
@@ -1659,7 +1658,7 @@ async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
     }
     // The overlay's state says what it means; disabled says it can be undone.
     let state = "[...document.querySelectorAll('span')].find(s => /^(Overlay:|No overlay:)/.test(s.innerText)).innerText";
-    let on = b.wait_for(&format!("{state}"), 10).await;
+    let on = b.wait_for(state, 10).await;
     assert_eq!(on, json!("Overlay: on."));
     settle(&b).await;
     b.eval(&format!(
