@@ -1137,6 +1137,16 @@ fn scene_button(i: usize) -> String {
     format!("document.querySelectorAll('nav[aria-label=Scenes] button')[{i}]")
 }
 
+/// One string field of every scene of the editor's data, in order.
+fn scene_strings(view: &Value, field: &str) -> Vec<String> {
+    view["scenes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s[field].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The page header's text (the title, the session, Undo, Save and Export).
 const HEADER: &str = "document.querySelector('header').innerText";
 
@@ -1149,12 +1159,7 @@ async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
     let d = Daemon::start(BIN, &[]);
     let (_, review, _) = scene_video(&d).await;
     let view = editor_data(&d, &review).await;
-    let texts: Vec<String> = view["scenes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["text"].as_str().unwrap().to_string())
-        .collect();
+    let texts: Vec<String> = scene_strings(&view, "text");
     let b = Browser::start().await;
     open_editor(&b, &review).await;
     // The strip shows each scene's first words: the script at a glance.
@@ -1490,12 +1495,7 @@ async fn broll_search_starts_from_the_selected_scenes_keyword() {
     let d = Daemon::start(BIN, &[]);
     let (_, review, _) = scene_video(&d).await;
     let view = editor_data(&d, &review).await;
-    let keywords: Vec<String> = view["scenes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["keyword"].as_str().unwrap().to_string())
-        .collect();
+    let keywords: Vec<String> = scene_strings(&view, "keyword");
     let b = Browser::start().await;
     open_editor(&b, &review).await;
     let keyword = "document.querySelector('input[aria-label=Keyword]').value";

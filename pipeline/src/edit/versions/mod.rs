@@ -217,8 +217,15 @@ mod tests {
 
     /// A snapshot told apart by its title.
     fn snap(title: &str) -> Snapshot {
-        let mut document = crate::edit::scenes::test_doc("t1", Vec::new());
-        document.title = title.to_string();
+        let document: VideoDocument = serde_json::from_value(serde_json::json!({
+            "topic_id": "t1",
+            "title": title,
+            "language": "English",
+            "faceless": false,
+            "script": "",
+            "segments": [],
+        }))
+        .expect("a minimal document");
         Snapshot {
             document,
             specs: BTreeMap::new(),
