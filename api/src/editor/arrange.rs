@@ -24,6 +24,7 @@ use crate::reply::json_reply;
 #[derive(Debug, Clone, ToSchema)]
 pub struct SceneRequest {
     /// The scene's stable id.
+    #[schema(min_length = 1, pattern = r"\S")]
     pub voice_file: String,
 }
 
@@ -39,6 +40,7 @@ impl SceneRequest {
 /// `…/reorder`: every scene's `voice_file`, in the new order.
 #[derive(Debug, Clone, ToSchema)]
 pub struct ReorderRequest {
+    #[schema(min_items = 1)]
     pub order: Vec<String>,
 }
 
