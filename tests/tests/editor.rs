@@ -40,6 +40,14 @@ async fn inspect(d: &Daemon, id: &str, action: &str, extra: Value) -> (u16, Valu
     (c, v)
 }
 
+/// A scene-ready video opened in the editor: (topic id, review url, voice_files, browser).
+async fn opened_editor(d: &Daemon) -> (String, String, Vec<String>, Browser) {
+    let (id, review, scenes) = scene_video(d).await;
+    let b = Browser::start().await;
+    open_editor(&b, &review).await;
+    (id, review, scenes, b)
+}
+
 /// Opens the editor and waits until the selected scene's still is shown.
 async fn open_editor(b: &Browser, review: &str) {
     b.client.goto(review).await.expect("open the review link");
@@ -57,9 +65,7 @@ fn near(a: f64, b: f64) -> bool {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows_nothing() {
     let d = Daemon::start(BIN, &[]);
-    let (_, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (_, review, scenes, b) = opened_editor(&d).await;
     let thumbs = b
         .wait_for(
             &format!(
@@ -118,9 +124,7 @@ async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows
 #[tokio::test(flavor = "multi_thread")]
 async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_with_it() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, _, scenes, b) = opened_editor(&d).await;
     let before = geometry(&d, &id, &scenes[0]).await;
     let y0 = before["boxes"]["caption"]["container_rect"]["y"]
         .as_f64()
@@ -619,9 +623,7 @@ async fn the_script_view_approves_an_edited_script_into_scenes() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_background_is_swapped_from_search_broll_results() {
     let d = Daemon::start(BIN, &[]);
-    let (_, review, _) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (_, review, _, b) = opened_editor(&d).await;
     let keyword = b.find("input.broll-keyword").await;
     keyword.clear().await.unwrap();
     keyword.send_keys("grid").await.unwrap();
@@ -667,9 +669,7 @@ async fn the_background_is_swapped_from_search_broll_results() {
 #[tokio::test(flavor = "multi_thread")]
 async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overlay() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, review, scenes, b) = opened_editor(&d).await;
     let dir = reelsmith_tests::tempfile::tempdir().unwrap();
     let wav = dir.path().join("voice.wav");
     std::fs::write(&wav, reelsmith_tests::wav_bytes(2.0, 16_000)).unwrap();
@@ -795,9 +795,7 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
 #[tokio::test(flavor = "multi_thread")]
 async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene_edits() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, _, scenes, b) = opened_editor(&d).await;
     let g0 = geometry(&d, &id, &scenes[0]).await;
     let until = |what: &'static str, check: Box<dyn Fn(&Value) -> bool + Send>| {
         let (d, id, vf) = (&d, id.clone(), scenes[0].clone());
@@ -914,9 +912,7 @@ async fn settle(b: &Browser) {
 #[tokio::test(flavor = "multi_thread")]
 async fn undo_in_the_editor_turns_a_disabled_overlay_back_on_and_the_keys_redo_and_undo_it() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, _, scenes, b) = opened_editor(&d).await;
     let state = || async {
         geometry(&d, &id, &scenes[0]).await["remotion_spec"]["remotion_spec_state"].clone()
     };
@@ -1085,9 +1081,7 @@ async fn the_whole_video_preview_is_every_scene_under_one_soundtrack_and_follows
 #[tokio::test(flavor = "multi_thread")]
 async fn playing_the_whole_video_crosses_scene_boundaries_with_sound_and_the_selection_follows() {
     let d = Daemon::start(BIN, &[]);
-    let (_, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (_, review, scenes, b) = opened_editor(&d).await;
     let second = whole_preview(&review).await["scenes"][1]["start"]
         .as_f64()
         .unwrap();
@@ -1299,9 +1293,7 @@ async fn the_phone_width_has_44px_targets_and_the_title_is_the_video_title() {
 #[tokio::test(flavor = "multi_thread")]
 async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_and_warns_first() {
     let d = Daemon::start(BIN, &[]);
-    let (_, review, _) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (_, _, _, b) = opened_editor(&d).await;
     // Where the strip and the preview sit on the page (typing may scroll it).
     let tops = "[document.querySelector('nav[aria-label=Scenes]').getBoundingClientRect().top + window.scrollY, document.querySelector('[data-stage=preview]').getBoundingClientRect().top + window.scrollY]";
     let before = b.eval(&format!("return {tops};")).await;
@@ -1392,9 +1384,7 @@ async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_
 #[tokio::test(flavor = "multi_thread")]
 async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, review, scenes, b) = opened_editor(&d).await;
     // Shift+→ steps one frame (1/30 s) in the still; the scene stays.
     let time = "document.querySelector('[aria-label=\"Time in the scene\"]').innerText";
     for _ in 0..3 {
@@ -1607,9 +1597,7 @@ async fn broll_search_starts_from_the_selected_scenes_keyword() {
 #[tokio::test(flavor = "multi_thread")]
 async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, _, scenes, b) = opened_editor(&d).await;
     let g0 = geometry(&d, &id, &scenes[0]).await;
     let object = g0["boxes"]["remotion"]["object_layer"]["objects"][0].clone();
     let layout = object["layout_id"].as_str().unwrap().to_string();
@@ -1679,9 +1667,7 @@ async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
 #[tokio::test(flavor = "multi_thread")]
 async fn apply_and_re_voice_changes_the_scenes_length_and_reorder_then_undo_restores_the_order() {
     let d = Daemon::start(BIN, &[]);
-    let (id, review, scenes) = scene_video(&d).await;
-    let b = Browser::start().await;
-    open_editor(&b, &review).await;
+    let (id, _, scenes, b) = opened_editor(&d).await;
     let durations = || async {
         d.scene_tree(&id).await["segments"]
             .as_array()
