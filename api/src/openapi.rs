@@ -81,6 +81,7 @@ pub struct ErrorBody {
         crate::editor::arrange::editor_revoice,
         crate::editor::arrange::editor_reorder,
         crate::editor::arrange::editor_delete_scene,
+        crate::editor::arrange::editor_add_scene,
         crate::editor::versions::editor_undo,
         crate::editor::versions::editor_redo,
         crate::editor::versions::editor_versions,
@@ -266,6 +267,24 @@ mod tests {
             assert!(doc["paths"][path].is_object(), "{path}");
         }
         assert!(doc["components"]["schemas"]["ErrorEnvelope"].is_object());
+    }
+
+    /// The editor's TypeScript types are generated from `assets/editor/openapi.json`; this keeps
+    /// that copy the document the daemon serves. `REELSMITH_WRITE_OPENAPI=1` rewrites it.
+    #[test]
+    fn the_editor_types_come_from_the_served_document() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/editor/openapi.json");
+        let served = serde_json::to_string_pretty(&document()).unwrap() + "\n";
+        if std::env::var_os("REELSMITH_WRITE_OPENAPI").is_some() {
+            std::fs::write(&path, &served).unwrap();
+        }
+        let copy = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            copy == served,
+            "assets/editor/openapi.json is not the served document: run \
+             `REELSMITH_WRITE_OPENAPI=1 cargo test -p api the_editor_types` and rebuild the editor"
+        );
     }
 
     #[test]

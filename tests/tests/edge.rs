@@ -228,6 +228,7 @@ async fn the_player_token_opens_the_player_and_its_media_and_no_other_door() {
         ("POST", "/revoice", json!({"voice_file": scene})),
         ("POST", "/reorder", json!({"order": [scene]})),
         ("POST", "/delete", json!({"voice_file": scene})),
+        ("POST", "/add", json!({"text": "A new scene."})),
         ("POST", "/redo", json!(null)),
         ("GET", "/versions", json!(null)),
     ];

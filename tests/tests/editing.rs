@@ -594,6 +594,14 @@ async fn a_voice_upload_is_queued_then_applied_with_new_timings() {
     assert_eq!(applied["queue_id"], queue_id);
     let seconds = applied["segment"]["duration"].as_f64().unwrap();
     assert!((seconds - 1.5).abs() < 0.05, "{seconds}");
+    assert_eq!(
+        (
+            applied["applied"]["previous_duration"].clone(),
+            applied["applied"]["duration"].as_f64()
+        ),
+        (before["duration"].clone(), Some(seconds)),
+        "the editor is told the scene's length changed"
+    );
     // The same words, timed again over the new audio.
     let words = applied["segment"]["words"].as_array().unwrap();
     assert_eq!(words.len(), spoken);
@@ -1482,4 +1490,107 @@ async fn reorder_and_delete_keep_each_scenes_files_renumber_ids_and_undo_restore
     let (c, v) = h.post("revoice", json!({})).await;
     assert_eq!(refusal(c, &v), (400, Some("missing_field")), "{v}");
     assert_eq!(scene_rows(&d, &id).await, original);
+}
+
+#[tokio::test]
+async fn adding_a_scene_speaks_its_text_picks_its_visual_and_undo_removes_it() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let h = History::of(&review);
+    let original = scene_rows(&d, &id).await;
+    let text = "Volcanoes build new islands from cooling lava over thousands of years.";
+    let (c, v) = h
+        .post("add", json!({ "after": scenes[0], "text": text }))
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        (v["change"].as_str(), v["added"]["id"].as_u64()),
+        (Some("add"), Some(2))
+    );
+    let added = v["added"]["voice_file"].as_str().unwrap().to_string();
+
+    let rows = scene_rows(&d, &id).await;
+    assert_eq!(rows.len(), original.len() + 1);
+    assert_eq!(rows[1].0, added, "it follows the scene it was added after");
+    for (row, was) in rows.iter().skip(2).zip(&original[1..]) {
+        assert_eq!(
+            (&row.0, row.2, &row.3),
+            (&was.0, was.2, &was.3),
+            "later scenes keep their files"
+        );
+        assert_eq!(row.1, was.1 + 1, "and move one place on");
+    }
+    let seg = d.scene_tree(&id).await["segments"][1].clone();
+    assert_eq!(seg["text"], text);
+    let (c, words) = fetch_json(
+        &seg["audio_url"]
+            .as_str()
+            .unwrap()
+            .replace(".wav", "_words.json"),
+    )
+    .await;
+    assert_eq!(
+        (c, words.as_array().map_or(0, Vec::len)),
+        (200, text.split_whitespace().count()),
+        "the voice spoke every word"
+    );
+    assert!(seg["duration"].as_f64().unwrap() > 2.0, "{seg}");
+    assert!(
+        seg["brollUrl"].as_str().is_some_and(|u| !u.is_empty()),
+        "the scene builder picked its visual: {seg}"
+    );
+    let (c, clip) = h.post(&format!("preview/{added}"), json!({})).await;
+    assert_eq!(c, 200, "the new scene renders: {clip}");
+
+    assert_eq!(h.step("undo").await.0, 200);
+    assert_eq!(scene_rows(&d, &id).await, original, "undo removes it");
+    let (c, v) = h.post("add", json!({ "text": text })).await;
+    assert_eq!(
+        (c, v["added"]["id"].as_u64()),
+        (200, Some(1)),
+        "no `after`: first; {v}"
+    );
+    assert_eq!(h.step("undo").await.0, 200);
+}
+
+#[tokio::test]
+async fn a_refused_scene_addition_changes_nothing() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let h = History::of(&review);
+    let original = scene_rows(&d, &id).await;
+    for (body, status, code, param) in [
+        (json!({ "after": scenes[0] }), 400, "missing_field", "text"),
+        (json!({ "text": "   " }), 400, "missing_field", "text"),
+        (
+            json!({ "text": "x".repeat(2001) }),
+            400,
+            "invalid_value",
+            "text",
+        ),
+        (
+            json!({ "text": "Hello there.", "after": "nope" }),
+            404,
+            "scene_not_found",
+            "after",
+        ),
+        (
+            json!({ "text": "Hello there.", "after": " " }),
+            400,
+            "invalid_value",
+            "after",
+        ),
+        (json!({ "text": 7 }), 400, "invalid_field", "text"),
+    ] {
+        let (c, v) = h.post("add", body.clone()).await;
+        assert_eq!(refusal(c, &v), (status, Some(code)), "{body}: {v}");
+        assert_eq!(v["error"]["param"], param, "{body}: {v}");
+    }
+    assert_eq!(scene_rows(&d, &id).await, original);
+    let (c, v) = h.step("undo").await;
+    assert_eq!(
+        refusal(c, &v),
+        (409, Some("nothing_to_undo")),
+        "no version was recorded: {v}"
+    );
 }

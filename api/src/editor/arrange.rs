@@ -1,5 +1,5 @@
-//! Re-voice, reorder and delete scenes of the link's video (review-link token): the editor's
-//! scene-level changes, run by `pipeline::edit::scenes::arrange`, each one undoable.
+//! Re-voice, reorder, delete and add scenes of the link's video (review-link token): the
+//! editor's scene-level changes, run by `pipeline::edit::scenes::arrange`, each one undoable.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -7,6 +7,7 @@ use std::sync::Arc;
 use pipeline::core::fields::Fields;
 use pipeline::edit::scenes::Editor;
 use pipeline::edit::scenes::arrange::Arranged;
+use pipeline::edit::scenes::parse::MAX_TEXT_CHARS;
 use pipeline::{Code, Error};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -62,6 +63,45 @@ impl ReorderRequest {
             .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
             .collect::<pipeline::Result<Vec<String>>>()?;
         Ok(ReorderRequest { order })
+    }
+}
+
+/// `…/add`: the new scene's text and the scene it follows.
+#[derive(Debug, Clone, ToSchema)]
+pub struct AddSceneRequest {
+    /// What the new scene says (the voice speaks it).
+    #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
+    pub text: String,
+    /// The `voice_file` of the scene it follows; absent or `null` puts it first.
+    #[schema(min_length = 1, pattern = r"\S")]
+    pub after: Option<String>,
+}
+
+impl AddSceneRequest {
+    fn read(body: &Value) -> pipeline::Result<AddSceneRequest> {
+        let f = Fields::of(body)?;
+        let text = f.required_str("text")?.trim();
+        if text.chars().count() > MAX_TEXT_CHARS {
+            return Err(Error::new(
+                Code::InvalidValue,
+                format!("`text` is longer than {MAX_TEXT_CHARS} characters."),
+            )
+            .param("text"));
+        }
+        let after = match f.str("after")? {
+            Some(vf) if vf.trim().is_empty() => {
+                return Err(Error::new(
+                    Code::InvalidValue,
+                    "`after` must be a scene's voice_file, or null to put the scene first.",
+                )
+                .param("after"));
+            }
+            other => other.map(str::to_string),
+        };
+        Ok(AddSceneRequest {
+            text: text.to_string(),
+            after,
+        })
     }
 }
 
@@ -163,6 +203,39 @@ pub(crate) async fn editor_delete_scene(
     .await
 }
 
+/// Add a scene after another (or first): the voice speaks its text and its visual is picked as
+/// the scene builder picks every scene's; `id`s after it follow the new order.
+#[utoipa::path(
+    post,
+    path = "/app/editor/{topic_id}/add",
+    operation_id = "editor_add_scene",
+    tag = "review",
+    params(
+        ("topic_id" = String, Path, description = "The video id."),
+        ("token" = String, Query, description = "The signature from `review_url`."),
+    ),
+    request_body = AddSceneRequest,
+    responses(
+        (status = 200, description = "Added: `added` is the new scene; open editors get `scenes_changed`. Undo removes it.", body = Arranged),
+        (status = 400, description = "`missing_field` (`text`), `invalid_value` (`text` too long, blank `after`), `invalid_field`, `invalid_json`.", body = crate::openapi::ErrorEnvelope),
+        (status = 403, description = "`read_only_link`.", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "`video_not_found`, `scene_not_found` (`after`).", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "`scenes_not_ready`.", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "`scene_build_failed`: the voice could not speak the text.", body = crate::openapi::ErrorEnvelope),
+    ),
+)]
+pub(crate) async fn editor_add_scene(
+    topic: String,
+    q: HashMap<String, String>,
+    req: AddSceneRequest,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    arrange(topic, q, state, move |e, account, topic| {
+        e.add_scene(account, topic, req.after.as_deref(), &req.text)
+    })
+    .await
+}
+
 /// Runs one change for the review link's video on a blocking thread.
 async fn arrange(
     topic: String,
@@ -197,7 +270,19 @@ pub(super) fn routes(
         .and(warp::post())
         .and(query())
         .and(typed_body(BODY_LIMIT, SceneRequest::read))
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(editor_delete_scene);
-    revoice.or(reorder).unify().or(delete).unify()
+    let add = warp::path!("app" / "editor" / String / "add")
+        .and(warp::post())
+        .and(query())
+        .and(typed_body(BODY_LIMIT, AddSceneRequest::read))
+        .and(with_state(state))
+        .and_then(editor_add_scene);
+    revoice
+        .or(reorder)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(add)
+        .unify()
 }

@@ -358,6 +358,60 @@ pub fn revoice(
     Ok(())
 }
 
+/// Builds one new scene that says `text` and inserts it at `at` of `doc`, as [`assemble`] builds
+/// every scene: directed among the video's scenes, spoken with the video's voice, given B-roll
+/// and an overlay, and named for the video's narrator. Returns its `voice_file`. Scenes after
+/// it keep their files; the caller renumbers `id`s.
+pub fn add_scene(
+    settings: &Settings,
+    providers: &Providers,
+    doc: &mut VideoDocument,
+    at: usize,
+    text: &str,
+) -> Result<String, JobFailure> {
+    let mut texts: Vec<&str> = doc.segments.iter().map(|s| s.text.as_str()).collect();
+    texts.insert(at, text);
+    let inputs: Vec<SceneInput<'_>> = texts
+        .iter()
+        .map(|text| SceneInput {
+            text,
+            has_media: false,
+        })
+        .collect();
+    let mut directions = direction::direct(&inputs, doc.faceless);
+    model_copy(
+        providers,
+        &inputs[at..=at],
+        &mut directions[at..=at],
+        &doc.language,
+    );
+    let draft = SceneDraft {
+        text: text.to_string(),
+        ..SceneDraft::default()
+    };
+    let mut seg = new_segment(at, &draft, &directions[at], doc);
+    // The account's name, as the other scenes' narrator shows it.
+    let named = doc
+        .segments
+        .iter()
+        .map(|s| &s.narrator.name)
+        .find(|n| !n.is_empty() && n.as_str() != NARRATOR_PLACEHOLDER);
+    if let Some(name) = named.filter(|_| !seg.narrator.name.is_empty()) {
+        seg.narrator.name = name.clone();
+    }
+    let folders = Folders::of(settings, doc);
+    let narration = speak(providers.voice.as_ref(), doc, &mut seg, at)?;
+    let file = format!("{}.wav", seg.voice_file);
+    publish_narration(&folders, &mut seg, narration, &file)?;
+    let mut one = [seg];
+    visuals(providers, &folders, &mut one, std::slice::from_ref(&draft))?;
+    let [mut seg] = one;
+    design_overlay(&overlay_fonts(settings)?, &folders, &mut seg, at, doc)?;
+    let voice_file = seg.voice_file.clone();
+    doc.segments.insert(at, seg);
+    Ok(voice_file)
+}
+
 /// Writes the scene's narration WAV, publishes it with its word sidecar
 /// (`{voice_file}_words.json`, the editor's caption preview; `video_data` trims words from the
 /// scene tree), and sets duration, words and the audio URLs.
@@ -424,41 +478,56 @@ fn design_overlays(
     segments: &mut [Segment],
     doc: &VideoDocument,
 ) -> Result<(), JobFailure> {
-    let fonts = OverlayFonts::load(&settings.assets_dir.join("fonts")).map_err(|e| {
+    let fonts = overlay_fonts(settings)?;
+    for (index, seg) in segments.iter_mut().enumerate() {
+        design_overlay(&fonts, folders, seg, index, doc)?;
+    }
+    Ok(())
+}
+
+fn overlay_fonts(settings: &Settings) -> Result<OverlayFonts, JobFailure> {
+    OverlayFonts::load(&settings.assets_dir.join("fonts")).map_err(|e| {
         JobFailure::new(
             Code::SceneBuildFailed,
             "A font the overlays need is missing on this server.",
         )
         .because(e)
-    })?;
-    for (index, seg) in segments.iter_mut().enumerate() {
-        let boxes = SceneBoxes {
-            seg: &*seg,
-            index,
-            narrator_shown: seg.is_a_roll() && !doc.faceless,
-        };
-        let spec = SceneOverlay {
-            voice_file: &seg.voice_file,
-            scene_type: seg.scene_type,
-            quote: &seg.quote,
-            a_roll: boxes.narrator_shown,
-            language: &doc.language,
-            words: &seg.words,
-            duration: seg.duration,
-            band: placement::overlay_band(&boxes),
-        };
-        let written =
-            overlays::build(&fonts, &spec, &folders.public).map_err(JobFailure::internal)?;
-        let rects: Vec<_> = written
-            .iter()
-            .flat_map(|w| w.spec.objects().map(|o| o.rect))
-            .collect();
-        let fit = placement::background_fit(&boxes, &rects);
-        if let Some(w) = written {
-            seg.remotion_spec = w.token;
-        }
-        seg.background_fit = fit;
+    })
+}
+
+/// The overlay of scene `index` (when its type calls for one) and how its background fits.
+fn design_overlay(
+    fonts: &OverlayFonts,
+    folders: &Folders,
+    seg: &mut Segment,
+    index: usize,
+    doc: &VideoDocument,
+) -> Result<(), JobFailure> {
+    let boxes = SceneBoxes {
+        seg: &*seg,
+        index,
+        narrator_shown: seg.is_a_roll() && !doc.faceless,
+    };
+    let spec = SceneOverlay {
+        voice_file: &seg.voice_file,
+        scene_type: seg.scene_type,
+        quote: &seg.quote,
+        a_roll: boxes.narrator_shown,
+        language: &doc.language,
+        words: &seg.words,
+        duration: seg.duration,
+        band: placement::overlay_band(&boxes),
+    };
+    let written = overlays::build(fonts, &spec, &folders.public).map_err(JobFailure::internal)?;
+    let rects: Vec<_> = written
+        .iter()
+        .flat_map(|w| w.spec.objects().map(|o| o.rect))
+        .collect();
+    let fit = placement::background_fit(&boxes, &rects);
+    if let Some(w) = written {
+        seg.remotion_spec = w.token;
     }
+    seg.background_fit = fit;
     Ok(())
 }
 

@@ -82,6 +82,9 @@ pub struct Applied {
     /// K and H: the scene's narration length, seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<f64>,
+    /// H: the scene's length before the upload, seconds (the editor says when it changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_duration: Option<f64>,
     /// K and H: how many timed words the scene has now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub word_count: Option<usize>,
@@ -126,11 +129,13 @@ pub struct Applied {
 }
 
 impl Applied {
-    /// H: a voice upload applied: its URL, the new narration length and word count.
-    pub fn voice_upload(url: &str, seconds: f64, word_count: usize) -> Applied {
+    /// H: a voice upload applied: its URL, the scene's length before and after (seconds) and
+    /// the word count.
+    pub fn voice_upload(url: &str, (before, seconds): (f64, f64), word_count: usize) -> Applied {
         Applied {
             voice_upload: Some(url.to_string()),
             duration: Some(seconds),
+            previous_duration: Some(before),
             word_count: Some(word_count),
             ..Applied::default()
         }
@@ -198,8 +203,12 @@ mod tests {
         let v = |a: &Applied| serde_json::to_value(a).unwrap();
         assert_eq!(v(&Applied::default()), json!({}));
         assert_eq!(
-            v(&Applied::voice_upload("https://x.example/v.wav", 2.5, 7)),
-            json!({ "voice.upload": "https://x.example/v.wav", "duration": 2.5, "word_count": 7 })
+            v(&Applied::voice_upload(
+                "https://x.example/v.wav",
+                (7.0, 2.5),
+                7
+            )),
+            json!({ "voice.upload": "https://x.example/v.wav", "duration": 2.5, "previous_duration": 7.0, "word_count": 7 })
         );
         let roll = RollSwitch {
             from: Roll::BRoll,

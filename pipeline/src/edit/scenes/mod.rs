@@ -863,12 +863,13 @@ impl Editor {
         let (file, seconds) = decoded;
         let applied = match e {
             Edit::VoiceUpload { .. } => {
+                let before = seg.duration;
                 seg.audio_file = file;
                 seg.spoken_text = None;
                 seg.duration = seconds;
                 seg.words = apply::retime(self.voice.as_ref(), &seg.text, &voice_id, seconds);
                 seg.narrator.audio_url = url.to_string();
-                Applied::voice_upload(url, seconds, seg.words.len())
+                Applied::voice_upload(url, (before, seconds), seg.words.len())
             }
             _ => {
                 let from = seg.roll;

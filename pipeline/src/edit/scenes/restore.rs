@@ -19,9 +19,7 @@ pub struct Restored {
     #[schema(example = "video_version")]
     pub object: &'static str,
     pub id: String,
-    /// `undo` or `redo`.
-    #[schema(example = "undo")]
-    pub step: &'static str,
+    pub step: Step,
     /// The new version the restored state became.
     pub version: Version,
     pub versions: Standing,
@@ -113,7 +111,7 @@ impl Editor {
         let restored = Restored {
             object: "video_version",
             id: topic.to_string(),
-            step: step.as_str(),
+            step,
             version,
             versions: versions.standing().map_err(Error::internal)?,
         };

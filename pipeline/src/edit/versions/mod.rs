@@ -76,7 +76,8 @@ pub struct Standing {
 }
 
 /// Which way a restore goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Step {
     Undo,
     Redo,
