@@ -16,6 +16,8 @@ not a test, nothing here is asserted. Every figure comes from this one run.
    video at a time and two at a time (`--jobs 2`, caches removed again): videos per minute, CPU
    utilisation over the machine's cores and the ratio; then `rerender --all` again with the
    cache warm (nothing changed).
+4. The editor's preview ([`bench_preview`](bench_preview.py)): open → play and one-scene edit →
+   play for videos of about 1 and 3 minutes.
 
 Environment: BIN (default target/release/reelsmith), E2E_RUNS (default 3), SCALE_MINUTES
 (default "1,3"), BATCH_VIDEOS (default 10).
@@ -181,6 +183,9 @@ def main():
         if len(rows) > 1:
             print(f"peak RSS, longest / shortest: {rows[-1][3] / rows[0][3]:.2f}x for "
                   f"{rows[-1][1] / rows[0][1]:.1f}x the length")
+
+        import bench_preview
+        bench_preview.run()
 
         if BATCH == 0:
             return
