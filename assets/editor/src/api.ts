@@ -1,65 +1,33 @@
-// The editor's calls to the daemon. Every route lives under the review link's own address and
-// carries its signed token; errors come back as the API's envelope and are shown in words.
+// The editor's calls to the daemon, through one typed client (openapi-fetch) over the types
+// generated from the daemon's OpenAPI document (src/schema.d.ts, `npm run types`). Every route
+// lives under the review link's own address and carries its signed token; a refusal comes
+// back as the API's error envelope and is thrown as an ApiError in the envelope's own words.
+import createClient from "openapi-fetch";
+import type { components, paths } from "./schema";
 
-export interface Rect { x: number; y: number; w: number; h: number }
-export interface Word { word: string; start: number; end: number }
-export interface Scene {
-  voice_file: string;
-  id: string | number;
-  text: string;
-  type: string;
-  duration: number;
-  words?: Word[];
-  remotion_spec_state?: string;
-  "overlay.caption.rect"?: Rect;
-  "overlay.narrator.rect"?: Rect;
-  [key: string]: unknown;
-}
-export interface Status {
-  status: string;
-  stage: string | null;
-  progress: number;
-  output_type: string;
-  result: { review_url?: string; video_url?: string };
-  error: { code: string; message: string } | null;
-}
-export interface EditorView {
-  topic_id: string;
-  title: string;
-  mode: "scenes" | "script";
-  status: Status;
-  edit_session: { active: boolean; staged_writes?: number };
-  scenes: Scene[];
-}
-/** What the read-only player's link loads: only what the player shows (no review link). */
-export interface PlayerView {
-  object: "player_view";
-  topic_id: string;
-  title: string;
-  mode: "scenes" | "script";
-  status: { status: string; stage: string | null; progress: number; video_url: string | null };
-  scenes: { voice_file: string; duration: number; words: Word[] }[];
-}
-/** A `search_broll` result: `duration` is in seconds, 0 for images. */
-export interface BrollResult { number: number; type: "video" | "image"; url: string; thumbnail_url: string; title: string; source: string; duration?: number; width?: number; height?: number; author?: string }
-/** One layout check of `scene_geometry` (with diagnostics): a violation names two boxes (`a`
- * and `b`), a warning one (`object`) and says why in `message`. */
-export interface Finding { code: string; severity: string; a?: string; b?: string; object?: string; message?: string }
-/** A version of the document (the server keeps them for undo and redo). */
-export interface Version { version: number; label: string; at: number }
-export interface Versions { current: Version | null; undo: Version[]; redo: Version[]; retained: number }
-export interface Restored { object: "video_version"; id: string; step: "undo" | "redo"; version: Version; versions: Versions }
-/** A re-voice, reorder or delete (`scenes_changed`). */
-export interface Arranged {
-  object: "scene_arrangement";
-  id: string;
-  change: "revoice" | "reorder" | "delete";
-  duration?: { voice_file: string; from: number; to: number };
-  scenes: { voice_file: string; id: number; duration: number }[];
-}
-export interface PreviewClip { url: string; key: string; cached: boolean; render_ms: number }
-/** The whole video at preview size under one soundtrack (`POST …/preview`). */
-export interface WholePreview { url: string; key: string; cached: boolean; render_ms: number; duration: number; scenes: { voice_file: string; start: number; duration: number }[] }
+type Schemas = components["schemas"];
+export type Scene = Schemas["SceneRecord"];
+export type Status = Schemas["StatusObject"];
+export type EditorView = Schemas["EditorView"];
+export type PlayerView = Schemas["PlayerView"];
+export type Rect = Schemas["RectOut"];
+export type Word = Schemas["WordTiming"];
+export type Geometry = Schemas["SceneGeometry"];
+/** One layout check of `scene_geometry` with diagnostics: a violation or a warning. */
+export type Finding = Schemas["Violation"] | Schemas["Warning"];
+export type Version = Schemas["Version"];
+/** Where the video's versions stand: what undo and redo would restore. */
+export type Versions = Schemas["Standing"];
+export type Restored = Schemas["Restored"];
+export type Arranged = Schemas["Arranged"];
+export type PreviewClip = Schemas["PreviewClip"];
+export type WholePreview = Schemas["WholePreview"];
+export type BrollResult = Schemas["SearchResult"];
+export type SearchKind = Schemas["SearchKind"];
+export type Applied = Schemas["Applied"];
+/** One family of `modify_scene` field edits. */
+export type FieldEdits = Schemas["ModifySceneFields"];
+export type EditAction = Schemas["EditAction"];
 
 export class ApiError extends Error {
   code: string;
@@ -76,6 +44,7 @@ export const token = query.get("token") ?? "";
 export const readonly = query.get("readonly") === "true";
 export const viewParam = query.get("view");
 
+/** An address under the review link (the still images, the event stream, the live socket). */
 export function url(path: string, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams({ token, ...extra });
   return `/app/editor/${encodeURIComponent(topic)}${path}?${q}`;
@@ -88,70 +57,89 @@ export function words(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const resp = await fetch(url(path), {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await resp.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  if (!resp.ok) {
-    const err = json?.error;
-    throw new ApiError(err?.code ?? "http_" + resp.status, err?.message ?? `The server answered ${resp.status}.`);
-  }
-  return json as T;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** The error envelope's `{code, message}`, whatever the body turned out to be. */
+export function apiError(body: unknown, status: number): ApiError {
+  const err = isRecord(body) ? body.error : undefined;
+  const code = isRecord(err) && typeof err.code === "string" ? err.code : `http_${status}`;
+  const message = isRecord(err) && typeof err.message === "string" ? err.message : `The server answered ${status}.`;
+  return new ApiError(code, message);
 }
 
-async function upload(file: File): Promise<{ url: string }> {
-  const resp = await fetch(url("/upload", { filename: file.name }), {
-    method: "POST",
-    headers: { "content-type": "application/octet-stream" },
-    body: file,
-  });
-  const json: any = await resp.json().catch(() => null);
-  if (!resp.ok) throw new ApiError(json?.error?.code ?? "http_" + resp.status, json?.error?.message ?? `The upload failed (${resp.status}).`);
-  return json;
+const client = createClient<paths>({ baseUrl: location.origin });
+
+/** The reply's body, or the refusal thrown as an ApiError. */
+async function answer<T>(reply: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await reply;
+  if (response.ok && data !== undefined) return data;
+  throw apiError(error, response.status);
+}
+
+/** The path and query every editor route takes. */
+const at = () => ({ path: { topic_id: topic }, query: { token } });
+const atScene = (voice_file: string) => ({ path: { topic_id: topic, voice_file }, query: { token } });
+
+/** The data route answers the editor's view for the review link, the player's for the player's. */
+async function data(): Promise<EditorView | PlayerView> {
+  return answer(client.GET("/app/editor/{topic_id}/data", { params: at() }));
+}
+async function editorData(): Promise<EditorView> {
+  const v = await data();
+  if ("edit_session" in v) return v;
+  throw new ApiError("read_only_link", "This link opens the player, not the editor.");
+}
+async function playerData(): Promise<PlayerView> {
+  const v = await data();
+  if (!("edit_session" in v)) return v;
+  return { object: "player_view", topic_id: v.topic_id, title: v.title, mode: v.mode, status: { ...v.status, video_url: v.status.result.video_url }, scenes: v.scenes.map((s) => ({ voice_file: s.voice_file, duration: s.duration, words: s.words ?? [] })) };
+}
+
+/** The scene's geometry with its layout checks (a `voice_file` never needs a clarification). */
+async function geometry(voice_file: string): Promise<Geometry> {
+  const g = await answer(client.POST("/app/editor/{topic_id}/geometry", { params: at(), body: { id: topic, voice_file, include_diagnostics: true } }));
+  if ("boxes" in g) return g;
+  throw new ApiError("clarification_required", g.message);
+}
+
+/** Stores a file for an edit; its URL is then the edit's value. The body is the file's bytes. */
+function upload(file: File) {
+  return answer(
+    client.POST("/app/editor/{topic_id}/upload", {
+      params: { path: { topic_id: topic }, query: { token, filename: file.name } },
+      body: file,
+      bodySerializer: (bytes) => bytes,
+      headers: { "content-type": "application/octet-stream" },
+    }),
+  );
 }
 
 export const api = {
   upload,
-  data: () => call<EditorView>("GET", "/data"),
-  playerData: () => call<PlayerView>("GET", "/data"),
-  status: () => call<Status>("GET", "/status"),
-  session: (action: "start" | "commit" | "abort" | "status") => call<any>("POST", "/session", { id: topic, action }),
-  geometry: (voice_file: string) => call<any>("POST", "/geometry", { id: topic, voice_file, include_diagnostics: true }),
-  modify: (voice_file: string, fields: { field_name: string; value: unknown }[]) =>
-    call<any>("POST", "/modify", { id: topic, by: "voice_file", value: voice_file, fields }),
-  preview: (voice_file: string) => call<PreviewClip>("POST", `/preview/${encodeURIComponent(voice_file)}`),
-  whole: () => call<WholePreview>("POST", "/preview"),
-  export: () => call<Status>("POST", "/export"),
-  undo: () => call<Restored>("POST", "/undo"),
-  revoice: (voice_file: string) => call<Arranged>("POST", "/revoice", { voice_file }),
-  reorder: (order: string[]) => call<Arranged>("POST", "/reorder", { order }),
-  deleteScene: (voice_file: string) => call<Arranged>("POST", "/delete", { voice_file }),
-  redo: () => call<Restored>("POST", "/redo"),
-  versions: () => call<{ versions: Versions }>("GET", "/versions").then((r) => r.versions),
-  approve: (segments: string[]) => call<Status>("POST", "/script", { segments }),
-  broll: (keyword: string, kind: "video" | "image") =>
-    call<{ results: BrollResult[] }>("POST", "/broll", { keyword, kind, limit: 8 }),
+  data: editorData,
+  playerData,
+  geometry,
+  status: () => answer(client.GET("/app/editor/{topic_id}/status", { params: at() })),
+  session: (action: EditAction) => answer(client.POST("/app/editor/{topic_id}/session", { params: at(), body: { id: topic, action } })),
+  modify: (voice_file: string, fields: FieldEdits) =>
+    answer(client.POST("/app/editor/{topic_id}/modify", { params: at(), body: { id: topic, by: "voice_file", value: voice_file, fields } })),
+  preview: (voice_file: string) => answer(client.POST("/app/editor/{topic_id}/preview/{voice_file}", { params: atScene(voice_file) })),
+  whole: () => answer(client.POST("/app/editor/{topic_id}/preview", { params: at() })),
+  export: () => answer(client.POST("/app/editor/{topic_id}/export", { params: at() })),
+  undo: () => answer(client.POST("/app/editor/{topic_id}/undo", { params: at() })),
+  redo: () => answer(client.POST("/app/editor/{topic_id}/redo", { params: at() })),
+  versions: async () => (await answer(client.GET("/app/editor/{topic_id}/versions", { params: at() }))).versions,
+  revoice: (voice_file: string) => answer(client.POST("/app/editor/{topic_id}/revoice", { params: at(), body: { voice_file } })),
+  reorder: (order: string[]) => answer(client.POST("/app/editor/{topic_id}/reorder", { params: at(), body: { order } })),
+  /** A new scene speaking `text`, after the scene `after` (first when null). */
+  addScene: (text: string, after: string | null) => answer(client.POST("/app/editor/{topic_id}/add", { params: at(), body: { text, after } })),
+  deleteScene: (voice_file: string) => answer(client.POST("/app/editor/{topic_id}/delete", { params: at(), body: { voice_file } })),
+  approve: (segments: string[]) => answer(client.POST("/app/editor/{topic_id}/script", { params: at(), body: { segments } })),
+  broll: (keyword: string, kind: SearchKind) => answer(client.POST("/app/editor/{topic_id}/broll", { params: at(), body: { keyword, kind, limit: 8 } })),
 };
 
 export function stillUrl(voice_file: string, t: number | null, version: string): string {
   const extra: Record<string, string> = { v: version };
   if (t !== null) extra.t = t.toFixed(2);
   return url(`/still/${encodeURIComponent(voice_file)}`, extra);
-}
-
-/** A version string of a scene: changes whenever its record changes, for cache-busting stills. */
-export function sceneVersion(s: Scene): string {
-  const raw = JSON.stringify(s);
-  let h = 0;
-  for (let i = 0; i < raw.length; i++) h = (h * 31 + raw.charCodeAt(i)) | 0;
-  return (h >>> 0).toString(16);
 }

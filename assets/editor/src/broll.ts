@@ -4,7 +4,7 @@
 // "Use this" sends its url as the scene's mediaUrl (modify_scene branch A).
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
-import { api, words, type BrollResult } from "./api";
+import { api, words, type BrollResult, type SearchKind } from "./api";
 
 /** A result's type and length in words: "Video · 4.0 s", "Image". */
 export function kindWords(r: BrollResult): string {
@@ -14,7 +14,7 @@ export function kindWords(r: BrollResult): string {
 
 export function Broll(props: { keyword: string; onPick: (url: string) => unknown }) {
   const [keyword, setKeyword] = useState(props.keyword);
-  const [kind, setKind] = useState<"video" | "image">("video");
+  const [kind, setKind] = useState<SearchKind>("video");
   const [results, setResults] = useState<BrollResult[] | null>(null);
   const [chosen, setChosen] = useState<BrollResult | null>(null);
   const [error, setError] = useState("");
@@ -35,8 +35,8 @@ export function Broll(props: { keyword: string; onPick: (url: string) => unknown
   return html`<section class="broll" aria-label="Background">
     <h2>Background</h2>
     <form class="row" onSubmit=${search}>
-      <input class="broll-keyword" aria-label="Keyword" value=${keyword} onInput=${(e: Event) => setKeyword((e.target as HTMLInputElement).value)} />
-      <select class="broll-kind" aria-label="Kind" value=${kind} onChange=${(e: Event) => setKind((e.target as HTMLSelectElement).value as "video" | "image")}>
+      <input class="broll-keyword" aria-label="Keyword" value=${keyword} onInput=${(e: Event) => e.target instanceof HTMLInputElement && setKeyword(e.target.value)} />
+      <select class="broll-kind" aria-label="Kind" value=${kind} onChange=${(e: Event) => e.target instanceof HTMLSelectElement && setKind(e.target.value === "image" ? "image" : "video")}>
         <option value="video">Clips</option>
         <option value="image">Photos</option>
       </select>
@@ -59,7 +59,7 @@ export function Broll(props: { keyword: string; onPick: (url: string) => unknown
           </figcaption>
         </figure>`
       : null}
-    <div class="broll-results" aria-label="Results">
+    <div class="broll-results" role="group" aria-label="Results">
       ${(results ?? []).map(
         (r) => html`<button
           class=${"broll-result" + (chosen?.url === r.url ? " chosen" : "")}

@@ -87,7 +87,7 @@ export function ExportBar(props: { ex: ExportState; unsaved: number; unapplied: 
   if (ex.rendering) {
     const pct = percent(ex.status);
     return html`<div class="export-bar rendering" aria-label="Export">
-      <span class="export-stage">${stageWords(ex.status.stage)}${ex.left !== null ? ` · about ${ex.left} s left` : ""}</span>
+      <span class="export-stage">${stageWords(ex.status.stage ?? null)}${ex.left !== null ? ` · about ${ex.left} s left` : ""}</span>
       <span class="row">
         <progress class="export-progress" max="100" value=${pct} data-progress=${ex.status.progress} aria-label="Export progress"></progress>
         <span class="export-pct">${pct}%</span>

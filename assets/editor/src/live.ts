@@ -43,10 +43,32 @@ export function report() {
   );
 }
 
-async function run(msg: any): Promise<Record<string, unknown>> {
+/** A command of the server, narrowed from the socket's JSON. */
+interface Command {
+  action: string;
+  voice_file: string | null;
+  activate: boolean;
+  selector: string | null;
+  seek_seconds: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+function commandOf(m: Record<string, unknown>): Command {
+  return {
+    action: str(m.action) ?? "",
+    voice_file: str(m.voice_file),
+    activate: m.activate === true,
+    selector: str(m.selector),
+    seek_seconds: typeof m.seek_seconds === "number" ? m.seek_seconds : Number(m.seek_seconds ?? 0),
+  };
+}
+
+async function run(msg: Command): Promise<Record<string, unknown>> {
   const c = controller;
   if (!c) throw new Error("No scene preview is open in this tab.");
-  const wanted: string | null = msg.voice_file ?? null;
+  const wanted = msg.voice_file;
   if (wanted && wanted !== c.state().scene) {
     if (!msg.activate && msg.action !== "activate_scene") {
       throw new Error(`This tab shows scene ${c.state().scene}; send activate: true to switch to ${wanted}.`);
@@ -76,7 +98,7 @@ async function run(msg: any): Promise<Record<string, unknown>> {
       await c.play();
       return state();
     case "seek_preview":
-      await c.seek(Number(msg.seek_seconds ?? 0));
+      await c.seek(msg.seek_seconds);
       return state();
     default:
       throw new Error(`This editor does not know the action ${msg.action}.`);
@@ -90,12 +112,14 @@ export function connect() {
   socket = ws;
   ws.onopen = () => report();
   ws.onmessage = async (ev) => {
-    let msg: any;
+    let parsed: unknown;
     try {
-      msg = JSON.parse(String(ev.data));
+      parsed = JSON.parse(String(ev.data));
     } catch {
       return;
     }
+    if (!isRecord(parsed)) return;
+    const msg = parsed;
     const answer = (body: Record<string, unknown>) =>
       ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: "reply", request_id: msg.request_id, ...body }));
     if (msg.type === "probe") {
@@ -108,7 +132,7 @@ export function connect() {
       });
     } else if (msg.type === "command") {
       try {
-        answer({ ok: true, result: await run(msg) });
+        answer({ ok: true, result: await run(commandOf(msg)) });
       } catch (e) {
         answer({ ok: false, error: e instanceof Error ? e.message : String(e) });
       }

@@ -41,18 +41,13 @@ function App() {
   const [view, setView] = useState<EditorView | null>(null);
   const [error, setError] = useState("");
 
-  const load = async () => {
-    const v = await api.data();
-    setView(v);
-    return v;
-  };
   const open = async () => {
     try {
       const v = await api.data();
       const ready = v.mode === "scenes" && v.scenes.length > 0 && v.status.stage !== null;
       // The editor works inside an edit session; reopening rejoins the open one.
       if (ready) await api.session("start").catch(() => undefined);
-      await load();
+      setView(await api.data());
     } catch (e) {
       setError(words(e));
     }
@@ -68,7 +63,7 @@ function App() {
   if (view.mode === "script") return html`<${Script} view=${view} onScenes=${open} />`;
   if (view.scenes.length === 0)
     return html`<p class="empty">The scenes are being built (${Math.round(view.status.progress * 100)}%). This page updates by itself.</p>`;
-  return html`<${Editor} initial=${view} onReload=${load} />`;
+  return html`<${Editor} initial=${view} />`;
 }
 
 const root = document.getElementById("app");

@@ -13,9 +13,14 @@ function named(id: string | undefined): string {
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** The box a finding is about: a violation's first box, a warning's object. */
+const subject = (f: Finding): string => ("a" in f ? f.a : f.object);
+/** What the server said about a warning (a violation says nothing more than its code). */
+const said = (f: Finding): string => ("message" in f ? f.message : "");
+
 /** One layout check as a sentence: what is wrong, and what to do about it. */
 export function findingSentence(f: Finding): string {
-  const who = named(f.a ?? f.object);
+  const who = named(subject(f));
   switch (f.code) {
     case "background_subject_overlap":
       return `${cap(who)} covers the main subject of the background picture. Drag it aside or pick another background.`;
@@ -30,9 +35,9 @@ export function findingSentence(f: Finding): string {
     case "remotion_object_in_bottom_dead_zone":
       return `${cap(who)} sits under the app's buttons at the bottom, where phones hide it. Drag it higher.`;
     case "remotion_group_in_top_dead_zone":
-      return `The overlay group '${f.a ?? "?"}' reaches under the app's top bar.`;
+      return `The overlay group '${subject(f)}' reaches under the app's top bar.`;
     case "remotion_group_in_bottom_dead_zone":
-      return `The overlay group '${f.a ?? "?"}' reaches under the app's buttons at the bottom.`;
+      return `The overlay group '${subject(f)}' reaches under the app's buttons at the bottom.`;
     case "remotion_object_too_small_for_mobile":
       return `${cap(who)} is too small to read on a phone. Make it bigger with its corner handle.`;
     case "missing_narrator_face":
@@ -40,7 +45,7 @@ export function findingSentence(f: Finding): string {
     case "narrator_face_outside_narrator":
       return "The narrator's face reaches outside the narrator's frame. Make the narrator bigger.";
     default:
-      return f.message || cap(f.code.replace(/_/g, " ")) + ".";
+      return said(f) || cap(f.code.replace(/_/g, " ")) + ".";
   }
 }
 

@@ -69,6 +69,7 @@ export function Player(props: { view: PlayerView }) {
     ${final
       ? html`<div class="frame"><video
           class="final"
+          aria-label="Video"
           controls
           playsinline
           autoplay
@@ -76,12 +77,13 @@ export function Player(props: { view: PlayerView }) {
           src=${final}
           width="280"
           height="498"
-          onVolumeChange=${(e: Event) => setMuted((e.target as HTMLVideoElement).muted)}
+          onVolumeChange=${(e: Event) => e.target instanceof HTMLVideoElement && setMuted(e.target.muted)}
         ></video>${unmute}</div>`
       : scene
         ? html`<div class="scene-player">
             <div class="frame"><video
               class="scene-clip"
+              aria-label="Scene clip"
               ref=${video}
               data-scene=${scene.voice_file}
               data-index=${index}
@@ -92,8 +94,8 @@ export function Player(props: { view: PlayerView }) {
               src=${src ?? undefined}
               width="280"
               height="498"
-              onTimeUpdate=${(e: Event) => setTime((e.target as HTMLVideoElement).currentTime)}
-              onVolumeChange=${(e: Event) => setMuted((e.target as HTMLVideoElement).muted)}
+              onTimeUpdate=${(e: Event) => e.target instanceof HTMLVideoElement && setTime(e.target.currentTime)}
+              onVolumeChange=${(e: Event) => e.target instanceof HTMLVideoElement && setMuted(e.target.muted)}
               onEnded=${() => {
                 if (index + 1 < view.scenes.length) {
                   setSrc(null);
@@ -102,7 +104,7 @@ export function Player(props: { view: PlayerView }) {
                 } else setDone(true);
               }}
             ></video>${unmute}</div>
-            <p class="caption" aria-live="polite">${caption}</p>
+            <p class="caption" aria-label="Captions" aria-live="polite">${caption}</p>
             <p class="position">Scene ${index + 1} of ${view.scenes.length}${done ? " · finished" : ""}</p>
           </div>`
         : html`<p class="empty">This video has no scenes yet.</p>`}

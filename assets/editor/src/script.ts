@@ -37,6 +37,10 @@ export function Script(props: { view: EditorView; onScenes: () => void }) {
       setError(words(e));
     }
   };
+  const edit = (i: number, e: Event) => {
+    const area = e.target;
+    if (area instanceof HTMLTextAreaElement) setSegments(segments.map((s, j) => (j === i ? area.value : s)));
+  };
   const count = segments.join(" ").split(/\s+/).filter(Boolean).length;
   return html`<div class="script" data-mode="script">
     <h1>${props.view.title}</h1>
@@ -47,10 +51,11 @@ export function Script(props: { view: EditorView; onScenes: () => void }) {
         (text, i) => html`<li>
           <textarea
             class="segment"
+            aria-label=${`Segment ${i + 1}`}
             rows="3"
             disabled=${building}
             value=${text}
-            onInput=${(e: Event) => setSegments(segments.map((s, j) => (j === i ? (e.target as HTMLTextAreaElement).value : s)))}
+            onInput=${(e: Event) => edit(i, e)}
           ></textarea>
         </li>`,
       )}

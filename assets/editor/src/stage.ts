@@ -5,7 +5,7 @@
 // matching modify_scene edit. A click selects a box, for the editor's arrow-key nudges.
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Rect } from "./api";
+import type { Geometry, Rect } from "./api";
 
 export const W = 280;
 export const H = 498;
@@ -43,17 +43,17 @@ export function nudged(target: Target, from: Rect, dx: number, dy: number): Rect
 export const sameTarget = (a: Target | null, b: Target | null) => !!a && !!b && a.kind === b.kind && (a.layoutId ?? "") === (b.layoutId ?? "");
 
 /** The rect scene_geometry reports for a box, if it is drawn. */
-export function rectOf(g: any, t: Target): Rect | null {
-  if (t.kind === "narrator") return g?.boxes?.narrator?.visible ? (g.boxes.narrator.rect ?? null) : null;
-  if (t.kind === "caption") return g?.boxes?.caption?.container_rect ?? null;
-  const objects: { layout_id: string; rect: Rect }[] = g?.boxes?.remotion?.object_layer?.objects ?? [];
-  return objects.find((o) => o.layout_id === t.layoutId)?.rect ?? null;
+export function rectOf(g: Geometry | null, t: Target): Rect | null {
+  if (!g) return null;
+  if (t.kind === "narrator") return g.boxes.narrator.visible ? g.boxes.narrator.rect : null;
+  if (t.kind === "caption") return g.boxes.caption.container_rect;
+  return g.boxes.remotion.object_layer.objects.find((o) => o.layout_id === t.layoutId)?.rect ?? null;
 }
 
 const px = (r: Rect) => `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px`;
 
 export function Stage(props: {
-  geometry: any;
+  geometry: Geometry | null;
   picture: string;
   clipUrl: string | null;
   playing: boolean;
@@ -82,11 +82,11 @@ export function Stage(props: {
 
   const start = (e: PointerEvent, target: Target, from: Rect) => {
     if (props.readonly) return;
-    const handle = (e.target as HTMLElement).dataset.handle === "resize";
+    const handle = e.target instanceof HTMLElement && e.target.dataset.handle === "resize";
     e.preventDefault();
     e.stopPropagation();
     props.onSelect(target);
-    (e.currentTarget as HTMLElement).setPointerCapture?.(e.pointerId);
+    if (e.currentTarget instanceof HTMLElement) e.currentTarget.setPointerCapture?.(e.pointerId);
     setDrag({ target, mode: handle ? "resize" : "move", startX: e.clientX, startY: e.clientY, from });
     setDraft({ key: keyOf(target), rect: from });
   };
@@ -132,9 +132,9 @@ export function Stage(props: {
   };
 
   const zones = g?.safe_zones;
-  const narrator = g?.boxes?.narrator;
-  const caption = g?.boxes?.caption;
-  const objects: any[] = g?.boxes?.remotion?.object_layer?.objects ?? [];
+  const narrator = g?.boxes.narrator;
+  const caption = g?.boxes.caption;
+  const objects = g?.boxes.remotion.object_layer.objects ?? [];
   const drawn = !props.playing;
   return html`<div
     class=${"stage" + (props.guides ? "" : " guides-off")}
@@ -146,20 +146,22 @@ export function Stage(props: {
     ${props.playing && props.clipUrl
       ? html`<video
           class="picture"
+          data-picture
           ref=${props.videoRef}
           src=${props.clipUrl}
+          aria-label="Preview playing"
           autoplay
           playsinline
-          onTimeUpdate=${(e: Event) => props.onTime((e.target as HTMLVideoElement).currentTime)}
+          onTimeUpdate=${(e: Event) => e.target instanceof HTMLVideoElement && props.onTime(e.target.currentTime)}
           onEnded=${props.onEnded}
         ></video>`
-      : html`<img class="picture" alt="Scene preview" src=${props.picture} draggable=${false} />`}
+      : html`<img class="picture" data-picture alt="Scene preview" src=${props.picture} draggable=${false} />`}
     ${zones && drawn
       ? html`<div class="zone" data-zone="dead_top" style=${px(zones.dead_top)}></div>
           <div class="zone" data-zone="dead_bottom" style=${px(zones.dead_bottom)}></div>`
       : null}
     ${drawn && narrator?.visible ? box({ kind: "narrator" }, narrator.rect, "Narrator", '[data-box="narrator"]', true) : null}
-    ${drawn && caption?.visible !== false && caption?.container_rect
+    ${drawn && caption?.visible
       ? box({ kind: "caption" }, caption.container_rect, "Caption", '[data-box="caption"]', false)
       : null}
     ${drawn
