@@ -111,6 +111,7 @@ $(S3S_FS):
 	cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
 
 test: setup-test venv voices illustrations editor $(S3S_FS)
+	cd $(EDITOR) && npm test
 	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
 
 $(GARAGE):
