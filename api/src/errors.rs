@@ -1,4 +1,5 @@
-//! The one table from error code to HTTP status, and the error envelope.
+//! The error envelope: every code's status and `type` come from its family in the one table of
+//! `pipeline::core::error`.
 //! Every failure — ours or warp's — leaves through [`recover`], so no
 //! default rejection text ever reaches a client.
 
@@ -27,169 +28,16 @@ pub fn reject(e: Error) -> Rejection {
     warp::reject::custom(ApiError(e))
 }
 
-/// The HTTP status of every code. Exhaustive on purpose: a new code does not
-/// compile until it has a status here.
+/// The HTTP status of a code, from its family in the one table (`pipeline::core::error`).
 pub fn status_of(code: Code) -> StatusCode {
-    use Code::*;
-    match code {
-        RouteNotFound | VideoNotFound | SceneNotFound | TopicNotFound | TypographyNotFound
-        | DeliveryNotFound | ChannelGroupNotFound => StatusCode::NOT_FOUND,
-        MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-        FileExpired => StatusCode::GONE,
-        PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-        UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        InvalidJson
-        | MissingField
-        | InvalidField
-        | InvalidSource
-        | InvalidOutputType
-        | InvalidLanguage
-        | InvalidVideoLength
-        | InvalidResearchEnabled
-        | InvalidWaitForRender
-        | InvalidMetadata
-        | InvalidCallbackUrl
-        | ScriptTooShort
-        | ScriptTooLong
-        | InputTooShort
-        | MediaTooLong
-        | FileTooLarge
-        | UnsupportedMediaUrl
-        | InvalidAdjust
-        | InvalidFaceless
-        | InvalidMusic
-        | InvalidId
-        | InvalidBy
-        | InvalidFieldName
-        | InvalidValue
-        | MixedFieldFamilies
-        | InvalidAction
-        | InvalidRole
-        | InvalidWords
-        | InvalidDuration
-        | InvalidWait
-        | InvalidBrand
-        | InvalidLook
-        | TextTooLong
-        | QuoteTooLong
-        | InvalidContentType
-        | InvalidFileData
-        | AssetTooLarge
-        | UnsupportedAssetType
-        | PresignExpired
-        | PresignInvalid
-        | InvalidKind
-        | InvalidRatio
-        | InvalidLimit
-        | InvalidTopicId
-        | InvalidWeekStart
-        | InvalidWeekEnd
-        | InvalidScripts
-        | InvalidRecommendedFormat
-        | InvalidPage
-        | InvalidCycle
-        | InvalidFromRecord
-        | InvalidCount
-        | InvalidIndustry
-        | InvalidTemplate
-        | PromptTooLong
-        | SubjectTooLong
-        | MessageTooLong
-        | InvalidParseMode
-        | ConflictingMedia
-        | InvalidPhotoUrl
-        | InvalidVideoUrl
-        | NoDeliveryChannel
-        | InvalidLinkType
-        | InvalidChannels
-        | ErrorMessageTooLong
-        | ModuleTooLong
-        | InvalidModule
-        | InvalidContext
-        | InvalidPublishInput
-        | InvalidPlatforms
-        | InvalidChannelGroup
-        | NoPlatformsConnected
-        | PublishDownloadFailed
-        | PublishFailed
-        | InvalidScheduledDate
-        | InvalidTimezone
-        | InvalidLabel
-        | InvalidSettings
-        | InvalidPeriod
-        | InvalidDate => StatusCode::BAD_REQUEST,
-        PublishNotReady | ChannelGroupLimit | ProfileLimitReached | UpstreamUsernameTaken => {
-            StatusCode::CONFLICT
-        }
-        ConnectFailed => StatusCode::BAD_GATEWAY,
-        RateLimited | TooManyJobs | QueueFull => StatusCode::TOO_MANY_REQUESTS,
-        // The spec's 500 case (no email on file) is the only one this server produces.
-        ClientLinkFailed => StatusCode::INTERNAL_SERVER_ERROR,
-        NotificationSendFailed | ErrorReportFailed => StatusCode::BAD_GATEWAY,
-        MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
-        ReadOnlyLink => StatusCode::FORBIDDEN,
-        AccountExpired | CreditExhausted | PlanRequired => StatusCode::PAYMENT_REQUIRED,
-        ScenesNotReady | ScriptNotReady | OverlayNotAvailable | EditorRefused | AmbiguousScene
-        | PresignUsed | TopicExists => StatusCode::CONFLICT,
-        // A layout edit on a scene whose overlay the user disabled: the request is well formed
-        // but the scene's state forbids it, like the other state preconditions.
-        RemotionSpecDisabled => StatusCode::CONFLICT,
-        // The version history has no step that way: the video's state forbids it.
-        NothingToUndo | NothingToRedo => StatusCode::CONFLICT,
-        Svg2specFailed | NoSvgOverlaySource | MediaDecodeFailed => StatusCode::UNPROCESSABLE_ENTITY,
-        ScriptParseFailed
-        | TopicFetchFailed
-        | DownloadFailed
-        | SearchFailed
-        | ImageGenerationFailed
-        | UpstreamFailed
-        | TranscriptionFailed => StatusCode::BAD_GATEWAY,
-        SceneGeometryFailed
-        | ScreenshotPublishFailed
-        | OverlayPublishFailed
-        | VideoDataPublishFailed
-        | TypographyFailed
-        | UploadFailed
-        | PresignFailed
-        | ReadFailed => StatusCode::INTERNAL_SERVER_ERROR,
-        // Job failure codes only appear inside status objects; if one ever
-        // reaches the envelope it is a server fault.
-        SceneBuildFailed
-        | NarrationTooLong
-        | RenderFailed
-        | MediaSourceUnsupported
-        | ContentWriteFailed
-        | Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ContentFetchFailed | ContentUnreadable => StatusCode::BAD_GATEWAY,
-        MediaFetchFailed => StatusCode::BAD_GATEWAY,
-    }
-}
-
-/// The error `type` for a status (DESIGN.md §3).
-pub fn type_of(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "invalid_request_error",
-        401 => "authentication_error",
-        402 => "payment_required",
-        403 => "permission_error",
-        404 => "not_found",
-        405 => "method_not_allowed",
-        409 => "precondition_failed",
-        410 => "not_found",
-        413 => "payload_too_large",
-        415 => "invalid_request_error",
-        422 => "unprocessable_entity",
-        429 => "rate_limit_error",
-        502 => "upstream_error",
-        _ => "api_error",
-    }
+    StatusCode::from_u16(code.family().status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// The envelope for a domain error.
 pub fn error_reply(e: &Error) -> warp::reply::Response {
     let status = status_of(e.code);
     let error = ErrorBody {
-        kind: type_of(status).to_string(),
+        kind: e.code.family().type_name().to_string(),
         code: e.code.as_str().to_string(),
         message: e.message.clone(),
         param: e.param.clone(),
@@ -199,13 +47,9 @@ pub fn error_reply(e: &Error) -> warp::reply::Response {
     if let Some(cause) = &e.cause {
         tracing::error!(%request_id, code = %e.code, %cause, "request failed inside the server");
     }
-    // Every 429 says when to come back, in its details and in `Retry-After`.
-    let retry_after = (status == StatusCode::TOO_MANY_REQUESTS)
-        .then(|| e.details.as_ref()?.get("retry_after_seconds")?.as_u64())
-        .flatten();
     // `with_given_id` adds `request_id`, completing the `ErrorEnvelope`.
     let mut resp = crate::reply::with_given_id(status, json!({ "error": error }), request_id);
-    if let Some(secs) = retry_after {
+    if let Some(secs) = e.retry_after {
         resp.headers_mut()
             .insert(warp::http::header::RETRY_AFTER, secs.into());
     }
@@ -265,23 +109,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_code_has_a_status_and_type() {
+    fn every_code_has_an_error_status_and_its_familys_type() {
         for &c in Code::ALL {
             let s = status_of(c);
+            assert_eq!(s.as_u16(), c.family().status(), "{c}");
             assert!(s.is_client_error() || s.is_server_error(), "{c}");
-            assert!(!type_of(s).is_empty());
         }
+        let kind = |c: Code| (status_of(c).as_u16(), c.family().type_name());
+        assert_eq!(kind(Code::ScenesNotReady), (409, "precondition_failed"));
+        assert_eq!(kind(Code::MissingApiKey), (401, "authentication_error"));
+        assert_eq!(kind(Code::ScriptTooShort), (400, "invalid_request_error"));
+        assert_eq!(kind(Code::FileExpired), (410, "not_found"));
+        assert_eq!(kind(Code::Internal), (500, "api_error"));
+    }
+
+    #[test]
+    fn a_retry_after_is_the_header_and_in_the_details() {
+        let e = Error::new(Code::RateLimited, "Slow down.")
+            .details(json!({ "rate_limit_max": 3 }))
+            .retry_after(30);
+        let resp = error_reply(&e);
+        assert_eq!(resp.status(), 429);
+        assert_eq!(resp.headers()["retry-after"], "30");
         assert_eq!(
-            type_of(status_of(Code::ScenesNotReady)),
-            "precondition_failed"
+            e.details,
+            Some(json!({ "rate_limit_max": 3, "retry_after_seconds": 30 }))
         );
-        assert_eq!(
-            type_of(status_of(Code::MissingApiKey)),
-            "authentication_error"
-        );
-        assert_eq!(
-            type_of(status_of(Code::ScriptTooShort)),
-            "invalid_request_error"
-        );
+        let other = error_reply(&Error::new(Code::QueueFull, "Full."));
+        assert!(other.headers().get("retry-after").is_none());
     }
 }

@@ -227,7 +227,7 @@ fn new_inbox(owner: Option<IpAddr>, state: &State) -> Result<(String, String), p
             pipeline::Code::RateLimited,
             "This address holds as many webhook test inboxes as it may; one expires soon.",
         )
-        .details(json!({ "retry_after_seconds": wait })));
+        .retry_after(wait));
     }
     if map.len() >= MAX_INBOXES {
         // Drop the oldest inbox to make room.

@@ -29,7 +29,7 @@ use warp::reply::Response;
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{auth, json_body, with_state};
-use crate::scenes::json_reply;
+use crate::reply::json_reply;
 
 const BODY_LIMIT: usize = 64 * 1024;
 
@@ -140,11 +140,14 @@ pub async fn scene_inspector(
                 }),
             ),
         };
-        return json_reply(StatusCode::OK, &body);
+        return Ok(json_reply(StatusCode::OK, &body));
     }
     let index = select(&doc, &req)?;
     let result = still(&state, &doc, index, &req).await?;
-    json_reply(StatusCode::OK, &reply("completed", None, result))
+    Ok(json_reply(
+        StatusCode::OK,
+        &reply("completed", None, result),
+    ))
 }
 
 /// A live action: the list actions from the registry, every other one forwarded to the

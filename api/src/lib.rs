@@ -47,7 +47,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use warp::Filter;
 
-pub use errors::{status_of, type_of};
+pub use errors::status_of;
 
 /// What every handler can reach.
 pub struct State {

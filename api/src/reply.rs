@@ -31,12 +31,13 @@ pub fn with_given_id(status: StatusCode, mut body: Value, request_id: String) ->
     resp
 }
 
-/// A typed reply: `body` as JSON, with the request id added.
+/// A typed reply: `body` as JSON, with the request id added (the one reply helper of every
+/// handler). A body that cannot be serialised answers the `internal_error` envelope.
 pub fn json_reply<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
-    with_request_id(
-        status,
-        serde_json::to_value(body).expect("replies serialise to JSON"),
-    )
+    match serde_json::to_value(body) {
+        Ok(value) => with_request_id(status, value),
+        Err(e) => crate::errors::error_reply(&pipeline::Error::internal(e)),
+    }
 }
 
 pub fn ok(body: Value) -> Response {

@@ -11,8 +11,7 @@ use pipeline::core::model::Account;
 use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
-use pipeline::edit::scenes::{Editor, GeometryReply, ModifySceneReply, Outcome, UploadQueued};
-use serde::Serialize;
+use pipeline::edit::scenes::{GeometryReply, ModifySceneReply, Outcome, UploadQueued};
 use serde_json::Value;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -20,9 +19,10 @@ use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
+use crate::blocking::blocking;
 use crate::errors::reject;
 use crate::filters::{auth, json_body, with_state};
-use crate::reply::with_request_id;
+use crate::reply::json_reply;
 
 /// Edit bodies are small JSON (URLs, rects, text).
 const BODY_LIMIT: usize = 256 * 1024;
@@ -47,24 +47,6 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(with_state(state))
         .and_then(scene_geometry);
     modify.or(session).unify().or(geometry).unify().boxed()
-}
-
-/// Runs `f` with the editor on a blocking thread.
-async fn blocking<T: Send + 'static>(
-    state: &Arc<State>,
-    f: impl FnOnce(&Arc<Editor>) -> pipeline::Result<T> + Send + 'static,
-) -> Result<T, Rejection> {
-    let editor = state.editor.clone();
-    crate::blocking::blocking(move || f(&editor)).await
-}
-
-/// A typed body as the 2xx reply, with `request_id` added.
-pub(crate) fn json_reply<T: Serialize>(
-    status: StatusCode,
-    body: &T,
-) -> Result<Response, pipeline::Error> {
-    let value = serde_json::to_value(body).map_err(pipeline::Error::internal)?;
-    Ok(with_request_id(status, value))
 }
 
 /// Edits one scene in place (branches A–O); one family of fields per call.
@@ -95,12 +77,14 @@ pub async fn modify_scene(
 ) -> Result<Response, Rejection> {
     let req = ModifySceneRequest::parse(&body).map_err(reject)?;
     crate::metrics::topic(&req.id);
-    let out = blocking(&state, move |e| e.modify(&account.name, &req)).await?;
-    match out {
+    let out = {
+        let e = state.editor.clone();
+        blocking(move || e.modify(&account.name, &req)).await?
+    };
+    Ok(match out {
         Outcome::Reply(reply) => json_reply(StatusCode::OK, &reply),
         Outcome::Queued(queued) => json_reply(StatusCode::ACCEPTED, &queued),
-    }
-    .map_err(reject)
+    })
 }
 
 /// Starts, commits, aborts or reports a video's edit session.
@@ -126,8 +110,11 @@ pub async fn edit_session(
 ) -> Result<Response, Rejection> {
     let req = EditSessionRequest::parse(&body).map_err(reject)?;
     crate::metrics::topic(&req.id);
-    let reply = blocking(&state, move |e| e.edit_session(&account.name, &req)).await?;
-    json_reply(StatusCode::OK, &reply).map_err(reject)
+    let reply = {
+        let e = state.editor.clone();
+        blocking(move || e.edit_session(&account.name, &req)).await?
+    };
+    Ok(json_reply(StatusCode::OK, &reply))
 }
 
 /// The layout of one scene in the 280×498 editor preview; read-only, never renders.
@@ -154,8 +141,11 @@ pub async fn scene_geometry(
 ) -> Result<Response, Rejection> {
     let req = SceneGeometryRequest::parse(&body).map_err(reject)?;
     crate::metrics::topic(&req.id);
-    let reply = blocking(&state, move |e| e.geometry(&account.name, &req)).await?;
-    json_reply(StatusCode::OK, &reply).map_err(reject)
+    let reply = {
+        let e = state.editor.clone();
+        blocking(move || e.geometry(&account.name, &req)).await?
+    };
+    Ok(json_reply(StatusCode::OK, &reply))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// Serialised as `{"word", "start", "end"}`: stored video documents and `_words.json` files use
 /// exactly these names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct TimedWord {
     /// The word as spoken or displayed, punctuation attached (`"world."`).
     pub word: String,

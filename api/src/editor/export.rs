@@ -10,7 +10,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{query, reviewed};
+use super::{blocking, query, reviewed};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::with_state;
@@ -40,9 +40,9 @@ pub(crate) async fn editor_export(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
-    let (first, job) = state
-        .engine
-        .export_video(&job.account, &topic)
+    let engine = state.engine.clone();
+    let (first, job) = blocking(move || engine.export_video(&job.account, &topic))
+        .await
         .map_err(reject)?;
     let status = if first {
         StatusCode::ACCEPTED

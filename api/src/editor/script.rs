@@ -11,7 +11,7 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{BODY_LIMIT, query, reviewed};
+use super::{BODY_LIMIT, blocking, query, reviewed};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{json_body, with_state};
@@ -44,9 +44,9 @@ pub(crate) async fn editor_script(
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let approval = ScriptApproval::parse(&body).map_err(reject)?;
-    let job = state
-        .engine
-        .approve_script(&job.account, &topic, &approval.script())
+    let (engine, script, id) = (state.engine.clone(), approval.script(), topic.clone());
+    let job = blocking(move || engine.approve_script(&job.account, &id, &script))
+        .await
         .map_err(reject)?;
     tracing::info!(topic = %topic, segments = approval.segments.len(), "script approved");
     Ok(json_reply(StatusCode::ACCEPTED, &job.status_object()))

@@ -519,19 +519,6 @@ pub fn coordinate_spaces() -> CoordinateSpaces {
     }
 }
 
-/// A word timing as the Scene record of `modify_scene` and the player's view show it (schema
-/// of [`TimedWord`]).
-#[derive(ToSchema)]
-#[allow(dead_code)]
-pub struct WordTiming {
-    /// The word, punctuation attached.
-    word: String,
-    /// Seconds from the start of the scene.
-    start: f64,
-    /// Seconds from the start of the scene.
-    end: f64,
-}
-
 /// Where a scene's overlay spec stands (`agent_meta.remotion_spec`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct SpecRef {
@@ -665,7 +652,6 @@ pub struct SceneRecord {
     pub poster: PosterState,
     /// `modify_scene` only: word timings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<WordTiming>>)]
     pub words: Option<Vec<TimedWord>>,
     /// `modify_scene` only.
     #[serde(skip_serializing_if = "Option::is_none")]

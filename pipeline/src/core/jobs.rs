@@ -550,13 +550,12 @@ impl Engine {
             .filter(|(_, e)| e.not_before.is_none_or(|at| at <= t))
             .map(|(topic, _)| topic)
             .collect();
-        let retry = json!({ "retry_after_seconds": cfg.retry_after_secs });
         if due.len() >= cfg.max_jobs {
             return Err(Error::new(
                 Code::QueueFull,
                 "The server has as much work queued as it takes; try again later.",
             )
-            .details(retry));
+            .retry_after(cfg.retry_after_secs));
         }
         let mut mine = 0;
         for topic in &due {
@@ -565,16 +564,14 @@ impl Engine {
             }
         }
         if mine >= cfg.max_jobs_per_account {
-            let mut details = retry;
-            details["max_jobs"] = json!(cfg.max_jobs_per_account);
-            details["jobs_in_flight"] = json!(mine);
             return Err(Error::new(
                 Code::TooManyJobs,
                 format!(
                     "This account already has {mine} jobs in flight, the most it may have; try again when one finishes."
                 ),
             )
-            .details(details));
+            .details(json!({ "max_jobs": cfg.max_jobs_per_account, "jobs_in_flight": mine }))
+            .retry_after(cfg.retry_after_secs));
         }
         Ok(())
     }

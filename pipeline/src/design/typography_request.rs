@@ -327,7 +327,7 @@ pub struct TypographyBody {
     language: Option<String>,
     /// Word timings of the narration (seconds, 0 ≤ start ≤ end ≤ 60).
     #[schema(max_items = 2000)]
-    words: Option<Vec<WordTiming>>,
+    words: Option<Vec<typography::TimedWord>>,
     /// Seconds, 1 to 60.
     #[schema(minimum = 1, maximum = 60)]
     duration: Option<f64>,
@@ -343,17 +343,6 @@ pub struct TypographyBody {
     /// Seconds to wait for the result before answering 202 `processing`.
     #[schema(minimum = 0, maximum = 100)]
     wait: Option<u64>,
-}
-
-/// One timed word.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-pub struct WordTiming {
-    word: String,
-    #[schema(minimum = 0, maximum = 60)]
-    start: f64,
-    #[schema(minimum = 0, maximum = 60)]
-    end: f64,
 }
 
 /// Brand colours, main colour first.

@@ -81,7 +81,6 @@ impl PlayerStatus {
 pub struct PlayerScene {
     pub voice_file: String,
     pub duration: f64,
-    #[schema(value_type = Vec<crate::core::document::WordTiming>)]
     pub words: Vec<TimedWord>,
 }
 

@@ -40,8 +40,8 @@ pub fn take(store: &Store, account: &str, now: i64, max: usize) -> Result<(), Er
             .details(json!({
                 "rate_limit_max": max,
                 "rate_limit_count": w.sent_at.len(),
-                "retry_after_seconds": retry,
-            })));
+            }))
+            .retry_after(retry.unsigned_abs()));
         }
         w.sent_at.push(now);
         tx.put_record(RATE_TABLE, account, &w)?;
