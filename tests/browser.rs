@@ -5,11 +5,16 @@
 //! Each [`Browser`] is its own chromedriver process with its own empty
 //! profile, started headless with the flags this sandbox needs (no
 //! background networking: the machine's closed network refuses it).
-//! Screenshots go to [`output_dir`] for a person to look at.
+//! Screenshots go to [`output_dir`] for a person to look at; a test that fails with a
+//! browser open leaves one there too (`failed-{test}-{n}.png`, taken as the browser drops).
+//!
+//! Tests find elements as a person does: by role and accessible name ([`role`], [`Browser::get`],
+//! [`Browser::press`]), by label ([`named`]) or by visible text ([`text`]), never by CSS class.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 pub use fantoccini::{Client, Locator, elements::Element};
@@ -51,7 +56,12 @@ pub struct Browser {
     pub client: Client,
     driver: Child,
     _profile: tempfile::TempDir,
+    /// Numbers the failure screenshots of one test's browsers.
+    seq: usize,
 }
+
+/// Browsers started so far in this process (each test's failure screenshots are told apart).
+static STARTED: AtomicUsize = AtomicUsize::new(0);
 
 impl Browser {
     pub async fn start() -> Browser {
@@ -77,6 +87,7 @@ impl Browser {
             client,
             driver,
             _profile: profile,
+            seq: STARTED.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -109,11 +120,10 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {e}"))
     }
 
-    /// Drags the first element matching `css` by (`dx`, `dy`) CSS pixels with a real pointer:
-    /// pressed at (`at_x`, `at_y`) from the element's centre, moved in steps, released.
-    pub async fn drag(&self, css: &str, (at_x, at_y): (f64, f64), (dx, dy): (f64, f64)) {
+    /// Drags `element` by (`dx`, `dy`) CSS pixels with a real pointer: pressed at
+    /// (`at_x`, `at_y`) from the element's centre, moved in steps, released.
+    pub async fn drag(&self, element: Element, (at_x, at_y): (f64, f64), (dx, dy): (f64, f64)) {
         use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
-        let element = self.find(css).await;
         let step = Some(Duration::from_millis(60));
         let mouse = MouseActions::new("mouse".into())
             .then(PointerAction::MoveToElement {
@@ -141,7 +151,39 @@ impl Browser {
         self.client
             .perform_actions(mouse)
             .await
-            .unwrap_or_else(|e| panic!("drag {css}: {e}"));
+            .unwrap_or_else(|e| panic!("drag: {e}"));
+    }
+
+    /// Waits up to 30 s for the element `script` (a JS expression, such as [`role`]) finds, and
+    /// returns it for WebDriver (to type into, click or drag).
+    pub async fn element(&self, script: &str) -> Element {
+        let found = self.wait_for(script, 30).await;
+        match found.get(ELEMENT_KEY).and_then(Value::as_str) {
+            Some(id) => Element::from_element_id(self.client.clone(), id.to_string().into()),
+            None => panic!("`{script}` is not an element: {found}"),
+        }
+    }
+
+    /// The element with ARIA `role` and accessible name `name` (see [`role`]), waited for.
+    pub async fn get(&self, role_name: &str, name: &str) -> Element {
+        self.element(&role(role_name, name)).await
+    }
+
+    /// Clicks the element `script` finds (waited for) with a real click; where something
+    /// covers it (the sticky header over a scrolled page), with the element's own click.
+    pub async fn click(&self, script: &str) {
+        let element = self.element(script).await;
+        if element.click().await.is_err() {
+            self.eval(&format!("{script}.click(); return true;")).await;
+        }
+    }
+
+    /// Presses the button named `name` once it is enabled (within 30 s), as [`Browser::click`].
+    pub async fn press(&self, name: &str) {
+        let button = role("button", name);
+        self.wait_for(&format!("{button} && !{button}.disabled"), 30)
+            .await;
+        self.click(&button).await;
     }
 
     /// Waits up to `secs` for `script` (a JS expression) to be truthy; returns its value.
@@ -179,10 +221,113 @@ impl Browser {
 }
 
 impl Drop for Browser {
+    /// A test that panics with this browser open leaves a screenshot of the page.
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.failure_screenshot();
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
+}
+
+impl Browser {
+    /// The page as the failing test left it, in `{output_dir}/failed-{test}-{n}.png` (the test
+    /// thread is named after the test). Never panics: it runs while a panic unwinds.
+    fn failure_screenshot(&self) {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        let Ok(handle) = Handle::try_current() else {
+            return;
+        };
+        if handle.runtime_flavor() != RuntimeFlavor::MultiThread {
+            return;
+        }
+        let client = self.client.clone();
+        let png = tokio::task::block_in_place(|| {
+            handle.block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), client.screenshot()).await
+            })
+        });
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("test")
+            .rsplit("::")
+            .next()
+            .unwrap_or("test")
+            .to_string();
+        if let Ok(Ok(png)) = png {
+            let path = output_dir().join(format!("failed-{test}-{}.png", self.seq));
+            if std::fs::write(&path, png).is_ok() {
+                eprintln!("the page when the test failed: {}", path.display());
+            }
+        }
+    }
+}
+
+/// WebDriver's key of an element in a script's result.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A small accessibility query in the page (installed once per page as `window.__a11y`):
+/// `one(role, name, root)`, `all(role, root)` and `named(name)`. A role is found by its
+/// element (`button`, `textarea`, `nav`, …) or its `role` attribute; the accessible name is
+/// `aria-labelledby`, `aria-label`, the label, an image's `alt`, else the visible text. A
+/// name ending in `*` matches names that start with the rest.
+const A11Y: &str = r#"(window.__a11y ??= (() => {
+  const text = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
+  const implicit = {
+    button: 'button, input[type=button], input[type=submit], input[type=file], [role=button]',
+    textbox: 'textarea, input:not([type]), input[type=text], input[type=url], input[type=search], [role=textbox]',
+    checkbox: 'input[type=checkbox], [role=checkbox]', slider: 'input[type=range], [role=slider]',
+    combobox: 'select, [role=combobox]', link: 'a[href], [role=link]', img: 'img, [role=img]',
+    navigation: 'nav, [role=navigation]', main: 'main, [role=main]', banner: 'header, [role=banner]',
+    complementary: 'aside, [role=complementary]', region: 'section[aria-label], [role=region]',
+    form: 'form[aria-label], [role=form]', list: 'ul, ol, [role=list]', listitem: 'li, [role=listitem]',
+    progressbar: 'progress, [role=progressbar]', heading: 'h1, h2, h3, h4, h5, h6, [role=heading]',
+    figure: 'figure, [role=figure]', group: 'fieldset, [role=group]',
+  };
+  const name = (e) => {
+    const by = e.getAttribute('aria-labelledby');
+    if (by) return text(by.split(/\s+/).map((id) => document.getElementById(id)?.innerText ?? '').join(' '));
+    if (e.getAttribute('aria-label')) return text(e.getAttribute('aria-label'));
+    if (e.labels?.length) return text([...e.labels].map((l) => l.innerText).join(' '));
+    if (e.tagName === 'IMG') return text(e.alt);
+    if (e.matches('input, textarea, select')) return text(e.title || e.placeholder);
+    return text(e.innerText || e.textContent || e.title);
+  };
+  const fits = (e, want) => { const n = name(e); return want.endsWith('*') ? n.startsWith(want.slice(0, -1)) : n === want; };
+  const all = (role, root = document) => root ? [...root.querySelectorAll(implicit[role] ?? `[role="${role}"]`)].filter((e) => !e.getAttribute('role') || e.getAttribute('role') === role) : [];
+  const one = (role, want, root) => all(role, root).find((e) => fits(e, want)) ?? null;
+  const named = (want) => [...document.querySelectorAll('[aria-label], [aria-labelledby], input, textarea, select')].find((e) => fits(e, want)) ?? null;
+  return { all, one, named, name };
+})())"#;
+
+/// A JS expression: the element with ARIA `role` (`button`, `textbox`, `img`, `navigation`,
+/// `status`, …) and accessible name `name` (`"Narration*"`: a name that starts so), or null.
+pub fn role(role: &str, name: &str) -> String {
+    format!("{A11Y}.one({role:?}, {name:?})")
+}
+
+/// A JS expression: every element with ARIA `role` (an array).
+pub fn roles(role: &str) -> String {
+    format!("{A11Y}.all({role:?})")
+}
+
+/// A JS expression: every element with ARIA `role` inside the element `within` (a JS
+/// expression such as [`role`]); empty when that is not there.
+pub fn roles_in(within: &str, role: &str) -> String {
+    format!("{A11Y}.all({role:?}, {within})")
+}
+
+/// A JS expression: the element labelled `name` (its `aria-label` or its label), or null.
+pub fn named(name: &str) -> String {
+    format!("{A11Y}.named({name:?})")
+}
+
+/// A JS expression: the innermost element whose visible text is `text`, or null.
+pub fn text(text: &str) -> String {
+    format!(
+        "([...document.querySelectorAll('body *')].filter((e) => (e.innerText ?? '').replace(/\\s+/g, ' ').trim() === {text:?}).pop() ?? null)"
+    )
 }
 
 fn capabilities(

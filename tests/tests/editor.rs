@@ -1,10 +1,13 @@
 //! The editor at `review_url`, the read-only player and the live scene inspector, in a real
-//! Chromium (`reelsmith_tests::browser`) against the real daemon. Screenshots of the editor and
-//! the player land in the test output folder (`target/test-output`).
+//! Chromium (`reelsmith_tests::browser`) against the real daemon. The tests find what a person
+//! sees: elements by role and accessible name, by label or by visible text (never by CSS class);
+//! `data-*` attributes only for values (a scene's `voice_file`). Screenshots of the editor and
+//! the player land in the test output folder (`target/test-output`), and a failing test leaves
+//! one of its page there.
 
 use std::time::{Duration, Instant};
 
-use reelsmith_tests::browser::{Browser, output_dir};
+use reelsmith_tests::browser::{Browser, named, output_dir, role, roles, roles_in, text};
 use reelsmith_tests::futures_util::{SinkExt, StreamExt};
 use reelsmith_tests::tokio_tungstenite::{self, tungstenite::Message};
 use reelsmith_tests::{Daemon, script};
@@ -48,14 +51,74 @@ async fn opened_editor(d: &Daemon) -> (String, String, Vec<String>, Browser) {
     (id, review, scenes, b)
 }
 
-/// Opens the editor and waits until the selected scene's still is shown.
+/// Opens the editor and waits until the selected scene's still is shown with its boxes.
 async fn open_editor(b: &Browser, review: &str) {
     b.client.goto(review).await.expect("open the review link");
     b.wait_for(
-        "document.querySelector('.stage img.picture')?.complete && document.querySelector('.stage img.picture').naturalWidth === 280 && document.querySelector('[data-box=caption]')",
+        &format!(
+            "(i => i?.complete && i.naturalWidth === 280)({}) && {}",
+            role("img", "Scene preview"),
+            role("button", "Caption box")
+        ),
         60,
     )
     .await;
+}
+
+/// The selected scene's still.
+fn still() -> String {
+    role("img", "Scene preview")
+}
+
+/// The stage's video while something plays.
+fn playing_video() -> String {
+    named("Preview playing")
+}
+
+/// The strip of scenes.
+fn strip() -> String {
+    role("navigation", "Scenes")
+}
+
+/// Scene `i`'s button (0-based) in the strip.
+fn scene_button(i: usize) -> String {
+    format!("{}[{i}]", roles_in(&strip(), "button"))
+}
+
+/// The `voice_file` of the scene the strip marks as the current one.
+fn current_scene() -> String {
+    format!(
+        "{}.find(b => b.getAttribute('aria-current') === 'true')?.dataset.voiceFile",
+        roles_in(&strip(), "button")
+    )
+}
+
+/// The `voice_file`s of the strip's scenes, in order.
+fn strip_order() -> String {
+    format!(
+        "{}.map(b => b.dataset.voiceFile)",
+        roles_in(&strip(), "button")
+    )
+}
+
+/// The narration text box of the selected scene.
+fn narration() -> String {
+    role("textbox", "Narration*")
+}
+
+/// What the fixed message area says about work under way or done ("" when nothing).
+fn progress() -> String {
+    format!("({}?.innerText ?? '')", role("status", "Progress"))
+}
+
+/// The first message that says something went wrong ("" when none).
+fn alert() -> String {
+    format!("({}[0]?.innerText ?? '')", roles("alert"))
+}
+
+/// The header's line about unsaved and unapplied changes.
+fn changes() -> String {
+    named("Changes")
 }
 
 fn near(a: f64, b: f64) -> bool {
@@ -66,58 +129,89 @@ fn near(a: f64, b: f64) -> bool {
 async fn a_review_link_opens_the_editor_with_its_scenes_and_a_tampered_one_shows_nothing() {
     let d = Daemon::start(BIN, &[]);
     let (_, review, scenes, b) = opened_editor(&d).await;
-    let thumbs = b
+    let thumbs = roles_in(&strip(), "img");
+    let shown = b
         .wait_for(
             &format!(
-                "document.querySelectorAll('.thumb img').length === {n} && [...document.querySelectorAll('.thumb img')].every(i => i.complete && i.naturalWidth === 280) && {n}",
+                "{thumbs}.length === {n} && {thumbs}.every(i => i.complete && i.naturalWidth === 280) && {n}",
                 n = scenes.len()
             ),
             60,
         )
         .await;
-    assert_eq!(thumbs, json!(scenes.len()));
+    assert_eq!(shown, json!(scenes.len()));
     let words = b
-        .eval("return document.querySelectorAll('.timeline .word').length;")
+        .eval(&format!(
+            "return {}.length;",
+            roles_in(&role("group", "Words"), "button")
+        ))
         .await;
     assert!(words.as_u64().unwrap() > 3, "a word timeline: {words}");
     let zones = b
         .eval("return document.querySelectorAll('[data-zone]').length;")
         .await;
     assert_eq!(zones, json!(2), "both dead zones are drawn");
-    // Phone width: nothing sticks out sideways.
+    // Phone width: nothing sticks out sideways (the strip and the words scroll or wrap).
     let wide = b
-        .eval("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest('.scenes, .timeline')).map(e => e.className || e.tagName).slice(0, 5);")
+        .eval(&format!(
+            "const inside = [{}, {}]; return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !inside.some(s => s?.contains(e))).map(e => e.getAttribute('aria-label') ?? e.tagName).slice(0, 5);",
+            strip(),
+            role("group", "Words")
+        ))
         .await;
     assert_eq!(wide, json!([]), "wider than the phone");
     b.screenshot("editor").await;
-    // Keyboard: an arrow key selects the next scene, space plays it.
-    let body = b.find("body").await;
-    body.send_keys("\u{E014}").await.unwrap();
-    b.wait_for(
-        &format!(
-            "document.querySelector('.thumb.selected').dataset.voiceFile === {:?}",
-            scenes[1]
-        ),
-        5,
-    )
-    .await;
-    body.send_keys(" ").await.unwrap();
-    b.wait_for(
-        "document.querySelector('.stage video.picture')?.currentTime > 0.2",
-        30,
-    )
-    .await;
-    body.send_keys(" ").await.unwrap();
-    b.wait_for("document.querySelector('.stage img.picture')", 5)
-        .await;
+    // At a desktop's width the panel sits beside the preview, under the whole video's timeline.
+    b.client.set_window_size(1280, 900).await.unwrap();
+    let beside = format!(
+        "{}.getBoundingClientRect().left >= {}.getBoundingClientRect().right && {}.getBoundingClientRect().bottom <= {}.getBoundingClientRect().top",
+        role("complementary", "Scene"),
+        still(),
+        role("slider", "Whole video"),
+        still()
+    );
+    b.wait_for(&beside, 5).await;
+    b.screenshot("editor-desktop").await;
 
     let tampered = review.replace("token=", "token=0");
     let text = b.open(&tampered).await;
     assert!(text.contains("This link is not valid"), "{text}");
-    let scene_text = b
-        .eval("return document.querySelectorAll('.thumb, .stage').length;")
+    let editor = b
+        .eval(&format!("return [!!{}, !!{}];", strip(), still()))
         .await;
-    assert_eq!(scene_text, json!(0));
+    assert_eq!(editor, json!([false, false]), "no scenes and no preview");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn space_plays_and_pauses_and_the_arrow_keys_change_the_scene() {
+    let d = Daemon::start(BIN, &[]);
+    let (_, _, scenes, b) = opened_editor(&d).await;
+    let body = b.find("body").await;
+    // → selects the next scene.
+    body.send_keys("\u{E014}").await.unwrap();
+    b.wait_for(&format!("{} === {:?}", current_scene(), scenes[1]), 5)
+        .await;
+    // Space plays the video from there; Space again pauses on the still of that moment.
+    body.send_keys(" ").await.unwrap();
+    b.wait_for(
+        &format!(
+            "(v => v && !v.paused && v.currentTime > 0.2)({})",
+            playing_video()
+        ),
+        30,
+    )
+    .await;
+    // The play button now says Pause.
+    b.wait_for(&role("button", "Pause"), 5).await;
+    body.send_keys(" ").await.unwrap();
+    b.wait_for(&format!("!{} && {}", playing_video(), still()), 5)
+        .await;
+    let at = b
+        .eval(&format!("return {}.innerText;", named("Time in the scene")))
+        .await;
+    assert_ne!(at, json!("0.00s"), "paused where it played to");
+    b.wait_for(&role("button", "Play the whole video"), 5).await;
     b.close().await;
 }
 
@@ -129,14 +223,19 @@ async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_w
     let y0 = before["boxes"]["caption"]["container_rect"]["y"]
         .as_f64()
         .unwrap();
+    let caption = role("button", "Caption box");
     let w = b
-        .eval("return document.querySelector('[data-box=caption]').getBoundingClientRect().width;")
+        .eval(&format!("return {caption}.getBoundingClientRect().width;"))
         .await
         .as_f64()
         .unwrap();
     // Pressed near the caption's left edge, away from boxes drawn over its middle.
-    b.drag("[data-box=caption]", (-w / 2.0 + 6.0, 0.0), (0.0, -60.0))
-        .await;
+    b.drag(
+        b.element(&caption).await,
+        (-w / 2.0 + 6.0, 0.0),
+        (0.0, -60.0),
+    )
+    .await;
     let deadline = Instant::now() + Duration::from_secs(30);
     let after = loop {
         let g = geometry(&d, &id, &scenes[0]).await;
@@ -203,7 +302,10 @@ async fn dragging_the_caption_changes_scene_geometry_and_the_drawn_boxes_agree_w
         break;
     }
     let checks = b
-        .eval("return document.querySelectorAll('.violations li').length;")
+        .eval(&format!(
+            "return {}.length;",
+            roles_in(&role("list", "Layout checks"), "listitem")
+        ))
         .await;
     assert!(
         checks.as_u64().unwrap() >= 1,
@@ -233,29 +335,23 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
         .unwrap();
     let key0 = before["key"].as_str().unwrap().to_string();
 
-    let src0 = first
-        .eval("return document.querySelector('.stage img.picture').src;")
-        .await;
+    let src0 = first.eval(&format!("return {}.src;", still())).await;
     // A refused edit is shown in the API's own words.
-    let area = first.find("textarea.text").await;
+    let area = first.element(&narration()).await;
     area.clear().await.unwrap();
     area.send_keys(" ").await.unwrap();
-    first.find("button.apply-text").await.click().await.unwrap();
-    let shown = first
-        .wait_for(
-            "document.querySelector('.error[role=alert]')?.innerText",
-            10,
-        )
-        .await;
+    first.press("Apply, keep the voice").await;
+    let shown = first.wait_for(&alert(), 10).await;
     assert!(shown.as_str().unwrap().contains("text"), "{shown}");
     let text = "Harbour lights shimmer over quiet water tonight";
-    let area = first.find("textarea.text").await;
+    let area = first.element(&narration()).await;
     area.clear().await.unwrap();
     area.send_keys(text).await.unwrap();
-    first.find("button.apply-text").await.click().await.unwrap();
+    first.press("Apply, keep the voice").await;
+    let fresh = named("Fresh preview");
     let fresh = first
         .wait_for(
-            "document.querySelector('.fresh') && [document.querySelector('.fresh').dataset.key, Number(document.querySelector('.fresh').dataset.ms)]",
+            &format!("{fresh} && [{fresh}.dataset.key, Number({fresh}.dataset.ms)]"),
             90,
         )
         .await;
@@ -267,33 +363,34 @@ async fn a_text_edit_refreshes_the_preview_survives_a_reload_and_reaches_a_secon
     eprintln!("edit → fresh preview clip: {} ms", fresh[1]);
     let still_changed = first
         .wait_for(
-            &format!("document.querySelector('.stage img.picture').src !== {src0} && document.querySelector('.stage img.picture').complete && document.querySelector('.stage img.picture').naturalWidth"),
+            &format!(
+                "(i => i.src !== {src0} && i.complete && i.naturalWidth)({})",
+                still()
+            ),
             20,
         )
         .await;
     assert_eq!(still_changed, json!(280));
     // The second editor follows from the realtime stream, without a reload.
     second
-        .wait_for(
-            &format!("document.querySelector('textarea.text').value === {text:?}"),
-            20,
-        )
+        .wait_for(&format!("{}.value === {text:?}", narration()), 20)
         .await;
     second.screenshot("editor-second-browser").await;
     // Unsaved work survives a reload: the session is on the server.
     first.client.refresh().await.unwrap();
     first
         .wait_for(
-            &format!("document.querySelector('textarea.text')?.value === {text:?} && document.querySelector('.session').dataset.staged === '1'"),
+            &format!(
+                "{}?.value === {text:?} && {}.dataset.staged === '1'",
+                narration(),
+                changes()
+            ),
             30,
         )
         .await;
-    first.find("button.save").await.click().await.unwrap();
+    first.press("Save").await;
     first
-        .wait_for(
-            "document.querySelector('.session').dataset.staged === '0'",
-            20,
-        )
+        .wait_for(&format!("{}.dataset.staged === '0'", changes()), 20)
         .await;
     let tree = d.scene_tree(&id).await;
     assert_eq!(
@@ -346,45 +443,52 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
         .to_string();
     assert!(csp.contains("frame-ancestors *"), "embeddable: {csp}");
     player.client.goto(&player_url).await.unwrap();
+    let clip = named("Scene clip");
     player
-        .wait_for(
-            "document.querySelector('video.scene-clip')?.currentTime > 0.3",
-            90,
-        )
+        .wait_for(&format!("{clip}?.currentTime > 0.3"), 90)
         .await;
     let caption = player
-        .wait_for("document.querySelector('.player .caption')?.innerText", 10)
+        .wait_for(&format!("{}?.innerText", named("Captions")), 10)
         .await;
     assert!(
         !caption.as_str().unwrap().trim().is_empty(),
         "captions under the clip"
     );
     let controls = player
-        .eval("return document.querySelectorAll('textarea, .save, .export-button, [data-box]').length;")
+        .eval(&format!(
+            "return [{}.length, !!{}, !!{}, !!{}];",
+            roles("textbox"),
+            role("button", "Save"),
+            role("button", "Export MP4"),
+            role("button", "Caption box")
+        ))
         .await;
-    assert_eq!(controls, json!(0), "no edit controls in the player");
+    assert_eq!(
+        controls,
+        json!([0, false, false, false]),
+        "no edit controls in the player"
+    );
     player.screenshot("player-scenes").await;
     // When a scene's clip ends, the next one plays.
     player
         .wait_for(
-            "document.querySelector('video.scene-clip')?.dataset.index === '1' && document.querySelector('video.scene-clip').currentTime > 0.2",
+            &format!("{clip}?.dataset.index === '1' && {clip}.currentTime > 0.2"),
             30,
         )
         .await;
 
     let editor = Browser::start().await;
     open_editor(&editor, &review).await;
-    editor
-        .find("button.export-button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    editor.press("Export MP4").await;
     let mut progress = Vec::new();
     let deadline = Instant::now() + LONG;
     let mp4 = loop {
         let v = editor
-            .eval("const p = document.querySelector('progress.export-progress'); return [p?.value ?? null, p ? Number(p.dataset.progress) : null, document.querySelector('a.mp4')?.href ?? null];")
+            .eval(&format!(
+                "const p = {}; return [p?.value ?? null, p ? Number(p.dataset.progress) : null, {}?.href ?? null];",
+                role("progressbar", "Export progress"),
+                role("link", "Download the MP4")
+            ))
             .await;
         if let (Some(p), Some(raw)) = (v[0].as_f64(), v[1].as_f64()) {
             progress.push((p, raw));
@@ -421,10 +525,7 @@ async fn export_shows_progress_to_a_playable_mp4_and_the_player_plays_scenes_the
 
     player.client.refresh().await.unwrap();
     player
-        .wait_for(
-            "document.querySelector('video.final')?.currentTime > 0.3",
-            60,
-        )
+        .wait_for(&format!("{}?.currentTime > 0.3", named("Video")), 60)
         .await;
     player.screenshot("player-final").await;
     player.close().await;
@@ -529,23 +630,14 @@ async fn every_live_inspector_action_runs_in_an_open_editor_and_none_open_is_una
     );
     let (_, v) = inspect(&d, &id, "activate_scene", json!({"voice_file": scenes[1]})).await;
     assert_eq!(ok(&v)["scene"], json!(scenes[1]), "{v}");
-    b.wait_for(
-        &format!(
-            "document.querySelector('.thumb.selected').dataset.voiceFile === {:?}",
-            scenes[1]
-        ),
-        5,
-    )
-    .await;
+    b.wait_for(&format!("{} === {:?}", current_scene(), scenes[1]), 5)
+        .await;
     let (_, v) = inspect(&d, &id, "seek_preview", json!({"seek_seconds": 1.0})).await;
     assert_eq!(ok(&v)["time"].as_f64(), Some(1.0), "{v}");
     let (_, v) = inspect(&d, &id, "play_preview", json!({"timeout_ms": 15000})).await;
     assert_eq!(ok(&v)["playing"], json!(true), "{v}");
-    b.wait_for(
-        "document.querySelector('.stage video.picture')?.currentTime > 0.2",
-        30,
-    )
-    .await;
+    b.wait_for(&format!("{}?.currentTime > 0.2", playing_video()), 30)
+        .await;
     b.screenshot("editor-playing").await;
     let (_, v) = inspect(&d, &id, "pause_preview", json!({})).await;
     assert_eq!(ok(&v)["playing"], json!(false), "{v}");
@@ -604,15 +696,13 @@ async fn the_script_view_approves_an_edited_script_into_scenes() {
     assert!(review.contains("view=script"), "{review}");
     let b = Browser::start().await;
     b.client.goto(&review).await.unwrap();
-    b.wait_for("document.querySelectorAll('textarea.segment').length", 30)
-        .await;
+    let first = b.get("textbox", "Segment 1").await;
     b.screenshot("script-view").await;
-    let first = b.find("textarea.segment").await;
     first.clear().await.unwrap();
     let line = "Harbour towns keep their fishing boats close to home.";
     first.send_keys(line).await.unwrap();
-    b.find("button.approve").await.click().await.unwrap();
-    b.wait_for("document.querySelectorAll('.thumb').length", 180)
+    b.press("Approve script").await;
+    b.wait_for(&format!("{}.length", roles_in(&strip(), "button")), 180)
         .await;
     let tree = d.scene_tree(&id).await;
     assert_eq!(tree["segments"][0]["text"], json!(line), "{tree}");
@@ -624,24 +714,20 @@ async fn the_script_view_approves_an_edited_script_into_scenes() {
 async fn the_background_is_swapped_from_search_broll_results() {
     let d = Daemon::start(BIN, &[]);
     let (_, review, _, b) = opened_editor(&d).await;
-    let keyword = b.find("input.broll-keyword").await;
+    let keyword = b.get("textbox", "Keyword").await;
     keyword.clear().await.unwrap();
     keyword.send_keys("grid").await.unwrap();
-    b.find("button.broll-search").await.click().await.unwrap();
+    b.press("Search").await;
+    let first = format!("{}[0]", roles_in(&role("group", "Results"), "button"));
     let url = b
         .wait_for(
-            "document.querySelector('.broll-result img')?.complete && document.querySelector('.broll-result').dataset.url",
+            &format!("{first}?.querySelector('img')?.complete && {first}.dataset.url"),
             30,
         )
         .await;
     // A result is previewed first, then applied with "Use this".
-    b.find(".broll-result").await.click().await.unwrap();
-    b.wait_for(&button_named("Use this"), 10).await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Use this")
-    ))
-    .await;
+    b.click(&first).await;
+    b.press("Use this").await;
     let data_url = review.replacen('?', "/data?", 1);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -692,7 +778,7 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
         .await
         .unwrap();
 
-    b.find("input.upload-voice")
+    b.get("button", "Voice")
         .await
         .send_keys(wav.to_str().unwrap())
         .await
@@ -724,7 +810,7 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
 
     let mp4 = dir.path().join("narrator.mp4");
     std::fs::write(&mp4, reelsmith_tests::h264_mp4()).unwrap();
-    b.find("input.upload-narrator")
+    b.get("button", "Narrator video")
         .await
         .send_keys(mp4.to_str().unwrap())
         .await
@@ -751,7 +837,7 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
-    b.find("input.upload-overlay")
+    b.get("button", "Overlay (SVG or image)")
         .await
         .send_keys(svg.to_str().unwrap())
         .await
@@ -779,14 +865,14 @@ async fn uploads_from_the_editor_apply_a_voice_a_narrator_video_and_an_svg_overl
     // The still shows the staged overlay (before Save): the badge's red at (50, 90).
     let red = b
         .wait_for(
-            "(() => { const i = document.querySelector('.stage img.picture'); if (!i.complete || !i.naturalWidth) return false;              const c = document.createElement('canvas'); c.width = 280; c.height = 498; const g = c.getContext('2d');              g.drawImage(i, 0, 0); const [r, gr, bl] = g.getImageData(50, 90, 1, 1).data; return r > 180 && gr < 110 && bl < 110 && [r, gr, bl]; })()",
+            &format!("(i => {{ if (!i.complete || !i.naturalWidth) return false; \
+             const c = document.createElement('canvas'); c.width = 280; c.height = 498; const g = c.getContext('2d'); \
+             g.drawImage(i, 0, 0); const [r, gr, bl] = g.getImageData(50, 90, 1, 1).data; return r > 180 && gr < 110 && bl < 110 && [r, gr, bl]; }})({})", still()),
             30,
         )
         .await;
     assert!(red.is_array(), "{red}");
-    let errors = b
-        .eval("return document.querySelector('.error')?.innerText ?? '';")
-        .await;
+    let errors = b.eval(&format!("return {};", alert())).await;
     assert_eq!(errors, json!(""), "no error shown");
     b.screenshot("editor-uploads").await;
     b.close().await;
@@ -813,7 +899,18 @@ async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene
     };
     // E: the narrator's resize handle, 20 px wider and taller.
     let w0 = g0["boxes"]["narrator"]["rect"]["w"].as_f64().unwrap();
-    b.drag("[data-box=narrator] .handle", (0.0, 0.0), (20.0, 20.0))
+    // The resize handle sits on the box's bottom-right corner.
+    let narrator = role("button", "Narrator box");
+    let size = b
+        .eval(&format!(
+            "const r = {narrator}.getBoundingClientRect(); return [r.width, r.height];"
+        ))
+        .await;
+    let corner = (
+        size[0].as_f64().unwrap() / 2.0,
+        size[1].as_f64().unwrap() / 2.0,
+    );
+    b.drag(b.element(&narrator).await, corner, (20.0, 20.0))
         .await;
     until(
         "narrator resized",
@@ -826,13 +923,9 @@ async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene
     let object = g0["boxes"]["remotion"]["object_layer"]["objects"][0].clone();
     let layout = object["layout_id"].as_str().unwrap().to_string();
     let y0 = object["rect"]["y"].as_f64().unwrap();
-    b.wait_for(
-        "!document.querySelector('.note')?.innerText.endsWith('…')",
-        20,
-    )
-    .await;
+    settle(&b).await;
     b.drag(
-        &format!("[data-layout-id=\"{layout}\"]"),
+        b.get("button", &format!("{layout} box")).await,
         (0.0, 0.0),
         (0.0, 30.0),
     )
@@ -852,30 +945,20 @@ async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene
     )
     .await;
     // J and N: the buttons.
-    b.wait_for(
-        "!document.querySelector('.note')?.innerText.endsWith('…')",
-        20,
-    )
-    .await;
+    settle(&b).await;
     let before = g0["scene"]["active_roll"].as_str().unwrap().to_string();
-    let button = if before == "A-roll" {
-        "button.roll-b"
+    b.press(if before == "A-roll" {
+        "B-roll"
     } else {
-        "button.roll-a"
-    };
-    b.find(button).await.click().await.unwrap();
+        "A-roll"
+    })
+    .await;
     until(
         "roll switched",
         Box::new(move |g| g["scene"]["active_roll"] != json!(before)),
     )
     .await;
-    b.wait_for("!document.querySelector('.disable-overlay').disabled", 20)
-        .await;
-    b.find("button.disable-overlay")
-        .await
-        .click()
-        .await
-        .unwrap();
+    b.press("Disable overlay").await;
     until(
         "overlay disabled",
         Box::new(|g| g["remotion_spec"]["remotion_spec_state"] == json!("disabled")),
@@ -886,27 +969,22 @@ async fn narrator_and_overlay_drags_roll_switch_and_overlay_disable_become_scene
 }
 
 /// Presses a key with modifiers on the page (outside any text field), as a person would.
-async fn press(b: &Browser, key: &str, ctrl: bool, shift: bool) {
+async fn key(b: &Browser, key: &str, ctrl: bool, shift: bool) {
     b.eval(&format!(
         "document.body.dispatchEvent(new KeyboardEvent('keydown', {{ key: '{key}', ctrlKey: {ctrl}, shiftKey: {shift}, bubbles: true }})); return true;"
     ))
     .await;
 }
 
-/// The button whose accessible name (aria-label, else its text) is `name`.
+/// The button whose accessible name is `name`.
 fn button_named(name: &str) -> String {
-    format!(
-        "[...document.querySelectorAll('button')].find(b => (b.getAttribute('aria-label') ?? b.textContent.trim()) === '{name}')"
-    )
+    role("button", name)
 }
 
-/// Waits until the status line says no work is under way.
+/// Waits until the message area says no work is under way.
 async fn settle(b: &Browser) {
-    b.wait_for(
-        "!document.querySelector('[role=status]')?.innerText.endsWith('…')",
-        30,
-    )
-    .await;
+    b.wait_for(&format!("!{}.endsWith('…')", progress()), 60)
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -917,26 +995,12 @@ async fn undo_in_the_editor_turns_a_disabled_overlay_back_on_and_the_keys_redo_a
         geometry(&d, &id, &scenes[0]).await["remotion_spec"]["remotion_spec_state"].clone()
     };
     assert_eq!(state().await, "ready");
-    b.wait_for(
-        &format!(
-            "{} && !{}.disabled",
-            button_named("Disable overlay"),
-            button_named("Disable overlay")
-        ),
-        30,
-    )
-    .await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Disable overlay")
-    ))
-    .await;
+    b.press("Disable overlay").await;
     b.wait_for(&format!("!{}.disabled", button_named("Undo")), 30)
         .await;
     assert_eq!(state().await, "disabled");
 
-    b.eval(&format!("{}.click(); return true;", button_named("Undo")))
-        .await;
+    b.press("Undo").await;
     b.wait_for(
         &format!("!{}.disabled", button_named("Disable overlay")),
         30,
@@ -945,13 +1009,13 @@ async fn undo_in_the_editor_turns_a_disabled_overlay_back_on_and_the_keys_redo_a
     assert_eq!(state().await, "ready", "the button undid the disable");
     settle(&b).await;
 
-    press(&b, "z", true, true).await;
+    key(&b, "z", true, true).await;
     b.wait_for(&format!("{}.disabled", button_named("Disable overlay")), 30)
         .await;
     assert_eq!(state().await, "disabled", "Ctrl+Shift+Z redid it");
     settle(&b).await;
 
-    press(&b, "z", true, false).await;
+    key(&b, "z", true, false).await;
     b.wait_for(
         &format!("!{}.disabled", button_named("Disable overlay")),
         30,
@@ -1085,22 +1149,17 @@ async fn playing_the_whole_video_crosses_scene_boundaries_with_sound_and_the_sel
     let second = whole_preview(&review).await["scenes"][1]["start"]
         .as_f64()
         .unwrap();
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Play the whole video")
-    ))
-    .await;
+    b.press("Play the whole video").await;
     b.wait_for(
         &format!(
-            "(v => v && !v.paused && v.currentTime > {} && v.webkitAudioDecodedByteCount > 0)(document.querySelector('.stage video.picture'))",
-            second + 0.3
+            "(v => v && !v.paused && v.currentTime > {} && v.webkitAudioDecodedByteCount > 0)({})",
+            second + 0.3,
+            playing_video()
         ),
         60,
     )
     .await;
-    let selected = b
-        .eval("return document.querySelector('.thumb.selected').dataset.voiceFile;")
-        .await;
+    let selected = b.eval(&format!("return {};", current_scene())).await;
     assert_ne!(
         selected,
         json!(scenes[0]),
@@ -1109,8 +1168,7 @@ async fn playing_the_whole_video_crosses_scene_boundaries_with_sound_and_the_sel
     b.screenshot("editor-whole-video").await;
     // Space pauses, and the still of the moment is shown.
     b.find("body").await.send_keys(" ").await.unwrap();
-    b.wait_for("document.querySelector('.stage img.picture')", 10)
-        .await;
+    b.wait_for(&still(), 10).await;
     b.close().await;
 }
 
@@ -1126,11 +1184,6 @@ async fn editor_data(d: &Daemon, review: &str) -> Value {
         .unwrap()
 }
 
-/// Scene `i`'s thumbnail (0-based) in the strip labelled "Scenes".
-fn scene_button(i: usize) -> String {
-    format!("document.querySelectorAll('nav[aria-label=Scenes] button')[{i}]")
-}
-
 /// One string field of every scene of the editor's data, in order.
 fn scene_strings(view: &Value, field: &str) -> Vec<String> {
     view["scenes"]
@@ -1142,11 +1195,9 @@ fn scene_strings(view: &Value, field: &str) -> Vec<String> {
 }
 
 /// The page header's text (the title, the session, Undo, Save and Export).
-const HEADER: &str = "document.querySelector('header').innerText";
-
-/// The scene the strip marks as the current one.
-const CURRENT_SCENE: &str =
-    "document.querySelector('nav[aria-label=Scenes] [aria-current=true]').dataset.voiceFile";
+fn page_header() -> String {
+    format!("{}[0]?.innerText", roles("banner"))
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
@@ -1158,7 +1209,10 @@ async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
     open_editor(&b, &review).await;
     // The strip shows each scene's first words: the script at a glance.
     let strip = b
-        .eval("return [...document.querySelectorAll('nav[aria-label=Scenes] button')].map(t => t.innerText);")
+        .eval(&format!(
+            "return {}.map(t => t.innerText);",
+            roles_in(&strip(), "button")
+        ))
         .await;
     assert_eq!(strip.as_array().unwrap().len(), texts.len());
     for (shown, text) in strip.as_array().unwrap().iter().zip(&texts) {
@@ -1172,29 +1226,25 @@ async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
             "{shown} does not show {first:?}"
         );
     }
-    let header = b.eval(&format!("return {HEADER};")).await;
+    let header = b.eval(&format!("return {};", page_header())).await;
     assert!(
         header.as_str().unwrap().contains("All changes saved"),
         "{header}"
     );
 
     let typed = "Words typed here and never applied";
-    let area = b.find("textarea").await;
+    let area = b.element(&narration()).await;
     area.clear().await.unwrap();
     area.send_keys(typed).await.unwrap();
-    b.eval(&format!("{}.click(); return true;", scene_button(1)))
+    b.click(&scene_button(1)).await;
+    b.wait_for(&format!("{}.value === {:?}", narration(), texts[1]), 10)
         .await;
-    b.wait_for(
-        &format!(
-            "document.querySelector('textarea').value === {:?}",
-            texts[1]
-        ),
-        10,
-    )
-    .await;
     let header = b
         .wait_for(
-            &format!("{HEADER}.includes('Text not applied in scene 1') && {HEADER}"),
+            &format!(
+                "{h}.includes('Text not applied in scene 1') && {h}",
+                h = page_header()
+            ),
             10,
         )
         .await;
@@ -1205,20 +1255,15 @@ async fn unapplied_text_survives_a_scene_switch_and_the_header_says_so() {
     b.screenshot("editor-unapplied-text").await;
 
     // Back on scene 1 the typed text is there, and applying it clears the warning.
-    b.eval(&format!("{}.click(); return true;", scene_button(0)))
+    b.click(&scene_button(0)).await;
+    b.wait_for(&format!("{}.value === {typed:?}", narration()), 10)
         .await;
+    b.press("Apply, keep the voice").await;
     b.wait_for(
-        &format!("document.querySelector('textarea').value === {typed:?}"),
-        10,
-    )
-    .await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Apply, keep the voice")
-    ))
-    .await;
-    b.wait_for(
-        &format!("!{HEADER}.includes('Text not applied') && {HEADER}.includes('1 unsaved change')"),
+        &format!(
+            "!{h}.includes('Text not applied') && {h}.includes('1 unsaved change')",
+            h = page_header()
+        ),
         60,
     )
     .await;
@@ -1239,13 +1284,22 @@ async fn the_phone_width_has_44px_targets_and_the_title_is_the_video_title() {
     assert_eq!(b.eval("return document.title;").await, json!(title));
     let width = b.eval("return window.innerWidth;").await;
     assert!(width.as_f64().unwrap() <= 620.0, "a phone's width: {width}");
-    // Every button, word chip and checkbox a finger presses is at least 44 px tall.
+    // Every button, word chip, list, checkbox and file picker a finger presses is at least
+    // 44 px tall (the boxes on the preview are dragged, and keep their size in preview pixels).
     let words = b
-        .eval("return document.querySelectorAll('[aria-label=Words] button').length;")
+        .eval(&format!(
+            "return {}.length;",
+            roles_in(&role("group", "Words"), "button")
+        ))
         .await;
     assert!(words.as_u64().unwrap() > 3, "{words}");
     let small = b
-        .eval("return [...document.querySelectorAll('button, select, input[type=checkbox]')].map(e => e.closest('label') ?? e).filter(e => e.getClientRects().length).map(e => [e.getAttribute('aria-label') ?? e.textContent.trim().slice(0, 24), e.getBoundingClientRect().height]).filter(([, h]) => h < 44);")
+        .eval(&format!(
+            "return [...{}, ...{}, ...{}].filter(e => !e.closest('[data-stage]')).map(e => e.closest('label') ?? e).filter(e => e.getClientRects().length).map(e => [e.getAttribute('aria-label') ?? e.innerText.trim().slice(0, 24), e.getBoundingClientRect().height]).filter(([, h]) => h < 44);",
+            roles("button"),
+            roles("combobox"),
+            roles("checkbox")
+        ))
         .await;
     assert_eq!(small, json!([]), "smaller than 44 px");
     // The editor's stage keeps its 280 × 498 preview pixels (the boxes are in them).
@@ -1263,29 +1317,18 @@ async fn the_phone_width_has_44px_targets_and_the_title_is_the_video_title() {
         .goto(&format!("{review}&readonly=true"))
         .await
         .unwrap();
-    b.wait_for("document.querySelector('video')?.currentTime > 0.2", 60)
-        .await;
+    let clip = named("Scene clip");
+    b.wait_for(&format!("{clip}?.currentTime > 0.2"), 60).await;
     assert_eq!(b.eval("return document.title;").await, json!(title));
     let sizes = b
-        .eval("const v = document.querySelector('video'); return [v.getBoundingClientRect().width, v.parentElement.getBoundingClientRect().width];")
+        .eval(&format!("const v = {clip}; return [v.getBoundingClientRect().width, v.parentElement.getBoundingClientRect().width];"))
         .await;
     let (video, container) = (sizes[0].as_f64().unwrap(), sizes[1].as_f64().unwrap());
     assert!(video > 300.0 && near(video, container), "{sizes}");
-    assert_eq!(
-        b.eval("return document.querySelector('video').muted;")
-            .await,
-        json!(true)
-    );
-    b.eval(&format!("{}.click(); return true;", button_named("Unmute")))
+    assert_eq!(b.eval(&format!("return {clip}.muted;")).await, json!(true));
+    b.press("Unmute").await;
+    b.wait_for(&format!("!{clip}.muted && {}", role("button", "Mute")), 5)
         .await;
-    b.wait_for(
-        &format!(
-            "!document.querySelector('video').muted && {}",
-            button_named("Mute")
-        ),
-        5,
-    )
-    .await;
     b.screenshot("player-phone").await;
     b.close().await;
 }
@@ -1295,32 +1338,37 @@ async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_
     let d = Daemon::start(BIN, &[]);
     let (_, _, _, b) = opened_editor(&d).await;
     // Where the strip and the preview sit on the page (typing may scroll it).
-    let tops = "[document.querySelector('nav[aria-label=Scenes]').getBoundingClientRect().top + window.scrollY, document.querySelector('[data-stage=preview]').getBoundingClientRect().top + window.scrollY]";
+    let tops = format!(
+        "[{}.getBoundingClientRect().top + window.scrollY, {}.getBoundingClientRect().top + window.scrollY]",
+        strip(),
+        still()
+    );
     let before = b.eval(&format!("return {tops};")).await;
     // A refused edit: its message floats over the page, nothing below it moves.
-    let area = b.find("textarea").await;
+    let area = b.element(&narration()).await;
     area.clear().await.unwrap();
     area.send_keys(" ").await.unwrap();
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Apply, keep the voice")
-    ))
-    .await;
-    b.wait_for("document.querySelector('[role=alert]')?.innerText", 10)
-        .await;
+    b.press("Apply, keep the voice").await;
+    b.wait_for(&alert(), 10).await;
     assert_eq!(b.eval(&format!("return {tops};")).await, before);
     // A status line while an edit runs: nothing moves either.
-    b.eval("[...document.querySelectorAll('button')].find(b => ['A-roll', 'B-roll'].includes(b.textContent.trim()) && !b.disabled).click(); return true;")
-        .await;
-    b.wait_for("document.querySelector('[role=status]')?.innerText", 10)
-        .await;
+    b.eval(&format!(
+        "[{}, {}].find(b => !b.disabled).click(); return true;",
+        role("button", "A-roll"),
+        role("button", "B-roll")
+    ))
+    .await;
+    b.wait_for(&progress(), 10).await;
     assert_eq!(b.eval(&format!("return {tops};")).await, before);
     settle(&b).await;
-    b.wait_for(&format!("{HEADER}.includes('1 unsaved change')"), 30)
-        .await;
+    b.wait_for(
+        &format!("{}.includes('1 unsaved change')", page_header()),
+        30,
+    )
+    .await;
 
     // The guides (safe zones and boxes) can be hidden and shown again.
-    let guides = "[...document.querySelectorAll('label')].find(l => l.innerText.includes('Show guides')).querySelector('input[type=checkbox]')";
+    let guides = role("checkbox", "Show guides (safe zones and boxes)");
     b.eval(&format!("{guides}.click(); return true;")).await;
     // Hidden, not gone: the live inspector still measures them.
     b.wait_for(
@@ -1344,9 +1392,8 @@ async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_
     assert_eq!(in_view, json!([true, true]), "scrolled, and Export in view");
     // With an unsaved edit it says so first; Cancel exports nothing.
     b.eval(&format!("{export}.click(); return true;")).await;
-    let said = b
-        .wait_for("document.querySelector('[role=alertdialog]')?.innerText", 5)
-        .await;
+    let dialog = role("alertdialog", "Export with unsaved edits");
+    let said = b.wait_for(&format!("{dialog}?.innerText"), 5).await;
     // The refused text is still typed (not applied): the warning names it too.
     let said = said.as_str().unwrap();
     assert!(
@@ -1355,25 +1402,23 @@ async fn messages_never_move_the_preview_guides_toggle_and_export_stays_in_view_
         "{said}"
     );
     b.screenshot("editor-export-warns").await;
-    b.eval(&format!("{}.click(); return true;", button_named("Cancel")))
-        .await;
-    b.wait_for("!document.querySelector('[role=alertdialog]')", 5)
-        .await;
+    b.press("Cancel").await;
+    b.wait_for(&format!("!{dialog}"), 5).await;
     assert_eq!(
-        b.eval("return document.querySelectorAll('progress').length;")
+        b.eval(&format!("return {}.length;", roles("progressbar")))
             .await,
         json!(0)
     );
     b.eval(&format!("{export}.click(); return true;")).await;
-    b.wait_for(&button_named("Save and export"), 5).await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Save and export")
-    ))
-    .await;
+    b.press("Save and export").await;
     let shown = b
         .wait_for(
-            &format!("!{HEADER}.includes('unsaved change') && (document.querySelector('progress[aria-label=\"Export progress\"]') || document.querySelector('a[download]')) && {HEADER}"),
+            &format!(
+                "!{h}.includes('unsaved change') && ({} || {}) && {h}",
+                role("progressbar", "Export progress"),
+                role("link", "Download the MP4"),
+                h = page_header()
+            ),
             60,
         )
         .await;
@@ -1386,19 +1431,19 @@ async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() 
     let d = Daemon::start(BIN, &[]);
     let (id, review, scenes, b) = opened_editor(&d).await;
     // Shift+→ steps one frame (1/30 s) in the still; the scene stays.
-    let time = "document.querySelector('[aria-label=\"Time in the scene\"]').innerText";
+    let time = format!("{}.innerText", named("Time in the scene"));
     for _ in 0..3 {
-        press(&b, "ArrowRight", false, true).await;
+        key(&b, "ArrowRight", false, true).await;
     }
     b.wait_for(
-        &format!("{time} === '0.10s' && document.querySelector('img[alt=\"Scene preview\"]').src.includes('t=0.10')"),
+        &format!("{time} === '0.10s' && {}.src.includes('t=0.10')", still()),
         5,
     )
     .await;
-    press(&b, "ArrowLeft", false, true).await;
+    key(&b, "ArrowLeft", false, true).await;
     b.wait_for(&format!("{time} === '0.07s'"), 5).await;
     assert_eq!(
-        b.eval(&format!("return {CURRENT_SCENE};")).await,
+        b.eval(&format!("return {};", current_scene())).await,
         json!(scenes[0])
     );
 
@@ -1422,17 +1467,16 @@ async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() 
             .unwrap()
     };
     let (n0, y0) = (undo_count().await, caption_y().await);
-    let caption = "[aria-label=\"Caption box\"]";
+    let caption = role("button", "Caption box");
     let w = b
-        .eval(&format!(
-            "return document.querySelector('{caption}').getBoundingClientRect().width;"
-        ))
+        .eval(&format!("return {caption}.getBoundingClientRect().width;"))
         .await
         .as_f64()
         .unwrap();
-    b.drag(caption, (-w / 2.0 + 6.0, 0.0), (0.0, 0.0)).await;
+    b.drag(b.element(&caption).await, (-w / 2.0 + 6.0, 0.0), (0.0, 0.0))
+        .await;
     b.wait_for(
-        &format!("document.querySelector('{caption}').getAttribute('aria-pressed') === 'true'"),
+        &format!("{caption}.getAttribute('aria-pressed') === 'true'"),
         5,
     )
     .await;
@@ -1451,7 +1495,7 @@ async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() 
         }
     };
     for _ in 0..5 {
-        press(&b, "ArrowUp", false, false).await;
+        key(&b, "ArrowUp", false, false).await;
     }
     until_y(y0 - 5.0).await;
     settle(&b).await;
@@ -1459,7 +1503,7 @@ async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() 
     assert_eq!(undo_count().await, n0 + 1, "five presses, one edit");
     // Shift: 10 px a press.
     for _ in 0..2 {
-        press(&b, "ArrowDown", false, true).await;
+        key(&b, "ArrowDown", false, true).await;
     }
     until_y(y0 + 15.0).await;
     settle(&b).await;
@@ -1467,15 +1511,15 @@ async fn shift_arrows_step_frames_and_arrows_nudge_a_selected_box_in_one_edit() 
     assert_eq!(undo_count().await, n0 + 2);
     b.screenshot("editor-nudged").await;
     // With a box selected → does not change the scene; Escape lets the box go, then it does.
-    press(&b, "ArrowRight", false, false).await;
+    key(&b, "ArrowRight", false, false).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
-        b.eval(&format!("return {CURRENT_SCENE};")).await,
+        b.eval(&format!("return {};", current_scene())).await,
         json!(scenes[0])
     );
-    press(&b, "Escape", false, false).await;
-    press(&b, "ArrowRight", false, false).await;
-    b.wait_for(&format!("{CURRENT_SCENE} === {:?}", scenes[1]), 5)
+    key(&b, "Escape", false, false).await;
+    key(&b, "ArrowRight", false, false).await;
+    b.wait_for(&format!("{} === {:?}", current_scene(), scenes[1]), 5)
         .await;
     b.close().await;
 }
@@ -1488,7 +1532,7 @@ async fn broll_search_starts_from_the_selected_scenes_keyword() {
     let keywords: Vec<String> = scene_strings(&view, "keyword");
     let b = Browser::start().await;
     open_editor(&b, &review).await;
-    let keyword = "document.querySelector('input[aria-label=Keyword]').value";
+    let keyword = format!("{}.value", role("textbox", "Keyword"));
     assert_eq!(
         b.eval(&format!("return {keyword};")).await,
         json!(keywords[0])
@@ -1516,14 +1560,13 @@ async fn broll_search_starts_from_the_selected_scenes_keyword() {
     };
     let mut api = broll(keywords[0].clone()).await;
     if api["results"].as_array().unwrap().is_empty() {
-        let input = b.find("input[aria-label=Keyword]").await;
+        let input = b.get("textbox", "Keyword").await;
         input.clear().await.unwrap();
         input.send_keys("grid").await.unwrap();
         api = broll("grid".into()).await;
     }
-    b.eval(&format!("{}.click(); return true;", button_named("Search")))
-        .await;
-    let results = "[...document.querySelectorAll('[aria-label=Results] button')]";
+    b.press("Search").await;
+    let results = roles_in(&role("group", "Results"), "button");
     let shown = b
         .wait_for(
             &format!("{results}.length && {results}.map(r => r.innerText)"),
@@ -1562,22 +1605,26 @@ async fn broll_search_starts_from_the_selected_scenes_keyword() {
         .unwrap_or(0);
     b.eval(&format!("{results}[{first}].click(); return true;"))
         .await;
+    let preview = role("figure", "Background preview");
     if listed[first]["type"] == "video" {
         b.wait_for(
-            "(v => v && v.muted && v.currentTime > 0.1)(document.querySelector('[aria-label=\"Background preview\"] video'))",
+            &format!(
+                "(v => v && v.muted && v.currentTime > 0.1)({preview}?.querySelector('video'))"
+            ),
             20,
         )
         .await;
     } else {
         b.wait_for(
-            "(i => i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 100)(document.querySelector('[aria-label=\"Background preview\"] img'))",
+            &format!("(i => i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 100)({preview}?.querySelector('img'))"),
             20,
         )
         .await;
     }
-    b.wait_for(&button_named("Use this"), 5).await;
-    b.eval("document.querySelector('[aria-label=\"Background preview\"]').scrollIntoView({ block: 'center' }); return true;")
-        .await;
+    b.eval(&format!(
+        "{preview}.scrollIntoView({{ block: 'center' }}); return true;"
+    ))
+    .await;
     b.screenshot("editor-broll-preview").await;
 
     // Another scene: its own keyword, and no old results.
@@ -1585,7 +1632,7 @@ async fn broll_search_starts_from_the_selected_scenes_keyword() {
         .await;
     b.wait_for(
         &format!(
-            "{keyword} === {:?} && {results}.length === 0 && !document.querySelector('[aria-label=\"Background preview\"]')",
+            "{keyword} === {:?} && {results}.length === 0 && !{preview}",
             keywords[1]
         ),
         5,
@@ -1627,8 +1674,10 @@ async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
         "{}",
         g["violations"]
     );
-    let checks =
-        "[...document.querySelectorAll('[aria-label=\"Layout checks\"] li')].map(l => l.innerText)";
+    let checks = format!(
+        "{}.map(l => l.innerText)",
+        roles_in(&role("list", "Layout checks"), "listitem")
+    );
     let said = b
         .wait_for(
             &format!(
@@ -1645,94 +1694,198 @@ async fn layout_checks_and_the_overlay_state_are_in_plain_words() {
         );
     }
     // The overlay's state says what it means; disabled says it can be undone.
-    let state = "[...document.querySelectorAll('span')].find(s => /^(Overlay:|No overlay:)/.test(s.innerText)).innerText";
-    let on = b.wait_for(state, 10).await;
+    let state = format!("{}.innerText", role("note", "Overlay state"));
+    let on = b.wait_for(&state, 10).await;
     assert_eq!(on, json!("Overlay: on."));
     settle(&b).await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Disable overlay")
-    ))
-    .await;
+    b.press("Disable overlay").await;
     let off = b
         .wait_for(&format!("{state}.includes('turned off') && {state}"), 30)
         .await;
     assert!(off.as_str().unwrap().contains("Undo"), "{off}");
-    b.eval("document.querySelector('[aria-label=\"Layout checks\"]').scrollIntoView({ block: 'center' }); return true;")
-        .await;
+    b.eval(&format!(
+        "{}.scrollIntoView({{ block: 'center' }}); return true;",
+        role("list", "Layout checks")
+    ))
+    .await;
     b.screenshot("editor-plain-words").await;
     b.close().await;
 }
 
+/// Every scene's (voice_file, duration) in the saved or staged document, in order.
+async fn durations(d: &Daemon, id: &str) -> Vec<(String, f64)> {
+    d.scene_tree(id).await["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["voice_file"].as_str().unwrap().to_string(),
+                s["duration"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn apply_and_re_voice_changes_the_scenes_length_and_reorder_then_undo_restores_the_order() {
+async fn apply_and_re_voice_makes_the_scene_longer_and_says_by_how_much() {
     let d = Daemon::start(BIN, &[]);
-    let (id, _, scenes, b) = opened_editor(&d).await;
-    let durations = || async {
-        d.scene_tree(&id).await["segments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                (
-                    s["voice_file"].as_str().unwrap().to_string(),
-                    s["duration"].as_f64().unwrap(),
-                )
-            })
-            .collect::<Vec<_>>()
-    };
-    let before = durations().await;
+    let (id, _, _, b) = opened_editor(&d).await;
+    let before = durations(&d, &id).await;
     let long = "This first scene now says a great deal more, with many more words for the voice to read out, so it has to run much longer than before.";
-    b.eval(&format!(
-        "const t = document.querySelector('textarea'); t.value = {long:?}; t.dispatchEvent(new Event('input', {{ bubbles: true }})); return true;"
-    ))
-    .await;
-    b.wait_for(
-        &format!("!{}.disabled", button_named("Apply and re-voice")),
-        10,
-    )
-    .await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Apply and re-voice")
-    ))
-    .await;
-    b.wait_for(
-        "document.querySelector('[role=status]')?.innerText.includes('the scene is now')",
-        60,
-    )
-    .await;
-    let after = durations().await;
+    let area = b.element(&narration()).await;
+    area.clear().await.unwrap();
+    area.send_keys(long).await.unwrap();
+    b.press("Apply and re-voice").await;
+    let said = b
+        .wait_for(
+            &format!("{p}.includes('the scene is now') && {p}", p = progress()),
+            90,
+        )
+        .await;
+    let after = durations(&d, &id).await;
     assert!(
         after[0].1 > before[0].1 + 2.0,
         "re-voiced: {} → {} s",
         before[0].1,
         after[0].1
     );
-    b.screenshot("editor-revoice").await;
-
-    settle(&b).await;
-    b.eval(&format!(
-        "{}.click(); return true;",
-        button_named("Move later")
-    ))
-    .await;
-    let moved = format!(
-        "document.querySelector('[aria-label=\"Scenes\"] button:nth-child(2)')?.dataset.voiceFile === {:?}",
-        scenes[0]
+    assert!(
+        said.as_str().unwrap().contains(&format!(
+            "the scene is now {:.1} s (was {:.1} s)",
+            after[0].1, before[0].1
+        )),
+        "{said}"
     );
-    b.wait_for(&moved, 30).await;
-    assert_eq!(durations().await[1].0, scenes[0], "the scene moved later");
-    settle(&b).await;
-    press(&b, "z", true, false).await;
+    // The strip shows the new length too.
     b.wait_for(
         &format!(
-            "document.querySelector('[aria-label=\"Scenes\"] button')?.dataset.voiceFile === {:?}",
-            scenes[0]
+            "{}.innerText.includes('{:.1}s')",
+            scene_button(0),
+            after[0].1
         ),
+        10,
+    )
+    .await;
+    b.screenshot("editor-revoice").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn moving_a_scene_later_then_undo_restores_the_order() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, scenes, b) = opened_editor(&d).await;
+    let before = durations(&d, &id).await;
+    b.press("Move later").await;
+    let mut moved = scenes.clone();
+    moved.swap(0, 1);
+    b.wait_for(
+        &format!("{}.join() === {:?}", strip_order(), moved.join(",")),
         30,
     )
     .await;
-    assert_eq!(durations().await, after, "undo restored the order");
+    // The moved scene stays selected, now second.
+    assert_eq!(
+        b.eval(&format!("return {};", current_scene())).await,
+        json!(scenes[0])
+    );
+    assert_eq!(
+        durations(&d, &id).await[1].0,
+        scenes[0],
+        "the scene moved later"
+    );
+    settle(&b).await;
+    key(&b, "z", true, false).await;
+    b.wait_for(
+        &format!("{}.join() === {:?}", strip_order(), scenes.join(",")),
+        30,
+    )
+    .await;
+    assert_eq!(durations(&d, &id).await, before, "undo restored the order");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn adding_a_scene_speaks_it_selects_it_and_undo_removes_it() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, scenes, b) = opened_editor(&d).await;
+    let before = durations(&d, &id).await;
+    b.press("Add a scene after this one").await;
+    let line = "A brand new scene about the lighthouse keeper and his long nights.";
+    let area = b
+        .get("textbox", "What the new scene after scene 1 says")
+        .await;
+    area.send_keys(line).await.unwrap();
+    b.press("Add scene").await;
+    // The voice speaks it meanwhile, and the page says so.
+    b.wait_for(
+        &format!("{}.startsWith('Speaking the new scene')", progress()),
+        10,
+    )
+    .await;
+    let count = format!("{}.length", roles_in(&strip(), "button"));
+    b.wait_for(&format!("{count} === {}", scenes.len() + 1), 90)
+        .await;
+    let added = durations(&d, &id).await;
+    assert_eq!(added.len(), before.len() + 1);
+    assert_eq!(added[0], before[0]);
+    assert!(
+        !scenes.contains(&added[1].0),
+        "a new scene second: {added:?}"
+    );
+    assert!(added[1].1 > 1.0, "spoken: {added:?}");
+    let tree = d.scene_tree(&id).await;
+    assert_eq!(tree["segments"][1]["text"], json!(line));
+    // The new scene is selected, showing its words.
+    b.wait_for(
+        &format!(
+            "{} === {:?} && {}.value === {line:?}",
+            current_scene(),
+            added[1].0,
+            narration()
+        ),
+        10,
+    )
+    .await;
+    b.screenshot("editor-scene-added").await;
+    settle(&b).await;
+    b.press("Undo").await;
+    b.wait_for(
+        &format!("{}.join() === {:?}", strip_order(), scenes.join(",")),
+        30,
+    )
+    .await;
+    assert_eq!(durations(&d, &id).await, before, "undo removed the scene");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_voice_upload_that_changes_the_scenes_length_says_so() {
+    let d = Daemon::start(BIN, &[]);
+    let (id, _, _, b) = opened_editor(&d).await;
+    let was = durations(&d, &id).await[0].1;
+    assert!(was > 2.5, "a scene longer than the upload: {was}");
+    let dir = reelsmith_tests::tempfile::tempdir().unwrap();
+    let wav = dir.path().join("short.wav");
+    std::fs::write(&wav, reelsmith_tests::wav_bytes(2.0, 16_000)).unwrap();
+    b.get("button", "Voice")
+        .await
+        .send_keys(wav.to_str().unwrap())
+        .await
+        .unwrap();
+    let said = b
+        .wait_for(
+            &format!("{p}.startsWith('Scene 1 is now') && {p}", p = progress()),
+            60,
+        )
+        .await;
+    let now = durations(&d, &id).await[0].1;
+    let sentence =
+        format!("Scene 1 is now {now:.1} s long (was {was:.1} s): the uploaded voice is shorter.");
+    assert_eq!(said, json!(sentence));
+    // Said where every message is said, in plain view.
+    let shown = b.eval(&format!("return !!{};", text(&sentence))).await;
+    assert_eq!(shown, json!(true));
+    b.screenshot("editor-voice-length").await;
     b.close().await;
 }
