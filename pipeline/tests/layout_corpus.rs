@@ -11,9 +11,10 @@ use compositor::geom::PreviewRect;
 use pipeline::build::providers::Providers;
 use pipeline::build::work::{BuildRequest, build_document};
 use pipeline::core::config::{Config, Settings};
+use pipeline::core::document::{SpecRef, SpecState};
 use pipeline::core::document::{VideoDocument, spec_file_name};
 use pipeline::core::model::{Language, OutputType, Source, VideoLength};
-use pipeline::edit::scenes::geometry::{self, Input, SceneGeometry, SpecMeta};
+use pipeline::edit::scenes::geometry::{self, Input, SceneGeometry};
 
 /// Openings, middles and closings; each video takes one of each by its number.
 const HOOKS: &[&str] = &[
@@ -108,12 +109,12 @@ fn scene_geometry(settings: &Settings, doc: &VideoDocument, index: usize) -> Sce
         doc,
         index,
         spec: spec.as_ref(),
-        spec_meta: SpecMeta {
+        spec_meta: SpecRef {
             file,
             url: String::new(),
             version: seg.remotion_spec.clone(),
             exists: spec.is_some(),
-            state: "ready",
+            state: SpecState::Ready,
         },
         poster: None,
         include_diagnostics: true,

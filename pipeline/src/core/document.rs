@@ -526,8 +526,7 @@ pub struct SpecRef {
     pub file: String,
     /// `""` unless `state` is `ready`.
     pub url: String,
-    /// `ready`, `missing` or `disabled`.
-    pub state: &'static str,
+    pub state: SpecState,
     pub exists: bool,
     /// `""` unless `state` is `ready`.
     pub version: String,
@@ -644,8 +643,7 @@ pub struct SceneRecord {
     pub remotion_spec_url: String,
     pub remotion_spec_version: String,
     pub remotion_spec_exists: bool,
-    /// `ready`, `missing` or `disabled`.
-    pub remotion_spec_state: &'static str,
+    pub remotion_spec_state: SpecState,
     pub agent_meta: AgentMeta,
     /// Diagnostics only.
     #[serde(flatten)]
@@ -731,14 +729,26 @@ pub fn spec_file_name(voice_file: &str) -> String {
     format!("{voice_file}_spec.json")
 }
 
+/// Where a scene's overlay spec (or its poster) stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecState {
+    /// The file exists: fetch it.
+    Ready,
+    /// The user turned the scene's overlay off.
+    Disabled,
+    /// Not made (yet).
+    Missing,
+}
+
 /// Where a spec's state stands, from the segment's token and whether the file exists.
-pub fn spec_state(token: &str, exists: bool) -> &'static str {
+pub fn spec_state(token: &str, exists: bool) -> SpecState {
     if token == SPEC_DISABLED {
-        "disabled"
+        SpecState::Disabled
     } else if exists && !token.is_empty() {
-        "ready"
+        SpecState::Ready
     } else {
-        "missing"
+        SpecState::Missing
     }
 }
 
@@ -801,12 +811,12 @@ impl VideoDocument {
         let file = spec_file_name(&s.voice_file);
         let exists = spec_dir.join(&file).is_file();
         let state = spec_state(&s.remotion_spec, exists);
-        let version = if state == "ready" {
+        let version = if state == SpecState::Ready {
             s.remotion_spec.clone()
         } else {
             String::new()
         };
-        let url = if state == "ready" {
+        let url = if state == SpecState::Ready {
             format!("{}/{folder}/{file}?v={version}", view.origin_url)
         } else {
             String::new()
@@ -889,17 +899,22 @@ impl VideoDocument {
     }
 
     /// Diagnostics of scene `s`'s overlay poster, whose spec is in state `spec_state`.
-    fn poster_state(&self, s: &Segment, spec_state: &str, view: &PublicView<'_>) -> PosterState {
+    fn poster_state(
+        &self,
+        s: &Segment,
+        spec_state: SpecState,
+        view: &PublicView<'_>,
+    ) -> PosterState {
         let poster_rel = format!("tmp/{}", self.poster_name(&s.voice_file));
         let pv = file_version(&view.public_root.join(&poster_rel));
         let (state, warnings) = if s.overlay_disabled() {
-            ("disabled", vec!["overlay_disabled"])
+            (SpecState::Disabled, vec!["overlay_disabled"])
         } else if pv.is_some() {
-            ("ready", vec![])
-        } else if spec_state == "ready" {
-            ("missing", vec!["poster_not_rendered_yet"])
+            (SpecState::Ready, vec![])
+        } else if spec_state == SpecState::Ready {
+            (SpecState::Missing, vec!["poster_not_rendered_yet"])
         } else {
-            ("missing", vec!["no_overlay_spec"])
+            (SpecState::Missing, vec!["no_overlay_spec"])
         };
         PosterState {
             remotion_poster_file: Some(format!("{}_poster.png", s.voice_file)),
@@ -908,7 +923,7 @@ impl VideoDocument {
             })),
             remotion_poster_version: Some(pv.unwrap_or_default()),
             remotion_poster_state: Some(state),
-            remotion_poster_exists: Some(state == "ready"),
+            remotion_poster_exists: Some(state == SpecState::Ready),
             remotion_poster_warnings: Some(warnings.into_iter().map(String::from).collect()),
         }
     }
@@ -981,7 +996,7 @@ pub struct PosterState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remotion_poster_version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub remotion_poster_state: Option<&'static str>,
+    pub remotion_poster_state: Option<SpecState>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remotion_poster_exists: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]

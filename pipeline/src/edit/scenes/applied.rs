@@ -6,7 +6,7 @@ use compositor::geom::PreviewRect;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::core::document::{MediaKind, RectOut, Roll, SceneType};
+use crate::core::document::{MediaKind, RectOut, Roll, SceneType, SpecState};
 use crate::edit::overlay_applied::{AddElementApplied, TextEditApplied, UploadOverlayApplied};
 use crate::edit::overlay_edits::OverlayApplied;
 
@@ -121,8 +121,7 @@ pub struct Applied {
     pub remotion_spec: Option<&'static str>,
     /// N: always `disabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "disabled")]
-    pub remotion_spec_state: Option<&'static str>,
+    pub remotion_spec_state: Option<SpecState>,
     /// O: the text edit.
     #[serde(rename = "overlay.text_edit", skip_serializing_if = "Option::is_none")]
     pub text_edit: Option<TextEditApplied>,

@@ -32,6 +32,7 @@
 //! face box). `summary.error_count` counts errors; `summary.warning_count` counts violations of
 //! severity warning plus every warning.
 
+use crate::core::document::{SpecRef, SpecState};
 use compositor::captions::{self, CAPTION_MAX_LINES, CAPTION_WORDS};
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
@@ -143,16 +144,6 @@ pub struct PointOut {
     pub y: f64,
 }
 
-/// The spec file state of the scene, as `scene_geometry` and `video_data` report it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SpecMeta {
-    pub file: String,
-    pub url: String,
-    pub version: String,
-    pub exists: bool,
-    pub state: &'static str,
-}
-
 /// The overlay poster's state (diagnostics only).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PosterMeta {
@@ -160,7 +151,7 @@ pub struct PosterMeta {
     pub url: String,
     pub version: String,
     pub exists: bool,
-    pub state: &'static str,
+    pub state: SpecState,
     pub warnings: Vec<String>,
 }
 
@@ -169,7 +160,7 @@ pub struct Input<'a> {
     pub doc: &'a VideoDocument,
     pub index: usize,
     pub spec: Option<&'a OverlaySpec>,
-    pub spec_meta: SpecMeta,
+    pub spec_meta: SpecRef,
     pub poster: Option<PosterMeta>,
     pub include_diagnostics: bool,
     pub score: f64,
@@ -346,7 +337,7 @@ pub struct RemotionSpecState {
     pub remotion_spec_url: String,
     pub remotion_spec_version: String,
     pub remotion_spec_exists: bool,
-    pub remotion_spec_state: &'static str,
+    pub remotion_spec_state: SpecState,
     /// Present with diagnostics only. Flattened as a struct of optional fields (not an
     /// `Option` of a struct), so its schema says "these keys may appear", which a flattened
     /// `Option` does not.
@@ -610,7 +601,7 @@ fn overlay_boxes(spec: Option<&OverlaySpec>, duration: f64) -> OverlayBoxes {
     out
 }
 
-fn spec_state(meta: &SpecMeta) -> RemotionSpecState {
+fn spec_state(meta: &SpecRef) -> RemotionSpecState {
     RemotionSpecState {
         remotion_spec_file: meta.file.clone(),
         remotion_spec_url: meta.url.clone(),
@@ -641,7 +632,7 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
     let overlay = overlay_boxes(input.spec, seg.duration);
     let meta = &input.spec_meta;
     let basis = match (meta.state, input.spec.is_some()) {
-        ("disabled", _) => "disabled",
+        (SpecState::Disabled, _) => "disabled",
         (_, true) => "spec_file",
         _ => "none",
     };
@@ -958,13 +949,13 @@ mod tests {
     use compositor::spec::SpecGroup;
     use serde_json::json;
 
-    fn meta() -> SpecMeta {
-        SpecMeta {
+    fn meta() -> SpecRef {
+        SpecRef {
             file: "v1_spec.json".into(),
             url: "http://o/specs/x/v1_spec.json?v=1".into(),
             version: "1".into(),
             exists: true,
-            state: "ready",
+            state: SpecState::Ready,
         }
     }
 

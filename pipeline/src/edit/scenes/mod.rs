@@ -43,7 +43,7 @@ use utoipa::ToSchema;
 use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 use crate::core::config::Settings;
 use crate::core::document::{
-    Roll, SceneRecord, Segment, SpecRef, VideoDocument, spec_file_name, spec_state,
+    Roll, SceneRecord, Segment, SpecRef, SpecState, VideoDocument, spec_file_name, spec_state,
 };
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::{FetchError, Fetcher};
@@ -343,17 +343,17 @@ impl Editor {
     }
 
     /// The spec state of a scene as the Scene record reports it.
-    pub fn spec_meta(&self, doc: &VideoDocument, seg: &Segment) -> geometry::SpecMeta {
+    pub fn spec_meta(&self, doc: &VideoDocument, seg: &Segment) -> SpecRef {
         let file = spec_file_name(&seg.voice_file);
         let exists = self.sessions.spec(&doc.topic_id, &seg.voice_file).is_some()
             || self.spec_path(doc, &seg.voice_file).is_file();
         let state = spec_state(&seg.remotion_spec, exists);
-        let version = if state == "ready" {
+        let version = if state == SpecState::Ready {
             seg.remotion_spec.clone()
         } else {
             String::new()
         };
-        let url = if state == "ready" {
+        let url = if state == SpecState::Ready {
             format!(
                 "{}/{}/{file}?v={version}",
                 self.settings.origin_url,
@@ -362,7 +362,7 @@ impl Editor {
         } else {
             String::new()
         };
-        geometry::SpecMeta {
+        SpecRef {
             file,
             url,
             version,
@@ -387,13 +387,13 @@ impl Editor {
         let exists = poster_time.is_some();
         let mut warnings = Vec::new();
         let state = if seg.overlay_disabled() {
-            "disabled"
+            SpecState::Disabled
         } else if exists {
-            "ready"
+            SpecState::Ready
         } else {
-            "missing"
+            SpecState::Missing
         };
-        if state == "missing" && !seg.remotion_spec.is_empty() {
+        if state == SpecState::Missing && !seg.remotion_spec.is_empty() {
             warnings.push("poster_not_generated".to_string());
         }
         if let (Some(p), Some(s)) = (poster_time, mtime(&self.spec_path(doc, &seg.voice_file)))
