@@ -11,7 +11,6 @@ export type Status = Schemas["StatusObject"];
 export type EditorView = Schemas["EditorView"];
 export type PlayerView = Schemas["PlayerView"];
 export type Rect = Schemas["RectOut"];
-export type Word = Schemas["WordTiming"];
 export type Geometry = Schemas["SceneGeometry"];
 /** One layout check of `scene_geometry` with diagnostics: a violation or a warning. */
 export type Finding = Schemas["Violation"] | Schemas["Warning"];
