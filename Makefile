@@ -110,9 +110,18 @@ illustrations: $(ILLUSTRATIONS)/.installed
 $(S3S_FS):
 	cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
 
-test: setup-test venv voices illustrations editor $(S3S_FS)
-	cd $(EDITOR) && npm test
-	REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked
+# Every phase timed, the times printed at the end (scripts/phases.sh), also when one fails.
+test:
+	@scripts/phases.sh \
+	  "system packages" "$(MAKE) --no-print-directory setup-test" \
+	  "python test tools (venv)" "$(MAKE) --no-print-directory venv" \
+	  "neural voices" "$(MAKE) --no-print-directory voices" \
+	  "illustrations" "$(MAKE) --no-print-directory illustrations" \
+	  "editor build" "$(MAKE) --no-print-directory editor" \
+	  "s3s-fs (S3 server)" "$(MAKE) --no-print-directory $(S3S_FS)" \
+	  "editor unit tests" "cd $(EDITOR) && npm test" \
+	  "compile tests" "cargo test --workspace --locked --no-run" \
+	  "run tests" "REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --workspace --locked"
 
 $(GARAGE):
 	cargo install --locked --quiet garage --version $(GARAGE_VERSION) --no-default-features --features bundled-libs,lmdb --root .tools/garage
