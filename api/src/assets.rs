@@ -511,7 +511,7 @@ async fn check_media(
         ("max" = u64, Query, description = "Largest accepted body in bytes."),
         ("sig" = String, Query, description = "The URL's signature."),
     ),
-    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file's bytes."),
+    request_body(content = crate::openapi::Binary, content_type = "application/octet-stream", description = "The file's bytes."),
     responses(
         (status = 200, description = "The stored asset.", body = Asset),
         (status = 400, description = "`presign_invalid`, `presign_expired`, `invalid_file_data`, `asset_too_large`", body = crate::openapi::ErrorEnvelope),

@@ -42,6 +42,12 @@ pub struct ErrorBody {
     pub details: Option<Value>,
 }
 
+/// Raw bytes (an upload's body, an image): `type: string, format: binary` (a `Vec<u8>` would
+/// be described as an array of integers).
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+pub struct Binary(#[allow(dead_code)] Vec<u8>);
+
 /// Every annotated operation. Register a handler by adding its path fn here.
 #[derive(OpenApi)]
 #[openapi(

@@ -60,7 +60,7 @@ fn scene(state: &State, job: &Job, voice_file: &str) -> Result<(VideoDocument, u
         ("t" = Option<f64>, Query, minimum = 0, description = "Seconds into the scene (default: a representative moment)."),
     ),
     responses(
-        (status = 200, description = "The still.", content_type = "image/jpeg", body = Vec<u8>),
+        (status = 200, description = "The still.", content_type = "image/jpeg", body = crate::openapi::Binary),
         (status = 404, description = "`video_not_found`, `scene_not_found`."),
         (status = 409, description = "`scenes_not_ready`."),
         (status = 422, description = "`media_decode_failed`: a medium of the scene no longer reads."),

@@ -50,7 +50,7 @@ pub struct EditorUpload {
         ("token" = String, Query, description = "The signature from `review_url`."),
         ("filename" = String, Query, description = "The file's name; its extension picks the type (audio, video, image or SVG)."),
     ),
-    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    request_body(content = crate::openapi::Binary, content_type = "application/octet-stream"),
     responses(
         (status = 200, description = "The stored file's public URL.", body = EditorUpload),
         (status = 400, description = "`unsupported_asset_type`, `invalid_file_data` (empty, or an image or video that does not decode within the size limits)."),
