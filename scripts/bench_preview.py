@@ -81,7 +81,8 @@ class Daemon:
 def scene_ready(d, words):
     """A video of about `words` words built to scene-ready; returns (review_url, seconds)."""
     c, v = d.v1("POST", "/v1/create_video",
-                {"script_text": script(min(words, MAX_WORDS)), "output_type": "scene"})
+                # script() may overshoot by a sentence: stay that far under the limit.
+                {"script_text": script(min(words, MAX_WORDS - 15)), "output_type": "scene"})
     if c not in (200, 202):
         sys.exit(f"create_video answered {c}: {v}")
     while True:
