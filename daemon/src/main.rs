@@ -155,8 +155,8 @@ enum AccountsCommand {
         /// Where the account is based; empty clears it.
         #[arg(long)]
         location: Option<String>,
-        #[arg(long, value_parser = ["free", "trial", "paid"])]
-        plan: Option<String>,
+        #[arg(long, value_enum)]
+        plan: Option<PlanArg>,
         /// Credits left (replaces the balance).
         #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
         credits: Option<i64>,
@@ -179,6 +179,24 @@ enum ReportsCommand {
     },
 }
 
+/// An account's plan on the command line (`pipeline::core::model::Plan`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PlanArg {
+    Free,
+    Trial,
+    Paid,
+}
+
+impl From<PlanArg> for Plan {
+    fn from(p: PlanArg) -> Plan {
+        match p {
+            PlanArg::Free => Plan::Free,
+            PlanArg::Trial => Plan::Trial,
+            PlanArg::Paid => Plan::Paid,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum KeysCommand {
     /// Create an API key (and the account when new); prints the key once.
@@ -187,8 +205,8 @@ enum KeysCommand {
         data_dir: PathBuf,
         #[arg(long)]
         account: String,
-        #[arg(long, default_value = "paid", value_parser = ["free", "trial", "paid"])]
-        plan: String,
+        #[arg(long, value_enum, default_value_t = PlanArg::Paid)]
+        plan: PlanArg,
         #[arg(long, default_value_t = pipeline::core::accounts::DEFAULT_CREDITS)]
         credits: i64,
     },
@@ -261,7 +279,7 @@ fn main() -> std::process::ExitCode {
                     plan,
                     credits,
                 },
-        } => keys_create(&data_dir, &account, &plan, credits),
+        } => keys_create(&data_dir, &account, plan.into(), credits),
         Command::Reports {
             command: ReportsCommand::List { data_dir },
         } => reports_list(&data_dir),
@@ -292,7 +310,7 @@ fn main() -> std::process::ExitCode {
                 location,
                 weekly_quota,
                 telegram_chat_id,
-                plan: plan.as_deref().and_then(Plan::parse),
+                plan: plan.map(Plan::from),
                 credits,
                 valid_to: valid_to.map(|v| v.0),
             },
@@ -431,12 +449,11 @@ fn reports_list(data_dir: &std::path::Path) -> Result<(), String> {
 fn keys_create(
     data_dir: &std::path::Path,
     account: &str,
-    plan: &str,
+    plan: Plan,
     credits: i64,
 ) -> Result<(), String> {
     std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
     let store = open_store(data_dir)?;
-    let plan = Plan::parse(plan).ok_or("plan must be free, trial or paid")?;
     let key = pipeline::core::accounts::create_key(&store, account, plan, credits)
         .map_err(|e| e.to_string())?;
     println!("{key}");

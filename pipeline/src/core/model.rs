@@ -19,16 +19,6 @@ pub enum Plan {
     Paid,
 }
 
-impl Plan {
-    pub fn parse(s: &str) -> Option<Plan> {
-        match s {
-            "free" => Some(Plan::Free),
-            "trial" => Some(Plan::Trial),
-            "paid" => Some(Plan::Paid),
-            _ => None,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Account {
