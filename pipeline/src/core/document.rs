@@ -13,15 +13,41 @@ use typography::TimedWord;
 use utoipa::ToSchema;
 
 /// An enum whose values travel as fixed wire strings: `as_str`, `parse`, `NAMES`, `Display`
-/// and serde as exactly those strings (one table per enum, nothing to keep in sync).
+/// and serde as exactly those strings (one table per enum, nothing to keep in sync). The one way
+/// the crate makes a wire enum.
+///
+/// `pub enum Name: Code::X { … }` also makes it a request field's [`Choice`]: a name outside
+/// the table answers `X`.
+///
+/// [`Choice`]: crate::core::fields::Choice
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $wire:literal ),+ $(,)? }
+        pub enum $name:ident : $code:path { $( $(#[$vmeta:meta])* $variant:ident = $wire:tt ),+ $(,)? }
+    ) => {
+        $crate::core::document::wire_enum! {
+            $(#[$meta])*
+            pub enum $name { $( $(#[$vmeta])* $variant = $wire ),+ }
+        }
+
+        impl $crate::core::fields::Choice for $name {
+            const NAMES: &'static [&'static str] = $name::NAMES;
+            const CODE: $crate::core::error::Code = $code;
+            fn parse(s: &str) -> Option<Self> {
+                $name::parse(s)
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $wire:tt ),+ $(,)? }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $( $(#[$vmeta])* $variant ),+ }
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash,
+            serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+        )]
+        pub enum $name { $( $(#[$vmeta])* #[serde(rename = $wire)] $variant ),+ }
 
         impl $name {
             /// Every value, in the spec's order.
@@ -40,33 +66,9 @@ macro_rules! wire_enum {
             }
         }
 
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                utoipa::openapi::schema::ObjectBuilder::new()
-                    .schema_type(utoipa::openapi::schema::Type::String)
-                    .enum_values(Some(Self::NAMES.iter().copied()))
-                    .into()
-            }
-        }
-
-        impl utoipa::ToSchema for $name {}
-
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = <String as serde::Deserialize>::deserialize(d)?;
-                $name::parse(&s).ok_or_else(|| serde::de::Error::unknown_variant(&s, $name::NAMES))
             }
         }
     };

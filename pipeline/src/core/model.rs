@@ -19,7 +19,6 @@ pub enum Plan {
     Paid,
 }
 
-
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Account {
     pub name: String,

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
@@ -18,7 +18,7 @@ use crate::core::config::{BrollKind, Settings};
 use crate::core::document::MediaKind;
 use crate::core::error::{Code, Error, Result};
 use crate::core::fetch::Fetcher;
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 
 /// Results per call when `limit` is not sent, and the most allowed.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -26,25 +26,13 @@ pub const MAX_LIMIT: usize = 20;
 /// The public folder library files are published to (never swept).
 pub const LIBRARY_FOLDER: &str = "library";
 
-/// `kind` on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchKind {
-    /// Stock clips.
-    Video,
-    /// Photos.
-    Image,
-}
-
-impl Choice for SearchKind {
-    const NAMES: &'static [&'static str] = &["video", "image"];
-    const CODE: Code = Code::InvalidKind;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "video" => Some(SearchKind::Video),
-            "image" => Some(SearchKind::Image),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// `kind` on the wire.
+    pub enum SearchKind: Code::InvalidKind {
+        /// Stock clips.
+        Video = "video",
+        /// Photos.
+        Image = "image",
     }
 }
 
@@ -57,26 +45,14 @@ impl SearchKind {
     }
 }
 
-/// `ratio` on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchRatio {
-    #[default]
-    Portrait,
-    Landscape,
-    Square,
-}
-
-impl Choice for SearchRatio {
-    const NAMES: &'static [&'static str] = &["portrait", "landscape", "square"];
-    const CODE: Code = Code::InvalidRatio;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "portrait" => Some(SearchRatio::Portrait),
-            "landscape" => Some(SearchRatio::Landscape),
-            "square" => Some(SearchRatio::Square),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// `ratio` on the wire.
+    #[derive(Default)]
+    pub enum SearchRatio: Code::InvalidRatio {
+        #[default]
+        Portrait = "portrait",
+        Landscape = "landscape",
+        Square = "square",
     }
 }
 

@@ -9,64 +9,28 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use utoipa::ToSchema;
 
 use crate::core::error::Code;
-use crate::core::fields::Choice;
 
 /// How long a link opens when `ttl_days` is absent (the setup link's lifetime too).
 pub const DEFAULT_TTL_DAYS: i64 = 7;
 
-/// The page a link opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkType {
-    Record,
-    ContentPlan,
-    Setup,
-    SocialDashboard,
-    PublishSchedule,
-}
-
-impl Choice for LinkType {
-    const NAMES: &'static [&'static str] = &[
-        "record",
-        "content_plan",
-        "setup",
-        "social_dashboard",
-        "publish_schedule",
-    ];
-    const CODE: Code = Code::InvalidLinkType;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "record" => Some(LinkType::Record),
-            "content_plan" => Some(LinkType::ContentPlan),
-            "setup" => Some(LinkType::Setup),
-            "social_dashboard" => Some(LinkType::SocialDashboard),
-            "publish_schedule" => Some(LinkType::PublishSchedule),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// The page a link opens.
+    pub enum LinkType: Code::InvalidLinkType {
+        Record = "record",
+        ContentPlan = "content_plan",
+        Setup = "setup",
+        SocialDashboard = "social_dashboard",
+        PublishSchedule = "publish_schedule",
     }
 }
 
-/// The record page's layout: the full page or the player alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub enum RecordPage {
-    #[serde(rename = "record.html")]
-    Record,
-    #[serde(rename = "record2.html")]
-    Record2,
-}
-
-impl Choice for RecordPage {
-    const NAMES: &'static [&'static str] = &["record.html", "record2.html"];
-    const CODE: Code = Code::InvalidField;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "record.html" => Some(RecordPage::Record),
-            "record2.html" => Some(RecordPage::Record2),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// The record page's layout: the full page or the player alone.
+    pub enum RecordPage: Code::InvalidField {
+        Record = "record.html",
+        Record2 = "record2.html",
     }
 }
 

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::core::error::{Code, Error};
 use crate::core::fetch::Fetcher;
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 
 /// Longest `subject`, bytes.
 pub const MAX_SUBJECT_BYTES: usize = 200;
@@ -22,25 +22,12 @@ pub const MAX_CAPTION_BYTES: usize = 1024;
 /// The tags `parse_mode: HTML` keeps; everything else is removed (its text stays).
 pub const HTML_TAGS: &[&str] = &["b", "i", "u", "s", "code", "pre", "a"];
 
-/// How `message` is formatted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-pub enum ParseMode {
-    Markdown,
-    MarkdownV2,
-    #[serde(rename = "HTML")]
-    Html,
-}
-
-impl Choice for ParseMode {
-    const NAMES: &'static [&'static str] = &["Markdown", "MarkdownV2", "HTML"];
-    const CODE: Code = Code::InvalidParseMode;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "Markdown" => Some(ParseMode::Markdown),
-            "MarkdownV2" => Some(ParseMode::MarkdownV2),
-            "HTML" => Some(ParseMode::Html),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// How `message` is formatted.
+    pub enum ParseMode: Code::InvalidParseMode {
+        Markdown = "Markdown",
+        MarkdownV2 = "MarkdownV2",
+        Html = "HTML",
     }
 }
 

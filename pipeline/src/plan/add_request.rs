@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::build::script::word_count;
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 use crate::core::model::Language;
 use crate::ingest::create::read_topic_id;
 use crate::plan::entry::{PlanSource, ScriptFormat};
@@ -86,18 +86,6 @@ pub struct AddPlanRequest {
     /// The scripts' language (default English).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<Language>,
-}
-
-impl Choice for PlanSource {
-    const NAMES: &'static [&'static str] = &["idea", "template"];
-    const CODE: Code = Code::InvalidSource;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "idea" => Some(PlanSource::Idea),
-            "template" => Some(PlanSource::Template),
-            _ => None,
-        }
-    }
 }
 
 impl AddPlanRequest {

@@ -52,12 +52,12 @@ impl ScriptFormat {
     }
 }
 
-/// Where a plan entry came from: an idea (default) or a template.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PlanSource {
-    Idea,
-    Template,
+crate::core::document::wire_enum! {
+    /// Where a plan entry came from: an idea (default) or a template.
+    pub enum PlanSource: crate::core::error::Code::InvalidSource {
+        Idea = "idea",
+        Template = "template",
+    }
 }
 
 /// Where a plan entry stands in the workflow. On creation: `queued`, or `ab_roll` for a

@@ -16,7 +16,6 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Choice;
 use crate::core::store::Store;
 use crate::core::time::{iso, now, parse_iso};
 use crate::publish::connections::{self, GroupScope};
@@ -24,39 +23,15 @@ use crate::publish::feed::{self, Counts};
 use crate::publish::groups;
 use crate::publish::publisher::Publisher;
 
-/// The reporting window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Period {
-    LastDay,
-    LastWeek,
-    LastMonth,
-    #[serde(rename = "last_3months")]
-    Last3months,
-    LastYear,
-    Custom,
-}
-
-impl Choice for Period {
-    const NAMES: &'static [&'static str] = &[
-        "last_day",
-        "last_week",
-        "last_month",
-        "last_3months",
-        "last_year",
-        "custom",
-    ];
-    const CODE: Code = Code::InvalidPeriod;
-    fn parse(s: &str) -> Option<Self> {
-        let all = [
-            Period::LastDay,
-            Period::LastWeek,
-            Period::LastMonth,
-            Period::Last3months,
-            Period::LastYear,
-            Period::Custom,
-        ];
-        Self::NAMES.iter().position(|n| *n == s).map(|i| all[i])
+crate::core::document::wire_enum! {
+    /// The reporting window.
+    pub enum Period: Code::InvalidPeriod {
+        LastDay = "last_day",
+        LastWeek = "last_week",
+        LastMonth = "last_month",
+        Last3months = "last_3months",
+        LastYear = "last_year",
+        Custom = "custom",
     }
 }
 

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 use crate::core::store::{Store, StoreResult, Table};
 use crate::publish::connections::invalid_group;
 use crate::publish::groups;
@@ -23,29 +23,15 @@ pub const PLATFORM_SETTINGS: Table = Table::new("platform_settings");
 pub const MAX_HASHTAGS: usize = 30;
 pub const FIRST_COMMENT_MAX_CHARS: usize = 500;
 
-/// Who sees a post, from the most open to the most restricted (a post going to several
-/// platforms takes the most restricted of theirs).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Visibility {
-    #[default]
-    Public,
-    Unlisted,
-    Private,
-}
-
-impl Choice for Visibility {
-    const NAMES: &'static [&'static str] = &["public", "unlisted", "private"];
-    const CODE: Code = Code::InvalidSettings;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "public" => Some(Visibility::Public),
-            "unlisted" => Some(Visibility::Unlisted),
-            "private" => Some(Visibility::Private),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// Who sees a post, from the most open to the most restricted (a post going to several
+    /// platforms takes the most restricted of theirs).
+    #[derive(Default, PartialOrd, Ord)]
+    pub enum Visibility: Code::InvalidSettings {
+        #[default]
+        Public = "public",
+        Unlisted = "unlisted",
+        Private = "private",
     }
 }
 

@@ -8,36 +8,22 @@ use utoipa::ToSchema;
 
 use super::{Editor, scenes_not_ready};
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 use crate::core::store::StoreError;
 use crate::core::time::iso;
 use crate::edit::scenes::select::topic_id;
 
-/// What `edit_session` does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EditAction {
-    /// Cache the whole document in memory (journalled) until commit.
-    Start,
-    /// Flush the staged document once.
-    Commit,
-    /// Discard the staged edits.
-    Abort,
-    /// Report the session's state.
-    Status,
-}
-
-impl Choice for EditAction {
-    const NAMES: &'static [&'static str] = &["start", "commit", "abort", "status"];
-    const CODE: Code = Code::InvalidAction;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "start" => Some(EditAction::Start),
-            "commit" => Some(EditAction::Commit),
-            "abort" => Some(EditAction::Abort),
-            "status" => Some(EditAction::Status),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// What `edit_session` does.
+    pub enum EditAction: Code::InvalidAction {
+        /// Cache the whole document in memory (journalled) until commit.
+        Start = "start",
+        /// Flush the staged document once.
+        Commit = "commit",
+        /// Discard the staged edits.
+        Abort = "abort",
+        /// Report the session's state.
+        Status = "status",
     }
 }
 

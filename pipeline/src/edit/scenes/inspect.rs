@@ -7,12 +7,12 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 use crate::edit::scenes::select::{InspectorSelectorFields, Selector};
 
 crate::core::document::wire_enum! {
     /// Every action of the spec; the first two render on the server.
-    pub enum InspectorAction {
+    pub enum InspectorAction: Code::InvalidAction {
         ScreenshotScene = "screenshot_scene_280x498",
         OverlayPoster = "overlay_poster",
         ListLiveEditors = "list_live_editors",
@@ -25,14 +25,6 @@ crate::core::document::wire_enum! {
         PausePreview = "pause_preview",
         PlayPreview = "play_preview",
         SeekPreview = "seek_preview",
-    }
-}
-
-impl Choice for InspectorAction {
-    const NAMES: &'static [&'static str] = InspectorAction::NAMES;
-    const CODE: Code = Code::InvalidAction;
-    fn parse(s: &str) -> Option<Self> {
-        InspectorAction::parse(s)
     }
 }
 

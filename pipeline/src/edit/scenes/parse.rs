@@ -20,7 +20,7 @@ use utoipa::openapi::schema::Schema;
 use utoipa::{PartialSchema, ToSchema};
 
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 use crate::core::schema;
 use crate::edit::overlay_request::{
     IMAGE_KIND, MAX_ELEMENT_TEXT, MAX_LINES, OverlayEdit, OverlayField, Position, RectSpace,
@@ -660,20 +660,13 @@ fn one_family(family: Family, sent: usize, mut edits: Vec<Edit>) -> Result<Vec<E
     Ok(edits)
 }
 
-/// `modify_scene`'s only operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EditOp {
-    /// Set each field to its value.
-    #[default]
-    Set,
-}
-
-impl Choice for EditOp {
-    const NAMES: &'static [&'static str] = &["set"];
-    const CODE: Code = Code::InvalidField;
-    fn parse(s: &str) -> Option<Self> {
-        (s == "set").then_some(EditOp::Set)
+crate::core::document::wire_enum! {
+    /// `modify_scene`'s only operation.
+    #[derive(Default)]
+    pub enum EditOp: Code::InvalidField {
+        /// Set each field to its value.
+        #[default]
+        Set = "set",
     }
 }
 

@@ -22,7 +22,7 @@ use utoipa::ToSchema;
 
 use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
-use crate::core::fields::{Choice, Fields};
+use crate::core::fields::Fields;
 
 /// Default `min_score` for `by=text`.
 pub const DEFAULT_MIN_SCORE: f64 = 0.5;
@@ -59,28 +59,15 @@ fn invalid_value(param: &str, message: impl Into<String>) -> Error {
     Error::new(Code::InvalidValue, message).param(param)
 }
 
-/// `by`: how `value` names the scene.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SelectBy {
-    /// The scene's stable `voice_file` (preferred).
-    VoiceFile,
-    /// The current display id (unstable after reorder).
-    Id,
-    /// Fuzzy match on the scene's text, with `min_score`.
-    Text,
-}
-
-impl Choice for SelectBy {
-    const NAMES: &'static [&'static str] = &["voice_file", "id", "text"];
-    const CODE: Code = Code::InvalidBy;
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "voice_file" => Some(SelectBy::VoiceFile),
-            "id" => Some(SelectBy::Id),
-            "text" => Some(SelectBy::Text),
-            _ => None,
-        }
+crate::core::document::wire_enum! {
+    /// `by`: how `value` names the scene.
+    pub enum SelectBy: Code::InvalidBy {
+        /// The scene's stable `voice_file` (preferred).
+        VoiceFile = "voice_file",
+        /// The current display id (unstable after reorder).
+        Id = "id",
+        /// Fuzzy match on the scene's text, with `min_score`.
+        Text = "text",
     }
 }
 
