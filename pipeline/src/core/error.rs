@@ -358,10 +358,4 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<crate::core::store::StoreError> for Error {
-    fn from(e: crate::core::store::StoreError) -> Self {
-        Error::internal(e)
-    }
-}
-
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -55,6 +55,13 @@ pub enum StoreError {
     },
 }
 
+/// A store failure reaching a client is an internal error (its cause only in the log).
+impl From<StoreError> for crate::core::error::Error {
+    fn from(e: StoreError) -> Self {
+        crate::core::error::Error::internal(e)
+    }
+}
+
 macro_rules! from_redb {
     ($($t:ty),*) => {$(
         impl From<$t> for StoreError {
