@@ -130,11 +130,11 @@ $(GARAGE):
 # namespaces of their own, and the figures of a farmed render (scheduling overhead, bytes
 # moved, CPU per video, the worker-count model).
 test-scale: setup-test editor $(GARAGE)
-	cargo test --locked -p reelsmith --test farm_scale -- --ignored --nocapture --test-threads 1
+	cargo test --locked -p reelsmith --test blackbox farm_scale:: -- --ignored --nocapture --test-threads 1
 
 # The chaos suite at every kill point (`make test` runs a handful), printing its table.
 chaos: setup-test editor
-	CHAOS_POINTS=all cargo test --locked -p reelsmith --test chaos killed_anywhere -- --nocapture
+	CHAOS_POINTS=all cargo test --locked -p reelsmith --test blackbox chaos::killed_anywhere -- --nocapture
 
 fuzz: setup
 	scripts/fuzz.sh

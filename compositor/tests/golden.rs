@@ -4,7 +4,7 @@
 //!   depends on the machine.
 //! - Tolerance: a pixel differs when any channel is off by more than 2; a test fails when more
 //!   than 0.1 % of pixels differ.
-//! - `MAKE_REF=1 cargo test -p compositor --test golden` rewrites the references.
+//! - `MAKE_REF=1 cargo test -p compositor --test integration golden::` rewrites the references.
 //! - On failure, `target/golden-failures/<name>.png` shows expected | diff | actual side by side.
 
 use compositor::frame::{FRAME_BYTES, View};

@@ -2,7 +2,7 @@
 //! scene and rendered again. Only the edited scene's chunks are encoded again, and the result
 //! decodes to exactly the frames of a render of the edited video from scratch.
 //!
-//!     cargo test -p pipeline --test incremental -- --nocapture
+//!     cargo test -p pipeline --test integration incremental:: -- --nocapture
 
 #[path = "support/mod.rs"]
 mod support;

@@ -3,7 +3,7 @@
 //! narrator or background subject may collide with another. Prints the count of scenes, of
 //! scenes with a placed subject, and of collisions.
 //!
-//!     cargo test -p pipeline --test layout_corpus -- --nocapture
+//!     cargo test -p pipeline --test integration layout_corpus:: -- --nocapture
 
 use std::sync::Arc;
 

@@ -358,3 +358,36 @@ fn the_cycle_finder_finds_cycles() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// Each crate's `tests/` folder is one test binary (`autotests = false`, a `main.rs` that
+/// declares every file as a module), so a test file that `main.rs` forgets would never run.
+#[test]
+fn every_test_file_is_a_module_of_its_binary() {
+    let root = workspace();
+    for dir in [
+        "tests/tests",
+        "compositor/tests",
+        "pipeline/tests",
+        "typography/tests",
+    ] {
+        let dir = root.join(dir);
+        let main = std::fs::read_to_string(dir.join("main.rs")).expect("main.rs of a tests folder");
+        let declared: BTreeSet<String> = main
+            .lines()
+            .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+            .map(str::to_string)
+            .collect();
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter_map(|name| Some(name.strip_suffix(".rs")?.to_string()))
+            .filter(|name| name != "main")
+            .collect();
+        assert_eq!(
+            declared,
+            files,
+            "{}: main.rs must declare every file",
+            dir.display()
+        );
+    }
+}

@@ -4,7 +4,7 @@
 //! - Fonts are the pinned files in `assets/fonts`; nothing depends on the machine.
 //! - PNG tolerance: a pixel differs when a channel is off by more than 2; a case fails when more
 //!   than 0.1 % of pixels differ. SVGs must match byte for byte (the design is deterministic).
-//! - `MAKE_REF=1 cargo test -p typography --test golden` rewrites the references.
+//! - `MAKE_REF=1 cargo test -p typography --test integration golden::` rewrites the references.
 //! - On failure `target/golden-failures/typography-<name>.png` shows expected | diff | actual.
 
 use std::path::PathBuf;
