@@ -457,7 +457,8 @@ fn the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held() {
             let status = Command::new(std::env::current_exe().unwrap())
                 .args([
                     "--exact",
-                    "the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held",
+                    // This test's own name, as libtest gave it to this thread (`chunks::…`).
+                    std::thread::current().name().unwrap(),
                     "--quiet",
                 ])
                 .env(ENCODE_ONCE_TO, &out)

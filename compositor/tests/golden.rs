@@ -567,7 +567,7 @@ fn film_fixture(dir: &Path, name: &str, film: &Film) -> PathBuf {
     let status = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "encode_film_fixture_when_asked",
+            &this_module_test("encode_film_fixture_when_asked"),
             "--test-threads=1",
             "--quiet",
         ])
@@ -584,6 +584,13 @@ fn film_fixture(dir: &Path, name: &str, film: &Film) -> PathBuf {
         .unwrap();
     assert!(status.success(), "encoding {} failed", path.display());
     path
+}
+
+/// The name libtest knows test `name` of this module by (`golden::name`: this file is a module
+/// of the crate's one integration-test binary), for `--exact`.
+fn this_module_test(name: &str) -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::{name}")
 }
 
 /// The child's side of [`film_fixture`]; does nothing unless `FILM_FIXTURE_OUT` is set.
