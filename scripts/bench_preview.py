@@ -154,7 +154,12 @@ def run():
         subprocess.run(["rm", "-rf", tmp])
 
 
-if __name__ == "__main__":
+def require_binary():
+    """Stops with a hint when the release binary the benches drive is missing."""
     if not os.path.exists(BIN):
         sys.exit(f"{BIN} is missing: build it with `cargo build --release -p reelsmith`")
+
+
+if __name__ == "__main__":
+    require_binary()
     run()

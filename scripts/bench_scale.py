@@ -18,6 +18,8 @@ not a test, nothing here is asserted. Every figure comes from this one run.
    cache warm (nothing changed).
 4. The editor's preview ([`bench_preview`](bench_preview.py)): open → play and one-scene edit →
    play for videos of about 1 and 3 minutes.
+5. Memory through the daemon ([`bench_memory`](bench_memory.py)): the peak of the daemon and its
+   children together, building and rendering apart, for videos of about 1, 3 and 5 minutes.
 
 Environment: BIN (default target/release/reelsmith), E2E_RUNS (default 3), SCALE_MINUTES
 (default "1,3"), BATCH_VIDEOS (default 10).
@@ -186,6 +188,8 @@ def main():
 
         import bench_preview
         bench_preview.run()
+        import bench_memory
+        bench_memory.run()
 
         if BATCH == 0:
             return
