@@ -18,6 +18,7 @@
 mod openai;
 mod pocketsphinx;
 
+use std::ops::Range;
 use std::sync::Arc;
 
 pub use openai::{OpenAiTranscriber, parse_verbose_json};
@@ -96,14 +97,8 @@ pub fn voiced_runs(
     if rate == 0 || from >= to {
         return Vec::new();
     }
-    let frame = ((FRAME_SECS * f64::from(rate)) as usize).max(1);
-    let rms: Vec<f64> = samples[from..to]
-        .chunks(frame)
-        .map(|c| {
-            let sum: f64 = c.iter().map(|&s| f64::from(s) * f64::from(s)).sum();
-            (sum / c.len() as f64).sqrt() / 32768.0
-        })
-        .collect();
+    let frame = frame_len(rate);
+    let rms = frame_rms(&samples[from..to], frame);
     let threshold = match threshold_db {
         Some(db) => 10f64.powf(db / 20.0),
         None => {
@@ -138,6 +133,49 @@ pub fn voiced_runs(
         }
     }
     merged
+}
+
+/// Samples in one [`FRAME_SECS`] analysis frame at `rate`.
+fn frame_len(rate: u32) -> usize {
+    ((FRAME_SECS * f64::from(rate)) as usize).max(1)
+}
+
+/// The RMS of each `frame`-sample frame of `samples` (the last one may be shorter), 0..=1.
+fn frame_rms(samples: &[i16], frame: usize) -> Vec<f64> {
+    samples
+        .chunks(frame)
+        .map(|c| {
+            let sum: f64 = c.iter().map(|&s| f64::from(s) * f64::from(s)).sum();
+            (sum / c.len() as f64).sqrt() / 32768.0
+        })
+        .collect()
+}
+
+/// Cuts `samples` (at `rate`) into consecutive ranges of at most `longest` seconds that cover
+/// all of it. Each cut is made at the quietest analysis frame of the `search` seconds before
+/// the limit (at most half of `longest`, so no piece is short), so it falls in a pause or
+/// between words rather than inside one.
+fn quiet_cuts(samples: &[i16], rate: u32, longest: f64, search: f64) -> Vec<Range<usize>> {
+    let frame = frame_len(rate);
+    let longest = ((longest * f64::from(rate)) as usize).max(frame);
+    let search = ((search * f64::from(rate)) as usize).clamp(frame, longest / 2);
+    let mut cuts = Vec::new();
+    let mut start = 0;
+    while samples.len() - start > longest {
+        let from = start + longest - search;
+        let rms = frame_rms(&samples[from..start + longest], frame);
+        let quietest = (0..rms.len())
+            .min_by(|&a, &b| rms[a].total_cmp(&rms[b]))
+            .unwrap_or(0);
+        // The middle of the quietest frame; never an empty range.
+        let end = (from + quietest * frame + frame / 2).clamp(start + 1, start + longest);
+        cuts.push(start..end);
+        start = end;
+    }
+    if start < samples.len() {
+        cuts.push(start..samples.len());
+    }
+    cuts
 }
 
 /// Lays `words` over the voiced `runs` (seconds): each run takes the words whose middle, by
@@ -219,6 +257,38 @@ mod tests {
         assert!((runs[1].0 - 2.5).abs() < 0.03 && (runs[1].1 - 3.0).abs() < 0.03);
         // A short gap is bridged.
         assert_eq!(voiced_runs(&s, rate, 0, s.len(), None, 1.5).len(), 1);
+    }
+
+    #[test]
+    fn long_audio_is_cut_in_its_pauses_into_bounded_pieces_that_cover_it() {
+        let rate = 16_000;
+        // 3 s of speech-like tone, a 0.3 s pause, again and again: 33 s in all.
+        let mut s = Vec::new();
+        for _ in 0..10 {
+            s.extend(tone(3.0, rate, 0.5));
+            s.extend(vec![0i16; 4800]);
+        }
+        let cuts = quiet_cuts(&s, rate, 8.0, 4.0);
+        assert_eq!(cuts.first().unwrap().start, 0);
+        assert_eq!(cuts.last().unwrap().end, s.len());
+        assert!(cuts.windows(2).all(|w| w[0].end == w[1].start), "{cuts:?}");
+        assert!(cuts.iter().all(|c| c.len() <= 8 * rate as usize));
+        // Every piece but the last is at least the limit less the search.
+        assert!(
+            cuts[..cuts.len() - 1]
+                .iter()
+                .all(|c| c.len() >= 4 * rate as usize)
+        );
+        for c in &cuts[..cuts.len() - 1] {
+            assert_eq!(s[c.end], 0, "the cut at {} is not in a pause", c.end);
+        }
+    }
+
+    #[test]
+    fn short_audio_is_one_piece() {
+        let s = tone(2.0, 16_000, 0.5);
+        assert_eq!(quiet_cuts(&s, 16_000, 8.0, 4.0), vec![0..s.len()]);
+        assert!(quiet_cuts(&[], 16_000, 8.0, 4.0).is_empty());
     }
 
     #[test]
