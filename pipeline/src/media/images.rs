@@ -7,6 +7,7 @@
 //! one credit each through the shared 402 guard, in the transaction that stores the set; images
 //! that could not be made are refunded.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -154,18 +155,30 @@ pub struct ImageSet {
     pub credits_charged: i64,
 }
 
+/// The faces the designer sets a key phrase in, in fallback order (under `{assets_dir}/fonts`).
+const DESIGN_FONTS: [&str; 2] = ["Inter-ExtraBold.otf", "NotoSans-Bold.ttf"];
+
 /// The embedded designer: library photos and the pinned fonts.
 pub struct Designer {
     library: Library,
-    fonts: Vec<typography::Font>,
+    /// Where [`DESIGN_FONTS`] are. They are parsed for each design and dropped after it: parsed,
+    /// the two hold about 36 MB (every glyph laid out), which a daemon would otherwise keep for
+    /// as long as it runs, designing images or not. Parsing them takes milliseconds.
+    fonts_dir: PathBuf,
 }
 
 impl Designer {
-    /// The library from `{assets_dir}/broll`, the fonts from `{assets_dir}/fonts`.
-    pub fn load(assets_dir: &std::path::Path) -> std::result::Result<Designer, String> {
+    /// The library from `{assets_dir}/broll`, the fonts from `{assets_dir}/fonts` (each must be
+    /// there).
+    pub fn load(assets_dir: &Path) -> std::result::Result<Designer, String> {
+        let fonts_dir = assets_dir.join("fonts");
+        for name in DESIGN_FONTS {
+            let p = fonts_dir.join(name);
+            std::fs::metadata(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
         Ok(Designer {
             library: Library::load(&assets_dir.join("broll"))?,
-            fonts: load_fonts(&assets_dir.join("fonts"))?,
+            fonts_dir,
         })
     }
 
@@ -177,7 +190,14 @@ impl Designer {
         h: u32,
         n: u32,
     ) -> std::result::Result<Vec<u8>, String> {
-        designed(&self.library, &self.fonts, prompt, w, h, n)
+        designed(
+            &self.library,
+            &load_fonts(&self.fonts_dir)?,
+            prompt,
+            w,
+            h,
+            n,
+        )
     }
 }
 
@@ -384,8 +404,8 @@ impl Images {
     }
 }
 
-fn load_fonts(dir: &std::path::Path) -> std::result::Result<Vec<typography::Font>, String> {
-    ["Inter-ExtraBold.otf", "NotoSans-Bold.ttf"]
+fn load_fonts(dir: &Path) -> std::result::Result<Vec<typography::Font>, String> {
+    DESIGN_FONTS
         .iter()
         .map(|name| {
             let p = dir.join(name);
