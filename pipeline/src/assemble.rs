@@ -44,11 +44,16 @@ struct Tasks {
 impl TaskRunner for Tasks {
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         let media = job.request.as_ref().is_some_and(|r| r.source.is_media());
-        if media {
+        let built = if media {
             crate::ingest::media_source::build(engine, &self.ctx, job)
         } else {
             crate::build::work::build(engine, &self.ctx, job)
-        }
+        };
+        // What the build held (a recording's decoded audio and its recogniser, the scenes'
+        // pictures) is free now: handed back, the render that follows starts from a small
+        // resident set instead of a heap the build fragmented.
+        crate::render::give_back_free_memory();
+        built
     }
 
     fn render(&self, engine: &Engine, job: &Job) -> Result<Rendered, JobFailure> {
@@ -56,7 +61,9 @@ impl TaskRunner for Tasks {
             .farm
             .as_deref()
             .map(|f| f as &dyn crate::render::chunks::Offload);
-        crate::render::task::render(engine, job, farm)
+        let rendered = crate::render::task::render(engine, job, farm);
+        crate::render::give_back_free_memory();
+        rendered
     }
 
     fn write(&self, engine: &Engine, job: &Job) -> Result<WrittenResult, JobFailure> {
