@@ -5,6 +5,10 @@
 //! the element run in the one streaming thread, in order, so when a hypothesis leaves the
 //! element we know exactly how many samples it had been fed: the utterance ends there and began
 //! where the previous one ended. Words are then laid over the voiced runs inside that window.
+//!
+//! A long recording is fed in pieces of at most [`PIECE_SECS`], cut at quiet moments, with
+//! [`GAP`] of silence between them, so no utterance outgrows a piece; a count of samples fed
+//! maps back to the recording through [`in_recording`].
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
