@@ -299,6 +299,7 @@ impl FormPart {
 #[utoipa::path(
     post,
     path = "/v1/upload_asset",
+    operation_id = "upload_asset",
     tag = "assets",
     request_body(content(
         (AssetForm = "multipart/form-data"),
@@ -502,6 +503,7 @@ async fn check_media(
 #[utoipa::path(
     put,
     path = "/v1/upload_asset/put/{folder}/{name}",
+    operation_id = "upload_asset_put",
     tag = "assets",
     params(
         ("folder" = String, Path, description = "The asset folder of the presigned URL (32 hex)."),

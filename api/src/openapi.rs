@@ -275,12 +275,12 @@ mod tests {
         assert!(doc["components"]["schemas"]["ErrorEnvelope"].is_object());
     }
 
-    /// The editor's TypeScript types are generated from `assets/editor/openapi.json`; this keeps
-    /// that copy the document the daemon serves. `REELSMITH_WRITE_OPENAPI=1` rewrites it.
+    /// The editor's TypeScript types and both SDKs in `clients/` are generated from
+    /// `clients/openapi.json`; this keeps that copy the document the daemon serves.
+    /// `REELSMITH_WRITE_OPENAPI=1` rewrites it.
     #[test]
-    fn the_editor_types_come_from_the_served_document() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/editor/openapi.json");
+    fn the_generated_clients_come_from_the_served_document() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/openapi.json");
         let served = serde_json::to_string_pretty(&document()).unwrap() + "\n";
         if std::env::var_os("REELSMITH_WRITE_OPENAPI").is_some() {
             std::fs::write(&path, &served).unwrap();
@@ -288,8 +288,8 @@ mod tests {
         let copy = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             copy == served,
-            "assets/editor/openapi.json is not the served document: run \
-             `REELSMITH_WRITE_OPENAPI=1 cargo test -p api the_editor_types` and rebuild the editor"
+            "clients/openapi.json is not the served document: run \
+             `REELSMITH_WRITE_OPENAPI=1 cargo test -p api the_generated_clients` and `make clients`"
         );
     }
 

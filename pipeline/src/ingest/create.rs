@@ -21,6 +21,7 @@ use crate::core::language;
 use crate::core::model::{
     Adjust, AdjustInput, Language, OutputType, Source, VideoLength, VideoRequest,
 };
+use crate::core::schema;
 
 pub const SCRIPT_MIN_WORDS: usize = 80;
 pub const SCRIPT_MAX_WORDS: usize = 500;
@@ -255,15 +256,19 @@ fn source_name(source: Source) -> Value {
 
 /// `schema` or `null`.
 fn nullable(mut schema: Value) -> Value {
+    if let Some(Value::Array(branches)) = schema.get_mut("oneOf") {
+        branches.push(serde_json::json!({ "type": "null" }));
+        return schema;
+    }
     match schema.get("type").and_then(Value::as_str) {
-        Some(t) => {
+        Some(t) if schema.get("const").is_none() => {
             schema["type"] = serde_json::json!([t, "null"]);
             if let Some(Value::Array(names)) = schema.get_mut("enum") {
                 names.push(Value::Null);
             }
             schema
         }
-        None => serde_json::json!({ "oneOf": [schema, { "type": "null" }] }),
+        _ => serde_json::json!({ "oneOf": [schema, { "type": "null" }] }),
     }
 }
 
@@ -312,7 +317,7 @@ fn json_form(form: &JsonSource) -> Value {
         if faceless_ok {
             json!({ "type": "boolean", "default": false })
         } else {
-            json!({ "type": "boolean", "enum": [false], "description": "Not available for this source." })
+            json!({ "type": "boolean", "const": false, "description": "Not available for this source." })
         },
     );
     p("adjust", adjust_schema(source));
@@ -325,13 +330,7 @@ fn json_form(form: &JsonSource) -> Value {
             "description": "Webhook target: https (and a public host) in production, http or https in dev mode.",
         }),
     );
-    p(
-        "metadata",
-        json!({
-            "type": "object",
-            "description": format!("Echoed back in the status object; at most {METADATA_MAX_BYTES} bytes as JSON."),
-        }),
-    );
+    p("metadata", schema::reference(METADATA_SCHEMA));
     p("music", crate::render::sound::library::schema());
     p("topic_id", topic_id_schema());
     if source == Source::Idea {
@@ -371,14 +370,37 @@ fn adjust_schema(source: Source) -> Value {
         "description": "Only `off` for a source that is not audio.",
         "oneOf": [
             { "type": "string", "enum": ["off"] },
-            {
+            schema::reference(ADJUST_OFF_SCHEMA),
+        ],
+    })
+}
+
+/// The component of `adjust`'s object form for a source that is not audio.
+const ADJUST_OFF_SCHEMA: &str = "AdjustOff";
+/// The component of `metadata`.
+const METADATA_SCHEMA: &str = "Metadata";
+
+/// The named objects the forms refer to.
+fn form_components() -> Vec<(&'static str, Value)> {
+    use serde_json::json;
+    vec![
+        (
+            ADJUST_OFF_SCHEMA,
+            json!({
                 "type": "object",
                 "required": ["mode"],
                 "properties": { "mode": { "type": "string", "enum": ["off"] } },
                 "additionalProperties": false,
-            },
-        ],
-    })
+            }),
+        ),
+        (
+            METADATA_SCHEMA,
+            json!({
+                "type": "object",
+                "description": format!("Any JSON object, echoed back in the status object; at most {METADATA_MAX_BYTES} bytes as JSON."),
+            }),
+        ),
+    ]
 }
 
 /// The form's object schema over `properties`: `field` (and `source`, but for a bare script)
@@ -399,7 +421,12 @@ fn form_object(
             *schema = nullable(schema.take());
         }
     }
-    let mut schema = json!({ "type": "object", "required": required, "properties": properties });
+    let title = format!(
+        "CreateVideo{}",
+        schema::title(source_name(source).as_str().unwrap_or_default())
+    );
+    let mut schema = json!({ "title": title, "type": "object", "required": required,
+        "properties": properties });
     if faceless_ok && source != Source::Text {
         // faceless needs output_type scene or video.
         schema["not"] = json!({
@@ -439,6 +466,7 @@ fn plan_form() -> Value {
     properties.remove("idea_text");
     schema["required"] = json!(["topic_id"]);
     schema["description"] = json!("Source text or idea from a production plan entry.");
+    schema["title"] = json!("CreateVideoPlanEntry");
     schema["not"] =
         json!({ "anyOf": [{ "required": ["script_text"] }, { "required": ["idea_text"] }] });
     schema
@@ -474,6 +502,11 @@ impl ToSchema for CreateVideoJson {
             <AdjustInput as utoipa::PartialSchema>::schema(),
         ));
         <AdjustInput as ToSchema>::schemas(schemas);
+        let mut c = schema::Components::default();
+        for (name, schema) in form_components() {
+            c.named(name, schema);
+        }
+        c.add_to(schemas);
     }
 }
 

@@ -34,6 +34,7 @@ use crate::core::fields::{Choice, Fields};
 use crate::core::ids;
 use crate::core::jobs::{AcceptedPublish, Engine};
 use crate::core::model::{JobStatus, JobType, WrittenResult};
+use crate::core::schema;
 use crate::core::store::Store;
 use crate::core::time::now;
 use crate::publish::connections::{self, invalid_group};
@@ -561,6 +562,9 @@ pub struct PublishJson;
 
 fn common_properties() -> Map<String, Value> {
     let nullable = |mut v: Value| {
+        if v.get("$ref").is_some() {
+            return json!({"oneOf": [v, {"type": "null"}]});
+        }
         let t = v["type"].clone();
         v["type"] = json!([t, "null"]);
         v
@@ -604,11 +608,7 @@ fn common_properties() -> Map<String, Value> {
         json!({"type": "string", "enum": timezone_names(), "default": "UTC",
         "description": "IANA time zone the schedule is shown in."}),
     );
-    put(
-        "metadata",
-        json!({"type": "object", "maxProperties": crate::content::request::METADATA_MAX_KEYS,
-        "description": "Echoed back (at most 16 keys, 16 KiB as JSON)."}),
-    );
+    put("metadata", schema::reference(METADATA_SCHEMA));
     p
 }
 
@@ -624,7 +624,8 @@ fn form(mode: &str, schema: Value, required: &[&str], about: &str) -> Value {
             json!({"type": "string", "maxLength": TITLE_MAX_CHARS, "pattern": "\\S"}),
         );
     }
-    json!({"type": "object", "description": about, "required": required, "properties": properties})
+    json!({"title": format!("Publish{}", schema::title(mode)), "type": "object", "description": about,
+        "required": required, "properties": properties})
 }
 
 impl utoipa::PartialSchema for PublishJson {
@@ -649,16 +650,31 @@ impl utoipa::PartialSchema for PublishJson {
                 "A direct video file URL, downloaded then published.",
             ),
         ];
-        crate::core::schema::raw(json!({
+        schema::raw(json!({
             "description": "`POST /v1/publish`'s body: exactly one of topic_id, text, video_url.",
             "oneOf": forms,
         }))
     }
 }
 
+/// The component of `metadata`.
+const METADATA_SCHEMA: &str = "PublishMetadata";
+
 impl ToSchema for PublishJson {
     fn name() -> std::borrow::Cow<'static, str> {
         "PublishRequest".into()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        let metadata = json!({"type": "object",
+            "maxProperties": crate::content::request::METADATA_MAX_KEYS,
+            "description": "Any JSON object, echoed back (at most 16 keys, 16 KiB as JSON)."});
+        schemas.push((METADATA_SCHEMA.into(), schema::raw(metadata)));
     }
 }
 

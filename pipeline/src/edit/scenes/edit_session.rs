@@ -4,11 +4,12 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use utoipa::ToSchema;
+use utoipa::{PartialSchema, ToSchema};
 
 use super::{Editor, scenes_not_ready};
 use crate::core::error::{Code, Error, Result};
 use crate::core::fields::Fields;
+use crate::core::schema::{self, Components};
 use crate::core::store::StoreError;
 use crate::core::time::iso;
 use crate::edit::scenes::select::topic_id;
@@ -49,11 +50,12 @@ impl EditSessionRequest {
     }
 }
 
-/// `edit_session`'s 200 body (the handler adds `request_id`).
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+/// `edit_session`'s 200 body (the handler adds `request_id`): the video and the action, with
+/// the [`SessionState`] it left. Its schema is an `anyOf` of one named object per state (see
+/// the `PartialSchema` impl below).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EditSessionReply {
     /// Always `edit_session`.
-    #[schema(example = "edit_session")]
     pub object: &'static str,
     pub id: String,
     pub topic_id: String,
@@ -65,8 +67,8 @@ pub struct EditSessionReply {
 }
 
 /// The action's outcome; which fields appear depends on the action. The shapes overlap (a
-/// `start` reply is also a valid `status` reply without `last_write`), so the schema is an
-/// `anyOf` of them (see the `PartialSchema` impl below), not the `oneOf` the derive would write.
+/// `start` reply is also a valid `status` reply without `last_write`), so the reply's schema is
+/// an `anyOf` of them, not the `oneOf` a derive would write.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SessionState {
@@ -115,36 +117,87 @@ pub enum SessionState {
     },
 }
 
-impl utoipa::PartialSchema for SessionState {
+impl utoipa::PartialSchema for EditSessionReply {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        let int = json!({ "type": "integer", "minimum": 0 });
-        let time = json!({ "type": "string" });
-        let maybe_time = json!({ "type": ["string", "null"] });
-        let shape = |about: &str, properties: Value| {
-            let required: Vec<&String> = properties
-                .as_object()
-                .map(|o| o.keys().collect())
-                .unwrap_or_default();
-            json!({ "type": "object", "description": about, "properties": properties, "required": required })
-        };
-        crate::core::schema::raw(json!({ "anyOf": [
-            shape("Sessions are off (`cache_enabled` false): every edit is written straight through; `committed` (false) only for `commit`.",
-                json!({ "active": { "const": false }, "note": { "type": "string" } })),
-            shape("`start`: the session is active.",
-                json!({ "active": { "const": true }, "ttl_seconds": int, "started": time, "staged_writes": int })),
-            shape("`commit`: whether a session was flushed, and how many staged writes it held.",
-                json!({ "committed": { "type": "boolean" }, "active": { "const": false }, "staged_writes": int })),
-            shape("`abort`: whether a session was discarded, and how many staged writes it held.",
-                json!({ "aborted": { "type": "boolean" }, "discarded_writes": int, "active": { "const": false } })),
-            shape("`status` of an active session.",
-                json!({ "active": { "const": true }, "staged_writes": int, "started": time, "last_write": maybe_time, "ttl_seconds": int, "expires_at": time })),
-            shape("`status` without a session (`started` and `last_write` are null).",
-                json!({ "active": { "const": false }, "staged_writes": int, "started": maybe_time, "last_write": maybe_time })),
-        ]}))
+        let mut c = Components::default();
+        reply_schema(&mut c)
     }
 }
 
-impl ToSchema for SessionState {}
+impl ToSchema for EditSessionReply {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        let mut c = Components::default();
+        reply_schema(&mut c);
+        c.add_to(schemas);
+        <EditAction as ToSchema>::schemas(schemas);
+        schemas.push((EditAction::name().into_owned(), EditAction::schema()));
+    }
+}
+
+/// [`EditSessionReply`]'s schema: one component per [`SessionState`], each with the reply's
+/// own fields.
+fn reply_schema(c: &mut Components) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    let int = json!({ "type": "integer", "minimum": 0 });
+    let time = json!({ "type": "string" });
+    let maybe_time = json!({ "type": ["string", "null"] });
+    let mut shape = |name: &str, about: &str, state: Value| {
+        let mut properties = json!({
+            "object": { "type": "string", "const": "edit_session" },
+            "id": { "type": "string" },
+            "topic_id": { "type": "string" },
+            "action": schema::reference(&EditAction::name()),
+            "cache_enabled": { "type": "boolean", "description": "Whether this server uses edit sessions at all." },
+        });
+        let (Some(all), Value::Object(state)) = (properties.as_object_mut(), state) else {
+            unreachable!("both are JSON objects");
+        };
+        all.extend(state);
+        let required: Vec<&String> = all.keys().collect();
+        let object = json!({ "type": "object", "description": about, "properties": all, "required": required });
+        c.named(name, object)
+    };
+    let states = vec![
+        shape(
+            "EditSessionOff",
+            "Sessions are off (`cache_enabled` false): every edit is written straight through; `committed` (false) only for `commit`.",
+            json!({ "active": { "const": false }, "note": { "type": "string" } }),
+        ),
+        shape(
+            "EditSessionStarted",
+            "`start`: the session is active.",
+            json!({ "active": { "const": true }, "ttl_seconds": int, "started": time, "staged_writes": int }),
+        ),
+        shape(
+            "EditSessionCommitted",
+            "`commit`: whether a session was flushed, and how many staged writes it held.",
+            json!({ "committed": { "type": "boolean" }, "active": { "const": false }, "staged_writes": int }),
+        ),
+        shape(
+            "EditSessionAborted",
+            "`abort`: whether a session was discarded, and how many staged writes it held.",
+            json!({ "aborted": { "type": "boolean" }, "discarded_writes": int, "active": { "const": false } }),
+        ),
+        shape(
+            "EditSessionActive",
+            "`status` of an active session.",
+            json!({ "active": { "const": true }, "staged_writes": int, "started": time, "last_write": maybe_time, "ttl_seconds": int, "expires_at": time }),
+        ),
+        shape(
+            "EditSessionInactive",
+            "`status` without a session (`started` and `last_write` are null).",
+            json!({ "active": { "const": false }, "staged_writes": int, "started": maybe_time, "last_write": maybe_time }),
+        ),
+    ];
+    schema::raw(json!({
+        "description": "`edit_session`'s 200 body: the video, the action, and the state it left.",
+        "anyOf": states,
+    }))
+}
 
 /// Sent when sessions are off.
 const SESSIONS_OFF: &str = "Edit sessions are off on this server (cache_enabled = false): every edit is written straight through, serialised per video.";

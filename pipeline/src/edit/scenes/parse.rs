@@ -21,7 +21,7 @@ use utoipa::{PartialSchema, ToSchema};
 
 use crate::core::error::{Code, Error, Result};
 use crate::core::fields::Fields;
-use crate::core::schema;
+use crate::core::schema::{self, Components};
 use crate::edit::overlay_request::{
     IMAGE_KIND, MAX_ELEMENT_TEXT, MAX_LINES, OverlayEdit, OverlayField, Position, RectSpace,
     TextKind,
@@ -696,6 +696,7 @@ const SCHEMA_RECT_LIMIT: f64 = 1500.0;
 /// One family of fields as the schema says it: its fields (names and the value's schema),
 /// whether it is sent once per call, and the names one of its items must have.
 struct FamilySchema {
+    family: Family,
     fields: Vec<(Vec<&'static str>, Value)>,
     once: bool,
     needs: Option<&'static [&'static str]>,
@@ -715,9 +716,16 @@ fn nonblank_schema() -> Value {
     json!({ "type": "string", "pattern": "\\S" })
 }
 
-/// [`rect4`]'s value: `x, y, w, h` (w and h positive) at the top or under `rect`, within
-/// `limit` when given; `extra` are the branch's other properties, `required` its required ones.
-fn rect_schema(limit: Option<f64>, extra: Value, required: &[&str]) -> Value {
+/// [`rect4`]'s value: `x, y, w, h` (w and h positive) at the top (the component `{name}Flat`) or
+/// under `rect` (`{name}Boxed`), within `limit` when given; `extra` are the branch's other
+/// properties, `required` its required ones.
+fn rect_schema(
+    c: &mut Components,
+    name: &str,
+    limit: Option<f64>,
+    extra: Value,
+    required: &[&str],
+) -> Value {
     let side = |pos: bool| {
         let mut s = json!({ "type": "number" });
         if pos {
@@ -745,10 +753,12 @@ fn rect_schema(limit: Option<f64>, extra: Value, required: &[&str]) -> Value {
     }
     let flat_required: Vec<&str> = xywh.iter().chain(required).copied().collect();
     let nested_required: Vec<&str> = ["rect"].iter().chain(required).copied().collect();
+    let flat = json!({ "type": "object", "required": flat_required, "properties": flat,
+        "not": { "required": ["rect"] } });
+    let nested = json!({ "type": "object", "required": nested_required, "properties": nested });
     json!({ "oneOf": [
-        { "type": "object", "required": flat_required, "properties": flat,
-          "not": { "required": ["rect"] } },
-        { "type": "object", "required": nested_required, "properties": nested },
+        c.named(&format!("{name}Flat"), flat),
+        c.named(&format!("{name}Boxed"), nested),
     ]})
 }
 
@@ -784,12 +794,14 @@ fn roll_switch_values() -> Vec<Value> {
 }
 
 /// The layout fields (family G's children), each with its value's schema.
-fn layout_fields() -> Vec<(Vec<&'static str>, Value)> {
+fn layout_fields(c: &mut Components) -> Vec<(Vec<&'static str>, Value)> {
     let num = json!({ "type": "number" });
     vec![
         (
             vec!["remotion.object.rect"],
             rect_schema(
+                c,
+                "ObjectRect",
                 Some(SCHEMA_RECT_LIMIT),
                 json!({ "layout_id": nonblank_schema(), "coordinate_space": coordinate_space_schema() }),
                 &["layout_id"],
@@ -798,6 +810,8 @@ fn layout_fields() -> Vec<(Vec<&'static str>, Value)> {
         (
             vec!["remotion.group.rect"],
             rect_schema(
+                c,
+                "GroupRect",
                 Some(SCHEMA_RECT_LIMIT),
                 json!({
                     "id": nonblank_schema(),
@@ -810,7 +824,7 @@ fn layout_fields() -> Vec<(Vec<&'static str>, Value)> {
         ),
         (
             vec!["overlay.narrator.rect"],
-            rect_schema(None, json!({}), &[]),
+            rect_schema(c, "NarratorRect", None, json!({}), &[]),
         ),
         (
             vec![
@@ -825,27 +839,30 @@ fn layout_fields() -> Vec<(Vec<&'static str>, Value)> {
     ]
 }
 
-/// One `{field_name, value}` item whose name is one of `names`.
-fn item_schema(names: &[&str], value: Value) -> Value {
-    json!({
+/// One `{field_name, value}` item whose name is one of `names`: the component named after the
+/// first (`segment.text` → `SegmentTextField`).
+fn item_schema(c: &mut Components, names: &[&str], value: Value) -> Value {
+    let item = json!({
         "type": "object",
         "required": ["field_name", "value"],
         "properties": { "field_name": { "type": "string", "enum": names }, "value": value },
-    })
+    });
+    c.named(&format!("{}Field", schema::title(names[0])), item)
 }
 
 /// Every family [`parse_fields`] accepts, with each field's value schema: the one place the
 /// schema's rules live (see [`parse_field`] for the parsing they describe).
-fn field_families() -> Vec<FamilySchema> {
-    let family = |fields, once| FamilySchema {
+fn field_families(c: &mut Components) -> Vec<FamilySchema> {
+    let family = |family, fields, once| FamilySchema {
+        family,
         fields,
         once,
         needs: None,
     };
-    let layout = layout_fields();
+    let layout = layout_fields(c);
     let batch_items: Vec<Value> = layout
         .iter()
-        .map(|(names, value)| item_schema(names, value.clone()))
+        .map(|(names, value)| item_schema(c, names, value.clone()))
         .collect();
     let mut batch_object = serde_json::Map::new();
     for (names, value) in &layout {
@@ -853,18 +870,23 @@ fn field_families() -> Vec<FamilySchema> {
             batch_object.insert(n.to_string(), value.clone());
         }
     }
+    let batch_object = c.named(
+        "LayoutBatchObject",
+        json!({ "type": "object", "minProperties": 1, "additionalProperties": false,
+            "properties": batch_object }),
+    );
     let mut layout_family = layout;
     layout_family.push((
         vec!["layout.batch"],
         json!({ "oneOf": [
             { "type": "array", "minItems": 1, "items": { "oneOf": batch_items } },
-            { "type": "object", "minProperties": 1, "additionalProperties": false,
-              "properties": batch_object },
+            batch_object,
         ]}),
     ));
     let meta_text = json!({ "type": "string", "maxLength": MAX_META_CHARS });
     let mut families = vec![
         FamilySchema {
+            family: Family::Media,
             fields: vec![
                 (vec!["mediaUrl", "media_url"], url_schema()),
                 (
@@ -875,20 +897,33 @@ fn field_families() -> Vec<FamilySchema> {
             once: false,
             needs: Some(&["mediaUrl", "media_url"]),
         },
-        family(layout_family, false),
-        family(vec![(vec!["voice.upload"], url_schema())], true),
-        family(vec![(vec!["narrator.upload_video"], url_schema())], true),
+        family(Family::Layout, layout_family, false),
         family(
+            Family::Voice,
+            vec![(vec!["voice.upload"], url_schema())],
+            true,
+        ),
+        family(
+            Family::NarratorVideo,
+            vec![(vec!["narrator.upload_video"], url_schema())],
+            true,
+        ),
+        family(
+            Family::Roll,
             vec![
                 (
                     vec!["roll.active"],
                     json!({ "type": "string", "enum": ROLL_NAMES }),
                 ),
-                (vec!["roll.switch"], json!({ "enum": roll_switch_values() })),
+                (
+                    vec!["roll.switch"],
+                    schema::any_of_values(&roll_switch_values()),
+                ),
             ],
             true,
         ),
         family(
+            Family::Text,
             vec![(
                 vec!["segment.text", "text"],
                 json!({ "type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": "\\S" }),
@@ -896,6 +931,7 @@ fn field_families() -> Vec<FamilySchema> {
             true,
         ),
         family(
+            Family::Metadata,
             vec![
                 (
                     vec!["type", "scene_type"],
@@ -914,16 +950,35 @@ fn field_families() -> Vec<FamilySchema> {
             false,
         ),
         family(
+            Family::Disable,
             vec![(
                 DISABLE_FIELDS.to_vec(),
-                json!({ "enum": [true, null, 1, "true", "none", "disable", "disabled", "yes", ""] }),
+                schema::any_of_values(&[
+                    json!(true),
+                    Value::Null,
+                    json!(1),
+                    json!("true"),
+                    json!("none"),
+                    json!("disable"),
+                    json!("disabled"),
+                    json!("yes"),
+                    json!(""),
+                ]),
             )],
             true,
         ),
-        family(vec![(vec!["video.music"], library::schema())], true),
+        family(
+            Family::VideoSettings,
+            vec![(vec!["video.music"], library::schema())],
+            true,
+        ),
     ];
     for f in OverlayField::ALL {
-        families.push(family(vec![(vec![f.as_str()], overlay_value(*f))], false));
+        families.push(family(
+            Family::Overlay(*f),
+            vec![(vec![f.as_str()], overlay_value(c, *f))],
+            false,
+        ));
     }
     families
 }
@@ -937,37 +992,56 @@ const SCHEMA_ELEMENT_Y: f64 = 490.0;
 /// the rule spans fields: a `rect` at a non-negative origin (the API takes any rect that
 /// overlaps the canvas), and a `lines` string without break characters or hyphens (one line;
 /// the API splits at `\n`, `|`, `→` and `->`).
-fn overlay_value(field: OverlayField) -> Value {
+fn overlay_value(c: &mut Components, field: OverlayField) -> Value {
     match field {
         OverlayField::UploadOverlay => json!({ "oneOf": [
             url_schema(),
-            { "type": "object", "required": ["url"], "properties": { "url": url_schema() } },
+            c.named("OverlayUploadUrl", json!({ "type": "object", "required": ["url"],
+                "properties": { "url": url_schema() } })),
         ]}),
-        OverlayField::AddElement => add_element_value(),
-        OverlayField::TextEdit => json!({
+        OverlayField::AddElement => add_element_value(c),
+        OverlayField::TextEdit => text_edit_value(c),
+    }
+}
+
+/// O's value: `wc_object` with new `lines`, a new `fill`, or both (`TextEditLines` needs the
+/// lines, `TextEditFill` the fill).
+fn text_edit_value(c: &mut Components) -> Value {
+    let lines = [
+        json!({ "type": "array", "minItems": 1, "maxItems": MAX_LINES,
+            "items": { "type": "string" } }),
+        json!({ "type": "string", "pattern": "^[^|→\\n-]*[^\\s|→-][^|→\\n-]*$" }),
+    ];
+    let fill = json!({ "type": "string", "pattern": "^#[0-9A-Fa-f]{6}$" });
+    let form = |lines_required: bool| {
+        let mut lines = lines.to_vec();
+        let mut fill = fill.clone();
+        let needs = if lines_required {
+            fill["type"] = json!(["string", "null"]);
+            "lines"
+        } else {
+            lines.push(json!({ "type": "null" }));
+            "fill"
+        };
+        json!({
             "type": "object",
-            "required": ["wc_object"],
+            "required": ["wc_object", needs],
             "properties": {
                 "wc_object": nonblank_schema(),
-                "lines": { "oneOf": [
-                    { "type": "array", "minItems": 1, "maxItems": MAX_LINES,
-                      "items": { "type": "string" } },
-                    { "type": "string", "pattern": "^[^|→\\n-]*[^\\s|→-][^|→\\n-]*$" },
-                    { "type": "null" },
-                ]},
-                "fill": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" },
+                "lines": { "oneOf": lines },
+                "fill": fill,
             },
-            "anyOf": [
-                { "required": ["lines"], "properties": { "lines": { "type": ["array", "string"] } } },
-                { "required": ["fill"], "properties": { "fill": { "type": "string" } } },
-            ],
-        }),
-    }
+        })
+    };
+    json!({ "anyOf": [
+        c.named("TextEditLines", form(true)),
+        c.named("TextEditFill", form(false)),
+    ]})
 }
 
 /// M's value: a text string, or an element (text kinds with `text`, or an image with `url`)
 /// placed by `rect` (which wins) or `position`.
-fn add_element_value() -> Value {
+fn add_element_value(c: &mut Components) -> Value {
     let text = json!({ "type": "string", "pattern": "\\S", "maxLength": MAX_ELEMENT_TEXT });
     let mut text_kinds = vec![Value::Null];
     text_kinds.extend(TextKind::NAMES.iter().map(|k| json!(k)));
@@ -975,10 +1049,12 @@ fn add_element_value() -> Value {
         (
             json!({ "kind": { "enum": text_kinds }, "text": text }),
             "text",
+            "TextElement",
         ),
         (
             json!({ "kind": { "const": IMAGE_KIND }, "url": url_schema() }),
             "url",
+            "ImageElement",
         ),
     ];
     let coord = |max: f64| json!({ "type": "number", "minimum": 0, "maximum": max });
@@ -995,7 +1071,7 @@ fn add_element_value() -> Value {
     let mut spaces = vec![Value::Null];
     spaces.extend(RectSpace::NAMES.iter().map(|s| json!(s)));
     let mut forms = vec![text.clone()];
-    for (props, needs) in elements {
+    for (props, needs, name) in elements {
         let mut required = vec![needs];
         if needs == "url" {
             required.push("kind");
@@ -1013,23 +1089,25 @@ fn add_element_value() -> Value {
                 form["not"] = json!({ "required": ["rect"] });
             }
             form["properties"] = p;
-            forms.push(form);
+            let at = if by_rect { "AtRect" } else { "AtPosition" };
+            forms.push(c.named(&format!("{name}{at}"), form));
         }
     }
     json!({ "oneOf": forms })
 }
 
 /// `fields`' schema: a list of one family's items.
-fn fields_schema() -> Value {
-    let forms: Vec<Value> = field_families()
+fn fields_schema(c: &mut Components) -> Value {
+    let forms: Vec<Value> = field_families(c)
         .into_iter()
         .map(|f| {
             let items: Vec<Value> = f
                 .fields
                 .iter()
-                .map(|(names, value)| item_schema(names, value.clone()))
+                .map(|(names, value)| item_schema(c, names, value.clone()))
                 .collect();
-            let mut s = json!({ "type": "array", "minItems": 1, "items": { "oneOf": items } });
+            let mut s = json!({ "type": "array", "minItems": 1, "items": { "oneOf": items },
+                "description": format!("Fields of the `{}` family.", f.family.as_str()) });
             if f.once {
                 s["maxItems"] = json!(1);
             }
@@ -1055,19 +1133,28 @@ pub struct ModifySceneFields;
 
 impl PartialSchema for ModifySceneFields {
     fn schema() -> RefOr<Schema> {
-        schema::raw(fields_schema())
+        schema::raw(fields_schema(&mut Components::default()))
     }
 }
 
-impl ToSchema for ModifySceneFields {}
+impl ToSchema for ModifySceneFields {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        let mut c = Components::default();
+        fields_schema(&mut c);
+        c.add_to(schemas);
+    }
+}
 
 impl PartialSchema for ModifySceneRequest {
     fn schema() -> RefOr<Schema> {
-        let fields =
-            json!({ "$ref": format!("#/components/schemas/{}", ModifySceneFields::name()) });
+        let fields = schema::reference(&ModifySceneFields::name());
         let forms: Vec<Value> = by_value_forms()
             .into_iter()
             .map(|form| {
+                let by = form.properties["by"]["enum"][0]
+                    .as_str()
+                    .unwrap_or_default();
+                let title = format!("ModifySceneBy{}", schema::title(by));
                 let mut properties = json!({
                     "id": {
                         "type": "string",
@@ -1081,7 +1168,8 @@ impl PartialSchema for ModifySceneRequest {
                 properties.as_object_mut().unwrap().extend(form.properties);
                 let mut required = vec!["id", "fields"];
                 required.extend(form.required);
-                json!({ "type": "object", "required": required, "properties": properties })
+                json!({ "title": title, "type": "object", "required": required,
+                    "properties": properties })
             })
             .collect();
         schema::raw(json!({
@@ -1099,6 +1187,7 @@ impl ToSchema for ModifySceneRequest {
             ModifySceneFields::name().into_owned(),
             ModifySceneFields::schema(),
         ));
+        <ModifySceneFields as ToSchema>::schemas(schemas);
     }
 }
 
