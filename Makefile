@@ -14,6 +14,9 @@
 #              for FUZZ_SECS seconds (default 60); fails on any crash. Not part of make test.
 #   make editor  the editor web app (assets/editor, TypeScript + Preact + Vite) into
 #              assets/editor/dist, which the daemon embeds when it is built next
+#   make clients the SDKs generated from clients/openapi.json: Python (clients/python, with
+#              openapi-python-client) and TypeScript (clients/typescript, openapi-typescript and
+#              openapi-fetch); a generator warning fails it
 SHELL := /bin/bash
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
@@ -34,7 +37,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv voices illustrations editor build demo samples run test test-scale chaos bench bench-load bench-scale lint fuzz
+.PHONY: setup setup-test apt venv voices illustrations editor clients build demo samples run test test-scale chaos bench bench-load bench-scale lint fuzz
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -59,6 +62,19 @@ $(EDITOR)/node_modules/.installed: $(EDITOR)/package.json $(EDITOR)/package-lock
 
 editor: $(EDITOR)/node_modules/.installed
 	cd $(EDITOR) && npm run build
+
+# The SDKs, from the committed copy of the served document (api's test keeps it the served one).
+# Both are made afresh each time (seconds); neither generator may warn.
+CLIENTS := clients
+$(CLIENTS)/typescript/node_modules/.installed: $(CLIENTS)/typescript/package.json $(CLIENTS)/typescript/package-lock.json
+	cd $(CLIENTS)/typescript && npm ci --no-audit --no-fund
+	touch $@
+
+clients: $(VENV)/.installed $(CLIENTS)/typescript/node_modules/.installed
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/openapi-python-client generate --path $(CLIENTS)/openapi.json \
+	  --config $(CLIENTS)/python/config.yaml --meta none --output-path $(CLIENTS)/python/reelsmith_client \
+	  --overwrite --fail-on-warning
+	cd $(CLIENTS)/typescript && npm run build
 
 build: setup editor voices illustrations
 	cargo build --release --locked -p reelsmith
@@ -118,6 +134,7 @@ test:
 	  "neural voices" "$(MAKE) --no-print-directory voices" \
 	  "illustrations" "$(MAKE) --no-print-directory illustrations" \
 	  "editor build" "$(MAKE) --no-print-directory editor" \
+	  "SDK clients" "$(MAKE) --no-print-directory clients" \
 	  "s3s-fs (S3 server)" "$(MAKE) --no-print-directory $(S3S_FS)" \
 	  "editor unit tests" "cd $(EDITOR) && npm test" \
 	  "compile tests" "cargo test --workspace --locked --no-run" \

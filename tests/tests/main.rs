@@ -29,6 +29,7 @@ mod plan;
 mod publish;
 mod render;
 mod scenes;
+mod sdk;
 mod sound;
 mod typography;
 mod webhook_log;
