@@ -28,7 +28,7 @@ use warp::reply::Response;
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, json_body, with_state};
+use crate::filters::{auth, typed_body, with_state};
 use crate::reply::json_reply;
 
 const BODY_LIMIT: usize = 64 * 1024;
@@ -37,11 +37,11 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     warp::path!("v1" / "scene_inspector")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed_body(BODY_LIMIT, SceneInspectorRequest::parse))
         .and(with_state(state))
         .and_then(
-            |account: Account, body: Value, state: Arc<State>| async move {
-                scene_inspector(account, body, state).await.map_err(reject)
+            |account: Account, req: SceneInspectorRequest, state: Arc<State>| async move {
+                scene_inspector(account, req, state).await.map_err(reject)
             },
         )
         .boxed()
@@ -102,10 +102,9 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
 )]
 pub async fn scene_inspector(
     account: Account,
-    body: Value,
+    req: SceneInspectorRequest,
     state: Arc<State>,
 ) -> Result<Response, Error> {
-    let req = SceneInspectorRequest::parse(&body)?;
     crate::metrics::topic(&req.id);
     let engine = state.engine.clone();
     let (account_name, id) = (account.name.clone(), req.id.clone());

@@ -1,9 +1,11 @@
 //! Scene editing: `POST /v1/modify_scene`, `POST /v1/edit_session`, `POST /v1/scene_geometry`
 //! (the editor's realtime stream is `editor/events.rs`).
 //!
-//! The domain lives in `pipeline::edit::scenes`; handlers parse the typed request, run the
-//! editor's blocking work (redb, files, the per-video lock) on blocking threads and serialise
-//! the typed reply.
+//! The domain lives in `pipeline::edit::scenes`. Each operation is one function here
+//! ([`modify`], [`session`], [`geometry`]): it runs the editor's blocking work (redb, files, the
+//! per-video lock) on a blocking thread and serialises the typed reply. The `/v1` routes and the
+//! editor's (`editor/edits.rs`) differ only in who may call them: an API key here, the review
+//! link's token there.
 
 use std::sync::Arc;
 
@@ -12,7 +14,6 @@ use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest}
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
 use pipeline::edit::scenes::{GeometryReply, ModifySceneReply, Outcome, UploadQueued};
-use serde_json::Value;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -20,8 +21,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::blocking::blocking;
-use crate::errors::reject;
-use crate::filters::{auth, json_body, with_state};
+use crate::filters::{auth, typed_body, with_state};
 use crate::reply::json_reply;
 
 /// Edit bodies are small JSON (URLs, rects, text).
@@ -31,19 +31,19 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let modify = warp::path!("v1" / "modify_scene")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed_body(BODY_LIMIT, ModifySceneRequest::parse))
         .and(with_state(state.clone()))
         .and_then(modify_scene);
     let session = warp::path!("v1" / "edit_session")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed_body(BODY_LIMIT, EditSessionRequest::parse))
         .and(with_state(state.clone()))
         .and_then(edit_session);
     let geometry = warp::path!("v1" / "scene_geometry")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed_body(BODY_LIMIT, SceneGeometryRequest::parse))
         .and(with_state(state))
         .and_then(scene_geometry);
     modify.or(session).unify().or(geometry).unify().boxed()
@@ -72,16 +72,22 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 )]
 pub async fn modify_scene(
     account: Account,
-    body: Value,
+    req: ModifySceneRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let req = ModifySceneRequest::parse(&body).map_err(reject)?;
+    modify(&state, account.name, req).await
+}
+
+/// `modify_scene` on `account`'s video: 200 with the applied edit (or a clarification), 202
+/// with a queued upload.
+pub(crate) async fn modify(
+    state: &State,
+    account: String,
+    req: ModifySceneRequest,
+) -> Result<Response, Rejection> {
     crate::metrics::topic(&req.id);
-    let out = {
-        let e = state.editor.clone();
-        blocking(move || e.modify(&account.name, &req)).await?
-    };
-    Ok(match out {
+    let e = state.editor.clone();
+    Ok(match blocking(move || e.modify(&account, &req)).await? {
         Outcome::Reply(reply) => json_reply(StatusCode::OK, &reply),
         Outcome::Queued(queued) => json_reply(StatusCode::ACCEPTED, &queued),
     })
@@ -105,15 +111,21 @@ pub async fn modify_scene(
 )]
 pub async fn edit_session(
     account: Account,
-    body: Value,
+    req: EditSessionRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let req = EditSessionRequest::parse(&body).map_err(reject)?;
+    session(&state, account.name, req).await
+}
+
+/// `edit_session` on `account`'s video: 200 with the state the action left.
+pub(crate) async fn session(
+    state: &State,
+    account: String,
+    req: EditSessionRequest,
+) -> Result<Response, Rejection> {
     crate::metrics::topic(&req.id);
-    let reply = {
-        let e = state.editor.clone();
-        blocking(move || e.edit_session(&account.name, &req)).await?
-    };
+    let e = state.editor.clone();
+    let reply = blocking(move || e.edit_session(&account, &req)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }
 
@@ -136,15 +148,22 @@ pub async fn edit_session(
 )]
 pub async fn scene_geometry(
     account: Account,
-    body: Value,
+    req: SceneGeometryRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let req = SceneGeometryRequest::parse(&body).map_err(reject)?;
+    geometry(&state, account.name, req).await
+}
+
+/// `scene_geometry` of a scene of `account`'s video: 200 with the geometry (or a
+/// clarification).
+pub(crate) async fn geometry(
+    state: &State,
+    account: String,
+    req: SceneGeometryRequest,
+) -> Result<Response, Rejection> {
     crate::metrics::topic(&req.id);
-    let reply = {
-        let e = state.editor.clone();
-        blocking(move || e.geometry(&account.name, &req)).await?
-    };
+    let e = state.editor.clone();
+    let reply = blocking(move || e.geometry(&account, &req)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }
 

@@ -1,7 +1,7 @@
-//! The editor's edits, for the review link's video only: the bodies and answers of
-//! `/v1/modify_scene`, `/v1/edit_session` and `/v1/scene_geometry` (read by the same readers,
-//! run by the same `Editor`), authorised by the link's token instead of an API key. The body's
-//! `id` must be the link's video.
+//! The editor's edits, for the review link's video only: `/v1/modify_scene`,
+//! `/v1/edit_session` and `/v1/scene_geometry` (the same readers, and the same operations in
+//! `crate::scenes`), authorised by the link's token instead of an API key. The body's `id` must
+//! be the link's video, which is checked before anything else in the body.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,17 +10,16 @@ use pipeline::core::model::Job;
 use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
-use pipeline::edit::scenes::{GeometryReply, ModifySceneReply, Outcome, UploadQueued};
+use pipeline::edit::scenes::{GeometryReply, ModifySceneReply, UploadQueued};
 use serde_json::Value;
-use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{BODY_LIMIT, blocking, not_found, query, reviewed};
+use super::{BODY_LIMIT, not_found, query, reviewed};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{json_body, with_state};
-use crate::reply::json_reply;
+use crate::scenes;
 
 /// The link's video, when the body's `id` (or `topic_id`) names it.
 fn video_of(
@@ -67,14 +66,7 @@ pub(crate) async fn editor_modify(
 ) -> Result<Response, Rejection> {
     let job = video_of(&state, &topic, &q, &body)?;
     let req = ModifySceneRequest::parse(&body).map_err(reject)?;
-    let editor = state.editor.clone();
-    let out = blocking(move || editor.modify(&job.account, &req))
-        .await
-        .map_err(reject)?;
-    Ok(match out {
-        Outcome::Reply(reply) => json_reply(StatusCode::OK, &reply),
-        Outcome::Queued(queued) => json_reply(StatusCode::ACCEPTED, &queued),
-    })
+    scenes::modify(&state, job.account, req).await
 }
 
 /// `edit_session` on the link's video (review-link token).
@@ -105,11 +97,7 @@ pub(crate) async fn editor_session(
 ) -> Result<Response, Rejection> {
     let job = video_of(&state, &topic, &q, &body)?;
     let req = EditSessionRequest::parse(&body).map_err(reject)?;
-    let editor = state.editor.clone();
-    let reply = blocking(move || editor.edit_session(&job.account, &req))
-        .await
-        .map_err(reject)?;
-    Ok(json_reply(StatusCode::OK, &reply))
+    scenes::session(&state, job.account, req).await
 }
 
 /// `scene_geometry` of a scene of the link's video (review-link token).
@@ -141,11 +129,7 @@ pub(crate) async fn editor_geometry(
 ) -> Result<Response, Rejection> {
     let job = video_of(&state, &topic, &q, &body)?;
     let req = SceneGeometryRequest::parse(&body).map_err(reject)?;
-    let editor = state.editor.clone();
-    let reply = blocking(move || editor.geometry(&job.account, &req))
-        .await
-        .map_err(reject)?;
-    Ok(json_reply(StatusCode::OK, &reply))
+    scenes::geometry(&state, job.account, req).await
 }
 
 pub(super) fn routes(
