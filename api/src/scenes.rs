@@ -170,7 +170,7 @@ pub(crate) async fn geometry(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[derive(utoipa::OpenApi)]
     #[openapi(paths(
