@@ -391,3 +391,61 @@ fn every_test_file_is_a_module_of_its_binary() {
         );
     }
 }
+
+/// Every file or folder `dir` holds, as `/`-separated paths below it (`target`, installed
+/// packages and hidden folders left out).
+fn repository_paths(dir: &std::path::Path, below: &str, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || ["target", "node_modules"].contains(&name.as_str()) {
+            continue;
+        }
+        let path = format!("{below}{name}");
+        if entry.path().is_dir() {
+            out.insert(format!("{path}/"));
+            repository_paths(&entry.path(), &format!("{path}/"), out);
+        } else {
+            out.insert(path);
+        }
+    }
+}
+
+/// `ARCHITECTURE.md` stays a map: at most 150 lines, none over 300 characters, and every file or
+/// folder it names in backticks (`render/farm/`, `core/jobs.rs`; a route such as
+/// `/v1/openapi.json` is not a path) exists somewhere in the repository.
+#[test]
+fn the_architecture_map_is_short_and_names_what_exists() {
+    let root = workspace();
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    assert!(
+        map.lines().count() <= 150,
+        "ARCHITECTURE.md has over 150 lines"
+    );
+    for (n, line) in map.lines().enumerate() {
+        assert!(
+            line.chars().count() <= 300,
+            "ARCHITECTURE.md:{} is over 300 characters",
+            n + 1
+        );
+    }
+    let mut paths = BTreeSet::new();
+    repository_paths(&root, "", &mut paths);
+    let named = map.split('`').skip(1).step_by(2).filter(|t| {
+        let file = [".rs", ".md", ".json", ".ts", ".toml"]
+            .iter()
+            .any(|e| t.ends_with(e));
+        let folder = t.ends_with('/') && !t.contains("://");
+        (file || folder) && !t.starts_with('/') && !t.contains(['*', '…', '{', ' ', ':'])
+    });
+    let missing: Vec<&str> = named
+        .filter(|t| {
+            !paths
+                .iter()
+                .any(|p| p == t || p.ends_with(&format!("/{t}")))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
