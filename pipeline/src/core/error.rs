@@ -86,8 +86,30 @@ macro_rules! codes {
 
             /// Every code, for tables and tests.
             pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code whose wire name is `name`. Where the spec gives one name two statuses
+            /// (`invalid_channel_group`, `download_failed`), the first code is taken: it is the
+            /// same code on the wire.
+            pub fn from_wire(name: &str) -> Option<Code> {
+                Code::ALL.iter().copied().find(|c| c.as_str() == name)
+            }
         }
     };
+}
+
+/// A code is stored and sent as its wire name (a failed job's `error.code`).
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Code, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Code::from_wire(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error code {name:?}")))
+    }
 }
 
 // Every code: its wire name and family. Job failure codes (`status.error.code`) are `Internal`:
@@ -359,3 +381,19 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_reads_back_from_its_wire_name() {
+        for code in Code::ALL {
+            let read = Code::from_wire(code.as_str()).expect("a wire name reads");
+            assert_eq!(read.as_str(), code.as_str());
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(serde_json::from_value::<Code>(json).unwrap(), read);
+        }
+        assert_eq!(Code::from_wire("no_such_code"), None);
+    }
+}

@@ -21,15 +21,13 @@ use crate::core::document::VideoDocument;
 use crate::core::error::{Code, Error, Result};
 use crate::core::ids;
 use crate::core::model::{
-    Job, JobError, JobStatus, JobType, OutputType, PostResult, QueueEntry, StageMark, Task,
-    WriterStage, WrittenResult,
+    Job, JobError, JobStage, JobStatus, JobType, OutputType, PostResult, QueueEntry, StageMark,
+    Task, WriterStage, WrittenResult,
 };
 use crate::core::store::{Store, StoreError, StoreResult, Tx};
 use crate::core::time::now;
 use crate::core::webhooks::queue_event;
 
-pub const STAGE_READY: &str = "scenes_ready_for_review";
-pub const STAGE_RENDERING: &str = "rendering_video";
 pub const RENDER_START: f64 = 0.85;
 
 /// A failure of a job's work, stored on the job and sent in `video.failed`.
@@ -472,7 +470,7 @@ impl Engine {
             job.error = None;
             job.output_type = OutputType::Video;
             job.status = JobStatus::Processing;
-            job.stage = Some(STAGE_RENDERING.into());
+            job.stage = Some(JobStage::RenderingVideo);
             job.step = 6;
             job.progress = RENDER_START;
             job.terminal_fired = false;
@@ -778,13 +776,14 @@ impl Engine {
             if tx.queue_entry(topic)?.is_some() {
                 return Ok(false);
             }
-            let ready = job.stage.as_deref() == Some(STAGE_READY) || job.video_url.is_some();
+            let ready =
+                job.stage == Some(JobStage::ScenesReadyForReview) || job.video_url.is_some();
             if !ready {
                 return Ok(false);
             }
             job.status = JobStatus::Processing;
             job.output_type = OutputType::Video;
-            job.stage = Some(STAGE_RENDERING.into());
+            job.stage = Some(JobStage::RenderingVideo);
             job.step = 6;
             job.progress = RENDER_START;
             job.updated_at = now();
@@ -834,7 +833,7 @@ impl Engine {
                     job.video_url = Some(rendered.video_url);
                     job.rendered_document = Some(rendered.document);
                     job.status = JobStatus::Completed;
-                    job.stage = Some(STAGE_RENDERING.into());
+                    job.stage = Some(JobStage::RenderingVideo);
                     job.step = 7;
                     job.progress = 1.0;
                     job.review_url = Some(review_url);
@@ -877,7 +876,7 @@ fn failed(tx: &mut Tx, job: &mut Job, f: &JobFailure) -> StoreResult<()> {
     tx.remove_queue_entry(&job.topic_id)?;
     job.status = JobStatus::Failed;
     job.error = Some(JobError {
-        code: f.code.as_str().into(),
+        code: f.code,
         message: public_message(f),
     });
     refund_charge(tx, job)?;
@@ -896,7 +895,7 @@ fn published(tx: &mut Tx, job: &mut Job, posts: Vec<PostResult>) -> StoreResult<
     } else {
         job.status = JobStatus::Failed;
         job.error = Some(JobError {
-            code: Code::PublishFailed.as_str().into(),
+            code: Code::PublishFailed,
             message: "No platform accepted the post; see result.posts[].error.".into(),
         });
         refund_charge(tx, job)?;
@@ -910,7 +909,7 @@ fn built(tx: &mut Tx, job: &mut Job, review_url: String) -> StoreResult<()> {
     match job.output_type {
         OutputType::Video => {
             job.step = 6;
-            job.stage = Some(STAGE_RENDERING.into());
+            job.stage = Some(JobStage::RenderingVideo);
             job.progress = job.progress.max(RENDER_START);
             job.review_url = Some(review_url);
             return tx.put_queue_entry(&job.topic_id, &QueueEntry::new(Task::Render, now()));
@@ -920,7 +919,7 @@ fn built(tx: &mut Tx, job: &mut Job, review_url: String) -> StoreResult<()> {
             job.review_url = Some(format!("{review_url}&view=script"));
         }
         OutputType::Scene => {
-            job.stage = Some(STAGE_READY.into());
+            job.stage = Some(JobStage::ScenesReadyForReview);
             job.step = 5;
             job.review_url = Some(review_url);
         }

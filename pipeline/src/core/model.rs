@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use crate::core::error::Code;
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Plan {
@@ -294,11 +296,30 @@ impl JobStatus {
     }
 }
 
+/// A stored failure's code; one no longer in the table reads as `internal_error`, so the job
+/// (and every list it is in) still reads.
+fn stored_code<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+    let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+    Ok(Code::from_wire(&name).unwrap_or(Code::Internal))
+}
+
+/// Where a video job stands within `processing` or `completed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStage {
+    /// The scenes are built and can be reviewed and edited; `export_video` renders them.
+    ScenesReadyForReview,
+    /// The MP4 is being rendered.
+    RenderingVideo,
+}
+
 /// Why a job failed: the same `{code, message}` in the status object and the webhook.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct JobError {
     /// A stable error code (see the spec's error table).
-    pub code: String,
+    #[schema(value_type = String, example = "narration_too_long")]
+    #[serde(deserialize_with = "stored_code")]
+    pub code: Code,
     /// A clear message for people; never internal paths or library text.
     pub message: String,
 }
@@ -319,7 +340,7 @@ pub struct Job {
     pub output_type: OutputType,
     pub status: JobStatus,
     #[serde(default)]
-    pub stage: Option<String>,
+    pub stage: Option<JobStage>,
     pub step: u8,
     pub progress: f64,
     #[serde(default)]
@@ -547,7 +568,7 @@ impl Job {
             topic_id: self.topic_id.clone(),
             kind: self.kind,
             status: self.status,
-            stage: self.stage.clone(),
+            stage: self.stage,
             progress: (self.progress * 1000.0).round() / 1000.0,
             output_type: self.output_type,
             details: StatusDetails {
@@ -620,9 +641,8 @@ pub struct StatusObject {
     #[serde(rename = "type")]
     pub kind: JobType,
     pub status: JobStatus,
-    /// The stage, when one applies (`rendering_video`, `scenes_ready_for_review`).
-    #[schema(example = "scenes_ready_for_review")]
-    pub stage: Option<String>,
+    /// The stage, when one applies.
+    pub stage: Option<JobStage>,
     /// 0 to 1; at least 0.85 while rendering, 1 at scenes ready.
     #[schema(minimum = 0, maximum = 1)]
     pub progress: f64,
@@ -794,6 +814,29 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_row_reads_its_stage_and_failure_code_as_enums_and_writes_them_back_unchanged() {
+        let row = json!({
+            "topic_id": "t1", "account": "a", "output_type": "video", "status": "failed",
+            "stage": "rendering_video", "step": 6, "progress": 0.9, "created_at": 0,
+            "updated_at": 0,
+            "error": { "code": "narration_too_long", "message": "The narration is too long." },
+        });
+        let job: Job = serde_json::from_value(row.clone()).unwrap();
+        assert_eq!(job.stage, Some(JobStage::RenderingVideo));
+        assert_eq!(
+            job.error.as_ref().map(|e| e.code),
+            Some(Code::NarrationTooLong)
+        );
+        let written = serde_json::to_value(&job).unwrap();
+        assert_eq!(written["stage"], row["stage"]);
+        assert_eq!(written["error"], row["error"]);
+        let mut unknown = row;
+        unknown["error"]["code"] = json!("no_such_code");
+        let job: Job = serde_json::from_value(unknown).unwrap();
+        assert_eq!(job.error.map(|e| e.code), Some(Code::Internal));
+    }
+
+    #[test]
     fn a_content_job_says_content_with_its_writer_stage_and_failure() {
         let mut job: Job = serde_json::from_value(json!({
             "topic_id": "t2", "account": "a", "kind": "content", "output_type": "text",
@@ -805,7 +848,7 @@ mod tests {
         .unwrap();
         assert!(job.request.is_none());
         job.error = Some(JobError {
-            code: "content_fetch_failed".into(),
+            code: Code::ContentFetchFailed,
             message: "The page at the URL could not be reached.".into(),
         });
         let v = serde_json::to_value(job.status_object()).unwrap();

@@ -8,7 +8,7 @@ use typography::TimedWord;
 use utoipa::ToSchema;
 
 use crate::core::document::SceneRecord;
-use crate::core::model::{Job, JobStatus, OutputType, StatusObject};
+use crate::core::model::{Job, JobStage, JobStatus, OutputType, StatusObject};
 use crate::edit::scenes::{Editor, SessionFlag};
 
 crate::core::document::wire_enum! {
@@ -57,7 +57,7 @@ pub struct PlayerView {
 pub struct PlayerStatus {
     pub status: JobStatus,
     #[schema(example = "scenes_ready_for_review")]
-    pub stage: Option<String>,
+    pub stage: Option<JobStage>,
     #[schema(minimum = 0, maximum = 1)]
     pub progress: f64,
     /// The final MP4, once rendered.
