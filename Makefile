@@ -54,18 +54,20 @@ apt:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-# The editor app: npm ci when the lock file changed, then the Vite build (tsc checks first).
+# The editor app: npm ci when the lock file changed, then the Vite build (tsc checks first). Its
+# API types come from the TypeScript client's generator (clients/typescript/scripts), so that
+# package's tools are installed first.
 EDITOR := assets/editor
+CLIENTS := clients
 $(EDITOR)/node_modules/.installed: $(EDITOR)/package.json $(EDITOR)/package-lock.json
 	cd $(EDITOR) && npm ci --no-audit --no-fund
 	touch $@
 
-editor: $(EDITOR)/node_modules/.installed
+editor: $(EDITOR)/node_modules/.installed $(CLIENTS)/typescript/node_modules/.installed
 	cd $(EDITOR) && npm run build
 
 # The SDKs, from the committed copy of the served document (api's test keeps it the served one).
 # Both are made afresh each time (seconds); neither generator may warn.
-CLIENTS := clients
 $(CLIENTS)/typescript/node_modules/.installed: $(CLIENTS)/typescript/package.json $(CLIENTS)/typescript/package-lock.json
 	cd $(CLIENTS)/typescript && npm ci --no-audit --no-fund
 	touch $@

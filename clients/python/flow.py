@@ -7,6 +7,7 @@ what the API documents. tests/tests/sdk.rs runs it against a real daemon.
 """
 
 import io
+import pathlib
 import struct
 import sys
 import time
@@ -30,18 +31,8 @@ from reelsmith_client.models import (
 )
 from reelsmith_client.types import File
 
-# 84 words, just over the shortest script the API takes (80): about 25 s of video.
-SCRIPT = " ".join(
-    [
-        "Short videos help small teams explain what they do.",
-        "A clear script, a calm voice and simple pictures are enough to start.",
-        "Each scene carries one idea, and the captions follow every spoken word.",
-        "Review the scenes, change a picture where it helps, then export the video.",
-        "The finished file is ready for any channel your audience already watches.",
-        "Publish one short story every week and watch how people answer it.",
-        "Keep each scene short, so the message stays clear from the first second.",
-    ]
-)
+# The script both flows send (84 words, just over the 80 the API needs: about 25 s of video).
+SCRIPT = (pathlib.Path(__file__).parent.parent / "flow-script.txt").read_text().strip()
 WAIT_SECS = 600
 
 

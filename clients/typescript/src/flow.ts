@@ -4,20 +4,12 @@
 //
 // Usage: node dist/flow.js BASE_URL API_KEY OUT.mp4. Exits non-zero, saying why, when any step
 // is not what the API documents. tests/tests/sdk.rs runs it against a real daemon.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { reelsmith, type Reelsmith, type Schema } from "./index.js";
 
-// 84 words, just over the shortest script the API takes (80): about 25 s of video.
-const SCRIPT = [
-  "Short videos help small teams explain what they do.",
-  "A clear script, a calm voice and simple pictures are enough to start.",
-  "Each scene carries one idea, and the captions follow every spoken word.",
-  "Review the scenes, change a picture where it helps, then export the video.",
-  "The finished file is ready for any channel your audience already watches.",
-  "Publish one short story every week and watch how people answer it.",
-  "Keep each scene short, so the message stays clear from the first second.",
-].join(" ");
+// The script both flows send (84 words, just over the 80 the API needs: about 25 s of video).
+const SCRIPT = readFileSync(new URL("../../flow-script.txt", import.meta.url), "utf8").trim();
 const WAIT_MS = 600_000;
 
 /** Stops the flow, saying why. */
