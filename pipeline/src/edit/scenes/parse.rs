@@ -426,14 +426,14 @@ pub fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> 
 }
 
 /// Branch N: any "on" value; "off" is refused (re-enabling is an upload).
+/// The words N takes as "disable" (any case), beside `true`, `null` and `1`.
+const DISABLE_WORDS: &[&str] = &["true", "none", "disable", "disabled", "yes", ""];
+
 fn disable(value: &Value, param: &str) -> Result<Edit> {
     let on = match value {
         Value::Bool(b) => *b,
         Value::Null => true,
-        Value::String(s) => matches!(
-            s.to_ascii_lowercase().as_str(),
-            "true" | "none" | "disable" | "disabled" | "yes" | ""
-        ),
+        Value::String(s) => DISABLE_WORDS.contains(&s.to_ascii_lowercase().as_str()),
         Value::Number(n) => n.as_f64() == Some(1.0),
         _ => false,
     };
@@ -693,8 +693,8 @@ pub struct ModifySceneRequest {
 /// [`MAX_CANVAS_EXTENT`] in either coordinate space (preview px scale up about 2.57×).
 const SCHEMA_RECT_LIMIT: f64 = 1500.0;
 
-/// One family of fields as the schema says it: its fields (names and the value's schema),
-/// whether it is sent once per call, and the names one of its items must have.
+/// One family of fields as the schema says it: the family, its fields (names and the value's
+/// schema), whether it is sent once per call, and the names one of its items must have.
 struct FamilySchema {
     family: Family,
     fields: Vec<(Vec<&'static str>, Value)>,
@@ -850,16 +850,10 @@ fn item_schema(c: &mut Components, names: &[&str], value: Value) -> Value {
     c.named(&format!("{}Field", schema::title(names[0])), item)
 }
 
-/// Every family [`parse_fields`] accepts, with each field's value schema: the one place the
-/// schema's rules live (see [`parse_field`] for the parsing they describe).
-fn field_families(c: &mut Components) -> Vec<FamilySchema> {
-    let family = |family, fields, once| FamilySchema {
-        family,
-        fields,
-        once,
-        needs: None,
-    };
-    let layout = layout_fields(c);
+/// Family G: the layout fields, and `layout.batch` of them (a list of items, or one object
+/// keyed by field name).
+fn layout_family(c: &mut Components) -> Vec<(Vec<&'static str>, Value)> {
+    let mut layout = layout_fields(c);
     let batch_items: Vec<Value> = layout
         .iter()
         .map(|(names, value)| item_schema(c, names, value.clone()))
@@ -875,14 +869,34 @@ fn field_families(c: &mut Components) -> Vec<FamilySchema> {
         json!({ "type": "object", "minProperties": 1, "additionalProperties": false,
             "properties": batch_object }),
     );
-    let mut layout_family = layout;
-    layout_family.push((
+    layout.push((
         vec!["layout.batch"],
         json!({ "oneOf": [
             { "type": "array", "minItems": 1, "items": { "oneOf": batch_items } },
             batch_object,
         ]}),
     ));
+    layout
+}
+
+/// Values [`parse_field`] accepts for N (`disable_overlay` and its aliases).
+fn disable_values() -> Vec<Value> {
+    [json!(true), Value::Null, json!(1)]
+        .into_iter()
+        .chain(DISABLE_WORDS.iter().map(|w| json!(w)))
+        .collect()
+}
+
+/// Every family [`parse_fields`] accepts, with each field's value schema: the one place the
+/// schema's rules live (see [`parse_field`] for the parsing they describe).
+fn field_families(c: &mut Components) -> Vec<FamilySchema> {
+    let family = |family, fields, once| FamilySchema {
+        family,
+        fields,
+        once,
+        needs: None,
+    };
+    let layout_family = layout_family(c);
     let meta_text = json!({ "type": "string", "maxLength": MAX_META_CHARS });
     let mut families = vec![
         FamilySchema {
@@ -953,17 +967,7 @@ fn field_families(c: &mut Components) -> Vec<FamilySchema> {
             Family::Disable,
             vec![(
                 DISABLE_FIELDS.to_vec(),
-                schema::any_of_values(&[
-                    json!(true),
-                    Value::Null,
-                    json!(1),
-                    json!("true"),
-                    json!("none"),
-                    json!("disable"),
-                    json!("disabled"),
-                    json!("yes"),
-                    json!(""),
-                ]),
+                schema::any_of_values(&disable_values()),
             )],
             true,
         ),
