@@ -100,9 +100,9 @@ pub fn any_of_values(values: &[Value]) -> Value {
 }
 
 /// A schema `title` made of a wire name (`video_url`, `remotion.object.rect`, `mediaUrl`):
-/// `VideoUrl`, `RemotionObjectRect`, `MediaUrl`. Generated clients name the class of a union's
-/// branch after its title instead of its position (`CreateVideoRequestVideoUrl`, not
-/// `CreateVideoRequestType3`).
+/// `VideoUrl`, `RemotionObjectRect`, `MediaUrl`. A generated client names the class of a union's
+/// branch by its title instead of its position, so a title is a whole class name, unique in the
+/// document (`CreateVideoVideoUrl`, not `CreateVideoRequestType3`).
 pub fn title(wire_name: &str) -> String {
     wire_name
         .split(|c: char| !c.is_ascii_alphanumeric())

@@ -502,11 +502,11 @@ impl ToSchema for CreateVideoJson {
             <AdjustInput as utoipa::PartialSchema>::schema(),
         ));
         <AdjustInput as ToSchema>::schemas(schemas);
-        let mut c = schema::Components::default();
-        for (name, schema) in form_components() {
-            c.named(name, schema);
-        }
-        c.add_to(schemas);
+        schemas.extend(
+            form_components()
+                .into_iter()
+                .map(|(name, s)| (name.to_string(), schema::raw(s))),
+        );
     }
 }
 
