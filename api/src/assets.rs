@@ -4,8 +4,8 @@
 //!
 //! Uploads are streamed to a temporary file under `{data_dir}/uploads` (never held whole in
 //! memory), counted against their cap as they arrive, then moved into place on the public
-//! origin with [`PublicFiles::adopt`](pipeline::core::public::PublicFiles::adopt). Names, types and
-//! presign tokens come from [`pipeline::ingest::assets`]. Handlers answer errors themselves (the error
+//! origin with [`PublicFiles::adopt`](foundation::public::PublicFiles::adopt). Names, types and
+//! presign tokens come from [`video::ingest::assets`]. Handlers answer errors themselves (the error
 //! envelope) so a failed upload never falls through to another route.
 
 use std::path::{Path, PathBuf};
@@ -13,17 +13,17 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Buf;
+use foundation::model::{Account, StatusObject};
+use foundation::public::Lifetime;
 use futures_util::{Stream, StreamExt, TryStreamExt};
-use pipeline::core::model::{Account, StatusObject};
-use pipeline::core::public::Lifetime;
-use pipeline::ingest::assets::{
-    self, Asset, AssetForm, Base64Upload, Presigner, UploadAssetReply, UploadAssetRequest,
-};
-use pipeline::ingest::create::{CreateVideoRequest, form_field_value};
 use pipeline::{Code, Error};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
+use video::ingest::assets::{
+    self, Asset, AssetForm, Base64Upload, Presigner, UploadAssetReply, UploadAssetRequest,
+};
+use video::ingest::create::{CreateVideoRequest, form_field_value};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -549,7 +549,7 @@ where
     B: Buf,
 {
     let presigner = Presigner::open(&state.settings.data_dir).map_err(upload_failed)?;
-    let token = presigner.verify(&folder, &name, &query, pipeline::core::time::now())?;
+    let token = presigner.verify(&folder, &name, &query, foundation::time::now())?;
     let max = token.max_bytes;
     if len.is_some_and(|l| l > max) {
         return Err(asset_too_large(max));
@@ -684,7 +684,7 @@ async fn store_media(media: MediaPart, state: &State) -> Result<StoredMedia, Err
     let probe_path = path.clone();
     let field = media.field;
     let probe = crate::blocking::spawn(move || {
-        pipeline::ingest::media_source::probe_upload(&probe_path, max_secs, &field)
+        video::ingest::media_source::probe_upload(&probe_path, max_secs, &field)
     });
     // Reading a container's headers is quick; a file that keeps the demuxer busy
     // longer is left for the job to judge (it fails there, with a clear error).
@@ -726,7 +726,7 @@ async fn create_inner(
         ("video_file" | "audio_file", _) => return Err(Error::missing(&source)),
         _ => None,
     };
-    let upload = stored.as_ref().map(|m| pipeline::ingest::create::Upload {
+    let upload = stored.as_ref().map(|m| video::ingest::create::Upload {
         file: m.rel.clone(),
         decodable: m.decodable,
     });
@@ -736,7 +736,7 @@ async fn create_inner(
     });
     let validated = match read {
         Ok(req) => {
-            pipeline::ingest::create::validate(req, &state.settings, &state.fetcher, upload).await
+            video::ingest::create::validate(req, &state.settings, &state.fetcher, upload).await
         }
         Err(e) => Err(e),
     };

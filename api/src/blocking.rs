@@ -1,4 +1,4 @@
-//! The handlers' door to `pipeline::core::blocking`: store work (redb transactions, geometry,
+//! The handlers' door to `foundation::blocking`: store work (redb transactions, geometry,
 //! edits) on tokio's blocking pool, with the request's span, its error already the rejection the
 //! envelope is made from.
 
@@ -6,7 +6,7 @@ use warp::Rejection;
 
 use crate::errors::reject;
 
-pub(crate) use pipeline::core::blocking::{run, spawn};
+pub(crate) use foundation::blocking::{run, spawn};
 
 /// [`run`], its error already the rejection the envelope is made from.
 pub(crate) async fn blocking<T: Send + 'static>(

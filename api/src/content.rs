@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
+use foundation::model::{Account, StatusObject};
 use pipeline::content::enhance::EnhanceScriptRequest;
 use pipeline::content::ideas::{CollectIdeasRequest, IdeaList};
 use pipeline::content::record::{ContentRecord, Work};
 use pipeline::content::request::CreateContentRequest;
-use pipeline::core::model::{Account, StatusObject};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};

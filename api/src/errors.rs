@@ -1,5 +1,5 @@
 //! The error envelope: every code's status and `type` come from its family in the one table of
-//! `pipeline::core::error`.
+//! `foundation::error`.
 //! Every failure — ours or warp's — leaves through [`recover`], so no
 //! default rejection text ever reaches a client.
 
@@ -28,7 +28,7 @@ pub fn reject(e: Error) -> Rejection {
     warp::reject::custom(ApiError(e))
 }
 
-/// The HTTP status of a code, from its family in the one table (`pipeline::core::error`).
+/// The HTTP status of a code, from its family in the one table (`foundation::error`).
 pub fn status_of(code: Code) -> StatusCode {
     StatusCode::from_u16(code.family().status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
+use foundation::model::Account;
 use futures_util::StreamExt;
-use pipeline::core::model::Account;
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::{Filter, Rejection};
@@ -31,7 +31,7 @@ pub fn auth(state: Arc<State>) -> impl Filter<Extract = (Account,), Error = Reje
                     "Send your API key as `Authorization: Bearer <key>`.",
                 )));
             };
-            match pipeline::core::accounts::authenticate(&state.store, key) {
+            match foundation::accounts::authenticate(&state.store, key) {
                 Ok(Some(account)) => Ok(account),
                 Ok(None) => Err(reject(Error::new(
                     Code::InvalidApiKey,
@@ -55,7 +55,7 @@ pub fn json_body(limit: usize) -> impl Filter<Extract = (Value,), Error = Reject
 }
 
 /// A size-limited JSON body read into a typed request by `read` (a pipeline reader built on
-/// `pipeline::core::fields::Fields`, so every field answers with the spec's code and `param`).
+/// `foundation::fields::Fields`, so every field answers with the spec's code and `param`).
 pub fn typed_body<T: Send + 'static>(
     limit: usize,
     read: fn(&Value) -> pipeline::Result<T>,

@@ -184,7 +184,7 @@ pub(crate) fn page(owner: Option<IpAddr>, state: Arc<State>) -> Response {
         Ok((_, url)) => url,
         Err(refused) => return error_reply(&refused),
     };
-    let url = pipeline::core::html::esc(&callback_url);
+    let url = foundation::html::esc(&callback_url);
     let minutes = ttl(&state).as_secs() / 60;
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -211,7 +211,7 @@ pub(crate) fn page(owner: Option<IpAddr>, state: Arc<State>) -> Response {
 /// Makes an inbox for `owner`: its id and `callback_url`, or the 429 when the address holds
 /// as many as it may.
 fn new_inbox(owner: Option<IpAddr>, state: &State) -> Result<(String, String), pipeline::Error> {
-    let id = pipeline::core::ids::file_token() + &pipeline::core::ids::file_token();
+    let id = foundation::ids::file_token() + &foundation::ids::file_token();
     let ttl = ttl(state);
     let mut map = state.inbox.0.lock().expect("poisoned");
     Inboxes::sweep(&mut map, ttl);
@@ -312,7 +312,7 @@ where
     let body = serde_json::from_slice(&body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
     inbox.deliveries.push_front(Stored {
-        received_at: pipeline::core::time::iso(pipeline::core::time::now()),
+        received_at: foundation::time::iso(foundation::time::now()),
         headers: Value::Object(hdrs),
         body,
         raw_body,

@@ -10,9 +10,9 @@
 
 use std::sync::Arc;
 
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::Account;
-use pipeline::core::public::{Lifetime, Published};
+use foundation::document::VideoDocument;
+use foundation::model::Account;
+use foundation::public::{Lifetime, Published};
 use pipeline::edit::live::{Answer, Command, Failure, PROBE_MS, TIMEOUT_MS, clamp_ms};
 use pipeline::edit::scenes::inspect::{
     InspectorAction, InspectorReply, InspectorResult, LiveAnswer, LiveEditorsResult, LiveResult,
@@ -70,8 +70,8 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
     StillFile {
         url,
         mime_type,
-        width: pipeline::render::stills::PREVIEW_W,
-        height: pipeline::render::stills::PREVIEW_H,
+        width: video::render::stills::PREVIEW_W,
+        height: video::render::stills::PREVIEW_H,
         bytes: p.bytes,
         expires_at: p.expires_at_iso(),
         ttl_seconds: p.ttl_seconds,
@@ -232,7 +232,7 @@ async fn still(
             .public
             .write(
                 Lifetime::Temp,
-                &format!("shots/{}.jpg", pipeline::core::public::token()),
+                &format!("shots/{}.jpg", foundation::public::token()),
                 &shot,
             )
             .map_err(|e| {
@@ -259,11 +259,11 @@ async fn still(
                 "The overlay poster could not be published; try again.",
             )
         })?;
-    let url = format!("{}?v={}", published.url, pipeline::core::public::token());
+    let url = format!("{}?v={}", published.url, foundation::public::token());
     Ok(InspectorResult::Poster(PosterResult {
         scene,
         overlay_poster: still_file(&published, "image/png", url),
-        review_checklist: pipeline::render::stills::REVIEW_CHECKLIST,
+        review_checklist: video::render::stills::REVIEW_CHECKLIST,
     }))
 }
 

@@ -38,11 +38,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use pipeline::core::config::{Config, Settings};
-use pipeline::core::fetch::Fetcher;
-use pipeline::core::jobs::Engine;
-use pipeline::core::public::PublicFiles;
-use pipeline::core::store::Store;
+use foundation::config::{Config, Settings};
+use foundation::fetch::Fetcher;
+use foundation::jobs::Engine;
+use foundation::public::PublicFiles;
+use foundation::store::Store;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use warp::Filter;
@@ -57,9 +57,9 @@ pub struct State {
     pub fetcher: Fetcher,
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
-    pub stills: pipeline::render::stills::Stills,
+    pub stills: video::render::stills::Stills,
     /// The editor's per-scene preview clips (rendered one at a time, cached by scene).
-    pub previews: pipeline::render::preview::PreviewClips,
+    pub previews: video::render::preview::PreviewClips,
     /// Editor tabs open on each video, for `scene_inspector`'s live actions.
     pub live: Arc<pipeline::edit::live::LiveEditors>,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
@@ -103,7 +103,7 @@ pub async fn run(
             "created account `default`; its API key is in this file (mode 0600)"
         );
     }
-    if let Some(warning) = pipeline::core::config::open_file_limit()
+    if let Some(warning) = foundation::config::open_file_limit()
         .and_then(|limit| settings.http.connections_over_file_limit(limit))
     {
         tracing::warn!("{warning}");
@@ -168,7 +168,7 @@ pub async fn run(
     Ok(())
 }
 
-/// The handlers' shared state over the opened `core`: the editor (replaying edit journals),
+/// The handlers' shared state over the opened `Core`: the editor (replaying edit journals),
 /// notifier, search, image generation and templates beside it.
 fn shared_state(
     settings: &Arc<Settings>,
@@ -204,8 +204,8 @@ fn shared_state(
         fetcher,
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(settings),
-        stills: pipeline::render::stills::Stills::default(),
-        previews: pipeline::render::preview::PreviewClips::default(),
+        stills: video::render::stills::Stills::default(),
+        previews: video::render::preview::PreviewClips::default(),
         live: Arc::new(pipeline::edit::live::LiveEditors::default()),
         editor: Arc::new(editor),
         search: Arc::new(search),

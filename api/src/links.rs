@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::{Account, JobType};
-use pipeline::core::time::now;
+use foundation::document::VideoDocument;
+use foundation::model::{Account, JobType};
+use foundation::time::now;
 use pipeline::notify::client_link::{
     self, ClientLinkBody, ClientLinkReply, LinkClaims, LinkRefused, LinkType, RecordPage,
 };

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::media::images::{ImageBody, ImageRequest, ImageSet, ImageSetStatus};
 use pipeline::media::search::{Search, SearchBody, SearchReply, SearchRequest};
 use warp::filters::BoxedFilter;

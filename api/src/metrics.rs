@@ -15,8 +15,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
+use foundation::telemetry;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use pipeline::core::telemetry;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -177,7 +177,7 @@ static CURRENT: LazyLock<Mutex<HashMap<tokio::task::Id, String>>> =
 const CURRENT_MAX: usize = 10_000;
 
 fn begin_request() -> String {
-    let id = pipeline::core::ids::request_id();
+    let id = foundation::ids::request_id();
     if let Some(task) = tokio::task::try_id() {
         let mut map = CURRENT.lock().unwrap_or_else(|p| p.into_inner());
         if map.len() >= CURRENT_MAX {
@@ -208,7 +208,7 @@ pub fn request_id() -> String {
                 .get(&task)
                 .cloned()
         })
-        .unwrap_or_else(pipeline::core::ids::request_id)
+        .unwrap_or_else(foundation::ids::request_id)
 }
 
 /// Names the video a request works on in its span (`topic_id`), once the handler knows it.

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::notify::report::{self, ErrorReportBody, ErrorReportReply};
 use pipeline::notify::request::{self, NotificationBody};
 use pipeline::notify::send::{NotificationReply, Notifier};

@@ -7,9 +7,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use foundation::document::VideoDocument;
+use foundation::model::{ContentPiece, ContentType, Job, JobStatus, JobType, WrittenResult};
 use pipeline::content::markup;
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::{ContentPiece, ContentType, Job, JobStatus, JobType, WrittenResult};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -17,7 +17,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 
-pub(crate) use pipeline::core::html::esc;
+pub(crate) use foundation::html::esc;
 
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let docs = warp::path!("app" / "docs")
@@ -72,7 +72,7 @@ pub(crate) fn pricing_page() -> Response {
 /// The plain review page of a video (status, the MP4 when rendered, the scenes unless
 /// `readonly`): what a client link's page shows.
 pub(crate) fn page(
-    job: &pipeline::core::model::Job,
+    job: &foundation::model::Job,
     doc: Option<&VideoDocument>,
     readonly: bool,
 ) -> Response {
@@ -142,11 +142,8 @@ fn content_viewer(
                     ))
                 };
                 let token = q.get("token").map(String::as_str).unwrap_or("");
-                if !pipeline::core::links::verify(
-                    &state.settings.webhook.signing_secret,
-                    &topic,
-                    token,
-                ) {
+                if !foundation::links::verify(&state.settings.webhook.signing_secret, &topic, token)
+                {
                     return Err(nf());
                 }
                 let job = state

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::plan::add_request::AddPlanRequest;
 use pipeline::plan::entry::PlanEntryReply;
 use pipeline::plan::list::{PlanQuery, ProductionPlan};

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;

@@ -17,7 +17,7 @@
 //! extensions ([`mark`]); an HTML reply without one is a plain page. A reply that already has a
 //! policy (the sandboxing one of `/media`) keeps it.
 
-use pipeline::core::config::Settings;
+use foundation::config::Settings;
 use warp::http::HeaderValue;
 use warp::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY};
 use warp::reply::Response;
@@ -133,7 +133,7 @@ mod tests {
     use super::*;
 
     fn settings(origins: &[&str]) -> Settings {
-        let mut c = pipeline::core::config::Config::default();
+        let mut c = foundation::config::Config::default();
         c.http.embed_origins = origins.iter().map(|s| s.to_string()).collect();
         c.finish("127.0.0.1:9".parse().unwrap()).unwrap()
     }

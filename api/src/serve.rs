@@ -25,9 +25,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use foundation::config::HttpConfig;
 use hyper::body::{Body, Frame, Incoming};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use pipeline::core::config::HttpConfig;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, Sleep};

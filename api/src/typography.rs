@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::design::typography_jobs::{self, Outcome, Typography, TypographyRequest};
 use pipeline::design::typography_request::{TypographyBody, TypographyResult, TypographyStatus};
 use pipeline::{Code, Error};

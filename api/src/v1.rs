@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use pipeline::core::export::ExportVideoRequest;
-use pipeline::core::model::{Account, Job, StatusObject};
-use pipeline::ingest::create::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
+use foundation::export::ExportVideoRequest;
+use foundation::model::{Account, Job, StatusObject};
 use pipeline::plan::query::Query;
 use pipeline::plan::videos::{VideoList, VideosQuery};
+use video::ingest::create::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -96,10 +96,9 @@ pub(crate) async fn create_video(
         .map_err(reject)?;
     pipeline::plan::template_video::fill_from_template(&state.templates, &mut request)
         .map_err(reject)?;
-    let accepted =
-        pipeline::ingest::create::validate(request, &state.settings, &state.fetcher, None)
-            .await
-            .map_err(reject)?;
+    let accepted = video::ingest::create::validate(request, &state.settings, &state.fetcher, None)
+        .await
+        .map_err(reject)?;
     let engine = state.engine.clone();
     let name = account.name.clone();
     let job = blocking(move || engine.create_video(&name, accepted, idempotency_key)).await?;

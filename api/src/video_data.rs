@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use pipeline::core::document::PublicView;
-use pipeline::core::model::{Account, JobStatus};
-use pipeline::core::public::Lifetime;
-use pipeline::core::video_data::{TreeSummary, VideoData, VideoDataRequest};
+use foundation::document::PublicView;
+use foundation::model::{Account, JobStatus};
+use foundation::public::Lifetime;
+use foundation::video_data::{TreeSummary, VideoData, VideoDataRequest};
 use pipeline::{Code, Error};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -59,7 +59,7 @@ pub(crate) async fn video_data(
 ) -> Result<Response, Rejection> {
     let id = request.video_id.clone();
     let include_diagnostics = request.include_diagnostics;
-    if !pipeline::core::ids::is_topic_id(&id) {
+    if !foundation::ids::is_topic_id(&id) {
         return Err(reject(
             Error::new(
                 Code::VideoNotFound,
@@ -113,7 +113,7 @@ pub(crate) async fn video_data(
             &file_request_id,
         );
         let bytes = serde_json::to_vec_pretty(&tree).expect("JSON values serialise");
-        let name = format!("video_data/{id2}-{}.json", pipeline::core::public::token());
+        let name = format!("video_data/{id2}-{}.json", foundation::public::token());
         let published = st
             .public
             .write(Lifetime::Temp, &name, &bytes)

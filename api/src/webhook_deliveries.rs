@@ -1,12 +1,12 @@
 //! The webhook delivery log: `GET /v1/webhook_deliveries?id=` (each delivery of a job's events
 //! with every attempt) and `POST /v1/webhook_deliveries/{delivery}/redeliver`. The records live
-//! in `pipeline::core::delivery_log`.
+//! in `foundation::delivery_log`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::delivery_log::{self, DeliveryList, DeliveryRecord};
-use pipeline::core::model::Account;
+use foundation::delivery_log::{self, DeliveryList, DeliveryRecord};
+use foundation::model::Account;
 use pipeline::{Code, Error};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -60,7 +60,7 @@ pub(crate) async fn list_deliveries(
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
         .ok_or_else(|| reject(Error::missing("id")))?;
-    if !pipeline::core::ids::is_topic_id(id) {
+    if !foundation::ids::is_topic_id(id) {
         return Err(reject(
             Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"),
         ));

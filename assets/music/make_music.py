@@ -4,7 +4,7 @@
 Every loop is synthesised here from sine partials written sample by sample in pure Python:
 a chord pad, a bass line, a plucked arpeggio and, for the livelier moods, a soft kick and
 hat. Each loop is a whole number of bars at its tempo, so it repeats in time; the renderer
-(`pipeline::render::sound`) loops it to the video's length with a short crossfade at the
+(`video::render::sound`) loops it to the video's length with a short crossfade at the
 seam. Stereo, 48 kHz, Ogg Vorbis: bass and kick in the middle (under the narration, which
 the renderer centres), the pad's chord tones spread across the field and a little detuned
 between the channels (width), the arpeggio's notes alternating left and right, the hat a

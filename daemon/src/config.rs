@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pipeline::core::config::Config;
+use foundation::config::Config;
 use toml::{Table, Value};
 
 const ENV_PREFIX: &str = "REELSMITH__";
@@ -100,7 +100,7 @@ mod tests {
         assert_eq!(c.webhook.retry_schedule_secs, vec![0, 1, 2]);
         assert_eq!(c.webhook.signing_secret, "a");
         assert_eq!(c.render.workers, 2);
-        assert_eq!(c.mode, pipeline::core::config::Mode::Production);
+        assert_eq!(c.mode, foundation::config::Mode::Production);
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod svg2spec_cli;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use pipeline::core::model::Plan;
+use foundation::model::Plan;
 
 #[derive(Parser)]
 #[command(
@@ -37,7 +37,7 @@ enum Command {
     },
     /// Internal: hosts a neural voice for the process that started it (requests on stdin,
     /// audio on stdout), so ONNX Runtime never loads into a process that renders.
-    #[command(name = pipeline::build::voice::WORKER_COMMAND, hide = true)]
+    #[command(name = video::build::voice::WORKER_COMMAND, hide = true)]
     VoiceWorker {
         #[arg(long)]
         runtime: PathBuf,
@@ -179,7 +179,7 @@ enum ReportsCommand {
     },
 }
 
-/// An account's plan on the command line (`pipeline::core::model::Plan`).
+/// An account's plan on the command line (`foundation::model::Plan`).
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum PlanArg {
     Free,
@@ -207,13 +207,13 @@ enum KeysCommand {
         account: String,
         #[arg(long, value_enum, default_value_t = PlanArg::Paid)]
         plan: PlanArg,
-        #[arg(long, default_value_t = pipeline::core::accounts::DEFAULT_CREDITS)]
+        #[arg(long, default_value_t = foundation::accounts::DEFAULT_CREDITS)]
         credits: i64,
     },
 }
 
 fn main() -> std::process::ExitCode {
-    pipeline::render::tune_malloc();
+    video::render::tune_malloc();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("REELSMITH_LOG")
@@ -230,7 +230,7 @@ fn main() -> std::process::ExitCode {
         } => serve(config, listen, data_dir),
         Command::Worker { config, data_dir } => worker(config, data_dir),
         Command::VoiceWorker { runtime, model } => {
-            pipeline::build::voice::serve_worker(&runtime, &model).map_err(|e| e.to_string())
+            video::build::voice::serve_worker(&runtime, &model).map_err(|e| e.to_string())
         }
         Command::Render {
             script,
@@ -302,7 +302,7 @@ fn main() -> std::process::ExitCode {
         } => accounts_set(
             &data_dir,
             &account,
-            pipeline::core::accounts::SettingsUpdate {
+            foundation::accounts::SettingsUpdate {
                 industry,
                 sub_industry,
                 email,
@@ -363,7 +363,7 @@ fn worker(file: Option<PathBuf>, data_dir: Option<PathBuf>) -> Result<(), String
         let shutdown =
             shutdown_signal().map_err(|e| format!("cannot install signal handlers: {e}"))?;
         let mut shutdown = Box::pin(shutdown);
-        match pipeline::render::farm::worker::Worker::connect(&settings, &mut shutdown).await? {
+        match video::render::farm::worker::Worker::connect(&settings, &mut shutdown).await? {
             Some(worker) => worker.run(shutdown).await,
             None => Ok(()),
         }
@@ -399,26 +399,26 @@ fn parse_valid_to(s: &str) -> Result<ValidTo, String> {
     if s == "never" {
         return Ok(ValidTo(None));
     }
-    pipeline::core::time::parse_iso(s)
+    foundation::time::parse_iso(s)
         .map(|t| ValidTo(Some(t)))
         .ok_or_else(|| "expected a date like 2027-01-31, an RFC 3339 time, or `never`".into())
 }
 
-fn open_store(data_dir: &std::path::Path) -> Result<pipeline::core::store::Store, String> {
-    pipeline::core::store::Store::open(&data_dir.join("reelsmith.redb"))
+fn open_store(data_dir: &std::path::Path) -> Result<foundation::store::Store, String> {
+    foundation::store::Store::open(&data_dir.join("reelsmith.redb"))
         .map_err(|e| format!("cannot open the database (is the daemon running?): {e}"))
 }
 
 fn accounts_set(
     data_dir: &std::path::Path,
     account: &str,
-    update: pipeline::core::accounts::SettingsUpdate,
+    update: foundation::accounts::SettingsUpdate,
 ) -> Result<(), String> {
     if !data_dir.join("reelsmith.redb").exists() {
         return Err(format!("{}: no database here", data_dir.display()));
     }
     let store = open_store(data_dir)?;
-    match pipeline::core::accounts::update_settings(&store, account, update) {
+    match foundation::accounts::update_settings(&store, account, update) {
         Ok(true) => Ok(()),
         Ok(false) => Err(format!("no account named `{account}`")),
         Err(e) => Err(e.to_string()),
@@ -432,7 +432,7 @@ fn reports_list(data_dir: &std::path::Path) -> Result<(), String> {
     let store = open_store(data_dir)?;
     let reports = pipeline::notify::report::list(&store).map_err(|e| e.to_string())?;
     for r in &reports {
-        let when = pipeline::core::time::iso(r.created_at);
+        let when = foundation::time::iso(r.created_at);
         let forwarded = if r.forwarded { "forwarded" } else { "stored" };
         println!("{when}  {}  {}  ({forwarded})", r.account, r.module);
         println!("  {}", r.error_message.replace('\n', "\n  "));
@@ -454,7 +454,7 @@ fn keys_create(
 ) -> Result<(), String> {
     std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
     let store = open_store(data_dir)?;
-    let key = pipeline::core::accounts::create_key(&store, account, plan, credits)
+    let key = foundation::accounts::create_key(&store, account, plan, credits)
         .map_err(|e| e.to_string())?;
     println!("{key}");
     Ok(())

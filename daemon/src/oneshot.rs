@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use foundation::config::Config;
+use foundation::fields::Choice;
+use foundation::model::{JobStatus, Language, OutputType, Source};
 use pipeline::assemble::Core;
-use pipeline::core::config::Config;
-use pipeline::core::fields::Choice;
-use pipeline::core::model::{JobStatus, Language, OutputType, Source};
-use pipeline::ingest::create::CreateVideoRequest;
+use video::ingest::create::CreateVideoRequest;
 
 /// Options of `reelsmith render`.
 pub struct RenderArgs {
@@ -80,7 +80,7 @@ fn progress(core: &Core, topic: &str, done: Arc<AtomicBool>) -> std::thread::Joi
 }
 
 /// Runs `topic`'s queued tasks with a progress display.
-fn run_with_progress(core: &Core, topic: &str) -> Result<pipeline::core::model::Job, String> {
+fn run_with_progress(core: &Core, topic: &str) -> Result<foundation::model::Job, String> {
     let done = Arc::new(AtomicBool::new(false));
     let shown = progress(core, topic, done.clone());
     let engine = core.engine.clone();
@@ -103,7 +103,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         std::env::temp_dir().join(format!(
             "reelsmith-render-{}-{}",
             std::process::id(),
-            pipeline::core::ids::file_token()
+            foundation::ids::file_token()
         ))
     });
     let mut cfg = cfg;
@@ -137,7 +137,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
             _ => request.script_text = Some(text),
         }
         let mut accepted =
-            pipeline::ingest::create::validate(request, &core.settings, &core.fetcher, None)
+            video::ingest::create::validate(request, &core.settings, &core.fetcher, None)
                 .await
                 .map_err(|e| format!("{}: {}", e.code, e.message))?;
         // The API ignores `language` for scripts (the spec); here it picks the narrator voice.
@@ -146,7 +146,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         }
         let job = core
             .engine
-            .create_video(pipeline::core::accounts::DEFAULT_ACCOUNT, accepted, None)
+            .create_video(foundation::accounts::DEFAULT_ACCOUNT, accepted, None)
             .map_err(|e| e.message)?;
         let topic = job.topic_id.clone();
         let engine_core = &core;
@@ -160,7 +160,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         copy_out(&file, &args.out)?;
         let doc = core
             .store
-            .document::<pipeline::core::document::VideoDocument>(&topic)
+            .document::<foundation::document::VideoDocument>(&topic)
             .ok()
             .flatten()
             .ok_or("the job finished without its scenes")?;
@@ -183,10 +183,10 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
 /// Writes the contact sheet of `doc` to `path` (whole or absent, like the MP4).
 fn write_contact_sheet(
     core: &Core,
-    doc: &pipeline::core::document::VideoDocument,
+    doc: &foundation::document::VideoDocument,
     path: &Path,
 ) -> Result<(), String> {
-    let png = pipeline::render::contact_sheet::contact_sheet(&core.settings, doc)
+    let png = video::render::contact_sheet::contact_sheet(&core.settings, doc)
         .map_err(|e| format!("the contact sheet failed: {}", e.message))?;
     let tmp = path.with_extension("png.part");
     std::fs::write(&tmp, png).map_err(|e| format!("{}: {e}", tmp.display()))?;
@@ -211,7 +211,7 @@ fn keep_origin(core: &Core, topic: &str, old: &str, new: &str) -> Result<String,
     };
     let url = format!("{origin}/videos/{name}");
     core.store
-        .write(|tx| -> Result<(), pipeline::core::store::StoreError> {
+        .write(|tx| -> Result<(), foundation::store::StoreError> {
             if let Some(mut job) = tx.job(topic)? {
                 job.video_url = Some(url.clone());
                 tx.put_job(&job)?;

@@ -15,11 +15,11 @@ mod support;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use pipeline::core::config::Settings;
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::VideoLength;
-use pipeline::render::chunks::Report;
-use pipeline::render::plan::render_document;
+use foundation::config::Settings;
+use foundation::document::VideoDocument;
+use foundation::model::VideoLength;
+use video::render::chunks::Report;
+use video::render::plan::render_document;
 
 const SCRIPT: &str = "Most small teams never publish a single video on their phones. \
     They believe that editing takes hours and that nobody on the team owns it. \

@@ -14,8 +14,8 @@ mod support;
 use std::process::Command;
 use std::time::Instant;
 
-use pipeline::core::model::VideoLength;
-use pipeline::render::plan::render_document;
+use foundation::model::VideoLength;
+use video::render::plan::render_document;
 
 const SENTENCES: &[&str] = &[
     "Most small teams never publish a single video on their phones.",
@@ -94,7 +94,7 @@ fn child(minutes: f64) {
 
 fn main() {
     // As the daemon does: the figures are the daemon's.
-    pipeline::render::tune_malloc();
+    video::render::tune_malloc();
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
         child(args[i + 1].parse().expect("minutes"));

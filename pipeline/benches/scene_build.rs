@@ -9,12 +9,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pipeline::build::providers::Providers;
-use pipeline::build::scenes::StageTimes;
-use pipeline::build::voice::{Embedded, Piper, VoiceProvider};
-use pipeline::build::work::{BuildRequest, build_document};
-use pipeline::core::config::Config;
-use pipeline::core::model::{Language, OutputType, Source, VideoLength};
+use foundation::config::Config;
+use foundation::model::{Language, OutputType, Source, VideoLength};
+use video::build::providers::Providers;
+use video::build::scenes::StageTimes;
+use video::build::voice::{Embedded, Piper, VoiceProvider};
+use video::build::work::{BuildRequest, build_document};
 
 const SCRIPT: &str = "Why do small teams never publish videos? Most of them believe that editing takes \
 hours and that nobody on the team owns it. The truth is simpler. Short clips reach people where they \
@@ -58,11 +58,11 @@ fn main() {
     let settings = config
         .finish("127.0.0.1:8080".parse().unwrap())
         .expect("settings");
-    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "bench");
-    let espeak = pipeline::build::voice::Espeak::new().expect("espeak-ng");
+    let fetcher = foundation::fetch::Fetcher::new(&[], "bench");
+    let espeak = video::build::voice::Espeak::new().expect("espeak-ng");
     let neural = Piper::installed(
         &assets.join("voices"),
-        &pipeline::build::voice::Host::InProcess,
+        &video::build::voice::Host::InProcess,
     )
     .expect("voices readable");
     assert!(!neural.is_empty(), "no neural voice: run `make voices`");
@@ -98,7 +98,7 @@ fn main() {
 /// and the voice's realtime factor.
 fn measure(
     name: &str,
-    settings: &pipeline::core::config::Settings,
+    settings: &foundation::config::Settings,
     providers: &Providers,
     runs: usize,
 ) -> (f64, f64) {

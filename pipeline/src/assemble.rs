@@ -5,15 +5,15 @@
 
 use std::sync::Arc;
 
-use crate::build::work::Context;
-use crate::core::config::Settings;
-use crate::core::fetch::Fetcher;
-use crate::core::jobs::{Engine, JobFailure, Rendered, TaskRunner};
-use crate::core::link_bases::LinkBases;
-use crate::core::model::{Job, PostResult, WrittenResult};
-use crate::core::store::{Store, StoreError};
-use crate::core::webhooks::Dispatcher;
 use crate::publish::publisher::Publisher;
+use foundation::config::Settings;
+use foundation::fetch::Fetcher;
+use foundation::jobs::{Engine, JobFailure, Rendered, TaskRunner};
+use foundation::link_bases::LinkBases;
+use foundation::model::{Job, PostResult, WrittenResult};
+use foundation::store::Store;
+use foundation::webhooks::Dispatcher;
+use video::build::work::Context;
 
 /// Why the core could not start.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +27,7 @@ pub enum StartError {
     )]
     InUse(String),
     #[error("cannot open the database: {0}")]
-    Store(#[from] crate::core::store::StoreError),
+    Store(#[from] foundation::store::StoreError),
     #[error("cannot start the voice engine: {0}")]
     Voice(String),
 }
@@ -38,21 +38,21 @@ struct Tasks {
     ctx: Arc<Context>,
     publisher: Arc<dyn Publisher>,
     /// Render workers, when `queue.kind = "nats"`.
-    farm: Option<Arc<crate::render::farm::Farm>>,
+    farm: Option<Arc<video::render::farm::Farm>>,
 }
 
 impl TaskRunner for Tasks {
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         let media = job.request.as_ref().is_some_and(|r| r.source.is_media());
         let built = if media {
-            crate::ingest::media_source::build(engine, &self.ctx, job)
+            video::ingest::media_source::build(engine, &self.ctx, job)
         } else {
-            crate::build::work::build(engine, &self.ctx, job)
+            video::build::work::build(engine, &self.ctx, job)
         };
         // What the build held (a recording's decoded audio and its recogniser, the scenes'
         // pictures) is free now: handed back, the render that follows starts from a small
         // resident set instead of a heap the build fragmented.
-        crate::render::give_back_free_memory();
+        video::render::give_back_free_memory();
         built
     }
 
@@ -60,9 +60,9 @@ impl TaskRunner for Tasks {
         let farm = self
             .farm
             .as_deref()
-            .map(|f| f as &dyn crate::render::chunks::Offload);
-        let rendered = crate::render::task::render(engine, job, farm);
-        crate::render::give_back_free_memory();
+            .map(|f| f as &dyn video::render::chunks::Offload);
+        let rendered = video::render::task::render(engine, job, farm);
+        video::render::give_back_free_memory();
         rendered
     }
 
@@ -76,11 +76,11 @@ impl TaskRunner for Tasks {
 }
 
 /// The render workers `queue.kind` asks for (none for `embedded`).
-fn farm(settings: &Settings) -> Result<Option<Arc<crate::render::farm::Farm>>, StartError> {
-    use crate::core::config::QueueKind;
+fn farm(settings: &Settings) -> Result<Option<Arc<video::render::farm::Farm>>, StartError> {
+    use foundation::config::QueueKind;
     match settings.queue.kind {
         QueueKind::Embedded => Ok(None),
-        QueueKind::Nats => crate::render::farm::Farm::new(settings)
+        QueueKind::Nats => video::render::farm::Farm::new(settings)
             .map(|farm| Some(Arc::new(farm)))
             .map_err(StartError::Config),
     }
@@ -117,9 +117,9 @@ pub fn providers(
 
 /// The process's own narrator: the neural voices installed in `voice.models_dir` (unless the
 /// config asks for espeak-ng alone), espeak-ng for the other languages.
-fn embedded_voice(settings: &Settings) -> Result<crate::build::voice::Embedded, StartError> {
-    use crate::build::voice::{Embedded, Espeak, Host, Piper};
-    use crate::core::config::VoiceKind;
+fn embedded_voice(settings: &Settings) -> Result<video::build::voice::Embedded, StartError> {
+    use foundation::config::VoiceKind;
+    use video::build::voice::{Embedded, Espeak, Host, Piper};
     let espeak = Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
     let neural = if settings.voice.provider == VoiceKind::Piper {
         let dir = if settings.voice.models_dir.as_os_str().is_empty() {
@@ -205,7 +205,7 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     // redb locks the file: a second process on the same directory is refused here, before
     // it touches anything.
     let store = match Store::open(&db_path) {
-        Err(StoreError::Db(redb::Error::DatabaseAlreadyOpen)) => {
+        Err(e) if e.is_in_use() => {
             return Err(StartError::InUse(data_dir.display().to_string()));
         }
         // Job links are read on the configured bases, whatever they were made with.
@@ -214,7 +214,7 @@ pub fn open(settings: Arc<Settings>) -> Result<Core, StartError> {
     owner_only(&data_dir, 0o700).map_err(data_dir_error)?;
     owner_only(&db_path, 0o600).map_err(data_dir_error)?;
     let bootstrap_key =
-        crate::core::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
+        foundation::accounts::bootstrap(&store, &data_dir).map_err(data_dir_error)?;
     match clean_uploads(&store, &data_dir) {
         Ok(0) => {}
         Ok(n) => tracing::info!(files = n, "removed uploads no job will use"),

@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use pipeline::build::copy::{check, normalized, split_stat};
-use pipeline::build::direction::{self, SceneInput};
-use pipeline::build::overlays::{self, OverlayFonts, SceneOverlay};
-use pipeline::build::placement::{A_ROLL_BAND, Anchor, B_ROLL_BAND, OverlayBand};
-use pipeline::build::script::split_script;
-use pipeline::core::document::SceneType;
+use foundation::document::SceneType;
+use video::build::copy::{check, normalized, split_stat};
+use video::build::direction::{self, SceneInput};
+use video::build::overlays::{self, OverlayFonts, SceneOverlay};
+use video::build::placement::{A_ROLL_BAND, Anchor, B_ROLL_BAND, OverlayBand};
+use video::build::script::split_script;
 
 /// Overlay objects whose text is fixed, not copy (the tag and the CTA button).
 const FIXED: &[&str] = &["tag", "cta_button"];
@@ -42,7 +42,7 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
     );
     let name = path.file_stem().unwrap().to_string_lossy().to_string();
     // The script's own language, as scene building detects it; the file name says which it is.
-    let language = pipeline::core::language::detect(&text).language().name();
+    let language = foundation::language::detect(&text).language().name();
     let named = if name.starts_with("vi-") {
         "Vietnamese"
     } else {
@@ -76,7 +76,7 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
         {
             fail(format!("{:?} {v} ({:?})", dir.quote, d.text));
         }
-        let a_roll = dir.roll == pipeline::core::document::Roll::ARoll;
+        let a_roll = dir.roll == foundation::document::Roll::ARoll;
         let s = SceneOverlay {
             voice_file: &format!("v{i}"),
             scene_type: Some(dir.scene_type),

@@ -11,12 +11,12 @@ use std::path::Path;
 use std::process::Command;
 
 use compositor::resolve::Timeline;
-use pipeline::core::config::Settings;
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::VideoLength;
-use pipeline::render::chunks::{ChunkDir, Render, Report, Soundtrack};
-use pipeline::render::plan::{encode_settings, plan_for, render_document, soundtrack_key};
-use pipeline::render::sound::soundtrack;
+use foundation::config::Settings;
+use foundation::document::VideoDocument;
+use foundation::model::VideoLength;
+use video::render::chunks::{ChunkDir, Render, Report, Soundtrack};
+use video::render::plan::{encode_settings, plan_for, render_document, soundtrack_key};
+use video::render::sound::soundtrack;
 
 const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow and expensive. \
     Teams that post weekly grow faster every month. Write one short script each week. \

@@ -8,13 +8,13 @@
 use std::sync::Arc;
 
 use compositor::geom::PreviewRect;
-use pipeline::build::providers::Providers;
-use pipeline::build::work::{BuildRequest, build_document};
-use pipeline::core::config::{Config, Settings};
-use pipeline::core::document::{SpecRef, SpecState};
-use pipeline::core::document::{VideoDocument, spec_file_name};
-use pipeline::core::model::{Language, OutputType, Source, VideoLength};
+use foundation::config::{Config, Settings};
+use foundation::document::{SpecRef, SpecState};
+use foundation::document::{VideoDocument, spec_file_name};
+use foundation::model::{Language, OutputType, Source, VideoLength};
 use pipeline::edit::scenes::geometry::{self, Input, SceneGeometry};
+use video::build::providers::Providers;
+use video::build::work::{BuildRequest, build_document};
 
 /// Openings, middles and closings; each video takes one of each by its number.
 const HOOKS: &[&str] = &[
@@ -67,7 +67,7 @@ type Collision = (usize, u32, String, String);
 
 /// Every box of a scene's geometry that must stay clear of every other: (id, rect).
 fn boxes(g: &SceneGeometry) -> Vec<(String, PreviewRect)> {
-    let rect = |r: &pipeline::core::document::RectOut| PreviewRect::new(r.x, r.y, r.w, r.h);
+    let rect = |r: &foundation::document::RectOut| PreviewRect::new(r.x, r.y, r.w, r.h);
     let mut out: Vec<(String, PreviewRect)> = g
         .boxes
         .remotion
@@ -104,7 +104,7 @@ fn scene_geometry(settings: &Settings, doc: &VideoDocument, index: usize) -> Sce
     let seg = &doc.segments[index];
     let file = spec_file_name(&seg.voice_file);
     let path = settings.public_dir().join(doc.public_folder()).join(&file);
-    let spec = pipeline::render::spec_file::read_spec(&path).expect("a readable spec");
+    let spec = video::render::spec_file::read_spec(&path).expect("a readable spec");
     geometry::build(&Input {
         doc,
         index,
@@ -135,8 +135,8 @@ fn thirty_videos_have_no_collisions() {
     let settings = config
         .finish("127.0.0.1:8080".parse().unwrap())
         .expect("settings");
-    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "test");
-    let espeak = Arc::new(pipeline::build::voice::Espeak::new().expect("espeak-ng"));
+    let fetcher = foundation::fetch::Fetcher::new(&[], "test");
+    let espeak = Arc::new(video::build::voice::Espeak::new().expect("espeak-ng"));
     let providers =
         Providers::from_settings(&settings, &fetcher, rt.handle(), espeak).expect("providers");
     let (mut scenes, mut placed, mut found) = (0usize, 0usize, Vec::new());

@@ -92,22 +92,43 @@ fn render_core_has_no_async_http_or_storage() {
 #[test]
 fn dependencies_point_one_way() {
     let g = graph();
-    let order = ["typography", "compositor", "pipeline", "api", "reelsmith"];
+    let order = [
+        "typography",
+        "compositor",
+        "foundation",
+        "video",
+        "pipeline",
+        "api",
+        "reelsmith",
+    ];
     for (i, krate) in order.iter().enumerate() {
         let all = g.closure(krate);
         for upper in &order[i + 1..] {
             assert!(!all.contains(*upper), "{krate} must not depend on {upper}");
         }
     }
-    // Only `api` knows HTTP serving; only `pipeline` (and the daemon through
-    // it) knows redb.
-    for krate in ["typography", "compositor", "pipeline", "reelsmith"] {
+    // Only `api` knows HTTP serving; only `foundation`, whose store owns the database, knows redb.
+    for krate in [
+        "typography",
+        "compositor",
+        "foundation",
+        "video",
+        "pipeline",
+        "reelsmith",
+    ] {
         assert!(
             !g.direct(krate).contains("warp"),
             "{krate} uses warp directly"
         );
     }
-    for krate in ["typography", "compositor", "api"] {
+    for krate in [
+        "typography",
+        "compositor",
+        "video",
+        "pipeline",
+        "api",
+        "reelsmith",
+    ] {
         assert!(
             !g.direct(krate).contains("redb"),
             "{krate} uses redb directly"
@@ -117,16 +138,22 @@ fn dependencies_point_one_way() {
 
 // ---- Module structure inside the crates -------------------------------------------------------
 
-/// `pipeline`'s folders, top to bottom (DESIGN.md §3b, ARCHITECTURE.md): a folder may use the
-/// folders after it, never those before it. Folders not written yet are simply absent.
-const PIPELINE_FOLDERS: &[&str] = &[
-    "edit", "plan", "publish", "content", "notify", "design", "media", "ingest", "build", "render",
-    "core",
+/// The domain crates' folders, top to bottom (DESIGN.md §3b, ARCHITECTURE.md): a folder may use
+/// the folders after it, never those before it; the crates themselves are kept apart by the
+/// compiler (`dependencies_point_one_way`). `foundation` is one context of flat modules.
+const DOMAIN_FOLDERS: &[(&str, &[&str])] = &[
+    (
+        "pipeline",
+        &[
+            "edit", "plan", "publish", "content", "notify", "design", "media",
+        ],
+    ),
+    ("video", &["ingest", "build", "render"]),
 ];
 
-/// Files directly in `pipeline/src`: the crate root and the composition root that wires the
-/// folders together. Everything else lives in a folder.
-const PIPELINE_ROOT_FILES: &[&str] = &["lib.rs", "assemble.rs"];
+/// Files directly in a domain crate's `src`: the crate root, and in `pipeline` the composition
+/// root that wires the crates together. Everything else lives in a folder.
+const DOMAIN_ROOT_FILES: &[&str] = &["lib.rs", "assemble.rs"];
 
 fn workspace() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -280,58 +307,69 @@ fn find_cycle(edges: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
 }
 
 #[test]
-fn pipeline_is_folders_by_context() {
-    let src = workspace().join("pipeline/src");
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if path.is_dir() {
-            assert!(
-                PIPELINE_FOLDERS.contains(&name.as_str()),
-                "pipeline/src/{name}/ is not a known context folder: add it to DESIGN.md §3b, \
-                 ARCHITECTURE.md and PIPELINE_FOLDERS"
-            );
-        } else {
-            assert!(
-                PIPELINE_ROOT_FILES.contains(&name.as_str()),
-                "pipeline/src/{name} is a flat module: put it in the folder of its context"
-            );
+fn domain_crates_are_folders_by_context() {
+    for (krate, folders) in DOMAIN_FOLDERS {
+        let src = workspace().join(krate).join("src");
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                assert!(
+                    folders.contains(&name.as_str()),
+                    "{krate}/src/{name}/ is not a known context folder: add it to DESIGN.md \
+                     §3b, ARCHITECTURE.md and DOMAIN_FOLDERS"
+                );
+            } else {
+                assert!(
+                    DOMAIN_ROOT_FILES.contains(&name.as_str()),
+                    "{krate}/src/{name} is a flat module: put it in the folder of its context"
+                );
+            }
         }
     }
 }
 
 #[test]
-fn pipeline_folders_point_down() {
-    let src = workspace().join("pipeline/src");
-    let rank = |f: &str| PIPELINE_FOLDERS.iter().position(|x| *x == f);
-    let mut wrong = Vec::new();
-    for (from, to) in sibling_edges(&src, &[]) {
-        let (Some(a), Some(b)) = (rank(&from), rank(&to)) else {
-            continue;
-        };
-        if b < a {
-            wrong.push(format!("{from} → {to}"));
+fn domain_folders_point_down() {
+    for (krate, folders) in DOMAIN_FOLDERS {
+        let src = workspace().join(krate).join("src");
+        let rank = |f: &str| folders.iter().position(|x| *x == f);
+        let mut wrong = Vec::new();
+        for (from, to) in sibling_edges(&src, &[]) {
+            let (Some(a), Some(b)) = (rank(&from), rank(&to)) else {
+                continue;
+            };
+            if b < a {
+                wrong.push(format!("{from} → {to}"));
+            }
         }
+        assert!(
+            wrong.is_empty(),
+            "{krate}'s folders may only use the folders below them: {wrong:?}"
+        );
     }
-    assert!(
-        wrong.is_empty(),
-        "pipeline folders may only use the folders below them: {wrong:?}"
-    );
 }
 
 #[test]
-fn no_module_cycles_in_pipeline() {
-    let pipeline = workspace().join("pipeline/src");
-    for folder in PIPELINE_FOLDERS {
-        if pipeline.join(folder).is_dir() {
-            let edges = sibling_edges(&pipeline, &[folder]);
+fn no_module_cycles_in_the_domain_crates() {
+    for (krate, folders) in DOMAIN_FOLDERS {
+        let src = workspace().join(krate).join("src");
+        for folder in *folders {
+            let edges = sibling_edges(&src, &[folder]);
             assert_eq!(
                 find_cycle(&edges),
                 None,
-                "module cycle in pipeline/src/{folder}"
+                "module cycle in {krate}/src/{folder}"
             );
         }
     }
+    let foundation = workspace().join("foundation/src");
+    let edges = sibling_edges(&foundation, &[]);
+    assert!(
+        edges.iter().any(|(from, _)| from == "jobs"),
+        "the scan found foundation's modules"
+    );
+    assert_eq!(find_cycle(&edges), None, "module cycle in foundation/src");
 }
 
 #[test]
@@ -411,7 +449,7 @@ fn repository_paths(dir: &std::path::Path, below: &str, out: &mut BTreeSet<Strin
 }
 
 /// `ARCHITECTURE.md` stays a map: at most 150 lines, none over 300 characters, and every file or
-/// folder it names in backticks (`render/farm/`, `core/jobs.rs`; a route such as
+/// folder it names in backticks (`render/farm/`, `foundation/src/jobs.rs`; a route such as
 /// `/v1/openapi.json` is not a path) exists somewhere in the repository.
 #[test]
 fn the_architecture_map_is_short_and_names_what_exists() {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::fields::Fields;
+use foundation::fields::Fields;
 use pipeline::edit::scenes::Editor;
 use pipeline::edit::scenes::arrange::Arranged;
 use pipeline::edit::scenes::parse::MAX_TEXT_CHARS;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::links::ReviewScope;
+use foundation::links::ReviewScope;
 use pipeline::edit::view::{EditorView, PlayerView};
 use serde::Serialize;
 use utoipa::ToSchema;

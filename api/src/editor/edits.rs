@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::Job;
+use foundation::model::Job;
 use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::StatusObject;
+use foundation::model::StatusObject;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};

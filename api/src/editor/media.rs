@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::Job;
-use pipeline::render::preview::{PreviewClip, WholePreview};
+use foundation::document::VideoDocument;
+use foundation::model::Job;
 use pipeline::{Code, Error};
+use video::render::preview::{PreviewClip, WholePreview};
 use warp::http::{HeaderValue, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};

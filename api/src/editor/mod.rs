@@ -28,8 +28,8 @@ pub(crate) mod versions;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::links::{self, ReviewScope};
-use pipeline::core::model::{Job, JobType};
+use foundation::links::{self, ReviewScope};
+use foundation::model::{Job, JobType};
 use pipeline::{Code, Error};
 use warp::filters::BoxedFilter;
 use warp::reply::Response;

@@ -11,13 +11,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::Job;
+use foundation::document::VideoDocument;
+use foundation::model::Job;
 use warp::http::{HeaderValue, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use pipeline::core::links::ReviewScope;
+use foundation::links::ReviewScope;
 
 use super::{query, viewed};
 use crate::State;

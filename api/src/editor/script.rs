@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::StatusObject;
+use foundation::model::StatusObject;
 use pipeline::edit::script::ScriptApproval;
 use serde_json::Value;
 use warp::http::StatusCode;

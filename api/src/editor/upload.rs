@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use pipeline::core::public::Lifetime;
+use foundation::public::Lifetime;
 use pipeline::{Code, Error};
 use serde::Serialize;
 use warp::http::StatusCode;
@@ -86,7 +86,7 @@ pub(crate) async fn editor_upload(
             "The file is empty.",
         )));
     }
-    let rel = format!("editor/{}.{ext}", pipeline::core::public::token());
+    let rel = format!("editor/{}.{ext}", foundation::public::token());
     let stored = |e: std::io::Error| {
         reject(Error::new(Code::UploadFailed, "The file could not be stored.").because(e))
     };
@@ -97,13 +97,13 @@ pub(crate) async fn editor_upload(
     // Images and clips are decoded within the media limits before their URL is handed out.
     let (path, kind) = (
         published.path.clone(),
-        pipeline::ingest::assets::AssetType {
+        video::ingest::assets::AssetType {
             ext: ext.clone(),
             content_type: String::new(),
         },
     );
     let checked = crate::blocking::spawn(move || {
-        let checked = pipeline::ingest::assets::check_media(&path, &kind, "body");
+        let checked = video::ingest::assets::check_media(&path, &kind, "body");
         if checked.is_err() {
             let _ = std::fs::remove_file(&path);
         }

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
-use pipeline::core::time::now;
+use foundation::model::Account;
+use foundation::time::now;
 use pipeline::publish::analytics::{self, AnalyticsQuery, AnalyticsReply};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;

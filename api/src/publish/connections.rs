@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::publish::accounts::{self, AccountList};
 use pipeline::publish::connections::{GroupScope, invalid_group};
 use pipeline::publish::settings::{self, SettingsReply, SettingsRequest};

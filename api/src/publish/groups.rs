@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use pipeline::core::accounts::ChannelGroup;
-use pipeline::core::model::Account;
+use foundation::accounts::ChannelGroup;
+use foundation::model::Account;
 use pipeline::publish::accounts::AccountPage;
 use pipeline::publish::connections::invalid_group;
 use pipeline::publish::groups::{self, GroupList, LabelRequest};

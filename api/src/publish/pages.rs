@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::publish::accounts::{self, AccountPage, ConnectForm};
 use pipeline::publish::connections::GroupScope;
 use pipeline::publish::feed::{self, FeedUrls, Hit};
@@ -420,9 +420,9 @@ pub(crate) fn schedule_body(state: &State, account: &Account) -> pipeline::Resul
             esc(&s.at),
             esc(&s.local),
             match s.status {
-                pipeline::core::model::JobStatus::Processing => "waiting",
-                pipeline::core::model::JobStatus::Completed => "published",
-                pipeline::core::model::JobStatus::Failed => "failed",
+                foundation::model::JobStatus::Processing => "waiting",
+                foundation::model::JobStatus::Completed => "published",
+                foundation::model::JobStatus::Failed => "failed",
             }
         ));
     }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use pipeline::core::model::Account;
+use foundation::model::Account;
 use pipeline::publish::request::{self, PublishJson, PublishReply, PublishRequest, Sources};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;

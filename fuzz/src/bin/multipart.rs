@@ -6,8 +6,8 @@
 
 use bytes::Buf;
 use futures_util::{StreamExt, TryStreamExt};
-use pipeline::ingest::assets;
-use pipeline::ingest::create::{CreateVideoRequest, form_field_value};
+use video::ingest::assets;
+use video::ingest::create::{CreateVideoRequest, form_field_value};
 use serde_json::{Map, Value};
 
 /// The largest part body read in full (the server streams files to disk; the target keeps

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use pipeline::render::spec_file;
+use video::render::spec_file;
 
 fn main() {
     afl::fuzz!(|data: &[u8]| {

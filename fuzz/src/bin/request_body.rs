@@ -1,6 +1,6 @@
 //! Request body parsing of every endpoint that reads a JSON body: the first byte picks the
 //! endpoint, the rest is the body, parsed as the API does (`serde_json` into a `Value`) and
-//! read by that endpoint's typed reader (each built on `core::fields::Fields`). A reader may
+//! read by that endpoint's typed reader (each built on `foundation::fields::Fields`). A reader may
 //! refuse anything; it may not panic.
 
 use std::sync::LazyLock;
@@ -8,17 +8,17 @@ use std::sync::LazyLock;
 use pipeline::content::enhance::EnhanceScriptRequest;
 use pipeline::content::ideas::CollectIdeasRequest;
 use pipeline::content::request::CreateContentRequest;
-use pipeline::core::export::ExportVideoRequest;
-use pipeline::core::fetch::Fetcher;
-use pipeline::core::video_data::VideoDataRequest;
+use foundation::export::ExportVideoRequest;
+use foundation::fetch::Fetcher;
+use foundation::video_data::VideoDataRequest;
 use pipeline::design::typography_request;
 use pipeline::edit::scenes::edit_session::EditSessionRequest;
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::inspect::SceneInspectorRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
 use pipeline::edit::script::ScriptApproval;
-use pipeline::ingest::assets::UploadAssetRequest;
-use pipeline::ingest::create::CreateVideoRequest;
+use video::ingest::assets::UploadAssetRequest;
+use video::ingest::create::CreateVideoRequest;
 use pipeline::media::images::ImageRequest;
 use pipeline::media::search::SearchRequest;
 use pipeline::notify::{client_link, report, request as notification};

@@ -1,7 +1,7 @@
-//! The script splitter and inline-media parser (`pipeline::build::script`): any text through
+//! The script splitter and inline-media parser (`video::build::script`): any text through
 //! `split_script` and the helpers create_video validates scripts with.
 
-use pipeline::build::script;
+use video::build::script;
 
 fn main() {
     afl::fuzz!(|data: &[u8]| {

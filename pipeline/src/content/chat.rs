@@ -6,13 +6,13 @@
 
 use serde_json::{Value, json};
 
-use crate::build::llm::chat_completion;
 use crate::content::formats::{
     self, BLOG_MAX_WORDS, BLOG_MIN_WORDS, Draft, FACEBOOK_MAX_CHARS, LINKEDIN_MAX_CHARS,
 };
 use crate::content::research::Research;
-use crate::core::connector::Http;
-use crate::core::model::ContentType;
+use foundation::connector::Http;
+use foundation::model::ContentType;
+use video::build::llm::chat_completion;
 
 /// The chat endpoint and model.
 pub struct ChatContent {
@@ -204,8 +204,8 @@ mod tests {
     use super::*;
     use crate::content::research::analyse;
     use crate::content::source::SourceText;
-    use crate::core::model::Language;
-    use crate::core::testserver;
+    use foundation::model::Language;
+    use foundation::testserver;
 
     fn research(language: Language) -> Research {
         analyse(

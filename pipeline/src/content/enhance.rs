@@ -15,17 +15,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
-use crate::build::script::{split_sentences, word_count};
 use crate::content::chat::ChatContent;
 use crate::content::record::EnhanceRequest;
 use crate::content::request::read_content_metadata;
-use crate::core::config::Mode;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::Fetcher;
-use crate::core::fields::Fields;
-use crate::core::jobs::{AcceptedWriting, Engine, JobFailure};
-use crate::core::model::{EnhancedScript, WriterStage, WrittenResult};
-use crate::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, validate_callback};
+use foundation::config::Mode;
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::Fetcher;
+use foundation::fields::Fields;
+use foundation::jobs::{AcceptedWriting, Engine, JobFailure};
+use foundation::model::{EnhancedScript, WriterStage, WrittenResult};
+use video::build::script::{split_sentences, word_count};
+use video::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, validate_callback};
 
 /// Credits one call costs.
 pub const COST: i64 = 1;
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn the_chat_connector_tightens_and_an_answer_out_of_range_is_not_used() {
-        use crate::core::testserver;
+        use foundation::testserver;
         let good = "Tight words stay. ".repeat(30);
         for (answer, want_writer) in [
             (good.clone(), "openai"),

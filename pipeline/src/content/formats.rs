@@ -14,10 +14,10 @@
 //! five words therefore becomes a structured article about that idea; a long source stays
 //! mostly its own sentences and is capped at [`BLOG_MAX_WORDS`].
 
-use crate::build::script::word_count;
 use crate::content::phrases::{self, Phrases};
 use crate::content::research::Research;
-use crate::core::model::{ContentType, Language};
+use foundation::model::{ContentType, Language};
+use video::build::script::word_count;
 
 pub const BLOG_MIN_WORDS: usize = 600;
 pub const BLOG_TARGET_WORDS: usize = 700;

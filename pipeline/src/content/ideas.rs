@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
-use crate::core::model::Language;
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
+use foundation::model::Language;
 
 pub const COUNT_DEFAULT: i64 = 5;
 pub const COUNT_MAX: i64 = 10;

@@ -4,7 +4,7 @@
 
 use pulldown_cmark::{Options, Parser, html};
 
-use crate::core::html::{esc, strip_controls};
+use foundation::html::{esc, strip_controls};
 
 /// `markdown` as sanitised HTML.
 pub fn to_html(markdown: &str) -> String {

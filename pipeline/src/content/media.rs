@@ -5,11 +5,11 @@
 //! typography files) and linked under `{origin_url}`; a stock image is linked where the
 //! provider serves it. A provider that fails is logged and the library answers instead.
 
-use crate::build::broll::{BrollItem, BrollProvider, Library, Query, Ratio};
-use crate::core::config::Settings;
-use crate::core::document::MediaKind;
-use crate::core::model::PieceImage;
-use crate::core::{files, ids};
+use foundation::config::Settings;
+use foundation::document::MediaKind;
+use foundation::model::PieceImage;
+use foundation::{files, ids};
+use video::build::broll::{BrollItem, BrollProvider, Library, Query, Ratio};
 
 /// One part of a piece to illustrate.
 #[derive(Debug, Clone)]

@@ -1,9 +1,9 @@
 //! Written content: `create_content` (a blog post, Facebook post, X thread or LinkedIn post from
 //! a URL, an idea or pasted text), `enhance_script` (a tighter script with the same meaning) and
 //! `collect_ideas` (video ideas for an industry). Uses `notify`, `design`, `ingest`, `build`,
-//! `render` and `core`.
+//! `render` and `foundation`.
 //!
-//! A piece is a job like a video: `core::jobs` queues it (task `write`), walks its writer stages
+//! A piece is a job like a video: `foundation::jobs` queues it (task `write`), walks its writer stages
 //! and fires its webhooks; [`task`] does the work, one stage per step:
 //!
 //! | stage | work | file |
@@ -12,7 +12,7 @@
 //! | Researching | the source is read: a URL fetched through the SSRF guard and its main text extracted | [`source`] |
 //! | Deep research completed | the text is analysed (key points, keywords, outline); the piece is written | [`research`], [`formats`] or [`chat`] |
 //! | Checking media | images are picked for the piece | [`media`] |
-//! | Completed | the piece is stored on the job and `video.completed` fires | `core::jobs` |
+//! | Completed | the piece is stored on the job and `video.completed` fires | `foundation::jobs` |
 
 pub mod chat;
 pub mod enhance;

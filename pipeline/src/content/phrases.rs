@@ -9,7 +9,7 @@
 //! keywords. Nothing is filler text: every sentence is advice that holds for the topic, and
 //! a source's own sentences always come first when there are any (`formats::blog`).
 
-use crate::core::model::Language;
+use foundation::model::Language;
 
 /// A section of a blog post: its heading and the explanations it can grow with.
 pub struct Section {

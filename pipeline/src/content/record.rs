@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::model::{ContentType, Language};
-use crate::core::store::{Store, StoreResult, Table, Tx};
+use foundation::model::{ContentType, Language};
+use foundation::store::{Store, StoreResult, Table, Tx};
 
 /// topic id → [`ContentRecord`].
 pub const CONTENT: Table = Table::new("content");

@@ -20,15 +20,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::build::script::word_count;
 use crate::content::record::{ContentInput, PieceRequest};
-use crate::core::config::Mode;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::{FetchError, Fetcher};
-use crate::core::fields::{Choice, Fields};
-use crate::core::jobs::AcceptedWriting;
-use crate::core::model::{ContentType, Language};
-use crate::ingest::create::{
+use foundation::config::Mode;
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::{FetchError, Fetcher};
+use foundation::fields::Fields;
+use foundation::jobs::AcceptedWriting;
+use foundation::model::{ContentType, Language};
+use video::build::script::word_count;
+use video::ingest::create::{
     BLOG_MAX_WORDS, IDEA_MIN_WORDS, read_metadata, truncate_words, validate_callback,
 };
 
@@ -79,14 +79,6 @@ pub fn metadata_schema() -> utoipa::openapi::Object {
             "Echoed in the status object: at most 16 keys (and 16 KiB as JSON).",
         ))
         .build()
-}
-
-impl Choice for ContentType {
-    const NAMES: &'static [&'static str] = ContentType::NAMES;
-    const CODE: Code = Code::InvalidContentType;
-    fn parse(s: &str) -> Option<Self> {
-        ContentType::parse(s)
-    }
 }
 
 impl CreateContentRequest {

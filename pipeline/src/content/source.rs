@@ -8,9 +8,9 @@ use std::time::Duration;
 use dom_smoothie::{Config, Readability, TextMode};
 
 use crate::content::record::ContentInput;
-use crate::core::error::Code;
-use crate::core::fetch::{FetchError, Fetcher};
-use crate::core::jobs::JobFailure;
+use foundation::error::Code;
+use foundation::fetch::{FetchError, Fetcher};
+use foundation::jobs::JobFailure;
 
 /// Pages larger than this are not read.
 pub const PAGE_MAX_BYTES: u64 = 5 * 1024 * 1024;
@@ -75,7 +75,7 @@ pub fn read(
                     "The URL is not a web page or a text document.",
                 ));
             };
-            if crate::build::script::word_count(&text) < MIN_PAGE_WORDS {
+            if video::build::script::word_count(&text) < MIN_PAGE_WORDS {
                 return Err(JobFailure::new(
                     Code::ContentUnreadable,
                     "The page at the URL has too little readable text to write from.",

@@ -2,8 +2,6 @@
 //! `assemble::Tasks`): each writer stage is entered when its work starts, so `details.status`
 //! tells the truth about what the job is doing.
 
-use crate::build::providers::{Providers, http};
-use crate::build::work::Context;
 use crate::content::chat::{ChatContent, ChatError};
 use crate::content::formats::{self, Draft};
 use crate::content::markup;
@@ -11,10 +9,12 @@ use crate::content::media::{self, Part};
 use crate::content::record::{ContentRecord, PieceRequest, SourceSummary, Work};
 use crate::content::research::{self, Research};
 use crate::content::source;
-use crate::core::config::{Settings, WriterKind};
-use crate::core::error::Code;
-use crate::core::jobs::{Engine, JobFailure};
-use crate::core::model::{ContentPiece, ContentType, Job, WriterStage, WrittenResult};
+use foundation::config::{Settings, WriterKind};
+use foundation::error::Code;
+use foundation::jobs::{Engine, JobFailure};
+use foundation::model::{ContentPiece, ContentType, Job, WriterStage, WrittenResult};
+use video::build::providers::{Providers, http};
+use video::build::work::Context;
 
 /// Runs a written-content job.
 pub fn write(engine: &Engine, ctx: &Context, job: &Job) -> Result<WrittenResult, JobFailure> {
@@ -175,7 +175,7 @@ fn parts_of(kind: ContentType, draft: &Draft, r: &Research) -> Vec<Part> {
 
 /// The blog's Markdown with each image under the heading it was picked for (the title's image
 /// under the title).
-fn illustrate(markdown: &str, images: &[crate::core::model::PieceImage]) -> String {
+fn illustrate(markdown: &str, images: &[foundation::model::PieceImage]) -> String {
     let mut out = String::new();
     for line in markdown.lines() {
         out.push_str(line);

@@ -24,12 +24,12 @@ use compositor::svg2spec;
 use serde_json::{Value, json};
 use typography::design::{self, Cta, DesignInput, FontSet, Role};
 
-use crate::core::blocking;
-use crate::core::config::Settings;
-use crate::core::error::{Code, Error};
-use crate::core::model::Account;
-use crate::core::store::Store;
-use crate::core::{accounts, ids, time};
+use foundation::blocking;
+use foundation::config::Settings;
+use foundation::error::{Code, Error};
+use foundation::model::Account;
+use foundation::store::Store;
+use foundation::{accounts, ids, time};
 
 /// Credits one call costs.
 pub const COST: i64 = 1;
@@ -116,7 +116,7 @@ impl Typography {
 
     fn save(&self, id: &str, account: &str, body: &TypographyResult) -> Result<(), Error> {
         let rec = json!({ "account": account, "response": body });
-        crate::core::files::write_atomic(&self.record_path(id), rec.to_string().as_bytes())
+        foundation::files::write_atomic(&self.record_path(id), rec.to_string().as_bytes())
             .map_err(Error::internal)
     }
 
@@ -339,7 +339,7 @@ impl Typography {
         files.push(("composition.svg".into(), composition.into_bytes()));
         let dir = self.settings.data_dir.join("public").join(&folder);
         for (name, bytes) in &files {
-            crate::core::files::write_atomic(&dir.join(name), bytes)
+            foundation::files::write_atomic(&dir.join(name), bytes)
                 .map_err(|e| format!("writing {name}: {e}"))?;
         }
         body.status = TypographyStatus::Completed;

@@ -10,8 +10,8 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::error::{Code, Error};
-use crate::core::fields::{Choice, Fields};
+use foundation::error::{Code, Error};
+use foundation::fields::{Choice, Fields};
 
 /// Longest `text`, characters.
 pub const MAX_TEXT: usize = 2000;
@@ -28,11 +28,15 @@ pub const MAX_CTA: usize = 200;
 /// Longest `look`, characters.
 pub const MAX_LOOK: usize = 64;
 
-impl Choice for Role {
+/// `role` as a request field: typography's [`Role`], read with its own error code.
+#[derive(Debug, Clone, Copy)]
+struct RoleField(Role);
+
+impl Choice for RoleField {
     const NAMES: &'static [&'static str] = Role::NAMES;
     const CODE: Code = Code::InvalidRole;
     fn parse(s: &str) -> Option<Self> {
-        Role::parse(s.trim())
+        Role::parse(s.trim()).map(RoleField)
     }
 }
 
@@ -89,7 +93,7 @@ pub fn validate(body: &Value) -> Result<TypographyRequest, Error> {
     {
         return Err(Error::missing("role"));
     }
-    let role = f.choice::<Role>("role")?.expect("role is present");
+    let role = f.choice::<RoleField>("role")?.expect("role is present").0;
     let text = f.required_str("text")?.to_string();
     let n = text.chars().count();
     if n > MAX_TEXT {
@@ -159,11 +163,11 @@ fn language(f: &Fields) -> Result<Option<String>, Error> {
 }
 
 /// The language code of the words to set, when the request names none: the text's own
-/// (`vi` or `en`, [`crate::core::language::detect`]) in place of the spec's default `vi`.
+/// (`vi` or `en`, [`foundation::language::detect`]) in place of the spec's default `vi`.
 fn detected_code(text: &str) -> String {
-    match crate::core::language::detect(text).language() {
-        crate::core::model::Language::Vietnamese => "vi".into(),
-        crate::core::model::Language::English => "en".into(),
+    match foundation::language::detect(text).language() {
+        foundation::model::Language::Vietnamese => "vi".into(),
+        foundation::model::Language::English => "en".into(),
     }
 }
 

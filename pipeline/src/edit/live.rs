@@ -176,13 +176,13 @@ impl LiveEditors {
         topic: &str,
     ) -> (Registration, mpsc::UnboundedReceiver<String>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let id = format!("ed_{}", crate::core::public::token());
+        let id = format!("ed_{}", foundation::public::token());
         self.lock_tabs()
             .entry(topic.to_string())
             .or_default()
             .push(Tab {
                 id: id.clone(),
-                connected_at: crate::core::time::iso(crate::core::time::now()),
+                connected_at: foundation::time::iso(foundation::time::now()),
                 state: TabState::default(),
                 tx,
             });

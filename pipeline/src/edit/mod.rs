@@ -1,7 +1,7 @@
 //! Editing a built video: modify_scene branches, overlay edits, edit sessions, scene geometry,
 //! scene selection, the document's versions (undo and redo), the editor's realtime messages, the live editor tabs that
 //! `scene_inspector` drives, the editor's view and the script view's approval. Uses `design`, `ingest`, `build`,
-//! `render` and `core`.
+//! `render` and `foundation`.
 
 pub mod live;
 pub mod overlay_applied;

@@ -10,8 +10,8 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::document::RectOut;
 use crate::edit::overlay_request::RectSpace;
+use foundation::document::RectOut;
 
 /// One object of the overlay after the edit.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

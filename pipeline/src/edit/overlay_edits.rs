@@ -34,17 +34,17 @@ use compositor::svg2spec::{self, Svg2specError, TextEditError};
 use serde::Serialize;
 use typography::design::{FontSet, Rgb, poster_warnings};
 
-use crate::core::config::Settings;
-use crate::core::document::{VideoDocument, spec_file_name};
-use crate::core::error::{Code, Error};
-use crate::core::fetch::Fetcher;
-use crate::core::ids;
 use crate::edit::overlay_applied::{
     AddElementApplied, OverlayObjectOut, RasterPlacement, TextEditApplied, UploadOverlayApplied,
 };
 use crate::edit::overlay_request::{
     AddElement, Element, OverlayEdit, TextEdit, VALUE_PARAM, bad_value,
 };
+use foundation::config::Settings;
+use foundation::document::{VideoDocument, spec_file_name};
+use foundation::error::{Code, Error};
+use foundation::fetch::Fetcher;
+use foundation::ids;
 
 /// What branch B/M/O edits need besides the document.
 pub struct OverlayEditContext<'a> {
@@ -100,7 +100,7 @@ fn scene_dir(ctx: &OverlayEditContext<'_>, doc: &VideoDocument) -> PathBuf {
 
 fn read_spec(dir: &Path, voice_file: &str) -> Result<Option<OverlaySpec>, Error> {
     let path = dir.join(spec_file_name(voice_file));
-    crate::render::spec_file::read_spec(&path)
+    video::render::spec_file::read_spec(&path)
         .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
 }
 
@@ -122,7 +122,7 @@ impl Staging {
 
     fn write_file(&mut self, name: &str, bytes: &[u8]) -> Result<(), Error> {
         let path = self.dir.join(name);
-        crate::core::files::write_atomic(&path, bytes).map_err(Error::internal)?;
+        foundation::files::write_atomic(&path, bytes).map_err(Error::internal)?;
         self.written.push(path);
         Ok(())
     }
@@ -132,7 +132,7 @@ impl Staging {
         spec.validate()
             .map_err(|e| Error::internal(format!("generated spec invalid: {e}")))?;
         let bytes = serde_json::to_vec_pretty(spec).map_err(Error::internal)?;
-        crate::core::files::write_atomic(&self.dir.join(spec_file_name(voice_file)), &bytes)
+        foundation::files::write_atomic(&self.dir.join(spec_file_name(voice_file)), &bytes)
             .map_err(Error::internal)?;
         self.done = true;
         Ok(())
@@ -183,10 +183,7 @@ fn svg2spec_failed(e: Svg2specError) -> Error {
     .because(e)
 }
 
-fn download(
-    ctx: &OverlayEditContext<'_>,
-    url: &str,
-) -> Result<crate::core::fetch::Response, Error> {
+fn download(ctx: &OverlayEditContext<'_>, url: &str) -> Result<foundation::fetch::Response, Error> {
     let max = ctx
         .settings
         .fetch
@@ -194,13 +191,13 @@ fn download(
         .unwrap_or(MAX_DOWNLOAD)
         .min(MAX_DOWNLOAD);
     // Our own public files (the editor's uploads) are read where they lie.
-    if let Some(path) = crate::core::public::PublicFiles::new(ctx.settings).local_file(url)
+    if let Some(path) = foundation::public::PublicFiles::new(ctx.settings).local_file(url)
         && let Ok(final_url) = url::Url::parse(url)
     {
         let body = std::fs::read(&path).map_err(|e| {
             Error::internal("public file unreadable").because(format!("{}: {e}", path.display()))
         })?;
-        return Ok(crate::core::fetch::Response {
+        return Ok(foundation::fetch::Response {
             status: 200,
             content_type: None,
             body,
@@ -219,10 +216,10 @@ fn download(
         })
 }
 
-/// A raster payload decoded within the media limits (`core::media_check`) before it is placed:
+/// A raster payload decoded within the media limits (`foundation::media_check`) before it is placed:
 /// 422 `media_decode_failed` otherwise.
 fn checked_image(url: &str, bytes: &[u8], what: &str) -> Result<(), Error> {
-    crate::core::media_check::check_image_at(url, bytes)
+    foundation::media_check::check_image_at(url, bytes)
         .map(drop)
         .map_err(|r| r.error(Code::MediaDecodeFailed, what, VALUE_PARAM))
 }
@@ -571,9 +568,9 @@ fn text_edit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::config::Config;
-    use crate::core::document::Segment;
     use crate::edit::overlay_request::OverlayField;
+    use foundation::config::Config;
+    use foundation::document::Segment;
     use serde_json::{Value, json};
     use std::sync::Arc;
 
@@ -582,7 +579,7 @@ mod tests {
         settings: Settings,
         fetcher: Fetcher,
         rt: tokio::runtime::Runtime,
-        server: crate::core::testserver::Server,
+        server: foundation::testserver::Server,
     }
 
     const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 1280">
@@ -616,7 +613,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let photo = png(360, 640, true);
         let graphic = png(360, 640, false);
-        let server = crate::core::testserver::start(move |r| match r.path() {
+        let server = foundation::testserver::start(move |r| match r.path() {
             "/overlay.SVG" => (200, "image/svg+xml".into(), SVG.as_bytes().to_vec()),
             "/broken.svg" => (200, "image/svg+xml".into(), b"<svg".to_vec()),
             "/photo.png" => (200, "image/png".into(), photo.clone()),
@@ -626,7 +623,7 @@ mod tests {
         let config = Config {
             data_dir: dir.path().to_path_buf(),
             assets_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
-            fetch: crate::core::config::FetchConfig {
+            fetch: foundation::config::FetchConfig {
                 allow: vec![server.addr.clone()],
                 ..Default::default()
             },

@@ -12,8 +12,8 @@ use compositor::spec::ObjectKind;
 use serde_json::Value;
 use typography::design::Rgb;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
 
 /// The `param` of every B/M/O value error.
 pub const VALUE_PARAM: &str = "fields[].value";
@@ -26,7 +26,7 @@ pub const MAX_ELEMENT_SIDE: f64 = 4096.0;
 /// The `kind` of an image element (the other kinds are [`TextKind`]s).
 pub const IMAGE_KIND: &str = "image";
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// The overlay design fields, one family each.
     pub enum OverlayField {
         UploadOverlay = "remotion.upload_overlay",
@@ -35,7 +35,7 @@ crate::core::document::wire_enum! {
     }
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// The kinds of text element M adds.
     pub enum TextKind {
         Text = "text",
@@ -45,7 +45,7 @@ crate::core::document::wire_enum! {
     }
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// M's named places (`centre` is read as `center`).
     pub enum Position {
         Top = "top",
@@ -56,7 +56,7 @@ crate::core::document::wire_enum! {
     }
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// The space of M's `rect`: the 280×498 editor preview (default) or the 720×1280 canvas.
     pub enum RectSpace {
         Preview = "preview",

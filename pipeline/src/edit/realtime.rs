@@ -75,7 +75,7 @@ impl Hub {
             kind,
             topic_id: topic,
             voice_file,
-            at: crate::core::time::iso(crate::core::time::now()),
+            at: foundation::time::iso(foundation::time::now()),
             payload,
         };
         let json = match serde_json::to_string(&envelope) {

@@ -5,8 +5,8 @@
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
 
 /// Most words a script may have (create_video's `script_text` limit).
 pub const MAX_WORDS: usize = 500;

@@ -7,11 +7,11 @@ use serde::Serialize;
 use typography::TimedWord;
 use utoipa::ToSchema;
 
-use crate::core::document::SceneRecord;
-use crate::core::model::{Job, JobStage, JobStatus, OutputType, StatusObject};
 use crate::edit::scenes::{Editor, SessionFlag};
+use foundation::document::SceneRecord;
+use foundation::model::{Job, JobStage, JobStatus, OutputType, StatusObject};
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// Which editor the review link opens.
     pub enum EditorMode {
         /// The scene editor (`output_type` scene or video).
@@ -111,7 +111,7 @@ pub fn player_view(editor: &Editor, job: &Job) -> crate::Result<PlayerView> {
 }
 
 /// The video's title: the document's, else the job's.
-fn title(doc: Option<&crate::core::document::VideoDocument>, job: &Job) -> String {
+fn title(doc: Option<&foundation::document::VideoDocument>, job: &Job) -> String {
     doc.map(|d| d.title.clone())
         .unwrap_or_else(|| job.title.clone())
 }

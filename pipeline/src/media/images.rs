@@ -16,20 +16,20 @@ use serde_json::{Value, json};
 use tiny_skia::Pixmap;
 use utoipa::ToSchema;
 
-use crate::build::broll::{self, BrollProvider, Library};
-use crate::build::providers::http;
-use crate::core::accounts::{self, Charge};
-use crate::core::config::{ImagesKind, Settings};
-use crate::core::connector::{Http, join};
-use crate::core::document::MediaKind;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::Fetcher;
-use crate::core::fields::Fields;
-use crate::core::ids;
-use crate::core::model::Account;
-use crate::core::public::{Lifetime, PublicFiles};
-use crate::core::store::{Store, Table};
 use crate::media::search::SearchRatio;
+use foundation::accounts::{self, Charge};
+use foundation::config::{ImagesKind, Settings};
+use foundation::connector::{Http, join};
+use foundation::document::MediaKind;
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::Fetcher;
+use foundation::fields::Fields;
+use foundation::ids;
+use foundation::model::Account;
+use foundation::public::{Lifetime, PublicFiles};
+use foundation::store::{Store, Table};
+use video::build::broll::{self, BrollProvider, Library};
+use video::build::providers::http;
 
 /// The stored image sets, keyed by set id.
 const IMAGE_SETS: Table = Table::new("image_sets");

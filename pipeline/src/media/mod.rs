@@ -1,5 +1,5 @@
 //! Media for a video: B-roll search (`search_broll`) and image generation (`create_image`). Uses `ingest`, `build`, `render`
-//! and `core`.
+//! and `foundation`.
 
 pub mod images;
 pub mod search;

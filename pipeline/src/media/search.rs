@@ -11,14 +11,14 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::build::broll::{self, BrollItem, BrollProvider, Library, Pexels, Ratio};
-use crate::build::illustrations::Offline;
-use crate::build::providers::http;
-use crate::core::config::{BrollKind, Settings};
-use crate::core::document::MediaKind;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::Fetcher;
-use crate::core::fields::Fields;
+use foundation::config::{BrollKind, Settings};
+use foundation::document::MediaKind;
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::Fetcher;
+use foundation::fields::Fields;
+use video::build::broll::{self, BrollItem, BrollProvider, Library, Pexels, Ratio};
+use video::build::illustrations::Offline;
+use video::build::providers::http;
 
 /// Results per call when `limit` is not sent, and the most allowed.
 pub const DEFAULT_LIMIT: usize = 10;
@@ -26,7 +26,7 @@ pub const MAX_LIMIT: usize = 20;
 /// The public folder library files are published to (never swept).
 pub const LIBRARY_FOLDER: &str = "library";
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// `kind` on the wire.
     pub enum SearchKind: Code::InvalidKind {
         /// Stock clips.
@@ -45,7 +45,7 @@ impl SearchKind {
     }
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// `ratio` on the wire.
     #[derive(Default)]
     pub enum SearchRatio: Code::InvalidRatio {
@@ -213,7 +213,7 @@ impl Search {
         runtime: &tokio::runtime::Handle,
     ) -> std::result::Result<Search, String> {
         let library = std::sync::Arc::new(Library::load(&settings.assets_dir.join("broll"))?);
-        let offline = crate::build::providers::offline(&settings, library)?;
+        let offline = video::build::providers::offline(&settings, library)?;
         let pexels = (settings.broll.provider == BrollKind::Pexels).then(|| Pexels {
             http: http(fetcher, runtime, settings.broll.timeout_secs),
             base_url: settings.broll.base_url.clone(),
@@ -328,11 +328,10 @@ impl Search {
         let public = self.settings.public_dir();
         if !public.join(&thumb).exists() {
             let failed = || Error::internal(format!("procedural still {style}:{seed} not painted"));
-            let bytes = crate::render::plan::procedural_still(style, seed).ok_or_else(failed)?;
+            let bytes = video::render::plan::procedural_still(style, seed).ok_or_else(failed)?;
             let small = crate::media::thumbs::thumbnail(&bytes).map_err(Error::internal)?;
-            crate::core::files::write_atomic(&public.join(&png), &bytes)
-                .map_err(Error::internal)?;
-            crate::core::files::write_atomic(&public.join(&thumb), &small)
+            foundation::files::write_atomic(&public.join(&png), &bytes).map_err(Error::internal)?;
+            foundation::files::write_atomic(&public.join(&thumb), &small)
                 .map_err(Error::internal)?;
         }
         let origin = &self.settings.origin_url;
@@ -378,7 +377,7 @@ impl Search {
                 Error::internal("library preview not made")
                     .because(format!("{}: {e}", path.display()))
             })?;
-            crate::core::files::write_atomic(&target, &png).map_err(Error::internal)?;
+            foundation::files::write_atomic(&target, &png).map_err(Error::internal)?;
         }
         Ok(format!("{}/{rel}", self.settings.origin_url))
     }
@@ -401,7 +400,7 @@ impl Search {
                 Error::internal("library file unreadable")
                     .because(format!("{}: {e}", path.display()))
             })?;
-            crate::core::files::write_atomic(&target, &bytes).map_err(Error::internal)?;
+            foundation::files::write_atomic(&target, &bytes).map_err(Error::internal)?;
         }
         Ok(format!(
             "{}/{LIBRARY_FOLDER}/{rel}",

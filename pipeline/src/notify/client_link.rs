@@ -8,14 +8,14 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error};
-use crate::core::fields::Fields;
-use crate::core::model::Account;
 use crate::notify::channel::{Outgoing, Sender};
 pub use crate::notify::link::{
     DEFAULT_TTL_DAYS, LinkClaims, LinkRefused, LinkType, RecordPage, open, setup_url, sign,
 };
 use crate::notify::send::{DeliveryStatus, NOT_CONNECTED, Notifier};
+use foundation::error::{Code, Error};
+use foundation::fields::Fields;
+use foundation::model::Account;
 
 /// `ttl_days` when absent ([`DEFAULT_TTL_DAYS`]), and its bounds (values outside are clamped).
 pub const MIN_TTL_DAYS: i64 = 1;

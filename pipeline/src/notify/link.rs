@@ -10,12 +10,12 @@ use hmac::{KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::core::error::Code;
+use foundation::error::Code;
 
 /// How long a link opens when `ttl_days` is absent (the setup link's lifetime too).
 pub const DEFAULT_TTL_DAYS: i64 = 7;
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// The page a link opens.
     pub enum LinkType: Code::InvalidLinkType {
         Record = "record",
@@ -26,7 +26,7 @@ crate::core::document::wire_enum! {
     }
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// The record page's layout: the full page or the player alone.
     pub enum RecordPage: Code::InvalidField {
         Record = "record.html",

@@ -16,10 +16,10 @@ pub mod telegram;
 
 use std::sync::Arc;
 
-use crate::core::config::Settings;
-use crate::core::connector::Http;
-use crate::core::fetch::Fetcher;
-use crate::core::store::Store;
+use foundation::config::Settings;
+use foundation::connector::Http;
+use foundation::fetch::Fetcher;
+use foundation::store::Store;
 
 /// The notification service of `settings`: the configured channels, the store and the guard.
 pub fn notifier(

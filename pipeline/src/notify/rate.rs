@@ -7,11 +7,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::core::error::{Code, Error};
-use crate::core::store::{Store, Table};
+use foundation::error::{Code, Error};
+use foundation::store::{Store, Table};
 
 /// The spec's default of messages an account may send per hour.
-pub use crate::core::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
+pub use foundation::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
 const WINDOW_SECS: i64 = 3600;
 
 /// Send times per account.

@@ -9,13 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error};
-use crate::core::fields::Fields;
-use crate::core::model::Account;
-use crate::core::store::{Store, StoreResult, Table};
-use crate::core::time::now;
 use crate::notify::channel::{Outgoing, Refused};
 use crate::notify::send::Notifier;
+use foundation::error::{Code, Error};
+use foundation::fields::Fields;
+use foundation::model::Account;
+use foundation::store::{Store, StoreResult, Table};
+use foundation::time::now;
 
 /// Longest `error_message`, characters.
 pub const MAX_MESSAGE_CHARS: usize = 4000;
@@ -157,7 +157,7 @@ pub async fn report(
         context: req.context,
         forwarded: false,
     };
-    let key = format!("{:012}-{}", rec.created_at, crate::core::ids::file_token());
+    let key = format!("{:012}-{}", rec.created_at, foundation::ids::file_token());
     put(notifier, &key, &rec).await?;
     let reply = ErrorReportReply {
         object: "error_report".into(),
@@ -181,7 +181,7 @@ pub async fn report(
         media: None,
     };
     let to = operator_email.to_string();
-    let sent = crate::core::blocking::spawn(move || sender.send(&to, &msg))
+    let sent = foundation::blocking::spawn(move || sender.send(&to, &msg))
         .await
         .map_err(Error::internal)?;
     match sent {
@@ -201,9 +201,9 @@ pub async fn report(
 /// Stores `rec` under `key`, off the reactor (a redb commit fsyncs).
 async fn put(notifier: &Notifier, key: &str, rec: &ErrorReport) -> Result<(), Error> {
     let (store, key, rec) = (notifier.store.clone(), key.to_string(), rec.clone());
-    crate::core::blocking::run(move || {
-        Ok(store.write(|tx| tx.put_record(REPORT_TABLE, &key, &rec))?)
-    })
+    foundation::blocking::run(
+        move || Ok(store.write(|tx| tx.put_record(REPORT_TABLE, &key, &rec))?),
+    )
     .await
 }
 

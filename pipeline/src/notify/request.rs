@@ -9,9 +9,9 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error};
-use crate::core::fetch::Fetcher;
-use crate::core::fields::Fields;
+use foundation::error::{Code, Error};
+use foundation::fetch::Fetcher;
+use foundation::fields::Fields;
 
 /// Longest `subject`, bytes.
 pub const MAX_SUBJECT_BYTES: usize = 200;
@@ -22,7 +22,7 @@ pub const MAX_CAPTION_BYTES: usize = 1024;
 /// The tags `parse_mode: HTML` keeps; everything else is removed (its text stays).
 pub const HTML_TAGS: &[&str] = &["b", "i", "u", "s", "code", "pre", "a"];
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// How `message` is formatted.
     pub enum ParseMode: Code::InvalidParseMode {
         Markdown = "Markdown",

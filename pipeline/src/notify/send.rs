@@ -10,14 +10,14 @@ use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error};
-use crate::core::fetch::Fetcher;
-use crate::core::model::Account;
-use crate::core::store::Store;
-use crate::core::time::now;
 use crate::notify::channel::{Channel, Outgoing, Refused, Sender, mask_chat_id, mask_email};
 use crate::notify::rate;
 use crate::notify::request::{AttachmentKind, Notification};
+use foundation::error::{Code, Error};
+use foundation::fetch::Fetcher;
+use foundation::model::Account;
+use foundation::store::Store;
+use foundation::time::now;
 
 /// How one channel fared (spec: `sent`, `failed` with a reason, `skipped` with a reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -130,7 +130,7 @@ impl Notifier {
     /// it sends anything.
     pub async fn count_one(&self, account: &str) -> Result<(), Error> {
         let (store, name, max) = (self.store.clone(), account.to_string(), self.max_per_hour);
-        crate::core::blocking::run(move || rate::take(&store, &name, now(), max)).await
+        foundation::blocking::run(move || rate::take(&store, &name, now(), max)).await
     }
 
     /// The page where `account` sees its channels and how to connect them: a signed `setup`
@@ -157,7 +157,7 @@ impl Notifier {
     /// Sends through one channel on a blocking thread.
     pub async fn deliver(sender: Arc<dyn Sender>, to: String, msg: Outgoing) -> Outcome {
         let channel = sender.channel();
-        let res = crate::core::blocking::spawn(move || sender.send(&to, &msg)).await;
+        let res = foundation::blocking::spawn(move || sender.send(&to, &msg)).await;
         let (status, message_id, reason) = match res {
             Ok(Ok(sent)) => (DeliveryStatus::Sent, sent.message_id, None),
             Ok(Err(Refused::Skipped(why))) => {

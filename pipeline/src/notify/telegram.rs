@@ -5,9 +5,9 @@
 
 use serde_json::json;
 
-use crate::core::connector::{self, Http};
 use crate::notify::channel::{Channel, Outgoing, Refused, Sender, Sent};
 use crate::notify::request::{AttachmentKind, MAX_CAPTION_BYTES, ParseMode};
+use foundation::connector::{self, Http};
 
 /// Telegram's longest message text (after the subject line is added), bytes.
 pub const MAX_TEXT_BYTES: usize = 4096;
@@ -117,8 +117,8 @@ impl Sender for Telegram {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::testserver;
     use crate::notify::request::Media;
+    use foundation::testserver;
 
     fn json_answer(status: u16, v: serde_json::Value) -> testserver::Answer {
         (

@@ -6,14 +6,14 @@
 //! that already has a video or scripts answer 409 `topic_exists`, and so does a topic id in use
 //! by another account.
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::ids;
-use crate::core::model::{Account, Language};
-use crate::core::store::Store;
-use crate::core::time::{now, now_nanos};
 use crate::plan::add_request::{AddPlanRequest, ScriptInput};
 use crate::plan::entry::{PLAN, PlanEntry, PlanSource, Script, WorkflowPhase};
 use crate::plan::templates::{Template, Templates};
+use foundation::error::{Code, Error, Result};
+use foundation::ids;
+use foundation::model::{Account, Language};
+use foundation::store::Store;
+use foundation::time::{now, now_nanos};
 
 fn topic_exists(message: &str) -> Error {
     Error::new(Code::TopicExists, message).param("topic_id")
@@ -162,8 +162,8 @@ fn entry_from(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::model::Plan;
     use crate::plan::entry::ScriptFormat;
+    use foundation::model::Plan;
 
     fn account(name: &str) -> Account {
         Account {

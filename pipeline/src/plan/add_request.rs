@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::build::script::word_count;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
-use crate::core::model::Language;
-use crate::ingest::create::read_topic_id;
 use crate::plan::entry::{PlanSource, ScriptFormat};
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
+use foundation::model::Language;
+use video::build::script::word_count;
+use video::ingest::create::read_topic_id;
 
 /// Fewest scripts in one request.
 pub const MIN_SCRIPTS: usize = 1;

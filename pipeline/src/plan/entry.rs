@@ -4,10 +4,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::build::writer;
-use crate::core::error::{Code, Error, Result};
-use crate::core::model::Language;
-use crate::core::store::{Store, Table};
+use foundation::error::{Code, Error, Result};
+use foundation::model::Language;
+use foundation::store::{Store, Table};
+use video::build::writer;
 
 /// topic id → [`PlanEntry`]. Topic ids are one namespace with the jobs table: an entry's
 /// video is the job under the same topic id.
@@ -52,9 +52,9 @@ impl ScriptFormat {
     }
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// Where a plan entry came from: an idea (default) or a template.
-    pub enum PlanSource: crate::core::error::Code::InvalidSource {
+    pub enum PlanSource: foundation::error::Code::InvalidSource {
         Idea = "idea",
         Template = "template",
     }

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::model::{Job, JobStatus};
-use crate::core::store::Store;
-use crate::core::time::iso;
 use crate::plan::add_request::MAX_UNIX;
 use crate::plan::entry::{PlanEntry, PlanSource, ScriptFormat, WorkflowPhase, entries_of};
 use crate::plan::query::{self, Query};
 use crate::plan::videos::jobs_of;
+use foundation::error::{Code, Error, Result};
+use foundation::model::{Job, JobStatus};
+use foundation::store::Store;
+use foundation::time::iso;
 
 /// Entries per page.
 pub const PAGE_SIZE: usize = 20;

@@ -1,7 +1,7 @@
 //! The production plan: ideas and their scripts (`production_plan/add`, the plan list), the
 //! roadmap of weekly production derived from the plan and the videos, the list of the
 //! account's videos, `create_video` from a plan entry, and the template library. Uses `media`
-//! (the template thumbnails), `ingest`, `build` and `core`.
+//! (the template thumbnails), `ingest`, `build` and `foundation`.
 //!
 //! - `add_request.rs`: the typed add request and every rule of the spec
 //! - `entry.rs`: the entry record (its own redb table), formats, phases, the entry reply

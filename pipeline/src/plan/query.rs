@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
-use crate::core::error::{Code, Error, Result};
+use foundation::error::{Code, Error, Result};
 
 /// The query parameters as sent (the last value of a repeated name wins).
 pub type Query = HashMap<String, String>;

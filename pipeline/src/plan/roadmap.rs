@@ -16,13 +16,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Result};
-use crate::core::model::{Account, Job, JobStatus};
-use crate::core::store::Store;
-use crate::core::time::{iso, now};
 use crate::plan::entry::{PlanEntry, entries_of};
 use crate::plan::query::{self, Query};
 use crate::plan::videos::{jobs_of, title_of};
+use foundation::error::{Code, Result};
+use foundation::model::{Account, Job, JobStatus};
+use foundation::store::Store;
+use foundation::time::{iso, now};
 
 /// The weekly quota of an account that has not set one.
 pub const DEFAULT_WEEKLY_QUOTA: u32 = 3;

@@ -1,10 +1,10 @@
 //! `create_video` with `template`: an idea becomes the named template's script (see
 //! [`Template::script`]), narrated verbatim, so the video follows the template's scenes.
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::model::{OutputType, Source};
-use crate::ingest::create::CreateVideoRequest;
 use crate::plan::templates::Templates;
+use foundation::error::{Code, Error, Result};
+use foundation::model::{OutputType, Source};
+use video::ingest::create::CreateVideoRequest;
 
 /// Takes `req.template` (nothing to do without one): with source `idea`, the idea becomes the
 /// template's script and the request a source-text request carrying it. An unknown template is

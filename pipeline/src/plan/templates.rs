@@ -13,14 +13,14 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::build::writer::{cap_words, narrate};
-use crate::core::config::Settings;
-use crate::core::error::{Code, Error, Result};
-use crate::core::model::Account;
 use crate::media::images::Designer;
 use crate::plan::entry::ScriptFormat;
 use crate::plan::list::{MAX_PAGE, PAGE_SIZE};
 use crate::plan::query::{self, Query};
+use foundation::config::Settings;
+use foundation::error::{Code, Error, Result};
+use foundation::model::Account;
+use video::build::writer::{cap_words, narrate};
 
 /// Templates for every industry.
 pub const GENERAL_INDUSTRY: &str = "general";
@@ -208,7 +208,7 @@ impl Templates {
             let png = self.designer.design(&t.title, w, h, 1).map_err(|e| {
                 Error::new(Code::ReadFailed, "The template library could not be read.").because(e)
             })?;
-            crate::core::files::write_atomic(&path, &png).map_err(Error::internal)?;
+            foundation::files::write_atomic(&path, &png).map_err(Error::internal)?;
         }
         Ok(TemplateItem {
             id: t.id.clone(),

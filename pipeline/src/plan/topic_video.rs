@@ -2,12 +2,12 @@
 //! id. The entry is looked up here (ingest may not use the plan); the job engine refuses a
 //! second video for the topic in the transaction that would create it.
 
-use crate::build::script::word_count;
-use crate::core::error::{Code, Error, Result};
-use crate::core::model::Source;
-use crate::core::store::Store;
-use crate::ingest::create::{CreateVideoRequest, SCRIPT_MAX_WORDS};
 use crate::plan::entry::{PLAN, PlanEntry};
+use foundation::error::{Code, Error, Result};
+use foundation::model::Source;
+use foundation::store::Store;
+use video::build::script::word_count;
+use video::ingest::create::{CreateVideoRequest, SCRIPT_MAX_WORDS};
 
 /// Completes `req` from `account`'s plan entry named by `req.topic_id` (nothing to do without
 /// one): source text without `script_text` takes the master script, source idea without

@@ -7,13 +7,13 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::build::writer;
-use crate::core::document::VideoDocument;
-use crate::core::error::{Code, Error, Result};
-use crate::core::model::{Job, JobType, Language};
-use crate::core::store::Store;
-use crate::core::time::iso;
 use crate::plan::query::{self, Query};
+use foundation::document::VideoDocument;
+use foundation::error::{Code, Error, Result};
+use foundation::model::{Job, JobType, Language};
+use foundation::store::Store;
+use foundation::time::iso;
+use video::build::writer;
 
 /// Videos per page.
 pub const PAGE_SIZE: usize = 20;

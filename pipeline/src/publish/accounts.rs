@@ -6,13 +6,13 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::store::Store;
-use crate::core::time::{iso, now};
 use crate::publish::connections::{CONNECTIONS, Connection, GroupScope, all, invalid_group, key};
 use crate::publish::groups;
 use crate::publish::platform::Platform;
 use crate::publish::publisher::Publisher;
+use foundation::error::{Code, Error, Result};
+use foundation::store::Store;
+use foundation::time::{iso, now};
 
 /// Handles are at most this many characters.
 pub const HANDLE_MAX_CHARS: usize = 60;
@@ -84,7 +84,7 @@ pub struct ConnectForm {
 impl ConnectForm {
     /// Reads the form's fields; a message for the page when one is wrong.
     pub fn read(fields: &std::collections::HashMap<String, String>) -> Result<ConnectForm> {
-        use crate::core::fields::Choice;
+        use foundation::fields::Choice;
         let field = |k: &str| fields.get(k).map(|v| v.trim()).unwrap_or("");
         let platform = Platform::parse(field("platform")).ok_or_else(|| {
             Error::new(Code::InvalidPlatforms, "Pick a platform.").param("platform")
@@ -186,7 +186,7 @@ impl AccountPage {
             .append_pair("account", account)
             .append_pair(
                 "token",
-                &crate::core::links::sign(secret, &self.subject(account)),
+                &foundation::links::sign(secret, &self.subject(account)),
             )
             .finish();
         format!("{app_url}/publish/{}?{query}", self.path())
@@ -194,6 +194,6 @@ impl AccountPage {
 
     /// Whether `token` opens this page for `account`.
     pub fn verify(self, secret: &str, account: &str, token: &str) -> bool {
-        crate::core::links::verify(secret, &self.subject(account), token)
+        foundation::links::verify(secret, &self.subject(account), token)
     }
 }

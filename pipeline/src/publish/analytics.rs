@@ -15,15 +15,15 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::store::Store;
-use crate::core::time::{iso, now, parse_iso};
 use crate::publish::connections::{self, GroupScope};
 use crate::publish::feed::{self, Counts};
 use crate::publish::groups;
 use crate::publish::publisher::Publisher;
+use foundation::error::{Code, Error, Result};
+use foundation::store::Store;
+use foundation::time::{iso, now, parse_iso};
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// The reporting window.
     pub enum Period: Code::InvalidPeriod {
         LastDay = "last_day",

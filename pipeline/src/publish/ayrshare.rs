@@ -6,7 +6,7 @@
 //! `GET /user` (the profile's `activeSocialAccounts` and `displayNames`): a platform is
 //! connected on the setup page only once it is linked at the aggregator, and its handle and
 //! display name are the aggregator's.
-//! Every call goes through the SSRF guard (`core::connector`).
+//! Every call goes through the SSRF guard (`foundation::connector`).
 //!
 //! Profile errors: the aggregator answers `{status: "error", code, message}`; code 146 (title
 //! already used) is `upstream_username_taken` and code 137 (profile limit of the plan) is
@@ -18,16 +18,16 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::core::config::Settings;
-use crate::core::connector::{Http, join};
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::Fetcher;
-use crate::core::fields::Choice;
-use crate::core::model::PostResult;
-use crate::core::time::iso;
 use crate::publish::platform::Platform;
 use crate::publish::publisher::{Publisher, UpstreamAccount};
 use crate::publish::record::{PostContent, PublishRecord};
+use foundation::config::Settings;
+use foundation::connector::{Http, join};
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::Fetcher;
+use foundation::fields::Choice;
+use foundation::model::PostResult;
+use foundation::time::iso;
 
 /// The aggregator's code for a profile title already in use.
 pub const TITLE_TAKEN: i64 = 146;

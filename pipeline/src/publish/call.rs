@@ -6,10 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::model::{Job, JobStatus, StatusObject};
-use crate::core::store::{Store, StoreResult, Table, Tx};
-use crate::core::time::iso;
 use crate::publish::record::{PUBLISH_REQUESTS, PublishRecord};
+use foundation::model::{Job, JobStatus, StatusObject};
+use foundation::store::{Store, StoreResult, Table, Tx};
+use foundation::time::iso;
 
 /// publish id → [`PublishCall`].
 pub const PUBLISH_CALLS: Table = Table::new("publish_calls");

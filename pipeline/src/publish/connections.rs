@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::store::{Store, StoreResult, Table, Tx};
 use crate::publish::platform::Platform;
+use foundation::error::{Code, Error, Result};
+use foundation::store::{Store, StoreResult, Table, Tx};
 
 /// `{account}/{group:010}/{platform}` → [`Connection`].
 pub const CONNECTIONS: Table = Table::new("connections");
@@ -76,7 +76,7 @@ impl GroupScope {
 
 /// The schema of an echoed scope: an integer of at least 0, `all`, or null.
 pub fn scope_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    crate::core::schema::raw(serde_json::json!({
+    foundation::schema::raw(serde_json::json!({
         "description": "The group asked for: its number, `all`, or null when omitted (every group).",
         "oneOf": [
             {"type": "integer", "minimum": 0},

@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::config::Settings;
-use crate::core::model::PostResult;
-use crate::core::store::{Store, StoreResult, Table};
-use crate::core::time::{iso, now};
 use crate::publish::groups;
 use crate::publish::platform::Platform;
 use crate::publish::record::{PostContent, PublishRecord};
 use crate::publish::settings::{self, Visibility};
+use foundation::config::Settings;
+use foundation::model::PostResult;
+use foundation::store::{Store, StoreResult, Table};
+use foundation::time::{iso, now};
 
 /// post id → [`FeedPost`].
 pub const FEED_POSTS: Table = Table::new("feed_posts");
@@ -79,7 +79,7 @@ impl Counts {
 
 /// The feed key of a group: 32 hex, signed for the account and the group.
 pub fn feed_key(secret: &str, account: &str, group: u32) -> String {
-    crate::core::links::sign(secret, &format!("feed/{account}/{group}"))
+    foundation::links::sign(secret, &format!("feed/{account}/{group}"))
 }
 
 /// Where a group's feeds and pages live.
@@ -154,7 +154,7 @@ pub fn post(
             format!("{description}\n{t}")
         };
     }
-    let post_id = crate::core::ids::file_token();
+    let post_id = foundation::ids::file_token();
     let post = FeedPost {
         post_id: post_id.clone(),
         feed_key: key.clone(),
@@ -283,7 +283,7 @@ pub fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap
     Ok(out)
 }
 
-use crate::core::html::esc;
+use foundation::html::esc;
 
 /// The post's body as HTML (already sanitised for articles).
 fn body_html(post: &FeedPost, urls: &FeedUrls) -> String {
@@ -415,7 +415,7 @@ pub fn atom(app_url: &str, key: &str, owner: &FeedOwner, posts: &[FeedPost]) -> 
         ..Feed::default()
     };
     // XML 1.0 cannot carry most control characters: never let stored text break the feed.
-    crate::core::html::strip_controls(&feed.to_string()).into_owned()
+    foundation::html::strip_controls(&feed.to_string()).into_owned()
 }
 
 /// JSON Feed 1.1 (<https://jsonfeed.org/version/1.1>).

@@ -9,13 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use crate::core::accounts::{self, ChannelGroup, Charge, PRIMARY_GROUP_LABEL, PlanNeed};
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
-use crate::core::model::Account;
-use crate::core::store::{Store, StoreResult, Table, Tx};
-use crate::core::time::{iso, now};
 use crate::publish::connections;
+use foundation::accounts::{self, ChannelGroup, Charge, PRIMARY_GROUP_LABEL, PlanNeed};
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
+use foundation::model::Account;
+use foundation::store::{Store, StoreResult, Table, Tx};
+use foundation::time::{iso, now};
 
 /// `{account}/{number:010}` → [`GroupRecord`] (groups other than 0).
 pub const GROUPS: Table = Table::new("channel_groups");

@@ -1,6 +1,6 @@
 //! Publishing: channel groups, connected accounts, platform settings, the publishers, the
 //! `publish` requests and their durable schedule, and analytics. Uses `content`, `notify`,
-//! `design`, `media`, `ingest`, `build`, `render` and `core`.
+//! `design`, `media`, `ingest`, `build`, `render` and `foundation`.
 //!
 //! | file | its job |
 //! |---|---|
@@ -36,10 +36,10 @@ pub mod task;
 
 use std::sync::Arc;
 
-use crate::core::config::{PublisherKind, Settings};
-use crate::core::fetch::Fetcher;
-use crate::core::store::Store;
 use crate::publish::publisher::Publisher;
+use foundation::config::{PublisherKind, Settings};
+use foundation::fetch::Fetcher;
+use foundation::store::Store;
 
 /// The configured publisher (`[publish] publisher`): the embedded feed publisher, or the
 /// Ayrshare-style connector.

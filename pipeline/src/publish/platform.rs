@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::core::error::Code;
-use crate::core::fields::Choice;
+use foundation::error::Code;
+use foundation::fields::Choice;
 
 /// A social platform.
 #[derive(

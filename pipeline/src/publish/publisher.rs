@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::core::config::Settings;
-use crate::core::error::Result;
-use crate::core::model::PostResult;
-use crate::core::store::Store;
 use crate::publish::feed;
 use crate::publish::platform::Platform;
 use crate::publish::record::PublishRecord;
+use foundation::config::Settings;
+use foundation::error::Result;
+use foundation::model::PostResult;
+use foundation::store::Store;
 
 /// Where posts go. Calls are synchronous (connectors block on their runtime), so the API calls
 /// them on blocking threads and the job worker from its task.

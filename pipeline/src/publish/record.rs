@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::store::{Store, StoreResult, Table, Tx};
 use crate::publish::platform::Platform;
+use foundation::store::{Store, StoreResult, Table, Tx};
 
 /// request id → [`PublishRecord`].
 pub const PUBLISH_REQUESTS: Table = Table::new("publish_requests");

@@ -27,20 +27,20 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
 use crate::content::request::read_content_metadata;
-use crate::core::config::Settings;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::{FetchError, Fetcher};
-use crate::core::fields::{Choice, Fields};
-use crate::core::ids;
-use crate::core::jobs::{AcceptedPublish, Engine};
-use crate::core::model::{JobStatus, JobType, WrittenResult};
-use crate::core::schema;
-use crate::core::store::Store;
-use crate::core::time::now;
 use crate::publish::connections::{self, invalid_group};
 use crate::publish::groups;
 use crate::publish::platform::Platform;
 use crate::publish::record::{PostContent, PublishRecord};
+use foundation::config::Settings;
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::{FetchError, Fetcher};
+use foundation::fields::{Choice, Fields};
+use foundation::ids;
+use foundation::jobs::{AcceptedPublish, Engine};
+use foundation::model::{JobStatus, JobType, WrittenResult};
+use foundation::schema;
+use foundation::store::Store;
+use foundation::time::now;
 
 /// Credits one call costs.
 pub const COST: i64 = 1;
@@ -314,7 +314,7 @@ impl Prepared {
             platforms: self.platforms.clone(),
             skipped: self.skipped.clone(),
             channel_group: first.channel_group,
-            scheduled_date: first.scheduled_at.map(crate::core::time::iso),
+            scheduled_date: first.scheduled_at.map(foundation::time::iso),
             timezone: first.timezone.clone(),
             metadata: self.metadata.clone(),
         }
@@ -475,7 +475,7 @@ fn topic_content(
             })?;
             let document_title = || {
                 src.store
-                    .document::<crate::core::document::VideoDocument>(topic)
+                    .document::<foundation::document::VideoDocument>(topic)
                     .ok()
                     .flatten()
                     .map(|d| d.title)
@@ -551,7 +551,7 @@ async fn download(
     let dir = src.settings.public_dir().join("posts").join(publish_id);
     let file = dir.join("video.mp4");
     let write = std::fs::create_dir_all(&dir)
-        .and_then(|()| crate::core::files::write_atomic(&file, &resp.body));
+        .and_then(|()| foundation::files::write_atomic(&file, &resp.body));
     write.map_err(|e| Error::internal(format!("storing a downloaded video: {e}")))?;
     let public = format!("{}/posts/{publish_id}/video.mp4", src.settings.origin_url);
     Ok((public, dir))

@@ -3,10 +3,10 @@
 //! (a queue entry with `not_before`), so a scheduled post survives a restart or a crash and
 //! goes out at its time.
 
-use crate::core::model::JobStatus;
-use crate::core::store::{Store, StoreResult};
-use crate::core::time::iso;
 use crate::publish::record;
+use foundation::model::JobStatus;
+use foundation::store::{Store, StoreResult};
+use foundation::time::iso;
 
 /// One scheduled post.
 #[derive(Debug, Clone)]

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
-use crate::core::store::{Store, StoreResult, Table};
 use crate::publish::connections::invalid_group;
 use crate::publish::groups;
 use crate::publish::platform::Platform;
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
+use foundation::store::{Store, StoreResult, Table};
 
 /// `{account}/{group:010}/{platform}` → [`PlatformSettings`].
 pub const PLATFORM_SETTINGS: Table = Table::new("platform_settings");
@@ -23,7 +23,7 @@ pub const PLATFORM_SETTINGS: Table = Table::new("platform_settings");
 pub const MAX_HASHTAGS: usize = 30;
 pub const FIRST_COMMENT_MAX_CHARS: usize = 500;
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// Who sees a post, from the most open to the most restricted (a post going to several
     /// platforms takes the most restricted of theirs).
     #[derive(Default, PartialOrd, Ord)]

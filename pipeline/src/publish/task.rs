@@ -2,13 +2,13 @@
 //! group's profile and returns what each platform answered (the job core completes the job, or
 //! fails it with `publish_failed` and gives the credit back when no platform took the post).
 
-use crate::core::jobs::{Engine, JobFailure};
-use crate::core::model::{Job, PostResult};
-use crate::core::time::now;
 use crate::publish::connections::{self, CONNECTIONS, Connection, REFRESH_SECS};
 use crate::publish::groups;
 use crate::publish::publisher::Publisher;
 use crate::publish::record::PublishRecord;
+use foundation::jobs::{Engine, JobFailure};
+use foundation::model::{Job, PostResult};
+use foundation::time::now;
 
 pub fn publish(
     engine: &Engine,

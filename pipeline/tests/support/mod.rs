@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use pipeline::build::providers::Providers;
-use pipeline::build::work::{BuildRequest, build_document};
-use pipeline::core::config::{Config, Settings};
-use pipeline::core::document::VideoDocument;
-use pipeline::core::model::{Language, OutputType, Source, VideoLength};
+use foundation::config::{Config, Settings};
+use foundation::document::VideoDocument;
+use foundation::model::{Language, OutputType, Source, VideoLength};
+use video::build::providers::Providers;
+use video::build::work::{BuildRequest, build_document};
 
 /// Settings on embedded defaults, with `data` as the data dir.
 pub fn settings(data: &Path) -> Settings {
@@ -30,8 +30,8 @@ pub fn build(
     video_length: VideoLength,
 ) -> VideoDocument {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let fetcher = pipeline::core::fetch::Fetcher::new(&[], "test");
-    let espeak = Arc::new(pipeline::build::voice::Espeak::new().expect("espeak-ng"));
+    let fetcher = foundation::fetch::Fetcher::new(&[], "test");
+    let espeak = Arc::new(video::build::voice::Espeak::new().expect("espeak-ng"));
     let providers =
         Providers::from_settings(settings, &fetcher, rt.handle(), espeak).expect("providers");
     let req = BuildRequest {

@@ -6,9 +6,9 @@ use compositor::geom::PreviewRect;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::core::document::{MediaKind, RectOut, Roll, SceneType, SpecState};
 use crate::edit::overlay_applied::{AddElementApplied, TextEditApplied, UploadOverlayApplied};
 use crate::edit::overlay_edits::OverlayApplied;
+use foundation::document::{MediaKind, RectOut, Roll, SceneType, SpecState};
 
 /// What the fields of one call changed; keys and shapes depend on the branch.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, ToSchema)]

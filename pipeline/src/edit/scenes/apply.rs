@@ -10,13 +10,13 @@ use serde_json::json;
 
 use super::applied::{Applied, GroupRectApplied, ObjectRectApplied, RollSwitch};
 use super::parse::{Edit, MIN_NARRATOR_SIDE, MediaKind, Meta, RollChange, bad};
-use crate::build::voice::VoiceProvider;
 use compositor::geom::PreviewRect;
 use typography::TimedWord;
+use video::build::voice::VoiceProvider;
 
-use crate::core::document::{Background, Roll, SPEC_DISABLED, Segment, VideoDocument};
-use crate::core::document::{RectOut, spec_state};
-use crate::core::error::{Code, Error, Result};
+use foundation::document::{Background, Roll, SPEC_DISABLED, Segment, VideoDocument};
+use foundation::document::{RectOut, spec_state};
+use foundation::error::{Code, Error, Result};
 
 /// A downloaded background, ready to attach (branch A). The file is already in the video's
 /// folder under a fresh name; the caller deletes it when the edit is rejected.
@@ -234,10 +234,10 @@ fn no_spec() -> Error {
 
 /// The voice the document was narrated with.
 /// The voice whose timings new scene text is laid out with: the video's, unless the text is
-/// clearly in the other language ([`crate::core::language::clearly`]), which takes that
+/// clearly in the other language ([`foundation::language::clearly`]), which takes that
 /// language's voice (as scene building voices a mixed script).
 fn text_voice(voice: &dyn VoiceProvider, text: &str, voice_id: &str, language: &str) -> String {
-    match crate::core::language::clearly(text) {
+    match foundation::language::clearly(text) {
         Some(l) if l.name() != language => voice.pick_voice("", l.name()),
         _ => voice_id.to_string(),
     }
@@ -517,13 +517,13 @@ pub fn move_group(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::build::voice::{Narration, VoiceError, VoiceInfo};
-    use crate::core::document::{CAPTION_RECT, NARRATOR_RECT};
-    use crate::core::document::{MediaKind, Music, SceneType};
     use crate::edit::scenes::parse::parse_field;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
+    use foundation::document::{CAPTION_RECT, NARRATOR_RECT};
+    use foundation::document::{MediaKind, Music, SceneType};
     use serde_json::Value;
+    use video::build::voice::{Narration, VoiceError, VoiceInfo};
 
     /// Half a second per word, so timings are easy to predict.
     pub(crate) struct FakeVoice;

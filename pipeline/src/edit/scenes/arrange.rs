@@ -13,10 +13,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{Editor, scenes_not_ready};
-use crate::build::providers::Providers;
-use crate::core::document::{Segment, VideoDocument};
-use crate::core::error::{Code, Error, Result};
-use crate::core::jobs::JobFailure;
+use foundation::document::{Segment, VideoDocument};
+use foundation::error::{Code, Error, Result};
+use foundation::jobs::JobFailure;
+use video::build::providers::Providers;
 
 /// Realtime message of a re-voice, reorder, delete or add: open editors reload the video.
 pub const SCENES_CHANGED: &str = "scenes_changed";
@@ -92,7 +92,7 @@ impl Editor {
             let index = index_of(doc, voice_file)?;
             let from = doc.segments[index].duration;
             let voice = editor.providers()?.voice;
-            crate::build::scenes::revoice(&editor.settings, voice.as_ref(), doc, index)
+            video::build::scenes::revoice(&editor.settings, voice.as_ref(), doc, index)
                 .map_err(|f| build_failed("The scene's text could not be spoken.", f))?;
             Ok(Detail {
                 duration: Some(LengthChange {
@@ -159,7 +159,7 @@ impl Editor {
             };
             let providers = editor.providers()?;
             let added =
-                crate::build::scenes::add_scene(&editor.settings, &providers, doc, at, text)
+                video::build::scenes::add_scene(&editor.settings, &providers, doc, at, text)
                     .map_err(|f| build_failed("The new scene could not be built.", f))?;
             Ok(Detail {
                 duration: None,

@@ -7,14 +7,14 @@ use serde_json::{Value, json};
 use utoipa::{PartialSchema, ToSchema};
 
 use super::{Editor, scenes_not_ready};
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
-use crate::core::schema::{self, Components};
-use crate::core::store::StoreError;
-use crate::core::time::iso;
 use crate::edit::scenes::select::topic_id;
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
+use foundation::schema::{self, Components};
+use foundation::store::StoreError;
+use foundation::time::iso;
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// What `edit_session` does.
     pub enum EditAction: Code::InvalidAction {
         /// Cache the whole document in memory (journalled) until commit.
@@ -268,7 +268,7 @@ impl Editor {
                 };
                 let info = self
                     .sessions
-                    .start(topic, doc, crate::core::time::now())
+                    .start(topic, doc, foundation::time::now())
                     .map_err(Error::internal)?;
                 SessionState::Started {
                     active: true,

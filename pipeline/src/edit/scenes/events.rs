@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::applied::Applied;
-use crate::core::document::SceneRecord;
-use crate::core::error::Error;
+use foundation::document::SceneRecord;
+use foundation::error::Error;
 
 /// `scene_modified` (every applied edit) and `scene_voice_upload_applied` (H).
 #[derive(Debug, Clone, Serialize)]
@@ -47,9 +47,9 @@ impl<'a> PublicError<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::document::Roll;
-    use crate::core::error::Code;
     use crate::edit::scenes::applied::RollSwitch;
+    use foundation::document::Roll;
+    use foundation::error::Code;
     use serde_json::json;
 
     #[test]
@@ -64,7 +64,7 @@ mod tests {
         );
         let segment = crate::edit::scenes::apply::tests::doc().segment_public(
             1,
-            &crate::core::document::PublicView {
+            &foundation::document::PublicView {
                 review_url: "",
                 origin_url: "http://localhost",
                 public_root: std::path::Path::new("/nonexistent"),

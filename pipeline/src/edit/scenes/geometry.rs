@@ -32,22 +32,22 @@
 //! face box). `summary.error_count` counts errors; `summary.warning_count` counts violations of
 //! severity warning plus every warning.
 
-use crate::core::document::{SpecRef, SpecState};
 use compositor::captions::{self, CAPTION_MAX_LINES, CAPTION_WORDS};
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
+use foundation::document::{SpecRef, SpecState};
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{OneOfBuilder, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::document::{Background, PosterState, RectOut, Segment, VideoDocument, round3};
-use crate::core::error::{Code, Result};
-use crate::core::fields::Fields;
-use crate::core::schema;
 use crate::edit::scenes::apply::{ONE_BY_ONE_SUFFIX, objects_bbox};
 use crate::edit::scenes::select::{Selector, exactly_one_forms, topic_id};
+use foundation::document::{Background, PosterState, RectOut, Segment, VideoDocument, round3};
+use foundation::error::{Code, Result};
+use foundation::fields::Fields;
+use foundation::schema;
 
 /// Preview width and height.
 pub const W: f64 = 280.0;
@@ -99,7 +99,7 @@ impl PartialSchema for SceneGeometryRequest {
                     "type": "string",
                     "description": "Topic id of the video.",
                     "example": "wc1a2b3c4d5e6f",
-                    "pattern": crate::core::ids::TOPIC_ID_PATTERN,
+                    "pattern": foundation::ids::TOPIC_ID_PATTERN,
                 },
                 "include_diagnostics": {
                     "type": "boolean",
@@ -1195,7 +1195,7 @@ mod tests {
         ));
         assert_eq!(g["summary"]["remotion_geometry_basis"], "none");
         // B-roll: no narrator, so no narrator diagnostics.
-        d.segments[0].roll = crate::core::document::Roll::BRoll;
+        d.segments[0].roll = foundation::document::Roll::BRoll;
         let g = geometry(&d, Some(&s), true);
         assert!(
             codes(&g, "violations")

@@ -6,11 +6,11 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
 use crate::edit::scenes::select::{InspectorSelectorFields, Selector};
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// Every action of the spec; the first two render on the server.
     pub enum InspectorAction: Code::InvalidAction {
         ScreenshotScene = "screenshot_scene_280x498",

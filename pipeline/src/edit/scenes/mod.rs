@@ -40,17 +40,17 @@ use compositor::spec::OverlaySpec;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
-use crate::core::config::Settings;
-use crate::core::document::{
+use crate::edit::realtime::Hub;
+use foundation::config::Settings;
+use foundation::document::{
     Roll, SceneRecord, Segment, SpecRef, SpecState, VideoDocument, spec_file_name, spec_state,
 };
-use crate::core::error::{Code, Error, Result};
-use crate::core::fetch::{FetchError, Fetcher};
-use crate::core::media_check;
-use crate::core::model::Job;
-use crate::core::store::{Store, StoreError};
-use crate::edit::realtime::Hub;
+use foundation::error::{Code, Error, Result};
+use foundation::fetch::{FetchError, Fetcher};
+use foundation::media_check;
+use foundation::model::Job;
+use foundation::store::{Store, StoreError};
+use video::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 
 use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
@@ -226,7 +226,7 @@ impl PendingUpload {
 
     fn save(&self, data_dir: &std::path::Path) -> std::io::Result<()> {
         let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        crate::core::files::write_atomic(
+        foundation::files::write_atomic(
             &Self::dir(data_dir).join(format!("{}.json", self.queue_id)),
             &bytes,
         )
@@ -332,14 +332,14 @@ impl Editor {
             return Ok(Some(s));
         }
         let path = self.spec_path(doc, voice_file);
-        crate::render::spec_file::read_spec(&path)
+        video::render::spec_file::read_spec(&path)
             .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
     }
 
     fn write_spec(&self, doc: &VideoDocument, voice_file: &str, spec: &OverlaySpec) -> Result<()> {
         let path = self.spec_path(doc, voice_file);
         let bytes = serde_json::to_vec_pretty(spec).map_err(Error::internal)?;
-        crate::core::files::write_atomic(&path, &bytes).map_err(Error::internal)
+        foundation::files::write_atomic(&path, &bytes).map_err(Error::internal)
     }
 
     /// The spec state of a scene as the Scene record reports it.
@@ -424,7 +424,7 @@ impl Editor {
         let public_root = self.public_root();
         let mut record = doc.segment_public(
             index,
-            &crate::core::document::PublicView {
+            &foundation::document::PublicView {
                 review_url: "",
                 origin_url: &self.settings.origin_url,
                 public_root: &public_root,
@@ -456,7 +456,7 @@ impl Editor {
         if self.settings.edit.cache_enabled
             && self
                 .sessions
-                .stage(topic, doc, specs, crate::core::time::now())
+                .stage(topic, doc, specs, foundation::time::now())
                 .map_err(Error::internal)?
         {
             return Ok(());
@@ -632,7 +632,7 @@ impl Editor {
     }
 
     /// Branch A's download: guarded fetch, kind from `mediaType`, the extension or the bytes,
-    /// decoded within limits by `core::media_check` (a refusal is 422 `media_decode_failed`),
+    /// decoded within limits by `foundation::media_check` (a refusal is 422 `media_decode_failed`),
     /// written under a fresh name in the video's folder.
     fn download_background(
         &self,
@@ -642,7 +642,7 @@ impl Editor {
     ) -> Result<PreparedMedia> {
         let param = "fields";
         // Our own public files (search_broll results, uploads) are read where they lie.
-        let local = crate::core::public::PublicFiles::new(&self.settings).local_file(url);
+        let local = foundation::public::PublicFiles::new(&self.settings).local_file(url);
         let body = match local {
             Some(path) => std::fs::read(&path).map_err(|e| {
                 Error::internal("public file unreadable")
@@ -659,7 +659,7 @@ impl Editor {
         let kind = kind.or_else(|| parse::kind_from_extension(url));
         let dir = self.settings.video_dir(topic);
         std::fs::create_dir_all(&dir).map_err(Error::internal)?;
-        let token = crate::core::ids::file_token();
+        let token = foundation::ids::file_token();
         let scratch = dir.join(format!(".media_{token}.part"));
         let checked = media_check::check_bytes(&body, kind, &scratch)
             .map_err(|r| r.error(Code::MediaDecodeFailed, "`mediaUrl`", param))?;
@@ -667,11 +667,11 @@ impl Editor {
         match checked.kind {
             // The clip was written to be probed: it only changes name.
             MediaKind::Video => std::fs::rename(&scratch, dir.join(&file)),
-            MediaKind::Image => crate::core::files::write_atomic(&dir.join(&file), &body),
+            MediaKind::Image => foundation::files::write_atomic(&dir.join(&file), &body),
         }
         .map_err(Error::internal)?;
         let subject = match checked.kind {
-            MediaKind::Image => crate::build::placement::subject_of_picture(&body, None),
+            MediaKind::Image => video::build::placement::subject_of_picture(&body, None),
             MediaKind::Video => None,
         };
         Ok(PreparedMedia {
@@ -684,7 +684,7 @@ impl Editor {
 
     /// The file behind one of our own unexpired public URLs.
     fn local_public(&self, url: &str) -> Option<PathBuf> {
-        crate::core::public::PublicFiles::new(&self.settings).local_file(url)
+        foundation::public::PublicFiles::new(&self.settings).local_file(url)
     }
 
     fn max_download(&self) -> u64 {
@@ -720,8 +720,8 @@ impl Editor {
         let seg = &doc.segments[index];
         let queue_id = format!(
             "vq_{}{}",
-            crate::core::ids::file_token(),
-            &crate::core::ids::file_token()[..8]
+            foundation::ids::file_token(),
+            &foundation::ids::file_token()[..8]
         );
         let status = match e {
             Edit::VoiceUpload { .. } => "scene_voice_upload_queued",
@@ -794,13 +794,13 @@ impl Editor {
         let fetched = match self.local_public(&url) {
             // Our own public files (the editor's uploads) are read where they lie.
             Some(path) => std::fs::read(&path)
-                .map(|body| crate::core::fetch::Response {
+                .map(|body| foundation::fetch::Response {
                     status: 200,
                     content_type: None,
                     body,
                     final_url: url::Url::parse(&url).expect("a public URL parses"),
                 })
-                .map_err(|e| crate::core::fetch::FetchError::Network(e.to_string())),
+                .map_err(|e| foundation::fetch::FetchError::Network(e.to_string())),
             None => {
                 self.fetcher
                     .get(&url, self.max_download(), DOWNLOAD_TIMEOUT)
@@ -934,7 +934,7 @@ impl Editor {
     /// Commits every session idle for `edit.session_idle_secs`; returns how many.
     pub fn commit_idle(&self) -> usize {
         let idle = self.sessions.idle(
-            crate::core::time::now(),
+            foundation::time::now(),
             self.settings.edit.session_idle_secs,
         );
         let mut n = 0;
@@ -945,7 +945,7 @@ impl Editor {
             let still_idle = self
                 .sessions
                 .idle(
-                    crate::core::time::now(),
+                    foundation::time::now(),
                     self.settings.edit.session_idle_secs,
                 )
                 .contains(&topic);
@@ -1068,7 +1068,7 @@ pub(crate) fn test_doc(topic: &str, segments: Vec<Segment>) -> VideoDocument {
 /// its length in seconds. Nothing is left behind when the bytes are refused.
 fn store_upload(dir: &Path, voice_file: &str, e: &Edit, bytes: &[u8]) -> Result<(String, f64)> {
     std::fs::create_dir_all(dir).map_err(Error::internal)?;
-    let tmp = dir.join(format!(".upload_{}.part", crate::core::ids::file_token()));
+    let tmp = dir.join(format!(".upload_{}.part", foundation::ids::file_token()));
     std::fs::write(&tmp, bytes).map_err(Error::internal)?;
     match e {
         Edit::VoiceUpload { .. } => store_voice(dir, &tmp, voice_file),
@@ -1092,7 +1092,7 @@ fn store_voice(dir: &Path, tmp: &Path, voice_file: &str) -> Result<(String, f64)
             "The voice file has no audio.",
         ));
     }
-    let file = format!("{voice_file}_voice_{}.wav", crate::core::ids::file_token());
+    let file = format!("{voice_file}_voice_{}.wav", foundation::ids::file_token());
     let n = Narration {
         sample_rate: SAMPLE_RATE,
         samples: track.samples,
@@ -1110,13 +1110,13 @@ fn store_narrator_video(dir: &Path, tmp: &Path, voice_file: &str) -> Result<(Str
     let (seconds, ext) = (checked.duration.unwrap_or(0.0), checked.ext);
     let file = format!(
         "{voice_file}_narrator_{}.{ext}",
-        crate::core::ids::file_token()
+        foundation::ids::file_token()
     );
     std::fs::rename(tmp, dir.join(&file)).map_err(Error::internal)?;
     Ok((file, seconds))
 }
 
-pub(crate) use crate::core::jobs::scenes_not_ready;
+pub(crate) use foundation::jobs::scenes_not_ready;
 
 /// The field name an edit came from (for realtime messages).
 fn edit_name(e: &Edit) -> &str {

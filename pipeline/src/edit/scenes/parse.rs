@@ -19,20 +19,20 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
-use crate::core::schema::{self, Components};
 use crate::edit::overlay_request::{
     IMAGE_KIND, MAX_ELEMENT_TEXT, MAX_LINES, OverlayEdit, OverlayField, Position, RectSpace,
     TextKind,
 };
 use crate::edit::scenes::select::{Selector, by_value_forms, topic_id};
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
+use foundation::schema::{self, Components};
 
+pub use foundation::document::MediaKind;
+use foundation::document::{Music, Roll, SceneType};
 /// The metadata branch validates against the same lists scene building writes.
-pub use crate::build::direction::PATTERNS;
-pub use crate::core::document::MediaKind;
-use crate::core::document::{Music, Roll, SceneType};
-use crate::render::sound::library;
+pub use video::build::direction::PATTERNS;
+use video::render::sound::library;
 
 /// Aliases of branch N.
 pub const DISABLE_FIELDS: &[&str] = &[
@@ -288,7 +288,7 @@ fn url_value(v: &Value, param: &str) -> Result<String> {
 
 /// The media kind a URL's extension names.
 pub fn kind_from_extension(url: &str) -> Option<MediaKind> {
-    crate::core::media_check::kind_of_url(url)
+    foundation::media_check::kind_of_url(url)
 }
 
 fn media_kind(v: &Value, param: &str) -> Result<MediaKind> {
@@ -660,7 +660,7 @@ fn one_family(family: Family, sent: usize, mut edits: Vec<Edit>) -> Result<Vec<E
     Ok(edits)
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// `modify_scene`'s only operation.
     #[derive(Default)]
     pub enum EditOp: Code::InvalidField {
@@ -1164,7 +1164,7 @@ impl PartialSchema for ModifySceneRequest {
                         "type": "string",
                         "description": "Topic id of the video.",
                         "example": "wc1a2b3c4d5e6f",
-                        "pattern": crate::core::ids::TOPIC_ID_PATTERN,
+                        "pattern": foundation::ids::TOPIC_ID_PATTERN,
                     },
                     "op": { "type": "string", "enum": EditOp::NAMES, "default": "set" },
                     "fields": fields.clone(),

@@ -5,9 +5,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{Editor, scenes_not_ready};
-use crate::core::document::VideoDocument;
-use crate::core::error::{Code, Error, Result};
 use crate::edit::versions::{Snapshot, Standing, Step, Version, Versions};
+use foundation::document::VideoDocument;
+use foundation::error::{Code, Error, Result};
 
 /// Realtime message of an undo or redo: every open editor reloads the video.
 pub const VERSION_RESTORED: &str = "version_restored";

@@ -20,9 +20,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use crate::core::document::VideoDocument;
-use crate::core::error::{Code, Error, Result};
-use crate::core::fields::Fields;
+use foundation::document::VideoDocument;
+use foundation::error::{Code, Error, Result};
+use foundation::fields::Fields;
 
 /// Default `min_score` for `by=text`.
 pub const DEFAULT_MIN_SCORE: f64 = 0.5;
@@ -59,7 +59,7 @@ fn invalid_value(param: &str, message: impl Into<String>) -> Error {
     Error::new(Code::InvalidValue, message).param(param)
 }
 
-crate::core::document::wire_enum! {
+foundation::document::wire_enum! {
     /// `by`: how `value` names the scene.
     pub enum SelectBy: Code::InvalidBy {
         /// The scene's stable `voice_file` (preferred).
@@ -172,7 +172,7 @@ pub fn topic_id(f: &Fields) -> Result<String> {
     match f.value("id").or_else(|| f.value("topic_id")) {
         None => Err(Error::missing("id")),
         Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
-        Some(Value::String(s)) if crate::core::ids::is_topic_id(s.trim()) => {
+        Some(Value::String(s)) if foundation::ids::is_topic_id(s.trim()) => {
             Ok(s.trim().to_string())
         }
         Some(_) => Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")),
@@ -482,7 +482,7 @@ impl Clarification {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::document::Segment;
+    use foundation::document::Segment;
     use serde_json::json;
 
     fn doc(texts: &[&str]) -> VideoDocument {

@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use compositor::spec::OverlaySpec;
 use serde::{Deserialize, Serialize};
 
-use crate::core::document::VideoDocument;
+use foundation::document::VideoDocument;
 
 /// One journal line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ impl Sessions {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .and_then(|n| n.strip_suffix(".jsonl"))
-                .filter(|t| crate::core::ids::is_topic_id(t))
+                .filter(|t| foundation::ids::is_topic_id(t))
                 .map(str::to_string)
             else {
                 continue;

@@ -26,8 +26,8 @@ use compositor::spec::OverlaySpec;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::core::document::VideoDocument;
-use crate::core::files::write_atomic;
+use foundation::document::VideoDocument;
+use foundation::files::write_atomic;
 
 /// How many steps back an undo can go.
 pub const RETAINED: usize = 50;
@@ -195,7 +195,7 @@ impl Versions {
         let version = Version {
             version: h.next,
             label: label.to_string(),
-            at: crate::core::time::now(),
+            at: foundation::time::now(),
         };
         let bytes = serde_json::to_vec(s).map_err(io::Error::other)?;
         write_atomic(&self.path(&version), &bytes)?;

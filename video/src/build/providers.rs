@@ -1,0 +1,115 @@
+//! The outside capabilities scene building uses, chosen from config (DESIGN.md §2): each has
+//! an embedded default that works offline and a connector for the real service.
+//!
+//! | capability | default | connector (config) |
+//! |---|---|---|
+//! | writer | [`writer::Extractive`] | [`llm::ChatWriter`] (`[writer] provider = "openai"`) |
+//! | voice | [`voice::Embedded`]: Piper where installed, else espeak-ng | [`voice::OpenAiSpeech`] (`[voice] provider = "openai"`) |
+//! | B-roll | [`illustrations::Offline`] (the library and the illustration index) | [`broll::Pexels`] (`[broll] provider = "pexels"`) |
+//!
+//! Connectors reach their hosts through the SSRF-guarded client ([`foundation::connector`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::build::broll::{self, BrollProvider, Library};
+use crate::build::illustrations::{self, Illustrations};
+use crate::build::voice::{self, VoiceProvider};
+use crate::build::{llm, writer};
+use foundation::config::{BrollKind, Settings, VoiceKind, WriterKind};
+use foundation::connector::Http;
+use foundation::fetch::Fetcher;
+
+/// Replies from connectors are small JSON or one scene's audio.
+const CONNECTOR_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The providers of one build.
+pub struct Providers {
+    pub writer: Box<dyn writer::Writer>,
+    pub voice: Arc<dyn VoiceProvider>,
+    pub broll: Box<dyn BrollProvider>,
+    /// The local library, also the fallback behind a stock connector.
+    pub library: Arc<Library>,
+    pub fetcher: Fetcher,
+    pub runtime: tokio::runtime::Handle,
+}
+
+/// A connector endpoint with the shared reply cap and `timeout_secs`.
+pub fn http(fetcher: &Fetcher, runtime: &tokio::runtime::Handle, timeout_secs: u64) -> Http {
+    Http {
+        fetcher: fetcher.clone(),
+        runtime: runtime.clone(),
+        timeout: Duration::from_secs(timeout_secs.max(1)),
+        max_bytes: CONNECTOR_MAX_BYTES,
+    }
+}
+
+/// The voice provider the config asks for; `embedded` is the process's own ([`voice::Embedded`]).
+pub fn voice(
+    settings: &Settings,
+    fetcher: &Fetcher,
+    runtime: &tokio::runtime::Handle,
+    embedded: Arc<dyn VoiceProvider>,
+) -> Arc<dyn VoiceProvider> {
+    match settings.voice.provider {
+        VoiceKind::Piper | VoiceKind::Espeak => embedded,
+        VoiceKind::Openai => Arc::new(voice::OpenAiSpeech {
+            http: http(fetcher, runtime, settings.voice.timeout_secs),
+            base_url: settings.voice.base_url.clone(),
+            model: settings.voice.model.clone(),
+            api_key: settings.voice.api_key.clone(),
+            default_voice: settings.voice.voice.clone(),
+            request_word_timings: settings.voice.request_word_timings,
+        }),
+    }
+}
+
+impl Providers {
+    /// Everything from config. The B-roll library is loaded from `{assets_dir}/broll`.
+    pub fn from_settings(
+        settings: &Settings,
+        fetcher: &Fetcher,
+        runtime: &tokio::runtime::Handle,
+        embedded_voice: Arc<dyn VoiceProvider>,
+    ) -> Result<Providers, String> {
+        let library = Arc::new(Library::load(&settings.assets_dir.join("broll"))?);
+        let writer: Box<dyn writer::Writer> = match settings.writer.provider {
+            WriterKind::Extractive => Box::new(writer::Extractive),
+            WriterKind::Openai => Box::new(llm::ChatWriter {
+                http: http(fetcher, runtime, settings.writer.timeout_secs),
+                base_url: settings.writer.base_url.clone(),
+                model: settings.writer.model.clone(),
+                api_key: settings.writer.api_key.clone(),
+            }),
+        };
+        let broll: Box<dyn BrollProvider> = match settings.broll.provider {
+            BrollKind::Library => Box::new(offline(settings, library.clone())?),
+            BrollKind::Pexels => Box::new(broll::Pexels {
+                http: http(fetcher, runtime, settings.broll.timeout_secs),
+                base_url: settings.broll.base_url.clone(),
+                api_key: settings.broll.api_key.clone(),
+            }),
+        };
+        Ok(Providers {
+            writer,
+            voice: voice(settings, fetcher, runtime, embedded_voice),
+            broll,
+            library,
+            fetcher: fetcher.clone(),
+            runtime: runtime.clone(),
+        })
+    }
+}
+
+/// The embedded provider: `library` and the illustration index of `{assets_dir}/illustrations`,
+/// rendered into `{data_dir}/cache/illustrations`.
+pub fn offline(
+    settings: &Settings,
+    library: Arc<Library>,
+) -> Result<illustrations::Offline, String> {
+    let art = Illustrations::open(
+        &settings.assets_dir.join("illustrations"),
+        &settings.data_dir.join("cache").join("illustrations"),
+    )?;
+    Ok(illustrations::Offline { library, art })
+}

@@ -1,0 +1,14 @@
+//! Making the video, one folder per stage; a folder may use the folders listed after it, never
+//! those before it (`tests/tests/architecture.rs` checks this):
+//!
+//! - `ingest`: the create_video request, media sources, transcription, uploads
+//! - `build`: script, writer, direction, voice, B-roll, overlays, scene assembly
+//! - `render`: document → render plan, MP4, stills, chunk cache, render workers
+//!
+//! Everything here stands on `foundation` (store, jobs, model, config, errors, fetch) and on
+//! the render core (`compositor`, `typography`). The crates above (`pipeline`, `api`) reach it
+//! through these three modules.
+
+pub mod build;
+pub mod ingest;
+pub mod render;

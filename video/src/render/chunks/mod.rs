@@ -1,0 +1,499 @@
+//! Per-scene chunk rendering: a video is encoded scene by scene into chunks kept under their
+//! cache keys ([`key`]) in the video's chunk folder ([`ChunkDir`]), then the chunks are joined
+//! with the soundtrack without re-encoding (`compositor::media::join_mp4`).
+//!
+//! A re-export after an edit encodes only the chunks whose keys changed; every other chunk is
+//! the same file, so its frames are bit-identical to a render from scratch. Scenes are visited
+//! last to first: a scene that fades into the next one needs that scene's first frame (its
+//! digest for the key, its pixels to render), which the previous step has just made. So each
+//! scene is resolved at most once, one at a time, and memory stays flat in the video's length.
+
+mod cache;
+pub mod key;
+mod offload;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use compositor::chunk::{SceneChunk, incoming_frame};
+use compositor::media::{
+    ChunkFile, EncodeSettings, FrameSource, encode_audio_from, encode_video, encoder_identity,
+    join_mp4,
+};
+use compositor::plan::{Transition, VideoPlan};
+use compositor::resolve::Timeline;
+use compositor::{RENDERER_VERSION, ResolvedVideo};
+
+pub use cache::ChunkDir;
+use key::{Key, Placement};
+pub use offload::{Offload, Offloaded, Pending};
+
+use crate::render::half::HalfSize;
+use crate::render::plan::{resolve_dropping_bad_overlays, resolve_message};
+use crate::render::sound::Mix;
+use crate::render::sound::encoded::{TurnedDown, encode_under_ceiling, peaks_over_in};
+use foundation::document::VideoDocument;
+use foundation::error::Code;
+use foundation::jobs::JobFailure;
+
+/// Why a chunked render failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// An input of the video no longer reads (a medium broke on disk, a narration file is
+    /// gone): the client's to fix, by replacing it.
+    Input(JobFailure),
+    /// The server's own encoding failed.
+    Encode(JobFailure),
+}
+
+impl Failure {
+    /// The job failure, whichever side it came from.
+    pub fn into_job(self) -> JobFailure {
+        match self {
+            Failure::Input(f) | Failure::Encode(f) => f,
+        }
+    }
+}
+
+fn encode_failed(e: impl std::fmt::Display) -> Failure {
+    Failure::Encode(
+        JobFailure::new(Code::RenderFailed, "The video could not be encoded.").because(e),
+    )
+}
+
+/// What a chunked render did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Chunks in the video.
+    pub chunks: usize,
+    /// Chunks encoded by this render (the rest were reused from the cache).
+    pub rendered: usize,
+    /// Frames in the video, and how many of them this render encoded.
+    pub frames: u64,
+    pub rendered_frames: u64,
+    /// The H.264 encoder's identity (element, plugin version, settings).
+    pub encoder: String,
+    /// Wall time of the chunks (the soundtrack is made alongside), and of the join.
+    pub chunks_wall: Duration,
+    pub join_wall: Duration,
+    /// What render workers did, when the chunks went to them.
+    pub farm: Option<Offloaded>,
+}
+
+/// The soundtrack of a render: the key of its inputs, and how to mix it when the cache has
+/// no encoding of it.
+pub struct Soundtrack<'a> {
+    pub key: Key,
+    /// Called on a thread of its own, while the video's chunks render.
+    pub mix: &'a (dyn Fn() -> Result<Mix<'static>, JobFailure> + Sync),
+}
+
+/// One chunked render: the document, its plan, where its chunks live and how they are encoded.
+pub struct Render<'a> {
+    pub doc: &'a VideoDocument,
+    pub plan: VideoPlan,
+    pub dir: ChunkDir,
+    pub encode: EncodeSettings,
+    /// Chunks at half the product's size (the editor's preview clips, `render::half`).
+    pub half: bool,
+    /// Render workers that encode the missing chunks instead of this process
+    /// (`queue.kind = "nats"`); `None` encodes them here.
+    pub farm: Option<&'a dyn Offload>,
+}
+
+impl Render<'_> {
+    /// Renders the chunks the cache lacks, joins every chunk with `audio` into `out`, and
+    /// (`prune`) deletes the chunks of its family this render did not use (and, at the
+    /// product size, the first-frame digests of scenes the video no longer has).
+    /// `progress` gets frames done and the video's total (cached chunks count as done).
+    pub fn run(
+        &self,
+        sound: &Soundtrack<'_>,
+        out: &Path,
+        prune: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Report, Failure> {
+        let timeline = Timeline::of(&self.plan).map_err(|e| {
+            Failure::Input(JobFailure::new(Code::RenderFailed, resolve_message(&e)))
+        })?;
+        let encoder = encoder_identity(&self.encode).map_err(|e| {
+            Failure::Encode(
+                JobFailure::new(
+                    Code::RenderFailed,
+                    "The renderer is misconfigured on this server.",
+                )
+                .because(e),
+            )
+        })?;
+        self.dir.create().map_err(encode_failed)?;
+        let started = Instant::now();
+        let mut walk = Walk::new(self, &timeline, &encoder);
+        // The soundtrack (mix, encode, check) is mostly one thread's work: it fills the cores
+        // the video's encodes leave idle instead of waiting for them.
+        let (chunks, audio) = std::thread::scope(|scope| {
+            let audio = scope.spawn(|| self.soundtrack(sound, &timeline));
+            let chunks = walk.all(progress).and_then(|chunks| {
+                let farmed = self.farmed(&mut walk, &timeline, &encoder, progress)?;
+                Ok((chunks, farmed))
+            });
+            (chunks, audio.join())
+        });
+        let (chunks, farm) = chunks?;
+        let chunks_wall = started.elapsed();
+        let audio = audio.map_err(|_| encode_failed("the soundtrack thread panicked"))??;
+        let joined = join_mp4(&chunks, timeline.fps(), &audio, out).map_err(encode_failed)?;
+        if prune {
+            // First-frame digests belong to the product-size family: a preview (one scene
+            // alone) neither needs nor keeps the others.
+            let mut keep: Vec<_> = chunks.iter().map(|c| c.path.clone()).collect();
+            keep.push(audio);
+            let pictures = (!self.half).then(|| walk.pictures.iter().cloned().collect());
+            self.dir.prune(&keep, pictures.as_ref());
+        }
+        Ok(Report {
+            chunks: chunks.len(),
+            rendered: walk.rendered,
+            frames: timeline.frame_count(),
+            rendered_frames: walk.rendered_frames,
+            encoder,
+            chunks_wall,
+            join_wall: joined.wall,
+            farm,
+        })
+    }
+
+    /// Hands the chunks the walk left to render workers, when there are workers, and waits
+    /// for them to be in the chunk folder.
+    fn farmed(
+        &self,
+        walk: &mut Walk<'_>,
+        timeline: &Timeline,
+        encoder: &str,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Option<Offloaded>, Failure> {
+        let Some(farm) = self.farm else {
+            return Ok(None);
+        };
+        let pending = std::mem::take(&mut walk.pending);
+        let total = timeline.frame_count();
+        let base = walk.done;
+        let report = farm.render(self, encoder, pending, &mut |done| {
+            progress(base + done, total);
+        })?;
+        walk.rendered += report.chunks;
+        walk.rendered_frames += report.frames;
+        progress(total, total);
+        Ok(Some(report))
+    }
+}
+
+/// Scene `scene` of `plan` resolved alone; a scene whose overlay does not resolve loses it.
+fn resolve_alone(plan: &VideoPlan, topic: &str, scene: usize) -> Result<ResolvedVideo, Failure> {
+    let mut alone = VideoPlan {
+        scenes: vec![plan.scenes[scene].clone()],
+        ..plan.clone()
+    };
+    resolve_dropping_bad_overlays(topic, &mut alone, scene).map_err(Failure::Input)
+}
+
+/// Encodes timeline frames `frames` of scene `scene` of `plan` to `out` at the product size,
+/// crossfading into scene `scene + 1` when `incoming` (the digest of that scene's first frame,
+/// as the chunk's key has it) is given: a chunk made apart from the walk, by a render worker.
+/// The same resolving and drawing as the walk's, so the same frames; a first frame drawn here
+/// that is not the one the key names fails, rather than store other frames under the key.
+pub fn render_part(
+    plan: &VideoPlan,
+    topic: &str,
+    (scene, frames, incoming): (usize, std::ops::Range<u64>, Option<&str>),
+    encode: &EncodeSettings,
+    out: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<u64, Failure> {
+    let timeline = Timeline::of(plan)
+        .map_err(|e| Failure::Input(JobFailure::new(Code::RenderFailed, resolve_message(&e))))?;
+    let fades = incoming.is_some();
+    if scene >= plan.scenes.len() || (fades && scene + 1 >= plan.scenes.len()) {
+        return Err(encode_failed(format!(
+            "chunk task names scene {scene} of {}",
+            plan.scenes.len()
+        )));
+    }
+    let resolved = resolve_alone(plan, topic, scene)?;
+    let pixels = match incoming {
+        Some(digest) => {
+            let pixels = incoming_frame(&resolve_alone(plan, topic, scene + 1)?);
+            let drawn = key::frame(&pixels);
+            if drawn != digest {
+                return Err(encode_failed(format!(
+                    "scene {}'s first frame drew as {drawn}, the chunk key names {digest}",
+                    scene + 2
+                )));
+            }
+            Some(pixels)
+        }
+        None => None,
+    };
+    let chunk = SceneChunk::new(&timeline, scene, &resolved, pixels.as_deref()).part(frames);
+    let report =
+        encode_video(&chunk, encode, out, &mut |done, _| progress(done)).map_err(encode_failed)?;
+    Ok(report.frames)
+}
+
+impl Render<'_> {
+    /// The encoded soundtrack of `sound`, cut to the video's length: from the cache, or mixed
+    /// and encoded into it.
+    fn soundtrack(
+        &self,
+        sound: &Soundtrack<'_>,
+        timeline: &Timeline,
+    ) -> Result<std::path::PathBuf, Failure> {
+        let length = (timeline.frame_count(), timeline.fps());
+        let path = self
+            .dir
+            .audio(&key::audio(&sound.key, length, self.encode.audio_bitrate));
+        if path.is_file() {
+            return Ok(path);
+        }
+        let mix = (sound.mix)().map_err(Failure::Input)?;
+        let (rate, channels) = (mix.rate(), mix.channels());
+        // Trial encodes go beside the cache entry, which appears only once under the ceiling.
+        let trial = path.with_extension("trial.mp4");
+        encode_under_ceiling(|rounds, ceiling| {
+            let mut samples = TurnedDown::new(mix.samples(), rounds, rate);
+            encode_audio_from((&mut samples, rate), length, &self.encode, &trial)?;
+            peaks_over_in(&trial, (rate, channels), ceiling)
+        })
+        .map_err(encode_failed)?;
+        std::fs::rename(&trial, &path).map_err(encode_failed)?;
+        Ok(path)
+    }
+}
+
+/// A scene's first frame, as the scene before it fades into it.
+struct FirstFrame {
+    digest: Key,
+    /// The pixels, when this render drew them.
+    pixels: Option<Vec<u8>>,
+}
+
+/// One chunk of a scene: some of its frames, under their key.
+struct Part {
+    key: Key,
+    path: std::path::PathBuf,
+    frames: std::ops::Range<u64>,
+    /// The digest of the next scene's first frame when these frames are the scene's
+    /// crossfade into it.
+    incoming: Option<Key>,
+}
+
+/// The walk over a video's scenes, last to first.
+struct Walk<'a> {
+    render: &'a Render<'a>,
+    timeline: &'a Timeline,
+    encoder: &'a str,
+    pictures: Vec<Key>,
+    rendered: usize,
+    rendered_frames: u64,
+    done: u64,
+    /// The missing chunks left to render workers (only when the render has a farm).
+    pending: Vec<Pending>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(render: &'a Render<'a>, timeline: &'a Timeline, encoder: &'a str) -> Self {
+        let fonts = key::fonts_digest(&render.plan.fonts_dir);
+        let pictures = render
+            .plan
+            .scenes
+            .iter()
+            .map(|s| key::picture(s, &fonts, RENDERER_VERSION))
+            .collect();
+        Walk {
+            render,
+            timeline,
+            encoder,
+            pictures,
+            rendered: 0,
+            rendered_frames: 0,
+            done: 0,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Whether scene `scene` crossfades into a scene after it.
+    fn fades(&self, scene: usize) -> bool {
+        scene + 1 < self.render.plan.scenes.len()
+            && self.render.plan.scenes[scene].transition == Transition::Fade
+    }
+
+    /// Every scene's chunks, in timeline order (scenes shorter than a frame have none).
+    fn all(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<ChunkFile>, Failure> {
+        let total = self.timeline.frame_count();
+        let mut chunks = Vec::with_capacity(self.pictures.len());
+        let mut next: Option<FirstFrame> = None;
+        for scene in (0..self.pictures.len()).rev() {
+            let incoming = if self.fades(scene) { next.take() } else { None };
+            let (mut parts, first) = self.scene(scene, incoming, &mut |done| {
+                progress(done, total);
+            })?;
+            parts.reverse();
+            chunks.extend(parts);
+            next = first;
+        }
+        chunks.reverse();
+        progress(self.done, total);
+        Ok(chunks)
+    }
+
+    /// Scene `scene`'s chunks (reused or rendered): its body, and its crossfade into the next
+    /// scene apart, so an edit that changes only the next scene's first frame encodes that
+    /// crossfade again and not the whole scene. Also its first frame, when the scene before
+    /// fades into it.
+    fn scene(
+        &mut self,
+        scene: usize,
+        incoming: Option<FirstFrame>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(Vec<ChunkFile>, Option<FirstFrame>), Failure> {
+        let frames = self.timeline.scene_frames(scene);
+        let fade = self.timeline.crossfade_frames(scene);
+        let parts = [(frames.start..fade.start, None), (fade, incoming.as_ref())];
+        let parts: Vec<Part> = parts
+            .into_iter()
+            .filter(|(frames, _)| !frames.is_empty())
+            .map(|(frames, incoming)| self.part(scene, frames, incoming))
+            .collect();
+        let before_fades = scene > 0 && self.fades(scene - 1);
+        let remembered = before_fades
+            .then(|| self.render.dir.first_frame(&self.pictures[scene]))
+            .flatten();
+        // With render workers, this process resolves a scene only for its first frame.
+        let missing = parts.iter().any(|p| !p.path.is_file()) && self.render.farm.is_none();
+        let resolved = if missing || (before_fades && remembered.is_none()) {
+            Some(self.resolve(scene)?)
+        } else {
+            None
+        };
+        let mut pixels = incoming.and_then(|f| f.pixels);
+        for part in &parts {
+            if self.render.farm.is_some() && !part.path.is_file() {
+                self.pending.push(Pending {
+                    scene,
+                    frames: part.frames.clone(),
+                    incoming: part.incoming.clone(),
+                    key: part.key.clone(),
+                    path: part.path.clone(),
+                });
+                continue;
+            }
+            if let (false, Some(resolved)) = (part.path.is_file(), &resolved) {
+                if part.incoming.is_some() && pixels.is_none() {
+                    pixels = Some(incoming_frame(&self.resolve(scene + 1)?));
+                }
+                let incoming = pixels.as_deref().filter(|_| part.incoming.is_some());
+                let chunk = SceneChunk::new(self.timeline, scene, resolved, incoming)
+                    .part(part.frames.clone());
+                self.encode(&chunk, &part.path, progress)?;
+            }
+            self.done += part.frames.end - part.frames.start;
+            progress(self.done);
+        }
+        if let Some(resolved) = &resolved {
+            self.warn_media_errors(scene, resolved);
+        }
+        let first = before_fades.then(|| self.first_frame(scene, resolved.as_ref(), remembered));
+        let chunks = parts
+            .into_iter()
+            .map(|p| ChunkFile {
+                path: p.path,
+                first_frame: p.frames.start,
+                frames: p.frames.end - p.frames.start,
+            })
+            .collect();
+        Ok((chunks, first))
+    }
+
+    /// The chunk of `frames` of scene `scene`, which fades into `incoming` when given.
+    fn part(
+        &self,
+        scene: usize,
+        frames: std::ops::Range<u64>,
+        incoming: Option<&FirstFrame>,
+    ) -> Part {
+        let placement = Placement {
+            frames: frames.clone(),
+            start: self.timeline.scene_start(scene).unwrap_or(0.0),
+            fps: self.timeline.fps(),
+            incoming: incoming.map(|f| f.digest.as_str()),
+        };
+        let key = key::chunk(&self.pictures[scene], &placement, self.encoder);
+        Part {
+            path: self.render.dir.chunk(&key),
+            key,
+            frames,
+            incoming: incoming.map(|f| f.digest.clone()),
+        }
+    }
+
+    /// Scene `scene`'s first frame: drawn from `resolved` when the scene was resolved, else
+    /// the remembered digest.
+    fn first_frame(
+        &self,
+        scene: usize,
+        resolved: Option<&ResolvedVideo>,
+        remembered: Option<Key>,
+    ) -> FirstFrame {
+        match resolved {
+            Some(resolved) => {
+                let pixels = incoming_frame(resolved);
+                let digest = key::frame(&pixels);
+                self.render
+                    .dir
+                    .remember_first_frame(&self.pictures[scene], &digest);
+                FirstFrame {
+                    digest,
+                    pixels: Some(pixels),
+                }
+            }
+            None => FirstFrame {
+                digest: remembered.unwrap_or_default(),
+                pixels: None,
+            },
+        }
+    }
+
+    /// Scene `scene` resolved alone; a scene whose overlay does not resolve loses it.
+    fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
+        resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene)
+    }
+
+    /// Encodes `chunk` to `path`, at half size when the render asks for it.
+    fn encode(
+        &mut self,
+        chunk: &SceneChunk<'_>,
+        path: &Path,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), Failure> {
+        let half = HalfSize { inner: chunk };
+        let frames: &dyn FrameSource = if self.render.half { &half } else { chunk };
+        let base = self.done;
+        let report = encode_video(frames, &self.render.encode, path, &mut |done, _| {
+            progress(base + done);
+        })
+        .map_err(encode_failed)?;
+        self.rendered += 1;
+        self.rendered_frames += report.frames;
+        Ok(())
+    }
+
+    fn warn_media_errors(&self, scene: usize, resolved: &ResolvedVideo) {
+        for error in resolved.media_errors() {
+            tracing::warn!(
+                topic = %self.render.doc.topic_id,
+                scene = scene + 1,
+                %error,
+                "a clip stopped decoding; its last frame was held"
+            );
+        }
+    }
+}

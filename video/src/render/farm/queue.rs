@@ -1,0 +1,262 @@
+//! The chunk queue on NATS JetStream.
+//!
+//! - Tasks go to the work-queue stream [`TASK_STREAM`] (file storage, so a NATS restart keeps
+//!   them), one message per chunk, deduplicated by `{render}-{key}` within the stream's window.
+//!   Workers share the durable pull consumer [`WORKERS`]: explicit acks, an ack wait of
+//!   `queue.ack_wait_secs` that a worker's in-progress heartbeats extend while it renders, and
+//!   at most `queue.max_deliver` deliveries.
+//! - A worker answers on the render's own subjects, which the API node subscribes to for the
+//!   length of the render: `reelsmith.chunks.done.{render}` and `…progress.{render}`.
+//! - A task that cannot be made goes to `reelsmith.chunks.dead.{render}`, kept by the stream
+//!   [`DEAD_STREAM`] (the dead letters an operator reads) and seen by the render waiting for it.
+//! - A task whose last delivery went unacknowledged (every worker that took it died) is
+//!   announced by JetStream's max-deliveries advisory; the render waiting for it files the dead
+//!   letter in the workers' stead and takes the task out of the work queue.
+
+use std::time::Duration;
+
+use async_nats::jetstream::{self, consumer, stream};
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use super::task::{ChunkResult, ChunkTask, Outcome, Progress};
+use foundation::config::QueueConfig;
+
+/// The work-queue stream of chunk tasks, and its one subject.
+pub const TASK_STREAM: &str = "REELSMITH_CHUNKS";
+pub const TASK_SUBJECT: &str = "reelsmith.chunks.task";
+/// The stream of dead letters: tasks no worker could make.
+pub const DEAD_STREAM: &str = "REELSMITH_DEAD";
+/// The durable consumer every render worker pulls from.
+pub const WORKERS: &str = "render-workers";
+
+/// JetStream's advisory for a task of [`WORKERS`] delivered `max_deliver` times, unacknowledged.
+pub const EXHAUSTED_SUBJECT: &str =
+    "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.REELSMITH_CHUNKS.render-workers";
+
+/// The part of that advisory the render reads.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Exhausted {
+    /// The task's sequence in [`TASK_STREAM`], as [`Queue::submit`] returned it.
+    pub stream_seq: u64,
+    pub deliveries: u64,
+}
+
+/// How long JetStream remembers a task's id to drop a second publish of it.
+const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
+/// How long dead letters are kept.
+const DEAD_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The subject of one kind of answer (`done`, `dead`, `progress`) for render `render`.
+pub fn answer_subject(kind: &str, render: &str) -> String {
+    format!("reelsmith.chunks.{kind}.{render}")
+}
+
+/// Why the queue failed.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    #[error("cannot reach NATS at {0}: {1}")]
+    Connect(String, String),
+    #[error("JetStream: {0}")]
+    JetStream(String),
+}
+
+fn js(e: impl std::fmt::Display) -> QueueError {
+    QueueError::JetStream(e.to_string())
+}
+
+/// A connection to the chunk queue.
+#[derive(Clone)]
+pub struct Queue {
+    client: async_nats::Client,
+    js: jetstream::Context,
+    config: QueueConfig,
+}
+
+impl Queue {
+    /// Connects as `name` and makes sure the streams and the workers' consumer exist.
+    /// The client reconnects by itself after a NATS restart.
+    pub async fn connect(config: &QueueConfig, name: &str) -> Result<Queue, QueueError> {
+        let failed =
+            |e: &dyn std::fmt::Display| QueueError::Connect(config.nats_url.clone(), e.to_string());
+        let client = connect_options(config, name)
+            .await
+            .map_err(|e| failed(&e))?
+            .connect(config.nats_url.as_str())
+            .await
+            .map_err(|e| failed(&e))?;
+        let js = jetstream::new(client.clone());
+        let queue = Queue {
+            client,
+            js,
+            config: config.clone(),
+        };
+        queue.ensure().await?;
+        Ok(queue)
+    }
+
+    async fn ensure(&self) -> Result<(), QueueError> {
+        let tasks = self
+            .js
+            .get_or_create_stream(stream::Config {
+                name: TASK_STREAM.into(),
+                subjects: vec![TASK_SUBJECT.into()],
+                retention: stream::RetentionPolicy::WorkQueue,
+                storage: stream::StorageType::File,
+                duplicate_window: DUPLICATE_WINDOW,
+                ..Default::default()
+            })
+            .await
+            .map_err(js)?;
+        tasks
+            .get_or_create_consumer(
+                WORKERS,
+                consumer::pull::Config {
+                    durable_name: Some(WORKERS.into()),
+                    ack_policy: consumer::AckPolicy::Explicit,
+                    ack_wait: self.ack_wait(),
+                    max_deliver: self.config.max_deliver,
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(js)?;
+        self.js
+            .get_or_create_stream(stream::Config {
+                name: DEAD_STREAM.into(),
+                subjects: vec![answer_subject("dead", ">")],
+                storage: stream::StorageType::File,
+                max_age: DEAD_MAX_AGE,
+                ..Default::default()
+            })
+            .await
+            .map_err(js)?;
+        Ok(())
+    }
+
+    /// How long a delivered task may go without an ack or a heartbeat.
+    pub fn ack_wait(&self) -> Duration {
+        Duration::from_secs(self.config.ack_wait_secs.max(1))
+    }
+
+    /// Deliveries of one task before it is a dead letter.
+    pub fn max_deliver(&self) -> i64 {
+        self.config.max_deliver
+    }
+
+    /// Puts `task` on the queue; returns its sequence in [`TASK_STREAM`] once JetStream has
+    /// stored it.
+    pub async fn submit(&self, task: &ChunkTask) -> Result<u64, QueueError> {
+        let publish = jetstream::message::PublishMessage::build()
+            .payload(to_bytes(task))
+            .message_id(format!("{}-{}", task.render, task.key));
+        let ack = self
+            .js
+            .send_publish(TASK_SUBJECT, publish)
+            .await
+            .map_err(js)?
+            .await
+            .map_err(js)?;
+        Ok(ack.sequence)
+    }
+
+    /// JetStream's max-deliveries advisories of the workers' consumer, from now on.
+    pub async fn exhausted(&self) -> Result<async_nats::Subscriber, QueueError> {
+        self.client.subscribe(EXHAUSTED_SUBJECT).await.map_err(js)
+    }
+
+    /// Takes tasks `seqs` out of the work queue; returns how many were still there.
+    pub async fn remove_tasks(&self, seqs: &[u64]) -> Result<usize, QueueError> {
+        let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
+        let mut removed = 0;
+        for &seq in seqs {
+            // A task already acknowledged (or removed) is gone: nothing to do.
+            if stream.delete_message(seq).await.is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// The answers to render `render` (done, dead, progress), from now on.
+    pub async fn answers(&self, render: &str) -> Result<async_nats::Subscriber, QueueError> {
+        self.client
+            .subscribe(answer_subject("*", render))
+            .await
+            .map_err(js)
+    }
+
+    /// The tasks this worker is given, one at a time.
+    pub async fn tasks(&self) -> Result<consumer::pull::Stream, QueueError> {
+        let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
+        let consumer: consumer::PullConsumer = stream.get_consumer(WORKERS).await.map_err(js)?;
+        consumer
+            .stream()
+            .max_messages_per_batch(1)
+            .messages()
+            .await
+            .map_err(js)
+    }
+
+    /// Reports a finished task: a completion on the render's `done` subject; a failure as a
+    /// dead letter, stored by JetStream.
+    pub async fn report(&self, result: &ChunkResult) -> Result<(), QueueError> {
+        match result.outcome {
+            Outcome::Done { .. } => {
+                let subject = answer_subject("done", &result.render);
+                self.client
+                    .publish(subject, to_bytes(result))
+                    .await
+                    .map_err(js)?;
+                self.client.flush().await.map_err(js)
+            }
+            Outcome::Failed { .. } => {
+                let subject = answer_subject("dead", &result.render);
+                self.js
+                    .publish(subject, to_bytes(result))
+                    .await
+                    .map_err(js)?
+                    .await
+                    .map_err(js)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Tells the waiting render how far a chunk is (best effort: a lost heartbeat costs only a
+    /// progress bar step).
+    pub async fn progress(&self, render: &str, progress: &Progress) {
+        let subject = answer_subject("progress", render);
+        let _ = self.client.publish(subject, to_bytes(progress)).await;
+    }
+}
+
+/// How this process connects as `name`: reconnecting forever, with the credentials and TLS
+/// settings `config` names (checked to be consistent when the config was loaded).
+async fn connect_options(
+    config: &QueueConfig,
+    name: &str,
+) -> std::io::Result<async_nats::ConnectOptions> {
+    let mut options = async_nats::ConnectOptions::new();
+    if let Some(creds) = &config.nats_credentials {
+        options = options.credentials_file(creds).await?;
+    } else if !config.nats_user.is_empty() {
+        options = options.user_and_password(config.nats_user.clone(), config.nats_password.clone());
+    } else if !config.nats_token.is_empty() {
+        options = options.token(config.nats_token.clone());
+    }
+    if let Some(ca) = &config.nats_tls_ca {
+        options = options.add_root_certificates(ca.clone()).require_tls(true);
+    }
+    if let (Some(cert), Some(key)) = (&config.nats_tls_cert, &config.nats_tls_key) {
+        options = options.add_client_certificate(cert.clone(), key.clone());
+    }
+    Ok(options
+        .name(name)
+        .connection_timeout(Duration::from_secs(5))
+        .max_reconnects(None))
+}
+
+fn to_bytes(value: &impl Serialize) -> Bytes {
+    Bytes::from(serde_json::to_vec(value).expect("queue messages always serialise"))
+}
