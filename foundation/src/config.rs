@@ -1062,17 +1062,17 @@ impl Default for TranscriptionConfig {
 
 /// The shortest webhook signing secret production accepts (HMAC-SHA256 keys below the hash's
 /// 32-byte size weaken it).
-pub const MIN_SIGNING_SECRET_BYTES: usize = 32;
+pub(crate) const MIN_SIGNING_SECRET_BYTES: usize = 32;
 /// Secrets that ship in this repository (the example config, the built-in dev default): known
 /// to everyone, so never a production secret.
-pub const PLACEHOLDER_SECRETS: &[&str] = &[
+pub(crate) const PLACEHOLDER_SECRETS: &[&str] = &[
     "change-me-to-a-long-random-secret",
     "whsec_reelsmith_dev_secret",
 ];
 
 /// The fewest distinct characters a production secret has (a random hex secret of 32
 /// characters has about 14).
-pub const MIN_SECRET_DISTINCT_CHARS: usize = 8;
+pub(crate) const MIN_SECRET_DISTINCT_CHARS: usize = 8;
 
 /// Whether `secret` looks typed rather than drawn: fewer than [`MIN_SECRET_DISTINCT_CHARS`]
 /// distinct characters, or one character making up more than a third of it (`aaaa…`,

@@ -74,7 +74,7 @@ pub struct DeliveryList {
 }
 
 /// Records a new delivery, pending (inside the transaction that queues it).
-pub fn record_new(tx: &mut Tx, id: &str, d: &Delivery) -> StoreResult<()> {
+pub(crate) fn record_new(tx: &mut Tx, id: &str, d: &Delivery) -> StoreResult<()> {
     let record = DeliveryRecord {
         delivery: id.to_string(),
         topic_id: d.topic_id.clone(),
@@ -89,7 +89,7 @@ pub fn record_new(tx: &mut Tx, id: &str, d: &Delivery) -> StoreResult<()> {
 }
 
 /// Appends an attempt and the state it left the delivery in.
-pub fn record_attempt(
+pub(crate) fn record_attempt(
     tx: &mut Tx,
     id: &str,
     attempt: Attempt,
@@ -160,6 +160,6 @@ const DELIVERY_BODIES: Table = Table::new("webhook_delivery_bodies");
 struct StoredBody(Delivery);
 
 /// Keeps `d` for redelivery once it leaves the outbox.
-pub fn keep_body(tx: &mut Tx, id: &str, d: &Delivery) -> StoreResult<()> {
+pub(crate) fn keep_body(tx: &mut Tx, id: &str, d: &Delivery) -> StoreResult<()> {
     tx.put_record(DELIVERY_BODIES, id, &StoredBody(d.clone()))
 }

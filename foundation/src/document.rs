@@ -462,7 +462,7 @@ pub struct PublicView<'a> {
 }
 
 /// The modification-time version token of a file (16 hex), if it exists.
-pub fn file_version(path: &std::path::Path) -> Option<String> {
+pub(crate) fn file_version(path: &std::path::Path) -> Option<String> {
     let t = std::fs::metadata(path).ok()?.modified().ok()?;
     let nanos = t
         .duration_since(std::time::UNIX_EPOCH)
@@ -493,7 +493,7 @@ pub struct CoordinateSpaces {
 }
 
 /// Both coordinate spaces of the Scene record (a fixed document).
-pub fn coordinate_spaces() -> CoordinateSpaces {
+pub(crate) fn coordinate_spaces() -> CoordinateSpaces {
     CoordinateSpaces {
         remotion_canvas: CoordinateSpace {
             width: 720,

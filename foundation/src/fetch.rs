@@ -38,7 +38,7 @@ impl FetchError {
 }
 
 /// Whether an address must never be the target of a user-supplied URL.
-pub fn is_forbidden_ip(ip: IpAddr) -> bool {
+pub(crate) fn is_forbidden_ip(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_forbidden_v4(v4),
         IpAddr::V6(v6) => is_forbidden_v6(v6),

@@ -25,7 +25,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Below this much free space, a write that failed is put down to a full disk.
-pub const LOW_DISK_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const LOW_DISK_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Whether the file system holding `path` has less than [`LOW_DISK_BYTES`] free for ordinary
 /// writes; `false` when it cannot be told.

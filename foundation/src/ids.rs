@@ -53,7 +53,7 @@ pub fn event_id() -> String {
 }
 
 /// A webhook delivery id (hex).
-pub fn delivery_id() -> String {
+pub(crate) fn delivery_id() -> String {
     hex_id(12)
 }
 
@@ -68,7 +68,7 @@ pub fn api_key() -> String {
 }
 
 /// How API keys are stored: SHA-256, hex. The key itself is never stored.
-pub fn hash_api_key(key: &str) -> String {
+pub(crate) fn hash_api_key(key: &str) -> String {
     hex::encode(Sha256::digest(key.as_bytes()))
 }
 

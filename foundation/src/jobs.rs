@@ -98,7 +98,7 @@ pub struct Rendered {
 
 /// What a task produced.
 #[derive(Debug)]
-pub enum TaskOutput {
+pub(crate) enum TaskOutput {
     /// A build: the document is stored.
     Built,
     /// A render: the MP4 and the document it shows.

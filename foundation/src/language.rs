@@ -21,11 +21,11 @@ use whatlang::{Detector, Lang};
 use crate::model::Language;
 
 /// The least confidence for a third language to win over English and Vietnamese.
-pub const OTHER_CONFIDENCE: f64 = 0.5;
+pub(crate) const OTHER_CONFIDENCE: f64 = 0.5;
 /// The least confidence for a scene to be clearly in the other language.
-pub const CLEAR_CONFIDENCE: f64 = 0.9;
+pub(crate) const CLEAR_CONFIDENCE: f64 = 0.9;
 /// The fewest words for a scene to be clearly in the other language.
-pub const CLEAR_MIN_WORDS: usize = 8;
+pub(crate) const CLEAR_MIN_WORDS: usize = 8;
 
 /// What [`detect`] found.
 #[derive(Debug, Clone, Copy, PartialEq)]

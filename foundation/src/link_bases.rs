@@ -6,9 +6,9 @@
 use crate::config::Settings;
 
 /// The path part of a review page below `{app_url}` (`/editor/{topic}?token=…`).
-pub const EDITOR_PATH: &str = "/editor/";
+pub(crate) const EDITOR_PATH: &str = "/editor/";
 /// The path part of a written piece's viewer below `{app_url}` (`/content/{topic}?token=…`).
-pub const CONTENT_PATH: &str = "/content/";
+pub(crate) const CONTENT_PATH: &str = "/content/";
 /// The path part of a rendered MP4 below `{origin_url}` (`/videos/{name}.mp4`).
 pub const VIDEOS_PATH: &str = "/videos/";
 

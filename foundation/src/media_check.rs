@@ -19,11 +19,11 @@ use crate::document::MediaKind;
 use crate::error::{Code, Error};
 
 /// Largest accepted image side, in pixels (the renderer's own limit).
-pub const MAX_IMAGE_SIDE: u32 = compositor::raster::MAX_IMAGE_DIM;
+pub(crate) const MAX_IMAGE_SIDE: u32 = compositor::raster::MAX_IMAGE_DIM;
 /// Largest accepted image area: 40 megapixels (a 160 MB RGBA buffer at most).
-pub const MAX_IMAGE_PIXELS: u64 = 40_000_000;
+pub(crate) const MAX_IMAGE_PIXELS: u64 = 40_000_000;
 /// Largest accepted clip frame area: 4096×4096.
-pub const MAX_CLIP_PIXELS: u64 = 4096 * 4096;
+pub(crate) const MAX_CLIP_PIXELS: u64 = 4096 * 4096;
 
 /// What a decoded medium turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq)]

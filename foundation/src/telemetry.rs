@@ -21,15 +21,15 @@ use crate::model::{JobStatus, Task};
 use crate::store::{Store, StoreResult};
 use crate::time::now;
 
-pub const JOBS: &str = "reelsmith_jobs";
-pub const QUEUE_DEPTH: &str = "reelsmith_queue_depth";
-pub const JOB_RUNS: &str = "reelsmith_job_runs_total";
+pub(crate) const JOBS: &str = "reelsmith_jobs";
+pub(crate) const QUEUE_DEPTH: &str = "reelsmith_queue_depth";
+pub(crate) const JOB_RUNS: &str = "reelsmith_job_runs_total";
 pub const RENDER_FPS: &str = "reelsmith_render_fps";
-pub const ENCODE_SECONDS: &str = "reelsmith_encode_seconds";
-pub const WEBHOOK_ATTEMPTS: &str = "reelsmith_webhook_attempts_total";
-pub const WEBHOOK_FAILURES: &str = "reelsmith_webhook_failures_total";
-pub const HTTP_REQUESTS: &str = "reelsmith_http_requests_total";
-pub const HTTP_DURATION: &str = "reelsmith_http_request_duration_seconds";
+pub(crate) const ENCODE_SECONDS: &str = "reelsmith_encode_seconds";
+pub(crate) const WEBHOOK_ATTEMPTS: &str = "reelsmith_webhook_attempts_total";
+pub(crate) const WEBHOOK_FAILURES: &str = "reelsmith_webhook_failures_total";
+pub(crate) const HTTP_REQUESTS: &str = "reelsmith_http_requests_total";
+pub(crate) const HTTP_DURATION: &str = "reelsmith_http_request_duration_seconds";
 
 /// Histogram buckets, by series suffix: seconds for durations, frames per second for fps.
 pub const SECONDS_BUCKETS: &[f64] = &[
@@ -126,7 +126,7 @@ fn task_label(task: Task) -> &'static str {
 }
 
 /// A task a worker ran, and whether it succeeded.
-pub fn job_run(task: Task, ok: bool) {
+pub(crate) fn job_run(task: Task, ok: bool) {
     let outcome = if ok { "ok" } else { "failed" };
     metrics::counter!(JOB_RUNS, "task" => task_label(task), "outcome" => outcome).increment(1);
 }
@@ -143,7 +143,7 @@ pub fn encode(frames: u64, wall: Duration, half: bool) {
 
 /// One webhook attempt's result (`delivered`, `retry`, `abandoned`, `dropped`); the last two
 /// also count a delivery given up.
-pub fn webhook_attempt(result: &'static str) {
+pub(crate) fn webhook_attempt(result: &'static str) {
     metrics::counter!(WEBHOOK_ATTEMPTS, "result" => result).increment(1);
     if matches!(result, "abandoned" | "dropped") {
         metrics::counter!(WEBHOOK_FAILURES).increment(1);

@@ -24,8 +24,8 @@ use crate::model::{Delivery, Job};
 use crate::store::{Store, StoreResult, Tx};
 use crate::time::{iso, now};
 
-pub const API_VERSION: &str = "0.1.0";
-pub const USER_AGENT: &str = "Service-Webhook/0.1.0";
+pub(crate) const API_VERSION: &str = "0.1.0";
+pub(crate) const USER_AGENT: &str = "Service-Webhook/0.1.0";
 
 /// `hex(HMAC_SHA256(secret, "{timestamp}.{body}"))`.
 pub fn sign(secret: &str, timestamp: i64, body: &str) -> String {
@@ -40,7 +40,7 @@ pub fn sign(secret: &str, timestamp: i64, body: &str) -> String {
 /// The `X-Service-Signature` header value: `t=…,v1=…` with one `v1` per secret, the current
 /// secret first (as Stripe signs during a secret rotation). With one secret the header is the
 /// spec's `t=<timestamp>,v1=<hex>` exactly.
-pub fn signature_header<'a>(
+pub(crate) fn signature_header<'a>(
     secrets: impl IntoIterator<Item = &'a str>,
     timestamp: i64,
     body: &str,
@@ -55,7 +55,7 @@ pub fn signature_header<'a>(
 
 /// Adds a delivery of `event_type` for `job` to the outbox, inside `tx`.
 /// Does nothing when the job has no `callback_url`.
-pub fn queue_event(tx: &mut Tx, job: &Job, event_type: &str) -> StoreResult<()> {
+pub(crate) fn queue_event(tx: &mut Tx, job: &Job, event_type: &str) -> StoreResult<()> {
     let Some(url) = &job.callback_url else {
         return Ok(());
     };

@@ -28,7 +28,7 @@ use video::build::script::{split_sentences, word_count};
 use video::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, validate_callback};
 
 /// Credits one call costs.
-pub const COST: i64 = 1;
+pub(crate) const COST: i64 = 1;
 
 /// The body of `POST /v1/enhance_script`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -120,7 +120,7 @@ pub fn run(
 
 /// The tightened `script`: the chat connector's when one is configured and its answer keeps
 /// 80 to 500 words, else the embedded editor's.
-pub fn enhanced(chat: Option<&ChatContent>, script: &str) -> EnhancedScript {
+pub(crate) fn enhanced(chat: Option<&ChatContent>, script: &str) -> EnhancedScript {
     let from_chat = chat.and_then(|c| {
         let answer = c.complete(messages(script)).map_err(
             |e| tracing::warn!(error = %e, "the writing service failed; tightening offline"),
@@ -194,7 +194,7 @@ const CLOSING: &[char] = &['.', '!', '?', '…'];
 /// `script` without fillers, wordy phrases, doubled words and repeated sentences, never under
 /// `min_words` words. A sentence counts as repeated when its words, once tightened, are the
 /// words of an earlier one (case and punctuation aside), as a transcript repeats itself.
-pub fn tighten(script: &str, min_words: usize) -> String {
+pub(crate) fn tighten(script: &str, min_words: usize) -> String {
     let mut total = word_count(script);
     let mut seen: Vec<String> = Vec::new();
     let mut out: Vec<String> = Vec::new();

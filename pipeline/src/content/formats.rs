@@ -19,12 +19,12 @@ use crate::content::research::Research;
 use foundation::model::{ContentType, Language};
 use video::build::script::word_count;
 
-pub const BLOG_MIN_WORDS: usize = 600;
-pub const BLOG_TARGET_WORDS: usize = 700;
-pub const BLOG_MAX_WORDS: usize = 1500;
-pub const FACEBOOK_MAX_CHARS: usize = 63_206;
-pub const X_POST_MAX_CHARS: usize = 280;
-pub const LINKEDIN_MAX_CHARS: usize = 3000;
+pub(crate) const BLOG_MIN_WORDS: usize = 600;
+pub(crate) const BLOG_TARGET_WORDS: usize = 700;
+pub(crate) const BLOG_MAX_WORDS: usize = 1500;
+pub(crate) const FACEBOOK_MAX_CHARS: usize = 63_206;
+pub(crate) const X_POST_MAX_CHARS: usize = 280;
+pub(crate) const LINKEDIN_MAX_CHARS: usize = 3000;
 
 /// A piece before images are picked.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,7 +203,7 @@ fn paragraphs_of(sentences: &[String], per: usize) -> String {
 }
 
 /// Markdown cut at the last whole paragraph within `max` words (heading marks not counted).
-pub fn cap_markdown_words(md: &str, max: usize) -> String {
+pub(crate) fn cap_markdown_words(md: &str, max: usize) -> String {
     let mut out = Vec::new();
     let mut words = 0;
     for block in md.split("\n\n") {
@@ -296,7 +296,7 @@ pub fn facebook(r: &Research) -> Draft {
 
 /// An X thread: a hook, one point per post, a call to action; numbered `i/n`, every post at
 /// most 280 characters.
-pub fn x_thread(r: &Research) -> Draft {
+pub(crate) fn x_thread(r: &Research) -> Draft {
     let p = phrases::of(r.language);
     let mut parts = vec![say(r, p.x_hook)];
     parts.extend(short_points(r, p, 160).into_iter().take(6));
@@ -311,7 +311,7 @@ pub fn x_thread(r: &Research) -> Draft {
 
 /// Texts → numbered posts of at most [`X_POST_MAX_CHARS`] characters: a text too long for one
 /// post is split at word boundaries over several.
-pub fn number_posts(texts: &[String]) -> Vec<String> {
+pub(crate) fn number_posts(texts: &[String]) -> Vec<String> {
     // Room for " 10/10" keeps every numbered post within the limit.
     let room = X_POST_MAX_CHARS - 7;
     let pieces: Vec<String> = texts
@@ -329,7 +329,7 @@ pub fn number_posts(texts: &[String]) -> Vec<String> {
 
 /// `text` in chunks of at most `max` characters, cut between words (a word longer than
 /// `max` is cut inside).
-pub fn split_chars(text: &str, max: usize) -> Vec<String> {
+pub(crate) fn split_chars(text: &str, max: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
@@ -393,7 +393,7 @@ pub fn linkedin(r: &Research) -> Draft {
 }
 
 /// At most `max` characters, cut at the last paragraph, line or word that fits.
-pub fn cap_chars(text: &str, max: usize) -> String {
+pub(crate) fn cap_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }

@@ -14,11 +14,11 @@ use foundation::error::{Code, Error, Result};
 use foundation::fields::Fields;
 use foundation::model::Language;
 
-pub const COUNT_DEFAULT: i64 = 5;
-pub const COUNT_MAX: i64 = 10;
-pub const INDUSTRY_MAX_CHARS: usize = 80;
+pub(crate) const COUNT_DEFAULT: i64 = 5;
+pub(crate) const COUNT_MAX: i64 = 10;
+pub(crate) const INDUSTRY_MAX_CHARS: usize = 80;
 /// The industry when neither the request nor the account names one.
-pub const DEFAULT_INDUSTRY: &str = "small business";
+pub(crate) const DEFAULT_INDUSTRY: &str = "small business";
 
 /// The body of `POST /v1/collect_ideas` (every field optional; an empty body is fine).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]

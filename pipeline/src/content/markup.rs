@@ -7,7 +7,7 @@ use pulldown_cmark::{Options, Parser, html};
 use foundation::html::{esc, strip_controls};
 
 /// `markdown` as sanitised HTML.
-pub fn to_html(markdown: &str) -> String {
+pub(crate) fn to_html(markdown: &str) -> String {
     let mut out = String::new();
     html::push_html(
         &mut out,

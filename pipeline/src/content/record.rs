@@ -8,7 +8,7 @@ use foundation::model::{ContentType, Language};
 use foundation::store::{Store, StoreResult, Table, Tx};
 
 /// topic id → [`ContentRecord`].
-pub const CONTENT: Table = Table::new("content");
+pub(crate) const CONTENT: Table = Table::new("content");
 
 /// Where a piece's material comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

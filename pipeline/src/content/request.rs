@@ -33,13 +33,13 @@ use video::ingest::create::{
 };
 
 /// Credits one piece costs.
-pub const COST: i64 = 1;
+pub(crate) const COST: i64 = 1;
 /// Keys `metadata` may have.
-pub const METADATA_MAX_KEYS: usize = 16;
+pub(crate) const METADATA_MAX_KEYS: usize = 16;
 /// Text of at most this many words is an idea; longer text is material to draw on.
-pub const IDEA_MAX_WORDS: usize = 30;
+pub(crate) const IDEA_MAX_WORDS: usize = 30;
 /// Pasted text is cut at this many words.
-pub const TEXT_MAX_WORDS: usize = BLOG_MAX_WORDS;
+pub(crate) const TEXT_MAX_WORDS: usize = BLOG_MAX_WORDS;
 
 /// The body of `POST /v1/create_content`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -70,7 +70,7 @@ pub struct CreateContentRequest {
 }
 
 /// The schema of a written-content job's `metadata`: an object of at most 16 keys, or `null`.
-pub fn metadata_schema() -> utoipa::openapi::Object {
+pub(crate) fn metadata_schema() -> utoipa::openapi::Object {
     use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
     ObjectBuilder::new()
         .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
@@ -175,7 +175,7 @@ pub async fn validate(
 
 /// `metadata` of a written-content job: create_video's object rule plus at most
 /// [`METADATA_MAX_KEYS`] keys (`invalid_metadata`).
-pub fn read_content_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
+pub(crate) fn read_content_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
     let metadata = read_metadata(f)?;
     if metadata
         .as_ref()

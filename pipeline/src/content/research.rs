@@ -43,7 +43,7 @@ impl Research {
 }
 
 /// Analyses `src` for a piece in `language`.
-pub fn analyse(src: &SourceText, language: Language) -> Research {
+pub(crate) fn analyse(src: &SourceText, language: Language) -> Research {
     let (sentences, scored) = rank_sentences(&src.text);
     let points = scored.iter().map(|(i, _)| sentences[*i].clone()).collect();
     let topic = if src.is_idea {

@@ -13,11 +13,11 @@ use foundation::fetch::{FetchError, Fetcher};
 use foundation::jobs::JobFailure;
 
 /// Pages larger than this are not read.
-pub const PAGE_MAX_BYTES: u64 = 5 * 1024 * 1024;
+pub(crate) const PAGE_MAX_BYTES: u64 = 5 * 1024 * 1024;
 /// How long a page may take.
-pub const PAGE_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const PAGE_TIMEOUT: Duration = Duration::from_secs(20);
 /// A page with fewer words of main text has nothing to write from.
-pub const MIN_PAGE_WORDS: usize = 30;
+pub(crate) const MIN_PAGE_WORDS: usize = 30;
 
 /// The text a piece is written from.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +105,7 @@ fn fetch_failure(e: &FetchError) -> JobFailure {
 }
 
 /// The title and main text (paragraphs separated by blank lines) of an HTML page.
-pub fn main_text(html: &str, url: &str) -> Result<(String, String), JobFailure> {
+pub(crate) fn main_text(html: &str, url: &str) -> Result<(String, String), JobFailure> {
     let unreadable = |e: &dyn std::fmt::Display| {
         JobFailure::new(
             Code::ContentUnreadable,

@@ -35,7 +35,7 @@ pub fn write(engine: &Engine, ctx: &Context, job: &Job) -> Result<WrittenResult,
 }
 
 /// The chat connector when the writer is configured as `openai`.
-pub fn chat_writer(settings: &Settings, ctx: &Context) -> Option<ChatContent> {
+pub(crate) fn chat_writer(settings: &Settings, ctx: &Context) -> Option<ChatContent> {
     (settings.writer.provider == WriterKind::Openai).then(|| ChatContent {
         http: http(&ctx.fetcher, &ctx.runtime, settings.writer.timeout_secs),
         base_url: settings.writer.base_url.clone(),

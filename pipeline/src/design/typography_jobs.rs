@@ -32,7 +32,7 @@ use foundation::store::Store;
 use foundation::{accounts, ids, time};
 
 /// Credits one call costs.
-pub const COST: i64 = 1;
+pub(crate) const COST: i64 = 1;
 
 use super::typography_request::{
     BrandApplied, Canvas, DesignBox, TypographyError, TypographyObject, TypographyResult,
@@ -41,7 +41,7 @@ use super::typography_request::{
 pub use super::typography_request::{TypographyRequest, parse_wait, validate};
 
 /// A typography id: `typo_` + 24 hex.
-pub fn typography_id() -> String {
+pub(crate) fn typography_id() -> String {
     format!("typo_{}{}", ids::file_token(), &ids::file_token()[..8])
 }
 

@@ -14,19 +14,19 @@ use foundation::error::{Code, Error};
 use foundation::fields::{Choice, Fields};
 
 /// Longest `text`, characters.
-pub const MAX_TEXT: usize = 2000;
+pub(crate) const MAX_TEXT: usize = 2000;
 /// Longest `quote`, characters.
-pub const MAX_QUOTE: usize = 300;
+pub(crate) const MAX_QUOTE: usize = 300;
 /// Longest `wait`, seconds.
-pub const MAX_WAIT: u64 = 100;
+pub(crate) const MAX_WAIT: u64 = 100;
 /// Most `words` items.
-pub const MAX_WORDS: usize = 2000;
+pub(crate) const MAX_WORDS: usize = 2000;
 /// Most brand colours.
-pub const MAX_COLORS: usize = 8;
+pub(crate) const MAX_COLORS: usize = 8;
 /// Longest `cta` line, characters.
-pub const MAX_CTA: usize = 200;
+pub(crate) const MAX_CTA: usize = 200;
 /// Longest `look`, characters.
-pub const MAX_LOOK: usize = 64;
+pub(crate) const MAX_LOOK: usize = 64;
 
 /// `role` as a request field: typography's [`Role`], read with its own error code.
 #[derive(Debug, Clone, Copy)]
@@ -301,7 +301,7 @@ fn look(v: Option<&Value>) -> Result<Option<String>, Error> {
 }
 
 /// `role` on the wire: one of [`Role::NAMES`].
-pub struct RoleName;
+pub(crate) struct RoleName;
 
 impl PartialSchema for RoleName {
     fn schema() -> RefOr<Schema> {
@@ -358,7 +358,7 @@ pub struct Brand {
 }
 
 /// A colour `#RRGGBB`.
-pub struct HexColor;
+pub(crate) struct HexColor;
 
 impl PartialSchema for HexColor {
     fn schema() -> RefOr<Schema> {
@@ -375,7 +375,7 @@ impl ToSchema for HexColor {}
 /// Contact details for `cta_poster`.
 #[derive(ToSchema)]
 #[allow(dead_code)]
-pub struct CtaLines {
+pub(crate) struct CtaLines {
     #[schema(max_length = 200)]
     company_name: Option<String>,
     #[schema(max_length = 200)]

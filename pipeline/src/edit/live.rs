@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 /// The message of the `unavailable` envelope when no tab is open.
-pub const NO_LIVE_EDITOR: &str =
+pub(crate) const NO_LIVE_EDITOR: &str =
     "No editor tab is open on this video; open the review page to use live inspection.";
 
 /// Spec defaults and clamps (Limits: scene_inspector timeouts).

@@ -148,7 +148,7 @@ impl PartialSchema for ObjectKindName {
 impl ToSchema for ObjectKindName {}
 
 /// The schema of a compositor [`Animation`].
-pub struct AnimationName;
+pub(crate) struct AnimationName;
 
 impl PartialSchema for AnimationName {
     fn schema() -> RefOr<Schema> {
@@ -159,7 +159,7 @@ impl PartialSchema for AnimationName {
 impl ToSchema for AnimationName {}
 
 /// The [`SpecSource`]s an upload produces.
-pub struct UploadSourceName;
+pub(crate) struct UploadSourceName;
 
 impl PartialSchema for UploadSourceName {
     fn schema() -> RefOr<Schema> {

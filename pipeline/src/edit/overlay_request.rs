@@ -16,15 +16,15 @@ use foundation::error::{Code, Error, Result};
 use foundation::fields::Fields;
 
 /// The `param` of every B/M/O value error.
-pub const VALUE_PARAM: &str = "fields[].value";
+pub(crate) const VALUE_PARAM: &str = "fields[].value";
 /// Longest element text (after trimming), characters.
-pub const MAX_ELEMENT_TEXT: usize = 300;
+pub(crate) const MAX_ELEMENT_TEXT: usize = 300;
 /// Most lines of one text edit.
-pub const MAX_LINES: usize = 20;
+pub(crate) const MAX_LINES: usize = 20;
 /// Largest side of an added element's rect, canvas px.
-pub const MAX_ELEMENT_SIDE: f64 = 4096.0;
+pub(crate) const MAX_ELEMENT_SIDE: f64 = 4096.0;
 /// The `kind` of an image element (the other kinds are [`TextKind`]s).
-pub const IMAGE_KIND: &str = "image";
+pub(crate) const IMAGE_KIND: &str = "image";
 
 foundation::document::wire_enum! {
     /// The overlay design fields, one family each.
@@ -133,7 +133,7 @@ impl OverlayEdit {
 }
 
 /// A B/M/O value error.
-pub fn bad_value(msg: impl Into<String>) -> Error {
+pub(crate) fn bad_value(msg: impl Into<String>) -> Error {
     Error::new(Code::InvalidValue, msg).param(VALUE_PARAM)
 }
 

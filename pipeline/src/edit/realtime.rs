@@ -16,7 +16,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 
 /// Messages buffered per video for slow subscribers.
-pub const CAPACITY: usize = 256;
+pub(crate) const CAPACITY: usize = 256;
 
 /// One published message: its `type` and its JSON text.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,9 +9,9 @@ use foundation::error::{Code, Error, Result};
 use foundation::fields::Fields;
 
 /// Most words a script may have (create_video's `script_text` limit).
-pub const MAX_WORDS: usize = 500;
+pub(crate) const MAX_WORDS: usize = 500;
 /// Most segments one approval may carry.
-pub const MAX_SEGMENTS: usize = 100;
+pub(crate) const MAX_SEGMENTS: usize = 100;
 
 /// The body of a script approval.
 #[derive(Debug, Clone, PartialEq, ToSchema)]

@@ -33,10 +33,10 @@ use video::build::providers::http;
 
 /// The stored image sets, keyed by set id.
 const IMAGE_SETS: Table = Table::new("image_sets");
-pub const MAX_PROMPT_CHARS: usize = 2000;
-pub const MAX_COUNT: i64 = 4;
+pub(crate) const MAX_PROMPT_CHARS: usize = 2000;
+pub(crate) const MAX_COUNT: i64 = 4;
 /// Credits per image.
-pub const COST_PER_IMAGE: i64 = 1;
+pub(crate) const COST_PER_IMAGE: i64 = 1;
 
 impl SearchRatio {
     /// The generated image's size: portrait 768×1344, landscape 1344×768, square 768×768.
@@ -159,7 +159,7 @@ pub struct ImageSet {
 const DESIGN_FONTS: [&str; 2] = ["Inter-ExtraBold.otf", "NotoSans-Bold.ttf"];
 
 /// The embedded designer: library photos and the pinned fonts.
-pub struct Designer {
+pub(crate) struct Designer {
     library: Library,
     /// Where [`DESIGN_FONTS`] are. They are parsed for each design and dropped after it: parsed,
     /// the two hold about 36 MB (every glyph laid out), which a daemon would otherwise keep for
@@ -423,7 +423,7 @@ fn seed(s: &str) -> u64 {
 }
 
 /// The prompt's key phrase: its first clause, at most five words, upper case.
-pub fn key_phrase(prompt: &str) -> String {
+pub(crate) fn key_phrase(prompt: &str) -> String {
     let clause = prompt
         .split(['.', ',', ';', ':', '!', '?', '\n'])
         .find(|c| !c.trim().is_empty())

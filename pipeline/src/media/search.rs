@@ -21,10 +21,10 @@ use video::build::illustrations::Offline;
 use video::build::providers::http;
 
 /// Results per call when `limit` is not sent, and the most allowed.
-pub const DEFAULT_LIMIT: usize = 10;
-pub const MAX_LIMIT: usize = 20;
+pub(crate) const DEFAULT_LIMIT: usize = 10;
+pub(crate) const MAX_LIMIT: usize = 20;
 /// The public folder library files are published to (never swept).
-pub const LIBRARY_FOLDER: &str = "library";
+pub(crate) const LIBRARY_FOLDER: &str = "library";
 
 foundation::document::wire_enum! {
     /// `kind` on the wire.

@@ -5,9 +5,9 @@ use std::path::Path;
 use compositor::media::{ClipDecoder, probe_clip};
 
 /// Width of an image preview; a clip preview is the editor's 280×498 still size.
-pub const THUMB_WIDTH: u32 = 280;
+pub(crate) const THUMB_WIDTH: u32 = 280;
 /// Height of a clip preview.
-pub const CLIP_THUMB_HEIGHT: u32 = 498;
+pub(crate) const CLIP_THUMB_HEIGHT: u32 = 498;
 
 /// A 280-wide PNG preview.
 pub fn thumbnail(png: &[u8]) -> std::result::Result<Vec<u8>, String> {
@@ -21,7 +21,7 @@ pub fn thumbnail(png: &[u8]) -> std::result::Result<Vec<u8>, String> {
 
 /// A 280×498 PNG of the clip's middle frame, cover-fitted, decoded by the compositor's clip
 /// decoder (the same crop and scale a render of the clip shows).
-pub fn clip_thumbnail(path: &Path) -> std::result::Result<Vec<u8>, String> {
+pub(crate) fn clip_thumbnail(path: &Path) -> std::result::Result<Vec<u8>, String> {
     let info = probe_clip(path).map_err(|e| e.to_string())?;
     let mut decoder = ClipDecoder::open(path, &info, THUMB_WIDTH, CLIP_THUMB_HEIGHT)
         .map_err(|e| e.to_string())?;

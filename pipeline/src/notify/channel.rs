@@ -59,7 +59,7 @@ pub fn mask_email(email: &str) -> String {
 }
 
 /// `12****89`: the first and last two characters of a chat id.
-pub fn mask_chat_id(id: &str) -> String {
+pub(crate) fn mask_chat_id(id: &str) -> String {
     let chars: Vec<char> = id.chars().collect();
     if chars.len() <= 4 {
         return "****".into();

@@ -9,8 +9,9 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::notify::channel::{Outgoing, Sender};
+use crate::notify::link::DEFAULT_TTL_DAYS;
 pub use crate::notify::link::{
-    DEFAULT_TTL_DAYS, LinkClaims, LinkRefused, LinkType, RecordPage, open, setup_url, sign,
+    LinkClaims, LinkRefused, LinkType, RecordPage, open, setup_url, sign,
 };
 use crate::notify::send::{DeliveryStatus, NOT_CONNECTED, Notifier};
 use foundation::error::{Code, Error};
@@ -18,10 +19,10 @@ use foundation::fields::Fields;
 use foundation::model::Account;
 
 /// `ttl_days` when absent ([`DEFAULT_TTL_DAYS`]), and its bounds (values outside are clamped).
-pub const MIN_TTL_DAYS: i64 = 1;
-pub const MAX_TTL_DAYS: i64 = 30;
+pub(crate) const MIN_TTL_DAYS: i64 = 1;
+pub(crate) const MAX_TTL_DAYS: i64 = 30;
 /// Longest `topic_id`.
-pub const MAX_TOPIC_ID: usize = 64;
+pub(crate) const MAX_TOPIC_ID: usize = 64;
 
 /// Which channels announce the link.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -295,7 +296,7 @@ pub struct ClientLinkBody {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct ChannelsBody {
+pub(crate) struct ChannelsBody {
     telegram: Option<bool>,
     sms: Option<bool>,
     email: Option<bool>,

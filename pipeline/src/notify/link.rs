@@ -13,7 +13,7 @@ use sha2::Sha256;
 use foundation::error::Code;
 
 /// How long a link opens when `ttl_days` is absent (the setup link's lifetime too).
-pub const DEFAULT_TTL_DAYS: i64 = 7;
+pub(crate) const DEFAULT_TTL_DAYS: i64 = 7;
 
 foundation::document::wire_enum! {
     /// The page a link opens.

@@ -15,7 +15,7 @@ pub use foundation::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
 const WINDOW_SECS: i64 = 3600;
 
 /// Send times per account.
-pub const RATE_TABLE: Table = Table::new("notification_rate");
+pub(crate) const RATE_TABLE: Table = Table::new("notification_rate");
 
 /// The unix times of an account's notifications in the last hour, oldest first.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -18,16 +18,16 @@ use foundation::store::{Store, StoreResult, Table};
 use foundation::time::now;
 
 /// Longest `error_message`, characters.
-pub const MAX_MESSAGE_CHARS: usize = 4000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 4000;
 /// Longest `module`, characters.
-pub const MAX_MODULE_CHARS: usize = 80;
+pub(crate) const MAX_MODULE_CHARS: usize = 80;
 /// Context keys rendered (in the forwarded email and the listing); the rest are kept, unshown.
-pub const MAX_CONTEXT_KEYS: usize = 50;
+pub(crate) const MAX_CONTEXT_KEYS: usize = 50;
 /// `module` when none is given.
-pub const DEFAULT_MODULE: &str = "agent";
+pub(crate) const DEFAULT_MODULE: &str = "agent";
 
 /// Stored reports, keyed `{created_at:012}-{hex}` so they list in order.
-pub const REPORT_TABLE: Table = Table::new("error_reports");
+pub(crate) const REPORT_TABLE: Table = Table::new("error_reports");
 
 /// A validated report.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,13 +14,13 @@ use foundation::fetch::Fetcher;
 use foundation::fields::Fields;
 
 /// Longest `subject`, bytes.
-pub const MAX_SUBJECT_BYTES: usize = 200;
+pub(crate) const MAX_SUBJECT_BYTES: usize = 200;
 /// Longest `message` as text, bytes.
-pub const MAX_MESSAGE_BYTES: usize = 4000;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 4000;
 /// Longest `message` as the caption of a photo or video, bytes.
-pub const MAX_CAPTION_BYTES: usize = 1024;
+pub(crate) const MAX_CAPTION_BYTES: usize = 1024;
 /// The tags `parse_mode: HTML` keeps; everything else is removed (its text stays).
-pub const HTML_TAGS: &[&str] = &["b", "i", "u", "s", "code", "pre", "a"];
+pub(crate) const HTML_TAGS: &[&str] = &["b", "i", "u", "s", "code", "pre", "a"];
 
 foundation::document::wire_enum! {
     /// How `message` is formatted.
@@ -145,7 +145,7 @@ fn media(f: &Fields, fetcher: &Fetcher) -> Result<Option<Media>, Error> {
 
 /// The HTML subset of the spec: `b, i, u, s, code, pre` and `a` with an http(s) or mailto
 /// `href`; every other tag is removed and its text kept.
-pub fn sanitize_html(html: &str) -> String {
+pub(crate) fn sanitize_html(html: &str) -> String {
     let tags: HashSet<&str> = HTML_TAGS.iter().copied().collect();
     ammonia::Builder::empty()
         .tags(tags)

@@ -30,7 +30,7 @@ pub enum DeliveryStatus {
 
 /// The `reason` of a channel `skipped` because the account has no recipient on it, or the
 /// server has it switched off.
-pub const NOT_CONNECTED: &str = "not_connected";
+pub(crate) const NOT_CONNECTED: &str = "not_connected";
 
 /// The overall outcome (every channel failing is a 502 instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]

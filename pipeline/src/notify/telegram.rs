@@ -10,7 +10,7 @@ use crate::notify::request::{AttachmentKind, MAX_CAPTION_BYTES, ParseMode};
 use foundation::connector::{self, Http};
 
 /// Telegram's longest message text (after the subject line is added), bytes.
-pub const MAX_TEXT_BYTES: usize = 4096;
+pub(crate) const MAX_TEXT_BYTES: usize = 4096;
 
 /// The messaging-app channel.
 pub struct Telegram {
@@ -21,7 +21,7 @@ pub struct Telegram {
 
 /// The message text with the subject as its bold first line, and the parse mode it is sent in
 /// (plain messages go as HTML, escaped, so the subject can be bold).
-pub fn compose(msg: &Outgoing) -> (String, &'static str) {
+pub(crate) fn compose(msg: &Outgoing) -> (String, &'static str) {
     match msg.parse_mode {
         Some(ParseMode::Markdown) => (
             format!(

@@ -17,15 +17,15 @@ use video::build::script::word_count;
 use video::ingest::create::read_topic_id;
 
 /// Fewest scripts in one request.
-pub const MIN_SCRIPTS: usize = 1;
+pub(crate) const MIN_SCRIPTS: usize = 1;
 /// Most scripts in one request (one per format).
-pub const MAX_SCRIPTS: usize = 5;
+pub(crate) const MAX_SCRIPTS: usize = 5;
 /// Fewest words in a script.
-pub const SCRIPT_MIN_WORDS: usize = 80;
+pub(crate) const SCRIPT_MIN_WORDS: usize = 80;
 /// Most words in a script.
-pub const SCRIPT_MAX_WORDS: usize = 1000;
+pub(crate) const SCRIPT_MAX_WORDS: usize = 1000;
 /// The latest `week_start` accepted: 9999-12-31T23:59:59Z.
-pub const MAX_UNIX: i64 = 253_402_300_799;
+pub(crate) const MAX_UNIX: i64 = 253_402_300_799;
 
 /// One script of the request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

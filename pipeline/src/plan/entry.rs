@@ -11,7 +11,7 @@ use video::build::writer;
 
 /// topic id → [`PlanEntry`]. Topic ids are one namespace with the jobs table: an entry's
 /// video is the job under the same topic id.
-pub const PLAN: Table = Table::new("production_plan");
+pub(crate) const PLAN: Table = Table::new("production_plan");
 
 /// A script format. The declaration order is the fixed order of `scripts_attached`.
 #[derive(
@@ -193,7 +193,7 @@ pub struct PlanEntryReply {
 }
 
 /// Every entry of `account`, in no particular order.
-pub fn entries_of(store: &Store, account: &str) -> Result<Vec<PlanEntry>> {
+pub(crate) fn entries_of(store: &Store, account: &str) -> Result<Vec<PlanEntry>> {
     let rows = store.records::<PlanEntry>(PLAN).map_err(|e| {
         Error::new(Code::ReadFailed, "The production plan could not be read.").because(e)
     })?;

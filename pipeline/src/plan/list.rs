@@ -17,9 +17,9 @@ use foundation::store::Store;
 use foundation::time::iso;
 
 /// Entries per page.
-pub const PAGE_SIZE: usize = 20;
+pub(crate) const PAGE_SIZE: usize = 20;
 /// The largest `page` accepted.
-pub const MAX_PAGE: i64 = 1_000_000;
+pub(crate) const MAX_PAGE: i64 = 1_000_000;
 
 /// The query of `GET /v1/production_plan`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

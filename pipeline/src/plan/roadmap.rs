@@ -25,13 +25,13 @@ use foundation::store::Store;
 use foundation::time::{iso, now};
 
 /// The weekly quota of an account that has not set one.
-pub const DEFAULT_WEEKLY_QUOTA: u32 = 3;
+pub(crate) const DEFAULT_WEEKLY_QUOTA: u32 = 3;
 /// The largest weekly quota an account may set.
 pub const MAX_WEEKLY_QUOTA: u32 = 50;
 /// Weeks in a cycle.
-pub const CYCLE_WEEKS: i64 = 4;
+pub(crate) const CYCLE_WEEKS: i64 = 4;
 /// The largest `cycle` accepted (about 770 years).
-pub const MAX_CYCLE: i64 = 10_000;
+pub(crate) const MAX_CYCLE: i64 = 10_000;
 
 const DAY: i64 = 86_400;
 const WEEK: i64 = 7 * DAY;
@@ -39,7 +39,7 @@ const WEEK: i64 = 7 * DAY;
 const FIRST_MONDAY: i64 = 4 * DAY;
 
 /// Monday 00:00 UTC of the week that holds `t`.
-pub fn week_start_of(t: i64) -> i64 {
+pub(crate) fn week_start_of(t: i64) -> i64 {
     FIRST_MONDAY + (t - FIRST_MONDAY).div_euclid(WEEK) * WEEK
 }
 

@@ -23,7 +23,7 @@ use foundation::model::Account;
 use video::build::writer::{cap_words, narrate};
 
 /// Templates for every industry.
-pub const GENERAL_INDUSTRY: &str = "general";
+pub(crate) const GENERAL_INDUSTRY: &str = "general";
 /// The public folder of template thumbnails (never swept).
 const THUMB_FOLDER: &str = "templates";
 /// Thumbnails match the editor's 280×498 preview.

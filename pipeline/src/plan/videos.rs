@@ -16,9 +16,9 @@ use foundation::time::iso;
 use video::build::writer;
 
 /// Videos per page.
-pub const PAGE_SIZE: usize = 20;
+pub(crate) const PAGE_SIZE: usize = 20;
 /// The largest `from_record` accepted.
-pub const MAX_FROM_RECORD: i64 = 1_000_000_000;
+pub(crate) const MAX_FROM_RECORD: i64 = 1_000_000_000;
 
 fn read_failed(e: impl std::fmt::Display) -> Error {
     Error::new(Code::ReadFailed, "The account's videos could not be read.").because(e)
@@ -26,7 +26,7 @@ fn read_failed(e: impl std::fmt::Display) -> Error {
 
 /// Every video job of `account` (not written content), newest first (ties: by topic id, so
 /// pages are stable).
-pub fn jobs_of(store: &Store, account: &str) -> Result<Vec<Job>> {
+pub(crate) fn jobs_of(store: &Store, account: &str) -> Result<Vec<Job>> {
     let mut jobs: Vec<Job> = store
         .jobs()
         .map_err(read_failed)?
@@ -43,7 +43,7 @@ pub fn jobs_of(store: &Store, account: &str) -> Result<Vec<Job>> {
 }
 
 /// A video's title: its document's, else the first words of its text, else empty.
-pub fn title_of(store: &Store, job: &Job) -> String {
+pub(crate) fn title_of(store: &Store, job: &Job) -> String {
     if !job.title.is_empty() {
         return job.title.clone();
     }

@@ -15,7 +15,7 @@ use foundation::store::Store;
 use foundation::time::{iso, now};
 
 /// Handles are at most this many characters.
-pub const HANDLE_MAX_CHARS: usize = 60;
+pub(crate) const HANDLE_MAX_CHARS: usize = 60;
 
 /// A connected account as the API shows it.
 #[derive(Debug, Clone, Serialize, ToSchema)]

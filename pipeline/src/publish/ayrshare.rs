@@ -30,9 +30,9 @@ use foundation::model::PostResult;
 use foundation::time::iso;
 
 /// The aggregator's code for a profile title already in use.
-pub const TITLE_TAKEN: i64 = 146;
+pub(crate) const TITLE_TAKEN: i64 = 146;
 /// The aggregator's code for a plan without room for another profile.
-pub const PROFILE_LIMIT: i64 = 137;
+pub(crate) const PROFILE_LIMIT: i64 = 137;
 
 pub struct Ayrshare {
     http: Http,
@@ -41,7 +41,7 @@ pub struct Ayrshare {
 }
 
 /// The aggregator's name of a platform.
-pub fn upstream_name(p: Platform) -> &'static str {
+pub(crate) fn upstream_name(p: Platform) -> &'static str {
     match p {
         Platform::X => "twitter",
         Platform::GoogleBusiness => "gmb",

@@ -12,11 +12,11 @@ use foundation::store::{Store, StoreResult, Table, Tx};
 use foundation::time::iso;
 
 /// publish id → [`PublishCall`].
-pub const PUBLISH_CALLS: Table = Table::new("publish_calls");
+pub(crate) const PUBLISH_CALLS: Table = Table::new("publish_calls");
 
 /// The requests one `publish` call made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PublishCall {
+pub(crate) struct PublishCall {
     pub account: String,
     /// In the order of the 202's `request_ids`.
     pub request_ids: Vec<String>,

@@ -10,7 +10,7 @@ use foundation::error::{Code, Error, Result};
 use foundation::store::{Store, StoreResult, Table, Tx};
 
 /// `{account}/{group:010}/{platform}` → [`Connection`].
-pub const CONNECTIONS: Table = Table::new("connections");
+pub(crate) const CONNECTIONS: Table = Table::new("connections");
 
 pub fn key(account: &str, group: u32, platform: Platform) -> String {
     format!("{account}/{group:010}/{}", platform.as_str())
@@ -75,7 +75,7 @@ impl GroupScope {
 }
 
 /// The schema of an echoed scope: an integer of at least 0, `all`, or null.
-pub fn scope_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+pub(crate) fn scope_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     foundation::schema::raw(serde_json::json!({
         "description": "The group asked for: its number, `all`, or null when omitted (every group).",
         "oneOf": [
@@ -107,7 +107,7 @@ pub fn all(store: &Store, account: &str) -> StoreResult<Vec<Connection>> {
 }
 
 /// The platforms connected in one group.
-pub fn in_group(store: &Store, account: &str, group: u32) -> StoreResult<Vec<Connection>> {
+pub(crate) fn in_group(store: &Store, account: &str, group: u32) -> StoreResult<Vec<Connection>> {
     Ok(all(store, account)?
         .into_iter()
         .filter(|c| c.channel_group == group)
@@ -116,10 +116,10 @@ pub fn in_group(store: &Store, account: &str, group: u32) -> StoreResult<Vec<Con
 
 /// Handles and display names are read again from the publisher after this long, when the
 /// account is used (spec: at most every 30 minutes).
-pub const REFRESH_SECS: i64 = 30 * 60;
+pub(crate) const REFRESH_SECS: i64 = 30 * 60;
 
 /// Removes every connection of a group inside `tx` (the group is being deleted).
-pub fn disconnect_group(tx: &mut Tx, account: &str, group: u32) -> StoreResult<()> {
+pub(crate) fn disconnect_group(tx: &mut Tx, account: &str, group: u32) -> StoreResult<()> {
     for p in Platform::ALL {
         tx.remove_record(CONNECTIONS, &key(account, group, p))?;
     }

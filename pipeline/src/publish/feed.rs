@@ -21,11 +21,11 @@ use foundation::store::{Store, StoreResult, Table};
 use foundation::time::{iso, now};
 
 /// post id → [`FeedPost`].
-pub const FEED_POSTS: Table = Table::new("feed_posts");
+pub(crate) const FEED_POSTS: Table = Table::new("feed_posts");
 /// feed key → [`FeedOwner`].
 pub const FEEDS: Table = Table::new("feeds");
 /// `{post id}/{yyyy-mm-dd}` → [`Counts`].
-pub const POST_STATS: Table = Table::new("post_stats");
+pub(crate) const POST_STATS: Table = Table::new("post_stats");
 
 /// Whose feed a key is.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -213,7 +213,7 @@ pub fn post_of(store: &Store, key: &str, post: &str) -> StoreResult<Option<FeedP
 }
 
 /// Every post of `account`.
-pub fn posts_of(store: &Store, account: &str) -> StoreResult<Vec<FeedPost>> {
+pub(crate) fn posts_of(store: &Store, account: &str) -> StoreResult<Vec<FeedPost>> {
     Ok(store
         .records::<FeedPost>(FEED_POSTS)?
         .into_iter()
@@ -224,7 +224,7 @@ pub fn posts_of(store: &Store, account: &str) -> StoreResult<Vec<FeedPost>> {
 
 /// Whether a user agent is a robot (crawlers, link previews, feed fetchers, scripts without
 /// one): their views are counted apart.
-pub fn is_bot(user_agent: Option<&str>) -> bool {
+pub(crate) fn is_bot(user_agent: Option<&str>) -> bool {
     let Some(ua) = user_agent.map(str::to_ascii_lowercase) else {
         return true;
     };
@@ -269,7 +269,7 @@ pub fn count(store: &Store, post: &str, hit: Hit, user_agent: Option<&str>) -> S
 }
 
 /// Each post's counts summed over the days in `[from, to]` (unix seconds).
-pub fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap<String, Counts>> {
+pub(crate) fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap<String, Counts>> {
     let (from, to) = (iso(from)[..10].to_string(), iso(to)[..10].to_string());
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();
     for (k, c) in store.records::<Counts>(POST_STATS)? {

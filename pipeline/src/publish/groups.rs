@@ -18,12 +18,12 @@ use foundation::store::{Store, StoreResult, Table, Tx};
 use foundation::time::{iso, now};
 
 /// `{account}/{number:010}` → [`GroupRecord`] (groups other than 0).
-pub const GROUPS: Table = Table::new("channel_groups");
+pub(crate) const GROUPS: Table = Table::new("channel_groups");
 /// account → the last group number given (never goes down).
-pub const GROUP_COUNTERS: Table = Table::new("channel_group_counters");
+pub(crate) const GROUP_COUNTERS: Table = Table::new("channel_group_counters");
 
 /// Labels are at most this many characters.
-pub const LABEL_MAX_CHARS: usize = 40;
+pub(crate) const LABEL_MAX_CHARS: usize = 40;
 
 /// A channel group other than 0.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ pub fn exists(store: &Store, account: &str, number: u32) -> StoreResult<bool> {
 }
 
 /// `number` if `account` has that group, else 404 `invalid_channel_group`.
-pub fn existing(store: &Store, account: &str, number: u32) -> Result<u32> {
+pub(crate) fn existing(store: &Store, account: &str, number: u32) -> Result<u32> {
     if exists(store, account, number)? {
         Ok(number)
     } else {
@@ -176,7 +176,7 @@ pub fn one(store: &Store, a: &Account, number: u32) -> Result<ChannelGroup> {
 /// What a new group needs from the publisher before it is stored: a profile, when the
 /// publisher keeps one per group (called outside the store's transaction; its result is
 /// stored with the group).
-pub type Provision<'a> = &'a dyn Fn(&str) -> Result<Option<String>>;
+pub(crate) type Provision<'a> = &'a dyn Fn(&str) -> Result<Option<String>>;
 
 /// `POST /v1/channel_groups`: checks the plan (402) and the limit (409) and stores the group
 /// under the next number, with the profile `provision` made for it.
@@ -240,7 +240,7 @@ fn check_create(tx: &mut Tx, account: &str, limit: u32, pricing_url: &str) -> Re
 }
 
 /// 402 `plan_required` (or `account_expired`) unless the account is on a paid plan.
-pub fn paid_plan(tx: &mut Tx, account: &str, pricing_url: &str) -> Result<()> {
+pub(crate) fn paid_plan(tx: &mut Tx, account: &str, pricing_url: &str) -> Result<()> {
     accounts::charge(
         tx,
         account,

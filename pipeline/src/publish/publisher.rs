@@ -54,7 +54,7 @@ pub struct UpstreamAccount {
 }
 
 /// The embedded feed publisher (see [`feed`]).
-pub struct FeedPublisher {
+pub(crate) struct FeedPublisher {
     pub store: Arc<Store>,
     pub settings: Arc<Settings>,
 }

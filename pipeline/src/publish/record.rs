@@ -8,7 +8,7 @@ use crate::publish::platform::Platform;
 use foundation::store::{Store, StoreResult, Table, Tx};
 
 /// request id → [`PublishRecord`].
-pub const PUBLISH_REQUESTS: Table = Table::new("publish_requests");
+pub(crate) const PUBLISH_REQUESTS: Table = Table::new("publish_requests");
 
 /// What a post carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,7 +82,7 @@ impl PublishRecord {
 }
 
 /// Every publish request of `account`, newest first.
-pub fn of_account(store: &Store, account: &str) -> StoreResult<Vec<PublishRecord>> {
+pub(crate) fn of_account(store: &Store, account: &str) -> StoreResult<Vec<PublishRecord>> {
     let mut out: Vec<PublishRecord> = store
         .records::<PublishRecord>(PUBLISH_REQUESTS)?
         .into_iter()

@@ -43,11 +43,11 @@ use foundation::store::Store;
 use foundation::time::now;
 
 /// Credits one call costs.
-pub const COST: i64 = 1;
-pub const TITLE_MAX_CHARS: usize = 200;
-pub const DESCRIPTION_MAX_CHARS: usize = 5000;
-pub const TEXT_MAX_CHARS: usize = 20_000;
-pub const MAX_PHOTOS: usize = 10;
+pub(crate) const COST: i64 = 1;
+pub(crate) const TITLE_MAX_CHARS: usize = 200;
+pub(crate) const DESCRIPTION_MAX_CHARS: usize = 5000;
+pub(crate) const TEXT_MAX_CHARS: usize = 20_000;
+pub(crate) const MAX_PHOTOS: usize = 10;
 
 /// The body of `POST /v1/publish`, read.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -229,7 +229,7 @@ fn read_timezone(f: &Fields) -> Result<String> {
 }
 
 /// Every IANA time zone name `timezone` accepts (the schema's enumeration).
-pub fn timezone_names() -> Vec<String> {
+pub(crate) fn timezone_names() -> Vec<String> {
     let mut names: Vec<String> = jiff::tz::db()
         .available()
         .map(|n| n.as_str().to_string())

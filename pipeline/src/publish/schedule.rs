@@ -23,7 +23,7 @@ pub struct Scheduled {
 }
 
 /// `at` in time zone `tz`: `2026-12-01 09:30 +07`.
-pub fn local_time(at: i64, tz: &str) -> String {
+pub(crate) fn local_time(at: i64, tz: &str) -> String {
     let zone = jiff::tz::TimeZone::get(tz).unwrap_or(jiff::tz::TimeZone::UTC);
     jiff::Timestamp::from_second(at)
         .map(|t| {

@@ -18,10 +18,10 @@ use foundation::fields::Fields;
 use foundation::store::{Store, StoreResult, Table};
 
 /// `{account}/{group:010}/{platform}` → [`PlatformSettings`].
-pub const PLATFORM_SETTINGS: Table = Table::new("platform_settings");
+pub(crate) const PLATFORM_SETTINGS: Table = Table::new("platform_settings");
 
-pub const MAX_HASHTAGS: usize = 30;
-pub const FIRST_COMMENT_MAX_CHARS: usize = 500;
+pub(crate) const MAX_HASHTAGS: usize = 30;
+pub(crate) const FIRST_COMMENT_MAX_CHARS: usize = 500;
 
 foundation::document::wire_enum! {
     /// Who sees a post, from the most open to the most restricted (a post going to several
@@ -182,7 +182,7 @@ fn key(account: &str, group: u32, platform: Platform) -> String {
 }
 
 /// The settings of one platform in one group (defaults when none were stored).
-pub fn get_one(
+pub(crate) fn get_one(
     store: &Store,
     account: &str,
     group: u32,
@@ -224,7 +224,7 @@ pub fn set(store: &Store, account: &str, req: &SettingsRequest) -> Result<Settin
 }
 
 /// The text hashtags add to a post (`#a #b`), empty when there are none.
-pub fn hashtag_line(s: &PlatformSettings) -> String {
+pub(crate) fn hashtag_line(s: &PlatformSettings) -> String {
     s.hashtags
         .iter()
         .map(|h| format!("#{}", h.0.trim_start_matches('#')))

@@ -138,7 +138,7 @@ pub struct Library {
 }
 
 /// The curated grid backgrounds (search_broll's `grid`): (name, palette seed).
-pub const GRID_SET: &[(&str, u64)] = &[
+pub(crate) const GRID_SET: &[(&str, u64)] = &[
     ("midnight", 0),
     ("sunset", 1),
     ("ocean", 2),
@@ -345,7 +345,7 @@ const STOPWORDS: &[&str] = &[
 ];
 
 /// Lowercase words without punctuation, lightly stemmed, stopwords dropped.
-pub fn tokenize(text: &str) -> Vec<String> {
+pub(crate) fn tokenize(text: &str) -> Vec<String> {
     text.split(|c: char| c.is_whitespace() || c == '-' || c == '/')
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
@@ -414,11 +414,11 @@ pub struct Pick {
 
 /// Candidates looked at per scene: enough that a long video on one topic finds a picture it has
 /// not shown yet before it repeats one.
-pub const PICK_WINDOW: usize = 40;
+pub(crate) const PICK_WINDOW: usize = 40;
 
 /// One scene to pick for.
 #[derive(Debug, Clone, Copy)]
-pub struct SceneQuery<'a> {
+pub(crate) struct SceneQuery<'a> {
     pub keyword: &'a str,
     pub text: &'a str,
     /// `None` when the scene already has the user's media (nothing is picked).
@@ -428,7 +428,7 @@ pub struct SceneQuery<'a> {
 /// The best asset per scene: the provider's best match that differs from the previous scene's
 /// asset and, while any relevant one is left, was not used earlier in the video; else a procedural background that differs from the
 /// previous scene's. Provider failures are logged and fall back to procedural backgrounds.
-pub fn pick_for_scenes(
+pub(crate) fn pick_for_scenes(
     provider: &dyn BrollProvider,
     scenes: &[SceneQuery<'_>],
 ) -> Vec<Option<Pick>> {

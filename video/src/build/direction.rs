@@ -84,7 +84,8 @@ pub const PATTERNS: &[&str] = &[
 ];
 
 /// Whether `p` is a canonical pattern.
-pub fn is_pattern(p: &str) -> bool {
+#[cfg(test)]
+fn is_pattern(p: &str) -> bool {
     PATTERNS.contains(&p)
 }
 
@@ -150,7 +151,7 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
 /// Takes the writer's proposals for overlay copy (one per scene of `texts`, see
 /// [`writer::Writer::overlay_copy`]) where they obey [`copy::check`]; a proposal that breaks
 /// a rule leaves direction's own choice in place. Returns how many were taken.
-pub fn adopt_copy(dirs: &mut [Direction], texts: &[&str], proposals: &[Option<String>]) -> usize {
+pub(crate) fn adopt_copy(dirs: &mut [Direction], texts: &[&str], proposals: &[Option<String>]) -> usize {
     let mut taken = 0;
     for ((d, text), p) in dirs.iter_mut().zip(texts).zip(proposals) {
         let Some(p) = p.as_deref().map(str::trim) else {
@@ -219,7 +220,7 @@ fn has_any(text: &str, words: &[&str]) -> bool {
 }
 
 /// The first word that states a number: digits (`3.5%`, `$1,200`, `2024`, `10x`).
-pub fn number_token(text: &str) -> Option<&str> {
+pub(crate) fn number_token(text: &str) -> Option<&str> {
     text.split_whitespace().find(|w| {
         let core = w.trim_matches(|c: char| !c.is_alphanumeric() && !"%$€£".contains(c));
         core.chars().any(|c| c.is_ascii_digit())

@@ -19,7 +19,7 @@ use crate::build::writer::{CopyScene, WriteRequest, Writer, WriterError, Written
 use foundation::connector::{Http, join};
 use foundation::model::Source;
 
-pub struct ChatWriter {
+pub(crate) struct ChatWriter {
     pub http: Http,
     pub base_url: String,
     pub model: String,
@@ -53,7 +53,7 @@ pub fn messages(req: &WriteRequest<'_>) -> Value {
 }
 
 /// The chat messages that ask for the overlay copy of `scenes`.
-pub fn copy_messages(scenes: &[CopyScene<'_>], language: &str) -> Value {
+pub(crate) fn copy_messages(scenes: &[CopyScene<'_>], language: &str) -> Value {
     let system = format!(
         "You write the on-screen overlay copy of a short vertical video, in {language}. \
          For each scene you get its type and its spoken text; the spoken text is also shown as captions. \
@@ -78,7 +78,7 @@ pub fn copy_messages(scenes: &[CopyScene<'_>], language: &str) -> Value {
 
 /// The model's answer → one proposal per scene (`None` where it gave none or the answer is
 /// not the JSON asked for). Code fences around the JSON are tolerated.
-pub fn parse_copy(raw: &str, scenes: usize) -> Vec<Option<String>> {
+pub(crate) fn parse_copy(raw: &str, scenes: usize) -> Vec<Option<String>> {
     let mut out = vec![None; scenes];
     let (Some(a), Some(b)) = (raw.find('{'), raw.rfind('}')) else {
         return out;
@@ -98,7 +98,7 @@ pub fn parse_copy(raw: &str, scenes: usize) -> Vec<Option<String>> {
 }
 
 /// Model output → narration: markdown, list markers, headings and labels removed, lines joined.
-pub fn clean_narration(raw: &str) -> String {
+pub(crate) fn clean_narration(raw: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     for line in raw.lines() {
         let mut l = line.trim();

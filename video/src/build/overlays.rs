@@ -92,7 +92,7 @@ struct Block {
 /// Poster copy: uppercase, at most 3 lines of at most 4 words, lines balanced. Copy longer
 /// than a poster (only a client's own quote can be) keeps its first 12 words, less any
 /// function words that would end it.
-pub fn poster_lines(text: &str) -> Vec<String> {
+pub(crate) fn poster_lines(text: &str) -> Vec<String> {
     let words: Vec<String> = text
         .split_whitespace()
         .take(12)
@@ -431,7 +431,7 @@ fn stack(band: &OverlayBand, items: Vec<Placed>) -> Vec<(CanvasRect, Placed)> {
 }
 
 /// The modification-time token of a file (16 hex digits).
-pub fn version_token(path: &Path) -> std::io::Result<String> {
+pub(crate) fn version_token(path: &Path) -> std::io::Result<String> {
     let t = std::fs::metadata(path)?.modified()?;
     let nanos = t
         .duration_since(std::time::UNIX_EPOCH)

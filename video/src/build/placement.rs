@@ -31,11 +31,11 @@ pub const A_ROLL_BAND: (f64, f64) = (600.0, 765.0);
 /// The overlay's band on B-roll scenes without a placed subject.
 pub const B_ROLL_BAND: (f64, f64) = (200.0, 720.0);
 /// Space kept between the subject, the overlay and the captions.
-pub const GAP: f64 = 24.0;
+pub(crate) const GAP: f64 = 24.0;
 /// The tallest an overlay grows when it shares the band with a subject.
-pub const OVERLAY_MAX_H: f64 = 300.0;
+pub(crate) const OVERLAY_MAX_H: f64 = 300.0;
 /// A window smaller than this share of the cover scale reads as a stamp: a backdrop instead.
-pub const MIN_WINDOW_SCALE: f64 = 0.3;
+pub(crate) const MIN_WINDOW_SCALE: f64 = 0.3;
 
 /// Where an overlay stack sits in its band.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,14 +80,14 @@ pub fn subject_of_picture(bytes: &[u8], known: Option<Focus>) -> Option<Subject>
 
 /// Top of the captions' reserved area: the tallest caption block the renderer draws (its
 /// largest size, its line limit) centred on the caption container.
-pub fn caption_top(caption_rect: PreviewRect) -> f64 {
+pub(crate) fn caption_top(caption_rect: PreviewRect) -> f64 {
     let line = (f64::from(CAPTION_PX[0]) * f64::from(CAPTION_LINE_HEIGHT)).round();
     let centre = preview_y_to_canvas(caption_rect.y + caption_rect.h / 2.0);
     centre - CAPTION_MAX_LINES as f64 * line / 2.0
 }
 
 /// The overlay's band for a scene (see the module docs).
-pub fn overlay_band(s: &SceneBoxes<'_>) -> OverlayBand {
+pub(crate) fn overlay_band(s: &SceneBoxes<'_>) -> OverlayBand {
     let (top, bottom) = if s.narrator_shown {
         A_ROLL_BAND
     } else {

@@ -241,7 +241,7 @@ fn model_copy(
 }
 
 /// Gives every scene that has a narrator the account's `name` (the narrator card shows it).
-pub fn name_narrator(doc: &mut VideoDocument, name: &str) {
+pub(crate) fn name_narrator(doc: &mut VideoDocument, name: &str) {
     let name = name.trim();
     if name.is_empty() {
         return;
@@ -695,7 +695,7 @@ fn fetch_inline(
 }
 
 /// A stable seed from a keyword (FNV-1a: the same across runs and platforms).
-pub fn seed_of(s: &str) -> u64 {
+pub(crate) fn seed_of(s: &str) -> u64 {
     s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100000001b3)
     })

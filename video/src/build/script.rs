@@ -48,18 +48,18 @@ pub fn word_count(s: &str) -> usize {
 
 /// The most speech one video may hold (spec: media over 5 minutes is refused; a script is held
 /// to the same).
-pub const MAX_SPEECH_SECS: f64 = 300.0;
+pub(crate) const MAX_SPEECH_SECS: f64 = 300.0;
 /// The most narration of an idea or blog post at `video_length` `short` (the spec's "about
 /// 90 s"), above what the writer aims for.
-pub const SHORT_NARRATION_MAX_SECS: f64 = 120.0;
+pub(crate) const SHORT_NARRATION_MAX_SECS: f64 = 120.0;
 /// The same at `video_length` `normal` (the spec's "about 3 min cap").
-pub const NORMAL_NARRATION_MAX_SECS: f64 = 210.0;
+pub(crate) const NORMAL_NARRATION_MAX_SECS: f64 = 210.0;
 
 /// The most narration a video of `source` may hold, measured on what the voice really
 /// synthesised: scene assembly stops the voice once the running total passes it, and the job
 /// fails with `narration_too_long`. A script or a recording: [`MAX_SPEECH_SECS`]; an idea or
 /// blog post: by its `video_length`.
-pub fn max_narration_secs(source: Source, length: VideoLength) -> f64 {
+pub(crate) fn max_narration_secs(source: Source, length: VideoLength) -> f64 {
     match (source, length) {
         (Source::Idea | Source::Blog, VideoLength::Short) => SHORT_NARRATION_MAX_SECS,
         (Source::Idea | Source::Blog, VideoLength::Normal) => NORMAL_NARRATION_MAX_SECS,
@@ -71,7 +71,7 @@ pub fn max_narration_secs(source: Source, length: VideoLength) -> f64 {
 /// estimate errs long.
 const SPEECH_CHARS_PER_SEC: f64 = 16.6;
 /// The longest spoken word accepted (the longest English dictionary word has 45 letters).
-pub const MAX_WORD_CHARS: usize = 64;
+pub(crate) const MAX_WORD_CHARS: usize = 64;
 
 /// Whether `token` is an inline media URL (not spoken).
 fn is_url(token: &str) -> bool {

@@ -80,7 +80,7 @@ pub fn build(engine: &Engine, ctx: &Context, job: &Job) -> Result<(), JobFailure
 }
 
 /// The configured providers (writer, voice, B-roll) for a build task.
-pub fn providers_for(settings: &Settings, ctx: &Context) -> Result<Providers, JobFailure> {
+pub(crate) fn providers_for(settings: &Settings, ctx: &Context) -> Result<Providers, JobFailure> {
     Providers::from_settings(settings, &ctx.fetcher, &ctx.runtime, ctx.voice.clone()).map_err(|e| {
         JobFailure::new(
             Code::SceneBuildFailed,
@@ -169,7 +169,7 @@ pub fn build_document(
 
 /// The language a video is narrated in: a script's own (the spec ignores `language` for a
 /// script, which is used verbatim), the request's for an idea or blog post.
-pub fn narration_language(req: &BuildRequest<'_>, narration: &str) -> Detection {
+pub(crate) fn narration_language(req: &BuildRequest<'_>, narration: &str) -> Detection {
     match req.source {
         Source::Text => language::detect(narration),
         _ => Detection {

@@ -92,7 +92,7 @@ pub trait Writer: Send + Sync {
 
 /// The embedded extractive writer.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Extractive;
+pub(crate) struct Extractive;
 
 impl Writer for Extractive {
     fn name(&self) -> &'static str {
@@ -131,7 +131,7 @@ impl Writer for Extractive {
 /// may be long, and the narration is held to its bound
 /// ([`crate::build::script::max_narration_secs`]) once really spoken. The estimate errs long,
 /// so what it keeps is spoken within the bound.
-pub fn cap_speech(text: &str, max_secs: f64) -> String {
+pub(crate) fn cap_speech(text: &str, max_secs: f64) -> String {
     use crate::build::script::estimated_speech_secs;
     let mut out = text.trim().to_string();
     while estimated_speech_secs(&out) > max_secs {

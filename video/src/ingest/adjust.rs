@@ -104,7 +104,7 @@ fn read_settings(o: &Fields, adjust: &mut Adjust) -> Result<()> {
 
 /// Checks `adjust` against the source (spec rule 6): anything but `off` needs an audio
 /// source. Gives what the build task applies, `None` for nothing to do.
-pub fn for_source(adjust: Option<Adjust>, source: Source) -> Result<Option<Adjust>> {
+pub(crate) fn for_source(adjust: Option<Adjust>, source: Source) -> Result<Option<Adjust>> {
     let Some(adjust) = adjust.filter(|a| a.mode != Mode::Off) else {
         return Ok(None);
     };
@@ -199,7 +199,7 @@ impl Biquad {
 }
 
 /// Integrated loudness (LUFS) of mono PCM, or `None` when everything is gated out (silence).
-pub fn integrated_loudness(samples: &[i16], rate: u32) -> Option<f64> {
+pub(crate) fn integrated_loudness(samples: &[i16], rate: u32) -> Option<f64> {
     let mut shelf = Biquad::k_shelf(rate);
     let mut hp = Biquad::k_highpass(rate);
     let weighted: Vec<f64> = samples

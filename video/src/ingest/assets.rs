@@ -29,9 +29,6 @@ use foundation::error::{Code, Error};
 use foundation::fields::Fields;
 use foundation::public::{Lifetime, PublicFiles, Published};
 
-/// The spec's asset size cap (500 MB) — the default of `media.asset_max_bytes`.
-pub const ASSET_MAX_BYTES: u64 = 524_288_000;
-
 /// The JSON body of `POST /v1/upload_asset`: a presigned upload URL, or the file in base64.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
@@ -377,7 +374,7 @@ fn ext_for_type(ct: &str) -> Option<&'static str> {
 }
 
 /// The last path component of a client-supplied name (both `/` and `\` separate).
-pub fn basename(name: &str) -> &str {
+pub(crate) fn basename(name: &str) -> &str {
     name.rsplit(['/', '\\']).next().unwrap_or("").trim()
 }
 

@@ -29,7 +29,7 @@ pub const IDEA_MIN_WORDS: usize = 5;
 pub const IDEA_MAX_WORDS: usize = 1000;
 pub const BLOG_MIN_WORDS: usize = 30;
 pub const BLOG_MAX_WORDS: usize = 3000;
-pub const METADATA_MAX_BYTES: usize = 16 * 1024;
+pub(crate) const METADATA_MAX_BYTES: usize = 16 * 1024;
 
 /// The first `max` whitespace-separated words of `s`, cut at whitespace.
 pub fn truncate_words(s: &str, max: usize) -> &str {

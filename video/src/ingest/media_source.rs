@@ -151,7 +151,7 @@ fn unescape(s: &str) -> String {
 
 /// The direct media link a page exposes, absolute. Audio sources prefer `og:audio`, video
 /// sources `og:video`; then `<video>`/`<audio>`/`<source>` elements.
-pub fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<url::Url> {
+pub(crate) fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<url::Url> {
     let metas = tags(html, "meta");
     let meta = |keys: &[&str]| {
         keys.iter().find_map(|key| {
@@ -198,7 +198,7 @@ pub fn media_link_in_page(html: &str, page: &url::Url, audio: bool) -> Option<ur
 /// (WAV, fast-start MP4/MOV: [`crate::ingest::declared`], read from the first
 /// [`HEAD_PROBE_BYTES`]) is `media_too_long` (400). Large or non-HTML answers are taken as
 /// media; their other problems, and a length the header does not state, surface in the job.
-pub async fn check_url(
+pub(crate) async fn check_url(
     fetcher: &Fetcher,
     raw: &str,
     (field, audio): (&str, bool),
@@ -423,7 +423,7 @@ fn too_long_watch(max_secs: f64) -> impl FnMut(&[u8]) -> Result<(), String> + Se
 
 /// A scene's span of the recording: seconds, and the range of transcript words in it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SceneCut {
+pub(crate) struct SceneCut {
     pub start: f64,
     pub end: f64,
     pub words: std::ops::Range<usize>,
@@ -443,7 +443,7 @@ const PAUSE_SECS: f64 = 0.45;
 /// after [`LONG_SCENE_SECS`] at any short gap or clause end, and after [`MAX_SCENE_SECS`]
 /// regardless. Cut points sit in the middle of the gap between two words; the first scene
 /// starts at 0 and the last ends at `total`. A short tail joins the scene before it.
-pub fn cut_scenes(words: &[TimedWord], total: f64) -> Vec<SceneCut> {
+pub(crate) fn cut_scenes(words: &[TimedWord], total: f64) -> Vec<SceneCut> {
     if words.is_empty() {
         return Vec::new();
     }

@@ -8,8 +8,8 @@ use compositor::FRAME_BYTES;
 use compositor::media::FrameSource;
 
 /// Half the product's width and height.
-pub const HALF_W: u32 = 360;
-pub const HALF_H: u32 = 640;
+pub(crate) const HALF_W: u32 = 360;
+pub(crate) const HALF_H: u32 = 640;
 const FULL_W: usize = 720;
 
 thread_local! {
@@ -18,12 +18,12 @@ thread_local! {
 }
 
 /// `inner`'s frames at half size.
-pub struct HalfSize<'a> {
+pub(crate) struct HalfSize<'a> {
     pub inner: &'a dyn FrameSource,
 }
 
 /// Averages each 2×2 block of the 720-wide RGBA `full` into `half` (360 wide).
-pub fn halve(full: &[u8], half: &mut [u8]) {
+pub(crate) fn halve(full: &[u8], half: &mut [u8]) {
     let (hw, hh) = (HALF_W as usize, HALF_H as usize);
     debug_assert_eq!(half.len(), hw * hh * 4);
     for y in 0..hh {

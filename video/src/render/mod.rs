@@ -50,6 +50,6 @@ pub fn give_back_free_memory() {
 }
 
 /// Malloc arenas a process keeps (see [`tune_malloc`]).
-pub const MALLOC_ARENAS: i32 = 2;
+pub(crate) const MALLOC_ARENAS: i32 = 2;
 /// Blocks of this many bytes or more are mapped on their own (see [`tune_malloc`]).
-pub const MMAP_THRESHOLD: i32 = 4 << 20;
+pub(crate) const MMAP_THRESHOLD: i32 = 4 << 20;

@@ -27,7 +27,7 @@ use foundation::document::{
 use foundation::error::Code;
 use foundation::jobs::JobFailure;
 
-pub const FPS: u32 = 30;
+pub(crate) const FPS: u32 = 30;
 
 /// A procedural background (`style` name and seed, as B-roll picks name them) as a 720×1280
 /// PNG still, painted as the renderer paints it.
@@ -64,7 +64,7 @@ fn clip(dir: &Path, file: &str, trim: Option<VideoTrim>) -> Clip {
 }
 
 /// The folder holding the document's public per-scene files (specs and their payloads).
-pub fn spec_folder(settings: &Settings, doc: &VideoDocument) -> PathBuf {
+pub(crate) fn spec_folder(settings: &Settings, doc: &VideoDocument) -> PathBuf {
     settings.public_dir().join(doc.public_folder())
 }
 
@@ -80,7 +80,7 @@ fn read_spec(path: &Path) -> Result<OverlaySpec, String> {
 
 /// The overlay objects of `seg`: none when its token is empty or `none`; none (with a warning)
 /// when the spec file is unreadable; objects whose payload file is missing are left out.
-pub fn scene_overlay(
+pub(crate) fn scene_overlay(
     settings: &Settings,
     doc: &VideoDocument,
     seg: &Segment,
@@ -109,7 +109,7 @@ pub fn scene_overlay(
 /// The overlay objects of `spec`, a scene's spec read from its file or staged in an open edit
 /// session (whose payload files are already written); objects whose payload file is missing
 /// are left out.
-pub fn spec_objects(
+pub(crate) fn spec_objects(
     settings: &Settings,
     doc: &VideoDocument,
     seg: &Segment,
@@ -204,7 +204,7 @@ pub fn plan_for(settings: &Settings, doc: &VideoDocument, dir: &Path) -> VideoPl
 
 /// [`plan_for`] with each scene's overlay from `staged(voice_file)` where an open edit session
 /// holds one (the whole video's preview sees what the editor sees).
-pub fn plan_with_staged_specs<'a>(
+pub(crate) fn plan_with_staged_specs<'a>(
     settings: &Settings,
     doc: &VideoDocument,
     dir: &Path,
@@ -267,7 +267,7 @@ pub fn render_document(
 
 /// [`render_document`] with the missing chunks encoded elsewhere (`farm`: render workers)
 /// instead of in this process when given.
-pub fn render_document_on(
+pub(crate) fn render_document_on(
     settings: &Settings,
     doc: &VideoDocument,
     dir: &Path,

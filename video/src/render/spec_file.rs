@@ -7,7 +7,7 @@ use std::path::Path;
 use compositor::spec::OverlaySpec;
 
 /// Largest overlay spec file read, bytes.
-pub const MAX_SPEC_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_SPEC_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Why a spec file could not be read. Internal: logged, never sent to a client.
 #[derive(Debug, thiserror::Error)]

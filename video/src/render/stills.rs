@@ -36,7 +36,7 @@ pub struct Stills {
 
 /// The single-scene plan of scene `index` (which must exist) and its cache key. `staged` is
 /// the scene's overlay spec staged in an open edit session, shown instead of the spec file.
-pub fn scene_plan(
+pub(crate) fn scene_plan(
     settings: &Settings,
     doc: &VideoDocument,
     index: usize,

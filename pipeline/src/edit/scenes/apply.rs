@@ -243,7 +243,7 @@ fn text_voice(voice: &dyn VoiceProvider, text: &str, voice_id: &str, language: &
     }
 }
 
-pub fn voice_id_of(doc: &VideoDocument) -> String {
+pub(crate) fn voice_id_of(doc: &VideoDocument) -> String {
     if !doc.voice_id.is_empty() {
         doc.voice_id.clone()
     } else if doc.language.eq_ignore_ascii_case("vietnamese") {
@@ -254,7 +254,7 @@ pub fn voice_id_of(doc: &VideoDocument) -> String {
 }
 
 /// The narrator rect must keep a usable size and at least 10×10 preview px on screen.
-pub fn check_narrator_rect(r: &PreviewRect) -> Result<()> {
+pub(crate) fn check_narrator_rect(r: &PreviewRect) -> Result<()> {
     let ok = [r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite())
         && r.w >= MIN_NARRATOR_SIDE
         && r.h >= MIN_NARRATOR_SIDE
@@ -345,7 +345,7 @@ fn apply_meta(seg: &mut Segment, m: &Meta, applied: &mut Applied) {
 /// those timings are scaled linearly so the last word ends where the narration's audio ends
 /// (`duration`); the audio itself is not replaced. When synthesis fails, words are spread over
 /// the duration in proportion to their length (plus one character for the gap).
-pub fn retime(
+pub(crate) fn retime(
     voice: &dyn VoiceProvider,
     text: &str,
     voice_id: &str,
@@ -386,7 +386,7 @@ pub fn retime(
 }
 
 /// Suffix of a logical id that addresses every timed object of a group at once.
-pub const ONE_BY_ONE_SUFFIX: &str = ".one_by_one";
+pub(crate) const ONE_BY_ONE_SUFFIX: &str = ".one_by_one";
 
 fn bbox(rects: impl Iterator<Item = CanvasRect>) -> Option<CanvasRect> {
     rects.fold(None, |acc: Option<CanvasRect>, r| {
@@ -404,7 +404,7 @@ fn bbox(rects: impl Iterator<Item = CanvasRect>) -> Option<CanvasRect> {
 }
 
 /// The bounding rect of a group's objects (canvas).
-pub fn objects_bbox(group: &compositor::spec::SpecGroup) -> Option<CanvasRect> {
+pub(crate) fn objects_bbox(group: &compositor::spec::SpecGroup) -> Option<CanvasRect> {
     bbox(group.objects.iter().map(|o| o.rect))
 }
 
@@ -426,7 +426,7 @@ fn remap(r: CanvasRect, from: CanvasRect, to: CanvasRect, scale: bool) -> Canvas
 /// Branch C. An object id sets that object's rect. A logical `{group}.one_by_one` id moves the
 /// group's timed items together: `rect` is their new bounding box, each item keeps its place
 /// and size relative to it (and the group frame follows). Returns the moved layout ids.
-pub fn move_object(
+pub(crate) fn move_object(
     spec: &mut OverlaySpec,
     layout_id: &str,
     rect: CanvasRect,
@@ -462,7 +462,7 @@ pub fn move_object(
 
 /// The ids `remotion.object.rect` accepts: one logical id per one-by-one group, every other
 /// object by its own id.
-pub fn object_layer_ids(spec: &OverlaySpec) -> Vec<String> {
+pub(crate) fn object_layer_ids(spec: &OverlaySpec) -> Vec<String> {
     let mut out = Vec::new();
     for g in &spec.groups {
         if g.temporal_policy == TemporalPolicy::OneByOne && g.objects.len() > 1 {
@@ -476,7 +476,7 @@ pub fn object_layer_ids(spec: &OverlaySpec) -> Vec<String> {
 
 /// What a group's children do when its frame changes (branch D).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Children {
+pub(crate) enum Children {
     /// Move and scale with the frame (`scale_children`, the default).
     Scale,
     /// Move with the frame, keep their size (`scale_children: false`).
@@ -487,7 +487,7 @@ pub enum Children {
 
 /// Branch D. Sets the group frame (not clamped: negative y is allowed) and moves its children
 /// as `children` says.
-pub fn move_group(
+pub(crate) fn move_group(
     spec: &mut OverlaySpec,
     id: &str,
     rect: CanvasRect,

@@ -19,7 +19,7 @@ use foundation::jobs::JobFailure;
 use video::build::providers::Providers;
 
 /// Realtime message of a re-voice, reorder, delete or add: open editors reload the video.
-pub const SCENES_CHANGED: &str = "scenes_changed";
+pub(crate) const SCENES_CHANGED: &str = "scenes_changed";
 
 /// Which change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]

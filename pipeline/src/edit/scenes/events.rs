@@ -9,7 +9,7 @@ use foundation::error::Error;
 
 /// `scene_modified` (every applied edit) and `scene_voice_upload_applied` (H).
 #[derive(Debug, Clone, Serialize)]
-pub struct SceneModified<'a> {
+pub(crate) struct SceneModified<'a> {
     pub scene_id: u32,
     /// Uploads (H, I): the `queue_id` of their 202.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -50,19 +50,19 @@ use foundation::fields::Fields;
 use foundation::schema;
 
 /// Preview width and height.
-pub const W: f64 = 280.0;
+pub(crate) const W: f64 = 280.0;
 pub const H: f64 = 498.0;
 /// Top 10 percent.
-pub const DEAD_TOP_H: f64 = 49.8;
+pub(crate) const DEAD_TOP_H: f64 = 49.8;
 /// Bottom 25 percent starts here.
-pub const DEAD_BOTTOM_Y: f64 = 373.5;
-pub const DEAD_BOTTOM_H: f64 = 124.5;
+pub(crate) const DEAD_BOTTOM_Y: f64 = 373.5;
+pub(crate) const DEAD_BOTTOM_H: f64 = 124.5;
 /// Fraction of the smaller box an intersection must cover to count as an overlap.
-pub const OVERLAP_MIN_FRACTION: f64 = 0.01;
+pub(crate) const OVERLAP_MIN_FRACTION: f64 = 0.01;
 /// Text-bearing objects lower than this (preview px) are too small on a phone.
-pub const MIN_TEXT_H: f64 = 16.0;
+pub(crate) const MIN_TEXT_H: f64 = 16.0;
 /// Any object with a side under this (preview px) is too small on a phone.
-pub const MIN_SIDE: f64 = 8.0;
+pub(crate) const MIN_SIDE: f64 = 8.0;
 /// The renderer's caption sizes (canvas px), largest first, its wrap width and line height,
 /// owned by `compositor::captions` (a change in the number of sizes fails to compile here).
 const CAPTION_PX: [f64; 4] = {
@@ -417,7 +417,7 @@ pub fn safe_zones() -> SafeZones {
 
 /// A face box in narrator-media space (280×498 over the presenter media) placed in preview
 /// space through the narrator rect.
-pub fn face_in_preview(narrator: PreviewRect, face: PreviewRect) -> PreviewRect {
+pub(crate) fn face_in_preview(narrator: PreviewRect, face: PreviewRect) -> PreviewRect {
     let kx = narrator.w / W;
     let ky = narrator.h / H;
     PreviewRect::new(
@@ -429,7 +429,7 @@ pub fn face_in_preview(narrator: PreviewRect, face: PreviewRect) -> PreviewRect 
 }
 
 /// Estimated rect of the caption text (preview), or `None` when the scene has no words.
-pub fn caption_text_estimate(seg: &Segment) -> Option<PreviewRect> {
+pub(crate) fn caption_text_estimate(seg: &Segment) -> Option<PreviewRect> {
     let words: Vec<&str> = if seg.words.is_empty() {
         seg.text.split_whitespace().collect()
     } else {
@@ -734,7 +734,7 @@ pub struct Scene<'a> {
     pub groups: Vec<(String, PreviewRect)>,
 }
 
-pub struct Diagnostics {
+pub(crate) struct Diagnostics {
     pub violations: Vec<Violation>,
     pub warnings: Vec<Warning>,
 }
@@ -807,7 +807,7 @@ fn subject_overlaps(s: &Scene<'_>, v: &mut Vec<Violation>) {
 }
 
 /// Violations and warnings of a scene (see the module docs for the rules).
-pub fn diagnose(s: &Scene<'_>) -> Diagnostics {
+pub(crate) fn diagnose(s: &Scene<'_>) -> Diagnostics {
     let mut v = Vec::new();
     let mut w = Vec::new();
     subject_overlaps(s, &mut v);

@@ -60,16 +60,16 @@ use parse::{Edit, Family, MediaKind, ModifySceneRequest};
 use select::{Clarification, Resolved, Selector};
 
 /// Largest background, voice or narrator-video download when `fetch.max_bytes` is unset.
-pub const DEFAULT_MAX_DOWNLOAD: u64 = 200 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_DOWNLOAD: u64 = 200 * 1024 * 1024;
 /// Download time limit.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Realtime message of every successful edit.
-pub const SCENE_MODIFIED: &str = "scene_modified";
+pub(crate) const SCENE_MODIFIED: &str = "scene_modified";
 /// Realtime message of a finished voice upload.
-pub const VOICE_UPLOAD_APPLIED: &str = "scene_voice_upload_applied";
+pub(crate) const VOICE_UPLOAD_APPLIED: &str = "scene_voice_upload_applied";
 /// Realtime message of a failed voice or narrator-video upload.
-pub const UPLOAD_FAILED: &str = "scene_upload_failed";
+pub(crate) const UPLOAD_FAILED: &str = "scene_upload_failed";
 
 /// The shared state of scene editing.
 pub struct Editor {

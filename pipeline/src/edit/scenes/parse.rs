@@ -35,7 +35,7 @@ pub use video::build::direction::PATTERNS;
 use video::render::sound::library;
 
 /// Aliases of branch N.
-pub const DISABLE_FIELDS: &[&str] = &[
+pub(crate) const DISABLE_FIELDS: &[&str] = &[
     "disable_overlay",
     "remotion.disable_overlay",
     "overlay.disable",
@@ -45,12 +45,12 @@ pub const DISABLE_FIELDS: &[&str] = &[
 /// Longest `segment.text`, characters.
 pub const MAX_TEXT_CHARS: usize = 2000;
 /// Longest metadata string, characters.
-pub const MAX_META_CHARS: usize = 1000;
+pub(crate) const MAX_META_CHARS: usize = 1000;
 /// Canvas rects must stay within this distance of the origin and below this size (the
 /// compositor refuses objects placed absurdly far off-canvas).
-pub const MAX_CANVAS_EXTENT: f64 = 4096.0;
+pub(crate) const MAX_CANVAS_EXTENT: f64 = 4096.0;
 /// Smallest narrator side, preview px.
-pub const MIN_NARRATOR_SIDE: f64 = 10.0;
+pub(crate) const MIN_NARRATOR_SIDE: f64 = 10.0;
 
 /// Narrator-rect components (branch E); `None` keeps the current value.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -287,7 +287,7 @@ fn url_value(v: &Value, param: &str) -> Result<String> {
 }
 
 /// The media kind a URL's extension names.
-pub fn kind_from_extension(url: &str) -> Option<MediaKind> {
+pub(crate) fn kind_from_extension(url: &str) -> Option<MediaKind> {
     foundation::media_check::kind_of_url(url)
 }
 
@@ -351,7 +351,7 @@ fn unknown_field(name: &str) -> Error {
 
 /// Parses one `{field_name, value}`. `param` names the value in errors (`fields[0].value`).
 /// `layout.batch` expands to several edits.
-pub fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> {
+pub(crate) fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<Edit>> {
     let one = |e: Edit| Ok(vec![e]);
     if let Some(field) = OverlayField::parse(name) {
         return one(Edit::Overlay(OverlayEdit::parse(field, value)?));
@@ -568,7 +568,7 @@ fn meta(name: &str, value: &Value, param: &str) -> Result<Meta> {
 /// Parses the envelope's `fields` into edits of one family. Checks everything that does not
 /// need the document: names, value shapes, one family per call, N alone, `mediaType` beside
 /// `mediaUrl`.
-pub fn parse_fields(fields: Option<&Value>) -> Result<FieldEdits> {
+pub(crate) fn parse_fields(fields: Option<&Value>) -> Result<FieldEdits> {
     let items = match fields {
         None | Some(Value::Null) => return Err(Error::missing("fields")),
         Some(Value::Array(a)) if a.is_empty() => {
@@ -1133,7 +1133,7 @@ fn fields_schema(c: &mut Components) -> Value {
 }
 
 /// The schema component of modify_scene's `fields` ([`fields_schema`]).
-pub struct ModifySceneFields;
+pub(crate) struct ModifySceneFields;
 
 impl PartialSchema for ModifySceneFields {
     fn schema() -> RefOr<Schema> {

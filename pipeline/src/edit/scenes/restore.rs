@@ -10,7 +10,7 @@ use foundation::document::VideoDocument;
 use foundation::error::{Code, Error, Result};
 
 /// Realtime message of an undo or redo: every open editor reloads the video.
-pub const VERSION_RESTORED: &str = "version_restored";
+pub(crate) const VERSION_RESTORED: &str = "version_restored";
 
 /// What an undo or redo answers, and the realtime message it publishes.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

@@ -25,11 +25,11 @@ use foundation::error::{Code, Error, Result};
 use foundation::fields::Fields;
 
 /// Default `min_score` for `by=text`.
-pub const DEFAULT_MIN_SCORE: f64 = 0.5;
+pub(crate) const DEFAULT_MIN_SCORE: f64 = 0.5;
 /// Two text candidates closer than this are ambiguous.
-pub const AMBIGUITY_MARGIN: f64 = 0.05;
+pub(crate) const AMBIGUITY_MARGIN: f64 = 0.05;
 /// At most this many candidates are listed in a clarification.
-pub const MAX_CANDIDATES: usize = 5;
+pub(crate) const MAX_CANDIDATES: usize = 5;
 
 /// How a request names its scene.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +103,7 @@ fn min_score_schema() -> Value {
 
 /// One form of a selector in a schema: its properties, its required fields, and the selector
 /// fields it must not send.
-pub struct SelectorForm {
+pub(crate) struct SelectorForm {
     pub properties: serde_json::Map<String, Value>,
     pub required: Vec<&'static str>,
     pub forbidden: Vec<&'static str>,
@@ -114,7 +114,7 @@ fn props(v: Value) -> serde_json::Map<String, Value> {
 }
 
 /// The forms [`Selector::by_value`] accepts, one per `by` (modify_scene's selector).
-pub fn by_value_forms() -> Vec<SelectorForm> {
+pub(crate) fn by_value_forms() -> Vec<SelectorForm> {
     SelectBy::NAMES
         .iter()
         .map(|by| {
@@ -136,7 +136,7 @@ pub fn by_value_forms() -> Vec<SelectorForm> {
 
 /// The forms [`Selector::exactly_one`] accepts, one per way of naming the scene (and per `by`
 /// for the `by`+`value` form). scene_geometry's schema is a `oneOf` over these.
-pub fn exactly_one_forms() -> Vec<SelectorForm> {
+pub(crate) fn exactly_one_forms() -> Vec<SelectorForm> {
     let mut forms = vec![
         SelectorForm {
             properties: props(json!({ "voice_file": scene_text_schema() })),
@@ -161,7 +161,7 @@ pub fn exactly_one_forms() -> Vec<SelectorForm> {
 /// Wire schema of scene_inspector's optional selector: `voice_file` is preferred over
 /// `scene_id` when both are sent.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
-pub struct InspectorSelectorFields {
+pub(crate) struct InspectorSelectorFields {
     pub voice_file: Option<String>,
     pub scene_id: Option<SceneValue>,
 }

@@ -30,11 +30,11 @@ use foundation::document::VideoDocument;
 use foundation::files::write_atomic;
 
 /// How many steps back an undo can go.
-pub const RETAINED: usize = 50;
+pub(crate) const RETAINED: usize = 50;
 
 /// The document and every scene's overlay spec (by `voice_file`) at one version.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub document: VideoDocument,
     pub specs: BTreeMap<String, OverlaySpec>,
 }
@@ -93,7 +93,7 @@ impl Step {
 }
 
 /// One video's versions folder.
-pub struct Versions {
+pub(crate) struct Versions {
     dir: PathBuf,
 }
 

@@ -184,7 +184,7 @@ const OPENERS: &[&str] = &[
 
 /// The clauses of `text` (split at clause punctuation and at "and"/"và" between clauses),
 /// as words written (punctuation trimmed).
-pub fn clauses(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn clauses(text: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut cur: Vec<String> = Vec::new();
     for raw in text.split_whitespace() {

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use super::words::{ends_clause, is_number, is_stop, norm};
 
 /// Longest key phrase, in words.
-pub const MAX_PHRASE: usize = 5;
+pub(crate) const MAX_PHRASE: usize = 5;
 /// Longest key phrase in Vietnamese, in syllables (its words are often two).
-pub const MAX_PHRASE_VI: usize = 6;
+pub(crate) const MAX_PHRASE_VI: usize = 6;
 
 /// How often each content word occurs in the whole script (the document context of a scene).
 #[derive(Debug, Clone, Default)]
@@ -40,7 +40,7 @@ impl DocStats {
 
 /// A key phrase: its words as written (punctuation trimmed), its score, where it starts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Phrase {
+pub(crate) struct Phrase {
     pub words: Vec<String>,
     pub score: f64,
     pub start: usize,

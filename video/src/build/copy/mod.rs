@@ -20,7 +20,7 @@ mod keyphrase;
 mod number;
 pub mod words;
 
-pub use keyphrase::DocStats;
+pub(crate) use keyphrase::DocStats;
 pub use words::normalized;
 
 use foundation::document::SceneType;

@@ -87,7 +87,7 @@ const RANGE_WORDS: &[&str] = &["to", "and", "đến", "tới", "-", "–"];
 
 /// A number phrase found in a text: its words (as written) and its word range.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NumberPhrase {
+pub(crate) struct NumberPhrase {
     pub words: Vec<String>,
     pub start: usize,
     pub end: usize,
@@ -128,7 +128,7 @@ pub fn find(text: &str) -> Option<NumberPhrase> {
 }
 
 /// The number phrase that starts at word `at` of `raw` (which states a number).
-pub fn read_at(raw: &[&str], at: usize) -> NumberPhrase {
+pub(crate) fn read_at(raw: &[&str], at: usize) -> NumberPhrase {
     let words: Vec<String> = raw.iter().map(|w| norm(w)).collect();
     let mut end = at + 1;
     if !ends_clause(raw[at]) {

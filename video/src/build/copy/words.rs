@@ -3,7 +3,7 @@
 
 /// Words a piece of copy may never end on: articles, prepositions, conjunctions, auxiliaries,
 /// pronouns and determiners, English and Vietnamese (lowercase).
-pub const FUNCTION_WORDS: &[&str] = &[
+pub(crate) const FUNCTION_WORDS: &[&str] = &[
     // English
     "a", "an", "the", "and", "or", "but", "nor", "so", "yet", "if", "of", "to", "in", "on", "at",
     "for", "with", "by", "from", "as", "into", "onto", "than", "that", "this", "these", "those",
@@ -134,13 +134,13 @@ const WEAK_ENDS: &[&str] = &[
 ];
 
 /// Whether `w` (any case) is a function word.
-pub fn is_function_word(w: &str) -> bool {
+pub(crate) fn is_function_word(w: &str) -> bool {
     let l = norm(w);
     FUNCTION_WORDS.contains(&l.as_str())
 }
 
 /// Whether `w` (any case) delimits candidate phrases: a function word or a weak word.
-pub fn is_stop(w: &str) -> bool {
+pub(crate) fn is_stop(w: &str) -> bool {
     let l = norm(w);
     FUNCTION_WORDS.contains(&l.as_str()) || WEAK_WORDS.contains(&l.as_str())
 }
@@ -157,7 +157,7 @@ pub fn clean(w: &str) -> &str {
 }
 
 /// Whether a word closes a clause (it carries `,` `;` `:` `.` `!` `?` `—` at its end).
-pub fn ends_clause(w: &str) -> bool {
+pub(crate) fn ends_clause(w: &str) -> bool {
     w.trim_end_matches(['"', '”', '’', '\'', ')', '»'])
         .ends_with([',', ';', ':', '.', '!', '?', '—', '…'])
 }
@@ -171,7 +171,7 @@ pub fn is_number(w: &str) -> bool {
 }
 
 /// Whether `text` is written in Vietnamese (it has a letter only Vietnamese uses).
-pub fn is_vietnamese(text: &str) -> bool {
+pub(crate) fn is_vietnamese(text: &str) -> bool {
     text.chars()
         .any(|c| "ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹĐ".contains(c))
 }
@@ -185,7 +185,7 @@ pub fn normalized(text: &str) -> Vec<String> {
 }
 
 /// Drops weak and function words from both ends of `words` (surface forms).
-pub fn trim_ends(words: &[String]) -> Vec<String> {
+pub(crate) fn trim_ends(words: &[String]) -> Vec<String> {
     let mut a = 0;
     let b = words.len();
     while a < b && (is_stop(&words[a]) && !is_number(&words[a])) {
@@ -205,7 +205,7 @@ pub fn trim_end(words: &[String]) -> Vec<String> {
 }
 
 /// Drops function words (only) from the end of `words`.
-pub fn trim_function_end(words: &[String]) -> Vec<String> {
+pub(crate) fn trim_function_end(words: &[String]) -> Vec<String> {
     let mut b = words.len();
     while b > 0 && is_function_word(&words[b - 1]) {
         b -= 1;

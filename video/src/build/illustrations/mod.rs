@@ -22,9 +22,9 @@ use foundation::document::MediaKind;
 use index::Index;
 
 /// `source` of illustration results.
-pub const SOURCE: &str = "reelsmith_illustrations";
+pub(crate) const SOURCE: &str = "reelsmith_illustrations";
 /// Results' `author`: the set and its licence.
-pub const AUTHOR: &str = "Fluent Emoji by Microsoft (MIT)";
+pub(crate) const AUTHOR: &str = "Fluent Emoji by Microsoft (MIT)";
 /// The palettes the backdrops are painted in, chosen per illustration.
 const PALETTES: [Palette; 3] = [Palette::MIDNIGHT, Palette::SUNSET, Palette::OCEAN];
 
@@ -172,7 +172,7 @@ fn cache_key(name: &str, svg: &[u8]) -> String {
 }
 
 /// An `href` or `url(` that does not point inside the document (`#…`).
-pub fn has_external_reference(svg: &str) -> bool {
+pub(crate) fn has_external_reference(svg: &str) -> bool {
     let lower = svg.to_ascii_lowercase();
     let after = |pat: &str| {
         lower.match_indices(pat).any(|(i, _)| {

@@ -7,7 +7,7 @@ use crate::build::broll::tokenize;
 
 /// How a phrase relates to the query (ranking weight).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relation {
+pub(crate) enum Relation {
     /// The query itself.
     Same,
     /// A synonym from the list.
@@ -28,7 +28,7 @@ impl Relation {
 
 /// One phrase to look for: its tokens, all of which must match.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Phrase {
+pub(crate) struct Phrase {
     pub tokens: Vec<String>,
     pub relation: Relation,
 }
@@ -67,7 +67,7 @@ fn parse(text: &str) -> Vec<Entry> {
 
 /// The phrases that answer `query`: itself first, then every synonym and picture of each list
 /// line it names, each once.
-pub fn expand(query: &str) -> Vec<Phrase> {
+pub(crate) fn expand(query: &str) -> Vec<Phrase> {
     let tokens = tokenize(query);
     if tokens.is_empty() {
         return Vec::new();
@@ -96,7 +96,7 @@ pub fn expand(query: &str) -> Vec<Phrase> {
 
 /// Whether a keyword token `have` stands for the query token `want`: the same stem, or its
 /// agent noun (`teach` → `teacher`, `bake` → `baker`, `art` → `artist`).
-pub fn token_matches(want: &str, have: &str) -> bool {
+pub(crate) fn token_matches(want: &str, have: &str) -> bool {
     want == have
         || have.strip_prefix(want).is_some_and(|rest| match rest {
             "er" | "or" | "ist" | "ian" => true,
@@ -106,7 +106,7 @@ pub fn token_matches(want: &str, have: &str) -> bool {
 }
 
 /// Whether every token of `phrase` is among `tokens`.
-pub fn phrase_in(phrase: &Phrase, tokens: &[String]) -> bool {
+pub(crate) fn phrase_in(phrase: &Phrase, tokens: &[String]) -> bool {
     phrase
         .tokens
         .iter()
@@ -115,7 +115,8 @@ pub fn phrase_in(phrase: &Phrase, tokens: &[String]) -> bool {
 
 /// Whether a result titled `title` with `keywords` is relevant to `query`: they hold the query
 /// or one of its synonyms from the list.
-pub fn relevant(query: &str, title: &str, keywords: &[String]) -> bool {
+#[cfg(test)]
+pub(crate) fn relevant(query: &str, title: &str, keywords: &[String]) -> bool {
     let mut tokens = tokenize(title);
     tokens.extend(keywords.iter().flat_map(|k| tokenize(k)));
     expand(query).iter().any(|p| phrase_in(p, &tokens))

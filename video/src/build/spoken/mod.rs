@@ -42,7 +42,7 @@ pub(crate) struct Section {
 
 /// Seconds of narration aimed at: inside the spec's "about 90 s" (short) and "about 3 min
 /// cap" (normal), with room for the voice's pace to vary.
-pub fn target_secs(length: VideoLength) -> f64 {
+pub(crate) fn target_secs(length: VideoLength) -> f64 {
     match length {
         VideoLength::Short => 88.0,
         VideoLength::Normal => 170.0,
@@ -52,7 +52,7 @@ pub fn target_secs(length: VideoLength) -> f64 {
 /// Spoken words a minute of the language's default narrator, measured on this writer's own
 /// narrations: the neural English voice (en_US-joe-medium, 209) and espeak-ng's Vietnamese
 /// (syllables, 261).
-pub fn words_per_minute(language: Language) -> f64 {
+pub(crate) fn words_per_minute(language: Language) -> f64 {
     match language {
         Language::English => 208.0,
         Language::Vietnamese => 260.0,
@@ -60,7 +60,7 @@ pub fn words_per_minute(language: Language) -> f64 {
 }
 
 /// Spoken words to write for `length` in `language`.
-pub fn target_words(language: Language, length: VideoLength) -> usize {
+pub(crate) fn target_words(language: Language, length: VideoLength) -> usize {
     (target_secs(length) * words_per_minute(language) / 60.0).round() as usize
 }
 

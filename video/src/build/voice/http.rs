@@ -34,7 +34,7 @@ const OPENAI_VOICES: &[&str] = &[
     "alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse",
 ];
 
-pub struct OpenAiSpeech {
+pub(crate) struct OpenAiSpeech {
     pub http: Http,
     pub base_url: String,
     pub model: String,
@@ -183,7 +183,7 @@ fn anchor_server_words(words: &[InputWord<'_>], server: &[(String, f64)]) -> Vec
 
 /// Decodes a RIFF WAV (PCM 8/16/24/32-bit or IEEE float 32/64; WAVE_FORMAT_EXTENSIBLE too) to
 /// mono i16. A data chunk whose size is unknown (streamed, `0xFFFFFFFF` or 0) runs to the end.
-pub fn decode_wav(b: &[u8]) -> Result<(u32, Vec<i16>), String> {
+pub(crate) fn decode_wav(b: &[u8]) -> Result<(u32, Vec<i16>), String> {
     if b.len() < 12 || &b[..4] != b"RIFF" || &b[8..12] != b"WAVE" {
         return Err("the speech server did not answer a WAV file".into());
     }

@@ -20,9 +20,9 @@ mod espeak;
 mod http;
 mod piper;
 
-pub use embedded::{Embedded, LanguageEngine};
+pub use embedded::Embedded;
 pub use espeak::Espeak;
-pub use http::{OpenAiSpeech, decode_wav};
+pub(crate) use http::OpenAiSpeech;
 pub use piper::{Host, Piper, WORKER_COMMAND, serve_worker};
 
 use std::io;
@@ -125,7 +125,7 @@ pub trait VoiceProvider: Send + Sync {
 
 /// The ISO 639 code of a script language as the pipeline names it (`English`, `Vietnamese`),
 /// or of a code itself; English for anything else.
-pub fn language_code(language: &str) -> &'static str {
+pub(crate) fn language_code(language: &str) -> &'static str {
     match language {
         "Vietnamese" | "vi" => "vi",
         _ => "en",
@@ -169,7 +169,7 @@ pub fn write_wav(path: &Path, n: &Narration) -> io::Result<()> {
 /// The low-pass cutoff sits just below the lower of the two Nyquist frequencies, so upsampling
 /// (22 050 → 48 000) adds no images and downsampling does not alias. Output length is
 /// `ceil(len · to / from)`. Equal rates return the input unchanged.
-pub fn resample_to(samples: &[i16], from_hz: u32, to_hz: u32) -> Vec<i16> {
+pub(crate) fn resample_to(samples: &[i16], from_hz: u32, to_hz: u32) -> Vec<i16> {
     if from_hz == to_hz || samples.is_empty() {
         return samples.to_vec();
     }

@@ -21,8 +21,8 @@ mod pocketsphinx;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use openai::{OpenAiTranscriber, parse_verbose_json};
-pub use pocketsphinx::PocketSphinx;
+pub(crate) use openai::OpenAiTranscriber;
+pub(crate) use pocketsphinx::PocketSphinx;
 
 use foundation::config::{Settings, TranscriptionKind};
 use foundation::fetch::Fetcher;
@@ -85,7 +85,7 @@ const FRAME_SECS: f64 = 0.02;
 /// `samples`. A frame is voiced when its RMS is above `threshold_db` dBFS (or, when `None`, an
 /// adaptive threshold between the noise floor and the peak); runs closer than `bridge_secs`
 /// are merged.
-pub fn voiced_runs(
+pub(crate) fn voiced_runs(
     samples: &[i16],
     rate: u32,
     from: usize,
@@ -181,7 +181,7 @@ fn quiet_cuts(samples: &[i16], rate: u32, longest: f64, search: f64) -> Vec<Rang
 /// Lays `words` over the voiced `runs` (seconds): each run takes the words whose middle, by
 /// cumulative length, falls in its share of the voiced time; inside a run the words share its
 /// time in proportion to their length. With no runs, the words fill `fallback` evenly.
-pub fn spread_words(words: &[&str], runs: &[(f64, f64)], fallback: (f64, f64)) -> Vec<TimedWord> {
+pub(crate) fn spread_words(words: &[&str], runs: &[(f64, f64)], fallback: (f64, f64)) -> Vec<TimedWord> {
     if words.is_empty() {
         return Vec::new();
     }

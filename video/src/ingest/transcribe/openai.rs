@@ -21,7 +21,7 @@ const RATE: u32 = 16_000;
 /// Largest answer read.
 const MAX_ANSWER: usize = 16 * 1024 * 1024;
 
-pub struct OpenAiTranscriber {
+pub(crate) struct OpenAiTranscriber {
     endpoint: String,
     model: String,
     api_key: String,
@@ -148,7 +148,7 @@ impl Transcriber for OpenAiTranscriber {
 }
 
 /// Reads a `verbose_json` answer into timed words, with punctuation taken from `text`.
-pub fn parse_verbose_json(v: &Value) -> Result<Transcript, TranscribeError> {
+pub(crate) fn parse_verbose_json(v: &Value) -> Result<Transcript, TranscribeError> {
     let num = |w: &Value, k: &str| w.get(k).and_then(Value::as_f64);
     let mut words: Vec<TimedWord> = Vec::new();
     if let Some(list) = v.get("words").and_then(Value::as_array) {

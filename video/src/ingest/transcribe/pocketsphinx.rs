@@ -39,7 +39,7 @@ const CUT_SEARCH_SECS: f64 = 8.0;
 const GAP: usize = RATE as usize;
 
 /// PocketSphinx through GStreamer (English, Debian's `pocketsphinx-en-us` model).
-pub struct PocketSphinx;
+pub(crate) struct PocketSphinx;
 
 /// Hypotheses with the sample count fed when each was finalised.
 #[derive(Default)]

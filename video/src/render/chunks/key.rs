@@ -28,7 +28,7 @@ fn finish(hasher: Sha256) -> Key {
 
 /// The SHA-256 of a file's bytes; `None` when it cannot be read. Memoised by path, size and
 /// modification time, so a re-export hashes only the files that changed.
-pub fn file_digest(path: &Path) -> Option<[u8; 32]> {
+pub(crate) fn file_digest(path: &Path) -> Option<[u8; 32]> {
     type Memo = Mutex<HashMap<PathBuf, (u64, u128, [u8; 32])>>;
     static MEMO: OnceLock<Memo> = OnceLock::new();
     let meta = std::fs::metadata(path).ok()?;
@@ -71,7 +71,7 @@ pub(crate) fn font_files(fonts_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The digest of every file in the fonts folder (names and bytes, in name order).
-pub fn fonts_digest(fonts_dir: &Path) -> Key {
+pub(crate) fn fonts_digest(fonts_dir: &Path) -> Key {
     let mut hasher = Sha256::new();
     for path in &font_files(fonts_dir) {
         hasher.update(path.file_name().unwrap_or_default().as_encoded_bytes());
@@ -179,7 +179,7 @@ pub fn audio(sound: &str, (frames, fps): (u64, u32), bitrate: u32) -> Key {
 }
 
 /// A digest of `parts`, in order (each delimited, so the parts cannot run into each other).
-pub fn of_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Key {
+pub(crate) fn of_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Key {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update((part.len() as u64).to_le_bytes());

@@ -26,7 +26,8 @@ use compositor::{RENDERER_VERSION, ResolvedVideo};
 
 pub use cache::ChunkDir;
 use key::{Key, Placement};
-pub use offload::{Offload, Offloaded, Pending};
+pub(crate) use offload::Offloaded;
+pub use offload::{Offload, Pending};
 
 use crate::render::half::HalfSize;
 use crate::render::plan::{resolve_dropping_bad_overlays, resolve_message};
@@ -201,7 +202,7 @@ fn resolve_alone(plan: &VideoPlan, topic: &str, scene: usize) -> Result<Resolved
 /// as the chunk's key has it) is given: a chunk made apart from the walk, by a render worker.
 /// The same resolving and drawing as the walk's, so the same frames; a first frame drawn here
 /// that is not the one the key names fails, rather than store other frames under the key.
-pub fn render_part(
+pub(crate) fn render_part(
     plan: &VideoPlan,
     topic: &str,
     (scene, frames, incoming): (usize, std::ops::Range<u64>, Option<&str>),

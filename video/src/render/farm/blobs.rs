@@ -25,7 +25,7 @@ use foundation::config::{StorageConfig, StorageKind};
 
 /// Why a blob could not be moved.
 #[derive(Debug, thiserror::Error)]
-pub enum BlobError {
+pub(crate) enum BlobError {
     #[error("blob store: {0}")]
     Store(#[from] object_store::Error),
     #[error("local file: {0}")]
@@ -35,7 +35,7 @@ pub enum BlobError {
 }
 
 /// The blob store, with the inputs this process knows are stored.
-pub struct Blobs {
+pub(crate) struct Blobs {
     store: Arc<dyn ObjectStore>,
     stored: Mutex<HashSet<String>>,
 }

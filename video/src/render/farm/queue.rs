@@ -23,20 +23,20 @@ use super::task::{ChunkResult, ChunkTask, Outcome, Progress};
 use foundation::config::QueueConfig;
 
 /// The work-queue stream of chunk tasks, and its one subject.
-pub const TASK_STREAM: &str = "REELSMITH_CHUNKS";
-pub const TASK_SUBJECT: &str = "reelsmith.chunks.task";
+pub(crate) const TASK_STREAM: &str = "REELSMITH_CHUNKS";
+pub(crate) const TASK_SUBJECT: &str = "reelsmith.chunks.task";
 /// The stream of dead letters: tasks no worker could make.
-pub const DEAD_STREAM: &str = "REELSMITH_DEAD";
+pub(crate) const DEAD_STREAM: &str = "REELSMITH_DEAD";
 /// The durable consumer every render worker pulls from.
-pub const WORKERS: &str = "render-workers";
+pub(crate) const WORKERS: &str = "render-workers";
 
 /// JetStream's advisory for a task of [`WORKERS`] delivered `max_deliver` times, unacknowledged.
-pub const EXHAUSTED_SUBJECT: &str =
+pub(crate) const EXHAUSTED_SUBJECT: &str =
     "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.REELSMITH_CHUNKS.render-workers";
 
 /// The part of that advisory the render reads.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Exhausted {
+pub(crate) struct Exhausted {
     /// The task's sequence in [`TASK_STREAM`], as [`Queue::submit`] returned it.
     pub stream_seq: u64,
     pub deliveries: u64,
@@ -48,13 +48,13 @@ const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
 const DEAD_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// The subject of one kind of answer (`done`, `dead`, `progress`) for render `render`.
-pub fn answer_subject(kind: &str, render: &str) -> String {
+pub(crate) fn answer_subject(kind: &str, render: &str) -> String {
     format!("reelsmith.chunks.{kind}.{render}")
 }
 
 /// Why the queue failed.
 #[derive(Debug, thiserror::Error)]
-pub enum QueueError {
+pub(crate) enum QueueError {
     #[error("cannot reach NATS at {0}: {1}")]
     Connect(String, String),
     #[error("JetStream: {0}")]
@@ -67,7 +67,7 @@ fn js(e: impl std::fmt::Display) -> QueueError {
 
 /// A connection to the chunk queue.
 #[derive(Clone)]
-pub struct Queue {
+pub(crate) struct Queue {
     client: async_nats::Client,
     js: jetstream::Context,
     config: QueueConfig,

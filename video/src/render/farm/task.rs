@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// One scene chunk to render.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChunkTask {
+pub(crate) struct ChunkTask {
     /// The render that asked for it; its results go to that render's subjects.
     pub render: String,
     /// The video's topic id (for logs).
@@ -45,7 +45,7 @@ pub struct Input {
 
 /// A worker's answer for one chunk task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChunkResult {
+pub(crate) struct ChunkResult {
     pub render: String,
     pub key: String,
     /// The worker's name (host and process).

@@ -4,15 +4,15 @@
 //! loops are stereo), each channel looped, filtered and faded alike.
 
 /// Crossfade at each seam of the loop.
-pub const SEAM_SECS: f64 = 0.05;
+pub(crate) const SEAM_SECS: f64 = 0.05;
 /// Fade-in at the video's start.
-pub const FADE_IN_SECS: f64 = 1.0;
+pub(crate) const FADE_IN_SECS: f64 = 1.0;
 /// Fade-out at the video's end.
-pub const FADE_OUT_SECS: f64 = 2.0;
+pub(crate) const FADE_OUT_SECS: f64 = 2.0;
 
 /// The bed's top end: above this it is filtered off. A bed needs no air above the voice, and
 /// noisy highs (hats) are what the AAC encode turns into overshooting peaks.
-pub const LOW_PASS_HZ: f64 = 7000.0;
+pub(crate) const LOW_PASS_HZ: f64 = 7000.0;
 
 use super::loudness::Signal;
 
@@ -32,7 +32,7 @@ impl Loop {
 
 /// The bed of a `len`-frame video, made block by block: the loop repeated, softened
 /// ([`Softener`], each channel its own) and faded in and out.
-pub struct Bed<'a> {
+pub(crate) struct Bed<'a> {
     one_loop: &'a Loop,
     len: usize,
     /// Frames of each seam's crossfade; a repeat starts every `step` frames.
@@ -121,7 +121,7 @@ impl Signal for Bed<'_> {
 }
 
 /// A second-order (Butterworth) low-pass at [`LOW_PASS_HZ`], twice over (24 dB/octave).
-pub struct Softener {
+pub(crate) struct Softener {
     b: [f64; 3],
     a: [f64; 2],
     /// Each stage's last two inputs and outputs.

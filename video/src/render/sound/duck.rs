@@ -5,7 +5,7 @@
 //! starts moving [`ATTACK_SECS`] ahead of a speech onset so the first syllable is clear.
 
 /// How far the bed goes down under speech.
-pub const DUCK_DB: f32 = 14.0;
+pub(crate) const DUCK_DB: f32 = 14.0;
 /// The envelope's frame.
 const FRAME_SECS: f64 = 0.01;
 /// A frame is speech when its level is above this …
@@ -13,17 +13,17 @@ const FLOOR_DBFS: f32 = -50.0;
 /// … and within this of the narration's loud frames (its 95th percentile).
 const BELOW_LOUD_DB: f32 = 30.0;
 /// Pauses shorter than this (between words) keep the bed down.
-pub const HOLD_SECS: f64 = 0.25;
+pub(crate) const HOLD_SECS: f64 = 0.25;
 /// Time to go all the way down.
-pub const ATTACK_SECS: f64 = 0.06;
+pub(crate) const ATTACK_SECS: f64 = 0.06;
 /// Time to come all the way back.
-pub const RELEASE_SECS: f64 = 0.4;
+pub(crate) const RELEASE_SECS: f64 = 0.4;
 
 use super::loudness::{Signal, for_each_block};
 
 /// One flag per [`FRAME_SECS`] frame of `narration`: speech or not, pauses under
 /// [`HOLD_SECS`] filled.
-pub fn speech_frames(narration: impl Signal, rate: u32) -> Vec<bool> {
+pub(crate) fn speech_frames(narration: impl Signal, rate: u32) -> Vec<bool> {
     let frame = ((FRAME_SECS * f64::from(rate)) as usize).max(1);
     let mut levels: Vec<f32> = Vec::new();
     let (mut sum, mut count) = (0.0f32, 0usize);
@@ -71,7 +71,7 @@ fn fill_short_pauses(speech: &mut [bool], hold: usize) {
 
 /// The bed's gain (linear), sample after sample: 1 in pauses, −[`DUCK_DB`] under speech,
 /// ramps between.
-pub struct Ducker<'a> {
+pub(crate) struct Ducker<'a> {
     speech: &'a [bool],
     frame: usize,
     /// How far ahead a speech onset is seen, so the ramp ends as speech begins.

@@ -18,11 +18,11 @@ use super::loudness::{self, TRUE_PEAK_DBTP};
 
 /// The ceiling the decoded encoding is held under: the published limit less a little for
 /// meters that oversample differently.
-pub const ENCODED_CEILING_DBTP: f64 = TRUE_PEAK_DBTP - 0.3;
+pub(crate) const ENCODED_CEILING_DBTP: f64 = TRUE_PEAK_DBTP - 0.3;
 /// Frames per measured window: one AAC frame.
 const WINDOW: usize = 1024;
 /// Encodes before giving up (each one turns the remaining peaks down further).
-pub const MAX_ENCODES: usize = 4;
+pub(crate) const MAX_ENCODES: usize = 4;
 
 /// A stretch of the soundtrack whose encoding went over the ceiling.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,7 +36,7 @@ pub struct Over {
 
 /// Finds the windows of a decoded soundtrack whose true peak (in its loudest channel) is
 /// over a ceiling, fed block by block.
-pub struct PeakWindows {
+pub(crate) struct PeakWindows {
     meter: Option<EbuR128>,
     channels: usize,
     ceiling_dbtp: f64,
@@ -102,7 +102,8 @@ impl PeakWindows {
 
 /// The windows of `decoded` (`channels` interleaved at `rate`) whose true peak is over
 /// `ceiling_dbtp`.
-pub fn peaks_over(decoded: &[i16], format: (u32, u16), ceiling_dbtp: f64) -> Vec<Over> {
+#[cfg(test)]
+fn peaks_over(decoded: &[i16], format: (u32, u16), ceiling_dbtp: f64) -> Vec<Over> {
     let mut windows = PeakWindows::new(format, ceiling_dbtp);
     windows.add(decoded);
     windows.finish()
@@ -111,7 +112,7 @@ pub fn peaks_over(decoded: &[i16], format: (u32, u16), ceiling_dbtp: f64) -> Vec
 /// The windows of the audio of the file `encoded`, decoded at `format` (rate, channels),
 /// whose true peak in any channel is over `ceiling_dbtp` (the decoded samples are measured as
 /// they come, never held).
-pub fn peaks_over_in(
+pub(crate) fn peaks_over_in(
     encoded: &Path,
     format: (u32, u16),
     ceiling_dbtp: f64,
@@ -128,7 +129,7 @@ pub fn peaks_over_in(
 /// One round of turning down: the stretches an encode found over the ceiling, each to go down
 /// by its excess and `extra_db` more.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TurnDown {
+pub(crate) struct TurnDown {
     pub overs: Vec<Over>,
     pub extra_db: f64,
 }
@@ -170,7 +171,7 @@ impl TurnDown {
 }
 
 /// A soundtrack's samples with rounds of [`TurnDown`] applied, one after another.
-pub struct TurnedDown<'a, S> {
+pub(crate) struct TurnedDown<'a, S> {
     source: S,
     rounds: &'a [TurnDown],
     rate: u32,
@@ -230,7 +231,7 @@ fn groups(overs: &[Over], attack: usize, release: usize) -> Vec<(usize, usize, &
 /// ([`peaks_over_in`]); until there are none at [`ENCODED_CEILING_DBTP`], each encode that
 /// has some adds a round (turning down a little more each time) and encodes again, at most
 /// [`MAX_ENCODES`] times. Returns how many encodes it took.
-pub fn encode_under_ceiling<E>(
+pub(crate) fn encode_under_ceiling<E>(
     encode: impl FnMut(&[TurnDown], f64) -> Result<Vec<Over>, E>,
 ) -> Result<usize, E> {
     encode_under(ENCODED_CEILING_DBTP, encode)

@@ -36,7 +36,7 @@ struct Index {
 }
 
 /// Every track, in the index's order.
-pub fn tracks() -> &'static [Track] {
+pub(crate) fn tracks() -> &'static [Track] {
     static TRACKS: OnceLock<Vec<Track>> = OnceLock::new();
     TRACKS.get_or_init(|| {
         serde_json::from_str::<Index>(INDEX)
@@ -51,7 +51,7 @@ pub fn find(id: &str) -> Option<&'static Track> {
 }
 
 /// Whether `music` names something that exists (`auto`, `none`, or a library id).
-pub fn is_known(music: &Music) -> bool {
+pub(crate) fn is_known(music: &Music) -> bool {
     match music {
         Music::Auto | Music::Off => true,
         Music::Track(id) => find(id).is_some(),

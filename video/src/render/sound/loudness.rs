@@ -11,15 +11,15 @@ use compositor::media::SampleSource;
 use ebur128::{EbuR128, Mode};
 
 /// The integrated loudness social platforms normalise to.
-pub const TARGET_LUFS: f64 = -14.0;
+pub(crate) const TARGET_LUFS: f64 = -14.0;
 /// The highest true peak the published MP4 may have.
-pub const TRUE_PEAK_DBTP: f64 = -1.0;
+pub(crate) const TRUE_PEAK_DBTP: f64 = -1.0;
 /// Headroom kept below [`TRUE_PEAK_DBTP`] for the lossy encode.
-pub const ENCODE_MARGIN_DB: f64 = 3.0;
+pub(crate) const ENCODE_MARGIN_DB: f64 = 3.0;
 /// Limiter: time to reach the needed gain before a peak.
-pub const ATTACK_SECS: f64 = 0.005;
+pub(crate) const ATTACK_SECS: f64 = 0.005;
 /// Limiter: time to come back to unity after one.
-pub const RELEASE_SECS: f64 = 0.08;
+pub(crate) const RELEASE_SECS: f64 = 0.08;
 /// Gain-and-limit rounds before settling.
 const ROUNDS: usize = 8;
 
@@ -56,7 +56,7 @@ impl<S: Signal + ?Sized> Signal for Box<S> {
 /// Samples already in memory, `.1` channels interleaved, as a [`Signal`] (the mix is never
 /// in memory; tests' signals are).
 #[cfg(test)]
-pub struct Samples<'a>(pub &'a [f32], pub usize);
+pub(crate) struct Samples<'a>(pub &'a [f32], pub usize);
 
 #[cfg(test)]
 impl Signal for Samples<'_> {
@@ -73,10 +73,10 @@ impl Signal for Samples<'_> {
 }
 
 /// Samples per block of a pass (whole frames of one or two channels).
-pub const BLOCK: usize = 4096;
+pub(crate) const BLOCK: usize = 4096;
 
 /// Feeds `signal` to `each` a block at a time, to its end.
-pub fn for_each_block(mut signal: impl Signal, mut each: impl FnMut(&[f32])) {
+pub(crate) fn for_each_block(mut signal: impl Signal, mut each: impl FnMut(&[f32])) {
     let mut block = vec![0.0f32; BLOCK];
     loop {
         let n = signal.read(&mut block);
@@ -134,7 +134,7 @@ pub fn measure(samples: &[f32], channels: usize, rate: u32) -> Loudness {
 }
 
 /// [`measure`] of a [`Signal`], read to its end.
-pub fn measure_signal(signal: impl Signal, rate: u32) -> Loudness {
+pub(crate) fn measure_signal(signal: impl Signal, rate: u32) -> Loudness {
     let mut meter = Meter::new(signal.channels(), rate);
     for_each_block(signal, |block| meter.add(block));
     meter.read()
@@ -244,7 +244,7 @@ pub fn settle<S: Signal>(open: impl Fn() -> S, rate: u32) -> Levels {
 }
 
 /// A signal at [`Levels`], as 16-bit samples (or floats), made as it is read.
-pub struct Normalised<S> {
+pub(crate) struct Normalised<S> {
     signal: S,
     channels: usize,
     gain: f32,
@@ -337,7 +337,7 @@ impl<S: Signal> SampleSource for Normalised<S> {
 /// Going backwards the gain may rise by at most `attack` per frame, so a peak is felt at
 /// most `1 / attack` frames ahead (by then the rise has reached 1): holding back that many
 /// frames makes the limiter exact, the same as running it over the whole signal at once.
-pub struct Limiter {
+pub(crate) struct Limiter {
     ceiling: f32,
     channels: usize,
     attack: f32,

@@ -39,11 +39,11 @@ use foundation::error::Code;
 use foundation::jobs::JobFailure;
 
 /// The mix's channels: the product format's (stereo).
-pub const CHANNELS: usize = compositor::media::CHANNELS as usize;
+pub(crate) const CHANNELS: usize = compositor::media::CHANNELS as usize;
 
 /// Loudness of the bed in pauses, relative to the narration's (under speech it is a further
 /// [`duck::DUCK_DB`] down).
-pub const BED_BELOW_NARRATION_LU: f64 = 9.0;
+pub(crate) const BED_BELOW_NARRATION_LU: f64 = 9.0;
 
 /// `doc`'s soundtrack: its narration (files under `dir`) with its music bed mixed under it,
 /// settled at its level, ready to be read as it is encoded.

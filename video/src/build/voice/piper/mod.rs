@@ -46,7 +46,7 @@ use phonemes::{Sentence, SymbolTable};
 use worker::{Reply, Request, Worker};
 
 /// The runtime library inside the voices folder.
-pub const RUNTIME_LIBRARY: &str = "onnxruntime/libonnxruntime.so";
+pub(crate) const RUNTIME_LIBRARY: &str = "onnxruntime/libonnxruntime.so";
 /// A voice folder's model and config.
 const MODEL_FILE: &str = "model.onnx";
 const CONFIG_FILE: &str = "model.onnx.json";
