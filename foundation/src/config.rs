@@ -541,7 +541,7 @@ pub struct WebhookConfig {
 
 impl WebhookConfig {
     /// The secrets that sign a delivery: the current one, then those of a rotation.
-    pub fn signing_secrets(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn signing_secrets(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.signing_secret.as_str())
             .chain(self.previous_signing_secrets.iter().map(String::as_str))
     }

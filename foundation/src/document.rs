@@ -424,7 +424,7 @@ impl Music {
     pub const AUTO: &'static str = "auto";
     pub const NONE: &'static str = "none";
 
-    pub fn is_auto(&self) -> bool {
+    pub(crate) fn is_auto(&self) -> bool {
         *self == Music::Auto
     }
 }
@@ -791,13 +791,6 @@ impl VideoDocument {
     /// The scene with this stable id.
     pub fn segment(&self, voice_file: &str) -> Option<&Segment> {
         self.segments.iter().find(|s| s.voice_file == voice_file)
-    }
-
-    /// The scene with this stable id, mutable.
-    pub fn segment_mut(&mut self, voice_file: &str) -> Option<&mut Segment> {
-        self.segments
-            .iter_mut()
-            .find(|s| s.voice_file == voice_file)
     }
 
     pub fn total_duration(&self) -> f64 {

@@ -190,7 +190,7 @@ impl Engine {
     }
 
     /// The page that shows a written piece (signed like the review page).
-    pub fn viewer_url(&self, topic: &str) -> String {
+    pub(crate) fn viewer_url(&self, topic: &str) -> String {
         let token = crate::links::sign(&self.settings.webhook.signing_secret, topic);
         format!(
             "{}{}{topic}?token={token}",

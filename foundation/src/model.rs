@@ -767,13 +767,13 @@ pub struct Delivery {
 
 impl Delivery {
     /// When the next attempt is due, unix milliseconds.
-    pub fn due_at_ms(&self) -> i64 {
+    pub(crate) fn due_at_ms(&self) -> i64 {
         self.next_at_ms.unwrap_or(self.next_at * 1000)
     }
 
     /// Where the retry schedule counts from, unix milliseconds: the event's creation (`seq`
     /// has it to the nanosecond), or a later `created_at` (a redelivery starts it again).
-    pub fn created_at_ms(&self) -> i64 {
+    pub(crate) fn created_at_ms(&self) -> i64 {
         ((self.seq / 1_000_000) as i64).max(self.created_at * 1000)
     }
 }

@@ -189,13 +189,13 @@ impl Store {
         self.record(ACCOUNTS, name)
     }
 
-    pub fn account_count(&self) -> StoreResult<u64> {
+    pub(crate) fn account_count(&self) -> StoreResult<u64> {
         let txn = self.db.begin_read()?;
         Ok(txn.open_table(ACCOUNTS.def)?.len()?)
     }
 
     /// The account an API key belongs to, by the key's hash.
-    pub fn account_for_key_hash(&self, hash: &str) -> StoreResult<Option<Account>> {
+    pub(crate) fn account_for_key_hash(&self, hash: &str) -> StoreResult<Option<Account>> {
         let name = {
             let txn = self.db.begin_read()?;
             let table = txn.open_table(API_KEYS)?;
@@ -278,11 +278,11 @@ impl Tx {
         self.record(ACCOUNTS, name)
     }
 
-    pub fn put_account(&mut self, a: &Account) -> StoreResult<()> {
+    pub(crate) fn put_account(&mut self, a: &Account) -> StoreResult<()> {
         self.put_record(ACCOUNTS, &a.name, a)
     }
 
-    pub fn put_key_hash(&mut self, hash: &str, account: &str) -> StoreResult<()> {
+    pub(crate) fn put_key_hash(&mut self, hash: &str, account: &str) -> StoreResult<()> {
         let mut table = self.txn.open_table(API_KEYS)?;
         table.insert(hash, account)?;
         Ok(())
@@ -318,15 +318,15 @@ impl Tx {
         Ok(out)
     }
 
-    pub fn queue_entry(&self, topic: &str) -> StoreResult<Option<QueueEntry>> {
+    pub(crate) fn queue_entry(&self, topic: &str) -> StoreResult<Option<QueueEntry>> {
         self.record(QUEUE, topic)
     }
 
-    pub fn put_queue_entry(&mut self, topic: &str, e: &QueueEntry) -> StoreResult<()> {
+    pub(crate) fn put_queue_entry(&mut self, topic: &str, e: &QueueEntry) -> StoreResult<()> {
         self.put_record(QUEUE, topic, e)
     }
 
-    pub fn remove_queue_entry(&mut self, topic: &str) -> StoreResult<bool> {
+    pub(crate) fn remove_queue_entry(&mut self, topic: &str) -> StoreResult<bool> {
         self.remove_record(QUEUE, topic)
     }
 
@@ -334,11 +334,11 @@ impl Tx {
         self.record(OUTBOX, id)
     }
 
-    pub fn put_delivery(&mut self, id: &str, d: &Delivery) -> StoreResult<()> {
+    pub(crate) fn put_delivery(&mut self, id: &str, d: &Delivery) -> StoreResult<()> {
         self.put_record(OUTBOX, id, d)
     }
 
-    pub fn remove_delivery(&mut self, id: &str) -> StoreResult<bool> {
+    pub(crate) fn remove_delivery(&mut self, id: &str) -> StoreResult<bool> {
         self.remove_record(OUTBOX, id)
     }
 }

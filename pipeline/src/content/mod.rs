@@ -20,7 +20,7 @@ pub mod formats;
 pub mod ideas;
 pub mod markup;
 pub mod media;
-pub mod phrases;
+pub(crate) mod phrases;
 pub mod record;
 pub mod request;
 pub mod research;

@@ -302,7 +302,7 @@ impl LiveEditors {
     }
 
     /// Probes every tab of `topic` within `window` and elects one.
-    pub async fn elect(&self, topic: &str, window: Duration) -> Result<String, Failure> {
+    pub(crate) async fn elect(&self, topic: &str, window: Duration) -> Result<String, Failure> {
         let ids: Vec<String> = self
             .list(topic)
             .into_iter()

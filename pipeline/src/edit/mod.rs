@@ -4,9 +4,9 @@
 //! `render` and `foundation`.
 
 pub mod live;
-pub mod overlay_applied;
-pub mod overlay_edits;
-pub mod overlay_request;
+pub(crate) mod overlay_applied;
+pub(crate) mod overlay_edits;
+pub(crate) mod overlay_request;
 pub mod realtime;
 pub mod scenes;
 pub mod script;

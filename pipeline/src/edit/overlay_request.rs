@@ -191,7 +191,7 @@ impl Position {
 }
 
 impl TextKind {
-    pub fn object_kind(self) -> ObjectKind {
+    pub(crate) fn object_kind(self) -> ObjectKind {
         match self {
             TextKind::Text => ObjectKind::Text,
             TextKind::Stat => ObjectKind::Stat,

@@ -40,7 +40,7 @@ pub(crate) const COST_PER_IMAGE: i64 = 1;
 
 impl SearchRatio {
     /// The generated image's size: portrait 768×1344, landscape 1344×768, square 768×768.
-    pub fn image_size(self) -> (u32, u32) {
+    pub(crate) fn image_size(self) -> (u32, u32) {
         match self {
             SearchRatio::Portrait => (768, 1344),
             SearchRatio::Landscape => (1344, 768),

@@ -57,7 +57,7 @@ pub struct Notification {
 
 impl Notification {
     /// The limit `message` is held to: a caption's when media is attached.
-    pub fn message_limit(&self) -> usize {
+    pub(crate) fn message_limit(&self) -> usize {
         if self.media.is_some() {
             MAX_CAPTION_BYTES
         } else {

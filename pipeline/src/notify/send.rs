@@ -128,7 +128,7 @@ impl Notifier {
     /// Counts one message of `account` against the hourly limit, or refuses with 429
     /// `rate_limited` (with `details` and `Retry-After`). Every sending path calls this before
     /// it sends anything.
-    pub async fn count_one(&self, account: &str) -> Result<(), Error> {
+    pub(crate) async fn count_one(&self, account: &str) -> Result<(), Error> {
         let (store, name, max) = (self.store.clone(), account.to_string(), self.max_per_hour);
         foundation::blocking::run(move || rate::take(&store, &name, now(), max)).await
     }
@@ -140,13 +140,13 @@ impl Notifier {
     }
 
     /// The account's email recipient when the email channel is usable.
-    pub fn email_of<'a>(&self, account: &'a Account) -> Option<&'a str> {
+    pub(crate) fn email_of<'a>(&self, account: &'a Account) -> Option<&'a str> {
         self.senders.email.as_ref()?;
         account.email.as_deref().filter(|e| !e.trim().is_empty())
     }
 
     /// The account's chat when the messaging channel is usable.
-    pub fn chat_of<'a>(&self, account: &'a Account) -> Option<&'a str> {
+    pub(crate) fn chat_of<'a>(&self, account: &'a Account) -> Option<&'a str> {
         self.senders.telegram.as_ref()?;
         account
             .telegram_chat_id
@@ -155,7 +155,7 @@ impl Notifier {
     }
 
     /// Sends through one channel on a blocking thread.
-    pub async fn deliver(sender: Arc<dyn Sender>, to: String, msg: Outgoing) -> Outcome {
+    pub(crate) async fn deliver(sender: Arc<dyn Sender>, to: String, msg: Outgoing) -> Outcome {
         let channel = sender.channel();
         let res = foundation::blocking::spawn(move || sender.send(&to, &msg)).await;
         let (status, message_id, reason) = match res {

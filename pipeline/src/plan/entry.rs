@@ -117,7 +117,7 @@ pub struct PlanEntry {
 
 impl PlanEntry {
     /// The master script: the recommended format's version.
-    pub fn master_script(&self) -> Option<&Script> {
+    pub(crate) fn master_script(&self) -> Option<&Script> {
         let format = self.recommended_format?;
         self.scripts.iter().find(|s| s.format == format)
     }

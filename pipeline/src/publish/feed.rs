@@ -269,7 +269,11 @@ pub fn count(store: &Store, post: &str, hit: Hit, user_agent: Option<&str>) -> S
 }
 
 /// Each post's counts summed over the days in `[from, to]` (unix seconds).
-pub(crate) fn counts_between(store: &Store, from: i64, to: i64) -> StoreResult<BTreeMap<String, Counts>> {
+pub(crate) fn counts_between(
+    store: &Store,
+    from: i64,
+    to: i64,
+) -> StoreResult<BTreeMap<String, Counts>> {
     let (from, to) = (iso(from)[..10].to_string(), iso(to)[..10].to_string());
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();
     for (k, c) in store.records::<Counts>(POST_STATS)? {

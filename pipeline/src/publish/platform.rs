@@ -46,7 +46,7 @@ impl Platform {
 
     /// Platforms that post pictures rather than text: an article going to them and to text
     /// platforms is sent as two requests (spec: up to two request ids).
-    pub fn is_photo(self) -> bool {
+    pub(crate) fn is_photo(self) -> bool {
         matches!(self, Platform::Instagram | Platform::Pinterest)
     }
 

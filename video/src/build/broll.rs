@@ -205,7 +205,8 @@ impl Library {
     }
 
     /// The tags of the asset whose result id is `id` (`library:{id}`).
-    pub fn tags_of(&self, id: &str) -> Option<Vec<String>> {
+    #[cfg(test)]
+    pub(crate) fn tags_of(&self, id: &str) -> Option<Vec<String>> {
         let id = id.strip_prefix("library:")?;
         self.assets
             .iter()

@@ -151,7 +151,11 @@ pub fn direct(scenes: &[SceneInput<'_>], faceless: bool) -> Vec<Direction> {
 /// Takes the writer's proposals for overlay copy (one per scene of `texts`, see
 /// [`writer::Writer::overlay_copy`]) where they obey [`copy::check`]; a proposal that breaks
 /// a rule leaves direction's own choice in place. Returns how many were taken.
-pub(crate) fn adopt_copy(dirs: &mut [Direction], texts: &[&str], proposals: &[Option<String>]) -> usize {
+pub(crate) fn adopt_copy(
+    dirs: &mut [Direction],
+    texts: &[&str],
+    proposals: &[Option<String>],
+) -> usize {
     let mut taken = 0;
     for ((d, text), p) in dirs.iter_mut().zip(texts).zip(proposals) {
         let Some(p) = p.as_deref().map(str::trim) else {

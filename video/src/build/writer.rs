@@ -26,12 +26,12 @@ pub struct WriteRequest<'a> {
 
 impl WriteRequest<'_> {
     /// Spoken words to aim for, at the narrator's pace in the request's language.
-    pub fn target_words(&self) -> usize {
+    pub(crate) fn target_words(&self) -> usize {
         crate::build::spoken::target_words(self.language, self.video_length)
     }
 
     /// Hard cap: a tenth over the target (short ≈ 97 s, normal ≈ 3 min at the narrator's pace).
-    pub fn max_words(&self) -> usize {
+    pub(crate) fn max_words(&self) -> usize {
         self.target_words() + self.target_words() / 10
     }
 

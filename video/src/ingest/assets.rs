@@ -213,7 +213,7 @@ pub struct AssetPresign {
 pub struct Hours(f64);
 
 impl Hours {
-    pub fn of_secs(secs: u64) -> Hours {
+    pub(crate) fn of_secs(secs: u64) -> Hours {
         Hours(secs as f64 / 3600.0)
     }
 }
@@ -752,7 +752,7 @@ impl Presigner {
     }
 
     /// Deletes claim markers older than `max_age_secs` (their URLs have long expired).
-    pub fn sweep_claims(&self, max_age_secs: u64) {
+    pub(crate) fn sweep_claims(&self, max_age_secs: u64) {
         let Ok(dir) = std::fs::read_dir(&self.used_dir) else {
             return;
         };

@@ -130,7 +130,11 @@ pub struct Applied {
 impl Applied {
     /// H: a voice upload applied: its URL, the scene's length before and after (seconds) and
     /// the word count.
-    pub fn voice_upload(url: &str, (before, seconds): (f64, f64), word_count: usize) -> Applied {
+    pub(crate) fn voice_upload(
+        url: &str,
+        (before, seconds): (f64, f64),
+        word_count: usize,
+    ) -> Applied {
         Applied {
             voice_upload: Some(url.to_string()),
             duration: Some(seconds),
@@ -141,7 +145,7 @@ impl Applied {
     }
 
     /// I: a narrator video applied: its URL, the lane change and the video's length.
-    pub fn narrator_video(url: &str, roll: RollSwitch, seconds: f64) -> Applied {
+    pub(crate) fn narrator_video(url: &str, roll: RollSwitch, seconds: f64) -> Applied {
         Applied {
             narrator_video: Some(url.to_string()),
             roll: Some(roll),

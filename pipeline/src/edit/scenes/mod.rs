@@ -320,7 +320,7 @@ impl Editor {
     }
 
     /// Where a scene's spec file lives.
-    pub fn spec_path(&self, doc: &VideoDocument, voice_file: &str) -> PathBuf {
+    pub(crate) fn spec_path(&self, doc: &VideoDocument, voice_file: &str) -> PathBuf {
         self.public_root()
             .join(doc.public_folder())
             .join(spec_file_name(voice_file))
@@ -372,7 +372,7 @@ impl Editor {
     }
 
     /// The overlay poster's state (file `{voice_file}_poster.png` beside the spec).
-    pub fn poster_meta(&self, doc: &VideoDocument, seg: &Segment) -> geometry::PosterMeta {
+    pub(crate) fn poster_meta(&self, doc: &VideoDocument, seg: &Segment) -> geometry::PosterMeta {
         let file = format!("{}_poster.png", seg.voice_file);
         let rel = format!("tmp/{}", doc.poster_name(&seg.voice_file));
         let path = self.public_root().join(&rel);
@@ -419,7 +419,7 @@ impl Editor {
 
     /// A scene as `modify_scene` returns it: the Scene record of `video_data`, with word
     /// timings, and the spec state as an open edit session sees it.
-    pub fn segment_record(&self, doc: &VideoDocument, index: usize) -> SceneRecord {
+    pub(crate) fn segment_record(&self, doc: &VideoDocument, index: usize) -> SceneRecord {
         let s = &doc.segments[index];
         let public_root = self.public_root();
         let mut record = doc.segment_public(
@@ -932,7 +932,7 @@ impl Editor {
     }
 
     /// Commits every session idle for `edit.session_idle_secs`; returns how many.
-    pub fn commit_idle(&self) -> usize {
+    pub(crate) fn commit_idle(&self) -> usize {
         let idle = self.sessions.idle(
             foundation::time::now(),
             self.settings.edit.session_idle_secs,

@@ -174,7 +174,7 @@ impl Edit {
     }
 
     /// Whether the edit changes the overlay spec's geometry (refused when it is disabled).
-    pub fn needs_spec(&self) -> bool {
+    pub(crate) fn needs_spec(&self) -> bool {
         matches!(self, Edit::ObjectRect { .. } | Edit::GroupRect { .. })
     }
 }

@@ -239,7 +239,7 @@ impl Selector {
     }
 
     /// `by` + `value` (+ `min_score`), both required: modify_scene's selector.
-    pub fn by_value(f: &Fields) -> Result<Selector> {
+    pub(crate) fn by_value(f: &Fields) -> Result<Selector> {
         let by = f
             .choice::<SelectBy>("by")?
             .ok_or_else(|| Error::missing("by"))?;
@@ -247,7 +247,7 @@ impl Selector {
     }
 
     /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`: scene_geometry's selector.
-    pub fn exactly_one(f: &Fields) -> Result<Selector> {
+    pub(crate) fn exactly_one(f: &Fields) -> Result<Selector> {
         let forms = ["voice_file", "scene_id", "by"];
         let count = forms.iter().filter(|k| f.has(k)).count();
         if count != 1 {

@@ -70,7 +70,7 @@ impl Session {
     }
 
     /// Unix seconds of the last activity (start or write).
-    pub fn last_activity(&self) -> i64 {
+    pub(crate) fn last_activity(&self) -> i64 {
         self.last_write.unwrap_or(self.started)
     }
 
@@ -135,10 +135,6 @@ impl Sessions {
 
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn is_active(&self, topic: &str) -> bool {
-        self.map().contains_key(topic)
     }
 
     /// The session's document, if a session is active.

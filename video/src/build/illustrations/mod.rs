@@ -7,7 +7,7 @@
 
 pub mod index;
 mod offline;
-pub mod synonyms;
+pub(crate) mod synonyms;
 
 pub use offline::Offline;
 

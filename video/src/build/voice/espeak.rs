@@ -440,12 +440,6 @@ impl Espeak {
         })
     }
 
-    /// The same provider speaking at `wpm` words per minute (clamped to espeak-ng's 80–450).
-    pub fn with_rate(mut self, wpm: u32) -> Self {
-        self.rate_wpm = wpm.clamp(80, 450);
-        self
-    }
-
     /// Resolves a voice id (case-insensitive) to the language espeak-ng should select.
     fn resolve(engine: &Engine, voice_id: &str) -> Option<String> {
         let id = voice_id.trim().to_ascii_lowercase();

@@ -181,7 +181,11 @@ fn quiet_cuts(samples: &[i16], rate: u32, longest: f64, search: f64) -> Vec<Rang
 /// Lays `words` over the voiced `runs` (seconds): each run takes the words whose middle, by
 /// cumulative length, falls in its share of the voiced time; inside a run the words share its
 /// time in proportion to their length. With no runs, the words fill `fallback` evenly.
-pub(crate) fn spread_words(words: &[&str], runs: &[(f64, f64)], fallback: (f64, f64)) -> Vec<TimedWord> {
+pub(crate) fn spread_words(
+    words: &[&str],
+    runs: &[(f64, f64)],
+    fallback: (f64, f64),
+) -> Vec<TimedWord> {
     if words.is_empty() {
         return Vec::new();
     }

@@ -50,7 +50,7 @@ impl ChunkDir {
     }
 
     /// The remembered first-frame digest of the scene with picture key `picture`.
-    pub fn first_frame(&self, picture: &str) -> Option<Key> {
+    pub(crate) fn first_frame(&self, picture: &str) -> Option<Key> {
         let text = std::fs::read_to_string(self.dir.join(format!("{FIRST}{picture}"))).ok()?;
         let text = text.trim();
         (text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit())).then(|| text.to_owned())
@@ -58,7 +58,7 @@ impl ChunkDir {
 
     /// Remembers the first-frame digest of the scene with picture key `picture`. Losing it
     /// costs only a re-render of that frame, so a failed write is not an error.
-    pub fn remember_first_frame(&self, picture: &str, digest: &str) {
+    pub(crate) fn remember_first_frame(&self, picture: &str, digest: &str) {
         let _ = foundation::files::write_atomic(
             &self.dir.join(format!("{FIRST}{picture}")),
             digest.as_bytes(),
@@ -67,7 +67,7 @@ impl ChunkDir {
 
     /// Deletes this family's chunks other than `keep`, and first-frame digests of pictures
     /// other than `pictures` when `pictures` is given. Returns how many files went.
-    pub fn prune(&self, keep: &[PathBuf], pictures: Option<&HashSet<Key>>) -> usize {
+    pub(crate) fn prune(&self, keep: &[PathBuf], pictures: Option<&HashSet<Key>>) -> usize {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return 0;
         };

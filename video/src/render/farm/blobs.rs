@@ -85,7 +85,7 @@ impl Blobs {
 
     /// Stores the file at `path` under `digest` (its SHA-256) unless the store has it;
     /// returns the bytes uploaded.
-    pub async fn put_input(&self, path: &Path, digest: &str) -> Result<u64, BlobError> {
+    pub(crate) async fn put_input(&self, path: &Path, digest: &str) -> Result<u64, BlobError> {
         if self.stored.lock().is_ok_and(|s| s.contains(digest)) {
             return Ok(0);
         }
@@ -102,18 +102,22 @@ impl Blobs {
     }
 
     /// Copies the input stored under `digest` to `dest`; returns the bytes fetched.
-    pub async fn fetch_input(&self, digest: &str, dest: &Path) -> Result<u64, BlobError> {
+    pub(crate) async fn fetch_input(&self, digest: &str, dest: &Path) -> Result<u64, BlobError> {
         self.download(&input(digest), dest).await
     }
 
     /// Stores the encoded chunk at `file` under `key`; returns its size.
-    pub async fn put_chunk(&self, key: &str, file: &Path) -> Result<u64, BlobError> {
+    pub(crate) async fn put_chunk(&self, key: &str, file: &Path) -> Result<u64, BlobError> {
         self.upload(file, &chunk(key)).await
     }
 
     /// Copies the chunk under `key` to `dest`: `Ok(None)` when the store has no such chunk
     /// (yet), else the bytes fetched.
-    pub async fn fetch_chunk(&self, key: &str, dest: &Path) -> Result<Option<u64>, BlobError> {
+    pub(crate) async fn fetch_chunk(
+        &self,
+        key: &str,
+        dest: &Path,
+    ) -> Result<Option<u64>, BlobError> {
         match self.download(&chunk(key), dest).await {
             Ok(n) => Ok(Some(n)),
             Err(BlobError::Store(object_store::Error::NotFound { .. })) => Ok(None),
@@ -122,7 +126,7 @@ impl Blobs {
     }
 
     /// Whether the chunk under `key` is stored.
-    pub async fn has_chunk(&self, key: &str) -> Result<bool, BlobError> {
+    pub(crate) async fn has_chunk(&self, key: &str) -> Result<bool, BlobError> {
         match self.store.head(&chunk(key)).await {
             Ok(_) => Ok(true),
             Err(object_store::Error::NotFound { .. }) => Ok(false),

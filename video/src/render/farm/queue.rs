@@ -135,12 +135,12 @@ impl Queue {
     }
 
     /// How long a delivered task may go without an ack or a heartbeat.
-    pub fn ack_wait(&self) -> Duration {
+    pub(crate) fn ack_wait(&self) -> Duration {
         Duration::from_secs(self.config.ack_wait_secs.max(1))
     }
 
     /// Deliveries of one task before it is a dead letter.
-    pub fn max_deliver(&self) -> i64 {
+    pub(crate) fn max_deliver(&self) -> i64 {
         self.config.max_deliver
     }
 
@@ -161,12 +161,12 @@ impl Queue {
     }
 
     /// JetStream's max-deliveries advisories of the workers' consumer, from now on.
-    pub async fn exhausted(&self) -> Result<async_nats::Subscriber, QueueError> {
+    pub(crate) async fn exhausted(&self) -> Result<async_nats::Subscriber, QueueError> {
         self.client.subscribe(EXHAUSTED_SUBJECT).await.map_err(js)
     }
 
     /// Takes tasks `seqs` out of the work queue; returns how many were still there.
-    pub async fn remove_tasks(&self, seqs: &[u64]) -> Result<usize, QueueError> {
+    pub(crate) async fn remove_tasks(&self, seqs: &[u64]) -> Result<usize, QueueError> {
         let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
         let mut removed = 0;
         for &seq in seqs {

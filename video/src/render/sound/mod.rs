@@ -18,7 +18,7 @@
 //! the loudness target is the published file's, not the bed's.
 
 pub mod bed;
-pub mod duck;
+pub(crate) mod duck;
 pub mod encoded;
 pub mod library;
 pub mod loudness;

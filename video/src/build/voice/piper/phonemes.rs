@@ -28,7 +28,7 @@ pub(crate) struct SymbolTable {
 impl SymbolTable {
     /// From the voice config's `phoneme_id_map` (`{"a": [14], …}`); it must hold `_ ^ $` and
     /// the space.
-    pub fn from_map(map: &HashMap<String, Vec<i64>>) -> Result<SymbolTable, String> {
+    pub(crate) fn from_map(map: &HashMap<String, Vec<i64>>) -> Result<SymbolTable, String> {
         let mut ids = HashMap::new();
         for (symbol, list) in map {
             let mut chars = symbol.chars();

@@ -95,7 +95,7 @@ impl Worker {
 
     /// Asks the child for one inference. An I/O error means the child is gone: the caller
     /// drops this worker, and the next sentence starts a new one.
-    pub fn infer(&mut self, request: &Request) -> Result<Reply, VoiceError> {
+    pub(crate) fn infer(&mut self, request: &Request) -> Result<Reply, VoiceError> {
         let gone = |e: io::Error| VoiceError::Synthesis(format!("voice worker: {e}"));
         let stdin = self
             .stdin
