@@ -33,3 +33,4 @@ mod sdk;
 mod sound;
 mod typography;
 mod webhook_log;
+mod wire;
