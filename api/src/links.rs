@@ -223,7 +223,7 @@ fn record(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Error> {
     let topic = c.i.as_deref().unwrap_or("");
     let job = state.store.job(topic)?.filter(|j| j.account == c.a);
     Ok(match job {
-        Some(job) if job.kind == JobType::Content => crate::pages::content_page(&job),
+        Some(job) if job.kind() == JobType::Content => crate::pages::content_page(&job),
         Some(job) => {
             let doc: Option<VideoDocument> = state.store.document(topic)?;
             crate::pages::page(&job, doc.as_ref(), c.p == RecordPage::Record2)

@@ -150,7 +150,7 @@ fn content_viewer(
                     .store
                     .job(&topic)
                     .map_err(|e| reject(e.into()))?
-                    .filter(|j| j.kind == JobType::Content)
+                    .filter(|j| j.kind() == JobType::Content)
                     .ok_or_else(nf)?;
                 Ok(content_page(&job))
             }
@@ -158,7 +158,7 @@ fn content_viewer(
 }
 
 pub(crate) fn content_page(job: &Job) -> Response {
-    let (title, body) = match (&job.status, &job.written) {
+    let (title, body) = match (&job.status, job.written()) {
         (JobStatus::Completed, Some(WrittenResult::Content(piece))) => {
             (piece.title.clone(), piece_html(piece))
         }
@@ -181,7 +181,8 @@ pub(crate) fn content_page(job: &Job) -> Response {
         ),
         _ => {
             let stage = job
-                .writer_stage
+                .written_job()
+                .and_then(|w| w.stage)
                 .and_then(|s| serde_json::to_value(s).ok())
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default();

@@ -21,8 +21,8 @@ use crate::document::VideoDocument;
 use crate::error::{Code, Error, Result};
 use crate::ids;
 use crate::model::{
-    Job, JobError, JobStage, JobStatus, JobType, OutputType, PostResult, QueueEntry, StageMark,
-    Task, WriterStage, WrittenResult,
+    Job, JobError, JobPayload, JobStage, JobStatus, JobType, OutputType, PostResult, PublishJob,
+    QueueEntry, StageMark, Task, VideoJob, WriterStage, WrittenJob, WrittenResult,
 };
 use crate::store::{Store, StoreError, StoreResult, Tx};
 use crate::time::now;
@@ -210,36 +210,18 @@ impl Engine {
     ) -> Result<Job> {
         let t = now();
         let chosen = accepted.topic_id.is_some();
-        let job = Job {
-            topic_id: accepted.topic_id.unwrap_or_else(ids::topic_id),
-            account: account.to_string(),
-            kind: JobType::Video,
-            output_type: accepted.output_type,
+        let payload = JobPayload::Video(VideoJob {
             request: Some(accepted.request),
-            status: JobStatus::Processing,
-            stage: None,
-            step: 1,
-            progress: 0.0,
-            notes: None,
+            ..VideoJob::default()
+        });
+        let topic_id = accepted.topic_id.unwrap_or_else(ids::topic_id);
+        let job = Job {
+            output_type: accepted.output_type,
             input_truncated_from: accepted.input_truncated_from,
-            review_url: None,
-            video_url: None,
-            error: None,
             metadata: accepted.metadata,
             callback_url: accepted.callback_url,
             idempotency_key,
-            created_at: t,
-            updated_at: t,
-            processing_fired: false,
-            terminal_fired: false,
-            export_requested: false,
-            rendered_document: None,
-            title: String::new(),
-            credits_charged: 0,
-            writer_stage: None,
-            writer_stages: Vec::new(),
-            written: None,
-            posts: Vec::new(),
+            ..Job::new(topic_id, account, payload, t)
         };
         let job = self.store.write(|tx| -> Result<Job> {
             let mut job = job;
@@ -277,39 +259,23 @@ impl Engine {
     ) -> Result<Job> {
         let t = now();
         let topic_id = ids::topic_id();
-        let job = Job {
-            review_url: Some(self.viewer_url(&topic_id)),
-            topic_id,
-            account: account.to_string(),
-            kind: JobType::Content,
-            request: None,
-            output_type: OutputType::Text,
-            status: JobStatus::Processing,
-            stage: None,
-            step: WriterStage::Queued.step(),
-            progress: WriterStage::Queued.progress(),
-            notes: None,
-            input_truncated_from: accepted.input_truncated_from,
-            video_url: None,
-            error: None,
-            metadata: accepted.metadata,
-            callback_url: accepted.callback_url,
-            idempotency_key: None,
-            created_at: t,
-            updated_at: t,
-            processing_fired: false,
-            terminal_fired: false,
-            export_requested: false,
-            rendered_document: None,
-            title: String::new(),
-            credits_charged: accepted.cost,
-            writer_stage: Some(WriterStage::Queued),
-            writer_stages: vec![StageMark {
+        let payload = JobPayload::Content(WrittenJob {
+            stage: Some(WriterStage::Queued),
+            stages: vec![StageMark {
                 status: WriterStage::Queued,
                 at: crate::time::iso(t),
             }],
             written: None,
-            posts: Vec::new(),
+        });
+        let job = Job {
+            review_url: Some(self.viewer_url(&topic_id)),
+            step: WriterStage::Queued.step(),
+            progress: WriterStage::Queued.progress(),
+            input_truncated_from: accepted.input_truncated_from,
+            metadata: accepted.metadata,
+            callback_url: accepted.callback_url,
+            credits_charged: accepted.cost,
+            ..Job::new(topic_id, account, payload, t)
         };
         let pricing_url = self.settings.pricing_url();
         let charge = crate::accounts::Charge::credits(accepted.cost, &pricing_url);
@@ -403,7 +369,7 @@ impl Engine {
             return Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"));
         }
         let job = self.job_for(account, id)?;
-        if job.kind != JobType::Video {
+        if job.kind() != JobType::Video {
             return Err(not_a_video());
         }
         match self.store.document::<VideoDocument>(id) {
@@ -433,7 +399,7 @@ impl Engine {
         }
         let out = self.store.write(|tx| -> Result<(bool, Job)> {
             let mut job = match tx.job(id)? {
-                Some(j) if j.account == account && j.kind == JobType::Video => j,
+                Some(j) if j.account == account && j.kind() == JobType::Video => j,
                 Some(j) if j.account == account => return Err(not_a_video()),
                 _ => {
                     return Err(Error::new(
@@ -459,14 +425,15 @@ impl Engine {
                 let doc: Option<crate::document::VideoDocument> = tx.document(id)?;
                 let current = doc.map(|d| d.fingerprint());
                 // Videos rendered before fingerprints were kept count as unchanged.
-                let unchanged = job.rendered_document.is_none() || job.rendered_document == current;
+                let rendered = job.video_job().and_then(|v| v.rendered_document.clone());
+                let unchanged = rendered.is_none() || rendered == current;
                 if unchanged {
-                    job.export_requested = true;
+                    mark_exported(&mut job);
                     tx.put_job(&job)?;
                     return Ok((false, job));
                 }
             }
-            job.export_requested = true;
+            mark_exported(&mut job);
             job.error = None;
             job.output_type = OutputType::Video;
             job.status = JobStatus::Processing;
@@ -493,7 +460,7 @@ impl Engine {
     pub fn approve_script(&self, account: &str, id: &str, script: &str) -> Result<Job> {
         let out = self.store.write(|tx| -> Result<Job> {
             let mut job = match tx.job(id)? {
-                Some(j) if j.account == account && j.kind == JobType::Video => j,
+                Some(j) if j.account == account && j.kind() == JobType::Video => j,
                 _ => {
                     return Err(Error::new(
                         Code::VideoNotFound,
@@ -505,7 +472,8 @@ impl Engine {
             let ready = job.output_type == OutputType::Text
                 && job.status == JobStatus::Completed
                 && tx.queue_entry(id)?.is_none();
-            let Some(request) = job.request.as_mut().filter(|_| ready) else {
+            let request = job.video_job_mut().and_then(|v| v.request.as_mut());
+            let Some(request) = request.filter(|_| ready) else {
                 return Err(Error::new(
                     Code::ScriptNotReady,
                     "Only a finished script (output_type text) can be approved into scenes.",
@@ -824,14 +792,18 @@ impl Engine {
                     reach_stage(&mut job, WriterStage::Completed);
                     job.status = JobStatus::Completed;
                     job.notes = None;
-                    job.written = Some(written);
+                    if let JobPayload::Content(w) = &mut job.payload {
+                        w.written = Some(written);
+                    }
                     fire_terminal(tx, &mut job, "video.completed")?;
                 }
                 Ok(TaskOutput::Published(posts)) => published(tx, &mut job, posts)?,
                 Ok(TaskOutput::Rendered(rendered)) => {
                     tx.remove_queue_entry(topic)?;
                     job.video_url = Some(rendered.video_url);
-                    job.rendered_document = Some(rendered.document);
+                    if let Some(v) = job.video_job_mut() {
+                        v.rendered_document = Some(rendered.document);
+                    }
                     job.status = JobStatus::Completed;
                     job.stage = Some(JobStage::RenderingVideo);
                     job.step = 7;
@@ -900,7 +872,9 @@ fn published(tx: &mut Tx, job: &mut Job, posts: Vec<PostResult>) -> StoreResult<
         });
         refund_charge(tx, job)?;
     }
-    job.posts = posts;
+    if let JobPayload::Publish(p) = &mut job.payload {
+        p.posts = posts;
+    }
     Ok(())
 }
 
@@ -941,38 +915,14 @@ fn refund_charge(tx: &mut Tx, job: &mut Job) -> StoreResult<()> {
 
 /// A new publish job: `processing` at step 1 until the publisher reports (step 2).
 fn publish_job(account: &str, r: &AcceptedPublish, t: i64) -> Job {
+    let payload = JobPayload::Publish(PublishJob::default());
     Job {
-        topic_id: r.request_id.clone(),
-        account: account.to_string(),
-        kind: JobType::Publish,
-        request: None,
-        output_type: OutputType::Text,
-        status: JobStatus::Processing,
-        stage: None,
-        step: 1,
-        progress: 0.0,
         notes: r
             .not_before
             .map(|at| format!("Scheduled for {}.", crate::time::iso(at))),
-        input_truncated_from: None,
-        review_url: None,
-        video_url: None,
-        error: None,
         metadata: r.metadata.clone(),
-        callback_url: None,
-        idempotency_key: None,
-        created_at: t,
-        updated_at: t,
-        processing_fired: false,
-        terminal_fired: false,
-        export_requested: false,
-        rendered_document: None,
-        title: String::new(),
         credits_charged: r.cost,
-        writer_stage: None,
-        writer_stages: Vec::new(),
-        written: None,
-        posts: Vec::new(),
+        ..Job::new(r.request_id.clone(), account, payload, t)
     }
 }
 
@@ -989,15 +939,25 @@ fn not_a_video() -> Error {
 /// mark in the stage history (once per stage).
 fn reach_stage(job: &mut Job, stage: WriterStage) {
     let t = now();
-    job.writer_stage = Some(stage);
     job.step = stage.step();
     job.progress = stage.progress().max(job.progress);
     job.updated_at = t;
-    if !job.writer_stages.iter().any(|m| m.status == stage) {
-        job.writer_stages.push(StageMark {
+    let JobPayload::Content(w) = &mut job.payload else {
+        return;
+    };
+    w.stage = Some(stage);
+    if !w.stages.iter().any(|m| m.status == stage) {
+        w.stages.push(StageMark {
             status: stage,
             at: crate::time::iso(t),
         });
+    }
+}
+
+/// `export_video` was accepted for this video.
+fn mark_exported(job: &mut Job) {
+    if let Some(v) = job.video_job_mut() {
+        v.export_requested = true;
     }
 }
 
@@ -1023,8 +983,7 @@ impl Job {
     /// The `create_video` request of a video job; a failure for any other job (a task routed
     /// to the wrong kind of job).
     pub fn video(&self) -> Result<&crate::model::VideoRequest, JobFailure> {
-        self.request
-            .as_ref()
+        self.request()
             .ok_or_else(|| JobFailure::internal("a video task ran on a job that is not a video"))
     }
 }

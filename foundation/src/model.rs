@@ -324,10 +324,251 @@ pub struct JobError {
     pub message: String,
 }
 
-/// One job (a video, or a written piece): the status object's state plus the bookkeeping
-/// behind it.
+/// One job (a video, a written piece or a publish request): the status object's state and the
+/// bookkeeping every kind shares, plus what only its kind has ([`JobPayload`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "JobRow", into = "JobRow")]
 pub struct Job {
+    pub topic_id: String,
+    pub account: String,
+    pub output_type: OutputType,
+    pub status: JobStatus,
+    pub stage: Option<JobStage>,
+    pub step: u8,
+    pub progress: f64,
+    pub notes: Option<String>,
+    pub input_truncated_from: Option<usize>,
+    pub review_url: Option<String>,
+    pub video_url: Option<String>,
+    pub error: Option<JobError>,
+    pub metadata: Value,
+    pub callback_url: Option<String>,
+    pub idempotency_key: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// `video.processing` has been queued for delivery.
+    pub processing_fired: bool,
+    /// A terminal event (`completed`/`failed`) has been queued for this run.
+    /// Export resets it so the rendered video fires `completed` again.
+    pub terminal_fired: bool,
+    pub title: String,
+    /// Credits taken when the job was accepted; given back in the transaction that records
+    /// a failure (then 0).
+    pub credits_charged: i64,
+    /// What the job makes, and the state only that kind of job has.
+    pub payload: JobPayload,
+}
+
+/// What a job makes, with the state only that kind of job has.
+#[derive(Debug, Clone)]
+pub enum JobPayload {
+    Video(VideoJob),
+    Content(WrittenJob),
+    Publish(PublishJob),
+}
+
+/// A video's own state.
+#[derive(Debug, Clone, Default)]
+pub struct VideoJob {
+    /// The validated `create_video` request (absent only in rows older than it).
+    pub request: Option<VideoRequest>,
+    /// `export_video` was accepted once.
+    pub export_requested: bool,
+    /// The fingerprint ([`crate::document::VideoDocument::fingerprint`]) of the document
+    /// `video_url` was rendered from: an export of the same document answers the snapshot, an
+    /// export of an edited one renders again.
+    pub rendered_document: Option<String>,
+}
+
+/// A written piece's own state.
+#[derive(Debug, Clone, Default)]
+pub struct WrittenJob {
+    /// The writer stage reached (`details.status`).
+    pub stage: Option<WriterStage>,
+    /// Every writer stage reached so far, in order (`details.stages`).
+    pub stages: Vec<StageMark>,
+    /// What the job wrote, once it completed.
+    pub written: Option<WrittenResult>,
+}
+
+/// A publish request's own state.
+#[derive(Debug, Clone, Default)]
+pub struct PublishJob {
+    /// One result per platform, once the publisher reported (`result.posts[]`).
+    pub posts: Vec<PostResult>,
+}
+
+impl Job {
+    /// A new job of `account` in `processing` at step 1, made at `t`; the callers set what
+    /// their kind starts with beyond that.
+    pub fn new(topic_id: String, account: &str, payload: JobPayload, t: i64) -> Job {
+        Job {
+            topic_id,
+            account: account.to_string(),
+            output_type: OutputType::Text,
+            status: JobStatus::Processing,
+            stage: None,
+            step: 1,
+            progress: 0.0,
+            notes: None,
+            input_truncated_from: None,
+            review_url: None,
+            video_url: None,
+            error: None,
+            metadata: Value::Null,
+            callback_url: None,
+            idempotency_key: None,
+            created_at: t,
+            updated_at: t,
+            processing_fired: false,
+            terminal_fired: false,
+            title: String::new(),
+            credits_charged: 0,
+            payload,
+        }
+    }
+
+    /// What the job makes.
+    pub fn kind(&self) -> JobType {
+        match self.payload {
+            JobPayload::Video(_) => JobType::Video,
+            JobPayload::Content(_) => JobType::Content,
+            JobPayload::Publish(_) => JobType::Publish,
+        }
+    }
+
+    /// A video job's own state.
+    pub fn video_job(&self) -> Option<&VideoJob> {
+        match &self.payload {
+            JobPayload::Video(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A video job's own state, to change.
+    pub fn video_job_mut(&mut self) -> Option<&mut VideoJob> {
+        match &mut self.payload {
+            JobPayload::Video(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The `create_video` request of a video job.
+    pub fn request(&self) -> Option<&VideoRequest> {
+        self.video_job()?.request.as_ref()
+    }
+
+    /// A written-content job's own state.
+    pub fn written_job(&self) -> Option<&WrittenJob> {
+        match &self.payload {
+            JobPayload::Content(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// What a written-content job wrote, once it completed.
+    pub fn written(&self) -> Option<&WrittenResult> {
+        self.written_job()?.written.as_ref()
+    }
+
+    /// A publish job's results, one per platform (none for other jobs).
+    pub fn posts(&self) -> &[PostResult] {
+        match &self.payload {
+            JobPayload::Publish(p) => &p.posts,
+            _ => &[],
+        }
+    }
+}
+
+impl From<JobRow> for Job {
+    fn from(r: JobRow) -> Job {
+        let payload = match r.kind {
+            JobType::Video => JobPayload::Video(VideoJob {
+                request: r.request,
+                export_requested: r.export_requested,
+                rendered_document: r.rendered_document,
+            }),
+            JobType::Content => JobPayload::Content(WrittenJob {
+                stage: r.writer_stage,
+                stages: r.writer_stages,
+                written: r.written,
+            }),
+            JobType::Publish => JobPayload::Publish(PublishJob { posts: r.posts }),
+        };
+        Job {
+            topic_id: r.topic_id,
+            account: r.account,
+            output_type: r.output_type,
+            status: r.status,
+            stage: r.stage,
+            step: r.step,
+            progress: r.progress,
+            notes: r.notes,
+            input_truncated_from: r.input_truncated_from,
+            review_url: r.review_url,
+            video_url: r.video_url,
+            error: r.error,
+            metadata: r.metadata,
+            callback_url: r.callback_url,
+            idempotency_key: r.idempotency_key,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            processing_fired: r.processing_fired,
+            terminal_fired: r.terminal_fired,
+            title: r.title,
+            credits_charged: r.credits_charged,
+            payload,
+        }
+    }
+}
+
+impl From<Job> for JobRow {
+    fn from(j: Job) -> JobRow {
+        let kind = j.kind();
+        let (video, written, publish) = match j.payload {
+            JobPayload::Video(v) => (v, WrittenJob::default(), PublishJob::default()),
+            JobPayload::Content(w) => (VideoJob::default(), w, PublishJob::default()),
+            JobPayload::Publish(p) => (VideoJob::default(), WrittenJob::default(), p),
+        };
+        JobRow {
+            topic_id: j.topic_id,
+            account: j.account,
+            kind,
+            request: video.request,
+            output_type: j.output_type,
+            status: j.status,
+            stage: j.stage,
+            step: j.step,
+            progress: j.progress,
+            notes: j.notes,
+            input_truncated_from: j.input_truncated_from,
+            review_url: j.review_url,
+            video_url: j.video_url,
+            error: j.error,
+            metadata: j.metadata,
+            callback_url: j.callback_url,
+            idempotency_key: j.idempotency_key,
+            created_at: j.created_at,
+            updated_at: j.updated_at,
+            processing_fired: j.processing_fired,
+            terminal_fired: j.terminal_fired,
+            export_requested: video.export_requested,
+            rendered_document: video.rendered_document,
+            title: j.title,
+            credits_charged: j.credits_charged,
+            writer_stage: written.stage,
+            writer_stages: written.stages,
+            written: written.written,
+            posts: publish.posts,
+        }
+    }
+}
+
+/// A job as stored: one flat JSON object, every kind's fields side by side (the row every
+/// data directory already holds). [`Job`] reads and writes itself through it, so the rows are
+/// the same bytes before and after the payload was split out.
+#[derive(Serialize, Deserialize)]
+struct JobRow {
     pub topic_id: String,
     pub account: String,
     /// What the job makes; rows from before written content are videos.
@@ -562,39 +803,40 @@ impl Job {
     /// The spec's status object (without `request_id`, added by the API); also the webhook's
     /// `data`.
     pub fn status_object(&self) -> StatusObject {
+        let written = self.written_job();
         StatusObject {
             object: StatusTag::Status,
             id: self.topic_id.clone(),
             topic_id: self.topic_id.clone(),
-            kind: self.kind,
+            kind: self.kind(),
             status: self.status,
             stage: self.stage,
             progress: (self.progress * 1000.0).round() / 1000.0,
             output_type: self.output_type,
             details: StatusDetails {
                 step: self.step,
-                status: self.writer_stage,
+                status: written.and_then(|w| w.stage),
                 notes: self.notes.clone(),
                 input_truncated_from: self.input_truncated_from,
-                stages: self.writer_stages.clone(),
+                stages: written.map(|w| w.stages.clone()).unwrap_or_default(),
             },
             result: StatusResult {
                 review_url: self.review_url.clone(),
                 video_url: self.video_url.clone(),
-                content: match &self.written {
+                content: match self.written() {
                     Some(WrittenResult::Content(piece)) => Some(piece.as_ref().clone()),
                     _ => None,
                 },
-                script: match &self.written {
+                script: match self.written() {
                     Some(WrittenResult::Script(s)) => Some(s.clone()),
                     _ => None,
                 },
-                error: match (&self.kind, &self.error) {
+                error: match (self.kind(), &self.error) {
                     (JobType::Content, Some(e)) => Some(e.message.clone()),
                     _ => None,
                 },
-                posts: match self.kind {
-                    JobType::Publish => Some(self.posts.clone()),
+                posts: match self.kind() {
+                    JobType::Publish => Some(self.posts().to_vec()),
                     _ => None,
                 },
                 request_ids: None,
@@ -886,6 +1128,49 @@ mod tests {
         assert_eq!(job.error.map(|e| e.code), Some(Code::Internal));
     }
 
+    /// A publish job's stored row, every field as `JobRow` writes it.
+    fn publish_row() -> Value {
+        json!({
+            "topic_id": "pub_1", "account": "a", "kind": "publish", "output_type": "text",
+            "status": "completed", "stage": null, "step": 2, "progress": 1.0, "notes": null,
+            "input_truncated_from": null, "review_url": null, "video_url": null, "error": null,
+            "metadata": {"k": "v"}, "callback_url": null, "idempotency_key": null,
+            "created_at": 1, "updated_at": 2, "processing_fired": false, "terminal_fired": true,
+            "export_requested": false, "rendered_document": null, "title": "",
+            "credits_charged": 3,
+            "posts": [{"platform": "youtube", "success": true, "post_url": "https://x.test/p",
+                       "post_id": "p1", "error": null}],
+        })
+    }
+
+    #[test]
+    fn a_stored_job_row_reads_into_its_payload_and_writes_back_the_same_json() {
+        let row = publish_row();
+        let job: Job = serde_json::from_value(row.clone()).unwrap();
+        assert_eq!(job.kind(), JobType::Publish);
+        assert_eq!(job.posts()[0].post_id.as_deref(), Some("p1"));
+        assert!(job.request().is_none() && job.written().is_none());
+        assert_eq!(serde_json::to_value(&job).unwrap(), row);
+    }
+
+    #[test]
+    fn a_row_without_a_kind_is_a_video_and_keeps_its_render_state() {
+        let mut row = publish_row();
+        let fields = row.as_object_mut().unwrap();
+        fields.remove("kind");
+        fields.remove("posts");
+        fields.insert("export_requested".into(), json!(true));
+        fields.insert("rendered_document".into(), json!("fp1"));
+        let job: Job = serde_json::from_value(row.clone()).unwrap();
+        assert_eq!(job.kind(), JobType::Video);
+        let video = job.video_job().unwrap();
+        assert!(video.export_requested);
+        assert_eq!(video.rendered_document.as_deref(), Some("fp1"));
+        assert!(job.posts().is_empty());
+        row["kind"] = json!("video");
+        assert_eq!(serde_json::to_value(&job).unwrap(), row);
+    }
+
     #[test]
     fn a_content_job_says_content_with_its_writer_stage_and_failure() {
         let mut job: Job = serde_json::from_value(json!({
@@ -896,7 +1181,7 @@ mod tests {
                               {"status": "Researching", "at": "1970-01-01T00:00:01Z"}],
         }))
         .unwrap();
-        assert!(job.request.is_none());
+        assert!(job.request().is_none());
         job.error = Some(JobError {
             code: Code::ContentFetchFailed,
             message: "The page at the URL could not be reached.".into(),

@@ -43,7 +43,7 @@ struct Tasks {
 
 impl TaskRunner for Tasks {
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure> {
-        let media = job.request.as_ref().is_some_and(|r| r.source.is_media());
+        let media = job.request().is_some_and(|r| r.source.is_media());
         let built = if media {
             video::ingest::media_source::build(engine, &self.ctx, job)
         } else {
@@ -161,7 +161,7 @@ fn clean_uploads(store: &Store, data_dir: &std::path::Path) -> std::io::Result<u
         .jobs()
         .map_err(std::io::Error::other)?
         .into_iter()
-        .filter_map(|(_, job)| job.request.and_then(|r| r.media_file))
+        .filter_map(|(_, job)| job.request()?.media_file.clone())
         .collect();
     let mut removed = 0;
     for entry in std::fs::read_dir(&dir)? {

@@ -107,7 +107,7 @@ pub(crate) fn viewed(
     let job = state
         .store
         .job(topic)?
-        .filter(|j| j.kind == JobType::Video)
+        .filter(|j| j.kind() == JobType::Video)
         .ok_or_else(not_found)?;
     Ok((job, scope))
 }

@@ -32,7 +32,7 @@ pub(crate) fn jobs_of(store: &Store, account: &str) -> Result<Vec<Job>> {
         .map_err(read_failed)?
         .into_iter()
         .map(|(_, j)| j)
-        .filter(|j| j.account == account && j.kind == JobType::Video && j.request.is_some())
+        .filter(|j| j.account == account && j.kind() == JobType::Video && j.request().is_some())
         .collect();
     jobs.sort_by(|a, b| {
         b.created_at
@@ -50,8 +50,7 @@ pub(crate) fn title_of(store: &Store, job: &Job) -> String {
     match store.document::<VideoDocument>(&job.topic_id) {
         Ok(Some(doc)) if !doc.title.is_empty() => doc.title,
         _ => job
-            .request
-            .as_ref()
+            .request()
             .and_then(|r| r.text.as_deref())
             .map(writer::title)
             .unwrap_or_default(),
@@ -119,7 +118,7 @@ pub fn list(store: &Store, account: &str, q: VideosQuery) -> Result<VideoList> {
         .map(|j| VideoItem {
             id: j.topic_id.clone(),
             title: title_of(store, j),
-            language: j.request.as_ref().map_or(Language::English, |r| r.language),
+            language: j.request().map_or(Language::English, |r| r.language),
             created_at: iso(j.created_at),
         })
         .collect();

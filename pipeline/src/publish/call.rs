@@ -84,7 +84,7 @@ fn summarise(publish_id: &str, request_ids: Vec<String>, jobs: &[Job]) -> Option
         .iter()
         .filter(|j| j.status == JobStatus::Processing)
         .find_map(|j| j.notes.clone());
-    s.result.posts = Some(jobs.iter().flat_map(|j| j.posts.clone()).collect());
+    s.result.posts = Some(jobs.iter().flat_map(|j| j.posts().to_vec()).collect());
     s.result.request_ids = Some(request_ids);
     s.error = match status {
         JobStatus::Failed => jobs.iter().find_map(|j| j.error.clone()),

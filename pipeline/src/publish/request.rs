@@ -468,7 +468,7 @@ fn topic_content(
         .engine
         .job_for(account, topic)
         .map_err(|e| e.param("topic_id"))?;
-    match job.kind {
+    match job.kind() {
         JobType::Video => {
             let video_url = job.video_url.clone().ok_or_else(|| {
                 not_ready("The video is not rendered yet; export it and publish once it completed.")
@@ -491,7 +491,7 @@ fn topic_content(
             };
             Ok((content, title, None))
         }
-        JobType::Content => match (&job.status, &job.written) {
+        JobType::Content => match (&job.status, job.written()) {
             (JobStatus::Completed, Some(WrittenResult::Content(piece))) => {
                 let html = piece
                     .html
