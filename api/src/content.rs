@@ -17,7 +17,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::blocking::blocking;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, with_state};
 use crate::reply::json_reply;
 
 /// Pasted text of up to 3000 words fits well within this.
@@ -27,19 +27,19 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let create = warp::path!("v1" / "create_content")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(CONTENT_BODY_LIMIT, CreateContentRequest::read))
+        .and(typed::<CreateContentRequest>(CONTENT_BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(create_content);
     let enhance = warp::path!("v1" / "enhance_script")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(CONTENT_BODY_LIMIT, EnhanceScriptRequest::read))
+        .and(typed::<EnhanceScriptRequest>(CONTENT_BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(enhance_script);
     let ideas = warp::path!("v1" / "collect_ideas")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(CONTENT_BODY_LIMIT, CollectIdeasRequest::read))
+        .and(typed::<CollectIdeasRequest>(CONTENT_BODY_LIMIT))
         .and_then(collect_ideas);
     create.or(enhance).unify().or(ideas).unify()
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
+use foundation::fields::{Body, body};
 use foundation::model::Account;
 use futures_util::StreamExt;
 use pipeline::{Code, Error};
@@ -61,6 +62,15 @@ pub fn typed_body<T: Send + 'static>(
     read: fn(&Value) -> pipeline::Result<T>,
 ) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
     json_body(limit).and_then(move |body: Value| async move { read(&body).map_err(reject) })
+}
+
+/// A size-limited JSON body read as the request type `B`, the one struct of its JSON, schema and
+/// rules (`foundation::fields::Body`).
+pub fn typed<B: Body>(limit: usize) -> impl Filter<Extract = (B::Valid,), Error = Rejection> + Clone
+where
+    B::Valid: Send + 'static,
+{
+    typed_body(limit, body::read::<B>)
 }
 
 async fn read_json<S, B>(len: Option<u64>, stream: S, limit: usize) -> Result<Value, Rejection>

@@ -24,7 +24,7 @@ use warp::reply::Response;
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body};
+use crate::filters::{auth, typed};
 use crate::pages::esc;
 use crate::reply::json_reply;
 
@@ -38,7 +38,7 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
     let send = warp::path!("v1" / "client_link" / "send")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, client_link::read))
+        .and(typed::<ClientLinkBody>(BODY_LIMIT))
         .and(with_state.clone())
         .and(warp::any().map(move || notifier.clone()))
         .and_then(send);

@@ -13,7 +13,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body};
+use crate::filters::{auth, typed};
 use crate::reply::json_reply;
 
 /// A keyword, a kind, a ratio and a limit.
@@ -28,13 +28,13 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let search = warp::path!("v1" / "search_broll")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, SearchRequest::read))
+        .and(typed::<SearchBody>(BODY_LIMIT))
         .and(warp::any().map(move || search.clone()))
         .and_then(search_broll);
     let create = warp::path!("v1" / "create_image")
         .and(warp::post())
         .and(auth(state))
-        .and(typed_body(IMAGE_BODY_LIMIT, ImageRequest::read))
+        .and(typed::<ImageBody>(IMAGE_BODY_LIMIT))
         .and(warp::any().map(move || images.clone()))
         .and_then(create_image);
     search.or(create).unify().boxed()

@@ -5,9 +5,8 @@ use std::sync::Arc;
 
 use foundation::model::Account;
 use pipeline::notify::report::{self, ErrorReportBody, ErrorReportReply};
-use pipeline::notify::request::{self, NotificationBody};
+use pipeline::notify::request::NotificationBody;
 use pipeline::notify::send::{NotificationReply, Notifier};
-use serde_json::Value;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -15,7 +14,7 @@ use warp::reply::Response;
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, json_body, typed_body};
+use crate::filters::{auth, typed};
 use crate::reply::json_reply;
 
 /// A subject and a 4000-byte message with room for JSON escapes.
@@ -28,13 +27,13 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
     let send = warp::path!("v1" / "notification" / "send")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(json_body(BODY_LIMIT))
+        .and(typed::<NotificationBody>(BODY_LIMIT))
         .and(with.clone())
         .and_then(send);
     let report = warp::path!("v1" / "error" / "report")
         .and(warp::post())
         .and(auth(state))
-        .and(typed_body(REPORT_LIMIT, report::read))
+        .and(typed::<ErrorReportBody>(REPORT_LIMIT))
         .and(with)
         .and(with_operator)
         .and_then(error_report);
@@ -88,10 +87,10 @@ pub(crate) async fn error_report(
 )]
 pub(crate) async fn send(
     account: Account,
-    body: Value,
+    body: NotificationBody,
     notifier: Arc<Notifier>,
 ) -> Result<Response, warp::Rejection> {
-    let n = request::read(&body, &notifier.fetcher).map_err(reject)?;
+    let n = body.check(&notifier.fetcher).map_err(reject)?;
     let reply = notifier.send(&account, n).await.map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))
 }

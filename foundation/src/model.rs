@@ -132,10 +132,20 @@ impl OutputType {
 }
 
 /// The narration language of idea and blog sources (`en`/`vi` are accepted too, in any case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub enum Language {
     English,
     Vietnamese,
+}
+
+/// Reads any name [`Choice::parse`](crate::fields::Choice::parse) takes: a request body's
+/// `Vietnamese`, `vi` or `VI` as well as the stored `Vietnamese`.
+impl<'de> Deserialize<'de> for Language {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::fields::Choice;
+        let s = std::borrow::Cow::<str>::deserialize(d)?;
+        Language::parse(&s).ok_or_else(|| serde::de::Error::unknown_variant(&s, Language::NAMES))
+    }
 }
 
 impl Language {

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::media::search::{SearchBody, SearchReply, SearchRequest};
+use foundation::fields::body;
+use pipeline::media::search::{SearchBody, SearchReply};
 use serde_json::Value;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -42,7 +43,7 @@ pub(crate) async fn editor_broll(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     reviewed(&state, &topic, &q).map_err(reject)?;
-    let request = SearchRequest::read(&body).map_err(reject)?;
+    let request = body::read::<SearchBody>(&body).map_err(reject)?;
     let search = state.search.clone();
     let reply = blocking(move || search.search(&request))
         .await

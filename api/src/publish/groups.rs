@@ -17,7 +17,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, with_state};
 use crate::publish::blocking;
 use crate::reply::json_reply;
 
@@ -34,7 +34,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let create = base()
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, LabelRequest::read))
+        .and(typed::<LabelRequest>(BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(create_group);
     let get = one()
@@ -45,7 +45,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let rename = one()
         .and(warp::patch())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, LabelRequest::read))
+        .and(typed::<LabelRequest>(BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(rename_group);
     let delete = one()

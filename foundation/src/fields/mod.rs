@@ -5,10 +5,16 @@
 //!
 //! Enumerations implement [`Choice`]: their wire names, the code a wrong name answers with,
 //! and the parse. `Fields::choice` reads any of them.
+//!
+//! A request that is one struct (its JSON, its schema and its rules) implements [`Body`] and is
+//! read by [`body::read`], which answers each field the same way from the struct's own schema.
 
 use serde_json::{Map, Value};
 
 use crate::error::{Code, Error, Result};
+
+pub mod body;
+pub use body::Body;
 
 /// An enumeration sent as a string: its names on the wire and the code a wrong value gets.
 pub trait Choice: Sized + Copy {

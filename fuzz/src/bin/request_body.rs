@@ -1,32 +1,35 @@
 //! Request body parsing of every endpoint that reads a JSON body: the first byte picks the
 //! endpoint, the rest is the body, parsed as the API does (`serde_json` into a `Value`) and
-//! read by that endpoint's typed reader (each built on `foundation::fields::Fields`). A reader may
-//! refuse anything; it may not panic.
+//! read by that endpoint's typed reader (`foundation::fields::body::read`, or one built on
+//! `foundation::fields::Fields`). A reader may refuse anything; it may not panic.
 
 use std::sync::LazyLock;
 
+use foundation::export::ExportVideoRequest;
+use foundation::fetch::Fetcher;
+use foundation::fields::body;
+use foundation::video_data::VideoDataRequest;
 use pipeline::content::enhance::EnhanceScriptRequest;
 use pipeline::content::ideas::CollectIdeasRequest;
 use pipeline::content::request::CreateContentRequest;
-use foundation::export::ExportVideoRequest;
-use foundation::fetch::Fetcher;
-use foundation::video_data::VideoDataRequest;
 use pipeline::design::typography_request;
 use pipeline::edit::scenes::edit_session::EditSessionRequest;
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::inspect::SceneInspectorRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
 use pipeline::edit::script::ScriptApproval;
-use video::ingest::assets::UploadAssetRequest;
-use video::ingest::create::CreateVideoRequest;
-use pipeline::media::images::ImageRequest;
-use pipeline::media::search::SearchRequest;
-use pipeline::notify::{client_link, report, request as notification};
+use pipeline::media::images::ImageBody;
+use pipeline::media::search::SearchBody;
+use pipeline::notify::client_link::ClientLinkBody;
+use pipeline::notify::report::ErrorReportBody;
+use pipeline::notify::request::NotificationBody;
 use pipeline::plan::add_request::AddPlanRequest;
 use pipeline::publish::groups::LabelRequest;
 use pipeline::publish::request::PublishRequest;
 use pipeline::publish::settings::SettingsRequest;
 use serde_json::Value;
+use video::ingest::assets::UploadAssetRequest;
+use video::ingest::create::CreateVideoRequest;
 
 static FETCHER: LazyLock<Fetcher> = LazyLock::new(|| Fetcher::new(&[], "reelsmith-fuzz"));
 
@@ -43,18 +46,20 @@ fn read(which: u8, body: &Value) -> bool {
         7 => SceneInspectorRequest::parse(body).is_ok(),
         8 => ScriptApproval::parse(body).is_ok(),
         9 => typography_request::validate(body).is_ok(),
-        10 => client_link::read(body).is_ok(),
-        11 => report::read(body).is_ok(),
-        12 => notification::read(body, &FETCHER).is_ok(),
+        10 => body::read::<ClientLinkBody>(body).is_ok(),
+        11 => body::read::<ErrorReportBody>(body).is_ok(),
+        12 => body::read::<NotificationBody>(body)
+            .and_then(|n| n.check(&FETCHER))
+            .is_ok(),
         13 => AddPlanRequest::read(body).is_ok(),
-        14 => LabelRequest::read(body).is_ok(),
+        14 => body::read::<LabelRequest>(body).is_ok(),
         15 => SettingsRequest::read(body).is_ok(),
         16 => PublishRequest::read(body).is_ok(),
-        17 => SearchRequest::read(body).is_ok(),
-        18 => ImageRequest::read(body).is_ok(),
-        19 => CreateContentRequest::read(body).is_ok(),
-        20 => EnhanceScriptRequest::read(body).is_ok(),
-        _ => CollectIdeasRequest::read(body).is_ok(),
+        17 => body::read::<SearchBody>(body).is_ok(),
+        18 => body::read::<ImageBody>(body).is_ok(),
+        19 => body::read::<CreateContentRequest>(body).is_ok(),
+        20 => body::read::<EnhanceScriptRequest>(body).is_ok(),
+        _ => body::read::<CollectIdeasRequest>(body).is_ok(),
     }
 }
 

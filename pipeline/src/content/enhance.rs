@@ -17,11 +17,11 @@ use utoipa::ToSchema;
 
 use crate::content::chat::ChatContent;
 use crate::content::record::EnhanceRequest;
-use crate::content::request::read_content_metadata;
+use crate::content::request::{CONTENT_CODES, check_content_metadata};
 use foundation::config::Mode;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::Fetcher;
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::jobs::{AcceptedWriting, Engine, JobFailure};
 use foundation::model::{EnhancedScript, WriterStage, WrittenResult};
 use video::build::script::{split_sentences, word_count};
@@ -49,12 +49,14 @@ pub struct EnhanceScriptRequest {
     pub metadata: Option<Map<String, Value>>,
 }
 
-impl EnhanceScriptRequest {
-    /// Reads a JSON body, field by field.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let script_text = f.required_str("script_text")?.to_string();
-        let n = word_count(&script_text);
+/// Read by `foundation::fields::body::read`.
+impl Body for EnhanceScriptRequest {
+    type Valid = EnhanceScriptRequest;
+    const CODES: &'static [(&'static str, Code)] = CONTENT_CODES;
+
+    /// 80 to 500 words (`script_too_short`, `script_too_long`) and the metadata rules.
+    fn validate(self) -> Result<Self> {
+        let n = word_count(&self.script_text);
         if n < SCRIPT_MIN_WORDS {
             return Err(Error::new(
                 Code::ScriptTooShort,
@@ -69,13 +71,8 @@ impl EnhanceScriptRequest {
             )
             .param("script_text"));
         }
-        let callback_url = f.str("callback_url")?.map(str::to_string);
-        let metadata = read_content_metadata(&f)?;
-        Ok(EnhanceScriptRequest {
-            script_text,
-            callback_url,
-            metadata,
-        })
+        check_content_metadata(self.metadata.as_ref())?;
+        Ok(self)
     }
 }
 
@@ -336,6 +333,7 @@ fn is_hesitation(raw: &str, norm: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
 
     #[test]
     fn fillers_go_and_the_meaning_stays() {
@@ -454,13 +452,15 @@ mod tests {
             ),
             (json!({"script_text": 4}), Code::InvalidField),
         ] {
-            let e = EnhanceScriptRequest::read(&body).unwrap_err();
+            let e = body::read::<EnhanceScriptRequest>(&body).unwrap_err();
             assert_eq!(
                 (e.code, e.param.as_deref()),
                 (code, Some("script_text")),
                 "{body}"
             );
         }
-        assert!(EnhanceScriptRequest::read(&json!({"script_text": "w ".repeat(80)})).is_ok());
+        assert!(
+            body::read::<EnhanceScriptRequest>(&json!({"script_text": "w ".repeat(80)})).is_ok()
+        );
     }
 }

@@ -7,11 +7,10 @@
 //! default 5; `invalid_count`), `language` (`English` default, or `Vietnamese`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::model::Language;
 
 pub(crate) const COUNT_DEFAULT: i64 = 5;
@@ -36,11 +35,17 @@ pub struct CollectIdeasRequest {
     pub language: Option<Language>,
 }
 
-impl CollectIdeasRequest {
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let industry = f.str_or("industry", Code::InvalidIndustry)?;
-        if let Some(i) = industry {
+/// Read by `foundation::fields::body::read`.
+impl Body for CollectIdeasRequest {
+    type Valid = CollectIdeasRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("industry", Code::InvalidIndustry),
+        ("count", Code::InvalidCount),
+        ("language", Code::InvalidLanguage),
+    ];
+
+    fn validate(self) -> Result<Self> {
+        if let Some(i) = &self.industry {
             let n = i.trim().chars().count();
             if !(2..=INDUSTRY_MAX_CHARS).contains(&n) || i.chars().count() > INDUSTRY_MAX_CHARS {
                 return Err(Error::new(
@@ -50,19 +55,16 @@ impl CollectIdeasRequest {
                 .param("industry"));
             }
         }
-        let count = f.i64("count", Code::InvalidCount)?;
-        if count.is_some_and(|c| !(1..=COUNT_MAX).contains(&c)) {
+        if self.count.is_some_and(|c| !(1..=COUNT_MAX).contains(&c)) {
             return Err(Error::new(
                 Code::InvalidCount,
                 format!("`count` must be between 1 and {COUNT_MAX}."),
             )
             .param("count"));
         }
-        f.str_or("language", Code::InvalidLanguage)?;
         Ok(CollectIdeasRequest {
-            industry: industry.map(|s| s.trim().to_string()),
-            count,
-            language: f.choice::<Language>("language")?,
+            industry: self.industry.map(|s| s.trim().to_string()),
+            ..self
         })
     }
 }
@@ -278,6 +280,7 @@ pub fn answer(req: &CollectIdeasRequest, account_industry: Option<&str>) -> Idea
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
     use serde_json::json;
 
     #[test]
@@ -321,11 +324,15 @@ mod tests {
                 "language",
             ),
         ] {
-            let e = CollectIdeasRequest::read(&body).unwrap_err();
+            let e = body::read::<CollectIdeasRequest>(&body).unwrap_err();
             assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
         }
         assert_eq!(
-            answer(&CollectIdeasRequest::read(&json!({})).unwrap(), None).count,
+            answer(
+                &body::read::<CollectIdeasRequest>(&json!({})).unwrap(),
+                None
+            )
+            .count,
             5
         );
     }
@@ -333,7 +340,7 @@ mod tests {
     #[test]
     fn the_industry_is_the_requests_then_the_accounts_then_the_default() {
         let industry = |body: serde_json::Value, account: Option<&str>| {
-            answer(&CollectIdeasRequest::read(&body).unwrap(), account).industry
+            answer(&body::read::<CollectIdeasRequest>(&body).unwrap(), account).industry
         };
         assert_eq!(
             industry(json!({"industry": "bakeries"}), Some("dentists")),

@@ -1,5 +1,5 @@
 //! `POST /v1/create_content`: the request as a client sends it ([`CreateContentRequest`], read
-//! through [`Fields`] with per-field codes and `param`) and [`validate`], which classifies the
+//! from its own schema with per-field codes and `param`) and [`validate`], which classifies the
 //! `content` (URL, idea or pasted text), checks a URL against the SSRF guard and a
 //! `callback_url` like `create_video` does, and prices the job.
 //!
@@ -24,12 +24,12 @@ use crate::content::record::{ContentInput, PieceRequest};
 use foundation::config::Mode;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::{FetchError, Fetcher};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::jobs::AcceptedWriting;
 use foundation::model::{ContentType, Language};
 use video::build::script::word_count;
 use video::ingest::create::{
-    BLOG_MAX_WORDS, IDEA_MIN_WORDS, read_metadata, truncate_words, validate_callback,
+    BLOG_MAX_WORDS, IDEA_MIN_WORDS, check_metadata_size, truncate_words, validate_callback,
 };
 
 /// Credits one piece costs.
@@ -81,25 +81,23 @@ pub(crate) fn metadata_schema() -> utoipa::openapi::Object {
         .build()
 }
 
-impl CreateContentRequest {
-    /// Reads a JSON body, field by field.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let content = f.required_str("content")?.to_string();
-        let content_type = f.choice::<ContentType>("content_type")?;
-        f.str_or("language", Code::InvalidLanguage)?;
-        let language = f.choice::<Language>("language")?;
-        let callback_url = f.str("callback_url")?.map(str::to_string);
-        let metadata = read_content_metadata(&f)?;
-        Ok(CreateContentRequest {
-            content,
-            content_type,
-            language,
-            callback_url,
-            metadata,
-        })
+/// Read by `foundation::fields::body::read`.
+impl Body for CreateContentRequest {
+    type Valid = CreateContentRequest;
+    const CODES: &'static [(&'static str, Code)] = CONTENT_CODES;
+
+    fn validate(self) -> Result<Self> {
+        check_content_metadata(self.metadata.as_ref())?;
+        Ok(self)
     }
 }
+
+/// The codes of the fields `create_content` and `enhance_script` share, and their own.
+pub(crate) const CONTENT_CODES: &[(&str, Code)] = &[
+    ("content_type", Code::InvalidContentType),
+    ("language", Code::InvalidLanguage),
+    ("metadata", Code::InvalidMetadata),
+];
 
 /// What `content` is: one http(s) URL, an idea or pasted text (`None`: too few words).
 pub fn classify(content: &str) -> Option<ContentInput> {
@@ -173,30 +171,31 @@ pub async fn validate(
     ))
 }
 
-/// `metadata` of a written-content job: create_video's object rule plus at most
+/// `metadata` of a written-content job: create_video's 16 KiB rule plus at most
 /// [`METADATA_MAX_KEYS`] keys (`invalid_metadata`).
-pub(crate) fn read_content_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
-    let metadata = read_metadata(f)?;
-    if metadata
-        .as_ref()
-        .is_some_and(|m| m.len() > METADATA_MAX_KEYS)
-    {
+pub(crate) fn check_content_metadata(metadata: Option<&Map<String, Value>>) -> Result<()> {
+    let Some(m) = metadata else {
+        return Ok(());
+    };
+    check_metadata_size(m)?;
+    if m.len() > METADATA_MAX_KEYS {
         return Err(Error::new(
             Code::InvalidMetadata,
             format!("`metadata` has more than {METADATA_MAX_KEYS} keys."),
         )
         .param("metadata"));
     }
-    Ok(metadata)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
     use serde_json::json;
 
     fn code_of(body: Value) -> (Code, Option<String>) {
-        let e = CreateContentRequest::read(&body).unwrap_err();
+        let e = body::read::<CreateContentRequest>(&body).unwrap_err();
         (e.code, e.param)
     }
 
@@ -249,7 +248,7 @@ mod tests {
                 "{body}"
             );
         }
-        let ok = CreateContentRequest::read(&json!({
+        let ok = body::read::<CreateContentRequest>(&json!({
             "content": "a b c d e", "content_type": "X", "language": "vi",
         }))
         .unwrap();

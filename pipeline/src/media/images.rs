@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use tiny_skia::Pixmap;
 use utoipa::ToSchema;
 
@@ -23,7 +23,7 @@ use foundation::connector::{Http, join};
 use foundation::document::MediaKind;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::Fetcher;
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::ids;
 use foundation::model::Account;
 use foundation::public::{Lifetime, PublicFiles};
@@ -58,47 +58,8 @@ pub struct ImageRequest {
     pub topic_id: Option<String>,
 }
 
-impl ImageRequest {
-    pub fn read(body: &Value) -> Result<ImageRequest> {
-        let f = Fields::of(body)?;
-        let prompt = f.required_str("prompt")?.trim().to_string();
-        if prompt.chars().count() > MAX_PROMPT_CHARS {
-            return Err(Error::new(
-                Code::PromptTooLong,
-                "`prompt` must be at most 2000 characters.",
-            )
-            .param("prompt"));
-        }
-        let ratio = f.choice::<SearchRatio>("ratio")?.unwrap_or_default();
-        let count = match f.i64("count", Code::InvalidCount)? {
-            None => 1,
-            Some(n) if (1..=MAX_COUNT).contains(&n) => n as u32,
-            Some(_) => {
-                return Err(
-                    Error::new(Code::InvalidCount, "`count` must be 1 to 4.").param("count")
-                );
-            }
-        };
-        let topic_id = f.str_or("topic_id", Code::InvalidTopicId)?;
-        if let Some(t) = topic_id
-            && !ids::is_topic_id(t)
-        {
-            return Err(
-                Error::new(Code::InvalidTopicId, "`topic_id` is not a topic id.").param("topic_id"),
-            );
-        }
-        Ok(ImageRequest {
-            prompt,
-            ratio,
-            count,
-            topic_id: topic_id.map(str::to_string),
-        })
-    }
-}
-
-/// The body of `POST /v1/create_image` (a schema: requests are read by [`ImageRequest::read`]).
-#[derive(ToSchema)]
-#[allow(dead_code)]
+/// The body of `POST /v1/create_image`.
+#[derive(Deserialize, ToSchema)]
 pub struct ImageBody {
     #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
     prompt: String,
@@ -108,6 +69,49 @@ pub struct ImageBody {
     count: Option<i64>,
     /// A video of this account: the images go to its asset folder.
     topic_id: Option<String>,
+}
+
+/// Read by `foundation::fields::body::read` into a [`ImageRequest`].
+impl Body for ImageBody {
+    type Valid = ImageRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("ratio", Code::InvalidRatio),
+        ("count", Code::InvalidCount),
+        ("topic_id", Code::InvalidTopicId),
+    ];
+
+    fn validate(self) -> Result<ImageRequest> {
+        let prompt = self.prompt.trim().to_string();
+        if prompt.chars().count() > MAX_PROMPT_CHARS {
+            return Err(Error::new(
+                Code::PromptTooLong,
+                "`prompt` must be at most 2000 characters.",
+            )
+            .param("prompt"));
+        }
+        let count = match self.count {
+            None => 1,
+            Some(n) if (1..=MAX_COUNT).contains(&n) => n as u32,
+            Some(_) => {
+                return Err(
+                    Error::new(Code::InvalidCount, "`count` must be 1 to 4.").param("count")
+                );
+            }
+        };
+        if let Some(t) = &self.topic_id
+            && !ids::is_topic_id(t)
+        {
+            return Err(
+                Error::new(Code::InvalidTopicId, "`topic_id` is not a topic id.").param("topic_id"),
+            );
+        }
+        Ok(ImageRequest {
+            prompt,
+            ratio: self.ratio.unwrap_or_default(),
+            count,
+            topic_id: self.topic_id,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -538,9 +542,11 @@ fn set_phrase(p: &mut Pixmap, fonts: &[typography::Font], phrase: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
+    use serde_json::Value;
 
     fn code(body: Value) -> (Code, Option<String>) {
-        let e = ImageRequest::read(&body).unwrap_err();
+        let e = body::read::<ImageBody>(&body).unwrap_err();
         (e.code, e.param)
     }
 
@@ -574,7 +580,7 @@ mod tests {
         for (body, want, param) in cases {
             assert_eq!(code(body.clone()), (want, Some(param.into())), "{body}");
         }
-        let ok = ImageRequest::read(&json!({"prompt": "é".repeat(2000)})).unwrap();
+        let ok = body::read::<ImageBody>(&json!({"prompt": "é".repeat(2000)})).unwrap();
         assert_eq!((ok.count, ok.ratio), (1, SearchRatio::Portrait));
     }
 

@@ -7,15 +7,14 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use foundation::config::{BrollKind, Settings};
 use foundation::document::MediaKind;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::Fetcher;
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use video::build::broll::{self, BrollItem, BrollProvider, Library, Pexels, Ratio};
 use video::build::illustrations::Offline;
 use video::build::providers::http;
@@ -87,41 +86,14 @@ pub struct SearchRequest {
 }
 
 impl SearchRequest {
-    /// Reads the body: `keyword` (required), `kind` (required, `invalid_kind`), `ratio`
-    /// (`invalid_ratio`), `limit` 1–20 (`invalid_limit`).
-    pub fn read(body: &Value) -> Result<SearchRequest> {
-        let f = Fields::of(body)?;
-        let keyword = f.required_str("keyword")?.trim().to_string();
-        let kind = f.choice::<SearchKind>("kind")?.ok_or_else(|| {
-            Error::new(Code::MissingField, "`kind` is required: video or image.").param("kind")
-        })?;
-        let ratio = f.choice::<SearchRatio>("ratio")?.unwrap_or_default();
-        let limit = match f.i64("limit", Code::InvalidLimit)? {
-            None => DEFAULT_LIMIT,
-            Some(n) if (1..=MAX_LIMIT as i64).contains(&n) => n as usize,
-            Some(_) => {
-                return Err(
-                    Error::new(Code::InvalidLimit, "`limit` must be 1 to 20.").param("limit")
-                );
-            }
-        };
-        Ok(SearchRequest {
-            keyword,
-            kind,
-            ratio,
-            limit,
-        })
-    }
-
     /// The curated grid list: the single word `grid` with kind=video.
     fn wants_grid(&self) -> bool {
         self.kind == SearchKind::Video && self.keyword.eq_ignore_ascii_case("grid")
     }
 }
 
-/// The body of `POST /v1/search_broll` (a schema: requests are read by [`SearchRequest::read`]).
-#[derive(ToSchema)]
-#[allow(dead_code)]
+/// The body of `POST /v1/search_broll`.
+#[derive(Deserialize, ToSchema)]
 pub struct SearchBody {
     /// 1 to 3 words work best; `grid` with kind=video lists the curated grid backgrounds.
     #[schema(min_length = 1, pattern = r"\S")]
@@ -131,6 +103,35 @@ pub struct SearchBody {
     ratio: Option<SearchRatio>,
     #[schema(minimum = 1, maximum = 20)]
     limit: Option<i64>,
+}
+
+/// Read by `foundation::fields::body::read` into a [`SearchRequest`].
+impl Body for SearchBody {
+    type Valid = SearchRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("kind", Code::InvalidKind),
+        ("ratio", Code::InvalidRatio),
+        ("limit", Code::InvalidLimit),
+    ];
+
+    /// `limit` 1–20 (`invalid_limit`); the rest is the schema's.
+    fn validate(self) -> Result<SearchRequest> {
+        let limit = match self.limit {
+            None => DEFAULT_LIMIT,
+            Some(n) if (1..=MAX_LIMIT as i64).contains(&n) => n as usize,
+            Some(_) => {
+                return Err(
+                    Error::new(Code::InvalidLimit, "`limit` must be 1 to 20.").param("limit")
+                );
+            }
+        };
+        Ok(SearchRequest {
+            keyword: self.keyword.trim().to_string(),
+            kind: self.kind,
+            ratio: self.ratio.unwrap_or_default(),
+            limit,
+        })
+    }
 }
 
 /// One result.
@@ -412,10 +413,12 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
+    use serde_json::Value;
     use serde_json::json;
 
     fn code(body: Value) -> (Code, Option<String>) {
-        let e = SearchRequest::read(&body).unwrap_err();
+        let e = body::read::<SearchBody>(&body).unwrap_err();
         (e.code, e.param)
     }
 
@@ -453,7 +456,7 @@ mod tests {
         for (body, want, param) in cases {
             assert_eq!(code(body.clone()), (want, Some(param.into())), "{body}");
         }
-        let ok = SearchRequest::read(&json!({"keyword": " Grid ", "kind": "VIDEO"})).unwrap();
+        let ok = body::read::<SearchBody>(&json!({"keyword": " Grid ", "kind": "VIDEO"})).unwrap();
         assert_eq!((ok.limit, ok.ratio), (DEFAULT_LIMIT, SearchRatio::Portrait));
         assert!(ok.wants_grid());
     }

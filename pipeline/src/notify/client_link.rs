@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::notify::channel::{Outgoing, Sender};
@@ -15,7 +14,7 @@ pub use crate::notify::link::{
 };
 use crate::notify::send::{DeliveryStatus, NOT_CONNECTED, Notifier};
 use foundation::error::{Code, Error};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::model::Account;
 
 /// `ttl_days` when absent ([`DEFAULT_TTL_DAYS`]), and its bounds (values outside are clamped).
@@ -46,80 +45,52 @@ fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
     Error::new(code, msg).param(param)
 }
 
-/// Reads and validates a request body.
-pub fn read(body: &Value) -> Result<LinkRequest, Error> {
-    let f = Fields::of(body)?;
-    if f.str_or("link_type", Code::InvalidLinkType)?
-        .is_none_or(|s| s.trim().is_empty())
-    {
-        return Err(Error::missing("link_type"));
+/// Read by `foundation::fields::body::read` into a [`LinkRequest`].
+impl Body for ClientLinkBody {
+    type Valid = LinkRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("link_type", Code::InvalidLinkType),
+        ("topic_id", Code::InvalidTopicId),
+        ("channels", Code::InvalidChannels),
+    ];
+
+    fn validate(self) -> Result<LinkRequest, Error> {
+        let topic_id = match self.link_type {
+            LinkType::Record => Some(record_topic(self.topic_id)?),
+            _ => None,
+        };
+        let channels = self.channels.map_or(Channels::default(), |c| Channels {
+            telegram: c.telegram.unwrap_or(false),
+            sms: c.sms.unwrap_or(false),
+            email: c.email.unwrap_or(false),
+        });
+        Ok(LinkRequest {
+            link_type: self.link_type,
+            topic_id,
+            ttl_days: self
+                .ttl_days
+                .unwrap_or(DEFAULT_TTL_DAYS)
+                .clamp(MIN_TTL_DAYS, MAX_TTL_DAYS),
+            channels,
+            page: self.page.unwrap_or(RecordPage::Record),
+        })
     }
-    let link_type = f.choice::<LinkType>("link_type")?.expect("present");
-    let topic_id = if link_type == LinkType::Record {
-        let t = f
-            .str_or("topic_id", Code::InvalidTopicId)?
-            .ok_or_else(|| Error::missing("topic_id"))?;
-        let ok = (1..=MAX_TOPIC_ID).contains(&t.len())
-            && t.chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if !ok {
-            return Err(invalid(
-                Code::InvalidTopicId,
-                "topic_id",
-                "`topic_id` must be 1 to 64 letters, digits, `_` or `-`.",
-            ));
-        }
-        Some(t.to_string())
-    } else {
-        None
-    };
-    let ttl_days = f
-        .i64("ttl_days", Code::InvalidField)?
-        .unwrap_or(DEFAULT_TTL_DAYS)
-        .clamp(MIN_TTL_DAYS, MAX_TTL_DAYS);
-    Ok(LinkRequest {
-        link_type,
-        topic_id,
-        ttl_days,
-        channels: channels(&f)?,
-        page: f
-            .choice::<RecordPage>("page")?
-            .unwrap_or(RecordPage::Record),
-    })
 }
 
-/// `channels`: an object of `telegram`, `sms`, `email` booleans (absent ones false).
-fn channels(f: &Fields) -> Result<Channels, Error> {
-    let Some(o) = f.object("channels", Code::InvalidChannels)? else {
-        return Ok(Channels::default());
-    };
-    let mut c = Channels::default();
-    for (k, v) in o {
-        let on = match v {
-            Value::Bool(b) => *b,
-            Value::Null => false,
-            _ => {
-                return Err(invalid(
-                    Code::InvalidChannels,
-                    "channels",
-                    format!("`channels.{k}` must be true or false."),
-                ));
-            }
-        };
-        match k.as_str() {
-            "telegram" => c.telegram = on,
-            "sms" => c.sms = on,
-            "email" => c.email = on,
-            _ => {
-                return Err(invalid(
-                    Code::InvalidChannels,
-                    "channels",
-                    "`channels` may hold only `telegram`, `sms` and `email`.",
-                ));
-            }
-        }
+/// The `topic_id` a record link needs: 1 to 64 letters, digits, `_` or `-`.
+fn record_topic(topic_id: Option<String>) -> Result<String, Error> {
+    let t = topic_id.ok_or_else(|| Error::missing("topic_id"))?;
+    let ok = (1..=MAX_TOPIC_ID).contains(&t.len())
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !ok {
+        return Err(invalid(
+            Code::InvalidTopicId,
+            "topic_id",
+            "`topic_id` must be 1 to 64 letters, digits, `_` or `-`.",
+        ));
     }
-    Ok(c)
+    Ok(t)
 }
 
 /// One channel's result.
@@ -277,8 +248,7 @@ async fn announce(
 }
 
 /// The body of `POST /v1/client_link/send`.
-#[derive(ToSchema)]
-#[allow(dead_code)] // a schema: requests are read by [`read`]
+#[derive(Deserialize, ToSchema)]
 pub struct ClientLinkBody {
     link_type: LinkType,
     /// Required for `record`, ignored otherwise.
@@ -293,9 +263,8 @@ pub struct ClientLinkBody {
 }
 
 /// `{telegram?, sms?, email?}` booleans.
-#[derive(ToSchema)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
 pub(crate) struct ChannelsBody {
     telegram: Option<bool>,
     sms: Option<bool>,
@@ -307,6 +276,7 @@ mod tests {
     use super::*;
     use base64::Engine;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use foundation::fields::body;
     use serde_json::json;
 
     #[test]
@@ -350,13 +320,16 @@ mod tests {
             ),
         ];
         for (body, code, param) in cases {
-            let e = read(&body).unwrap_err();
+            let e = body::read::<ClientLinkBody>(&body).unwrap_err();
             assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
         }
-        let r = read(&json!({"link_type": "setup", "topic_id": "??", "ttl_days": 90})).unwrap();
+        let r = body::read::<ClientLinkBody>(
+            &json!({"link_type": "setup", "topic_id": "??", "ttl_days": 90}),
+        )
+        .unwrap();
         assert_eq!((r.topic_id, r.ttl_days), (None, 30));
         assert_eq!(
-            read(&json!({"link_type": "setup", "ttl_days": 0}))
+            body::read::<ClientLinkBody>(&json!({"link_type": "setup", "ttl_days": 0}))
                 .unwrap()
                 .ttl_days,
             1

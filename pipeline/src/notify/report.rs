@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::notify::channel::{Outgoing, Refused};
 use crate::notify::send::Notifier;
 use foundation::error::{Code, Error};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::model::Account;
 use foundation::store::{Store, StoreResult, Table};
 use foundation::time::now;
@@ -76,8 +76,7 @@ pub struct ErrorReportReply {
 }
 
 /// The body of `POST /v1/error/report`.
-#[derive(ToSchema)]
-#[allow(dead_code)] // a schema: requests are read by [`read`]
+#[derive(Deserialize, ToSchema)]
 pub struct ErrorReportBody {
     /// What went wrong (at most 4000 characters, not blank).
     #[schema(min_length = 1, max_length = 4000, pattern = r"\S")]
@@ -91,45 +90,48 @@ pub struct ErrorReportBody {
     context: Option<Map<String, Value>>,
 }
 
-fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
-    Error::new(code, msg).param(param)
+/// Read by `foundation::fields::body::read` into a [`ReportRequest`].
+impl Body for ErrorReportBody {
+    type Valid = ReportRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("module", Code::InvalidModule),
+        ("context", Code::InvalidContext),
+    ];
+
+    fn validate(self) -> Result<ReportRequest, Error> {
+        let n = self.error_message.chars().count();
+        if n > MAX_MESSAGE_CHARS {
+            return Err(invalid(
+                Code::ErrorMessageTooLong,
+                "error_message",
+                format!("`error_message` has {n} characters; the limit is {MAX_MESSAGE_CHARS}."),
+            ));
+        }
+        let module = self
+            .module
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .unwrap_or(DEFAULT_MODULE)
+            .to_string();
+        let n = module.chars().count();
+        if n > MAX_MODULE_CHARS {
+            return Err(invalid(
+                Code::ModuleTooLong,
+                "module",
+                format!("`module` has {n} characters; the limit is {MAX_MODULE_CHARS}."),
+            ));
+        }
+        Ok(ReportRequest {
+            error_message: self.error_message,
+            module,
+            context: self.context.unwrap_or_default(),
+        })
+    }
 }
 
-/// Reads and validates a request body.
-pub fn read(body: &Value) -> Result<ReportRequest, Error> {
-    let f = Fields::of(body)?;
-    let error_message = f.required_str("error_message")?.to_string();
-    let n = error_message.chars().count();
-    if n > MAX_MESSAGE_CHARS {
-        return Err(invalid(
-            Code::ErrorMessageTooLong,
-            "error_message",
-            format!("`error_message` has {n} characters; the limit is {MAX_MESSAGE_CHARS}."),
-        ));
-    }
-    let module = f
-        .str_or("module", Code::InvalidModule)?
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-        .unwrap_or(DEFAULT_MODULE)
-        .to_string();
-    let n = module.chars().count();
-    if n > MAX_MODULE_CHARS {
-        return Err(invalid(
-            Code::ModuleTooLong,
-            "module",
-            format!("`module` has {n} characters; the limit is {MAX_MODULE_CHARS}."),
-        ));
-    }
-    let context = f
-        .object("context", Code::InvalidContext)?
-        .cloned()
-        .unwrap_or_default();
-    Ok(ReportRequest {
-        error_message,
-        module,
-        context,
-    })
+fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
+    Error::new(code, msg).param(param)
 }
 
 /// Stores the report, then forwards it to the operator when one is configured. A forwarded
@@ -219,6 +221,7 @@ pub fn list(store: &Store) -> StoreResult<Vec<ErrorReport>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
     use serde_json::json;
 
     #[test]
@@ -247,10 +250,11 @@ mod tests {
             ),
         ];
         for (body, code, param) in cases {
-            let e = read(&body).unwrap_err();
+            let e = body::read::<ErrorReportBody>(&body).unwrap_err();
             assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
         }
-        let ok = read(&json!({"error_message": "é".repeat(4000)})).unwrap();
+        let ok =
+            body::read::<ErrorReportBody>(&json!({"error_message": "é".repeat(4000)})).unwrap();
         assert_eq!(ok.module, DEFAULT_MODULE);
     }
 

@@ -1,17 +1,16 @@
-//! The typed `POST /v1/notification/send` request: every rule of the spec read through
-//! [`Fields`] (subject and message byte limits, `parse_mode`, the media pair), the HTML subset
+//! The typed `POST /v1/notification/send` request: every rule of the spec read as
+//! [`NotificationBody`] (subject and message byte limits, `parse_mode`, the media pair), the HTML subset
 //! sanitised, and the OpenAPI schema of the body. The media URLs' DNS part of the SSRF guard
 //! runs when the notification is sent (`send.rs`); the rest of the guard runs here.
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use foundation::error::{Code, Error};
 use foundation::fetch::Fetcher;
-use foundation::fields::Fields;
+use foundation::fields::Body;
 
 /// Longest `subject`, bytes.
 pub(crate) const MAX_SUBJECT_BYTES: usize = 200;
@@ -55,14 +54,12 @@ pub struct Notification {
     pub media: Option<Media>,
 }
 
-impl Notification {
-    /// The limit `message` is held to: a caption's when media is attached.
-    pub(crate) fn message_limit(&self) -> usize {
-        if self.media.is_some() {
-            MAX_CAPTION_BYTES
-        } else {
-            MAX_MESSAGE_BYTES
-        }
+/// The limit `message` is held to: a caption's when media is attached.
+fn message_limit(with_media: bool) -> usize {
+    if with_media {
+        MAX_CAPTION_BYTES
+    } else {
+        MAX_MESSAGE_BYTES
     }
 }
 
@@ -70,70 +67,85 @@ fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
     Error::new(code, msg).param(param)
 }
 
-/// Reads and validates a request body.
-pub fn read(body: &Value, fetcher: &Fetcher) -> Result<Notification, Error> {
-    let f = Fields::of(body)?;
-    let subject = f.required_str("subject")?.trim().to_string();
-    if subject.len() > MAX_SUBJECT_BYTES {
-        return Err(invalid(
-            Code::SubjectTooLong,
-            "subject",
-            format!(
-                "`subject` has {} bytes; the limit is {MAX_SUBJECT_BYTES}.",
-                subject.len()
-            ),
-        ));
-    }
-    let message = f.required_str("message")?.to_string();
-    let sent_bytes = message.len();
-    let parse_mode = f.choice::<ParseMode>("parse_mode")?;
-    let media = media(&f, fetcher)?;
-    let n = Notification {
-        subject,
-        message: match parse_mode {
-            Some(ParseMode::Html) => sanitize_html(&message),
-            _ => message,
-        },
-        parse_mode,
-        media,
-    };
-    let limit = n.message_limit();
-    if sent_bytes > limit {
-        let what = if n.media.is_some() {
-            "as a caption of attached media"
-        } else {
-            "as text"
-        };
-        return Err(invalid(
-            Code::MessageTooLong,
-            "message",
-            format!("`message` has {sent_bytes} bytes; the limit {what} is {limit}."),
-        ));
-    }
-    Ok(n)
-}
+/// Read by `foundation::fields::body::read`, then [`NotificationBody::check`]ed into a
+/// [`Notification`].
+impl Body for NotificationBody {
+    /// Still to pass the SSRF guard's checks of its media URL ([`NotificationBody::check`]).
+    type Valid = NotificationBody;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("parse_mode", Code::InvalidParseMode),
+        ("photo_url", Code::InvalidPhotoUrl),
+        ("video_url", Code::InvalidVideoUrl),
+    ];
 
-/// `photo_url` or `video_url` (never both), each a public http(s) URL.
-fn media(f: &Fields, fetcher: &Fetcher) -> Result<Option<Media>, Error> {
-    let photo = f.str_or("photo_url", Code::InvalidPhotoUrl)?;
-    let video = f.str_or("video_url", Code::InvalidVideoUrl)?;
-    let (kind, url, code, param) = match (photo, video) {
-        (Some(_), Some(_)) => {
+    /// Every rule but the media URL's guard.
+    fn validate(self) -> Result<NotificationBody, Error> {
+        let subject_bytes = self.subject.trim().len();
+        if subject_bytes > MAX_SUBJECT_BYTES {
+            return Err(invalid(
+                Code::SubjectTooLong,
+                "subject",
+                format!("`subject` has {subject_bytes} bytes; the limit is {MAX_SUBJECT_BYTES}."),
+            ));
+        }
+        if self.photo_url.is_some() && self.video_url.is_some() {
             return Err(invalid(
                 Code::ConflictingMedia,
                 "video_url",
                 "Send `photo_url` or `video_url`, not both.",
             ));
         }
-        (Some(u), None) => (AttachmentKind::Photo, u, Code::InvalidPhotoUrl, "photo_url"),
-        (None, Some(u)) => (AttachmentKind::Video, u, Code::InvalidVideoUrl, "video_url"),
-        (None, None) => return Ok(None),
+        let with_media = self.photo_url.is_some() || self.video_url.is_some();
+        let limit = message_limit(with_media);
+        let sent_bytes = self.message.len();
+        if sent_bytes > limit {
+            let what = if with_media {
+                "as a caption of attached media"
+            } else {
+                "as text"
+            };
+            return Err(invalid(
+                Code::MessageTooLong,
+                "message",
+                format!("`message` has {sent_bytes} bytes; the limit {what} is {limit}."),
+            ));
+        }
+        Ok(self)
+    }
+}
+
+impl NotificationBody {
+    /// The notification, once its media URL passed the guard: a public http(s) URL (its DNS
+    /// part runs when it is sent). With `parse_mode: HTML` the message is sanitised.
+    pub fn check(self, fetcher: &Fetcher) -> Result<Notification, Error> {
+        let media = match (self.photo_url, self.video_url) {
+            (Some(u), _) => Some(media(AttachmentKind::Photo, &u, fetcher)?),
+            (None, Some(u)) => Some(media(AttachmentKind::Video, &u, fetcher)?),
+            (None, None) => None,
+        };
+        Ok(Notification {
+            subject: self.subject.trim().to_string(),
+            message: match self.parse_mode {
+                Some(ParseMode::Html) => sanitize_html(&self.message),
+                _ => self.message,
+            },
+            parse_mode: self.parse_mode,
+            media,
+        })
+    }
+}
+
+/// `url` as the photo or video attached, when the guard lets it through.
+fn media(kind: AttachmentKind, url: &str, fetcher: &Fetcher) -> Result<Media, Error> {
+    let (code, param) = match kind {
+        AttachmentKind::Photo => (Code::InvalidPhotoUrl, "photo_url"),
+        AttachmentKind::Video => (Code::InvalidVideoUrl, "video_url"),
     };
     match fetcher.check(url) {
-        Ok((parsed, _)) => Ok(Some(Media {
+        Ok((parsed, _)) => Ok(Media {
             kind,
             url: parsed.to_string(),
-        })),
+        }),
         Err(e) => Err(invalid(
             code,
             param,
@@ -157,8 +169,7 @@ pub(crate) fn sanitize_html(html: &str) -> String {
 }
 
 /// The body of `POST /v1/notification/send`. Absent and `null` fields are the same.
-#[derive(ToSchema)]
-#[allow(dead_code)] // a schema: requests are read by [`read`]
+#[derive(Deserialize, ToSchema)]
 pub struct NotificationBody {
     /// Email subject and bold first line of the messaging-app text: at most 200 bytes (UTF-8),
     /// not blank.
@@ -180,14 +191,20 @@ pub struct NotificationBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
+    use serde_json::Value;
     use serde_json::json;
+
+    fn notification(body: &Value, fetcher: &Fetcher) -> Result<Notification, Error> {
+        body::read::<NotificationBody>(body)?.check(fetcher)
+    }
 
     fn fetcher() -> Fetcher {
         Fetcher::new(&[], "test")
     }
 
     fn code(body: Value) -> (Code, Option<String>) {
-        let e = read(&body, &fetcher()).unwrap_err();
+        let e = notification(&body, &fetcher()).unwrap_err();
         (e.code, e.param)
     }
 
@@ -244,13 +261,13 @@ mod tests {
 
     #[test]
     fn limits_count_bytes_not_characters() {
-        let ok = read(
+        let ok = notification(
             &json!({"subject": "é".repeat(100), "message": "x".repeat(4000)}),
             &fetcher(),
         )
         .unwrap();
         assert_eq!(ok.subject.len(), 200);
-        assert_eq!(ok.message_limit(), MAX_MESSAGE_BYTES);
+        assert_eq!(message_limit(ok.media.is_some()), MAX_MESSAGE_BYTES);
     }
 
     #[test]

@@ -6,13 +6,13 @@
 //! `publish.channel_group_limit` groups, group 0 included (409 `channel_group_limit`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::publish::connections;
 use foundation::accounts::{self, ChannelGroup, Charge, PRIMARY_GROUP_LABEL, PlanNeed};
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::model::Account;
 use foundation::store::{Store, StoreResult, Table, Tx};
 use foundation::time::{iso, now};
@@ -49,12 +49,13 @@ pub struct LabelRequest {
     pub label: String,
 }
 
-impl LabelRequest {
-    /// Reads a JSON body: `label` is required (`missing_field`) and at most 40 characters
-    /// (`invalid_label`).
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let label = f.required_str("label")?.trim().to_string();
+/// Read by `foundation::fields::body::read`: `label` is required (`missing_field`) and at most 40
+/// characters (`invalid_label`).
+impl Body for LabelRequest {
+    type Valid = LabelRequest;
+
+    fn validate(self) -> Result<Self> {
+        let label = self.label.trim().to_string();
         if label.chars().count() > LABEL_MAX_CHARS {
             return Err(Error::new(
                 Code::InvalidLabel,

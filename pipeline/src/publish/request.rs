@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
-use crate::content::request::read_content_metadata;
+use crate::content::request::check_content_metadata;
 use crate::publish::connections::{self, invalid_group};
 use crate::publish::groups;
 use crate::publish::platform::Platform;
@@ -122,9 +122,16 @@ impl PublishRequest {
             channel_group: read_group(&f)?,
             scheduled_at: read_schedule(&f)?,
             timezone: read_timezone(&f)?,
-            metadata: read_content_metadata(&f)?.unwrap_or_default(),
+            metadata: read_metadata(&f)?,
         })
     }
+}
+
+/// `metadata`: an object, as a written-content job's (`invalid_metadata`).
+fn read_metadata(f: &Fields) -> Result<Map<String, Value>> {
+    let metadata = f.object("metadata", Code::InvalidMetadata)?.cloned();
+    check_content_metadata(metadata.as_ref())?;
+    Ok(metadata.unwrap_or_default())
 }
 
 fn read_photo_urls(f: &Fields) -> Result<Vec<String>> {

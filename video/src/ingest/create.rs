@@ -644,13 +644,19 @@ pub fn read_metadata(f: &Fields) -> Result<Option<Map<String, Value>>> {
     let Some(m) = f.object("metadata", Code::InvalidMetadata)? else {
         return Ok(None);
     };
+    check_metadata_size(m)?;
+    Ok(Some(m.clone()))
+}
+
+/// `metadata` is at most 16 KiB as JSON (`invalid_metadata`).
+pub fn check_metadata_size(m: &Map<String, Value>) -> Result<()> {
     if serde_json::to_string(m).map_or(0, |s| s.len()) > METADATA_MAX_BYTES {
         return Err(
             Error::new(Code::InvalidMetadata, "`metadata` is larger than 16 KiB.")
                 .param("metadata"),
         );
     }
-    Ok(Some(m.clone()))
+    Ok(())
 }
 
 /// A required text of the body: missing or blank is `missing_field`.

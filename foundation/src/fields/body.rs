@@ -1,0 +1,502 @@
+//! Request bodies that are one type each: a struct that deserialises, derives its OpenAPI
+//! schema, and validates itself ([`Body`]). [`read`] checks a body against the type's own derived
+//! schema before serde sees it, so a typed body answers exactly as [`Fields`](super::Fields)
+//! does:
+//! - absent and `null` are the same;
+//! - a field of the wrong type answers with its own code (or `invalid_field`) and its `param`;
+//! - a required field that is missing, `null` or blank text is `missing_field`;
+//! - a number with no fractional part (`1500.0`) is an integer;
+//! - an enumeration's names match without regard to ASCII case;
+//! - fields the schema does not name are ignored.
+//!
+//! The schema is the derive's, so what the OpenAPI document promises is what is checked.
+
+use std::collections::HashMap;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Number, Value};
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{AdditionalProperties, Object, Schema, SchemaType, Type};
+
+use crate::error::{Code, Error, Result};
+
+/// A request body: one struct for its JSON, its schema and its rules.
+pub trait Body: DeserializeOwned + ToSchema {
+    /// What a valid body becomes.
+    type Valid;
+    /// The fields whose wrong type (or a name outside their enumeration) has a code of its own;
+    /// every other field answers `invalid_field`.
+    const CODES: &'static [(&'static str, Code)] = &[];
+
+    /// The rules a schema does not carry codes for: lengths and ranges with their own codes,
+    /// rules across fields, defaults.
+    fn validate(self) -> Result<Self::Valid>;
+}
+
+/// Reads `body` as `B` and validates it.
+pub fn read<B: Body>(body: &Value) -> Result<B::Valid> {
+    parse::<B>(body)?.validate()
+}
+
+/// Reads `body` as `B`, checked against `B`'s schema field by field, in the schema's order.
+pub fn parse<B: Body>(body: &Value) -> Result<B> {
+    let sent = body
+        .as_object()
+        .ok_or_else(|| Error::new(Code::InvalidJson, "The request body must be a JSON object."))?;
+    let shape = Shape::of::<B>();
+    let mut clean = Map::new();
+    for (name, field) in &shape.properties {
+        let required = shape.required.iter().any(|r| r == name);
+        let Some(value) = sent.get(name).filter(|v| !v.is_null()) else {
+            if required {
+                return Err(Error::missing(name));
+            }
+            continue;
+        };
+        if required && value.as_str().is_some_and(|s| s.trim().is_empty()) {
+            return Err(Error::missing(name));
+        }
+        let at = Place {
+            path: name,
+            param: name,
+            code: code_of::<B>(name),
+        };
+        clean.insert(name.clone(), field.check(&at, value)?);
+    }
+    serde_path_to_error::deserialize(Value::Object(clean)).map_err(|e| refused::<B>(&shape, &e))
+}
+
+/// Serde's refusal of a value the schema let through (a name outside an enumeration that is none
+/// of its aliases either, a rule of a custom `Deserialize`), as the field's code and `param`.
+fn refused<B: Body>(shape: &Shape, e: &serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = e.path().to_string();
+    let top = path.split(['.', '[']).next().unwrap_or_default();
+    let Some((name, field)) = shape.properties.iter().find(|(n, _)| n == top) else {
+        return Error::new(
+            Code::InvalidField,
+            "The request body does not match the schema of this endpoint.",
+        );
+    };
+    let at = Place {
+        path: &path,
+        param: name,
+        code: code_of::<B>(name),
+    };
+    if field.names.is_empty() || path != *name {
+        return at.error(format!("`{path}` is not valid."));
+    }
+    at.error(format!(
+        "`{path}` must be one of: {}.",
+        field.names.join(", ")
+    ))
+}
+
+fn code_of<B: Body>(name: &str) -> Code {
+    B::CODES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(Code::InvalidField, |(_, c)| *c)
+}
+
+/// What a body's schema says of its top-level fields.
+#[derive(Debug)]
+struct Shape {
+    properties: Vec<(String, Field)>,
+    required: Vec<String>,
+}
+
+impl Shape {
+    fn of<B: ToSchema>() -> Shape {
+        let mut components = Vec::new();
+        B::schemas(&mut components);
+        let components: Components = components.into_iter().collect();
+        let mut root = Field::default();
+        root.add(&B::schema(), &components, 0);
+        Shape {
+            properties: root.properties,
+            required: root.required,
+        }
+    }
+}
+
+/// The named schemas a body's schema refers to.
+type Components = HashMap<String, RefOr<Schema>>;
+
+/// The JSON types one field takes, its names when it is an enumeration, and its own fields when
+/// it is an object.
+#[derive(Debug, Default, PartialEq)]
+struct Field {
+    types: Vec<String>,
+    names: Vec<String>,
+    properties: Vec<(String, Field)>,
+    required: Vec<String>,
+    /// No fields but `properties` (`additionalProperties: false`, serde's `deny_unknown_fields`).
+    closed: bool,
+}
+
+/// Where a value sits: its path in messages (`channels.sms`), and the top-level field whose
+/// `param` and code an error carries.
+struct Place<'a> {
+    path: &'a str,
+    param: &'a str,
+    code: Code,
+}
+
+impl Place<'_> {
+    fn error(&self, message: String) -> Error {
+        Error::new(self.code, message).param(self.param)
+    }
+}
+
+impl Field {
+    /// Adds what `schema` says, through `$ref`s and unions; `null` is left out (absent and `null`
+    /// are the same).
+    fn add(&mut self, schema: &RefOr<Schema>, components: &Components, depth: u8) {
+        if depth > 8 {
+            return;
+        }
+        let schema = match schema {
+            RefOr::Ref(r) => {
+                let name = r.ref_location.rsplit('/').next().unwrap_or_default();
+                if let Some(s) = components.get(name) {
+                    self.add(s, components, depth + 1);
+                }
+                return;
+            }
+            RefOr::T(schema) => schema,
+        };
+        let branches = match schema {
+            Schema::Object(o) => return self.add_object(o, components, depth),
+            Schema::Array(_) => return self.take(&Type::Array),
+            Schema::OneOf(u) => &u.items,
+            Schema::AnyOf(u) => &u.items,
+            Schema::AllOf(u) => &u.items,
+            _ => return,
+        };
+        for branch in branches {
+            self.add(branch, components, depth + 1);
+        }
+    }
+
+    fn add_object(&mut self, o: &Object, components: &Components, depth: u8) {
+        match &o.schema_type {
+            SchemaType::Type(t) => self.take(t),
+            SchemaType::Array(ts) => ts.iter().for_each(|t| self.take(t)),
+            SchemaType::AnyValue => {}
+        }
+        for name in o.enum_values.iter().flatten() {
+            if let Some(n) = name.as_str() {
+                self.names.push(n.to_string());
+            }
+        }
+        for (name, property) in &o.properties {
+            let mut field = Field::default();
+            field.add(property, components, depth + 1);
+            self.properties.push((name.clone(), field));
+        }
+        self.required.extend(o.required.iter().cloned());
+        self.closed |= matches!(
+            o.additional_properties.as_deref(),
+            Some(AdditionalProperties::FreeForm(false))
+        );
+    }
+
+    fn take(&mut self, t: &Type) {
+        let name = match t {
+            Type::String => "string",
+            Type::Integer => "integer",
+            Type::Number => "number",
+            Type::Boolean => "boolean",
+            Type::Object => "object",
+            Type::Array => "array",
+            _ => return,
+        };
+        if !self.types.iter().any(|have| have == name) {
+            self.types.push(name.to_string());
+        }
+    }
+
+    /// `value` as the field takes it: an integer for a whole number, the exact name for an
+    /// enumeration matched regardless of case, an object's own fields checked in turn. Anything
+    /// else is the place's code.
+    fn check(&self, at: &Place, value: &Value) -> Result<Value> {
+        let takes = |t: &str| self.types.iter().any(|have| have == t);
+        match value {
+            _ if self.types.is_empty() => Ok(value.clone()),
+            Value::Number(n) if takes("integer") => match whole(n) {
+                Some(i) => Ok(Value::from(i)),
+                None if takes("number") && finite(n) => Ok(value.clone()),
+                None => Err(self.wrong(at)),
+            },
+            Value::Number(n) if takes("number") && finite(n) => Ok(value.clone()),
+            Value::String(s) if takes("string") && !self.names.is_empty() => Ok(self.named(s)),
+            Value::String(_) if takes("string") => Ok(value.clone()),
+            Value::Bool(_) if takes("boolean") => Ok(value.clone()),
+            Value::Object(o) if takes("object") => self.object(at, o),
+            Value::Array(_) if takes("array") => Ok(value.clone()),
+            _ => Err(self.wrong(at)),
+        }
+    }
+
+    /// An object's fields: those the schema names are checked (`null` dropped), others are
+    /// refused when the object is closed and kept as sent otherwise.
+    fn object(&self, at: &Place, sent: &Map<String, Value>) -> Result<Value> {
+        if self.properties.is_empty() {
+            return Ok(Value::Object(sent.clone()));
+        }
+        let mut clean = Map::new();
+        for (key, value) in sent.iter().filter(|(_, v)| !v.is_null()) {
+            match self.properties.iter().find(|(n, _)| n == key) {
+                Some((_, field)) => {
+                    let path = format!("{}.{key}", at.path);
+                    let inner = Place { path: &path, ..*at };
+                    clean.insert(key.clone(), field.check(&inner, value)?);
+                }
+                None if self.closed => {
+                    let names: Vec<String> = self
+                        .properties
+                        .iter()
+                        .map(|(n, _)| format!("`{n}`"))
+                        .collect();
+                    return Err(at.error(format!(
+                        "`{}` may hold only {}.",
+                        at.path,
+                        spoken_list(&names)
+                    )));
+                }
+                None => {
+                    clean.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        Ok(Value::Object(clean))
+    }
+
+    /// The enumeration's own name for `sent`, matched regardless of case; a name it does not
+    /// list goes to serde as sent, which takes the type's aliases or refuses it ([`refused`]).
+    fn named(&self, sent: &str) -> Value {
+        let name = self
+            .names
+            .iter()
+            .find(|n| *n == sent)
+            .or_else(|| self.names.iter().find(|n| n.eq_ignore_ascii_case(sent)));
+        Value::String(name.map_or(sent, |n| n.as_str()).to_string())
+    }
+
+    fn wrong(&self, at: &Place) -> Error {
+        let expected: Vec<&str> = self
+            .types
+            .iter()
+            .map(|t| match t.as_str() {
+                "string" => "a string",
+                "integer" => "an integer",
+                "number" => "a number",
+                "boolean" => "true or false",
+                "object" => "an object",
+                "array" => "an array",
+                _ => "another type",
+            })
+            .collect();
+        at.error(format!("`{}` must be {}.", at.path, expected.join(" or ")))
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn spoken_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The integer a JSON number holds, also when written with a zero fraction (as JSON Schema
+/// counts `1500.0` an integer).
+fn whole(n: &Number) -> Option<i64> {
+    n.as_i64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map(|f| f as i64)
+    })
+}
+
+fn finite(n: &Number) -> bool {
+    n.as_f64().is_some_and(f64::is_finite)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    /// A test enumeration.
+    #[derive(Debug, Clone, Copy, PartialEq, Deserialize, ToSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Colour {
+        Red,
+        Blue,
+    }
+
+    /// A closed object of booleans.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Switches {
+        on: Option<bool>,
+        loud: Option<bool>,
+    }
+
+    /// A body with one field of each kind.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    struct Sample {
+        name: String,
+        colour: Option<Colour>,
+        limit: Option<i64>,
+        scale: Option<f64>,
+        flag: Option<bool>,
+        #[schema(value_type = Option<Object>)]
+        context: Option<Map<String, Value>>,
+        switches: Option<Switches>,
+    }
+
+    impl Body for Sample {
+        type Valid = Sample;
+        const CODES: &'static [(&'static str, Code)] = &[
+            ("colour", Code::InvalidKind),
+            ("limit", Code::InvalidLimit),
+            ("flag", Code::InvalidFaceless),
+            ("switches", Code::InvalidChannels),
+        ];
+        fn validate(self) -> Result<Sample> {
+            Ok(self)
+        }
+    }
+
+    fn refused(body: Value) -> (Code, Option<String>, String) {
+        let e = read::<Sample>(&body).unwrap_err();
+        (e.code, e.param, e.message)
+    }
+
+    #[test]
+    fn a_valid_body_reads_with_nulls_as_absent_and_unknown_fields_ignored() {
+        let s = read::<Sample>(&json!({
+            "name": "x", "colour": null, "limit": 3, "scale": 1.5, "flag": true,
+            "context": {"a": 1}, "other": [1, 2]
+        }))
+        .unwrap();
+        assert_eq!(s.name, "x");
+        assert_eq!(s.colour, None);
+        assert_eq!((s.limit, s.scale, s.flag), (Some(3), Some(1.5), Some(true)));
+        assert_eq!(s.context.unwrap()["a"], 1);
+    }
+
+    #[test]
+    fn a_body_that_is_not_an_object_is_invalid_json() {
+        for body in [json!([]), json!("x"), json!(null), json!(3)] {
+            assert_eq!(refused(body).0, Code::InvalidJson);
+        }
+    }
+
+    #[test]
+    fn a_required_field_missing_null_or_blank_is_missing_field() {
+        for body in [json!({}), json!({"name": null}), json!({"name": "  "})] {
+            let (code, param, _) = refused(body);
+            assert_eq!((code, param.as_deref()), (Code::MissingField, Some("name")));
+        }
+    }
+
+    #[test]
+    fn a_wrong_type_answers_with_the_fields_own_code_and_param() {
+        let cases = [
+            (
+                json!({"name": 3}),
+                Code::InvalidField,
+                "name",
+                "`name` must be a string.",
+            ),
+            (
+                json!({"name": "x", "limit": "3"}),
+                Code::InvalidLimit,
+                "limit",
+                "`limit` must be an integer.",
+            ),
+            (
+                json!({"name": "x", "limit": 1.5}),
+                Code::InvalidLimit,
+                "limit",
+                "`limit` must be an integer.",
+            ),
+            (
+                json!({"name": "x", "flag": 1}),
+                Code::InvalidFaceless,
+                "flag",
+                "`flag` must be true or false.",
+            ),
+            (
+                json!({"name": "x", "scale": "1"}),
+                Code::InvalidField,
+                "scale",
+                "`scale` must be a number.",
+            ),
+            (
+                json!({"name": "x", "context": []}),
+                Code::InvalidField,
+                "context",
+                "`context` must be an object.",
+            ),
+            (
+                json!({"name": "x", "colour": 2}),
+                Code::InvalidKind,
+                "colour",
+                "`colour` must be a string.",
+            ),
+        ];
+        for (body, code, param, message) in cases {
+            assert_eq!(
+                refused(body),
+                (code, Some(param.to_string()), message.to_string())
+            );
+        }
+    }
+
+    #[test]
+    fn an_enumeration_matches_regardless_of_case_and_names_the_choices_otherwise() {
+        let s = read::<Sample>(&json!({"name": "x", "colour": "BLUE"})).unwrap();
+        assert_eq!(s.colour, Some(Colour::Blue));
+        let (code, param, message) = refused(json!({"name": "x", "colour": "green"}));
+        assert_eq!(
+            (code, param.as_deref()),
+            (Code::InvalidKind, Some("colour"))
+        );
+        assert_eq!(message, "`colour` must be one of: red, blue.");
+    }
+
+    #[test]
+    fn a_closed_object_checks_its_own_fields_under_the_top_fields_code() {
+        let s = read::<Sample>(&json!({"name": "x", "switches": {"on": true, "loud": null}}));
+        assert_eq!(
+            s.unwrap().switches,
+            Some(Switches {
+                on: Some(true),
+                loud: None
+            })
+        );
+        let (code, param, message) = refused(json!({"name": "x", "switches": {"on": 1}}));
+        assert_eq!(
+            (code, param.as_deref()),
+            (Code::InvalidChannels, Some("switches"))
+        );
+        assert_eq!(message, "`switches.on` must be true or false.");
+        let (code, _, message) = refused(json!({"name": "x", "switches": {"dim": true}}));
+        assert_eq!(code, Code::InvalidChannels);
+        assert_eq!(message, "`switches` may hold only `on` and `loud`.");
+    }
+
+    #[test]
+    fn a_whole_number_with_a_fraction_of_zero_is_an_integer() {
+        let s = read::<Sample>(&json!({"name": "x", "limit": 1500.0})).unwrap();
+        assert_eq!(s.limit, Some(1500));
+    }
+}
