@@ -17,7 +17,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::blocking::blocking;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, typed_body, with_state};
 use crate::reply::json_reply;
 
 /// JSON bodies of job routes are small; media uploads use multipart routes.
@@ -39,7 +39,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
     let export = warp::path!("v1" / "export_video")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(JOB_BODY_LIMIT, ExportVideoRequest::read))
+        .and(typed::<ExportVideoRequest>(JOB_BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(export_video);
     let videos = warp::path!("v1" / "videos")

@@ -19,7 +19,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, with_state};
 use crate::reply::with_given_id;
 
 const BODY_LIMIT: usize = 16 * 1024;
@@ -28,7 +28,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     warp::path!("v1" / "video_data")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, VideoDataRequest::read))
+        .and(typed::<VideoDataRequest>(BODY_LIMIT))
         .and(with_state(state))
         .and_then(video_data)
         .boxed()

@@ -2,11 +2,10 @@
 //! and the reply the job's `model::StatusObject`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::error::{Code, Error, Result};
-use crate::fields::Fields;
+use crate::error::{Code, Result};
+use crate::fields::Body;
 
 /// The body of `POST /v1/export_video`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -16,30 +15,28 @@ pub struct ExportVideoRequest {
     pub id: String,
 }
 
-impl ExportVideoRequest {
-    /// Reads the body: `id` (or `topic_id`) is required; another type than a string is
-    /// `invalid_id`.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let name = if f.has("id") { "id" } else { "topic_id" };
-        let id = f
-            .str_or(name, Code::InvalidId)
-            .map_err(|e| e.param("id"))?
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| Error::missing("id"))?;
-        Ok(ExportVideoRequest { id: id.to_string() })
+/// Read by [`body::read`](crate::fields::body::read): `id` (or `topic_id`) is required; another
+/// type than a string is `invalid_id`.
+impl Body for ExportVideoRequest {
+    type Valid = ExportVideoRequest;
+    const CODES: &'static [(&'static str, Code)] = &[("id", Code::InvalidId)];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("topic_id", "id")];
+
+    fn validate(self) -> Result<Self> {
+        Ok(ExportVideoRequest {
+            id: self.id.trim().to_string(),
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn the_id_is_required_and_must_be_a_string() {
-        let read = |v: Value| ExportVideoRequest::read(&v);
+        let read = |v: Value| crate::fields::body::read::<ExportVideoRequest>(&v);
         assert_eq!(read(json!({"id": " t1 "})).unwrap().id, "t1");
         assert_eq!(read(json!({"topic_id": "t2"})).unwrap().id, "t2");
         for (body, code) in [

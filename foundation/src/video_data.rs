@@ -1,13 +1,12 @@
-//! `POST /v1/video_data`: the request ([`VideoDataRequest`], read through [`Fields`]) and the
+//! `POST /v1/video_data`: the request ([`VideoDataRequest`], a [`Body`]) and the
 //! small envelope of the reply ([`VideoData`]). The scene tree itself is the expiring public
 //! file the envelope points at (`VideoDocument::to_public`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::error::{Code, Error, Result};
-use crate::fields::Fields;
+use crate::error::Result;
+use crate::fields::Body;
 use crate::public::Published;
 
 /// The body of `POST /v1/video_data`.
@@ -21,22 +20,15 @@ pub struct VideoDataRequest {
     pub include_diagnostics: bool,
 }
 
-impl VideoDataRequest {
-    /// Reads the body: `video_id` (or `id`) is required.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let name = if f.has("video_id") { "video_id" } else { "id" };
-        let video_id = f
-            .str(name)
-            .map_err(|e| e.param("video_id"))?
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| Error::missing("video_id"))?;
+/// Read by [`body::read`](crate::fields::body::read): `video_id` (or `id`) is required.
+impl Body for VideoDataRequest {
+    type Valid = VideoDataRequest;
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("id", "video_id")];
+
+    fn validate(self) -> Result<Self> {
         Ok(VideoDataRequest {
-            video_id: video_id.to_string(),
-            include_diagnostics: f
-                .bool("include_diagnostics", Code::InvalidField)?
-                .unwrap_or(false),
+            video_id: self.video_id.trim().to_string(),
+            ..self
         })
     }
 }
@@ -154,10 +146,11 @@ impl VideoData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::error::Code;
+    use serde_json::{Value, json};
 
     fn read(body: Value) -> Result<VideoDataRequest> {
-        VideoDataRequest::read(&body)
+        crate::fields::body::read::<VideoDataRequest>(&body)
     }
 
     #[test]

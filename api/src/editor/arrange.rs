@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use pipeline::edit::scenes::Editor;
 use pipeline::edit::scenes::arrange::Arranged;
 use pipeline::edit::scenes::parse::MAX_TEXT_CHARS;
 use pipeline::{Code, Error};
-use serde_json::Value;
+use serde::Deserialize;
 use utoipa::ToSchema;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -18,56 +18,43 @@ use warp::{Filter, Rejection};
 use super::{BODY_LIMIT, blocking, query, reviewed};
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{typed_body, with_state};
+use crate::filters::{typed, with_state};
 use crate::reply::json_reply;
 
 /// `…/revoice` and `…/delete`: one scene.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct SceneRequest {
     /// The scene's stable id.
     #[schema(min_length = 1, pattern = r"\S")]
     pub voice_file: String,
 }
 
-impl SceneRequest {
-    fn read(body: &Value) -> pipeline::Result<SceneRequest> {
-        let f = Fields::of(body)?;
-        Ok(SceneRequest {
-            voice_file: f.required_str("voice_file")?.to_string(),
-        })
+impl Body for SceneRequest {
+    type Valid = SceneRequest;
+
+    fn validate(self) -> pipeline::Result<SceneRequest> {
+        Ok(self)
     }
 }
 
 /// `…/reorder`: every scene's `voice_file`, in the new order.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct ReorderRequest {
     #[schema(min_items = 1)]
     pub order: Vec<String>,
 }
 
-impl ReorderRequest {
-    fn read(body: &Value) -> pipeline::Result<ReorderRequest> {
-        let bad = || {
-            Error::new(
-                Code::InvalidValue,
-                "`order` must be an array of the scenes' voice_file strings.",
-            )
-            .param("order")
-        };
-        let order = Fields::of(body)?
-            .value("order")
-            .ok_or_else(|| Error::new(Code::MissingField, "`order` is required.").param("order"))?
-            .as_array()
-            .ok_or_else(bad)?
-            .iter()
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
-            .collect::<pipeline::Result<Vec<String>>>()?;
-        Ok(ReorderRequest { order })
+impl Body for ReorderRequest {
+    type Valid = ReorderRequest;
+    const CODES: &'static [(&'static str, Code)] = &[("order", Code::InvalidValue)];
+
+    fn validate(self) -> pipeline::Result<ReorderRequest> {
+        Ok(self)
     }
 }
 
 /// `…/add`: the new scene's text and the scene it follows.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct AddSceneRequest {
     /// What the new scene says (the voice speaks it).
     #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
@@ -77,10 +64,12 @@ pub struct AddSceneRequest {
     pub after: Option<String>,
 }
 
-impl AddSceneRequest {
-    fn read(body: &Value) -> pipeline::Result<AddSceneRequest> {
-        let f = Fields::of(body)?;
-        let text = f.required_str("text")?.trim();
+impl Body for AddSceneRequest {
+    type Valid = AddSceneRequest;
+
+    /// `text` at most [`MAX_TEXT_CHARS`]; `after` a scene's id, not blank (`invalid_value`).
+    fn validate(self) -> pipeline::Result<AddSceneRequest> {
+        let text = self.text.trim();
         if text.chars().count() > MAX_TEXT_CHARS {
             return Err(Error::new(
                 Code::InvalidValue,
@@ -88,19 +77,16 @@ impl AddSceneRequest {
             )
             .param("text"));
         }
-        let after = match f.str("after")? {
-            Some(vf) if vf.trim().is_empty() => {
-                return Err(Error::new(
-                    Code::InvalidValue,
-                    "`after` must be a scene's voice_file, or null to put the scene first.",
-                )
-                .param("after"));
-            }
-            other => other.map(str::to_string),
-        };
+        if self.after.as_deref().is_some_and(|vf| vf.trim().is_empty()) {
+            return Err(Error::new(
+                Code::InvalidValue,
+                "`after` must be a scene's voice_file, or null to put the scene first.",
+            )
+            .param("after"));
+        }
         Ok(AddSceneRequest {
             text: text.to_string(),
-            after,
+            after: self.after,
         })
     }
 }
@@ -257,25 +243,25 @@ pub(super) fn routes(
     let revoice = warp::path!("app" / "editor" / String / "revoice")
         .and(warp::post())
         .and(query())
-        .and(typed_body(BODY_LIMIT, SceneRequest::read))
+        .and(typed::<SceneRequest>(BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(editor_revoice);
     let reorder = warp::path!("app" / "editor" / String / "reorder")
         .and(warp::post())
         .and(query())
-        .and(typed_body(BODY_LIMIT, ReorderRequest::read))
+        .and(typed::<ReorderRequest>(BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(editor_reorder);
     let delete = warp::path!("app" / "editor" / String / "delete")
         .and(warp::post())
         .and(query())
-        .and(typed_body(BODY_LIMIT, SceneRequest::read))
+        .and(typed::<SceneRequest>(BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(editor_delete_scene);
     let add = warp::path!("app" / "editor" / String / "add")
         .and(warp::post())
         .and(query())
-        .and(typed_body(BODY_LIMIT, AddSceneRequest::read))
+        .and(typed::<AddSceneRequest>(BODY_LIMIT))
         .and(with_state(state))
         .and_then(editor_add_scene);
     revoice

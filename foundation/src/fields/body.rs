@@ -7,6 +7,7 @@
 //! - a required field that is missing, `null` or blank text is `missing_field`;
 //! - a number with no fractional part (`1500.0`) is an integer;
 //! - an enumeration's names match without regard to ASCII case;
+//! - a field may be sent under an alias ([`Body::ALIASES`]);
 //! - fields the schema does not name are ignored.
 //!
 //! The schema is the derive's, so what the OpenAPI document promises is what is checked.
@@ -28,6 +29,8 @@ pub trait Body: DeserializeOwned + ToSchema {
     /// The fields whose wrong type (or a name outside their enumeration) has a code of its own;
     /// every other field answers `invalid_field`.
     const CODES: &'static [(&'static str, Code)] = &[];
+    /// Other names a field is read from, `(alias, field)`, when the field itself is absent.
+    const ALIASES: &'static [(&'static str, &'static str)] = &[];
 
     /// The rules a schema does not carry codes for: lengths and ranges with their own codes,
     /// rules across fields, defaults.
@@ -48,7 +51,14 @@ pub fn parse<B: Body>(body: &Value) -> Result<B> {
     let mut clean = Map::new();
     for (name, field) in &shape.properties {
         let required = shape.required.iter().any(|r| r == name);
-        let Some(value) = sent.get(name).filter(|v| !v.is_null()) else {
+        let sent_as = |n: &str| sent.get(n).filter(|v| !v.is_null());
+        let value = sent_as(name).or_else(|| {
+            B::ALIASES
+                .iter()
+                .filter(|(_, field)| field == name)
+                .find_map(|(alias, _)| sent_as(alias))
+        });
+        let Some(value) = value else {
             if required {
                 return Err(Error::missing(name));
             }

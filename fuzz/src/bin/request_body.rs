@@ -37,8 +37,8 @@ static FETCHER: LazyLock<Fetcher> = LazyLock::new(|| Fetcher::new(&[], "reelsmit
 fn read(which: u8, body: &Value) -> bool {
     match which % 22 {
         0 => CreateVideoRequest::read(body).is_ok(),
-        1 => ExportVideoRequest::read(body).is_ok(),
-        2 => VideoDataRequest::read(body).is_ok(),
+        1 => body::read::<ExportVideoRequest>(body).is_ok(),
+        2 => body::read::<VideoDataRequest>(body).is_ok(),
         3 => UploadAssetRequest::read(body).is_ok(),
         4 => ModifySceneRequest::parse(body).is_ok(),
         5 => EditSessionRequest::parse(body).is_ok(),
