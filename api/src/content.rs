@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use foundation::model::{Account, StatusObject};
-use pipeline::content::enhance::EnhanceScriptRequest;
-use pipeline::content::ideas::{CollectIdeasRequest, IdeaList};
-use pipeline::content::record::{ContentRecord, Work};
-use pipeline::content::request::CreateContentRequest;
+use pipeline::content::{
+    CollectIdeasRequest, ContentRecord, CreateContentRequest, EnhanceScriptRequest, IdeaList, Work,
+    answer_ideas, validate_content, validate_enhance,
+};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -65,10 +65,9 @@ pub(crate) async fn create_content(
     request: CreateContentRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let (accepted, piece) =
-        pipeline::content::request::validate(request, state.settings.mode, &state.fetcher)
-            .await
-            .map_err(reject)?;
+    let (accepted, piece) = validate_content(request, state.settings.mode, &state.fetcher)
+        .await
+        .map_err(reject)?;
     let name = account.name.clone();
     let job = blocking(move || {
         state.engine.create_written(&name, accepted, |tx, job| {
@@ -106,10 +105,9 @@ pub(crate) async fn enhance_script(
     request: EnhanceScriptRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let (accepted, enhance) =
-        pipeline::content::enhance::validate(request, state.settings.mode, &state.fetcher)
-            .await
-            .map_err(reject)?;
+    let (accepted, enhance) = validate_enhance(request, state.settings.mode, &state.fetcher)
+        .await
+        .map_err(reject)?;
     let name = account.name.clone();
     let job = blocking(move || {
         state.engine.create_written(&name, accepted, |tx, job| {
@@ -146,6 +144,6 @@ pub(crate) async fn collect_ideas(
 ) -> Result<Response, Rejection> {
     Ok(json_reply(
         StatusCode::OK,
-        &pipeline::content::ideas::answer(&request, account.industry.as_deref()),
+        &answer_ideas(&request, account.industry.as_deref()),
     ))
 }

@@ -65,11 +65,11 @@ pub struct State {
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
     pub editor: Arc<pipeline::edit::scenes::Editor>,
     /// Notification channels (notification/send, client links, error reports).
-    pub notifier: Arc<pipeline::notify::send::Notifier>,
+    pub notifier: Arc<pipeline::notify::Notifier>,
     /// B-roll search over the library or the configured stock provider.
-    pub search: Arc<pipeline::media::search::Search>,
+    pub search: Arc<pipeline::media::Search>,
     /// `create_image`: the embedded designer or the images connector.
-    pub images: Arc<pipeline::media::images::Images>,
+    pub images: Arc<pipeline::media::Images>,
     /// The template library of `foundation_videos`.
     pub templates: Arc<pipeline::plan::templates::Templates>,
     /// Rings the webhook dispatcher (a redelivery goes out at once).
@@ -189,11 +189,10 @@ fn shared_state(
     let notifier =
         pipeline::notify::notifier(settings, store.clone(), fetcher.clone(), runtime.clone())
             .map_err(StartError::Config)?;
-    let search = pipeline::media::search::Search::new(settings.clone(), &fetcher, &runtime)
+    let search = pipeline::media::Search::new(settings.clone(), &fetcher, &runtime)
         .map_err(StartError::Config)?;
-    let images =
-        pipeline::media::images::Images::new(settings.clone(), store.clone(), &fetcher, &runtime)
-            .map_err(StartError::Config)?;
+    let images = pipeline::media::Images::new(settings.clone(), store.clone(), &fetcher, &runtime)
+        .map_err(StartError::Config)?;
     let templates = pipeline::plan::templates::Templates::load(&settings.assets_dir)
         .map_err(StartError::Config)?;
     Ok(Arc::new(State {

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use foundation::document::VideoDocument;
 use foundation::model::{Account, JobType};
 use foundation::time::now;
-use pipeline::notify::client_link::{
-    self, ClientLinkBody, ClientLinkReply, LinkClaims, LinkRefused, LinkType, RecordPage,
+use pipeline::notify::{
+    ClientLinkBody, ClientLinkReply, LinkClaims, LinkRefused, LinkRequest, LinkType, Notifier,
+    RecordPage, mask_email, open_link, send_client_link,
 };
-use pipeline::notify::send::Notifier;
 use pipeline::plan::{list, roadmap, videos};
 use pipeline::publish::accounts::AccountPage;
 use warp::Filter;
@@ -71,12 +71,12 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
 )]
 pub(crate) async fn send(
     account: Account,
-    req: client_link::LinkRequest,
+    req: LinkRequest,
     state: Arc<State>,
     notifier: Arc<Notifier>,
 ) -> Result<Response, warp::Rejection> {
     let s = &state.settings;
-    let reply = client_link::send(
+    let reply = send_client_link(
         &notifier,
         (&s.webhook.signing_secret, &s.app_url, now()),
         &account,
@@ -116,7 +116,7 @@ fn html(status: StatusCode, title: &str, body: &str) -> Response {
 }
 
 fn open(state: &State, token: &str) -> Response {
-    match client_link::open(&state.settings.webhook.signing_secret, token, now()) {
+    match open_link(&state.settings.webhook.signing_secret, token, now()) {
         Err(LinkRefused::Tampered) => html(
             StatusCode::FORBIDDEN,
             "This link is not valid",
@@ -239,10 +239,7 @@ fn record(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Error> {
 fn setup(state: &State, account: Option<&Account>) -> String {
     let s = &state.settings;
     let email = match account.and_then(|a| a.email.as_deref()) {
-        Some(e) => format!(
-            "on file ({})",
-            esc(&pipeline::notify::channel::mask_email(e))
-        ),
+        Some(e) => format!("on file ({})", esc(&mask_email(e))),
         None => "no address on file".into(),
     };
     let telegram = match account.and_then(|a| a.telegram_chat_id.as_deref()) {

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::media::images::{ImageBody, ImageRequest, ImageSet, ImageSetStatus};
-use pipeline::media::search::{Search, SearchBody, SearchReply, SearchRequest};
+use pipeline::media::{
+    ImageBody, ImageRequest, ImageSet, ImageSetStatus, Images, Search, SearchBody, SearchReply,
+    SearchRequest,
+};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -61,7 +63,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 pub(crate) async fn create_image(
     account: Account,
     request: ImageRequest,
-    images: Arc<pipeline::media::images::Images>,
+    images: Arc<Images>,
 ) -> Result<Response, Rejection> {
     let set = crate::blocking::spawn(move || images.create(&account, &request))
         .await

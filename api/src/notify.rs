@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::notify::report::{self, ErrorReportBody, ErrorReportReply};
-use pipeline::notify::request::NotificationBody;
-use pipeline::notify::send::{NotificationReply, Notifier};
+use pipeline::notify::{
+    ErrorReportBody, ErrorReportReply, NotificationBody, NotificationReply, Notifier,
+    ReportRequest, report_error,
+};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -60,11 +61,11 @@ const REPORT_LIMIT: usize = 256 * 1024;
 )]
 pub(crate) async fn error_report(
     account: Account,
-    req: report::ReportRequest,
+    req: ReportRequest,
     notifier: Arc<Notifier>,
     operator: String,
 ) -> Result<Response, warp::Rejection> {
-    let reply = report::report(&notifier, &operator, &account, req)
+    let reply = report_error(&notifier, &operator, &account, req)
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))

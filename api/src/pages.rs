@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use foundation::document::VideoDocument;
 use foundation::model::{ContentPiece, ContentType, Job, JobStatus, JobType, WrittenResult};
-use pipeline::content::markup;
+use pipeline::content::text_to_html;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -169,7 +169,7 @@ pub(crate) fn content_page(job: &Job) -> Response {
                 s.words_before,
                 s.words_after,
                 esc(&s.writer),
-                markup::text_to_html(&s.script)
+                text_to_html(&s.script)
             ),
         ),
         (JobStatus::Failed, _) => (
@@ -229,7 +229,7 @@ fn piece_html(piece: &ContentPiece) -> String {
             for post in &piece.posts {
                 html.push_str(&format!(
                     "<article class=post>{}</article>",
-                    markup::text_to_html(post)
+                    text_to_html(post)
                 ));
             }
         }
@@ -237,7 +237,7 @@ fn piece_html(piece: &ContentPiece) -> String {
             html.push_str(&format!("<h1>{}</h1>", esc(&piece.title)));
             html.push_str(&format!(
                 "<article class=post>{}</article>",
-                markup::text_to_html(&piece.markdown)
+                text_to_html(&piece.markdown)
             ));
         }
     }

@@ -1,5 +1,5 @@
 //! `POST /v1/typography` and `GET /v1/typography/{id}?wait=`: DTO handling only; validation,
-//! credits, the design job and its records live in `pipeline::design::typography_jobs`.
+//! credits, the design job and its records live in `pipeline::design`.
 //!
 //! Status codes: 200 with the finished result, 202 with `status: processing` when `wait`
 //! elapsed first (poll `GET …?wait=`); a failed design answers 500 `typography_failed` (its
@@ -9,8 +9,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::design::typography_jobs::{self, Outcome, Typography, TypographyRequest};
-use pipeline::design::typography_request::{TypographyBody, TypographyResult, TypographyStatus};
+use pipeline::design::{
+    Outcome, Typography, TypographyBody, TypographyRequest, TypographyResult, TypographyStatus,
+    parse_wait, validate_typography,
+};
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::Filter;
@@ -35,7 +37,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let post = warp::path!("v1" / "typography")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, typography_jobs::validate))
+        .and(typed_body(BODY_LIMIT, validate_typography))
         .and(with_svc.clone())
         .and_then(create);
     let get = warp::path!("v1" / "typography" / String)
@@ -117,8 +119,7 @@ pub(crate) async fn fetch(
     svc: Arc<Typography>,
 ) -> Result<Response, warp::Rejection> {
     let wait =
-        typography_jobs::parse_wait(query.get("wait").map(|w| Value::String(w.clone())).as_ref())
-            .map_err(reject)?;
+        parse_wait(query.get("wait").map(|w| Value::String(w.clone())).as_ref()).map_err(reject)?;
     let outcome = svc.get(&account.name, &id, wait).await.map_err(reject)?;
     answer(outcome)
 }

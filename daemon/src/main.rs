@@ -430,7 +430,7 @@ fn reports_list(data_dir: &std::path::Path) -> Result<(), String> {
         return Err(format!("{}: no database here", data_dir.display()));
     }
     let store = open_store(data_dir)?;
-    let reports = pipeline::notify::report::list(&store).map_err(|e| e.to_string())?;
+    let reports = pipeline::notify::list_reports(&store).map_err(|e| e.to_string())?;
     for r in &reports {
         let when = foundation::time::iso(r.created_at);
         let forwarded = if r.forwarded { "forwarded" } else { "stored" };

@@ -329,6 +329,41 @@ fn domain_crates_are_folders_by_context() {
     }
 }
 
+/// The folders whose `mod.rs` is a facade: every module inside is `pub(crate)` and the folder
+/// re-exports what the crates above may name, so the compiler refuses a deep path such as
+/// `pipeline::notify::report::list`. Each folder joins this list as it gets its facade.
+const FACADE_FOLDERS: &[(&str, &str)] = &[
+    ("pipeline", "notify"),
+    ("pipeline", "media"),
+    ("pipeline", "content"),
+    ("pipeline", "design"),
+];
+
+#[test]
+fn facade_folders_export_items_not_modules() {
+    for (krate, folder) in FACADE_FOLDERS {
+        let path = workspace()
+            .join(krate)
+            .join("src")
+            .join(folder)
+            .join("mod.rs");
+        let source = std::fs::read_to_string(&path).unwrap();
+        let open: Vec<&str> = source
+            .lines()
+            .filter(|l| l.trim_start().starts_with("pub mod "))
+            .collect();
+        assert!(
+            open.is_empty(),
+            "{krate}/src/{folder}/mod.rs is a facade: make {open:?} pub(crate) and re-export \
+             the items other crates need"
+        );
+        assert!(
+            source.contains("pub use "),
+            "{krate}/src/{folder}/mod.rs re-exports nothing"
+        );
+    }
+}
+
 #[test]
 fn domain_folders_point_down() {
     for (krate, folders) in DOMAIN_FOLDERS {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::fields::body;
-use pipeline::media::search::{SearchBody, SearchReply};
+use pipeline::media::{SearchBody, SearchReply};
 use serde_json::Value;
 use warp::http::StatusCode;
 use warp::reply::Response;

@@ -9,20 +9,15 @@ use foundation::export::ExportVideoRequest;
 use foundation::fetch::Fetcher;
 use foundation::fields::body;
 use foundation::video_data::VideoDataRequest;
-use pipeline::content::enhance::EnhanceScriptRequest;
-use pipeline::content::ideas::CollectIdeasRequest;
-use pipeline::content::request::CreateContentRequest;
-use pipeline::design::typography_request;
+use pipeline::content::{CollectIdeasRequest, CreateContentRequest, EnhanceScriptRequest};
+use pipeline::design::validate_typography;
 use pipeline::edit::scenes::edit_session::EditSessionRequest;
 use pipeline::edit::scenes::geometry::SceneGeometryRequest;
 use pipeline::edit::scenes::inspect::SceneInspectorRequest;
 use pipeline::edit::scenes::parse::ModifySceneRequest;
 use pipeline::edit::script::ScriptApproval;
-use pipeline::media::images::ImageBody;
-use pipeline::media::search::SearchBody;
-use pipeline::notify::client_link::ClientLinkBody;
-use pipeline::notify::report::ErrorReportBody;
-use pipeline::notify::request::NotificationBody;
+use pipeline::media::{ImageBody, SearchBody};
+use pipeline::notify::{ClientLinkBody, ErrorReportBody, NotificationBody};
 use pipeline::plan::add_request::AddPlanRequest;
 use pipeline::publish::groups::LabelRequest;
 use pipeline::publish::request::PublishRequest;
@@ -45,7 +40,7 @@ fn read(which: u8, body: &Value) -> bool {
         6 => SceneGeometryRequest::parse(body).is_ok(),
         7 => SceneInspectorRequest::parse(body).is_ok(),
         8 => ScriptApproval::parse(body).is_ok(),
-        9 => typography_request::validate(body).is_ok(),
+        9 => validate_typography(body).is_ok(),
         10 => body::read::<ClientLinkBody>(body).is_ok(),
         11 => body::read::<ErrorReportBody>(body).is_ok(),
         12 => body::read::<NotificationBody>(body)

@@ -3,7 +3,7 @@
 
 use std::sync::LazyLock;
 
-use pipeline::design::typography_request;
+use pipeline::design::validate_typography;
 use typography::design::{self, DesignInput, FontSet};
 
 static FONTS: LazyLock<FontSet> = LazyLock::new(|| {
@@ -16,7 +16,7 @@ fn main() {
         let Ok(body) = serde_json::from_slice(data) else {
             return;
         };
-        let Ok(req) = typography_request::validate(&body) else {
+        let Ok(req) = validate_typography(&body) else {
             return;
         };
         let input = DesignInput {

@@ -14,15 +14,22 @@
 //! | Checking media | images are picked for the piece | [`media`] |
 //! | Completed | the piece is stored on the job and `video.completed` fires | `foundation::jobs` |
 
-pub mod chat;
-pub mod enhance;
-pub mod formats;
-pub mod ideas;
-pub mod markup;
-pub mod media;
+pub(crate) mod chat;
+pub(crate) mod enhance;
+pub(crate) mod formats;
+pub(crate) mod ideas;
+pub(crate) mod markup;
+pub(crate) mod media;
 pub(crate) mod phrases;
-pub mod record;
-pub mod request;
-pub mod research;
-pub mod source;
-pub mod task;
+pub(crate) mod record;
+pub(crate) mod request;
+pub(crate) mod research;
+pub(crate) mod source;
+pub(crate) mod task;
+
+// The facade: what the crates above may name.
+pub use enhance::{EnhanceScriptRequest, validate as validate_enhance};
+pub use ideas::{CollectIdeasRequest, IdeaList, answer as answer_ideas};
+pub use markup::text_to_html;
+pub use record::{ContentRecord, Work};
+pub use request::{CreateContentRequest, validate as validate_content};

@@ -34,11 +34,11 @@ use foundation::{accounts, ids, time};
 /// Credits one call costs.
 pub(crate) const COST: i64 = 1;
 
+use super::typography_request::TypographyRequest;
 use super::typography_request::{
     BrandApplied, Canvas, DesignBox, TypographyError, TypographyObject, TypographyResult,
     TypographyStatus,
 };
-pub use super::typography_request::{TypographyRequest, parse_wait, validate};
 
 /// A typography id: `typo_` + 24 hex.
 pub(crate) fn typography_id() -> String {

@@ -1,6 +1,10 @@
 //! Media for a video: B-roll search (`search_broll`) and image generation (`create_image`). Uses `ingest`, `build`, `render`
 //! and `foundation`.
 
-pub mod images;
-pub mod search;
-pub mod thumbs;
+pub(crate) mod images;
+pub(crate) mod search;
+pub(crate) mod thumbs;
+
+// The facade: what the crates above may name.
+pub use images::{ImageBody, ImageRequest, ImageSet, ImageSetStatus, Images};
+pub use search::{Search, SearchBody, SearchReply, SearchRequest};

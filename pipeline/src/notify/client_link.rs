@@ -9,9 +9,7 @@ use utoipa::ToSchema;
 
 use crate::notify::channel::{Outgoing, Sender};
 use crate::notify::link::DEFAULT_TTL_DAYS;
-pub use crate::notify::link::{
-    LinkClaims, LinkRefused, LinkType, RecordPage, open, setup_url, sign,
-};
+pub use crate::notify::link::{LinkClaims, LinkRefused, LinkType, RecordPage, open, sign};
 use crate::notify::send::{DeliveryStatus, NOT_CONNECTED, Notifier};
 use foundation::error::{Code, Error};
 use foundation::fields::Body;

@@ -4,15 +4,27 @@
 //! `notification/send` (`send.rs`), `client_link/send` (`client_link.rs`) and `error/report`
 //! (`report.rs`).
 
-pub mod channel;
-pub mod client_link;
-pub mod email;
-pub mod link;
-pub mod rate;
-pub mod report;
-pub mod request;
-pub mod send;
-pub mod telegram;
+pub(crate) mod channel;
+pub(crate) mod client_link;
+pub(crate) mod email;
+pub(crate) mod link;
+pub(crate) mod rate;
+pub(crate) mod report;
+pub(crate) mod request;
+pub(crate) mod send;
+pub(crate) mod telegram;
+
+// The facade: what the crates above may name.
+pub use channel::mask_email;
+pub use client_link::{
+    ClientLinkBody, ClientLinkReply, LinkClaims, LinkRefused, LinkRequest, LinkType, RecordPage,
+    open as open_link, send as send_client_link,
+};
+pub use report::{
+    ErrorReportBody, ErrorReportReply, ReportRequest, list as list_reports, report as report_error,
+};
+pub use request::NotificationBody;
+pub use send::{NotificationReply, Notifier};
 
 use std::sync::Arc;
 

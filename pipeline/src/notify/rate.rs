@@ -10,8 +10,6 @@ use serde_json::json;
 use foundation::error::{Code, Error};
 use foundation::store::{Store, Table};
 
-/// The spec's default of messages an account may send per hour.
-pub use foundation::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
 const WINDOW_SECS: i64 = 3600;
 
 /// Send times per account.
@@ -52,6 +50,8 @@ pub fn take(store: &Store, account: &str, now: i64, max: usize) -> Result<(), Er
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The spec's default of messages an account may send per hour.
+    use foundation::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
 
     #[test]
     fn the_sixty_first_in_an_hour_waits_for_the_oldest_to_leave() {
