@@ -29,7 +29,7 @@ pub(crate) mod task;
 
 // The facade: what the crates above may name.
 pub use enhance::{EnhanceScriptRequest, validate as validate_enhance};
-pub use ideas::{CollectIdeasRequest, IdeaList, answer as answer_ideas};
+pub use ideas::{CollectIdeasRequest, IdeaFormat, IdeaList, answer as answer_ideas};
 pub use markup::text_to_html;
 pub use record::{ContentRecord, Work};
 pub use request::{CreateContentRequest, validate as validate_content};
