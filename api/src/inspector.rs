@@ -13,12 +13,11 @@ use std::sync::Arc;
 use foundation::document::VideoDocument;
 use foundation::model::Account;
 use foundation::public::{Lifetime, Published};
-use pipeline::edit::live::{Answer, Command, Failure, PROBE_MS, TIMEOUT_MS, clamp_ms};
-use pipeline::edit::scenes::inspect::{
-    InspectorAction, InspectorReply, InspectorResult, LiveAnswer, LiveEditorsResult, LiveResult,
-    PosterResult, SceneInspectorRequest, ScreenshotResult, StillFile, StillScene, Unavailable,
+use pipeline::edit::{
+    Answer, Command, Failure, InspectorAction, InspectorReply, InspectorResult, LiveAnswer,
+    LiveEditorsResult, LiveResult, PROBE_MS, PosterResult, SceneInspectorRequest, ScreenshotResult,
+    Selection, Selector, StillFile, StillScene, TIMEOUT_MS, Unavailable, clamp_ms, select_scene,
 };
-use pipeline::edit::scenes::select::{self, Selection, Selector};
 use pipeline::{Code, Error};
 use serde_json::Value;
 use warp::Filter;
@@ -60,7 +59,7 @@ fn select(doc: &VideoDocument, req: &SceneInspectorRequest) -> Result<usize, Err
         Selector::VoiceFile(_) => "voice_file",
         _ => "scene_id",
     };
-    match select::select(doc, sel).map_err(|e| e.param(param))? {
+    match select_scene(doc, sel).map_err(|e| e.param(param))? {
         Selection::Found { index, .. } => Ok(index),
         Selection::Ambiguous(_) => Err(Error::internal("inspector selectors are exact")),
     }

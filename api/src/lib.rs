@@ -61,9 +61,9 @@ pub struct State {
     /// The editor's per-scene preview clips (rendered one at a time, cached by scene).
     pub previews: video::render::preview::PreviewClips,
     /// Editor tabs open on each video, for `scene_inspector`'s live actions.
-    pub live: Arc<pipeline::edit::live::LiveEditors>,
+    pub live: Arc<pipeline::edit::LiveEditors>,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
-    pub editor: Arc<pipeline::edit::scenes::Editor>,
+    pub editor: Arc<pipeline::edit::Editor>,
     /// Notification channels (notification/send, client links, error reports).
     pub notifier: Arc<pipeline::notify::Notifier>,
     /// B-roll search over the library or the configured stock provider.
@@ -177,10 +177,10 @@ fn shared_state(
     let runtime = tokio::runtime::Handle::current();
     let (store, fetcher) = (core.store, core.fetcher);
     tracing::info!("Initializing scene editing (replaying edit journals)");
-    let editor = pipeline::edit::scenes::Editor::new(
+    let editor = pipeline::edit::Editor::new(
         store.clone(),
         settings.clone(),
-        Arc::new(pipeline::edit::realtime::Hub::new()),
+        Arc::new(pipeline::edit::Hub::new()),
         core.work.voice.clone(),
         fetcher.clone(),
         runtime.clone(),
@@ -205,7 +205,7 @@ fn shared_state(
         public: PublicFiles::new(settings),
         stills: video::render::stills::Stills::default(),
         previews: video::render::preview::PreviewClips::default(),
-        live: Arc::new(pipeline::edit::live::LiveEditors::default()),
+        live: Arc::new(pipeline::edit::LiveEditors::default()),
         editor: Arc::new(editor),
         search: Arc::new(search),
         images: Arc::new(images),

@@ -10,10 +10,10 @@
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
-use pipeline::edit::scenes::geometry::SceneGeometryRequest;
-use pipeline::edit::scenes::parse::ModifySceneRequest;
-use pipeline::edit::scenes::{GeometryReply, ModifySceneReply, Outcome, UploadQueued};
+use pipeline::edit::{
+    EditSessionReply, EditSessionRequest, GeometryReply, ModifySceneReply, ModifySceneRequest,
+    Outcome, SceneGeometryRequest, UploadQueued,
+};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;

@@ -12,7 +12,7 @@ use foundation::config::{Config, Settings};
 use foundation::document::{SpecRef, SpecState};
 use foundation::document::{VideoDocument, spec_file_name};
 use foundation::model::{Language, OutputType, Source, VideoLength};
-use pipeline::edit::scenes::geometry::{self, Input, SceneGeometry};
+use pipeline::edit::{GeometryInput, SceneGeometry, build_geometry, overlap};
 use video::build::providers::Providers;
 use video::build::work::{BuildRequest, build_document};
 
@@ -92,7 +92,7 @@ fn collisions(video: usize, g: &SceneGeometry) -> Vec<Collision> {
     let mut out = Vec::new();
     for (i, (ia, ra)) in b.iter().enumerate() {
         for (ib, rb) in &b[i + 1..] {
-            if geometry::overlap(*ra, *rb).is_some() {
+            if overlap(*ra, *rb).is_some() {
                 out.push((video, g.scene_id, ia.clone(), ib.clone()));
             }
         }
@@ -105,7 +105,7 @@ fn scene_geometry(settings: &Settings, doc: &VideoDocument, index: usize) -> Sce
     let file = spec_file_name(&seg.voice_file);
     let path = settings.public_dir().join(doc.public_folder()).join(&file);
     let spec = video::render::spec_file::read_spec(&path).expect("a readable spec");
-    geometry::build(&Input {
+    build_geometry(&GeometryInput {
         doc,
         index,
         spec: spec.as_ref(),

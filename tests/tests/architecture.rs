@@ -337,6 +337,7 @@ const FACADE_FOLDERS: &[(&str, &str)] = &[
     ("pipeline", "media"),
     ("pipeline", "content"),
     ("pipeline", "design"),
+    ("pipeline", "edit"),
 ];
 
 #[test]

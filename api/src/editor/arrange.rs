@@ -1,13 +1,11 @@
 //! Re-voice, reorder, delete and add scenes of the link's video (review-link token): the
-//! editor's scene-level changes, run by `pipeline::edit::scenes::arrange`, each one undoable.
+//! editor's scene-level changes, run by `pipeline::edit` (`Arranged`), each one undoable.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::fields::Body;
-use pipeline::edit::scenes::Editor;
-use pipeline::edit::scenes::arrange::Arranged;
-use pipeline::edit::scenes::parse::MAX_TEXT_CHARS;
+use pipeline::edit::{Arranged, Editor, MAX_TEXT_CHARS};
 use pipeline::{Code, Error};
 use serde::Deserialize;
 use utoipa::ToSchema;

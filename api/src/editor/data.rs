@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::links::ReviewScope;
-use pipeline::edit::view::{EditorView, PlayerView};
+use pipeline::edit::{EditorView, PlayerView};
 use serde::Serialize;
 use utoipa::ToSchema;
 use warp::http::StatusCode;
@@ -52,11 +52,9 @@ pub(crate) async fn editor_data(
     let editor = state.editor.clone();
     let view = blocking(move || match scope {
         ReviewScope::Edit => {
-            pipeline::edit::view::view(&editor, &job).map(|v| ReviewData::Editor(Box::new(v)))
+            pipeline::edit::view(&editor, &job).map(|v| ReviewData::Editor(Box::new(v)))
         }
-        ReviewScope::Player => {
-            pipeline::edit::view::player_view(&editor, &job).map(ReviewData::Player)
-        }
+        ReviewScope::Player => pipeline::edit::player_view(&editor, &job).map(ReviewData::Player),
     })
     .await
     .map_err(reject)?;

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::model::Job;
-use pipeline::edit::scenes::edit_session::{EditSessionReply, EditSessionRequest};
-use pipeline::edit::scenes::geometry::SceneGeometryRequest;
-use pipeline::edit::scenes::parse::ModifySceneRequest;
-use pipeline::edit::scenes::{GeometryReply, ModifySceneReply, UploadQueued};
+use pipeline::edit::{
+    EditSessionReply, EditSessionRequest, GeometryReply, ModifySceneReply, ModifySceneRequest,
+    SceneGeometryRequest, UploadQueued,
+};
 use serde_json::Value;
 use warp::reply::Response;
 use warp::{Filter, Rejection};

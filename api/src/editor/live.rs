@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::{SinkExt, StreamExt};
-use pipeline::edit::live::LiveEditors;
+use pipeline::edit::LiveEditors;
 use warp::reply::Response;
 use warp::ws::{Message, WebSocket, Ws};
 use warp::{Filter, Rejection};

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::model::StatusObject;
-use pipeline::edit::script::ScriptApproval;
+use pipeline::edit::ScriptApproval;
 use serde_json::Value;
 use warp::http::StatusCode;
 use warp::reply::Response;

@@ -4,8 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pipeline::edit::scenes::restore::{Restored, VersionsReply};
-use pipeline::edit::versions::Step;
+use pipeline::edit::{Restored, Step, VersionsReply};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};

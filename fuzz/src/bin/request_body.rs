@@ -11,11 +11,10 @@ use foundation::fields::body;
 use foundation::video_data::VideoDataRequest;
 use pipeline::content::{CollectIdeasRequest, CreateContentRequest, EnhanceScriptRequest};
 use pipeline::design::validate_typography;
-use pipeline::edit::scenes::edit_session::EditSessionRequest;
-use pipeline::edit::scenes::geometry::SceneGeometryRequest;
-use pipeline::edit::scenes::inspect::SceneInspectorRequest;
-use pipeline::edit::scenes::parse::ModifySceneRequest;
-use pipeline::edit::script::ScriptApproval;
+use pipeline::edit::{
+    EditSessionRequest, ModifySceneRequest, SceneGeometryRequest, SceneInspectorRequest,
+    ScriptApproval,
+};
 use pipeline::media::{ImageBody, SearchBody};
 use pipeline::notify::{ClientLinkBody, ErrorReportBody, NotificationBody};
 use pipeline::plan::add_request::AddPlanRequest;

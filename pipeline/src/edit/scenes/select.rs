@@ -74,6 +74,7 @@ foundation::document::wire_enum! {
 /// A scene reference as sent: a string, or a whole number for display ids.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 #[serde(untagged)]
+#[allow(dead_code)] // a schema only: references are read by `Selector`
 pub enum SceneValue {
     Text(String),
     Number(u32),
