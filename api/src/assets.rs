@@ -731,7 +731,7 @@ async fn create_inner(
         decodable: m.decodable,
     });
     let read = CreateVideoRequest::read(&Value::Object(body)).and_then(|mut req| {
-        pipeline::plan::topic_video::fill_from_plan(&state.store, &account.name, &mut req)?;
+        pipeline::plan::fill_from_plan(&state.store, &account.name, &mut req)?;
         Ok(req)
     });
     let validated = match read {

@@ -71,7 +71,7 @@ pub struct State {
     /// `create_image`: the embedded designer or the images connector.
     pub images: Arc<pipeline::media::Images>,
     /// The template library of `foundation_videos`.
-    pub templates: Arc<pipeline::plan::templates::Templates>,
+    pub templates: Arc<pipeline::plan::Templates>,
     /// Rings the webhook dispatcher (a redelivery goes out at once).
     pub webhook_wake: Arc<Notify>,
     /// Where `publish` posts go (the feed publisher or the connector).
@@ -193,8 +193,8 @@ fn shared_state(
         .map_err(StartError::Config)?;
     let images = pipeline::media::Images::new(settings.clone(), store.clone(), &fetcher, &runtime)
         .map_err(StartError::Config)?;
-    let templates = pipeline::plan::templates::Templates::load(&settings.assets_dir)
-        .map_err(StartError::Config)?;
+    let templates =
+        pipeline::plan::Templates::load(&settings.assets_dir).map_err(StartError::Config)?;
     Ok(Arc::new(State {
         notifier: Arc::new(notifier),
         settings: settings.clone(),

@@ -15,7 +15,7 @@ use pipeline::notify::{
     ClientLinkBody, ClientLinkReply, LinkClaims, LinkRefused, LinkRequest, LinkType, Notifier,
     RecordPage, mask_email, open_link, send_client_link,
 };
-use pipeline::plan::{list, roadmap, videos};
+use pipeline::plan::{PlanQuery, RoadmapQuery, VideosQuery, production_plan, roadmap, video_list};
 use pipeline::publish::accounts::AccountPage;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -147,7 +147,7 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
     Ok(match c.t {
         LinkType::Record => record(state, c)?,
         LinkType::ContentPlan => {
-            let plan = list::list(store, &c.a, list::PlanQuery::default())?;
+            let plan = production_plan(store, &c.a, PlanQuery::default())?;
             let mut b = format!("<p>{} entries.</p><h2>Ideas</h2><ul>", plan.total);
             for i in &plan.ideas {
                 b.push_str(&format!("<li>{}</li>", esc(&i.title)));
@@ -165,7 +165,7 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
             &setup(state, account.as_ref()),
         ),
         LinkType::SocialDashboard => {
-            let v = videos::list(store, &c.a, videos::VideosQuery::default())?;
+            let v = video_list(store, &c.a, VideosQuery::default())?;
             let mut b = social(state, &c.a)?;
             b.push_str(&format!(
                 "<h2>Videos</h2><p>{} videos.</p><ul>",
@@ -183,7 +183,7 @@ fn linked_page(state: &State, c: &LinkClaims) -> Result<Response, pipeline::Erro
         }
         LinkType::PublishSchedule => match &account {
             Some(a) => {
-                let r = roadmap::roadmap(store, a, roadmap::RoadmapQuery { cycle: 1 })?;
+                let r = roadmap(store, a, RoadmapQuery { cycle: 1 })?;
                 let mut b = format!(
                     "<h2>Scheduled posts</h2>{}<h2>Planned videos</h2><p>{} videos a week.</p><ol>",
                     crate::publish::pages::schedule_body(state, a)?,

@@ -5,12 +5,10 @@
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::plan::add_request::AddPlanRequest;
-use pipeline::plan::entry::PlanEntryReply;
-use pipeline::plan::list::{PlanQuery, ProductionPlan};
-use pipeline::plan::query::Query;
-use pipeline::plan::roadmap::{Roadmap, RoadmapQuery};
-use pipeline::plan::templates::{TemplateList, TemplateQuery};
+use pipeline::plan::{
+    AddPlanRequest, PlanEntryReply, PlanQuery, ProductionPlan, Query, Roadmap, RoadmapQuery,
+    TemplateList, TemplateQuery,
+};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -82,8 +80,8 @@ pub(crate) async fn add_entry(
 ) -> Result<Response, Rejection> {
     let name = account.name.clone();
     let entry = blocking(move || {
-        let template = pipeline::plan::add::template_of(&state.templates, &request)?;
-        pipeline::plan::add::add(&state.store, &account, request, template)
+        let template = pipeline::plan::template_of(&state.templates, &request)?;
+        pipeline::plan::add_to_plan(&state.store, &account, request, template)
     })
     .await?;
     tracing::info!(topic = %entry.topic_id, account = %name, scripts = entry.scripts.len(), "plan entry added");
@@ -116,7 +114,8 @@ pub(crate) async fn production_plan(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = PlanQuery::read(&query).map_err(reject)?;
-    let plan = blocking(move || pipeline::plan::list::list(&state.store, &account.name, q)).await?;
+    let plan =
+        blocking(move || pipeline::plan::production_plan(&state.store, &account.name, q)).await?;
     Ok(json_reply(StatusCode::OK, &plan))
 }
 
@@ -144,8 +143,7 @@ pub(crate) async fn get_roadmap(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = RoadmapQuery::read(&query).map_err(reject)?;
-    let roadmap =
-        blocking(move || pipeline::plan::roadmap::roadmap(&state.store, &account, q)).await?;
+    let roadmap = blocking(move || pipeline::plan::roadmap(&state.store, &account, q)).await?;
     Ok(json_reply(StatusCode::OK, &roadmap))
 }
 

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use foundation::export::ExportVideoRequest;
 use foundation::model::{Account, Job, StatusObject};
-use pipeline::plan::query::Query;
-use pipeline::plan::videos::{VideoList, VideosQuery};
+use pipeline::plan::{Query, VideoList, VideosQuery};
 use video::ingest::create::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -92,10 +91,8 @@ pub(crate) async fn create_video(
     mut request: CreateVideoRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    pipeline::plan::topic_video::fill_from_plan(&state.store, &account.name, &mut request)
-        .map_err(reject)?;
-    pipeline::plan::template_video::fill_from_template(&state.templates, &mut request)
-        .map_err(reject)?;
+    pipeline::plan::fill_from_plan(&state.store, &account.name, &mut request).map_err(reject)?;
+    pipeline::plan::fill_from_template(&state.templates, &mut request).map_err(reject)?;
     let accepted = video::ingest::create::validate(request, &state.settings, &state.fetcher, None)
         .await
         .map_err(reject)?;
@@ -194,7 +191,7 @@ pub(crate) async fn list_videos(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let q = VideosQuery::read(&query).map_err(reject)?;
-    let list = pipeline::plan::videos::list(&state.store, &account.name, q).map_err(reject)?;
+    let list = pipeline::plan::video_list(&state.store, &account.name, q).map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &list))
 }
 

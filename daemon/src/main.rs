@@ -138,7 +138,7 @@ enum AccountsCommand {
         #[arg(long)]
         account: String,
         /// Videos per week the roadmap plans for (1 to 50; default 3 until set).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=pipeline::plan::roadmap::MAX_WEEKLY_QUOTA as i64))]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=pipeline::plan::MAX_WEEKLY_QUOTA as i64))]
         weekly_quota: Option<u32>,
         /// The account's industry (the default of its plan entries); empty clears it.
         #[arg(long)]

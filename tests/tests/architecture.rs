@@ -338,6 +338,7 @@ const FACADE_FOLDERS: &[(&str, &str)] = &[
     ("pipeline", "content"),
     ("pipeline", "design"),
     ("pipeline", "edit"),
+    ("pipeline", "plan"),
 ];
 
 #[test]

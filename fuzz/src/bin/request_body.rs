@@ -17,7 +17,7 @@ use pipeline::edit::{
 };
 use pipeline::media::{ImageBody, SearchBody};
 use pipeline::notify::{ClientLinkBody, ErrorReportBody, NotificationBody};
-use pipeline::plan::add_request::AddPlanRequest;
+use pipeline::plan::AddPlanRequest;
 use pipeline::publish::groups::LabelRequest;
 use pipeline::publish::request::PublishRequest;
 use pipeline::publish::settings::SettingsRequest;

@@ -14,13 +14,25 @@
 //! - `query.rs`: the read endpoints' integer query values
 //! - `templates.rs`: `GET /v1/foundation_videos`, the template library in `assets/templates`
 
-pub mod add;
-pub mod add_request;
-pub mod entry;
-pub mod list;
-pub mod query;
-pub mod roadmap;
-pub mod template_video;
-pub mod templates;
-pub mod topic_video;
-pub mod videos;
+pub(crate) mod add;
+pub(crate) mod add_request;
+pub(crate) mod entry;
+pub(crate) mod list;
+pub(crate) mod query;
+pub(crate) mod roadmap;
+pub(crate) mod template_video;
+pub(crate) mod templates;
+pub(crate) mod topic_video;
+pub(crate) mod videos;
+
+// The facade: what the crates above may name.
+pub use add::{add as add_to_plan, template_of};
+pub use add_request::AddPlanRequest;
+pub use entry::PlanEntryReply;
+pub use list::{PlanQuery, ProductionPlan, list as production_plan};
+pub use query::Query;
+pub use roadmap::{MAX_WEEKLY_QUOTA, Roadmap, RoadmapQuery, roadmap};
+pub use template_video::fill_from_template;
+pub use templates::{TemplateList, TemplateQuery, Templates};
+pub use topic_video::fill_from_plan;
+pub use videos::{VideoList, VideosQuery, list as video_list};
