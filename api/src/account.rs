@@ -42,7 +42,7 @@ pub(crate) async fn get_account(
 ) -> Result<Response, Rejection> {
     let reader = account.clone();
     let groups = crate::blocking::blocking(move || {
-        pipeline::publish::groups::list(&state.store, &reader).map_err(Into::into)
+        pipeline::publish::list_groups(&state.store, &reader).map_err(Into::into)
     })
     .await?;
     Ok(json_reply(

@@ -75,9 +75,9 @@ pub struct State {
     /// Rings the webhook dispatcher (a redelivery goes out at once).
     pub webhook_wake: Arc<Notify>,
     /// Where `publish` posts go (the feed publisher or the connector).
-    pub publisher: Arc<dyn pipeline::publish::publisher::Publisher>,
+    pub publisher: Arc<dyn pipeline::publish::Publisher>,
     /// Analytics dashboards computed lately.
-    pub analytics: pipeline::publish::analytics::AnalyticsCache,
+    pub analytics: pipeline::publish::AnalyticsCache,
 }
 
 pub use pipeline::assemble::StartError;
@@ -212,9 +212,7 @@ fn shared_state(
         templates: Arc::new(templates),
         webhook_wake: core.dispatcher.wake.clone(),
         publisher: core.publisher,
-        analytics: pipeline::publish::analytics::AnalyticsCache::new(
-            settings.publish.analytics_cache_secs,
-        ),
+        analytics: pipeline::publish::AnalyticsCache::new(settings.publish.analytics_cache_secs),
     }))
 }
 

@@ -16,7 +16,7 @@ use pipeline::notify::{
     RecordPage, mask_email, open_link, send_client_link,
 };
 use pipeline::plan::{PlanQuery, RoadmapQuery, VideosQuery, production_plan, roadmap, video_list};
-use pipeline::publish::accounts::AccountPage;
+use pipeline::publish::AccountPage;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -264,7 +264,7 @@ fn setup(state: &State, account: Option<&Account>) -> String {
         on(!s.smtp.host.is_empty()),
         on(!s.telegram.bot_token.is_empty()),
         connected = account.map_or(0, |a| {
-            pipeline::publish::connections::all(&state.store, &a.name).map_or(0, |c| c.len())
+            pipeline::publish::all_connections(&state.store, &a.name).map_or(0, |c| c.len())
         }),
         setup = esc(&account.map_or(String::new(), |a| AccountPage::Setup.url(
             &s.webhook.signing_secret,
@@ -277,8 +277,8 @@ fn setup(state: &State, account: Option<&Account>) -> String {
 /// The social dashboard's accounts and numbers: connected accounts by group and the last
 /// week's views, downloads and posts per platform.
 fn social(state: &State, account: &str) -> Result<String, pipeline::Error> {
-    use pipeline::publish::{accounts, analytics, connections::GroupScope};
-    let connected = accounts::list(&state.store, account, GroupScope::Each)?;
+    use pipeline::publish::{AnalyticsQuery, GroupScope, compute_analytics, connected_accounts};
+    let connected = connected_accounts(&state.store, account, GroupScope::Each)?;
     let mut b = String::from("<h2>Connected accounts</h2>");
     if connected.data.is_empty() {
         b.push_str("<p>No social accounts are connected yet.</p>");
@@ -294,9 +294,9 @@ fn social(state: &State, account: &str) -> Result<String, pipeline::Error> {
         }
         b.push_str("</ul>");
     }
-    let q = analytics::AnalyticsQuery::read(&Default::default(), now())?;
+    let q = AnalyticsQuery::read(&Default::default(), now())?;
     let reply = state.analytics.get(account, &q, || {
-        analytics::compute(&state.store, state.publisher.as_ref(), account, &q)
+        compute_analytics(&state.store, state.publisher.as_ref(), account, &q)
     })?;
     let t = &reply.dashboard.totals;
     b.push_str(&format!(

@@ -127,7 +127,7 @@ pub(crate) async fn get_status(
     let status = blocking(move || match engine.job_for(&account.name, &id) {
         Ok(job) => Ok(job.status_object()),
         Err(e) if e.code == pipeline::Code::VideoNotFound => {
-            pipeline::publish::call::status(&store, &account.name, &id)?.ok_or(e)
+            pipeline::publish::call_status(&store, &account.name, &id)?.ok_or(e)
         }
         Err(e) => Err(e),
     })

@@ -339,6 +339,7 @@ const FACADE_FOLDERS: &[(&str, &str)] = &[
     ("pipeline", "design"),
     ("pipeline", "edit"),
     ("pipeline", "plan"),
+    ("pipeline", "publish"),
 ];
 
 #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use foundation::model::Account;
 use foundation::time::now;
-use pipeline::publish::analytics::{self, AnalyticsQuery, AnalyticsReply};
+use pipeline::publish::{AnalyticsQuery, AnalyticsReply, compute_analytics};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -59,7 +59,7 @@ pub(crate) async fn get_analytics(
     let query = AnalyticsQuery::read(&q, now()).map_err(reject)?;
     let reply = blocking(move || {
         state.analytics.get(&account.name, &query, || {
-            analytics::compute(
+            compute_analytics(
                 &state.store,
                 state.publisher.as_ref(),
                 &account.name,

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::publish::accounts::{self, AccountList};
-use pipeline::publish::connections::{GroupScope, invalid_group};
-use pipeline::publish::settings::{self, SettingsReply, SettingsRequest};
+use pipeline::publish::{
+    AccountList, GroupScope, SettingsReply, SettingsRequest, connected_accounts, invalid_group,
+    platform_settings, set_platform_settings,
+};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -66,7 +67,7 @@ pub(crate) async fn list_accounts(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let scope = GroupScope::parse(q.get("channel_group").map(String::as_str)).map_err(reject)?;
-    let list = blocking(move || accounts::list(&state.store, &account.name, scope))
+    let list = blocking(move || connected_accounts(&state.store, &account.name, scope))
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &list))
@@ -96,7 +97,7 @@ pub(crate) async fn get_settings(
         None => 0,
         Some(raw) => raw.parse::<u32>().map_err(|_| reject(invalid_group()))?,
     };
-    let reply = blocking(move || settings::get(&state.store, &account.name, group))
+    let reply = blocking(move || platform_settings(&state.store, &account.name, group))
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))
@@ -123,7 +124,7 @@ pub(crate) async fn set_settings(
     request: SettingsRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let reply = blocking(move || settings::set(&state.store, &account.name, &request))
+    let reply = blocking(move || set_platform_settings(&state.store, &account.name, &request))
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &reply))

@@ -5,9 +5,7 @@ use std::sync::Arc;
 
 use foundation::accounts::ChannelGroup;
 use foundation::model::Account;
-use pipeline::publish::accounts::AccountPage;
-use pipeline::publish::connections::invalid_group;
-use pipeline::publish::groups::{self, GroupList, LabelRequest};
+use pipeline::publish::{self, AccountPage, GroupList, LabelRequest, invalid_group};
 use serde::Serialize;
 use utoipa::ToSchema;
 use warp::filters::BoxedFilter;
@@ -87,7 +85,7 @@ pub(crate) async fn list_groups(
 ) -> Result<Response, Rejection> {
     let data = {
         let (state, account) = (state.clone(), account.clone());
-        blocking(move || Ok(groups::list(&state.store, &account)?))
+        blocking(move || Ok(publish::list_groups(&state.store, &account)?))
             .await
             .map_err(reject)?
     };
@@ -134,7 +132,7 @@ pub(crate) async fn create_group(
         let publisher = state.publisher.clone();
         let name = account.name.clone();
         let provision = move |label: &str| publisher.provision(&name, label);
-        groups::create(
+        publish::create_group(
             &state.store,
             &account,
             &request.label,
@@ -169,7 +167,7 @@ pub(crate) async fn get_group(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
-    let group = blocking(move || groups::one(&state.store, &account, n))
+    let group = blocking(move || publish::group(&state.store, &account, n))
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &group))
@@ -199,7 +197,7 @@ pub(crate) async fn rename_group(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
-    let group = blocking(move || groups::rename(&state.store, &account, n, &request.label))
+    let group = blocking(move || publish::rename_group(&state.store, &account, n, &request.label))
         .await
         .map_err(reject)?;
     Ok(json_reply(StatusCode::OK, &group))
@@ -239,7 +237,8 @@ pub(crate) async fn delete_group(
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
     blocking(move || {
-        let removed = groups::delete(&state.store, &account, n, &state.settings.pricing_url())?;
+        let removed =
+            publish::delete_group(&state.store, &account, n, &state.settings.pricing_url())?;
         if let Some(key) = &removed.profile_key {
             state.publisher.remove_profile(key);
         }

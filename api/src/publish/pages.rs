@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::publish::accounts::{self, AccountPage, ConnectForm};
-use pipeline::publish::connections::GroupScope;
-use pipeline::publish::feed::{self, FeedUrls, Hit};
-use pipeline::publish::platform::Platform;
-use pipeline::publish::{groups, schedule};
+use pipeline::publish::{
+    AccountPage, ConnectForm, FEEDS, FeedOwner, FeedUrls, GroupScope, Hit, Platform, PostContent,
+    atom_feed, connect_account, connected_accounts, count_hit, feed_key, json_feed, list_groups,
+    post_page_html, read_feed, register_feed, scheduled_posts,
+};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::{StatusCode, header};
@@ -282,14 +282,14 @@ fn setup(state: &State, q: &Query, form: Option<&HashMap<String, String>>) -> Re
 /// Connects what the form asks; the status and the sentence the page shows.
 fn connect(state: &State, account: &Account, f: &HashMap<String, String>) -> (StatusCode, String) {
     let done = ConnectForm::read(f).and_then(|form| {
-        let form = accounts::connect(
+        let form = connect_account(
             &state.store,
             state.publisher.as_ref(),
             &account.name,
             &form,
             &state.settings.pricing_url(),
         )?;
-        feed::register(
+        register_feed(
             &state.store,
             &state.settings.webhook.signing_secret,
             &account.name,
@@ -319,8 +319,8 @@ fn connect(state: &State, account: &Account, f: &HashMap<String, String>) -> (St
 
 fn setup_body(state: &State, account: &Account, notice: &str) -> pipeline::Result<String> {
     let s = &state.settings;
-    let groups = groups::list(&state.store, account)?;
-    let connected = accounts::list(&state.store, &account.name, GroupScope::Each)?;
+    let groups = list_groups(&state.store, account)?;
+    let connected = connected_accounts(&state.store, &account.name, GroupScope::Each)?;
     let mut b = notice.to_string();
     b.push_str(&format!(
         "<p>Publishing through: <b>{}</b>. Pick a platform and a channel group, and give the handle \
@@ -349,7 +349,7 @@ fn setup_body(state: &State, account: &Account, notice: &str) -> pipeline::Resul
     for g in &groups {
         let urls = FeedUrls::new(
             &s.app_url,
-            &feed::feed_key(&s.webhook.signing_secret, &account.name, g.channel_group),
+            &feed_key(&s.webhook.signing_secret, &account.name, g.channel_group),
         );
         b.push_str(&format!(
             "<li>{} (group {}): <a href=\"{a}\">Atom</a> · <a href=\"{j}\">JSON Feed</a></li>",
@@ -406,7 +406,7 @@ fn schedule_page(state: &State, q: &Query) -> Response {
 
 /// The scheduled posts as an ordered list (shared with the client link's page).
 pub(crate) fn schedule_body(state: &State, account: &Account) -> pipeline::Result<String> {
-    let items = schedule::list(&state.store, &account.name)?;
+    let items = scheduled_posts(&state.store, &account.name)?;
     if items.is_empty() {
         return Ok("<p id=scheduled>Nothing is scheduled.</p>".into());
     }
@@ -446,15 +446,15 @@ fn not_found() -> Response {
 
 fn feed_reply(state: &State, key: &str, kind: FeedKind) -> Response {
     let app = &state.settings.app_url;
-    match feed::feed(&state.store, key) {
+    match read_feed(&state.store, key) {
         Ok(Some((owner, posts))) => {
             let (body, mime) = match kind {
                 FeedKind::Atom => (
-                    feed::atom(app, key, &owner, &posts),
+                    atom_feed(app, key, &owner, &posts),
                     "application/atom+xml; charset=utf-8",
                 ),
                 FeedKind::Json => (
-                    feed::json_feed(app, key, &owner, &posts),
+                    json_feed(app, key, &owner, &posts),
                     "application/feed+json; charset=utf-8",
                 ),
             };
@@ -476,16 +476,16 @@ fn feed_reply(state: &State, key: &str, kind: FeedKind) -> Response {
 }
 
 fn post_page(state: &State, key: &str, post: &str, ua: Option<&str>) -> Response {
-    let found = feed::post_of(&state.store, key, post).and_then(|p| {
-        let owner = state.store.record::<feed::FeedOwner>(feed::FEEDS, key)?;
+    let found = pipeline::publish::feed_post(&state.store, key, post).and_then(|p| {
+        let owner = state.store.record::<FeedOwner>(FEEDS, key)?;
         Ok(p.zip(owner))
     });
     match found {
         Ok(Some((p, owner))) => {
-            if let Err(e) = feed::count(&state.store, post, Hit::View, ua) {
+            if let Err(e) = count_hit(&state.store, post, Hit::View, ua) {
                 tracing::warn!(error = %e, "view not counted");
             }
-            let page = feed::page_html(&state.settings.app_url, &owner, &p);
+            let page = post_page_html(&state.settings.app_url, &owner, &p);
             crate::reply::tag(warp::Reply::into_response(warp::reply::html(page)))
         }
         Ok(None) => not_found(),
@@ -501,17 +501,17 @@ fn post_page(state: &State, key: &str, post: &str, ua: Option<&str>) -> Response
 }
 
 fn post_media(state: &State, key: &str, post: &str, ua: Option<&str>) -> Response {
-    let video = feed::post_of(&state.store, key, post)
+    let video = pipeline::publish::feed_post(&state.store, key, post)
         .ok()
         .flatten()
         .and_then(|p| match p.content {
-            pipeline::publish::record::PostContent::Video { video_url, .. } => Some(video_url),
+            PostContent::Video { video_url, .. } => Some(video_url),
             _ => None,
         });
     let Some(url) = video else {
         return not_found();
     };
-    if let Err(e) = feed::count(&state.store, post, Hit::Download, ua) {
+    if let Err(e) = count_hit(&state.store, post, Hit::Download, ua) {
         tracing::warn!(error = %e, "download not counted");
     }
     let mut resp = warp::Reply::into_response(StatusCode::FOUND);

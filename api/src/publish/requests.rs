@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use foundation::model::Account;
-use pipeline::publish::request::{self, PublishJson, PublishReply, PublishRequest, Sources};
+use pipeline::publish::{PublishJson, PublishReply, PublishRequest, Sources, prepare_publish};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -61,7 +61,7 @@ pub(crate) async fn publish(
         fetcher: &state.fetcher,
         settings: &state.settings,
     };
-    let prepared = request::prepare(&sources, &account.name, req)
+    let prepared = prepare_publish(&sources, &account.name, req)
         .await
         .map_err(reject)?;
     let mut accepted = prepared.accepted();
@@ -78,7 +78,7 @@ pub(crate) async fn publish(
             for r in &records {
                 r.put(tx)?;
             }
-            Ok(pipeline::publish::call::put(tx, &records)?)
+            Ok(pipeline::publish::put_calls(tx, &records)?)
         })
     })
     .await;

@@ -18,9 +18,7 @@ use pipeline::edit::{
 use pipeline::media::{ImageBody, SearchBody};
 use pipeline::notify::{ClientLinkBody, ErrorReportBody, NotificationBody};
 use pipeline::plan::AddPlanRequest;
-use pipeline::publish::groups::LabelRequest;
-use pipeline::publish::request::PublishRequest;
-use pipeline::publish::settings::SettingsRequest;
+use pipeline::publish::{LabelRequest, PublishRequest, SettingsRequest};
 use serde_json::Value;
 use video::ingest::assets::UploadAssetRequest;
 use video::ingest::create::CreateVideoRequest;

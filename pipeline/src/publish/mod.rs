@@ -19,24 +19,47 @@
 //! | [`schedule`] | the scheduled posts (the schedule itself is the job queue's `not_before`) |
 //! | [`analytics`] | `GET /v1/analytics`: periods, scopes, the dashboard and its cache |
 
-pub mod accounts;
-pub mod analytics;
-pub mod ayrshare;
-pub mod call;
-pub mod connections;
-pub mod feed;
-pub mod groups;
-pub mod platform;
-pub mod publisher;
-pub mod record;
-pub mod request;
-pub mod schedule;
-pub mod settings;
-pub mod task;
+pub(crate) mod accounts;
+pub(crate) mod analytics;
+pub(crate) mod ayrshare;
+pub(crate) mod call;
+pub(crate) mod connections;
+pub(crate) mod feed;
+pub(crate) mod groups;
+pub(crate) mod platform;
+pub(crate) mod publisher;
+pub(crate) mod record;
+pub(crate) mod request;
+pub(crate) mod schedule;
+pub(crate) mod settings;
+pub(crate) mod task;
+
+// The facade: what the crates above may name.
+pub use accounts::list as connected_accounts;
+pub use accounts::{AccountList, AccountPage, ConnectForm, connect as connect_account};
+pub use analytics::{AnalyticsCache, AnalyticsQuery, AnalyticsReply, compute as compute_analytics};
+pub use call::{put as put_calls, status as call_status};
+pub use connections::{GroupScope, all as all_connections, invalid_group};
+pub use feed::{
+    FEEDS, FeedOwner, FeedUrls, Hit, atom as atom_feed, count as count_hit, feed as read_feed,
+    feed_key, json_feed, page_html as post_page_html, post_of as feed_post,
+    register as register_feed,
+};
+pub use groups::{
+    GroupList, LabelRequest, create as create_group, delete as delete_group, list as list_groups,
+    one as group, rename as rename_group,
+};
+pub use platform::Platform;
+pub use publisher::Publisher;
+pub use record::PostContent;
+pub use request::{PublishJson, PublishReply, PublishRequest, Sources, prepare as prepare_publish};
+pub use schedule::list as scheduled_posts;
+pub use settings::{
+    SettingsReply, SettingsRequest, get as platform_settings, set as set_platform_settings,
+};
 
 use std::sync::Arc;
 
-use crate::publish::publisher::Publisher;
 use foundation::config::{PublisherKind, Settings};
 use foundation::fetch::Fetcher;
 use foundation::store::Store;
