@@ -345,6 +345,7 @@ impl Worker {
             .arg("--data-dir")
             .arg(dir.path())
             .env("REELSMITH_LOG", "info")
+            .env(crate::PRESET_VAR, crate::TEST_PRESET)
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         Worker {
             _dir: dir,

@@ -10,7 +10,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
 /// Runs `reelsmith accounts set --account default ARGS` with the daemon stopped.
 fn accounts_set(d: &mut Daemon, args: &[&str]) {
     assert!(d.terminate().success());
-    let out = std::process::Command::new(BIN)
+    let out = reelsmith_tests::reelsmith_command(BIN)
         .args(["accounts", "set", "--account", "default"])
         .args(args)
         .arg("--data-dir")

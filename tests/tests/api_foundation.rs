@@ -387,7 +387,7 @@ async fn keys_cli_and_sigterm() {
     let mut d = Daemon::start(BIN, &[]);
     let status = d.terminate();
     assert!(status.success(), "clean exit on SIGTERM: {status:?}");
-    let out = std::process::Command::new(BIN)
+    let out = reelsmith_tests::reelsmith_command(BIN)
         .args([
             "keys",
             "create",
@@ -467,7 +467,7 @@ fn the_bootstrap_key_is_never_logged_and_the_data_dir_is_the_owners_alone() {
         ),
     )
     .unwrap();
-    let mut child = std::process::Command::new(BIN)
+    let mut child = reelsmith_tests::reelsmith_command(BIN)
         .args(["serve", "--config"])
         .arg(&config)
         .env("REELSMITH_LOG", "info")
@@ -529,7 +529,7 @@ fn start_in_production_with(secret: &str) -> (bool, String) {
         ),
     )
     .unwrap();
-    let out = std::process::Command::new(BIN)
+    let out = reelsmith_tests::reelsmith_command(BIN)
         .args(["serve", "--config"])
         .arg(&config)
         .output()

@@ -847,7 +847,7 @@ async fn killed_anywhere_the_workload_loses_nothing() {
 #[tokio::test]
 async fn a_second_daemon_on_the_same_data_dir_is_refused() {
     let d = Daemon::start(BIN, &[]);
-    let out = Command::new(BIN)
+    let out = reelsmith_tests::reelsmith_command(BIN)
         .args(["serve", "--config"])
         .arg(d.dir.path().join("reelsmith.toml"))
         .output()

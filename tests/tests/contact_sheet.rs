@@ -32,7 +32,7 @@ fn render_with_sheet(r: &Reference, work: &Path) -> (PathBuf, usize) {
     std::fs::create_dir_all(&sheets).unwrap();
     let sheet = sheets.join(format!("{}.png", r.name));
     let _ = std::fs::remove_file(&sheet);
-    let o = std::process::Command::new(BIN)
+    let o = reelsmith_tests::reelsmith_command(BIN)
         .arg("render")
         .arg(&input)
         .arg("-o")
@@ -127,7 +127,7 @@ fn contact_sheet_defaults_to_the_mp4_path() {
     let input = work.path().join("s.txt");
     std::fs::write(&input, script(85)).unwrap();
     let out = work.path().join("clip.mp4");
-    let o = std::process::Command::new(BIN)
+    let o = reelsmith_tests::reelsmith_command(BIN)
         .arg("render")
         .arg(&input)
         .arg("-o")

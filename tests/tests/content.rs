@@ -373,7 +373,7 @@ async fn a_url_is_read_and_each_writer_stage_is_seen_while_its_work_runs() {
 async fn with_poor_account(credits: &str, env: &[(&str, &str)]) -> (Daemon, String) {
     let mut d = Daemon::start(BIN, env);
     assert!(d.terminate().success());
-    let out = std::process::Command::new(BIN)
+    let out = reelsmith_tests::reelsmith_command(BIN)
         .args([
             "keys",
             "create",

@@ -222,7 +222,7 @@ fn render_command_turns_a_script_file_into_an_mp4() {
     let script_file = dir.path().join("script.txt");
     std::fs::write(&script_file, script(90)).unwrap();
     let out = dir.path().join("out.mp4");
-    let status = std::process::Command::new(BIN)
+    let status = reelsmith_tests::reelsmith_command(BIN)
         .arg("render")
         .arg(&script_file)
         .arg("-o")
@@ -250,7 +250,7 @@ fn render_command_turns_a_script_file_into_an_mp4() {
     // A bad input is a clear failure, not a crash.
     let short = dir.path().join("short.txt");
     std::fs::write(&short, "Too short to narrate.").unwrap();
-    let o = std::process::Command::new(BIN)
+    let o = reelsmith_tests::reelsmith_command(BIN)
         .arg("render")
         .arg(&short)
         .arg("-o")
@@ -280,7 +280,7 @@ async fn rerender_replaces_the_mp4_of_exported_videos() {
     assert!(old_file.exists());
     assert!(d.terminate().success());
 
-    let o = std::process::Command::new(BIN)
+    let o = reelsmith_tests::reelsmith_command(BIN)
         .args(["rerender", "--all", "--data-dir"])
         .arg(d.data_dir())
         .env("REELSMITH_LOG", "warn")
@@ -288,7 +288,7 @@ async fn rerender_replaces_the_mp4_of_exported_videos() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // Both --all and --topic, or neither, is a usage error.
-    let o2 = std::process::Command::new(BIN)
+    let o2 = reelsmith_tests::reelsmith_command(BIN)
         .args(["rerender", "--data-dir"])
         .arg(d.data_dir())
         .output()
@@ -335,7 +335,7 @@ async fn rerender_with_two_jobs_replaces_every_video_once() {
     }
     assert!(d.terminate().success());
 
-    let o = std::process::Command::new(BIN)
+    let o = reelsmith_tests::reelsmith_command(BIN)
         .args(["rerender", "--all", "--jobs", "2", "--data-dir"])
         .arg(d.data_dir())
         .env("REELSMITH_LOG", "warn")
@@ -364,7 +364,7 @@ async fn rerender_with_two_jobs_replaces_every_video_once() {
 #[test]
 fn rerender_refuses_zero_jobs() {
     let dir = tempfile::tempdir().unwrap();
-    let o = std::process::Command::new(BIN)
+    let o = reelsmith_tests::reelsmith_command(BIN)
         .args(["rerender", "--all", "--jobs", "0", "--data-dir"])
         .arg(dir.path())
         .output()

@@ -74,7 +74,7 @@ async fn fetch_public(d: &Daemon, url: &str) -> Vec<u8> {
 fn daemon_with_poor_account(credits: u32) -> (Daemon, String) {
     let mut d = Daemon::start(BIN, &[]);
     assert!(d.terminate().success());
-    let out = std::process::Command::new(BIN)
+    let out = reelsmith_tests::reelsmith_command(BIN)
         .args(["keys", "create", "--account", "poor", "--credits"])
         .arg(credits.to_string())
         .arg("--data-dir")
