@@ -723,9 +723,16 @@ fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSetting
 
 /// x264 frame threads where the settings leave them open. The thread count changes the
 /// bitstream (each frame's rate control sees which others are done), so a fixed count is what
-/// lets hosts with other core counts encode a chunk to the same bytes. Four keep x264 ahead of
-/// the renderer from 2 to 16 cores: it encodes about 200 frames per second per thread here.
-const X264_THREADS: u32 = 4;
+/// lets hosts with other core counts encode a chunk to the same bytes.
+///
+/// Each frame thread holds about 11.5 MB of frames at 720×1280. Measured on 2 cores, encoding
+/// the raw frames of a 60 s render (1,790 frames, veryfast, CRF 23): 4 threads peaked at 156 MB
+/// in 6.8–7.1 s, 2 threads at 133 MB in 6.7–6.9 s, with the same SSIM (0.9904) and 0.05 % more
+/// bytes; the whole `reelsmith render` of that script peaked at 279–297 MB with 4 and 259–276 MB
+/// with 2, in the same wall time (4 runs each). Two encode about 260 frames per second, nine
+/// times realtime. A host with more cores renders more videos at once (`render.workers`), each
+/// with an encoder of its own, so a render's memory counts there too (issue 40: at most 300 MB).
+const X264_THREADS: u32 = 2;
 
 /// x264's frame threads for `settings`: theirs, or [`X264_THREADS`].
 fn x264_threads(settings: &EncodeSettings) -> u32 {
@@ -1300,12 +1307,12 @@ mod tests {
         let id = encoder_identity(&x264).unwrap();
         assert!(id.starts_with("x264enc "), "{id}");
         assert!(id.ends_with(&x264_run_identity(&x264)), "{id}");
-        assert!(id.contains(" threads4 asm-"), "{id}");
-        let two = EncodeSettings {
-            threads: Some(2),
+        assert!(id.contains(" threads2 asm-"), "{id}");
+        let four = EncodeSettings {
+            threads: Some(4),
             ..x264.clone()
         };
-        assert_ne!(encoder_identity(&two).unwrap(), id);
+        assert_ne!(encoder_identity(&four).unwrap(), id);
         // Held to AVX2 wherever the host has it; left to x264 (and named so) elsewhere.
         assert_eq!(x264_asm().is_some(), id.ends_with("asm-avx2"), "{id}");
     }
