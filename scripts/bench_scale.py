@@ -6,7 +6,9 @@ not a test, nothing here is asserted. Every figure comes from this one run.
 1. End to end: a 150-word script → finished MP4 (`reelsmith render`), E2E_RUNS times from
    scratch (a shared VM's runs spread by ±10 %): the median run's wall time, the video's
    length, the realtime factor (video seconds per wall second; the aim is ≥ 8× on 2 cores)
-   and CPU use; every run's wall and the range of peak RSS.
+   and CPU use; every run's wall and the range of peak RSS. Then the floor: x264enc alone on
+   the median run's frames, and that plus the narrator's synthesis time as the run logged it
+   (the neural voice speaks before anything renders), each against the end-to-end wall.
 2. Memory with length: scripts of about 1 and 3 minutes through `reelsmith render`, each under
    `/usr/bin/time -v`: peak RSS of the whole process (the aim is flat in length and under
    300 MB). A script may have 500 words (the spec's limit), about 3.3 minutes; the 10-minute
@@ -73,9 +75,19 @@ def script(words):
     return " ".join(out)
 
 
-# One `reelsmith render`: wall and CPU seconds, peak RSS (MB), video seconds, the MP4 and the
-# encoder identity it logged.
-Run = collections.namedtuple("Run", "wall cpu rss secs mp4 encoder")
+# One `reelsmith render`: wall and CPU seconds, peak RSS (MB), video seconds, the MP4, the
+# encoder identity it logged and the seconds its narrator took to speak the script.
+Run = collections.namedtuple("Run", "wall cpu rss secs mp4 encoder voice")
+
+# The build's stage times (`video::build::work` logs them as `StageTimes { .., voice: 8.13s, ..}`).
+VOICE_TIME = re.compile(r"\bvoice: ([0-9.]+)(s|ms|µs|ns)\b")
+UNIT_SECS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
+
+
+def voice_secs(log):
+    """The narrator's synthesis time in a render's log; 0 when the log does not give it."""
+    m = VOICE_TIME.search(log)
+    return float(m.group(1)) * UNIT_SECS[m.group(2)] if m else 0.0
 
 # The identity `render::plan` logs for x264 (`compositor::media::encoder_identity`).
 X264_IDENTITY = re.compile(r"encoder=x264enc \S+ (\d+)x(\d+) (\w+) crf(\d+) max(\d+) gop(\d+)s "
@@ -119,8 +131,10 @@ def render(tmp, name, words, data_dir=None):
     if data_dir:
         args += ["--data-dir", data_dir]
     wall, cpu, rss, err = timed(args)
-    identity = re.search(r"encoder=.*", ANSI.sub("", err))
-    return Run(wall, cpu, rss, duration(out), out, identity.group(0) if identity else "")
+    log = ANSI.sub("", err)
+    identity = re.search(r"encoder=.*", log)
+    return Run(wall, cpu, rss, duration(out), out, identity.group(0) if identity else "",
+               voice_secs(log))
 
 
 def encoder_floor(tmp, run):
@@ -147,7 +161,12 @@ def encoder_floor(tmp, run):
     print(f"encoder floor: the same {frames} frames through x264enc alone ({preset}, crf{crf}, "
           f"{threads} threads, asm {asm}; one stream, nothing rendered) in {wall:.1f} s = "
           f"{run.secs / wall:.1f}x realtime, CPU {cpu / wall / CORES * 100:.0f}% of {CORES} "
-          f"cores; end to end takes {run.wall / wall:.2f}x the floor")
+          f"cores; end to end takes {run.wall / wall:.2f}x the encoder alone")
+    # The narration cannot start before the voice has spoken: the floor of a whole video is
+    # the encoder's time plus the voice's own, the latter as this very run logged it.
+    floor = wall + run.voice
+    print(f"floor with the voice: {wall:.1f} s encoding + {run.voice:.1f} s of synthesis "
+          f"= {floor:.1f} s; end to end takes {run.wall / floor:.2f}x that floor")
 
 
 def batch(data, label, seconds, jobs):
