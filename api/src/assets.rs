@@ -5,7 +5,7 @@
 //! Uploads are streamed to a temporary file under `{data_dir}/uploads` (never held whole in
 //! memory), counted against their cap as they arrive, then moved into place on the public
 //! origin with [`PublicFiles::adopt`](foundation::public::PublicFiles::adopt). Names, types and
-//! presign tokens come from [`video::ingest::assets`]. Handlers answer errors themselves (the error
+//! presign tokens come from `video::ingest` (`assets.rs`). Handlers answer errors themselves (the error
 //! envelope) so a failed upload never falls through to another route.
 
 use std::path::{Path, PathBuf};
@@ -20,10 +20,11 @@ use pipeline::{Code, Error};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
-use video::ingest::assets::{
-    self, Asset, AssetForm, Base64Upload, Presigner, UploadAssetReply, UploadAssetRequest,
+use video::ingest;
+use video::ingest::{
+    Asset, AssetForm, Base64Upload, CreateVideoRequest, Presigner, UploadAssetReply,
+    UploadAssetRequest, form_field_value,
 };
-use video::ingest::create::{CreateVideoRequest, form_field_value};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -130,7 +131,7 @@ impl TempUpload {
         let dir = data_dir.join("uploads");
         std::fs::create_dir_all(&dir)?;
         Ok(TempUpload {
-            path: dir.join(format!(".{}.part", assets::folder_token())),
+            path: dir.join(format!(".{}.part", ingest::folder_token())),
         })
     }
 }
@@ -357,8 +358,8 @@ async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, E
             continue;
         }
         let filename = part.filename().to_string();
-        let kind = assets::classify(&filename, part.content_type())?;
-        let name = assets::stored_name(&filename, &kind.ext);
+        let kind = ingest::classify(&filename, part.content_type())?;
+        let name = ingest::stored_name(&filename, &kind.ext);
         let (tmp, n) = part
             .save(&state.settings.data_dir, max, || asset_too_large(max))
             .await?;
@@ -366,7 +367,7 @@ async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, E
             return Err(Error::new(Code::InvalidFileData, "The file is empty.").param("file"));
         }
         check_media(&tmp.path, &kind, "file").await?;
-        let folder = assets::folder_token();
+        let folder = ingest::folder_token();
         let published = state
             .public
             .adopt(
@@ -453,7 +454,7 @@ where
     drop(raw);
     match UploadAssetRequest::read(&v)? {
         UploadAssetRequest::Presign(req) => {
-            assets::presign(&req, &state.settings, &state.public).map(UploadAssetReply::Presign)
+            ingest::presign(&req, &state.settings, &state.public).map(UploadAssetReply::Presign)
         }
         UploadAssetRequest::Base64(req) => {
             base64_upload(req, state).await.map(UploadAssetReply::Asset)
@@ -462,9 +463,9 @@ where
 }
 
 async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error> {
-    let kind = assets::classify(&req.filename, req.content_type.as_deref())?;
-    let name = assets::stored_name(&req.filename, &kind.ext);
-    let bytes = assets::decode_base64(&req.file_data)?;
+    let kind = ingest::classify(&req.filename, req.content_type.as_deref())?;
+    let name = ingest::stored_name(&req.filename, &kind.ext);
+    let bytes = ingest::decode_base64(&req.file_data)?;
     let max = state.settings.media.asset_max_bytes;
     if bytes.len() as u64 > max {
         return Err(asset_too_large(max));
@@ -476,7 +477,7 @@ async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error>
         .map_err(upload_failed)?
         .map_err(upload_failed)?;
     check_media(&tmp.path, &kind, "file_data").await?;
-    let rel = format!("{}/{name}", assets::folder_token());
+    let rel = format!("{}/{name}", ingest::folder_token());
     let published = state
         .public
         .adopt(Lifetime::Asset, &rel, &tmp.path, SystemTime::now())
@@ -487,11 +488,11 @@ async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error>
 /// An uploaded image or clip decoded within limits before it is stored (off the reactor).
 async fn check_media(
     path: &Path,
-    kind: &assets::AssetType,
+    kind: &ingest::AssetType,
     param: &'static str,
 ) -> Result<(), Error> {
     let (path, kind) = (path.to_path_buf(), kind.clone());
-    crate::blocking::spawn(move || assets::check_media(&path, &kind, param))
+    crate::blocking::spawn(move || ingest::check_media(&path, &kind, param))
         .await
         .map_err(upload_failed)?
 }
@@ -564,7 +565,7 @@ where
     if n == 0 {
         return Err(Error::new(Code::InvalidFileData, "The PUT body is empty."));
     }
-    let kind = assets::classify(&name, None)?;
+    let kind = ingest::classify(&name, None)?;
     check_media(&tmp.path, &kind, "body").await?;
     // The asset's lifetime counts from when the URL was issued, as `expires_at` promised.
     let created = UNIX_EPOCH + Duration::from_secs(token.iat.max(0) as u64);
@@ -642,7 +643,7 @@ async fn read_create_form(
             )
             .param(name));
         }
-        let ext = assets::extension(part.filename())
+        let ext = ingest::extension(part.filename())
             .filter(|e| MEDIA_EXTS.contains(&e.as_str()))
             .unwrap_or_else(|| "media".into());
         let too_large = || {
@@ -677,15 +678,14 @@ struct StoredMedia {
 /// Moves the media file into `uploads/` and probes it (duration cap, decodability).
 async fn store_media(media: MediaPart, state: &State) -> Result<StoredMedia, Error> {
     let settings = &state.settings;
-    let rel = format!("uploads/{}.{}", assets::folder_token(), media.ext);
+    let rel = format!("uploads/{}.{}", ingest::folder_token(), media.ext);
     let path = settings.data_dir.join(&rel);
     std::fs::rename(&media.tmp.path, &path).map_err(upload_failed)?;
     let max_secs = settings.media.max_duration_secs;
     let probe_path = path.clone();
     let field = media.field;
-    let probe = crate::blocking::spawn(move || {
-        video::ingest::media_source::probe_upload(&probe_path, max_secs, &field)
-    });
+    let probe =
+        crate::blocking::spawn(move || video::ingest::probe_upload(&probe_path, max_secs, &field));
     // Reading a container's headers is quick; a file that keeps the demuxer busy
     // longer is left for the job to judge (it fails there, with a clear error).
     let decodable = match tokio::time::timeout(PROBE_WAIT, probe).await {
@@ -726,7 +726,7 @@ async fn create_inner(
         ("video_file" | "audio_file", _) => return Err(Error::missing(&source)),
         _ => None,
     };
-    let upload = stored.as_ref().map(|m| video::ingest::create::Upload {
+    let upload = stored.as_ref().map(|m| video::ingest::Upload {
         file: m.rel.clone(),
         decodable: m.decodable,
     });
@@ -736,7 +736,7 @@ async fn create_inner(
     });
     let validated = match read {
         Ok(req) => {
-            video::ingest::create::validate(req, &state.settings, &state.fetcher, upload).await
+            video::ingest::validate_create_video(req, &state.settings, &state.fetcher, upload).await
         }
         Err(e) => Err(e),
     };

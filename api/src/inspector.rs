@@ -69,8 +69,8 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
     StillFile {
         url,
         mime_type,
-        width: video::render::stills::PREVIEW_W,
-        height: video::render::stills::PREVIEW_H,
+        width: video::render::PREVIEW_W,
+        height: video::render::PREVIEW_H,
         bytes: p.bytes,
         expires_at: p.expires_at_iso(),
         ttl_seconds: p.ttl_seconds,
@@ -262,7 +262,7 @@ async fn still(
     Ok(InspectorResult::Poster(PosterResult {
         scene,
         overlay_poster: still_file(&published, "image/png", url),
-        review_checklist: video::render::stills::REVIEW_CHECKLIST,
+        review_checklist: video::render::REVIEW_CHECKLIST,
     }))
 }
 

@@ -57,9 +57,9 @@ pub struct State {
     pub fetcher: Fetcher,
     pub inbox: inbox::Inboxes,
     pub public: PublicFiles,
-    pub stills: video::render::stills::Stills,
+    pub stills: video::render::Stills,
     /// The editor's per-scene preview clips (rendered one at a time, cached by scene).
-    pub previews: video::render::preview::PreviewClips,
+    pub previews: video::render::PreviewClips,
     /// Editor tabs open on each video, for `scene_inspector`'s live actions.
     pub live: Arc<pipeline::edit::LiveEditors>,
     /// Scene editing: per-video locks, edit sessions, the realtime hub.
@@ -203,8 +203,8 @@ fn shared_state(
         fetcher,
         inbox: inbox::Inboxes::default(),
         public: PublicFiles::new(settings),
-        stills: video::render::stills::Stills::default(),
-        previews: video::render::preview::PreviewClips::default(),
+        stills: video::render::Stills::default(),
+        previews: video::render::PreviewClips::default(),
         live: Arc::new(pipeline::edit::LiveEditors::default()),
         editor: Arc::new(editor),
         search: Arc::new(search),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use foundation::export::ExportVideoRequest;
 use foundation::model::{Account, Job, StatusObject};
 use pipeline::plan::{Query, VideoList, VideosQuery};
-use video::ingest::create::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
+use video::ingest::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -93,9 +93,10 @@ pub(crate) async fn create_video(
 ) -> Result<Response, Rejection> {
     pipeline::plan::fill_from_plan(&state.store, &account.name, &mut request).map_err(reject)?;
     pipeline::plan::fill_from_template(&state.templates, &mut request).map_err(reject)?;
-    let accepted = video::ingest::create::validate(request, &state.settings, &state.fetcher, None)
-        .await
-        .map_err(reject)?;
+    let accepted =
+        video::ingest::validate_create_video(request, &state.settings, &state.fetcher, None)
+            .await
+            .map_err(reject)?;
     let engine = state.engine.clone();
     let name = account.name.clone();
     let job = blocking(move || engine.create_video(&name, accepted, idempotency_key)).await?;

@@ -37,7 +37,7 @@ enum Command {
     },
     /// Internal: hosts a neural voice for the process that started it (requests on stdin,
     /// audio on stdout), so ONNX Runtime never loads into a process that renders.
-    #[command(name = video::build::voice::WORKER_COMMAND, hide = true)]
+    #[command(name = video::build::WORKER_COMMAND, hide = true)]
     VoiceWorker {
         #[arg(long)]
         runtime: PathBuf,
@@ -230,7 +230,7 @@ fn main() -> std::process::ExitCode {
         } => serve(config, listen, data_dir),
         Command::Worker { config, data_dir } => worker(config, data_dir),
         Command::VoiceWorker { runtime, model } => {
-            video::build::voice::serve_worker(&runtime, &model).map_err(|e| e.to_string())
+            video::build::serve_worker(&runtime, &model).map_err(|e| e.to_string())
         }
         Command::Render {
             script,
@@ -363,7 +363,7 @@ fn worker(file: Option<PathBuf>, data_dir: Option<PathBuf>) -> Result<(), String
         let shutdown =
             shutdown_signal().map_err(|e| format!("cannot install signal handlers: {e}"))?;
         let mut shutdown = Box::pin(shutdown);
-        match video::render::farm::worker::Worker::connect(&settings, &mut shutdown).await? {
+        match video::render::FarmWorker::connect(&settings, &mut shutdown).await? {
             Some(worker) => worker.run(shutdown).await,
             None => Ok(()),
         }

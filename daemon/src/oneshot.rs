@@ -13,7 +13,7 @@ use foundation::config::Config;
 use foundation::fields::Choice;
 use foundation::model::{JobStatus, Language, OutputType, Source};
 use pipeline::assemble::Core;
-use video::ingest::create::CreateVideoRequest;
+use video::ingest::CreateVideoRequest;
 
 /// Options of `reelsmith render`.
 pub struct RenderArgs {
@@ -137,7 +137,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
             _ => request.script_text = Some(text),
         }
         let mut accepted =
-            video::ingest::create::validate(request, &core.settings, &core.fetcher, None)
+            video::ingest::validate_create_video(request, &core.settings, &core.fetcher, None)
                 .await
                 .map_err(|e| format!("{}: {}", e.code, e.message))?;
         // The API ignores `language` for scripts (the spec); here it picks the narrator voice.
@@ -186,7 +186,7 @@ fn write_contact_sheet(
     doc: &foundation::document::VideoDocument,
     path: &Path,
 ) -> Result<(), String> {
-    let png = video::render::contact_sheet::contact_sheet(&core.settings, doc)
+    let png = video::render::contact_sheet(&core.settings, doc)
         .map_err(|e| format!("the contact sheet failed: {}", e.message))?;
     let tmp = path.with_extension("png.part");
     std::fs::write(&tmp, png).map_err(|e| format!("{}: {e}", tmp.display()))?;

@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 use foundation::config::Settings;
 use foundation::document::VideoDocument;
 use foundation::model::VideoLength;
-use video::render::chunks::Report;
-use video::render::plan::render_document;
+use video::render::{Report, render_document};
 
 const SCRIPT: &str = "Most small teams never publish a single video on their phones. \
     They believe that editing takes hours and that nobody on the team owns it. \

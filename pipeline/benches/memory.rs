@@ -15,7 +15,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use foundation::model::VideoLength;
-use video::render::plan::render_document;
+use video::render::render_document;
 
 const SENTENCES: &[&str] = &[
     "Most small teams never publish a single video on their phones.",

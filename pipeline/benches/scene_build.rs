@@ -11,10 +11,9 @@ use std::time::Duration;
 
 use foundation::config::Config;
 use foundation::model::{Language, OutputType, Source, VideoLength};
-use video::build::providers::Providers;
-use video::build::scenes::StageTimes;
-use video::build::voice::{Embedded, Piper, VoiceProvider};
-use video::build::work::{BuildRequest, build_document};
+use video::build::{
+    BuildRequest, Embedded, Piper, Providers, StageTimes, VoiceProvider, build_document,
+};
 
 const SCRIPT: &str = "Why do small teams never publish videos? Most of them believe that editing takes \
 hours and that nobody on the team owns it. The truth is simpler. Short clips reach people where they \
@@ -59,12 +58,9 @@ fn main() {
         .finish("127.0.0.1:8080".parse().unwrap())
         .expect("settings");
     let fetcher = foundation::fetch::Fetcher::new(&[], "bench");
-    let espeak = video::build::voice::Espeak::new().expect("espeak-ng");
-    let neural = Piper::installed(
-        &assets.join("voices"),
-        &video::build::voice::Host::InProcess,
-    )
-    .expect("voices readable");
+    let espeak = video::build::Espeak::new().expect("espeak-ng");
+    let neural = Piper::installed(&assets.join("voices"), &video::build::Host::InProcess)
+        .expect("voices readable");
     assert!(!neural.is_empty(), "no neural voice: run `make voices`");
     let engines: [(&str, Arc<dyn VoiceProvider>); 2] = [
         ("espeak-ng", Arc::new(espeak.clone())),

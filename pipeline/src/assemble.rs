@@ -13,7 +13,7 @@ use foundation::link_bases::LinkBases;
 use foundation::model::{Job, PostResult, WrittenResult};
 use foundation::store::Store;
 use foundation::webhooks::Dispatcher;
-use video::build::work::Context;
+use video::build::Context;
 
 /// Why the core could not start.
 #[derive(Debug, thiserror::Error)]
@@ -38,16 +38,16 @@ struct Tasks {
     ctx: Arc<Context>,
     publisher: Arc<dyn Publisher>,
     /// Render workers, when `queue.kind = "nats"`.
-    farm: Option<Arc<video::render::farm::Farm>>,
+    farm: Option<Arc<video::render::Farm>>,
 }
 
 impl TaskRunner for Tasks {
     fn build(&self, engine: &Engine, job: &Job) -> Result<(), JobFailure> {
         let media = job.request().is_some_and(|r| r.source.is_media());
         let built = if media {
-            video::ingest::media_source::build(engine, &self.ctx, job)
+            video::ingest::build_from_media(engine, &self.ctx, job)
         } else {
-            video::build::work::build(engine, &self.ctx, job)
+            video::build::build_from_script(engine, &self.ctx, job)
         };
         // What the build held (a recording's decoded audio and its recogniser, the scenes'
         // pictures) is free now: handed back, the render that follows starts from a small
@@ -60,8 +60,8 @@ impl TaskRunner for Tasks {
         let farm = self
             .farm
             .as_deref()
-            .map(|f| f as &dyn video::render::chunks::Offload);
-        let rendered = video::render::task::render(engine, job, farm);
+            .map(|f| f as &dyn video::render::Offload);
+        let rendered = video::render::render_job(engine, job, farm);
         video::render::give_back_free_memory();
         rendered
     }
@@ -76,11 +76,11 @@ impl TaskRunner for Tasks {
 }
 
 /// The render workers `queue.kind` asks for (none for `embedded`).
-fn farm(settings: &Settings) -> Result<Option<Arc<video::render::farm::Farm>>, StartError> {
+fn farm(settings: &Settings) -> Result<Option<Arc<video::render::Farm>>, StartError> {
     use foundation::config::QueueKind;
     match settings.queue.kind {
         QueueKind::Embedded => Ok(None),
-        QueueKind::Nats => video::render::farm::Farm::new(settings)
+        QueueKind::Nats => video::render::Farm::new(settings)
             .map(|farm| Some(Arc::new(farm)))
             .map_err(StartError::Config),
     }
@@ -117,9 +117,9 @@ pub fn providers(
 
 /// The process's own narrator: the neural voices installed in `voice.models_dir` (unless the
 /// config asks for espeak-ng alone), espeak-ng for the other languages.
-fn embedded_voice(settings: &Settings) -> Result<video::build::voice::Embedded, StartError> {
+fn embedded_voice(settings: &Settings) -> Result<video::build::Embedded, StartError> {
     use foundation::config::VoiceKind;
-    use video::build::voice::{Embedded, Espeak, Host, Piper};
+    use video::build::{Embedded, Espeak, Host, Piper};
     let espeak = Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
     let neural = if settings.voice.provider == VoiceKind::Piper {
         let dir = if settings.voice.models_dir.as_os_str().is_empty() {

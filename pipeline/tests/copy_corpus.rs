@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use foundation::document::SceneType;
-use video::build::copy::{check, normalized, split_stat};
-use video::build::direction::{self, SceneInput};
-use video::build::overlays::{self, OverlayFonts, SceneOverlay};
-use video::build::placement::{A_ROLL_BAND, Anchor, B_ROLL_BAND, OverlayBand};
-use video::build::script::split_script;
+use video::build;
+use video::build::{
+    A_ROLL_BAND, Anchor, B_ROLL_BAND, OverlayBand, OverlayFonts, SceneInput, SceneOverlay,
+    check_copy, normalized, split_script, split_stat,
+};
 
 /// Overlay objects whose text is fixed, not copy (the tag and the CTA button).
 const FIXED: &[&str] = &["tag", "cta_button"];
@@ -61,18 +61,14 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
             has_media: false,
         })
         .collect();
-    for (i, (d, dir)) in drafts
-        .iter()
-        .zip(direction::direct(&inputs, false))
-        .enumerate()
-    {
+    for (i, (d, dir)) in drafts.iter().zip(build::direct(&inputs, false)).enumerate() {
         let mut fail = |what: String| {
             tally
                 .violations
                 .push(format!("{name} scene {}: {what}", i + 1))
         };
-        if direction::wants_overlay(dir.scene_type)
-            && let Err(v) = check(&dir.quote, dir.scene_type, &d.text)
+        if build::wants_overlay(dir.scene_type)
+            && let Err(v) = check_copy(&dir.quote, dir.scene_type, &d.text)
         {
             fail(format!("{:?} {v} ({:?})", dir.quote, d.text));
         }
@@ -88,7 +84,7 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
             // The widest band of the scene's roll, centred: the copy's words, not its place.
             band: centred_band(a_roll),
         };
-        let Some(w) = overlays::build(fonts, &s, out).unwrap() else {
+        let Some(w) = build::build_overlay(fonts, &s, out).unwrap() else {
             continue;
         };
         let mut set = Vec::new();
@@ -99,7 +95,7 @@ fn check_script(fonts: &OverlayFonts, path: &Path, out: &Path, tally: &mut Tally
         {
             let shown = o.text.clone().unwrap_or_default().replace('\n', " ");
             tally.objects += 1;
-            if let Err(v) = check(&shown, SceneType::KeyPoint, &d.text) {
+            if let Err(v) = check_copy(&shown, SceneType::KeyPoint, &d.text) {
                 fail(format!("{} {shown:?}: {v}", o.layout_id));
             }
             set.extend(normalized(&shown));

@@ -14,9 +14,10 @@ use compositor::resolve::Timeline;
 use foundation::config::Settings;
 use foundation::document::VideoDocument;
 use foundation::model::VideoLength;
-use video::render::chunks::{ChunkDir, Render, Report, Soundtrack};
-use video::render::plan::{encode_settings, plan_for, render_document, soundtrack_key};
-use video::render::sound::soundtrack;
+use video::render::{
+    ChunkDir, Render, Report, Soundtrack, encode_settings, plan_for, render_document, soundtrack,
+    soundtrack_key,
+};
 
 const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow and expensive. \
     Teams that post weekly grow faster every month. Write one short script each week. \

@@ -13,8 +13,7 @@ use foundation::document::{SpecRef, SpecState};
 use foundation::document::{VideoDocument, spec_file_name};
 use foundation::model::{Language, OutputType, Source, VideoLength};
 use pipeline::edit::{GeometryInput, SceneGeometry, build_geometry, overlap};
-use video::build::providers::Providers;
-use video::build::work::{BuildRequest, build_document};
+use video::build::{BuildRequest, Providers, build_document};
 
 /// Openings, middles and closings; each video takes one of each by its number.
 const HOOKS: &[&str] = &[
@@ -104,7 +103,7 @@ fn scene_geometry(settings: &Settings, doc: &VideoDocument, index: usize) -> Sce
     let seg = &doc.segments[index];
     let file = spec_file_name(&seg.voice_file);
     let path = settings.public_dir().join(doc.public_folder()).join(&file);
-    let spec = video::render::spec_file::read_spec(&path).expect("a readable spec");
+    let spec = video::render::read_spec(&path).expect("a readable spec");
     build_geometry(&GeometryInput {
         doc,
         index,
@@ -136,7 +135,7 @@ fn thirty_videos_have_no_collisions() {
         .finish("127.0.0.1:8080".parse().unwrap())
         .expect("settings");
     let fetcher = foundation::fetch::Fetcher::new(&[], "test");
-    let espeak = Arc::new(video::build::voice::Espeak::new().expect("espeak-ng"));
+    let espeak = Arc::new(video::build::Espeak::new().expect("espeak-ng"));
     let providers =
         Providers::from_settings(&settings, &fetcher, rt.handle(), espeak).expect("providers");
     let (mut scenes, mut placed, mut found) = (0usize, 0usize, Vec::new());

@@ -340,6 +340,9 @@ const FACADE_FOLDERS: &[(&str, &str)] = &[
     ("pipeline", "edit"),
     ("pipeline", "plan"),
     ("pipeline", "publish"),
+    ("video", "ingest"),
+    ("video", "build"),
+    ("video", "render"),
 ];
 
 #[test]

@@ -7,7 +7,8 @@
 //!
 //! Everything here stands on `foundation` (store, jobs, model, config, errors, fetch) and on
 //! the render core (`compositor`, `typography`). The crates above (`pipeline`, `api`) reach it
-//! through these three modules.
+//! through these three folders' facades: each `mod.rs` re-exports what they may name, and its
+//! modules are `pub(crate)`.
 
 pub mod build;
 pub mod ingest;

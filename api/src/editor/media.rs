@@ -10,7 +10,7 @@ use std::sync::Arc;
 use foundation::document::VideoDocument;
 use foundation::model::Job;
 use pipeline::{Code, Error};
-use video::render::preview::{PreviewClip, WholePreview};
+use video::render::{PreviewClip, WholePreview};
 use warp::http::{HeaderValue, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};

@@ -97,13 +97,13 @@ pub(crate) async fn editor_upload(
     // Images and clips are decoded within the media limits before their URL is handed out.
     let (path, kind) = (
         published.path.clone(),
-        video::ingest::assets::AssetType {
+        video::ingest::AssetType {
             ext: ext.clone(),
             content_type: String::new(),
         },
     );
     let checked = crate::blocking::spawn(move || {
-        let checked = video::ingest::assets::check_media(&path, &kind, "body");
+        let checked = video::ingest::check_media(&path, &kind, "body");
         if checked.is_err() {
             let _ = std::fs::remove_file(&path);
         }

@@ -6,9 +6,9 @@
 
 use bytes::Buf;
 use futures_util::{StreamExt, TryStreamExt};
-use video::ingest::assets;
-use video::ingest::create::{CreateVideoRequest, form_field_value};
 use serde_json::{Map, Value};
+use video::ingest;
+use video::ingest::{CreateVideoRequest, form_field_value};
 
 /// The largest part body read in full (the server streams files to disk; the target keeps
 /// memory small).
@@ -43,13 +43,13 @@ async fn parts(data: &[u8]) {
         }
         match name.as_str() {
             "file" => {
-                if let Ok(kind) = assets::classify(&filename, content_type.as_deref()) {
-                    let stored = assets::stored_name(&filename, &kind.ext);
+                if let Ok(kind) = ingest::classify(&filename, content_type.as_deref()) {
+                    let stored = ingest::stored_name(&filename, &kind.ext);
                     assert!(!stored.contains('/'), "a stored name with a path");
                 }
             }
             "video_file" | "audio_file" => {
-                let _ = assets::extension(&filename);
+                let _ = ingest::extension(&filename);
             }
             _ => {
                 if let Ok(text) = String::from_utf8(body) {

@@ -1,13 +1,13 @@
-//! The overlay spec loader: a spec file's bytes through `render::spec_file::parse_spec`, the
+//! The overlay spec loader: a spec file's bytes through `render::render::parse_spec`, the
 //! spec's own checks, and (when they pass) the render plan's reading of its objects.
 
 use std::path::Path;
 
-use video::render::spec_file;
+use video::render;
 
 fn main() {
     afl::fuzz!(|data: &[u8]| {
-        let Ok(spec) = spec_file::parse_spec(data) else {
+        let Ok(spec) = render::parse_spec(data) else {
             return;
         };
         if spec.validate().is_err() {
@@ -23,7 +23,7 @@ fn main() {
         }
         // What the overlay edits write back is read again the same way.
         let bytes = serde_json::to_vec(&spec).expect("a parsed spec serialises");
-        let again = spec_file::parse_spec(&bytes).expect("a written spec parses again");
+        let again = render::parse_spec(&bytes).expect("a written spec parses again");
         again.validate().expect("a written spec validates again");
     });
 }

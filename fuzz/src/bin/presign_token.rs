@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use video::ingest::assets::{PresignToken, Presigner};
+use video::ingest::{PresignToken, Presigner};
 
 /// A fixed "now" so runs are repeatable.
 const NOW: i64 = 1_800_000_000;

@@ -20,8 +20,7 @@ use pipeline::notify::{ClientLinkBody, ErrorReportBody, NotificationBody};
 use pipeline::plan::AddPlanRequest;
 use pipeline::publish::{LabelRequest, PublishRequest, SettingsRequest};
 use serde_json::Value;
-use video::ingest::assets::UploadAssetRequest;
-use video::ingest::create::CreateVideoRequest;
+use video::ingest::{CreateVideoRequest, UploadAssetRequest};
 
 static FETCHER: LazyLock<Fetcher> = LazyLock::new(|| Fetcher::new(&[], "reelsmith-fuzz"));
 

@@ -12,7 +12,7 @@ use crate::content::formats::{
 use crate::content::research::Research;
 use foundation::connector::Http;
 use foundation::model::ContentType;
-use video::build::llm::chat_completion;
+use video::build::chat_completion;
 
 /// The chat endpoint and model.
 pub struct ChatContent {

@@ -24,8 +24,8 @@ use foundation::fetch::Fetcher;
 use foundation::fields::Body;
 use foundation::jobs::{AcceptedWriting, Engine, JobFailure};
 use foundation::model::{EnhancedScript, WriterStage, WrittenResult};
-use video::build::script::{split_sentences, word_count};
-use video::ingest::create::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, validate_callback};
+use video::build::{split_sentences, word_count};
+use video::ingest::{SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, validate_callback};
 
 /// Credits one call costs.
 pub(crate) const COST: i64 = 1;

@@ -17,7 +17,7 @@
 use crate::content::phrases::{self, Phrases};
 use crate::content::research::Research;
 use foundation::model::{ContentType, Language};
-use video::build::script::word_count;
+use video::build::word_count;
 
 pub(crate) const BLOG_MIN_WORDS: usize = 600;
 pub(crate) const BLOG_TARGET_WORDS: usize = 700;

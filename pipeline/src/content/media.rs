@@ -9,7 +9,7 @@ use foundation::config::Settings;
 use foundation::document::MediaKind;
 use foundation::model::PieceImage;
 use foundation::{files, ids};
-use video::build::broll::{BrollItem, BrollProvider, Library, Query, Ratio};
+use video::build::{BrollItem, BrollProvider, Library, Query, Ratio};
 
 /// One part of a piece to illustrate.
 #[derive(Debug, Clone)]

@@ -27,8 +27,8 @@ use foundation::fetch::{FetchError, Fetcher};
 use foundation::fields::Body;
 use foundation::jobs::AcceptedWriting;
 use foundation::model::{ContentType, Language};
-use video::build::script::word_count;
-use video::ingest::create::{
+use video::build::word_count;
+use video::ingest::{
     BLOG_MAX_WORDS, IDEA_MIN_WORDS, check_metadata_size, truncate_words, validate_callback,
 };
 

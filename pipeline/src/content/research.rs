@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::content::source::SourceText;
 use foundation::model::Language;
-use video::build::writer::{is_stopword, rank_sentences};
+use video::build::{is_stopword, rank_sentences};
 
 /// What the writers draw on.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +51,7 @@ pub(crate) fn analyse(src: &SourceText, language: Language) -> Research {
     } else if !src.title.trim().is_empty() {
         tidy_topic(page_title(&src.title))
     } else {
-        tidy_topic(&video::build::writer::title(&src.text))
+        tidy_topic(&video::build::title(&src.text))
     };
     Research {
         keywords: keywords(&format!("{topic}. {topic}. {}", src.text), 6),
@@ -102,7 +102,7 @@ pub fn keywords(text: &str, n: usize) -> Vec<String> {
     let vietnamese = text.chars().any(|c| c.is_alphabetic() && !c.is_ascii());
     let min_chars = if vietnamese { 2 } else { 3 };
     let mut phrases: Vec<Vec<String>> = Vec::new();
-    for sentence in video::build::script::split_sentences(text) {
+    for sentence in video::build::split_sentences(text) {
         let mut run: Vec<String> = Vec::new();
         for raw in sentence.split_whitespace() {
             let w = raw

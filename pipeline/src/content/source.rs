@@ -75,7 +75,7 @@ pub fn read(
                     "The URL is not a web page or a text document.",
                 ));
             };
-            if video::build::script::word_count(&text) < MIN_PAGE_WORDS {
+            if video::build::word_count(&text) < MIN_PAGE_WORDS {
                 return Err(JobFailure::new(
                     Code::ContentUnreadable,
                     "The page at the URL has too little readable text to write from.",

@@ -13,8 +13,7 @@ use foundation::config::{Settings, WriterKind};
 use foundation::error::Code;
 use foundation::jobs::{Engine, JobFailure};
 use foundation::model::{ContentPiece, ContentType, Job, WriterStage, WrittenResult};
-use video::build::providers::{Providers, http};
-use video::build::work::Context;
+use video::build::{Context, Providers, http};
 
 /// Runs a written-content job.
 pub fn write(engine: &Engine, ctx: &Context, job: &Job) -> Result<WrittenResult, JobFailure> {

@@ -100,8 +100,7 @@ fn scene_dir(ctx: &OverlayEditContext<'_>, doc: &VideoDocument) -> PathBuf {
 
 fn read_spec(dir: &Path, voice_file: &str) -> Result<Option<OverlaySpec>, Error> {
     let path = dir.join(spec_file_name(voice_file));
-    video::render::spec_file::read_spec(&path)
-        .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
+    video::render::read_spec(&path).map_err(|e| Error::internal(format!("{}: {e}", path.display())))
 }
 
 /// Files of one edit: payloads first (fresh names), the spec last; removed again on failure.

@@ -28,8 +28,8 @@ use foundation::ids;
 use foundation::model::Account;
 use foundation::public::{Lifetime, PublicFiles};
 use foundation::store::{Store, Table};
-use video::build::broll::{self, BrollProvider, Library};
-use video::build::providers::http;
+use video::build;
+use video::build::{BrollProvider, Library, http};
 
 /// The stored image sets, keyed by set id.
 const IMAGE_SETS: Table = Table::new("image_sets");
@@ -450,11 +450,11 @@ fn designed(
     n: u32,
 ) -> std::result::Result<Vec<u8>, String> {
     let s = seed(prompt) ^ u64::from(n);
-    let q = broll::Query {
+    let q = build::Query {
         keyword: prompt,
         context: "",
         kind: Some(MediaKind::Image),
-        ratio: broll::Ratio::Portrait,
+        ratio: build::Ratio::Portrait,
         limit: 4,
     };
     let picks = library.search(&q).map_err(|e| e.to_string())?;

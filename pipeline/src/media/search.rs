@@ -15,9 +15,8 @@ use foundation::document::MediaKind;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::Fetcher;
 use foundation::fields::Body;
-use video::build::broll::{self, BrollItem, BrollProvider, Library, Pexels, Ratio};
-use video::build::illustrations::Offline;
-use video::build::providers::http;
+use video::build;
+use video::build::{BrollItem, BrollProvider, Library, Offline, Pexels, Ratio, http};
 
 /// Results per call when `limit` is not sent, and the most allowed.
 pub(crate) const DEFAULT_LIMIT: usize = 10;
@@ -214,7 +213,7 @@ impl Search {
         runtime: &tokio::runtime::Handle,
     ) -> std::result::Result<Search, String> {
         let library = std::sync::Arc::new(Library::load(&settings.assets_dir.join("broll"))?);
-        let offline = video::build::providers::offline(&settings, library)?;
+        let offline = video::build::offline(&settings, library)?;
         let pexels = (settings.broll.provider == BrollKind::Pexels).then(|| Pexels {
             http: http(fetcher, runtime, settings.broll.timeout_secs),
             base_url: settings.broll.base_url.clone(),
@@ -231,7 +230,7 @@ impl Search {
     /// `search_failed`.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchReply> {
         let items = if req.wants_grid() {
-            broll::grid_items(req.limit)
+            build::grid_items(req.limit)
         } else {
             self.found(req)?
         };
@@ -251,7 +250,7 @@ impl Search {
     }
 
     fn found(&self, req: &SearchRequest) -> Result<Vec<BrollItem>> {
-        let q = broll::Query {
+        let q = build::Query {
             keyword: &req.keyword,
             context: "",
             kind: Some(req.kind.media()),
@@ -329,7 +328,7 @@ impl Search {
         let public = self.settings.public_dir();
         if !public.join(&thumb).exists() {
             let failed = || Error::internal(format!("procedural still {style}:{seed} not painted"));
-            let bytes = video::render::plan::procedural_still(style, seed).ok_or_else(failed)?;
+            let bytes = video::render::procedural_still(style, seed).ok_or_else(failed)?;
             let small = crate::media::thumbs::thumbnail(&bytes).map_err(Error::internal)?;
             foundation::files::write_atomic(&public.join(&png), &bytes).map_err(Error::internal)?;
             foundation::files::write_atomic(&public.join(&thumb), &small)

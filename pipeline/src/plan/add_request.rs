@@ -13,8 +13,8 @@ use crate::plan::entry::{PlanSource, ScriptFormat};
 use foundation::error::{Code, Error, Result};
 use foundation::fields::Fields;
 use foundation::model::Language;
-use video::build::script::word_count;
-use video::ingest::create::read_topic_id;
+use video::build::word_count;
+use video::ingest::read_topic_id;
 
 /// Fewest scripts in one request.
 pub(crate) const MIN_SCRIPTS: usize = 1;

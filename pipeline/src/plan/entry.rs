@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use foundation::error::{Code, Error, Result};
 use foundation::model::Language;
 use foundation::store::{Store, Table};
-use video::build::writer;
+use video::build;
 
 /// topic id → [`PlanEntry`]. Topic ids are one namespace with the jobs table: an entry's
 /// video is the job under the same topic id.
@@ -136,7 +136,7 @@ impl PlanEntry {
     pub fn title(&self) -> String {
         match self.short_headline.as_deref().map(str::trim) {
             Some(h) if !h.is_empty() => h.to_string(),
-            _ => writer::title(&self.idea_text),
+            _ => build::title(&self.idea_text),
         }
     }
 

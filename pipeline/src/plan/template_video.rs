@@ -4,7 +4,7 @@
 use crate::plan::templates::Templates;
 use foundation::error::{Code, Error, Result};
 use foundation::model::{OutputType, Source};
-use video::ingest::create::CreateVideoRequest;
+use video::ingest::CreateVideoRequest;
 
 /// Takes `req.template` (nothing to do without one): with source `idea`, the idea becomes the
 /// template's script and the request a source-text request carrying it. An unknown template is

@@ -20,7 +20,7 @@ use crate::plan::query::{self, Query};
 use foundation::config::Settings;
 use foundation::error::{Code, Error, Result};
 use foundation::model::Account;
-use video::build::writer::{cap_words, narrate};
+use video::build::{cap_words, narrate};
 
 /// Templates for every industry.
 pub(crate) const GENERAL_INDUSTRY: &str = "general";

@@ -6,8 +6,8 @@ use crate::plan::entry::{PLAN, PlanEntry};
 use foundation::error::{Code, Error, Result};
 use foundation::model::Source;
 use foundation::store::Store;
-use video::build::script::word_count;
-use video::ingest::create::{CreateVideoRequest, SCRIPT_MAX_WORDS};
+use video::build::word_count;
+use video::ingest::{CreateVideoRequest, SCRIPT_MAX_WORDS};
 
 /// Completes `req` from `account`'s plan entry named by `req.topic_id` (nothing to do without
 /// one): source text without `script_text` takes the master script, source idea without

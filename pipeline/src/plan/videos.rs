@@ -13,7 +13,7 @@ use foundation::error::{Code, Error, Result};
 use foundation::model::{Job, JobType, Language};
 use foundation::store::Store;
 use foundation::time::iso;
-use video::build::writer;
+use video::build;
 
 /// Videos per page.
 pub(crate) const PAGE_SIZE: usize = 20;
@@ -52,7 +52,7 @@ pub(crate) fn title_of(store: &Store, job: &Job) -> String {
         _ => job
             .request()
             .and_then(|r| r.text.as_deref())
-            .map(writer::title)
+            .map(build::title)
             .unwrap_or_default(),
     }
 }

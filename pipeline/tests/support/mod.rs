@@ -8,8 +8,7 @@ use std::sync::Arc;
 use foundation::config::{Config, Settings};
 use foundation::document::VideoDocument;
 use foundation::model::{Language, OutputType, Source, VideoLength};
-use video::build::providers::Providers;
-use video::build::work::{BuildRequest, build_document};
+use video::build::{BuildRequest, Providers, build_document};
 
 /// Settings on embedded defaults, with `data` as the data dir.
 pub fn settings(data: &Path) -> Settings {
@@ -31,7 +30,7 @@ pub fn build(
 ) -> VideoDocument {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let fetcher = foundation::fetch::Fetcher::new(&[], "test");
-    let espeak = Arc::new(video::build::voice::Espeak::new().expect("espeak-ng"));
+    let espeak = Arc::new(video::build::Espeak::new().expect("espeak-ng"));
     let providers =
         Providers::from_settings(settings, &fetcher, rt.handle(), espeak).expect("providers");
     let req = BuildRequest {

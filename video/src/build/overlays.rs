@@ -26,13 +26,11 @@ use typography::{Font, break_lines, layout_line, pick_font, rasterize_line};
 use typography::TimedWord;
 
 use crate::build::copy;
-use crate::build::placement::{Anchor, OverlayBand};
+use crate::build::placement::{Anchor, OverlayBand, SAFE_BOTTOM, SAFE_TOP};
 use foundation::document::{SceneType, spec_file_name};
 
 /// The typography band of the canvas (spec `typography`: safe_top, safe_bottom), owned by
 /// [`typography::canvas`].
-const SAFE_TOP: f64 = typography::canvas::SAFE_TOP as f64;
-const SAFE_BOTTOM: f64 = typography::canvas::SAFE_BOTTOM as f64;
 const CANVAS_W: f64 = typography::canvas::CANVAS_W as f64;
 /// Side margin of overlay copy.
 const MARGIN: f64 = 60.0;

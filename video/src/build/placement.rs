@@ -24,8 +24,8 @@ use compositor::geom::{CANVAS_W, CanvasRect, PreviewRect, preview_y_to_canvas};
 use foundation::document::Segment;
 
 /// The typography band (spec `typography`), owned by [`typography::canvas`].
-pub const SAFE_TOP: f64 = typography::canvas::SAFE_TOP as f64;
-pub const SAFE_BOTTOM: f64 = typography::canvas::SAFE_BOTTOM as f64;
+pub(crate) const SAFE_TOP: f64 = typography::canvas::SAFE_TOP as f64;
+pub(crate) const SAFE_BOTTOM: f64 = typography::canvas::SAFE_BOTTOM as f64;
 /// The overlay's band on A-roll scenes: between the narrator card and the captions.
 pub const A_ROLL_BAND: (f64, f64) = (600.0, 765.0);
 /// The overlay's band on B-roll scenes without a placed subject.

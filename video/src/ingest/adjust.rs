@@ -28,7 +28,7 @@ use serde_json::Value;
 use foundation::error::{Code, Error, Result};
 use foundation::fields::Fields;
 use foundation::model::Source;
-pub use foundation::model::{Adjust, AdjustInput, AdjustMode as Mode};
+pub use foundation::model::{Adjust, AdjustMode as Mode};
 
 /// (field, min, max) of the numeric sub-fields.
 const RANGES: &[(&str, f64, f64)] = &[

@@ -3,9 +3,22 @@
 //! into scenes), and uploaded assets with their presigned PUTs. Uses `build`, `render` and
 //! `foundation`.
 
-pub mod adjust;
-pub mod assets;
-pub mod create;
-pub mod declared;
-pub mod media_source;
-pub mod transcribe;
+pub(crate) mod adjust;
+pub(crate) mod assets;
+pub(crate) mod create;
+pub(crate) mod declared;
+pub(crate) mod media_source;
+pub(crate) mod transcribe;
+
+// The facade: what the crates above may name.
+pub use assets::{
+    Asset, AssetForm, AssetType, Base64Upload, PresignToken, Presigner, UploadAssetReply,
+    UploadAssetRequest, check_media, classify, decode_base64, extension, folder_token, presign,
+    stored_name,
+};
+pub use create::{
+    BLOG_MAX_WORDS, CreateVideoForm, CreateVideoJson, CreateVideoRequest, IDEA_MIN_WORDS,
+    SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, Upload, check_metadata_size, form_field_value,
+    read_topic_id, truncate_words, validate as validate_create_video, validate_callback,
+};
+pub use media_source::{build as build_from_media, probe_upload};

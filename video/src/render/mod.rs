@@ -1,16 +1,29 @@
 //! Rendering: a video document becomes a compositor render plan, an MP4, or stills
 //! (screenshots and overlay posters). Uses `foundation` only.
 
-pub mod chunks;
-pub mod contact_sheet;
-pub mod farm;
-pub mod half;
-pub mod plan;
-pub mod preview;
-pub mod sound;
-pub mod spec_file;
-pub mod stills;
-pub mod task;
+pub(crate) mod chunks;
+pub(crate) mod contact_sheet;
+pub(crate) mod farm;
+pub(crate) mod half;
+pub(crate) mod plan;
+pub(crate) mod preview;
+pub(crate) mod sound;
+pub(crate) mod spec_file;
+pub(crate) mod stills;
+pub(crate) mod task;
+
+// The facade: what the crates above may name.
+pub use chunks::{ChunkDir, Offload, Render, Report, Soundtrack};
+pub use contact_sheet::contact_sheet;
+pub use farm::Farm;
+pub use farm::worker::Worker as FarmWorker;
+pub use plan::{encode_settings, plan_for, procedural_still, render_document, soundtrack_key};
+pub use preview::{PreviewClip, PreviewClips, WholePreview};
+pub use sound::library::{read as read_music, schema as music_schema};
+pub use sound::soundtrack;
+pub use spec_file::{parse_spec, read_spec};
+pub use stills::{PREVIEW_H, PREVIEW_W, REVIEW_CHECKLIST, Stills};
+pub use task::render as render_job;
 
 /// Tunes glibc's malloc for rendering; call first thing in `main`, before any thread
 /// allocates. Two of its defaults keep memory a render has freed resident:

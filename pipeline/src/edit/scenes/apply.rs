@@ -12,7 +12,7 @@ use super::applied::{Applied, GroupRectApplied, ObjectRectApplied, RollSwitch};
 use super::parse::{Edit, MIN_NARRATOR_SIDE, MediaKind, Meta, RollChange, bad};
 use compositor::geom::PreviewRect;
 use typography::TimedWord;
-use video::build::voice::VoiceProvider;
+use video::build::VoiceProvider;
 
 use foundation::document::{Background, Roll, SPEC_DISABLED, Segment, VideoDocument};
 use foundation::document::{RectOut, spec_state};
@@ -523,7 +523,7 @@ pub(crate) mod tests {
     use foundation::document::{CAPTION_RECT, NARRATOR_RECT};
     use foundation::document::{MediaKind, Music, SceneType};
     use serde_json::Value;
-    use video::build::voice::{Narration, VoiceError, VoiceInfo};
+    use video::build::{Narration, VoiceError, VoiceInfo};
 
     /// Half a second per word, so timings are easy to predict.
     pub(crate) struct FakeVoice;

@@ -16,7 +16,7 @@ use super::{Editor, scenes_not_ready};
 use foundation::document::{Segment, VideoDocument};
 use foundation::error::{Code, Error, Result};
 use foundation::jobs::JobFailure;
-use video::build::providers::Providers;
+use video::build::Providers;
 
 /// Realtime message of a re-voice, reorder, delete or add: open editors reload the video.
 pub(crate) const SCENES_CHANGED: &str = "scenes_changed";
@@ -92,7 +92,7 @@ impl Editor {
             let index = index_of(doc, voice_file)?;
             let from = doc.segments[index].duration;
             let voice = editor.providers()?.voice;
-            video::build::scenes::revoice(&editor.settings, voice.as_ref(), doc, index)
+            video::build::revoice(&editor.settings, voice.as_ref(), doc, index)
                 .map_err(|f| build_failed("The scene's text could not be spoken.", f))?;
             Ok(Detail {
                 duration: Some(LengthChange {
@@ -158,9 +158,8 @@ impl Editor {
                 None => 0,
             };
             let providers = editor.providers()?;
-            let added =
-                video::build::scenes::add_scene(&editor.settings, &providers, doc, at, text)
-                    .map_err(|f| build_failed("The new scene could not be built.", f))?;
+            let added = video::build::add_scene(&editor.settings, &providers, doc, at, text)
+                .map_err(|f| build_failed("The new scene could not be built.", f))?;
             Ok(Detail {
                 duration: None,
                 added: Some(added),

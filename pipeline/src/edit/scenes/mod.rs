@@ -50,7 +50,7 @@ use foundation::fetch::{FetchError, Fetcher};
 use foundation::media_check;
 use foundation::model::Job;
 use foundation::store::{Store, StoreError};
-use video::build::voice::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
+use video::build::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 
 use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
@@ -332,7 +332,7 @@ impl Editor {
             return Ok(Some(s));
         }
         let path = self.spec_path(doc, voice_file);
-        video::render::spec_file::read_spec(&path)
+        video::render::read_spec(&path)
             .map_err(|e| Error::internal(format!("{}: {e}", path.display())))
     }
 
@@ -671,7 +671,7 @@ impl Editor {
         }
         .map_err(Error::internal)?;
         let subject = match checked.kind {
-            MediaKind::Image => video::build::placement::subject_of_picture(&body, None),
+            MediaKind::Image => video::build::subject_of_picture(&body, None),
             MediaKind::Video => None,
         };
         Ok(PreparedMedia {

@@ -31,8 +31,8 @@ use foundation::schema::{self, Components};
 pub use foundation::document::MediaKind;
 use foundation::document::{Music, Roll, SceneType};
 /// The metadata branch validates against the same lists scene building writes.
-pub use video::build::direction::PATTERNS;
-use video::render::sound::library;
+pub use video::build::PATTERNS;
+use video::render::{music_schema, read_music};
 
 /// Aliases of branch N.
 pub(crate) const DISABLE_FIELDS: &[&str] = &[
@@ -407,7 +407,7 @@ pub(crate) fn parse_field(name: &str, value: &Value, param: &str) -> Result<Vec<
             v => one(Edit::Roll(RollChange::Set(roll_name(v, param)?))),
         },
         "video.music" => match value {
-            Value::String(s) => one(Edit::Music(library::read(s, param)?)),
+            Value::String(s) => one(Edit::Music(read_music(s, param)?)),
             _ => Err(Error::new(
                 Code::InvalidMusic,
                 "`video.music` must be `auto`, `none` or a track id.",
@@ -973,7 +973,7 @@ fn field_families(c: &mut Components) -> Vec<FamilySchema> {
         ),
         family(
             Family::VideoSettings,
-            vec![(vec!["video.music"], library::schema())],
+            vec![(vec!["video.music"], music_schema())],
             true,
         ),
     ];

@@ -1,6 +1,6 @@
 //! Narration voices: text → 48 kHz mono speech with a timing for every spoken word.
 //!
-//! This is the TTS capability of `video::build::providers` (DESIGN.md §2). A [`VoiceProvider`] turns a
+//! This is the TTS capability of `build/providers.rs` (DESIGN.md §2). A [`VoiceProvider`] turns a
 //! scene's text into a [`Narration`]: PCM samples at [`SAMPLE_RATE`] plus one [`TimedWord`] per
 //! whitespace-separated word of the input (the spec's definition of a word), in order. Captions
 //! highlight words from these timings and a scene's `duration` is

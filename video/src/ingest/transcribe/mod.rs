@@ -34,17 +34,6 @@ pub struct Transcript {
     pub words: Vec<TimedWord>,
 }
 
-impl Transcript {
-    /// The words joined by spaces.
-    pub fn text(&self) -> String {
-        self.words
-            .iter()
-            .map(|w| w.word.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
 /// Why speech could not be transcribed.
 #[derive(Debug, thiserror::Error)]
 pub enum TranscribeError {
