@@ -268,11 +268,9 @@ pub fn routes(
     let healthz = warp::path!("healthz").and(warp::get()).map(healthz);
     // Public like any API reference: no key. Its request id travels in the header only, so the
     // body stays a valid OpenAPI object.
-    let openapi = warp::path!("v1" / "openapi.json").and(warp::get()).map(|| {
-        reply::tag(warp::Reply::into_response(warp::reply::json(
-            &openapi::document(),
-        )))
-    });
+    let openapi = warp::path!("v1" / "openapi.json")
+        .and(warp::get())
+        .map(openapi::serve_document);
     let expired = {
         let state = state.clone();
         warp::path::peek()

@@ -45,12 +45,7 @@ pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Respon
     let page = warp::path!("app" / "link" / String)
         .and(warp::get())
         .and(with_state)
-        .and_then(|token: String, state: Arc<State>| async move {
-            // The page reads the store: off the reactor.
-            crate::blocking::spawn(move || open(&state, &token))
-                .await
-                .map_err(|e| crate::errors::reject(pipeline::Error::internal(e)))
-        });
+        .and_then(client_link_page);
     send.or(page).unify().boxed()
 }
 
@@ -100,8 +95,15 @@ pub(crate) async fn send(
         (status = 410, description = "The link has expired.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn client_link_page() {}
+pub(crate) async fn client_link_page(
+    token: String,
+    state: Arc<State>,
+) -> Result<Response, warp::Rejection> {
+    // The page reads the store: off the reactor.
+    crate::blocking::spawn(move || open(&state, &token))
+        .await
+        .map_err(|e| crate::errors::reject(pipeline::Error::internal(e)))
+}
 
 fn html(status: StatusCode, title: &str, body: &str) -> Response {
     let page = format!(

@@ -59,23 +59,6 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
-/// The service's metrics in the Prometheus text format (0.0.4): jobs by state, queue depth,
-/// render fps and encode time, webhook attempts and failures, HTTP requests by route template
-/// and status with latency histograms. Counts only, no ids. Outside `/v1`, so the document
-/// declares no key; with `metrics.require_key` it takes the API key as a bearer token.
-#[utoipa::path(
-    get,
-    path = "/metrics",
-    operation_id = "metrics",
-    tag = "reference",
-    responses(
-        (status = 200, description = "The metrics.", content_type = "text/plain", body = String),
-        (status = 401, description = "`missing_api_key`, `invalid_api_key`: only with `metrics.require_key`."),
-    ),
-)]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) async fn scrape_document() {}
-
 /// `GET /metrics`.
 pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let need_key = state.settings.metrics.key_required(state.settings.mode);
@@ -96,13 +79,27 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
                 if !enabled {
                     return Err(warp::reject::not_found());
                 }
-                Ok::<_, Rejection>(scrape(&state).await)
+                Ok::<_, Rejection>(scrape_document(&state).await)
             }
         })
         .boxed()
 }
 
-async fn scrape(state: &Arc<State>) -> Response {
+/// The service's metrics in the Prometheus text format (0.0.4): jobs by state, queue depth,
+/// render fps and encode time, webhook attempts and failures, HTTP requests by route template
+/// and status with latency histograms. Counts only, no ids. Outside `/v1`, so the document
+/// declares no key; with `metrics.require_key` it takes the API key as a bearer token.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    tag = "reference",
+    responses(
+        (status = 200, description = "The metrics.", content_type = "text/plain", body = String),
+        (status = 401, description = "`missing_api_key`, `invalid_api_key`: only with `metrics.require_key`."),
+    ),
+)]
+pub(crate) async fn scrape_document(state: &Arc<State>) -> Response {
     let store = state.store.clone();
     match tokio::task::spawn_blocking(move || telemetry::refresh(&store)).await {
         Ok(Ok(())) => {}

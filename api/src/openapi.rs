@@ -167,8 +167,9 @@ pub const PENDING_MARK: &str = "x-reelsmith-pending";
     tag = "reference",
     responses((status = 200, description = "This OpenAPI 3.1 document.", body = Object)),
 )]
-#[allow(dead_code)] // documents the route `crate::routes` serves
-pub(crate) async fn serve_document() {}
+pub(crate) fn serve_document() -> warp::reply::Response {
+    crate::reply::tag(warp::Reply::into_response(warp::reply::json(&document())))
+}
 
 /// The whole document, as served.
 pub fn document() -> Value {

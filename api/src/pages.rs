@@ -123,8 +123,29 @@ pub(crate) fn page(
         (status = 404, description = "`video_not_found`: unknown piece or bad token."),
     ),
 )]
-#[allow(dead_code)] // documents the route `content_viewer` serves
-pub(crate) fn content_viewer_page() {}
+pub(crate) async fn content_viewer_page(
+    topic: String,
+    q: HashMap<String, String>,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let nf = || {
+        reject(pipeline::Error::new(
+            pipeline::Code::VideoNotFound,
+            "No written piece matches this link.",
+        ))
+    };
+    let token = q.get("token").map(String::as_str).unwrap_or("");
+    if !foundation::links::verify(&state.settings.webhook.signing_secret, &topic, token) {
+        return Err(nf());
+    }
+    let job = state
+        .store
+        .job(&topic)
+        .map_err(|e| reject(e.into()))?
+        .filter(|j| j.kind() == JobType::Content)
+        .ok_or_else(nf)?;
+    Ok(content_page(&job))
+}
 
 fn content_viewer(
     state: Arc<State>,
@@ -132,29 +153,8 @@ fn content_viewer(
     warp::path!("app" / "content" / String)
         .and(warp::get())
         .and(warp::query::<HashMap<String, String>>())
-        .and_then(move |topic: String, q: HashMap<String, String>| {
-            let state = state.clone();
-            async move {
-                let nf = || {
-                    reject(pipeline::Error::new(
-                        pipeline::Code::VideoNotFound,
-                        "No written piece matches this link.",
-                    ))
-                };
-                let token = q.get("token").map(String::as_str).unwrap_or("");
-                if !foundation::links::verify(&state.settings.webhook.signing_secret, &topic, token)
-                {
-                    return Err(nf());
-                }
-                let job = state
-                    .store
-                    .job(&topic)
-                    .map_err(|e| reject(e.into()))?
-                    .filter(|j| j.kind() == JobType::Content)
-                    .ok_or_else(nf)?;
-                Ok(content_page(&job))
-            }
-        })
+        .and(crate::filters::with_state(state))
+        .and_then(content_viewer_page)
 }
 
 pub(crate) fn content_page(job: &Job) -> Response {

@@ -43,8 +43,13 @@ use crate::secure::Page;
         (status = 404, description = "Unknown video or a token that does not match: a page saying the link is not valid.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `route` serves
-pub(crate) fn review_page() {}
+pub(crate) async fn review_page(
+    topic: String,
+    q: HashMap<String, String>,
+    state: Arc<State>,
+) -> Response {
+    open(&state, &topic, &q)
+}
 
 pub(super) fn route(
     state: Arc<State>,
@@ -52,10 +57,8 @@ pub(super) fn route(
     warp::path!("app" / "editor" / String)
         .and(warp::get())
         .and(query())
-        .and_then(move |topic: String, q: HashMap<String, String>| {
-            let state = state.clone();
-            async move { Ok::<_, Rejection>(open(&state, &topic, &q)) }
-        })
+        .and(crate::filters::with_state(state))
+        .then(review_page)
 }
 
 /// The page for a review link: the editor for the edit token, the player for the player's

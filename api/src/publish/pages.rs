@@ -32,56 +32,37 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(warp::query::<Query>())
         .and(with_state(state.clone()))
-        .then(|q: Query, state: Arc<State>| off_reactor(move || setup(&state, &q, None)));
+        .then(setup_page);
     let setup_post = warp::path!("app" / "publish" / "setup")
         .and(warp::post())
         .and(warp::query::<Query>())
         .and(warp::body::content_length_limit(FORM_LIMIT))
         .and(warp::body::bytes())
         .and(with_state(state.clone()))
-        .then(
-            |q: Query, body: bytes::Bytes, state: Arc<State>| async move {
-                // Read as a form whatever its declared type: a wrong body is the form's own error.
-                let form: HashMap<String, String> =
-                    url::form_urlencoded::parse(&body).into_owned().collect();
-                off_reactor(move || setup(&state, &q, Some(&form))).await
-            },
-        );
+        .then(setup_connect);
     let schedule = warp::path!("app" / "publish" / "schedule")
         .and(warp::get())
         .and(warp::query::<Query>())
         .and(with_state(state.clone()))
-        .then(|q: Query, state: Arc<State>| off_reactor(move || schedule_page(&state, &q)));
+        .then(schedule_route);
     let atom = warp::path!("app" / "feeds" / String / "atom.xml")
         .and(warp::get())
         .and(with_state(state.clone()))
-        .then(|key: String, state: Arc<State>| {
-            off_reactor(move || feed_reply(&state, &key, FeedKind::Atom))
-        });
+        .then(feed_atom);
     let json = warp::path!("app" / "feeds" / String / "feed.json")
         .and(warp::get())
         .and(with_state(state.clone()))
-        .then(|key: String, state: Arc<State>| {
-            off_reactor(move || feed_reply(&state, &key, FeedKind::Json))
-        });
+        .then(feed_json);
     let post = warp::path!("app" / "feeds" / String / "posts" / String)
         .and(warp::get())
         .and(warp::header::optional::<String>("user-agent"))
         .and(with_state(state.clone()))
-        .then(
-            |key: String, post: String, ua: Option<String>, state: Arc<State>| {
-                off_reactor(move || post_page(&state, &key, &post, ua.as_deref()))
-            },
-        );
+        .then(feed_post);
     let media = warp::path!("app" / "feeds" / String / "posts" / String / "media")
         .and(warp::get())
         .and(warp::header::optional::<String>("user-agent"))
         .and(with_state(state))
-        .then(
-            |key: String, post: String, ua: Option<String>, state: Arc<State>| {
-                off_reactor(move || post_media(&state, &key, &post, ua.as_deref()))
-            },
-        );
+        .then(feed_post_media);
     setup_get
         .or(setup_post)
         .unify()
@@ -125,8 +106,9 @@ async fn off_reactor(make: impl FnOnce() -> Response + Send + 'static) -> Respon
         (status = 403, description = "The link was altered or is not ours.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn setup_page() {}
+pub(crate) async fn setup_page(q: Query, state: Arc<State>) -> Response {
+    off_reactor(move || setup(&state, &q, None)).await
+}
 
 /// The setup page's form: connects a platform to a group (paid plan).
 #[utoipa::path(
@@ -147,8 +129,11 @@ pub(crate) fn setup_page() {}
         (status = 404, description = "No such channel group.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn setup_connect() {}
+pub(crate) async fn setup_connect(q: Query, body: bytes::Bytes, state: Arc<State>) -> Response {
+    // Read as a form whatever its declared type: a wrong body is the form's own error.
+    let form: HashMap<String, String> = url::form_urlencoded::parse(&body).into_owned().collect();
+    off_reactor(move || setup(&state, &q, Some(&form))).await
+}
 
 /// The account's scheduled posts.
 #[utoipa::path(
@@ -165,8 +150,9 @@ pub(crate) fn setup_connect() {}
         (status = 403, description = "The link was altered or is not ours.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn schedule_route() {}
+pub(crate) async fn schedule_route(q: Query, state: Arc<State>) -> Response {
+    off_reactor(move || schedule_page(&state, &q)).await
+}
 
 /// A channel group's Atom feed (RFC 4287).
 #[utoipa::path(
@@ -180,8 +166,9 @@ pub(crate) fn schedule_route() {}
         (status = 404, description = "No such feed.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn feed_atom() {}
+pub(crate) async fn feed_atom(key: String, state: Arc<State>) -> Response {
+    off_reactor(move || feed_reply(&state, &key, FeedKind::Atom)).await
+}
 
 /// A channel group's JSON Feed 1.1.
 #[utoipa::path(
@@ -195,8 +182,9 @@ pub(crate) fn feed_atom() {}
         (status = 404, description = "No such feed.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn feed_json() {}
+pub(crate) async fn feed_json(key: String, state: Arc<State>) -> Response {
+    off_reactor(move || feed_reply(&state, &key, FeedKind::Json)).await
+}
 
 /// A post's public page (counted as a view).
 #[utoipa::path(
@@ -210,8 +198,14 @@ pub(crate) fn feed_json() {}
         (status = 404, description = "No such post, or it is private (`visibility: private`).", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn feed_post() {}
+pub(crate) async fn feed_post(
+    key: String,
+    post: String,
+    ua: Option<String>,
+    state: Arc<State>,
+) -> Response {
+    off_reactor(move || post_page(&state, &key, &post, ua.as_deref())).await
+}
 
 /// A post's video (counted as a download; redirects to the file).
 #[utoipa::path(
@@ -225,8 +219,14 @@ pub(crate) fn feed_post() {}
         (status = 404, description = "No such post, it is private, or it has no video.", content_type = "text/html", body = String),
     ),
 )]
-#[allow(dead_code)] // documents the route `routes` serves
-pub(crate) fn feed_post_media() {}
+pub(crate) async fn feed_post_media(
+    key: String,
+    post: String,
+    ua: Option<String>,
+    state: Arc<State>,
+) -> Response {
+    off_reactor(move || post_media(&state, &key, &post, ua.as_deref())).await
+}
 
 fn html(status: StatusCode, title: &str, body: &str) -> Response {
     let page = format!(
