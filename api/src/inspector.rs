@@ -107,9 +107,8 @@ pub async fn scene_inspector(
     crate::metrics::topic(&req.id);
     let engine = state.engine.clone();
     let (account_name, id) = (account.name.clone(), req.id.clone());
-    let (_job, mut doc) = crate::blocking::spawn(move || engine.document_for(&account_name, &id))
-        .await
-        .map_err(Error::internal)??;
+    let (_job, mut doc) =
+        crate::blocking::run(move || engine.document_for(&account_name, &id)).await?;
     // Edits staged in an open edit session show in stills before they are committed.
     if let Some(staged) = state.editor.staged(&req.id) {
         doc = staged;

@@ -14,7 +14,7 @@ use warp::reply::Response;
 use warp::{Filter, Rejection};
 
 use crate::State;
-use crate::errors::reject;
+use crate::blocking::blocking;
 use crate::filters::{auth, typed};
 use crate::reply::json_reply;
 
@@ -65,10 +65,7 @@ pub(crate) async fn create_image(
     request: ImageRequest,
     images: Arc<Images>,
 ) -> Result<Response, Rejection> {
-    let set = crate::blocking::spawn(move || images.create(&account, &request))
-        .await
-        .map_err(|e| reject(pipeline::Error::internal(e)))?
-        .map_err(reject)?;
+    let set = blocking(move || images.create(&account, &request)).await?;
     let status = match set.status {
         ImageSetStatus::Completed => StatusCode::OK,
         ImageSetStatus::Partial => StatusCode::BAD_GATEWAY,
@@ -98,9 +95,14 @@ pub(crate) async fn search_broll(
     request: SearchRequest,
     search: Arc<Search>,
 ) -> Result<Response, Rejection> {
-    let reply = crate::blocking::spawn(move || search.search(&request))
-        .await
-        .map_err(|e| reject(pipeline::Error::internal(e)))?
-        .map_err(reject)?;
+    search_reply(search, request).await
+}
+
+/// The reply of a B-roll search, for `/v1/search_broll` and the editor's B-roll swap alike.
+pub(crate) async fn search_reply(
+    search: Arc<Search>,
+    request: SearchRequest,
+) -> Result<Response, Rejection> {
+    let reply = blocking(move || search.search(&request)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }

@@ -229,9 +229,7 @@ async fn arrange(
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let editor = state.editor.clone();
-    let reply = blocking(move || change(&editor, &job.account, &topic))
-        .await
-        .map_err(reject)?;
+    let reply = blocking(move || change(&editor, &job.account, &topic)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }
 

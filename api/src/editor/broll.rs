@@ -7,15 +7,13 @@ use std::sync::Arc;
 use foundation::fields::body;
 use pipeline::media::{SearchBody, SearchReply};
 use serde_json::Value;
-use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
-use super::{blocking, query, reviewed};
+use super::{query, reviewed};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{json_body, with_state};
-use crate::reply::json_reply;
 
 /// Stock clips or photos for the link's video, as `/v1/search_broll` (review-link token).
 #[utoipa::path(
@@ -44,11 +42,7 @@ pub(crate) async fn editor_broll(
 ) -> Result<Response, Rejection> {
     reviewed(&state, &topic, &q).map_err(reject)?;
     let request = body::read::<SearchBody>(&body).map_err(reject)?;
-    let search = state.search.clone();
-    let reply = blocking(move || search.search(&request))
-        .await
-        .map_err(reject)?;
-    Ok(json_reply(StatusCode::OK, &reply))
+    crate::media::search_reply(state.search.clone(), request).await
 }
 
 pub(super) fn route(

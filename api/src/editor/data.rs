@@ -56,8 +56,7 @@ pub(crate) async fn editor_data(
         }
         ReviewScope::Player => pipeline::edit::player_view(&editor, &job).map(ReviewData::Player),
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     Ok(json_reply(StatusCode::OK, &view))
 }
 

@@ -12,7 +12,6 @@ use warp::{Filter, Rejection};
 
 use super::query;
 use crate::State;
-use crate::errors::reject;
 use crate::filters::with_state;
 
 /// The video's realtime messages as server-sent events: first `ready`, then one event per
@@ -41,9 +40,7 @@ pub(crate) async fn editor_events(
     // The stream carries whole scenes: the review link's token only, never the player's.
     let st = state.clone();
     let t = topic.clone();
-    super::blocking(move || super::reviewed(&st, &t, &q).map(|_| ()))
-        .await
-        .map_err(reject)?;
+    super::blocking(move || super::reviewed(&st, &t, &q).map(|_| ())).await?;
     let rx = state.editor.hub.subscribe(&topic);
     let ready = warp::sse::Event::default()
         .event("ready")

@@ -41,9 +41,7 @@ pub(crate) async fn editor_export(
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let engine = state.engine.clone();
-    let (first, job) = blocking(move || engine.export_video(&job.account, &topic))
-        .await
-        .map_err(reject)?;
+    let (first, job) = blocking(move || engine.export_video(&job.account, &topic)).await?;
     let status = if first {
         StatusCode::ACCEPTED
     } else {

@@ -96,8 +96,7 @@ pub(crate) async fn editor_still(
         st.stills
             .screenshot(&st.settings, &doc, (index, staged.as_ref()), seek)
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     let mut resp = Response::new(jpeg.into());
     *resp.status_mut() = StatusCode::OK;
     let h = resp.headers_mut();
@@ -149,8 +148,7 @@ pub(crate) async fn editor_preview(
         st.previews
             .clip(&st.settings, &doc, (index, staged.as_ref()))
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     Ok(json_reply(StatusCode::OK, &clip))
 }
 
@@ -190,8 +188,7 @@ pub(crate) async fn editor_whole_preview(
             .collect();
         st.previews.whole(&st.settings, &doc, &staged)
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     Ok(json_reply(StatusCode::OK, &whole))
 }
 

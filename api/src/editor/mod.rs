@@ -120,4 +120,4 @@ pub(crate) fn read_only() -> Error {
 }
 
 /// Blocking work (redb, files, rendering) off the reactor: the one helper in `crate::blocking`.
-pub(crate) use crate::blocking::run as blocking;
+pub(crate) use crate::blocking::blocking;

@@ -45,9 +45,7 @@ pub(crate) async fn editor_script(
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let approval = ScriptApproval::parse(&body).map_err(reject)?;
     let (engine, script, id) = (state.engine.clone(), approval.script(), topic.clone());
-    let job = blocking(move || engine.approve_script(&job.account, &id, &script))
-        .await
-        .map_err(reject)?;
+    let job = blocking(move || engine.approve_script(&job.account, &id, &script)).await?;
     tracing::info!(topic = %topic, segments = approval.segments.len(), "script approved");
     Ok(json_reply(StatusCode::ACCEPTED, &job.status_object()))
 }

@@ -73,9 +73,7 @@ async fn step(
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let editor = state.editor.clone();
-    let restored = blocking(move || editor.restore(&job.account, &topic, step))
-        .await
-        .map_err(reject)?;
+    let restored = blocking(move || editor.restore(&job.account, &topic, step)).await?;
     Ok(json_reply(StatusCode::OK, &restored))
 }
 
@@ -103,9 +101,7 @@ pub(crate) async fn editor_versions(
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
     let editor = state.editor.clone();
-    let reply = blocking(move || editor.versions_of(&job.account, &topic))
-        .await
-        .map_err(reject)?;
+    let reply = blocking(move || editor.versions_of(&job.account, &topic)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }
 

@@ -67,7 +67,6 @@ pub(crate) async fn get_analytics(
             )
         })
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }

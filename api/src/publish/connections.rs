@@ -67,9 +67,7 @@ pub(crate) async fn list_accounts(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let scope = GroupScope::parse(q.get("channel_group").map(String::as_str)).map_err(reject)?;
-    let list = blocking(move || connected_accounts(&state.store, &account.name, scope))
-        .await
-        .map_err(reject)?;
+    let list = blocking(move || connected_accounts(&state.store, &account.name, scope)).await?;
     Ok(json_reply(StatusCode::OK, &list))
 }
 
@@ -97,9 +95,7 @@ pub(crate) async fn get_settings(
         None => 0,
         Some(raw) => raw.parse::<u32>().map_err(|_| reject(invalid_group()))?,
     };
-    let reply = blocking(move || platform_settings(&state.store, &account.name, group))
-        .await
-        .map_err(reject)?;
+    let reply = blocking(move || platform_settings(&state.store, &account.name, group)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }
 
@@ -124,8 +120,7 @@ pub(crate) async fn set_settings(
     request: SettingsRequest,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let reply = blocking(move || set_platform_settings(&state.store, &account.name, &request))
-        .await
-        .map_err(reject)?;
+    let reply =
+        blocking(move || set_platform_settings(&state.store, &account.name, &request)).await?;
     Ok(json_reply(StatusCode::OK, &reply))
 }

@@ -85,9 +85,7 @@ pub(crate) async fn list_groups(
 ) -> Result<Response, Rejection> {
     let data = {
         let (state, account) = (state.clone(), account.clone());
-        blocking(move || Ok(publish::list_groups(&state.store, &account)?))
-            .await
-            .map_err(reject)?
+        blocking(move || Ok(publish::list_groups(&state.store, &account)?)).await?
     };
     let s = &state.settings;
     let reply = GroupList {
@@ -141,8 +139,7 @@ pub(crate) async fn create_group(
             &provision,
         )
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     Ok(json_reply(StatusCode::CREATED, &group))
 }
 
@@ -167,9 +164,7 @@ pub(crate) async fn get_group(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
-    let group = blocking(move || publish::group(&state.store, &account, n))
-        .await
-        .map_err(reject)?;
+    let group = blocking(move || publish::group(&state.store, &account, n)).await?;
     Ok(json_reply(StatusCode::OK, &group))
 }
 
@@ -197,9 +192,8 @@ pub(crate) async fn rename_group(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let n = number(&raw)?;
-    let group = blocking(move || publish::rename_group(&state.store, &account, n, &request.label))
-        .await
-        .map_err(reject)?;
+    let group =
+        blocking(move || publish::rename_group(&state.store, &account, n, &request.label)).await?;
     Ok(json_reply(StatusCode::OK, &group))
 }
 
@@ -244,8 +238,7 @@ pub(crate) async fn delete_group(
         }
         Ok(())
     })
-    .await
-    .map_err(reject)?;
+    .await?;
     Ok(json_reply(
         StatusCode::OK,
         &DeletedGroup {

@@ -32,4 +32,4 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 }
 
 /// Blocking store or connector work off the reactor: the one helper in `crate::blocking`.
-pub(crate) use crate::blocking::run as blocking;
+pub(crate) use crate::blocking::blocking;

@@ -86,7 +86,7 @@ pub(crate) async fn publish(
         if let Some(dir) = &prepared.download_dir {
             let _ = std::fs::remove_dir_all(dir);
         }
-        return Err(reject(e));
+        return Err(e);
     }
     tracing::info!(publish = %prepared.publish_id, account = %account.name, "publish accepted");
     Ok(json_reply(StatusCode::ACCEPTED, &prepared.reply()))
