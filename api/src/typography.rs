@@ -11,10 +11,9 @@ use std::sync::Arc;
 use foundation::model::Account;
 use pipeline::design::{
     Outcome, Typography, TypographyBody, TypographyRequest, TypographyResult, TypographyStatus,
-    parse_wait, validate_typography,
+    parse_wait,
 };
 use pipeline::{Code, Error};
-use serde_json::Value;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -22,7 +21,7 @@ use warp::reply::Response;
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body};
+use crate::filters::{auth, typed};
 use crate::reply::json_reply;
 
 /// Bodies hold at most 2000 + 300 characters of copy plus word timings.
@@ -37,7 +36,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let post = warp::path!("v1" / "typography")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, validate_typography))
+        .and(typed::<TypographyBody>(BODY_LIMIT))
         .and(with_svc.clone())
         .and_then(create);
     let get = warp::path!("v1" / "typography" / String)
@@ -118,8 +117,7 @@ pub(crate) async fn fetch(
     query: HashMap<String, String>,
     svc: Arc<Typography>,
 ) -> Result<Response, warp::Rejection> {
-    let wait =
-        parse_wait(query.get("wait").map(|w| Value::String(w.clone())).as_ref()).map_err(reject)?;
+    let wait = parse_wait(query.get("wait").map(String::as_str)).map_err(reject)?;
     let outcome = svc.get(&account.name, &id, wait).await.map_err(reject)?;
     answer(outcome)
 }

@@ -31,6 +31,9 @@ pub trait Body: DeserializeOwned + ToSchema {
     const CODES: &'static [(&'static str, Code)] = &[];
     /// Other names a field is read from, `(alias, field)`, when the field itself is absent.
     const ALIASES: &'static [(&'static str, &'static str)] = &[];
+    /// The object fields whose inner errors name the inner field as `param` (`cta.phone`, and
+    /// `brand.colors` for any item of that list); every other field's errors name the field.
+    const DEEP_PARAMS: &'static [&'static str] = &[];
 
     /// The rules a schema does not carry codes for: lengths and ranges with their own codes,
     /// rules across fields, defaults.
@@ -71,6 +74,7 @@ pub fn parse<B: Body>(body: &Value) -> Result<B> {
             path: name,
             param: name,
             code: code_of::<B>(name),
+            deep: B::DEEP_PARAMS.contains(&name.as_str()),
         };
         clean.insert(name.clone(), field.check(&at, value)?);
     }
@@ -88,10 +92,14 @@ fn refused<B: Body>(shape: &Shape, e: &serde_path_to_error::Error<serde_json::Er
             "The request body does not match the schema of this endpoint.",
         );
     };
+    let deep = B::DEEP_PARAMS.contains(&name.as_str());
+    // A deep field's param is the path without item indices: `brand.colors[2]` is `brand.colors`.
+    let deep_param: String = path.split('[').next().unwrap_or_default().to_string();
     let at = Place {
         path: &path,
-        param: name,
+        param: if deep { &deep_param } else { name },
         code: code_of::<B>(name),
+        deep,
     };
     if field.names.is_empty() || path != *name {
         return at.error(format!("`{path}` is not valid."));
@@ -145,12 +153,14 @@ struct Field {
     closed: bool,
 }
 
-/// Where a value sits: its path in messages (`channels.sms`), and the top-level field whose
-/// `param` and code an error carries.
+/// Where a value sits: its path in messages (`channels.sms`), the `param` an error carries (the
+/// top-level field, or the path itself inside a [`Body::DEEP_PARAMS`] field) and the code of
+/// the top-level field.
 struct Place<'a> {
     path: &'a str,
     param: &'a str,
     code: Code,
+    deep: bool,
 }
 
 impl Place<'_> {
@@ -260,7 +270,11 @@ impl Field {
             match self.properties.iter().find(|(n, _)| n == key) {
                 Some((_, field)) => {
                     let path = format!("{}.{key}", at.path);
-                    let inner = Place { path: &path, ..*at };
+                    let inner = Place {
+                        path: &path,
+                        param: if at.deep { &path } else { at.param },
+                        ..*at
+                    };
                     clean.insert(key.clone(), field.check(&inner, value)?);
                 }
                 None if self.closed => {
@@ -382,6 +396,37 @@ mod tests {
         fn validate(self) -> Result<Sample> {
             Ok(self)
         }
+    }
+
+    /// [`Sample`] whose `switches` name their own inner field as `param`.
+    #[derive(Debug, Deserialize, ToSchema)]
+    struct Deep {
+        switches: Option<Switches>,
+        tags: Option<Vec<String>>,
+    }
+
+    impl Body for Deep {
+        type Valid = Deep;
+        const CODES: &'static [(&'static str, Code)] = &[("switches", Code::InvalidChannels)];
+        const DEEP_PARAMS: &'static [&'static str] = &["switches"];
+        fn validate(self) -> Result<Deep> {
+            Ok(self)
+        }
+    }
+
+    #[test]
+    fn a_deep_field_names_its_inner_field_as_param() {
+        let e = read::<Deep>(&json!({"switches": {"on": "yes"}})).unwrap_err();
+        assert_eq!(e.code, Code::InvalidChannels);
+        assert_eq!(e.param.as_deref(), Some("switches.on"));
+        // The field itself, and any field not listed, are named as before.
+        let e = read::<Deep>(&json!({"switches": 5})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("switches"));
+        let e = read::<Deep>(&json!({"tags": [5]})).unwrap_err();
+        assert_eq!(
+            (e.code, e.param.as_deref()),
+            (Code::InvalidField, Some("tags"))
+        );
     }
 
     fn refused(body: Value) -> (Code, Option<String>, String) {

@@ -8,5 +8,4 @@ pub(crate) mod typography_request;
 pub use typography_jobs::{Outcome, Typography};
 pub use typography_request::{
     TypographyBody, TypographyRequest, TypographyResult, TypographyStatus, parse_wait,
-    validate as validate_typography,
 };

@@ -1,17 +1,16 @@
-//! The wire of `POST /v1/typography` and `GET /v1/typography/{id}`: the request body read through
-//! [`Fields`] into a validated [`TypographyRequest`], with the spec's code and `param` per field,
-//! and the OpenAPI schemas of the body and the result. The schemas carry the same limits as the
-//! reader (the `reader_and_schema_agree_on_the_limits` test holds them together).
+//! The wire of `POST /v1/typography` and `GET /v1/typography/{id}`: the request body, one type
+//! ([`TypographyBody`]) that deserialises, derives its OpenAPI schema and validates into a
+//! [`TypographyRequest`] with the spec's code and `param` per field (`foundation::fields::Body`),
+//! and the schema of the result.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use typography::design::{self, Cta, Rgb, Role, TimedWord};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
 use foundation::error::{Code, Error};
-use foundation::fields::{Choice, Fields};
+use foundation::fields::Body;
 
 /// Longest `text`, characters.
 pub(crate) const MAX_TEXT: usize = 2000;
@@ -27,18 +26,6 @@ pub(crate) const MAX_COLORS: usize = 8;
 pub(crate) const MAX_CTA: usize = 200;
 /// Longest `look`, characters.
 pub(crate) const MAX_LOOK: usize = 64;
-
-/// `role` as a request field: typography's [`Role`], read with its own error code.
-#[derive(Debug, Clone, Copy)]
-struct RoleField(Role);
-
-impl Choice for RoleField {
-    const NAMES: &'static [&'static str] = Role::NAMES;
-    const CODE: Code = Code::InvalidRole;
-    fn parse(s: &str) -> Option<Self> {
-        Role::parse(s.trim()).map(RoleField)
-    }
-}
 
 /// A validated request.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,93 +48,79 @@ fn invalid(code: Code, param: &str, msg: impl Into<String>) -> Error {
     Error::new(code, msg).param(param)
 }
 
-/// Parses `wait` (integer seconds 0–100) from a JSON value (body) — also used for the query.
-pub fn parse_wait(v: Option<&Value>) -> Result<u64, Error> {
-    let bad = || {
-        invalid(
-            Code::InvalidWait,
-            "wait",
-            format!("`wait` must be an integer number of seconds from 0 to {MAX_WAIT}."),
-        )
-    };
-    match v {
-        None | Some(Value::Null) => Ok(0),
-        // JSON Schema's `integer` includes `5.0`: a number with no fraction is whole seconds.
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(w) if w.fract() == 0.0 && (0.0..=MAX_WAIT as f64).contains(&w) => Ok(w as u64),
-            _ => Err(bad()),
-        },
-        Some(Value::String(s)) => match s.trim().parse::<u64>() {
-            Ok(w) if w <= MAX_WAIT => Ok(w),
-            _ => Err(bad()),
-        },
-        Some(_) => Err(bad()),
+/// `?wait=` of `GET /v1/typography/{id}`: whole seconds, 0 to 100 (absent: 0).
+pub fn parse_wait(query: Option<&str>) -> Result<u64, Error> {
+    match query.map(|q| q.trim().parse::<u64>()) {
+        None => Ok(0),
+        Some(Ok(w)) if w <= MAX_WAIT => Ok(w),
+        Some(_) => Err(wait_refused()),
     }
 }
 
-/// Validates a request body against the spec's rules and limits.
-pub fn validate(body: &Value) -> Result<TypographyRequest, Error> {
-    let f = Fields::of(body)?;
-    if f.str_or("role", Code::InvalidRole)?
-        .is_none_or(|r| r.trim().is_empty())
-    {
-        return Err(Error::missing("role"));
-    }
-    let role = f.choice::<RoleField>("role")?.expect("role is present").0;
-    let text = f.required_str("text")?.to_string();
-    let n = text.chars().count();
-    if n > MAX_TEXT {
-        return Err(invalid(
-            Code::TextTooLong,
-            "text",
-            format!("`text` has {n} characters; the limit is {MAX_TEXT}."),
-        ));
-    }
-    let quote = f.str("quote")?.map(str::to_string);
-    if let Some(n) = quote.as_ref().map(|q| q.chars().count())
-        && n > MAX_QUOTE
-    {
-        return Err(invalid(
-            Code::QuoteTooLong,
-            "quote",
-            format!("`quote` has {n} characters; the limit is {MAX_QUOTE}."),
-        ));
-    }
-    let duration = match f.f64("duration", Code::InvalidDuration)? {
-        Some(d) if !(1.0..=design::MAX_DURATION).contains(&d) => {
+impl Body for TypographyBody {
+    type Valid = TypographyRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("role", Code::InvalidRole),
+        ("words", Code::InvalidWords),
+        ("duration", Code::InvalidDuration),
+        ("brand", Code::InvalidBrand),
+        ("look", Code::InvalidLook),
+        ("wait", Code::InvalidWait),
+    ];
+    const DEEP_PARAMS: &'static [&'static str] = &["brand", "cta"];
+
+    /// The spec's limits the schema carries no code for, and the defaults.
+    fn validate(self) -> Result<TypographyRequest, Error> {
+        let n = self.text.chars().count();
+        if n > MAX_TEXT {
+            return Err(invalid(
+                Code::TextTooLong,
+                "text",
+                format!("`text` has {n} characters; the limit is {MAX_TEXT}."),
+            ));
+        }
+        if let Some(n) = self.quote.as_ref().map(|q| q.chars().count())
+            && n > MAX_QUOTE
+        {
+            return Err(invalid(
+                Code::QuoteTooLong,
+                "quote",
+                format!("`quote` has {n} characters; the limit is {MAX_QUOTE}."),
+            ));
+        }
+        if self
+            .duration
+            .is_some_and(|d| !(1.0..=design::MAX_DURATION).contains(&d))
+        {
             return Err(invalid(
                 Code::InvalidDuration,
                 "duration",
                 "`duration` must be a number of seconds from 1 to 60.",
             ));
         }
-        d => d,
-    };
-    let language =
-        language(&f)?.unwrap_or_else(|| detected_code(quote.as_deref().unwrap_or(&text)));
-    Ok(TypographyRequest {
-        role,
-        text,
-        quote,
-        language,
-        words: words(f.value("words"))?,
-        duration,
-        show_narrator: f
-            .bool("show_narrator", Code::InvalidField)?
-            .unwrap_or(false),
-        exact: f.bool("exact", Code::InvalidField)?.unwrap_or(false),
-        colors: colors(&f)?,
-        cta: cta(&f)?,
-        look: look(f.value("look"))?,
-        wait: parse_wait(f.value("wait"))?,
-    })
+        let language = match self.language.as_deref() {
+            Some(l) => language(l)?,
+            None => detected_code(self.quote.as_deref().unwrap_or(&self.text)),
+        };
+        Ok(TypographyRequest {
+            role: self.role.0,
+            language,
+            words: words(self.words.unwrap_or_default())?,
+            duration: self.duration,
+            show_narrator: self.show_narrator.unwrap_or(false),
+            exact: self.exact.unwrap_or(false),
+            colors: colors(self.brand.and_then(|b| b.colors).unwrap_or_default())?,
+            cta: self.cta.map(CtaLines::lines).transpose()?,
+            look: self.look.map(look).transpose()?,
+            wait: wait(self.wait)?,
+            text: self.text,
+            quote: self.quote,
+        })
+    }
 }
 
-/// `language`: a code such as `vi` or `en`, lowercased; `None` when the request names none.
-fn language(f: &Fields) -> Result<Option<String>, Error> {
-    let Some(l) = f.str("language")? else {
-        return Ok(None);
-    };
+/// `language`: a code such as `vi` or `en`, lowercased.
+fn language(l: &str) -> Result<String, Error> {
     let l = l.trim();
     let ok = (2..=35).contains(&l.len())
         && l.chars()
@@ -159,7 +132,7 @@ fn language(f: &Fields) -> Result<Option<String>, Error> {
             "`language` must be a language code such as `vi` or `en`.",
         ));
     }
-    Ok(Some(l.to_ascii_lowercase()))
+    Ok(l.to_ascii_lowercase())
 }
 
 /// The language code of the words to set, when the request names none: the text's own
@@ -172,136 +145,93 @@ fn detected_code(text: &str) -> String {
 }
 
 /// `words`: at most 2000 `{word, start, end}` with 0 ≤ start ≤ end ≤ 60.
-fn words(v: Option<&Value>) -> Result<Vec<TimedWord>, Error> {
-    let items = match v {
-        None => return Ok(Vec::new()),
-        Some(Value::Array(items)) if items.len() <= MAX_WORDS => items,
-        Some(Value::Array(_)) => {
-            return Err(invalid(
-                Code::InvalidWords,
-                "words",
-                format!("`words` may hold at most {MAX_WORDS} items."),
-            ));
+fn words(words: Vec<TimedWord>) -> Result<Vec<TimedWord>, Error> {
+    if words.len() > MAX_WORDS {
+        return Err(invalid(
+            Code::InvalidWords,
+            "words",
+            format!("`words` may hold at most {MAX_WORDS} items."),
+        ));
+    }
+    for (i, w) in words.iter().enumerate() {
+        let bad = |why: &str| invalid(Code::InvalidWords, "words", format!("`words[{i}]` {why}."));
+        if !(w.start >= 0.0 && w.end >= w.start) {
+            return Err(bad("needs 0 ≤ start ≤ end (seconds)"));
         }
-        Some(_) => {
-            return Err(invalid(
-                Code::InvalidWords,
-                "words",
-                "`words` must be an array of {word, start, end}.",
-            ));
+        if w.end > design::MAX_DURATION {
+            return Err(bad("ends after 60 s, the longest design"));
         }
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let bad =
-                |why: &str| invalid(Code::InvalidWords, "words", format!("`words[{i}]` {why}."));
-            let word = w
-                .get("word")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad("needs a `word` string"))?;
-            let start = w
-                .get("start")
-                .and_then(Value::as_f64)
-                .ok_or_else(|| bad("needs a numeric `start`"))?;
-            let end = w
-                .get("end")
-                .and_then(Value::as_f64)
-                .ok_or_else(|| bad("needs a numeric `end`"))?;
-            if !(start.is_finite() && end.is_finite() && start >= 0.0 && end >= start) {
-                return Err(bad("needs 0 ≤ start ≤ end (seconds)"));
-            }
-            if end > design::MAX_DURATION {
-                return Err(bad("ends after 60 s, the longest design"));
-            }
-            Ok(TimedWord {
-                word: word.to_string(),
-                start,
-                end,
-            })
-        })
-        .collect()
+    }
+    Ok(words)
 }
 
 /// `brand.colors`: at most 8 `#RRGGBB`, main colour first.
-fn colors(f: &Fields) -> Result<Vec<Rgb>, Error> {
-    let Some(brand) = f.object("brand", Code::InvalidBrand)? else {
-        return Ok(Vec::new());
-    };
-    let bad_list = || {
-        invalid(
+fn colors(colors: Vec<HexColor>) -> Result<Vec<Rgb>, Error> {
+    if colors.len() > MAX_COLORS {
+        return Err(invalid(
             Code::InvalidBrand,
             "brand.colors",
             format!(
                 "`brand.colors` must be an array of at most {MAX_COLORS} `#RRGGBB` colours, main colour first."
             ),
-        )
-    };
-    match brand.get("colors") {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(cs)) if cs.len() <= MAX_COLORS => cs
-            .iter()
-            .map(|c| {
-                c.as_str()
-                    .and_then(|s| Rgb::parse(s.trim()))
-                    .ok_or_else(|| {
-                        invalid(
-                            Code::InvalidBrand,
-                            "brand.colors",
-                            "`brand.colors` items must be `#RRGGBB` strings.",
-                        )
-                    })
-            })
-            .collect(),
-        Some(_) => Err(bad_list()),
+        ));
     }
-}
-
-/// `cta`: contact lines of at most 200 characters each.
-fn cta(f: &Fields) -> Result<Option<Cta>, Error> {
-    let Some(c) = f.object("cta", Code::InvalidField)? else {
-        return Ok(None);
-    };
-    let line = |k: &str| -> Result<String, Error> {
-        match c.get(k) {
-            None | Some(Value::Null) => Ok(String::new()),
-            Some(Value::String(s)) if s.chars().count() <= MAX_CTA => Ok(s.trim().to_string()),
-            Some(_) => Err(invalid(
-                Code::InvalidField,
-                &format!("cta.{k}"),
-                format!("`cta.{k}` must be a string of at most {MAX_CTA} characters."),
-            )),
-        }
-    };
-    Ok(Some(Cta {
-        company_name: line("company_name")?,
-        phone: line("phone")?,
-        email: line("email")?,
-    }))
+    colors
+        .iter()
+        .map(|HexColor(c)| {
+            Rgb::parse(c.trim()).ok_or_else(|| {
+                invalid(
+                    Code::InvalidBrand,
+                    "brand.colors",
+                    "`brand.colors` items must be `#RRGGBB` strings.",
+                )
+            })
+        })
+        .collect()
 }
 
 /// `look`: 1 to 64 letters, digits, `-` or `_`.
-fn look(v: Option<&Value>) -> Result<Option<String>, Error> {
-    match v {
-        None => Ok(None),
-        Some(Value::String(l))
-            if (1..=MAX_LOOK).contains(&l.len())
-                && l.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
-        {
-            Ok(Some(l.clone()))
-        }
-        Some(_) => Err(invalid(
+fn look(l: String) -> Result<String, Error> {
+    let ok = (1..=MAX_LOOK).contains(&l.len())
+        && l.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !ok {
+        return Err(invalid(
             Code::InvalidLook,
             "look",
             "`look` must be 1 to 64 letters, digits, `-` or `_`.",
-        )),
+        ));
+    }
+    Ok(l)
+}
+
+/// `wait` in the body: whole seconds, 0 to 100.
+fn wait(w: Option<u64>) -> Result<u64, Error> {
+    match w {
+        Some(w) if w > MAX_WAIT => Err(wait_refused()),
+        w => Ok(w.unwrap_or(0)),
     }
 }
 
+fn wait_refused() -> Error {
+    invalid(
+        Code::InvalidWait,
+        "wait",
+        format!("`wait` must be an integer number of seconds from 0 to {MAX_WAIT}."),
+    )
+}
+
 /// `role` on the wire: one of [`Role::NAMES`].
-pub(crate) struct RoleName;
+pub(crate) struct RoleName(Role);
+
+impl<'de> Deserialize<'de> for RoleName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RoleName, D::Error> {
+        let name = String::deserialize(d)?;
+        Role::parse(name.trim()).map(RoleName).ok_or_else(|| {
+            serde::de::Error::custom(format!("`role` must be one of {:?}", Role::NAMES))
+        })
+    }
+}
 
 impl PartialSchema for RoleName {
     fn schema() -> RefOr<Schema> {
@@ -316,8 +246,7 @@ impl PartialSchema for RoleName {
 impl ToSchema for RoleName {}
 
 /// The body of `POST /v1/typography`. Absent and `null` fields are the same.
-#[derive(ToSchema)]
-#[allow(dead_code)] // a schema: requests are read by [`validate`]
+#[derive(Deserialize, ToSchema)]
 pub struct TypographyBody {
     role: RoleName,
     /// The copy to design (not blank).
@@ -350,15 +279,15 @@ pub struct TypographyBody {
 }
 
 /// Brand colours, main colour first.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+#[derive(Deserialize, ToSchema)]
 pub struct Brand {
     #[schema(max_items = 8)]
     colors: Option<Vec<HexColor>>,
 }
 
-/// A colour `#RRGGBB`.
-pub(crate) struct HexColor;
+/// A colour `#RRGGBB`, as sent (read into an [`Rgb`] by [`colors`]).
+#[derive(Deserialize)]
+pub(crate) struct HexColor(String);
 
 impl PartialSchema for HexColor {
     fn schema() -> RefOr<Schema> {
@@ -373,8 +302,7 @@ impl PartialSchema for HexColor {
 impl ToSchema for HexColor {}
 
 /// Contact details for `cta_poster`.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+#[derive(Deserialize, ToSchema)]
 pub(crate) struct CtaLines {
     #[schema(max_length = 200)]
     company_name: Option<String>,
@@ -382,6 +310,25 @@ pub(crate) struct CtaLines {
     phone: Option<String>,
     #[schema(max_length = 200)]
     email: Option<String>,
+}
+
+impl CtaLines {
+    /// The lines, trimmed, each at most 200 characters (absent: empty).
+    fn lines(self) -> Result<Cta, Error> {
+        let line = |k: &str, v: Option<String>| match v {
+            Some(s) if s.chars().count() > MAX_CTA => Err(invalid(
+                Code::InvalidField,
+                &format!("cta.{k}"),
+                format!("`cta.{k}` must be a string of at most {MAX_CTA} characters."),
+            )),
+            v => Ok(v.map(|s| s.trim().to_string()).unwrap_or_default()),
+        };
+        Ok(Cta {
+            company_name: line("company_name", self.company_name)?,
+            phone: line("phone", self.phone)?,
+            email: line("email", self.email)?,
+        })
+    }
 }
 
 /// `status` of a typography result (a failed design answers 500 `typography_failed`; its
@@ -495,7 +442,11 @@ pub struct DesignBox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    fn validate(body: &Value) -> Result<TypographyRequest, Error> {
+        foundation::fields::body::read::<TypographyBody>(body)
+    }
 
     fn check(body: Value, expect: Result<(), (Code, &str)>) {
         match (validate(&body), expect) {
@@ -573,6 +524,28 @@ mod tests {
             json!({"role": "cta_poster", "text": "x", "cta": {"phone": 5}}),
             Err((Code::InvalidField, "cta.phone")),
         );
+        for (brand, param) in [
+            (json!(5), "brand"),
+            (json!({"colors": "#112233"}), "brand.colors"),
+            (json!({"colors": [5]}), "brand.colors"),
+            (json!({"colors": vec!["#112233"; 9]}), "brand.colors"),
+        ] {
+            check(
+                json!({"role": "typography", "text": "x", "brand": brand}),
+                Err((Code::InvalidBrand, param)),
+            );
+        }
+        check(
+            json!({"role": "cta_poster", "text": "x", "cta": {"email": "e".repeat(201)}}),
+            Err((Code::InvalidField, "cta.email")),
+        );
+        for words in [json!("x"), json!([{"word": "a", "start": 0}]), json!([5])] {
+            check(
+                json!({"role": "typography", "text": "x", "words": words}),
+                Err((Code::InvalidWords, "words")),
+            );
+        }
+        check(json!({"role": " cta_poster ", "text": "x"}), Ok(()));
         let r = validate(&json!({"role": "opening_poster", "text": "x", "brand": {"colors": ["#112233", "#abcdef"]}, "look": "a_b-1"})).unwrap();
         assert_eq!(r.language, "en", "no letters to tell: the embedded default");
         assert_eq!(r.colors, vec![Rgb(0x11, 0x22, 0x33), Rgb(0xAB, 0xCD, 0xEF)]);
