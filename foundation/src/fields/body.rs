@@ -416,6 +416,9 @@ mod tests {
 
     #[test]
     fn a_deep_field_names_its_inner_field_as_param() {
+        let ok = read::<Deep>(&json!({"switches": {"on": true}, "tags": ["a"]})).unwrap();
+        assert_eq!(ok.switches.and_then(|s| s.on), Some(true));
+        assert_eq!(ok.tags.unwrap(), ["a"]);
         let e = read::<Deep>(&json!({"switches": {"on": "yes"}})).unwrap_err();
         assert_eq!(e.code, Code::InvalidChannels);
         assert_eq!(e.param.as_deref(), Some("switches.on"));
