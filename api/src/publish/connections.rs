@@ -16,7 +16,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, with_state};
 use crate::publish::blocking;
 use crate::reply::json_reply;
 
@@ -40,7 +40,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let set = warp::path!("v1" / "platform_settings")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, SettingsRequest::read))
+        .and(typed::<SettingsRequest>(BODY_LIMIT))
         .and(with_state(state))
         .and_then(set_settings);
     accounts.or(get).unify().or(set).unify().boxed()

@@ -283,11 +283,17 @@ impl Field {
                         .iter()
                         .map(|(n, _)| format!("`{n}`"))
                         .collect();
-                    return Err(at.error(format!(
+                    let error = at.error(format!(
                         "`{}` may hold only {}.",
                         at.path,
                         spoken_list(&names)
-                    )));
+                    ));
+                    // Inside a deep field the unknown key itself is the param.
+                    return Err(if at.deep {
+                        error.param(format!("{}.{key}", at.path))
+                    } else {
+                        error
+                    });
                 }
                 None => {
                     clean.insert(key.clone(), value.clone());
@@ -423,6 +429,8 @@ mod tests {
         assert_eq!(e.code, Code::InvalidChannels);
         assert_eq!(e.param.as_deref(), Some("switches.on"));
         // The field itself, and any field not listed, are named as before.
+        let e = read::<Deep>(&json!({"switches": {"colour": true}})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("switches.colour"));
         let e = read::<Deep>(&json!({"switches": 5})).unwrap_err();
         assert_eq!(e.param.as_deref(), Some("switches"));
         let e = read::<Deep>(&json!({"tags": [5]})).unwrap_err();

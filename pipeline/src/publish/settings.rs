@@ -7,14 +7,13 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+
 use utoipa::ToSchema;
 
-use crate::publish::connections::invalid_group;
 use crate::publish::groups;
 use crate::publish::platform::Platform;
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::store::{Store, StoreResult, Table};
 
 /// `{account}/{group:010}/{platform}` → [`PlatformSettings`].
@@ -84,92 +83,46 @@ pub struct SettingsReply {
     pub settings: BTreeMap<String, PlatformSettings>,
 }
 
-impl SettingsRequest {
-    /// Reads a JSON body field by field.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        if !f.has("platform") {
-            return Err(Error::missing("platform"));
-        }
-        let platform = f.choice::<Platform>("platform")?.expect("present");
-        let Some(raw) = f.object("settings", Code::InvalidSettings)? else {
-            return Err(Error::missing("settings"));
-        };
-        let settings = read_settings(raw)?;
-        let channel_group = match f.i64("channel_group", Code::InvalidChannelGroup)? {
-            None => None,
-            Some(n) => Some(u32::try_from(n).map_err(|_| invalid_group())?),
-        };
-        Ok(SettingsRequest {
-            platform,
-            settings,
-            channel_group,
-        })
-    }
-}
+impl Body for SettingsRequest {
+    type Valid = SettingsRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("platform", Code::InvalidPlatforms),
+        ("settings", Code::InvalidSettings),
+        ("channel_group", Code::InvalidChannelGroup),
+    ];
+    const DEEP_PARAMS: &'static [&'static str] = &["settings"];
 
-fn bad(param: &str, message: impl Into<String>) -> Error {
-    Error::new(Code::InvalidSettings, message).param(format!("settings.{param}"))
-}
-
-/// The settings object, each key checked.
-fn read_settings(raw: &Map<String, Value>) -> Result<PlatformSettings> {
-    let body = Value::Object(raw.clone());
-    let f = Fields::of(&body)?;
-    if let Some(k) = f
-        .names()
-        .find(|k| !["hashtags", "visibility", "first_comment"].contains(k))
-    {
-        return Err(bad(k, format!("`settings.{k}` is not a known setting.")));
-    }
-    let mut hashtags = Vec::new();
-    match f.value("hashtags") {
-        None => {}
-        Some(Value::Array(items)) if items.len() <= MAX_HASHTAGS => {
-            for item in items {
-                let tag = item.as_str().filter(|t| valid_hashtag(t)).ok_or_else(|| {
-                    bad(
-                        "hashtags",
-                        "Hashtags are letters, digits and `_` (1 to 50), with or without `#`.",
-                    )
-                })?;
-                hashtags.push(Hashtag(tag.to_string()));
-            }
-        }
-        Some(_) => {
+    /// The hashtags' count and spelling and the first comment's length, which the schema
+    /// carries no code for.
+    fn validate(self) -> Result<SettingsRequest> {
+        let s = &self.settings;
+        if s.hashtags.len() > MAX_HASHTAGS {
             return Err(bad(
                 "hashtags",
                 format!("`settings.hashtags` must be a list of at most {MAX_HASHTAGS} hashtags."),
             ));
         }
+        if !s.hashtags.iter().all(|Hashtag(t)| valid_hashtag(t)) {
+            return Err(bad(
+                "hashtags",
+                "Hashtags are letters, digits and `_` (1 to 50), with or without `#`.",
+            ));
+        }
+        if s.first_comment
+            .as_ref()
+            .is_some_and(|c| c.chars().count() > FIRST_COMMENT_MAX_CHARS)
+        {
+            return Err(bad(
+                "first_comment",
+                format!("`first_comment` is longer than {FIRST_COMMENT_MAX_CHARS} characters."),
+            ));
+        }
+        Ok(self)
     }
-    let visibility = f
-        .choice::<Visibility>("visibility")
-        .map_err(|_| {
-            bad(
-                "visibility",
-                "`visibility` must be public, unlisted or private.",
-            )
-        })?
-        .unwrap_or_default();
-    let first_comment = f
-        .str_or("first_comment", Code::InvalidSettings)
-        .map_err(|_| bad("first_comment", "`first_comment` must be a string."))?
-        .map(str::to_string);
-    if first_comment
-        .as_ref()
-        .is_some_and(|c| c.chars().count() > FIRST_COMMENT_MAX_CHARS)
-    {
-        return Err(bad(
-            "first_comment",
-            format!("`first_comment` is longer than {FIRST_COMMENT_MAX_CHARS} characters."),
-        ));
-    }
-    Ok(PlatformSettings {
-        hashtags,
-        visibility,
-        first_comment,
-    })
+}
+
+fn bad(param: &str, message: impl Into<String>) -> Error {
+    Error::new(Code::InvalidSettings, message).param(format!("settings.{param}"))
 }
 
 fn valid_hashtag(t: &str) -> bool {
@@ -235,16 +188,17 @@ pub(crate) fn hashtag_line(s: &PlatformSettings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use foundation::fields::body::read;
+    use serde_json::{Value, json};
 
     fn code(v: Value) -> (Code, Option<String>) {
-        let e = SettingsRequest::read(&v).unwrap_err();
+        let e = read::<SettingsRequest>(&v).unwrap_err();
         (e.code, e.param)
     }
 
     #[test]
     fn settings_are_read_and_each_bad_key_names_itself() {
-        let ok = SettingsRequest::read(&json!({"platform": "youtube",
+        let ok = read::<SettingsRequest>(&json!({"platform": "youtube",
             "settings": {"hashtags": ["#a", "b_2"], "visibility": "unlisted"}}))
         .unwrap();
         assert_eq!(ok.settings.visibility, Visibility::Unlisted);
@@ -266,5 +220,20 @@ mod tests {
             Code::InvalidChannelGroup
         );
         assert_eq!(code(json!({"platform": "x"})).0, Code::MissingField);
+        for (settings, param) in [
+            (json!({"hashtags": [5]}), "settings.hashtags"),
+            (json!({"hashtags": vec!["a"; 31]}), "settings.hashtags"),
+            (json!({"visibility": "secret"}), "settings.visibility"),
+            (json!({"first_comment": 5}), "settings.first_comment"),
+            (
+                json!({"first_comment": "c".repeat(501)}),
+                "settings.first_comment",
+            ),
+        ] {
+            assert_eq!(
+                code(json!({"platform": "x", "settings": settings})),
+                (Code::InvalidSettings, Some(param.into()))
+            );
+        }
     }
 }
