@@ -21,7 +21,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::blocking::blocking;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, typed_body, with_state};
 use crate::reply::json_reply;
 
 /// Edit bodies are small JSON (URLs, rects, text).
@@ -37,7 +37,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let session = warp::path!("v1" / "edit_session")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, EditSessionRequest::parse))
+        .and(typed::<EditSessionRequest>(BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(edit_session);
     let geometry = warp::path!("v1" / "scene_geometry")

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use foundation::fields::body;
 use foundation::model::Job;
 use pipeline::edit::{
     EditSessionReply, EditSessionRequest, GeometryReply, ModifySceneReply, ModifySceneRequest,
@@ -96,7 +97,7 @@ pub(crate) async fn editor_session(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let job = video_of(&state, &topic, &q, &body)?;
-    let req = EditSessionRequest::parse(&body).map_err(reject)?;
+    let req = body::read::<EditSessionRequest>(&body).map_err(reject)?;
     scenes::session(&state, job.account, req).await
 }
 

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use foundation::fields::body;
 use foundation::model::StatusObject;
 use pipeline::edit::ScriptApproval;
 use serde_json::Value;
@@ -43,7 +44,7 @@ pub(crate) async fn editor_script(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let job = reviewed(&state, &topic, &q).map_err(reject)?;
-    let approval = ScriptApproval::parse(&body).map_err(reject)?;
+    let approval = body::read::<ScriptApproval>(&body).map_err(reject)?;
     let (engine, script, id) = (state.engine.clone(), approval.script(), topic.clone());
     let job = blocking(move || engine.approve_script(&job.account, &id, &script)).await?;
     tracing::info!(topic = %topic, segments = approval.segments.len(), "script approved");

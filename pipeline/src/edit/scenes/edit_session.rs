@@ -2,14 +2,14 @@
 //! reply ([`EditSessionReply`]) and [`Editor::edit_session`], which moves a video's session
 //! through start, commit, abort and status (the journal itself is [`super::session`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{PartialSchema, ToSchema};
 
 use super::{Editor, scenes_not_ready};
-use crate::edit::scenes::select::topic_id;
+use crate::edit::scenes::select::checked_topic_id;
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::schema::{self, Components};
 use foundation::store::StoreError;
 use foundation::time::iso;
@@ -29,7 +29,7 @@ foundation::document::wire_enum! {
 }
 
 /// `POST /v1/edit_session`'s body.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 pub struct EditSessionRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
     #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
@@ -37,15 +37,17 @@ pub struct EditSessionRequest {
     pub action: EditAction,
 }
 
-impl EditSessionRequest {
-    /// Reads the body through [`Fields`] with the spec's codes and `param`s.
-    pub fn parse(body: &Value) -> Result<EditSessionRequest> {
-        let f = Fields::of(body)?;
+impl Body for EditSessionRequest {
+    type Valid = EditSessionRequest;
+    const CODES: &'static [(&'static str, Code)] =
+        &[("id", Code::InvalidId), ("action", Code::InvalidAction)];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("topic_id", "id")];
+
+    /// The id must be a topic id.
+    fn validate(self) -> Result<EditSessionRequest> {
         Ok(EditSessionRequest {
-            id: topic_id(&f)?,
-            action: f
-                .choice::<EditAction>("action")?
-                .ok_or_else(|| Error::missing("action"))?,
+            id: checked_topic_id(&self.id)?,
+            ..self
         })
     }
 }
@@ -324,16 +326,17 @@ impl Editor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body::read;
     use serde_json::json;
 
     fn code_param(body: Value) -> (Code, Option<String>) {
-        let e = EditSessionRequest::parse(&body).unwrap_err();
+        let e = read::<EditSessionRequest>(&body).unwrap_err();
         (e.code, e.param)
     }
 
     #[test]
     fn the_request_keeps_the_spec_codes_and_params() {
-        let ok = EditSessionRequest::parse(&json!({"topic_id": "wcABCDEFGH", "action": "commit"}));
+        let ok = read::<EditSessionRequest>(&json!({"topic_id": "wcABCDEFGH", "action": "commit"}));
         assert_eq!(ok.map(|r| r.action).ok(), Some(EditAction::Commit));
         let p = |s: &str| Some(s.to_string());
         assert_eq!(
@@ -355,6 +358,14 @@ mod tests {
         assert_eq!(
             code_param(json!({"id": "wcABCDEFGH", "action": 3})),
             (Code::InvalidAction, p("action"))
+        );
+        assert_eq!(
+            code_param(json!({"id": 7, "action": "start"})),
+            (Code::InvalidId, p("id"))
+        );
+        assert_eq!(
+            code_param(json!({"id": " ", "topic_id": "wcABCDEFGH", "action": "start"})),
+            (Code::MissingField, p("id"))
         );
     }
 

@@ -173,11 +173,23 @@ pub fn topic_id(f: &Fields) -> Result<String> {
     match f.value("id").or_else(|| f.value("topic_id")) {
         None => Err(Error::missing("id")),
         Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
-        Some(Value::String(s)) if foundation::ids::is_topic_id(s.trim()) => {
-            Ok(s.trim().to_string())
-        }
-        Some(_) => Err(Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")),
+        Some(Value::String(s)) => checked_topic_id(s),
+        Some(_) => Err(not_a_topic_id()),
     }
+}
+
+/// `id` trimmed, when it is a topic id; else `invalid_id`.
+pub(crate) fn checked_topic_id(id: &str) -> Result<String> {
+    let id = id.trim();
+    if foundation::ids::is_topic_id(id) {
+        Ok(id.to_string())
+    } else {
+        Err(not_a_topic_id())
+    }
+}
+
+fn not_a_topic_id() -> Error {
+    Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")
 }
 
 /// Reads `min_score` (absent → default; a number from 0 to 1).
