@@ -777,36 +777,31 @@ impl Default for RenderConfig {
     }
 }
 
-/// Config after validation, with every URL resolved.
+/// The config after validation, with its three public URLs resolved against the bound address.
+/// Every section is the [`Config`]'s own, reached through `Deref` (`settings.voice`), so the
+/// sections are declared once.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub mode: Mode,
-    pub data_dir: PathBuf,
-    pub assets_dir: PathBuf,
+    config: Config,
+    /// Public address of the API (`base_url`, else the bound address), no trailing `/`.
     pub base_url: String,
+    /// Public host of temporary media (`origin_url`, else `{base_url}/media`).
     pub origin_url: String,
+    /// Public web pages (`app_url`, else `{base_url}/app`).
     pub app_url: String,
-    pub webhook: WebhookConfig,
-    pub fetch: FetchConfig,
-    pub render: RenderConfig,
-    pub queue: QueueConfig,
-    pub storage: StorageConfig,
-    pub public: PublicConfig,
-    pub edit: EditConfig,
-    pub writer: WriterConfig,
-    pub voice: VoiceConfig,
-    pub broll: BrollConfig,
-    pub images: ImagesConfig,
-    /// Uploaded assets and media sources (sizes, duration, presigned URLs).
-    pub media: MediaConfig,
-    /// Speech to text for media sources.
-    pub transcription: TranscriptionConfig,
-    pub smtp: SmtpConfig,
-    pub telegram: TelegramConfig,
-    pub notify: NotifyConfig,
-    pub publish: PublishConfig,
-    pub http: HttpConfig,
-    pub metrics: MetricsConfig,
+}
+
+impl std::ops::Deref for Settings {
+    type Target = Config;
+    fn deref(&self) -> &Config {
+        &self.config
+    }
+}
+
+impl std::ops::DerefMut for Settings {
+    fn deref_mut(&mut self) -> &mut Config {
+        &mut self.config
+    }
 }
 
 impl Settings {
@@ -838,39 +833,27 @@ impl Config {
         self.check_connectors()?;
         self.check_capacity()?;
         self.queue.check_nats()?;
-        let trim = |s: String| s.trim_end_matches('/').to_string();
-        let base_url = trim(self.base_url.unwrap_or_else(|| format!("http://{bound}")));
+        let trim = |s: &str| s.trim_end_matches('/').to_string();
+        let base_url = trim(
+            self.base_url
+                .as_deref()
+                .unwrap_or(&format!("http://{bound}")),
+        );
         let origin_url = trim(
             self.origin_url
-                .unwrap_or_else(|| format!("{base_url}/media")),
+                .as_deref()
+                .unwrap_or(&format!("{base_url}/media")),
         );
-        let app_url = trim(self.app_url.unwrap_or_else(|| format!("{base_url}/app")));
+        let app_url = trim(
+            self.app_url
+                .as_deref()
+                .unwrap_or(&format!("{base_url}/app")),
+        );
         Ok(Settings {
-            mode: self.mode,
-            data_dir: self.data_dir,
-            assets_dir: self.assets_dir,
+            config: self,
             base_url,
             origin_url,
             app_url,
-            webhook: self.webhook,
-            fetch: self.fetch,
-            render: self.render,
-            queue: self.queue,
-            storage: self.storage,
-            public: self.public,
-            edit: self.edit,
-            writer: self.writer,
-            voice: self.voice,
-            broll: self.broll,
-            images: self.images,
-            media: self.media,
-            transcription: self.transcription,
-            smtp: self.smtp,
-            telegram: self.telegram,
-            notify: self.notify,
-            publish: self.publish,
-            http: self.http,
-            metrics: self.metrics,
         })
     }
 
