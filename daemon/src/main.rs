@@ -8,7 +8,7 @@ mod svg2spec_cli;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use foundation::model::Plan;
+use foundation::model::{Language, Plan, Source};
 
 #[derive(Parser)]
 #[command(
@@ -62,14 +62,14 @@ enum Command {
         #[arg(short, long)]
         out: PathBuf,
         /// What the file holds.
-        #[arg(long, default_value = "text", value_parser = ["text", "idea", "blog"])]
-        source: String,
+        #[arg(long, value_enum, default_value_t = SourceArg::Text)]
+        source: SourceArg,
         /// Every scene B-roll, no narrator.
         #[arg(long)]
         faceless: bool,
-        /// Narration language (English or Vietnamese); picks the voice.
-        #[arg(long)]
-        language: Option<String>,
+        /// Narration language (English or Vietnamese, `en` or `vi`); picks the voice.
+        #[arg(long, value_parser = parse_language)]
+        language: Option<Language>,
         /// TOML config file (optional).
         #[arg(long)]
         config: Option<PathBuf>,
@@ -197,6 +197,30 @@ impl From<PlanArg> for Plan {
     }
 }
 
+/// What `reelsmith render`'s file holds (`foundation::model::Source`'s text sources).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SourceArg {
+    Text,
+    Idea,
+    Blog,
+}
+
+impl From<SourceArg> for Source {
+    fn from(s: SourceArg) -> Source {
+        match s {
+            SourceArg::Text => Source::Text,
+            SourceArg::Idea => Source::Idea,
+            SourceArg::Blog => Source::Blog,
+        }
+    }
+}
+
+/// `--language`: any name a request's `language` takes.
+fn parse_language(s: &str) -> Result<Language, String> {
+    <Language as foundation::fields::Choice>::parse(s)
+        .ok_or_else(|| "English or Vietnamese (en or vi)".to_string())
+}
+
 #[derive(Subcommand)]
 enum KeysCommand {
     /// Create an API key (and the account when new); prints the key once.
@@ -249,7 +273,7 @@ fn main() -> std::process::ExitCode {
                 oneshot::RenderArgs {
                     script,
                     out,
-                    source,
+                    source: source.into(),
                     faceless,
                     language,
                     data_dir,

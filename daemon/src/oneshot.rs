@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use foundation::config::Config;
-use foundation::fields::Choice;
 use foundation::model::{JobStatus, Language, OutputType, Source};
 use pipeline::assemble::Core;
 use video::ingest::CreateVideoRequest;
@@ -19,9 +18,10 @@ use video::ingest::CreateVideoRequest;
 pub struct RenderArgs {
     pub script: PathBuf,
     pub out: PathBuf,
-    pub source: String,
+    /// A text source: `text`, `idea` or `blog`.
+    pub source: Source,
     pub faceless: bool,
-    pub language: Option<String>,
+    pub language: Option<Language>,
     /// Keep the job's files here instead of a temporary folder.
     pub data_dir: Option<PathBuf>,
     /// Also write the video's contact sheet (a PNG, a frame per scene) here.
@@ -112,18 +112,7 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
     }
     let result = runtime()?.block_on(async {
         let core = open(cfg)?;
-        let source = match args.source.as_str() {
-            "text" => Source::Text,
-            "idea" => Source::Idea,
-            "blog" => Source::Blog,
-            other => return Err(format!("--source must be text, idea or blog, not {other}")),
-        };
-        let language = match args.language.as_deref() {
-            None => None,
-            Some(l) => Some(
-                <Language as Choice>::parse(l).ok_or("--language must be English or Vietnamese")?,
-            ),
-        };
+        let (source, language) = (args.source, args.language);
         let mut request = CreateVideoRequest {
             source: Some(source),
             output_type: Some(OutputType::Video),
