@@ -10,7 +10,7 @@ use foundation::fetch::Fetcher;
 use foundation::fields::body;
 use foundation::video_data::VideoDataRequest;
 use pipeline::content::{CollectIdeasRequest, CreateContentRequest, EnhanceScriptRequest};
-use pipeline::design::validate_typography;
+use pipeline::design::TypographyBody;
 use pipeline::edit::{
     EditSessionRequest, ModifySceneRequest, SceneGeometryRequest, SceneInspectorRequest,
     ScriptApproval,
@@ -32,11 +32,11 @@ fn read(which: u8, body: &Value) -> bool {
         2 => body::read::<VideoDataRequest>(body).is_ok(),
         3 => UploadAssetRequest::read(body).is_ok(),
         4 => ModifySceneRequest::parse(body).is_ok(),
-        5 => EditSessionRequest::parse(body).is_ok(),
+        5 => body::read::<EditSessionRequest>(body).is_ok(),
         6 => SceneGeometryRequest::parse(body).is_ok(),
         7 => SceneInspectorRequest::parse(body).is_ok(),
-        8 => ScriptApproval::parse(body).is_ok(),
-        9 => validate_typography(body).is_ok(),
+        8 => body::read::<ScriptApproval>(body).is_ok(),
+        9 => body::read::<TypographyBody>(body).is_ok(),
         10 => body::read::<ClientLinkBody>(body).is_ok(),
         11 => body::read::<ErrorReportBody>(body).is_ok(),
         12 => body::read::<NotificationBody>(body)
@@ -44,7 +44,7 @@ fn read(which: u8, body: &Value) -> bool {
             .is_ok(),
         13 => AddPlanRequest::read(body).is_ok(),
         14 => body::read::<LabelRequest>(body).is_ok(),
-        15 => SettingsRequest::read(body).is_ok(),
+        15 => body::read::<SettingsRequest>(body).is_ok(),
         16 => PublishRequest::read(body).is_ok(),
         17 => body::read::<SearchBody>(body).is_ok(),
         18 => body::read::<ImageBody>(body).is_ok(),

@@ -3,7 +3,8 @@
 
 use std::sync::LazyLock;
 
-use pipeline::design::validate_typography;
+use foundation::fields::body;
+use pipeline::design::TypographyBody;
 use typography::design::{self, DesignInput, FontSet};
 
 static FONTS: LazyLock<FontSet> = LazyLock::new(|| {
@@ -13,10 +14,10 @@ static FONTS: LazyLock<FontSet> = LazyLock::new(|| {
 fn main() {
     LazyLock::force(&FONTS);
     afl::fuzz!(|data: &[u8]| {
-        let Ok(body) = serde_json::from_slice(data) else {
+        let Ok(json) = serde_json::from_slice(data) else {
             return;
         };
-        let Ok(req) = validate_typography(&body) else {
+        let Ok(req) = body::read::<TypographyBody>(&json) else {
             return;
         };
         let input = DesignInput {
