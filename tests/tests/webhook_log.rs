@@ -219,20 +219,28 @@ const SPEC_SCHEDULE: [u64; 10] = [0, 60, 300, 900, 1800, 3600, 10800, 21600, 432
 
 #[tokio::test]
 async fn a_refused_event_is_tried_on_the_specs_schedule_ten_times_then_dropped() {
-    // An hour of schedule per second: the ten attempts take 24 s.
-    let scale = 3600;
+    // Four hours of schedule per second: the ten attempts take 6 s.
+    let scale = 14_400;
     let receiver = Receiver::start(vec![500; 40]).await;
-    let d = Daemon::start(BIN, &[("REELSMITH__WEBHOOK__TIME_SCALE", "3600")]);
+    let d = Daemon::start(BIN, &[("REELSMITH__WEBHOOK__TIME_SCALE", "14400")]);
     let body = json!({ "script_text": script(85), "callback_url": receiver.url });
     let (c, v, _) = d.post("/v1/create_video", &body).await;
     assert_eq!(c, 202, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    tokio::time::sleep(Duration::from_secs(27)).await;
-    let processing: Vec<_> = receiver
-        .deliveries()
-        .into_iter()
-        .filter(|r| r.json()["event_type"] == "video.processing")
-        .collect();
+    let processing = || -> Vec<_> {
+        receiver
+            .deliveries()
+            .into_iter()
+            .filter(|r| r.json()["event_type"] == "video.processing")
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while processing().len() < 10 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Room for an eleventh attempt, which must not come.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let processing = processing();
     let numbers: Vec<String> = processing
         .iter()
         .map(|r| r.header("x-service-attempt"))
