@@ -17,7 +17,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::blocking::blocking;
 use crate::errors::reject;
-use crate::filters::{auth, typed_body, with_state};
+use crate::filters::{auth, typed, with_state};
 use crate::reply::json_reply;
 
 /// Five scripts of up to 1000 words each, with room to spare.
@@ -27,7 +27,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let add = warp::path!("v1" / "production_plan" / "add")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(ADD_BODY_LIMIT, AddPlanRequest::read))
+        .and(typed::<AddPlanRequest>(ADD_BODY_LIMIT))
         .and(with_state(state.clone()))
         .and_then(add_entry);
     let list = warp::path!("v1" / "production_plan")

@@ -18,7 +18,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 use utoipa::ToSchema;
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{AdditionalProperties, Object, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, Array, ArrayItems, Object, Schema, SchemaType, Type,
+};
 
 use crate::error::{Code, Error, Result};
 
@@ -34,6 +36,10 @@ pub trait Body: DeserializeOwned + ToSchema {
     /// The object fields whose inner errors name the inner field as `param` (`cta.phone`, and
     /// `brand.colors` for any item of that list); every other field's errors name the field.
     const DEEP_PARAMS: &'static [&'static str] = &[];
+    /// The array fields checked item by item against their schema: the item count the schema
+    /// allows, each item's type, and an object item's required fields. An error names the item
+    /// (`scripts[1]`, `scripts[1].text`) as `param`, with the field's code.
+    const ITEM_PARAMS: &'static [&'static str] = &[];
 
     /// The rules a schema does not carry codes for: lengths and ranges with their own codes,
     /// rules across fields, defaults.
@@ -75,6 +81,7 @@ pub fn parse<B: Body>(body: &Value) -> Result<B> {
             param: name,
             code: code_of::<B>(name),
             deep: B::DEEP_PARAMS.contains(&name.as_str()),
+            items: B::ITEM_PARAMS.contains(&name.as_str()),
         };
         clean.insert(name.clone(), field.check(&at, value)?);
     }
@@ -93,13 +100,19 @@ fn refused<B: Body>(shape: &Shape, e: &serde_path_to_error::Error<serde_json::Er
         );
     };
     let deep = B::DEEP_PARAMS.contains(&name.as_str());
+    let items = B::ITEM_PARAMS.contains(&name.as_str());
     // A deep field's param is the path without item indices: `brand.colors[2]` is `brand.colors`.
     let deep_param: String = path.split('[').next().unwrap_or_default().to_string();
     let at = Place {
         path: &path,
-        param: if deep { &deep_param } else { name },
+        param: match (items, deep) {
+            (true, _) => &path,
+            (false, true) => &deep_param,
+            (false, false) => name,
+        },
         code: code_of::<B>(name),
         deep,
+        items,
     };
     if field.names.is_empty() || path != *name {
         return at.error(format!("`{path}` is not valid."));
@@ -151,6 +164,10 @@ struct Field {
     required: Vec<String>,
     /// No fields but `properties` (`additionalProperties: false`, serde's `deny_unknown_fields`).
     closed: bool,
+    /// An array's items, and how many it may hold.
+    items: Option<Box<Field>>,
+    min_items: Option<usize>,
+    max_items: Option<usize>,
 }
 
 /// Where a value sits: its path in messages (`channels.sms`), the `param` an error carries (the
@@ -161,6 +178,9 @@ struct Place<'a> {
     param: &'a str,
     code: Code,
     deep: bool,
+    /// Inside a [`Body::ITEM_PARAMS`] field: arrays are checked item by item, and errors name
+    /// the place itself, indices included.
+    items: bool,
 }
 
 impl Place<'_> {
@@ -188,7 +208,7 @@ impl Field {
         };
         let branches = match schema {
             Schema::Object(o) => return self.add_object(o, components, depth),
-            Schema::Array(_) => return self.take(&Type::Array),
+            Schema::Array(a) => return self.add_array(a, components, depth),
             Schema::OneOf(u) => &u.items,
             Schema::AnyOf(u) => &u.items,
             Schema::AllOf(u) => &u.items,
@@ -220,6 +240,17 @@ impl Field {
             o.additional_properties.as_deref(),
             Some(AdditionalProperties::FreeForm(false))
         );
+    }
+
+    fn add_array(&mut self, a: &Array, components: &Components, depth: u8) {
+        self.take(&Type::Array);
+        self.min_items = a.min_items;
+        self.max_items = a.max_items;
+        if let ArrayItems::RefOrSchema(item) = &a.items {
+            let mut field = Field::default();
+            field.add(item, components, depth + 1);
+            self.items = Some(Box::new(field));
+        }
     }
 
     fn take(&mut self, t: &Type) {
@@ -254,9 +285,37 @@ impl Field {
             Value::String(_) if takes("string") => Ok(value.clone()),
             Value::Bool(_) if takes("boolean") => Ok(value.clone()),
             Value::Object(o) if takes("object") => self.object(at, o),
+            Value::Array(a) if takes("array") && at.items => self.array(at, a),
             Value::Array(_) if takes("array") => Ok(value.clone()),
             _ => Err(self.wrong(at)),
         }
+    }
+
+    /// An array of an [`Body::ITEM_PARAMS`] field: its length within the schema's bounds, then
+    /// each item checked in turn at `path[i]`.
+    fn array(&self, at: &Place, sent: &[Value]) -> Result<Value> {
+        let (min, max) = (
+            self.min_items.unwrap_or(0),
+            self.max_items.unwrap_or(usize::MAX),
+        );
+        if !(min..=max).contains(&sent.len()) {
+            let most = self.max_items.map_or(String::new(), |m| format!(" to {m}"));
+            return Err(at.error(format!("`{}` must hold {min}{most} items.", at.path)));
+        }
+        let Some(item) = &self.items else {
+            return Ok(Value::Array(sent.to_vec()));
+        };
+        let mut clean = Vec::with_capacity(sent.len());
+        for (i, value) in sent.iter().enumerate() {
+            let path = format!("{}[{i}]", at.path);
+            let inner = Place {
+                path: &path,
+                param: &path,
+                ..*at
+            };
+            clean.push(item.check(&inner, value)?);
+        }
+        Ok(Value::Array(clean))
     }
 
     /// An object's fields: those the schema names are checked (`null` dropped), others are
@@ -265,6 +324,9 @@ impl Field {
         if self.properties.is_empty() {
             return Ok(Value::Object(sent.clone()));
         }
+        if at.items {
+            self.required_in(at, sent)?;
+        }
         let mut clean = Map::new();
         for (key, value) in sent.iter().filter(|(_, v)| !v.is_null()) {
             match self.properties.iter().find(|(n, _)| n == key) {
@@ -272,7 +334,7 @@ impl Field {
                     let path = format!("{}.{key}", at.path);
                     let inner = Place {
                         path: &path,
-                        param: if at.deep { &path } else { at.param },
+                        param: if at.deep || at.items { &path } else { at.param },
                         ..*at
                     };
                     clean.insert(key.clone(), field.check(&inner, value)?);
@@ -301,6 +363,21 @@ impl Field {
             }
         }
         Ok(Value::Object(clean))
+    }
+
+    /// Inside an [`Body::ITEM_PARAMS`] field, an object's required fields: absent, `null` or
+    /// blank text is the place's code, naming the field (`scripts[0].text`).
+    fn required_in(&self, at: &Place, sent: &Map<String, Value>) -> Result<()> {
+        for name in &self.required {
+            let given = sent
+                .get(name)
+                .filter(|v| !v.is_null() && v.as_str().is_none_or(|s| !s.trim().is_empty()));
+            if given.is_none() {
+                let path = format!("{}.{name}", at.path);
+                return Err(Error::new(at.code, format!("`{path}` is required.")).param(path));
+            }
+        }
+        Ok(())
     }
 
     /// The enumeration's own name for `sent`, matched regardless of case; a name it does not
@@ -438,6 +515,57 @@ mod tests {
             (e.code, e.param.as_deref()),
             (Code::InvalidField, Some("tags"))
         );
+    }
+
+    /// An item of [`Listed`].
+    #[derive(Debug, Deserialize, ToSchema)]
+    struct Entry {
+        colour: Colour,
+        label: String,
+    }
+
+    /// A body whose `entries` are checked item by item.
+    #[derive(Debug, Deserialize, ToSchema)]
+    struct Listed {
+        #[schema(min_items = 1, max_items = 2)]
+        entries: Option<Vec<Entry>>,
+    }
+
+    impl Body for Listed {
+        type Valid = Listed;
+        const CODES: &'static [(&'static str, Code)] = &[("entries", Code::InvalidScripts)];
+        const ITEM_PARAMS: &'static [&'static str] = &["entries"];
+        fn validate(self) -> Result<Listed> {
+            Ok(self)
+        }
+    }
+
+    #[test]
+    fn an_item_field_names_the_item_and_its_field_as_param() {
+        let ok = read::<Listed>(&json!({"entries": [{"colour": "RED", "label": "a"}]})).unwrap();
+        let entry = &ok.entries.unwrap()[0];
+        assert_eq!((entry.colour, entry.label.as_str()), (Colour::Red, "a"));
+        let entry = json!({"colour": "red", "label": "a"});
+        for (entries, param) in [
+            (json!("x"), "entries"),
+            (json!([]), "entries"),
+            (json!([entry, entry, entry]), "entries"),
+            (json!([entry, 5]), "entries[1]"),
+            (json!([{"colour": "red"}]), "entries[0].label"),
+            (json!([{"colour": "red", "label": " "}]), "entries[0].label"),
+            (
+                json!([{"colour": "green", "label": "a"}]),
+                "entries[0].colour",
+            ),
+            (json!([{"colour": 3, "label": "a"}]), "entries[0].colour"),
+        ] {
+            let e = read::<Listed>(&json!({ "entries": entries })).unwrap_err();
+            assert_eq!(
+                (e.code, e.param.as_deref()),
+                (Code::InvalidScripts, Some(param)),
+                "{entries}"
+            );
+        }
     }
 
     fn refused(body: Value) -> (Code, Option<String>, String) {

@@ -42,7 +42,7 @@ fn read(which: u8, body: &Value) -> bool {
         12 => body::read::<NotificationBody>(body)
             .and_then(|n| n.check(&FETCHER))
             .is_ok(),
-        13 => AddPlanRequest::read(body).is_ok(),
+        13 => body::read::<AddPlanRequest>(body).is_ok(),
         14 => body::read::<LabelRequest>(body).is_ok(),
         15 => body::read::<SettingsRequest>(body).is_ok(),
         16 => PublishRequest::read(body).is_ok(),

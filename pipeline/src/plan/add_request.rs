@@ -1,25 +1,20 @@
-//! The body of `POST /v1/production_plan/add`: [`AddPlanRequest`], read through [`Fields`] with
-//! the spec's code and `param` for every field and rule, and its OpenAPI schema (the same
-//! limits as the reader; the word counts, which JSON Schema cannot say, are in the
-//! descriptions).
+//! The body of `POST /v1/production_plan/add`: [`AddPlanRequest`], one type that deserialises,
+//! derives its OpenAPI schema and validates (`foundation::fields::Body`) with the spec's code and
+//! `param` for every field and rule; each script's errors name the script (`scripts[1].text`).
+//! The word counts, which JSON Schema cannot say, are in the descriptions.
 
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::plan::entry::{PlanSource, ScriptFormat};
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::model::Language;
 use video::build::word_count;
-use video::ingest::read_topic_id;
+use video::ingest::checked_topic_id;
 
-/// Fewest scripts in one request.
-pub(crate) const MIN_SCRIPTS: usize = 1;
-/// Most scripts in one request (one per format).
-pub(crate) const MAX_SCRIPTS: usize = 5;
 /// Fewest words in a script.
 pub(crate) const SCRIPT_MIN_WORDS: usize = 80;
 /// Most words in a script.
@@ -88,45 +83,48 @@ pub struct AddPlanRequest {
     pub language: Option<Language>,
 }
 
-impl AddPlanRequest {
-    /// Reads and validates a body: every field's type and every rule of the spec.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let idea_text = f.required_str("idea_text")?.trim().to_string();
-        let text = |name: &str| -> Result<Option<String>> { Ok(f.str(name)?.map(str::to_string)) };
-        let scripts = read_scripts(f.value("scripts"))?;
-        Ok(AddPlanRequest {
-            idea_text,
-            description: text("description")?,
-            industry: text("industry")?,
-            source: f.choice::<PlanSource>("source")?,
-            week_start: read_week_start(&f)?,
-            topic_id: read_topic_id(&f)?,
-            template: text("template")?,
-            sub_industry: text("sub_industry")?,
-            core_topics: text("core_topics")?,
-            peripheral_topics: text("peripheral_topics")?,
-            short_headline: text("short_headline")?,
-            recommended: f.bool("recommended", Code::InvalidField)?,
-            recommended_format: read_recommended_format(&f, scripts.as_deref())?,
-            scripts,
-            language: f.choice::<Language>("language")?,
-        })
-    }
-}
+impl Body for AddPlanRequest {
+    type Valid = AddPlanRequest;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("source", Code::InvalidSource),
+        ("week_start", Code::InvalidWeekStart),
+        ("topic_id", Code::InvalidTopicId),
+        ("scripts", Code::InvalidScripts),
+        ("recommended_format", Code::InvalidRecommendedFormat),
+        ("language", Code::InvalidLanguage),
+    ];
+    const ITEM_PARAMS: &'static [&'static str] = &["scripts"];
 
-fn read_week_start(f: &Fields) -> Result<Option<i64>> {
-    let bad = || {
-        Error::new(
-            Code::InvalidWeekStart,
-            format!("`week_start` must be an integer of unix seconds from 0 to {MAX_UNIX}."),
-        )
-        .param("week_start")
-    };
-    match f.i64("week_start", Code::InvalidWeekStart) {
-        Ok(Some(t)) if !(0..=MAX_UNIX).contains(&t) => Err(bad()),
-        Ok(t) => Ok(t),
-        Err(_) => Err(bad()),
+    /// The rules the schema carries no code for: the week's range, the topic id, the scripts'
+    /// distinct formats and word counts, and a recommended format among them.
+    fn validate(mut self) -> Result<AddPlanRequest> {
+        self.idea_text = self.idea_text.trim().to_string();
+        if self
+            .week_start
+            .is_some_and(|t| !(0..=MAX_UNIX).contains(&t))
+        {
+            return Err(Error::new(
+                Code::InvalidWeekStart,
+                format!("`week_start` must be an integer of unix seconds from 0 to {MAX_UNIX}."),
+            )
+            .param("week_start"));
+        }
+        if let Some(t) = &self.topic_id {
+            self.topic_id = Some(checked_topic_id(t)?);
+        }
+        if let Some(scripts) = &mut self.scripts {
+            check_scripts(scripts)?;
+        }
+        if let Some(r) = self.recommended_format
+            && !self.scripts.iter().flatten().any(|s| s.format == r)
+        {
+            return Err(Error::new(
+                Code::InvalidRecommendedFormat,
+                "`recommended_format` must be the format of one of the supplied scripts.",
+            )
+            .param("recommended_format"));
+        }
+        Ok(self)
     }
 }
 
@@ -134,116 +132,50 @@ fn invalid_scripts(param: &str, message: impl Into<String>) -> Error {
     Error::new(Code::InvalidScripts, message).param(param)
 }
 
-/// `scripts`: 1 to 5 objects `{format, text}` of distinct formats, each text 80 to 1000 words.
-fn read_scripts(value: Option<&Value>) -> Result<Option<Vec<ScriptInput>>> {
-    let Some(value) = value else {
-        return Ok(None);
-    };
-    let items = value
-        .as_array()
-        .filter(|a| (MIN_SCRIPTS..=MAX_SCRIPTS).contains(&a.len()))
-        .ok_or_else(|| {
-            invalid_scripts(
-                "scripts",
-                "`scripts` must be an array of 1 to 5 objects `{format, text}`.",
-            )
-        })?;
+/// `scripts` (1 to 5 `{format, text}`, checked by the schema): distinct formats, each text 80
+/// to 1000 words, trimmed.
+fn check_scripts(scripts: &mut [ScriptInput]) -> Result<()> {
     let mut seen = HashSet::new();
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let script = read_script(i, item)?;
+    for (i, script) in scripts.iter_mut().enumerate() {
         if !seen.insert(script.format) {
             return Err(invalid_scripts(
                 &format!("scripts[{i}].format"),
                 "Each script format may appear once.",
             ));
         }
-        out.push(script);
-    }
-    Ok(Some(out))
-}
-
-fn read_script(i: usize, item: &Value) -> Result<ScriptInput> {
-    let Some(obj) = item.as_object() else {
-        return Err(invalid_scripts(
-            &format!("scripts[{i}]"),
-            "Each script must be an object `{format, text}`.",
-        ));
-    };
-    let format = obj
-        .get("format")
-        .and_then(Value::as_str)
-        .and_then(ScriptFormat::parse)
-        .ok_or_else(|| {
-            invalid_scripts(
-                &format!("scripts[{i}].format"),
-                format!(
-                    "`format` must be one of: {}.",
-                    ScriptFormat::NAMES.join(", ")
-                ),
+        let param = format!("scripts[{i}].text");
+        script.text = script.text.trim().to_string();
+        let n = word_count(&script.text);
+        if n < SCRIPT_MIN_WORDS {
+            return Err(Error::new(
+                Code::ScriptTooShort,
+                format!("The script has {n} words; at least {SCRIPT_MIN_WORDS} are needed."),
             )
-        })?;
-    let param = format!("scripts[{i}].text");
-    let text = obj
-        .get("text")
-        .and_then(Value::as_str)
-        .filter(|t| !t.trim().is_empty())
-        .ok_or_else(|| invalid_scripts(&param, "Each script needs its `text`."))?;
-    let n = word_count(text);
-    if n < SCRIPT_MIN_WORDS {
-        return Err(Error::new(
-            Code::ScriptTooShort,
-            format!("The script has {n} words; at least {SCRIPT_MIN_WORDS} are needed."),
-        )
-        .param(param));
-    }
-    if n > SCRIPT_MAX_WORDS {
-        return Err(Error::new(
-            Code::ScriptTooLong,
-            format!("The script has {n} words; at most {SCRIPT_MAX_WORDS} are allowed."),
-        )
-        .param(param));
-    }
-    Ok(ScriptInput {
-        format,
-        text: text.trim().to_string(),
-    })
-}
-
-/// `recommended_format`: a format name that is among the supplied scripts' formats.
-fn read_recommended_format(
-    f: &Fields,
-    scripts: Option<&[ScriptInput]>,
-) -> Result<Option<ScriptFormat>> {
-    let Some(value) = f.value("recommended_format") else {
-        return Ok(None);
-    };
-    let supplied = scripts.unwrap_or_default();
-    value
-        .as_str()
-        .and_then(ScriptFormat::parse)
-        .filter(|r| supplied.iter().any(|s| s.format == *r))
-        .map(Some)
-        .ok_or_else(|| {
-            Error::new(
-                Code::InvalidRecommendedFormat,
-                "`recommended_format` must be the format of one of the supplied scripts.",
+            .param(param));
+        }
+        if n > SCRIPT_MAX_WORDS {
+            return Err(Error::new(
+                Code::ScriptTooLong,
+                format!("The script has {n} words; at most {SCRIPT_MAX_WORDS} are allowed."),
             )
-            .param("recommended_format")
-        })
+            .param(param));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use foundation::fields::body::read;
+    use serde_json::{Value, json};
 
     fn words(n: usize) -> String {
         vec!["word"; n].join(" ")
     }
 
     fn refused(body: Value) -> (Code, Option<String>) {
-        let e = AddPlanRequest::read(&body).unwrap_err();
+        let e = read::<AddPlanRequest>(&body).unwrap_err();
         (e.code, e.param)
     }
 
@@ -364,7 +296,7 @@ mod tests {
                 {"format": "CS", "text": words(80)},
             ],
         });
-        let r = AddPlanRequest::read(&body).unwrap();
+        let r = read::<AddPlanRequest>(&body).unwrap();
         assert_eq!(r.idea_text, "Why solar pays");
         assert_eq!(r.source, Some(PlanSource::Template));
         assert_eq!(r.week_start, Some(1_700_000_000));

@@ -628,15 +628,21 @@ pub fn form_field_value(name: &str, text: &str) -> Value {
 }
 
 pub fn read_topic_id(f: &Fields) -> Result<Option<String>> {
-    match f.str_or("topic_id", Code::InvalidTopicId)? {
-        None => Ok(None),
-        Some(t) if ids::is_topic_id(t) => Ok(Some(t.to_string())),
-        Some(_) => Err(Error::new(
-            Code::InvalidTopicId,
-            "`topic_id` must be `wc` (or the legacy `topic`) followed by 1 to 64 letters and digits.",
-        )
-        .param("topic_id")),
+    f.str_or("topic_id", Code::InvalidTopicId)?
+        .map(checked_topic_id)
+        .transpose()
+}
+
+/// A `topic_id` field's value, when it is a topic id (`invalid_topic_id` otherwise).
+pub fn checked_topic_id(t: &str) -> Result<String> {
+    if ids::is_topic_id(t) {
+        return Ok(t.to_string());
     }
+    Err(Error::new(
+        Code::InvalidTopicId,
+        "`topic_id` must be `wc` (or the legacy `topic`) followed by 1 to 64 letters and digits.",
+    )
+    .param("topic_id"))
 }
 
 /// `metadata`: an object of at most 16 KiB as JSON (`invalid_metadata` otherwise).
