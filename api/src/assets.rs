@@ -452,7 +452,7 @@ where
         )
     })?;
     drop(raw);
-    match UploadAssetRequest::read(&v)? {
+    match foundation::fields::body::read::<UploadAssetRequest>(&v)? {
         UploadAssetRequest::Presign(req) => {
             ingest::presign(&req, &state.settings, &state.public).map(UploadAssetReply::Presign)
         }

@@ -41,6 +41,14 @@ pub trait Body: DeserializeOwned + ToSchema {
     /// (`scripts[1]`, `scripts[1].text`) as `param`, with the field's code.
     const ITEM_PARAMS: &'static [&'static str] = &[];
 
+    /// For a body whose schema is a union of object forms (a `#[serde(untagged)]` enum of
+    /// structs): the field that says which form was sent, one that form alone requires, or an
+    /// error when what was sent fits no form. `None`, the default, takes the first form whose
+    /// required fields are all sent, else the first form.
+    fn form(_sent: &Map<String, Value>) -> Result<Option<&'static str>> {
+        Ok(None)
+    }
+
     /// The rules a schema does not carry codes for: lengths and ranges with their own codes,
     /// rules across fields, defaults.
     fn validate(self) -> Result<Self::Valid>;
@@ -51,23 +59,46 @@ pub fn read<B: Body>(body: &Value) -> Result<B::Valid> {
     parse::<B>(body)?.validate()
 }
 
-/// Reads `body` as `B`, checked against `B`'s schema field by field, in the schema's order.
+/// Reads `body` as `B`, checked against `B`'s schema field by field, in the schema's order. A
+/// union is checked against the form [`Body::form`] picks.
 pub fn parse<B: Body>(body: &Value) -> Result<B> {
     let sent = body
         .as_object()
         .ok_or_else(|| Error::new(Code::InvalidJson, "The request body must be a JSON object."))?;
     let shape = Shape::of::<B>();
+    let form = shape.form::<B>(sent)?;
+    let clean = checked::<B>(form, sent, false)?;
+    let first = serde_path_to_error::deserialize(Value::Object(clean));
+    match first {
+        Ok(body) => Ok(body),
+        Err(e) if shape.forms.len() == 1 => Err(refused::<B>(form, &e)),
+        // Serde tries an untagged enum's variants in turn and keeps no path. Checked again
+        // strictly (names as listed, arrays item by item), the form names the field it refused,
+        // or reads with the names inside its arrays made exact.
+        Err(_) => {
+            let strict = checked::<B>(form, sent, true)?;
+            serde_json::from_value(Value::Object(strict)).map_err(|_| {
+                Error::new(
+                    Code::InvalidField,
+                    "The request body does not match the schema of this endpoint.",
+                )
+            })
+        }
+    }
+}
+
+/// `sent` as `form` takes it: each field the form names checked in the schema's order, `null`
+/// dropped, aliases read, a required field absent or blank refused. `strict` refuses an
+/// enumeration's unlisted names here instead of leaving them to serde.
+fn checked<B: Body>(
+    form: &Field,
+    sent: &Map<String, Value>,
+    strict: bool,
+) -> Result<Map<String, Value>> {
     let mut clean = Map::new();
-    for (name, field) in &shape.properties {
-        let required = shape.required.iter().any(|r| r == name);
-        let sent_as = |n: &str| sent.get(n).filter(|v| !v.is_null());
-        let value = sent_as(name).or_else(|| {
-            B::ALIASES
-                .iter()
-                .filter(|(_, field)| field == name)
-                .find_map(|(alias, _)| sent_as(alias))
-        });
-        let Some(value) = value else {
+    for (name, field) in &form.properties {
+        let required = form.required.iter().any(|r| r == name);
+        let Some(value) = sent_as::<B>(sent, name) else {
             if required {
                 return Err(Error::missing(name));
             }
@@ -82,18 +113,30 @@ pub fn parse<B: Body>(body: &Value) -> Result<B> {
             code: code_of::<B>(name),
             deep: B::DEEP_PARAMS.contains(&name.as_str()),
             items: B::ITEM_PARAMS.contains(&name.as_str()),
+            strict,
         };
         clean.insert(name.clone(), field.check(&at, value)?);
     }
-    serde_path_to_error::deserialize(Value::Object(clean)).map_err(|e| refused::<B>(&shape, &e))
+    Ok(clean)
+}
+
+/// Field `name` of `sent`, or of one of its aliases; `null` is absent.
+fn sent_as<'v, B: Body>(sent: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
+    let given = |n: &str| sent.get(n).filter(|v| !v.is_null());
+    given(name).or_else(|| {
+        B::ALIASES
+            .iter()
+            .filter(|(_, field)| *field == name)
+            .find_map(|(alias, _)| given(alias))
+    })
 }
 
 /// Serde's refusal of a value the schema let through (a name outside an enumeration that is none
 /// of its aliases either, a rule of a custom `Deserialize`), as the field's code and `param`.
-fn refused<B: Body>(shape: &Shape, e: &serde_path_to_error::Error<serde_json::Error>) -> Error {
+fn refused<B: Body>(form: &Field, e: &serde_path_to_error::Error<serde_json::Error>) -> Error {
     let path = e.path().to_string();
     let top = path.split(['.', '[']).next().unwrap_or_default();
-    let Some((name, field)) = shape.properties.iter().find(|(n, _)| n == top) else {
+    let Some((name, field)) = form.properties.iter().find(|(n, _)| n == top) else {
         return Error::new(
             Code::InvalidField,
             "The request body does not match the schema of this endpoint.",
@@ -113,6 +156,7 @@ fn refused<B: Body>(shape: &Shape, e: &serde_path_to_error::Error<serde_json::Er
         code: code_of::<B>(name),
         deep,
         items,
+        strict: false,
     };
     if field.names.is_empty() || path != *name {
         return at.error(format!("`{path}` is not valid."));
@@ -130,11 +174,10 @@ fn code_of<B: Body>(name: &str) -> Code {
         .map_or(Code::InvalidField, |(_, c)| *c)
 }
 
-/// What a body's schema says of its top-level fields.
+/// What a body's schema says of its top-level fields: one form, or each form of a union.
 #[derive(Debug)]
 struct Shape {
-    properties: Vec<(String, Field)>,
-    required: Vec<String>,
+    forms: Vec<Field>,
 }
 
 impl Shape {
@@ -142,12 +185,38 @@ impl Shape {
         let mut components = Vec::new();
         B::schemas(&mut components);
         let components: Components = components.into_iter().collect();
-        let mut root = Field::default();
-        root.add(&B::schema(), &components, 0);
-        Shape {
-            properties: root.properties,
-            required: root.required,
+        let forms = match B::schema() {
+            RefOr::T(Schema::OneOf(u)) => u.items,
+            RefOr::T(Schema::AnyOf(u)) => u.items,
+            one => vec![one],
+        };
+        let forms = forms
+            .iter()
+            .map(|schema| {
+                let mut form = Field::default();
+                form.add(schema, &components, 0);
+                form
+            })
+            .collect();
+        Shape { forms }
+    }
+
+    /// The form `sent` is read as: the one [`Body::form`] names by a field it requires, else the
+    /// first whose required fields are all sent, else the first.
+    fn form<B: Body>(&self, sent: &Map<String, Value>) -> Result<&Field> {
+        if let [one] = self.forms.as_slice() {
+            return Ok(one);
         }
+        let requires = |form: &&Field, name: &str| form.required.iter().any(|r| r == name);
+        let chosen = match B::form(sent)? {
+            Some(key) => self.forms.iter().find(|f| requires(f, key)),
+            None => self
+                .forms
+                .iter()
+                .find(|f| f.required.iter().all(|r| sent_as::<B>(sent, r).is_some()))
+                .or(self.forms.first()),
+        };
+        chosen.ok_or_else(|| Error::internal("a body's form names a field no form requires"))
     }
 }
 
@@ -181,6 +250,9 @@ struct Place<'a> {
     /// Inside a [`Body::ITEM_PARAMS`] field: arrays are checked item by item, and errors name
     /// the place itself, indices included.
     items: bool,
+    /// Arrays checked item by item and enumerations' names as listed, for a union whose serde
+    /// refusal carries no path.
+    strict: bool,
 }
 
 impl Place<'_> {
@@ -281,11 +353,11 @@ impl Field {
                 None => Err(self.wrong(at)),
             },
             Value::Number(n) if takes("number") && finite(n) => Ok(value.clone()),
-            Value::String(s) if takes("string") && !self.names.is_empty() => Ok(self.named(s)),
+            Value::String(s) if takes("string") && !self.names.is_empty() => self.named(at, s),
             Value::String(_) if takes("string") => Ok(value.clone()),
             Value::Bool(_) if takes("boolean") => Ok(value.clone()),
             Value::Object(o) if takes("object") => self.object(at, o),
-            Value::Array(a) if takes("array") && at.items => self.array(at, a),
+            Value::Array(a) if takes("array") && (at.items || at.strict) => self.array(at, a),
             Value::Array(_) if takes("array") => Ok(value.clone()),
             _ => Err(self.wrong(at)),
         }
@@ -310,7 +382,7 @@ impl Field {
             let path = format!("{}[{i}]", at.path);
             let inner = Place {
                 path: &path,
-                param: &path,
+                param: if at.items { &path } else { at.param },
                 ..*at
             };
             clean.push(item.check(&inner, value)?);
@@ -380,15 +452,24 @@ impl Field {
         Ok(())
     }
 
-    /// The enumeration's own name for `sent`, matched regardless of case; a name it does not
-    /// list goes to serde as sent, which takes the type's aliases or refuses it ([`refused`]).
-    fn named(&self, sent: &str) -> Value {
+    /// The enumeration's own name for `sent`, matched regardless of case. A name it does not
+    /// list goes to serde as sent, which takes the type's aliases or refuses it ([`refused`]);
+    /// at a strict place it is refused here.
+    fn named(&self, at: &Place, sent: &str) -> Result<Value> {
         let name = self
             .names
             .iter()
             .find(|n| *n == sent)
             .or_else(|| self.names.iter().find(|n| n.eq_ignore_ascii_case(sent)));
-        Value::String(name.map_or(sent, |n| n.as_str()).to_string())
+        match name {
+            Some(n) => Ok(Value::String(n.clone())),
+            None if at.strict => Err(at.error(format!(
+                "`{}` must be one of: {}.",
+                at.path,
+                self.names.join(", ")
+            ))),
+            None => Ok(Value::String(sent.to_string())),
+        }
     }
 
     fn wrong(&self, at: &Place) -> Error {
@@ -686,6 +767,90 @@ mod tests {
         let (code, _, message) = refused(json!({"name": "x", "switches": {"dim": true}}));
         assert_eq!(code, Code::InvalidChannels);
         assert_eq!(message, "`switches` may hold only `on` and `loud`.");
+    }
+
+    /// A form of [`Sent`] sent as text.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    struct AsText {
+        text: String,
+        colours: Option<Vec<Colour>>,
+    }
+
+    /// A form of [`Sent`] sent as a link.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    struct AsLink {
+        link: String,
+        limit: Option<i64>,
+    }
+
+    /// A union of two forms, told apart by the field each requires.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    #[serde(untagged)]
+    enum Sent {
+        Text(AsText),
+        Link(AsLink),
+    }
+
+    impl Body for Sent {
+        type Valid = Sent;
+        const CODES: &'static [(&'static str, Code)] = &[
+            ("colours", Code::InvalidKind),
+            ("limit", Code::InvalidLimit),
+        ];
+        fn form(sent: &Map<String, Value>) -> Result<Option<&'static str>> {
+            match (sent.contains_key("text"), sent.contains_key("link")) {
+                (true, true) => Err(Error::new(Code::InvalidField, "one of").param("link")),
+                (false, true) => Ok(Some("link")),
+                _ => Ok(Some("text")),
+            }
+        }
+        fn validate(self) -> Result<Sent> {
+            Ok(self)
+        }
+    }
+
+    #[test]
+    fn a_union_reads_the_form_its_key_names_and_checks_that_forms_fields() {
+        let text = read::<Sent>(&json!({"text": "a", "colours": ["RED"], "limit": "x"}));
+        let expected = AsText {
+            text: "a".into(),
+            colours: Some(vec![Colour::Red]),
+        };
+        assert_eq!(text.unwrap(), Sent::Text(expected));
+        let link = read::<Sent>(&json!({"link": "b", "limit": 2.0})).unwrap();
+        let expected = AsLink {
+            link: "b".into(),
+            limit: Some(2),
+        };
+        assert_eq!(link, Sent::Link(expected));
+        for (body, code, param) in [
+            (json!({}), Code::MissingField, "text"),
+            (json!({"text": " "}), Code::MissingField, "text"),
+            (
+                json!({"text": "a", "link": "b"}),
+                Code::InvalidField,
+                "link",
+            ),
+            (
+                json!({"link": "b", "limit": "2"}),
+                Code::InvalidLimit,
+                "limit",
+            ),
+            // Serde refuses the name without a path; the strict check finds it.
+            (
+                json!({"text": "a", "colours": ["green"]}),
+                Code::InvalidKind,
+                "colours",
+            ),
+            (
+                json!({"text": "a", "colours": [1]}),
+                Code::InvalidKind,
+                "colours",
+            ),
+        ] {
+            let e = read::<Sent>(&body).unwrap_err();
+            assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
+        }
     }
 
     #[test]

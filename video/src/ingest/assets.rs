@@ -11,9 +11,9 @@
 //!   A PUT first claims the token with an exclusive marker file, so a replay gets
 //!   `presign_used` (409) even while the first upload is still streaming; a failed upload gives
 //!   the claim back so the client can retry.
-//! - **Requests and replies**: [`UploadAssetRequest`] (the JSON shapes, read through
-//!   [`Fields`]), [`AssetForm`] (the multipart shape, for the schema), [`Asset`] and
-//!   [`AssetPresign`]; [`presign`] answers the presign shape.
+//! - **Requests and replies**: [`UploadAssetRequest`] (the two JSON shapes, one `Body`),
+//!   [`AssetForm`] (the multipart shape, for the schema), [`Asset`] and [`AssetPresign`];
+//!   [`presign`] answers the presign shape.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ use utoipa::ToSchema;
 
 use foundation::config::Settings;
 use foundation::error::{Code, Error};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::public::{Lifetime, PublicFiles, Published};
 
 /// The JSON body of `POST /v1/upload_asset`: a presigned upload URL, or the file in base64.
@@ -72,52 +72,48 @@ pub struct Base64Upload {
     pub content_type: Option<String>,
 }
 
-impl UploadAssetRequest {
-    /// Reads a JSON body: `mode: presign` is the presign shape, no `mode` the base64 shape.
-    pub fn read(body: &Value) -> Result<Self, Error> {
-        let f = Fields::of(body)?;
-        match trimmed(&f, "mode")? {
-            Some(m) if m.eq_ignore_ascii_case("presign") => {
-                Ok(UploadAssetRequest::Presign(PresignRequest {
-                    mode: PresignMode::Presign,
-                    filename: filename(&f)?,
-                    content_type: trimmed(&f, "content_type")?.map(str::to_string),
-                }))
-            }
-            Some(_) => Err(Error::new(
-                Code::InvalidField,
-                "`mode` must be `presign` (or omitted, with `file_data`).",
-            )
-            .param("mode")),
-            None => {
-                let file_data = f
-                    .str_or("file_data", Code::InvalidFileData)?
-                    .ok_or_else(|| Error::missing("file_data"))?;
-                if file_data.trim().is_empty() {
-                    // Present but holding nothing: a zero-byte file, not a missing field (spec).
-                    return Err(Error::new(
-                        Code::InvalidFileData,
-                        "`file_data` is empty: a file of zero bytes cannot be uploaded.",
-                    )
-                    .param("file_data"));
-                }
-                Ok(UploadAssetRequest::Base64(Base64Upload {
-                    file_data: file_data.to_string(),
-                    filename: filename(&f)?,
-                    content_type: trimmed(&f, "content_type")?.map(str::to_string),
-                }))
-            }
+impl Body for UploadAssetRequest {
+    type Valid = UploadAssetRequest;
+    const CODES: &'static [(&'static str, Code)] = &[("file_data", Code::InvalidFileData)];
+
+    /// `mode` (any case) is the presign shape; no `mode` is the base64 shape, whose
+    /// `file_data` may not be empty: a zero-byte file is `invalid_file_data`, not a missing
+    /// field (spec).
+    fn form(sent: &Map<String, Value>) -> Result<Option<&'static str>, Error> {
+        let given = |name: &str| sent.get(name).filter(|v| !v.is_null());
+        if given("mode").is_some_and(|m| m.as_str().is_none_or(|s| !s.trim().is_empty())) {
+            return Ok(Some("mode"));
         }
+        if given("file_data")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.trim().is_empty())
+        {
+            return Err(Error::new(
+                Code::InvalidFileData,
+                "`file_data` is empty: a file of zero bytes cannot be uploaded.",
+            )
+            .param("file_data"));
+        }
+        Ok(Some("file_data"))
     }
-}
 
-/// A text field, trimmed; blank reads as absent.
-fn trimmed<'a>(f: &Fields<'a>, name: &str) -> Result<Option<&'a str>, Error> {
-    Ok(f.str(name)?.map(str::trim).filter(|s| !s.is_empty()))
-}
-
-fn filename(f: &Fields) -> Result<String, Error> {
-    Ok(f.required_str("filename")?.trim().to_string())
+    /// Names trimmed; a blank `content_type` is absent.
+    fn validate(self) -> Result<Self, Error> {
+        let content_type =
+            |c: Option<String>| c.map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+        Ok(match self {
+            UploadAssetRequest::Presign(p) => UploadAssetRequest::Presign(PresignRequest {
+                mode: p.mode,
+                filename: p.filename.trim().to_string(),
+                content_type: content_type(p.content_type),
+            }),
+            UploadAssetRequest::Base64(b) => UploadAssetRequest::Base64(Base64Upload {
+                file_data: b.file_data,
+                filename: b.filename.trim().to_string(),
+                content_type: content_type(b.content_type),
+            }),
+        })
+    }
 }
 
 /// The multipart shape of `upload_asset` (for the schema; the API streams it).
@@ -799,6 +795,71 @@ impl Drop for Claim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
+    use serde_json::json;
+
+    #[test]
+    fn a_json_upload_reads_as_the_shape_its_mode_names() {
+        let p = body::read::<UploadAssetRequest>(
+            &json!({"mode": "PRESIGN", "filename": " a.wav ", "content_type": " "}),
+        );
+        let expected = PresignRequest {
+            mode: PresignMode::Presign,
+            filename: "a.wav".into(),
+            content_type: None,
+        };
+        assert_eq!(p.unwrap(), UploadAssetRequest::Presign(expected));
+        let b = body::read::<UploadAssetRequest>(
+            &json!({"file_data": "aGk=", "filename": "a.md", "mode": null}),
+        );
+        let expected = Base64Upload {
+            file_data: "aGk=".into(),
+            filename: "a.md".into(),
+            content_type: None,
+        };
+        assert_eq!(b.unwrap(), UploadAssetRequest::Base64(expected));
+    }
+
+    #[test]
+    fn a_bad_json_upload_keeps_its_code_and_param() {
+        for (sent, code, param) in [
+            (json!({"mode": "presign"}), Code::MissingField, "filename"),
+            (
+                json!({"mode": "put", "filename": "a"}),
+                Code::InvalidField,
+                "mode",
+            ),
+            (
+                json!({"mode": 3, "filename": "a"}),
+                Code::InvalidField,
+                "mode",
+            ),
+            (
+                json!({"filename": "a.png"}),
+                Code::MissingField,
+                "file_data",
+            ),
+            (
+                json!({"file_data": "", "filename": "a"}),
+                Code::InvalidFileData,
+                "file_data",
+            ),
+            (
+                json!({"file_data": 5, "filename": "a"}),
+                Code::InvalidFileData,
+                "file_data",
+            ),
+            (json!({"file_data": "aGk="}), Code::MissingField, "filename"),
+            (
+                json!({"file_data": "aGk=", "filename": 2}),
+                Code::InvalidField,
+                "filename",
+            ),
+        ] {
+            let e = body::read::<UploadAssetRequest>(&sent).unwrap_err();
+            assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{sent}");
+        }
+    }
 
     #[test]
     fn classifies_by_extension_then_type() {
