@@ -11,12 +11,14 @@
 use std::sync::Arc;
 
 use foundation::document::VideoDocument;
+use foundation::fields::body;
 use foundation::model::Account;
 use foundation::public::{Lifetime, Published};
 use pipeline::edit::{
-    Answer, Command, Failure, InspectorAction, InspectorReply, InspectorResult, LiveAnswer,
-    LiveEditorsResult, LiveResult, PROBE_MS, PosterResult, SceneInspectorRequest, ScreenshotResult,
-    Selection, Selector, StillFile, StillScene, TIMEOUT_MS, Unavailable, clamp_ms, select_scene,
+    Answer, Command, Failure, Inspection, InspectorAction, InspectorReply, InspectorResult,
+    LiveAnswer, LiveEditorsResult, LiveResult, PROBE_MS, PosterResult, SceneInspectorRequest,
+    ScreenshotResult, Selection, Selector, StillFile, StillScene, TIMEOUT_MS, Unavailable,
+    clamp_ms, select_scene,
 };
 use pipeline::{Code, Error};
 use serde_json::Value;
@@ -36,10 +38,10 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     warp::path!("v1" / "scene_inspector")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, SceneInspectorRequest::parse))
+        .and(typed_body(BODY_LIMIT, body::read::<SceneInspectorRequest>))
         .and(with_state(state))
         .and_then(
-            |account: Account, req: SceneInspectorRequest, state: Arc<State>| async move {
+            |account: Account, req: Inspection, state: Arc<State>| async move {
                 scene_inspector(account, req, state).await.map_err(reject)
             },
         )
@@ -47,7 +49,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 }
 
 /// The scene a still action names (`voice_file` first, else the display `scene_id`).
-fn select(doc: &VideoDocument, req: &SceneInspectorRequest) -> Result<usize, Error> {
+fn select(doc: &VideoDocument, req: &Inspection) -> Result<usize, Error> {
     let Some(sel) = &req.scene else {
         return Err(Error::new(
             Code::MissingField,
@@ -101,7 +103,7 @@ fn still_file(p: &Published, mime_type: &'static str, url: String) -> StillFile 
 )]
 pub async fn scene_inspector(
     account: Account,
-    req: SceneInspectorRequest,
+    req: Inspection,
     state: Arc<State>,
 ) -> Result<Response, Error> {
     crate::metrics::topic(&req.id);
@@ -153,7 +155,7 @@ pub async fn scene_inspector(
 async fn live(
     state: &Arc<State>,
     doc: &VideoDocument,
-    req: &SceneInspectorRequest,
+    req: &Inspection,
 ) -> Result<Result<(String, InspectorResult), Failure>, Error> {
     let topic = &doc.topic_id;
     if matches!(
@@ -215,7 +217,7 @@ async fn still(
     state: &Arc<State>,
     doc: &VideoDocument,
     index: usize,
-    req: &SceneInspectorRequest,
+    req: &Inspection,
 ) -> Result<InspectorResult, Error> {
     let seg = &doc.segments[index];
     let scene = StillScene {

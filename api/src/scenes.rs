@@ -9,10 +9,11 @@
 
 use std::sync::Arc;
 
+use foundation::fields::body;
 use foundation::model::Account;
 use pipeline::edit::{
-    EditSessionReply, EditSessionRequest, GeometryReply, ModifySceneReply, ModifySceneRequest,
-    Outcome, SceneGeometryRequest, UploadQueued,
+    EditSessionReply, EditSessionRequest, GeometryQuery, GeometryReply, ModifySceneReply,
+    ModifySceneRequest, Outcome, SceneGeometryRequest, UploadQueued,
 };
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -43,7 +44,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let geometry = warp::path!("v1" / "scene_geometry")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, SceneGeometryRequest::parse))
+        .and(typed_body(BODY_LIMIT, body::read::<SceneGeometryRequest>))
         .and(with_state(state))
         .and_then(scene_geometry);
     modify.or(session).unify().or(geometry).unify().boxed()
@@ -148,7 +149,7 @@ pub(crate) async fn session(
 )]
 pub async fn scene_geometry(
     account: Account,
-    req: SceneGeometryRequest,
+    req: GeometryQuery,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     geometry(&state, account.name, req).await
@@ -159,7 +160,7 @@ pub async fn scene_geometry(
 pub(crate) async fn geometry(
     state: &State,
     account: String,
-    req: SceneGeometryRequest,
+    req: GeometryQuery,
 ) -> Result<Response, Rejection> {
     crate::metrics::topic(&req.id);
     let e = state.editor.clone();
@@ -207,16 +208,17 @@ mod tests {
                 "{schema} is not in the components"
             );
         }
-        // Optional fields with a default are not required.
-        let forms = doc["components"]["schemas"]["SceneGeometryRequest"]["oneOf"]
-            .as_array()
-            .unwrap();
-        assert_eq!(forms.len(), 5);
+        // One form per way of naming the scene, each with the video's `id` required and the
+        // optional `include_diagnostics` not.
+        let schemas = &doc["components"]["schemas"];
+        let forms = schemas["SceneGeometryRequest"]["oneOf"].as_array().unwrap();
+        assert_eq!(forms.len(), 3);
         for form in forms {
-            let required = form["required"].as_array().unwrap();
-            assert_eq!(required[0], json!("id"));
-            assert!(!required.contains(&json!("include_diagnostics")));
+            let name = form["$ref"].as_str().unwrap().rsplit('/').next().unwrap();
+            let parts = schemas[name]["allOf"].as_array().unwrap();
+            assert_eq!(parts[0]["$ref"], "#/components/schemas/GeometryTarget");
         }
+        assert_eq!(schemas["GeometryTarget"]["required"], json!(["id"]));
         let action = &doc["components"]["schemas"]["EditAction"]["enum"];
         assert_eq!(action, &json!(["start", "commit", "abort", "status"]));
     }

@@ -129,7 +129,7 @@ pub(crate) async fn editor_geometry(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let job = video_of(&state, &topic, &q, &body)?;
-    let req = SceneGeometryRequest::parse(&body).map_err(reject)?;
+    let req = body::read::<SceneGeometryRequest>(&body).map_err(reject)?;
     scenes::geometry(&state, job.account, req).await
 }
 

@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
+use foundation::fields::body;
 use foundation::model::Account;
-use pipeline::publish::{PublishJson, PublishReply, PublishRequest, Sources, prepare_publish};
+use pipeline::publish::{Publish, PublishReply, PublishRequest, Sources, prepare_publish};
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -24,7 +25,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     warp::path!("v1" / "publish")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, PublishRequest::read))
+        .and(typed_body(BODY_LIMIT, body::read::<PublishRequest>))
         .and(with_state(state))
         .and_then(publish)
         .boxed()
@@ -37,7 +38,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     path = "/v1/publish",
     operation_id = "publish",
     tag = "publishing",
-    request_body(content = PublishJson, content_type = "application/json"),
+    request_body(content = PublishRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted (1 credit taken): poll each of `request_ids` with `GET /v1/status/{id}` (`type: publish`, `result.posts[]`), or the call's own `id` for a status summing them up (`result.request_ids`, every request's `posts[]`). A request whose every platform refused the post fails with `publish_failed` and its credit comes back.", body = PublishReply),
         (status = 400, description = "`invalid_json`, `invalid_publish_input` (not exactly one of topic_id, text, video_url; a field too long), `missing_field` (`title` with video_url), `invalid_platforms`, `invalid_channel_group`, `invalid_photo_url`, `invalid_scheduled_date`, `invalid_timezone`, `invalid_metadata`, `no_platforms_connected`, `download_failed`", body = crate::openapi::ErrorEnvelope),
@@ -52,7 +53,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 )]
 pub(crate) async fn publish(
     account: Account,
-    req: PublishRequest,
+    req: Publish,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let sources = Sources {

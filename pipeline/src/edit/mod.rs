@@ -19,11 +19,13 @@ pub use realtime::Hub;
 pub use scenes::arrange::Arranged;
 pub use scenes::edit_session::{EditSessionReply, EditSessionRequest};
 pub use scenes::geometry::{
-    Input as GeometryInput, SceneGeometry, SceneGeometryRequest, build as build_geometry, overlap,
+    GeometryQuery, Input as GeometryInput, SceneGeometry, SceneGeometryRequest,
+    build as build_geometry, overlap,
 };
 pub use scenes::inspect::{
-    InspectorAction, InspectorReply, InspectorResult, LiveAnswer, LiveEditorsResult, LiveResult,
-    PosterResult, SceneInspectorRequest, ScreenshotResult, StillFile, StillScene, Unavailable,
+    Inspection, InspectorAction, InspectorReply, InspectorResult, LiveAnswer, LiveEditorsResult,
+    LiveResult, PosterResult, SceneInspectorRequest, ScreenshotResult, StillFile, StillScene,
+    Unavailable,
 };
 pub use scenes::parse::{MAX_TEXT_CHARS, ModifySceneRequest};
 pub use scenes::restore::{Restored, VersionsReply};

@@ -52,7 +52,7 @@ pub use groups::{
 pub use platform::Platform;
 pub use publisher::Publisher;
 pub use record::PostContent;
-pub use request::{PublishJson, PublishReply, PublishRequest, Sources, prepare as prepare_publish};
+pub use request::{Publish, PublishReply, PublishRequest, Sources, prepare as prepare_publish};
 pub use schedule::list as scheduled_posts;
 pub use settings::{
     SettingsReply, SettingsRequest, get as platform_settings, set as set_platform_settings,

@@ -1,5 +1,5 @@
-//! `POST /v1/publish`: the request as a client sends it ([`PublishRequest`], read through
-//! [`Fields`] with every code and `param`) and [`prepare`], which resolves the content, the
+//! `POST /v1/publish`: the request as a client sends it ([`PublishRequest`], one form per
+//! content mode, read as a [`Body`] with every code and `param`, checked into a [`Publish`]) and [`prepare`], which resolves the content, the
 //! platforms and the schedule into the records of one to two publish requests.
 //!
 //! Rules (README, OpenAPI schema):
@@ -22,11 +22,11 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::content::request::check_content_metadata;
+use crate::content::request::{check_content_metadata, metadata_schema};
 use crate::publish::connections::{self, invalid_group};
 use crate::publish::groups;
 use crate::publish::platform::Platform;
@@ -34,11 +34,10 @@ use crate::publish::record::{PostContent, PublishRecord};
 use foundation::config::Settings;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::{FetchError, Fetcher};
-use foundation::fields::{Choice, Fields};
+use foundation::fields::{Body, Choice};
 use foundation::ids;
 use foundation::jobs::{AcceptedPublish, Engine};
 use foundation::model::{JobStatus, JobType, WrittenResult};
-use foundation::schema;
 use foundation::store::Store;
 use foundation::time::now;
 
@@ -49,9 +48,93 @@ pub(crate) const DESCRIPTION_MAX_CHARS: usize = 5000;
 pub(crate) const TEXT_MAX_CHARS: usize = 20_000;
 pub(crate) const MAX_PHOTOS: usize = 10;
 
-/// The body of `POST /v1/publish`, read.
+/// The body of `POST /v1/publish`: exactly one of `topic_id`, `text`, `video_url`, each a form
+/// of its own with the options they share.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum PublishRequest {
+    TopicId(PublishTopicId),
+    Text(PublishText),
+    VideoUrl(PublishVideoUrl),
+}
+
+/// A rendered video or a completed written piece of the account.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct PublishTopicId {
+    #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
+    pub topic_id: String,
+    /// Overrides the video's or the piece's title.
+    #[schema(max_length = 200)]
+    pub title: Option<String>,
+    #[serde(flatten)]
+    pub options: PublishOptions,
+}
+
+/// Plain text.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct PublishText {
+    #[schema(min_length = 1, max_length = 20000, pattern = r"[^\s]")]
+    pub text: String,
+    /// Default: the text's first words.
+    #[schema(max_length = 200)]
+    pub title: Option<String>,
+    #[serde(flatten)]
+    pub options: PublishOptions,
+}
+
+/// A direct video file URL, downloaded then published.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct PublishVideoUrl {
+    #[schema(format = "uri", pattern = "^[Hh][Tt][Tt][Pp][Ss]?://")]
+    pub video_url: String,
+    #[schema(max_length = 200, pattern = r"\S")]
+    pub title: String,
+    #[serde(flatten)]
+    pub options: PublishOptions,
+}
+
+/// What every form of the publish body takes besides its content.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, ToSchema)]
+pub struct PublishOptions {
+    #[schema(max_length = 5000)]
+    pub description: Option<String>,
+    /// Images attached with the text: public http(s) URLs (a loopback, private or link-local
+    /// host is `invalid_photo_url`).
+    #[schema(max_items = 10)]
+    pub photo_urls: Option<Vec<PhotoUrl>>,
+    /// Default: every platform connected in the group.
+    #[schema(min_items = 1)]
+    pub platforms: Option<Vec<Platform>>,
+    #[schema(minimum = 0, default = 0)]
+    pub channel_group: Option<i64>,
+    /// ISO 8601 with its offset; a past date publishes at once.
+    #[schema(format = DateTime)]
+    pub scheduled_date: Option<String>,
+    #[schema(schema_with = timezone_schema)]
+    pub timezone: Option<String>,
+    #[schema(schema_with = metadata_schema)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+/// One of `photo_urls`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+#[schema(value_type = String, format = "uri", pattern = "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+")]
+pub struct PhotoUrl(pub String);
+
+/// `timezone`: an IANA name, any of [`timezone_names`] (default `UTC`).
+fn timezone_schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some(timezone_names()))
+        .default(Some(Value::from("UTC")))
+        .description(Some("IANA time zone the schedule is shown in."))
+        .build()
+}
+
+/// A publish call, read and checked: what [`prepare`] resolves.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PublishRequest {
+pub struct Publish {
     pub topic_id: Option<String>,
     pub text: Option<String>,
     pub video_url: Option<String>,
@@ -70,71 +153,107 @@ fn invalid(param: &str, message: impl Into<String>) -> Error {
     Error::new(Code::InvalidPublishInput, message).param(param)
 }
 
-/// An optional text of at most `max` characters (`invalid_publish_input` otherwise).
-fn text_field(f: &Fields, name: &str, max: usize) -> Result<Option<String>> {
-    let v = f
-        .str_or(name, Code::InvalidPublishInput)?
-        .map(str::to_string);
-    if v.as_ref().is_some_and(|s| s.chars().count() > max) {
+/// The content modes, of which a call sends exactly one.
+const MODES: [&str; 3] = ["topic_id", "text", "video_url"];
+
+impl Body for PublishRequest {
+    type Valid = Publish;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("topic_id", Code::InvalidPublishInput),
+        ("text", Code::InvalidPublishInput),
+        ("video_url", Code::InvalidPublishInput),
+        ("title", Code::InvalidPublishInput),
+        ("description", Code::InvalidPublishInput),
+        ("photo_urls", Code::InvalidPhotoUrl),
+        ("platforms", Code::InvalidPlatforms),
+        ("channel_group", Code::InvalidChannelGroup),
+        ("scheduled_date", Code::InvalidScheduledDate),
+        ("timezone", Code::InvalidTimezone),
+        ("metadata", Code::InvalidMetadata),
+    ];
+
+    /// Exactly one mode (`invalid_publish_input`, naming the second one sent, or `text`).
+    fn form(sent: &Map<String, Value>) -> Result<Option<&'static str>> {
+        let given: Vec<&'static str> = MODES
+            .into_iter()
+            .filter(|m| sent.get(*m).is_some_and(|v| !v.is_null()))
+            .collect();
+        match given.as_slice() {
+            [one] => Ok(Some(one)),
+            _ => Err(invalid(
+                given.get(1).copied().unwrap_or("text"),
+                "Send exactly one of `topic_id`, `text` or `video_url`.",
+            )),
+        }
+    }
+
+    fn validate(self) -> Result<Publish> {
+        let (mut call, title, options) = match self {
+            PublishRequest::TopicId(t) => {
+                if !ids::is_topic_id(&t.topic_id) {
+                    return Err(invalid("topic_id", "`topic_id` is not a topic id."));
+                }
+                let call = Publish {
+                    topic_id: Some(t.topic_id),
+                    ..Publish::default()
+                };
+                (call, t.title, t.options)
+            }
+            PublishRequest::Text(t) => {
+                let text = longest("text", t.text, TEXT_MAX_CHARS)?;
+                let call = Publish {
+                    text: Some(text),
+                    ..Publish::default()
+                };
+                (call, t.title, t.options)
+            }
+            PublishRequest::VideoUrl(v) => {
+                let call = Publish {
+                    video_url: Some(v.video_url),
+                    ..Publish::default()
+                };
+                (call, Some(v.title), v.options)
+            }
+        };
+        let title = title
+            .map(|t| longest("title", t, TITLE_MAX_CHARS))
+            .transpose()?;
+        call.title = title.filter(|t| !t.trim().is_empty());
+        call.description = options
+            .description
+            .map(|d| longest("description", d, DESCRIPTION_MAX_CHARS))
+            .transpose()?;
+        call.photo_urls = photo_urls(options.photo_urls.unwrap_or_default())?;
+        call.platforms = options.platforms.map(platforms).transpose()?;
+        call.channel_group = match options.channel_group {
+            None => 0,
+            Some(n) => u32::try_from(n).map_err(|_| invalid_group())?,
+        };
+        call.scheduled_at = options
+            .scheduled_date
+            .as_deref()
+            .map(schedule)
+            .transpose()?;
+        call.timezone = timezone(options.timezone)?;
+        check_content_metadata(options.metadata.as_ref())?;
+        call.metadata = options.metadata.unwrap_or_default();
+        Ok(call)
+    }
+}
+
+/// `value` when it has at most `max` characters (`invalid_publish_input` otherwise).
+fn longest(name: &str, value: String, max: usize) -> Result<String> {
+    if value.chars().count() > max {
         return Err(invalid(
             name,
             format!("`{name}` is longer than {max} characters."),
         ));
     }
-    Ok(v)
+    Ok(value)
 }
 
-impl PublishRequest {
-    /// Reads a JSON body, field by field.
-    pub fn read(body: &Value) -> Result<Self> {
-        let f = Fields::of(body)?;
-        let modes = ["topic_id", "text", "video_url"];
-        let sent: Vec<&str> = modes.iter().copied().filter(|m| f.has(m)).collect();
-        if sent.len() != 1 {
-            return Err(invalid(
-                sent.get(1).copied().unwrap_or("text"),
-                "Send exactly one of `topic_id`, `text` or `video_url`.",
-            ));
-        }
-        let topic_id = f.str_or("topic_id", Code::InvalidPublishInput)?;
-        if let Some(t) = topic_id
-            && !ids::is_topic_id(t)
-        {
-            return Err(invalid("topic_id", "`topic_id` is not a topic id."));
-        }
-        let text = text_field(&f, "text", TEXT_MAX_CHARS)?;
-        if text.as_ref().is_some_and(|t| t.trim().is_empty()) {
-            return Err(Error::missing("text"));
-        }
-        let video_url = f.str_or("video_url", Code::InvalidPublishInput)?;
-        let title = text_field(&f, "title", TITLE_MAX_CHARS)?.filter(|t| !t.trim().is_empty());
-        if video_url.is_some() && title.is_none() {
-            return Err(Error::missing("title"));
-        }
-        Ok(PublishRequest {
-            topic_id: topic_id.map(str::to_string),
-            text,
-            video_url: video_url.map(str::to_string),
-            title,
-            description: text_field(&f, "description", DESCRIPTION_MAX_CHARS)?,
-            photo_urls: read_photo_urls(&f)?,
-            platforms: read_platforms(&f)?,
-            channel_group: read_group(&f)?,
-            scheduled_at: read_schedule(&f)?,
-            timezone: read_timezone(&f)?,
-            metadata: read_metadata(&f)?,
-        })
-    }
-}
-
-/// `metadata`: an object, as a written-content job's (`invalid_metadata`).
-fn read_metadata(f: &Fields) -> Result<Map<String, Value>> {
-    let metadata = f.object("metadata", Code::InvalidMetadata)?.cloned();
-    check_content_metadata(metadata.as_ref())?;
-    Ok(metadata.unwrap_or_default())
-}
-
-fn read_photo_urls(f: &Fields) -> Result<Vec<String>> {
+/// At most [`MAX_PHOTOS`] http(s) URLs with a host (`invalid_photo_url`).
+fn photo_urls(urls: Vec<PhotoUrl>) -> Result<Vec<String>> {
     let bad = || {
         Error::new(
             Code::InvalidPhotoUrl,
@@ -142,64 +261,46 @@ fn read_photo_urls(f: &Fields) -> Result<Vec<String>> {
         )
         .param("photo_urls")
     };
-    match f.value("photo_urls") {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) if items.len() <= MAX_PHOTOS => items
-            .iter()
-            .map(|v| {
-                let s = v.as_str().ok_or_else(bad)?;
-                let lower = s.to_ascii_lowercase();
-                let ok = (lower.starts_with("http://") || lower.starts_with("https://"))
-                    && url::Url::parse(s).is_ok_and(|u| u.host().is_some());
-                ok.then(|| s.to_string()).ok_or_else(bad)
-            })
-            .collect(),
-        Some(_) => Err(bad()),
+    if urls.len() > MAX_PHOTOS {
+        return Err(bad());
     }
+    urls.into_iter()
+        .map(|PhotoUrl(s)| {
+            let lower = s.to_ascii_lowercase();
+            let ok = (lower.starts_with("http://") || lower.starts_with("https://"))
+                && url::Url::parse(&s).is_ok_and(|u| u.host().is_some());
+            ok.then_some(s).ok_or_else(bad)
+        })
+        .collect()
 }
 
-fn read_platforms(f: &Fields) -> Result<Option<Vec<Platform>>> {
-    let bad = || {
-        Error::new(
+/// A non-empty list of platforms, each once (`invalid_platforms`).
+fn platforms(sent: Vec<Platform>) -> Result<Vec<Platform>> {
+    if sent.is_empty() {
+        return Err(Error::new(
             Code::InvalidPlatforms,
             format!(
                 "`platforms` must be a non-empty list of: {}.",
                 Platform::NAMES.join(", ")
             ),
         )
-        .param("platforms")
-    };
-    match f.value("platforms") {
-        None => Ok(None),
-        Some(Value::Array(items)) if !items.is_empty() => {
-            let mut out = Vec::new();
-            for v in items {
-                let p = v.as_str().and_then(Platform::parse).ok_or_else(bad)?;
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-            Ok(Some(out))
+        .param("platforms"));
+    }
+    let mut out = Vec::new();
+    for p in sent {
+        if !out.contains(&p) {
+            out.push(p);
         }
-        Some(_) => Err(bad()),
     }
+    Ok(out)
 }
 
-fn read_group(f: &Fields) -> Result<u32> {
-    match f.i64("channel_group", Code::InvalidChannelGroup)? {
-        None => Ok(0),
-        Some(n) => u32::try_from(n).map_err(|_| invalid_group()),
-    }
-}
-
-fn read_schedule(f: &Fields) -> Result<Option<i64>> {
-    let Some(s) = f.str_or("scheduled_date", Code::InvalidScheduledDate)? else {
-        return Ok(None);
-    };
+/// `scheduled_date` as Unix seconds: RFC 3339 with its offset (`invalid_scheduled_date`).
+fn schedule(s: &str) -> Result<i64> {
     s.parse::<jiff::Timestamp>()
         .ok()
         .filter(|_| has_offset(s))
-        .map(|t| Some(t.as_second()))
+        .map(|t| t.as_second())
         .ok_or_else(|| {
             Error::new(
                 Code::InvalidScheduledDate,
@@ -220,18 +321,17 @@ fn has_offset(s: &str) -> bool {
         }
 }
 
-fn read_timezone(f: &Fields) -> Result<String> {
-    match f.str_or("timezone", Code::InvalidTimezone)? {
+/// An IANA time zone name (`invalid_timezone`), default `UTC`.
+fn timezone(name: Option<String>) -> Result<String> {
+    match name {
         None => Ok("UTC".into()),
-        Some(name) => jiff::tz::TimeZone::get(name)
-            .map(|_| name.to_string())
-            .map_err(|_| {
-                Error::new(
-                    Code::InvalidTimezone,
-                    "`timezone` must be an IANA time zone name such as `Asia/Ho_Chi_Minh`.",
-                )
-                .param("timezone")
-            }),
+        Some(name) => jiff::tz::TimeZone::get(&name).map(|_| name).map_err(|_| {
+            Error::new(
+                Code::InvalidTimezone,
+                "`timezone` must be an IANA time zone name such as `Asia/Ho_Chi_Minh`.",
+            )
+            .param("timezone")
+        }),
     }
 }
 
@@ -339,11 +439,7 @@ pub struct Sources<'a> {
 /// Resolves a read request of `account`: the group (404), the platforms (skipped,
 /// `no_platforms_connected`), the content (404, 409 `publish_not_ready`, a guarded download)
 /// and the schedule.
-pub async fn prepare(
-    src: &Sources<'_>,
-    account: &str,
-    mut req: PublishRequest,
-) -> Result<Prepared> {
+pub async fn prepare(src: &Sources<'_>, account: &str, mut req: Publish) -> Result<Prepared> {
     req.photo_urls = guard_photo_urls(src.fetcher, &req.photo_urls).await?;
     let group = groups::existing(src.store, account, req.channel_group)?;
     let mut connected: Vec<Platform> = connections::in_group(src.store, account, group)?
@@ -432,7 +528,7 @@ type Resolved = (PostContent, String, Option<std::path::PathBuf>);
 async fn content(
     src: &Sources<'_>,
     account: &str,
-    req: &PublishRequest,
+    req: &Publish,
     publish_id: &str,
 ) -> Result<Resolved> {
     if let Some(topic) = &req.topic_id {
@@ -564,133 +660,14 @@ async fn download(
     Ok((public, dir))
 }
 
-/// The schema of `publish`'s body: one form per content mode.
-pub struct PublishJson;
-
-fn common_properties() -> Map<String, Value> {
-    let nullable = |mut v: Value| {
-        if v.get("$ref").is_some() {
-            return json!({"oneOf": [v, {"type": "null"}]});
-        }
-        let t = v["type"].clone();
-        v["type"] = json!([t, "null"]);
-        v
-    };
-    let mut p = Map::new();
-    let mut put = |k: &str, v: Value| {
-        p.insert(k.to_string(), nullable(v));
-    };
-    put(
-        "title",
-        json!({"type": "string", "maxLength": TITLE_MAX_CHARS,
-        "description": "Required with video_url; for topic_id it overrides the title."}),
-    );
-    put(
-        "description",
-        json!({"type": "string", "maxLength": DESCRIPTION_MAX_CHARS}),
-    );
-    put(
-        "photo_urls",
-        json!({"type": "array", "maxItems": MAX_PHOTOS,
-        "items": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+"},
-        "description": "Images attached with the text: public http(s) URLs (a loopback, private or link-local host is `invalid_photo_url`)."}),
-    );
-    put(
-        "platforms",
-        json!({"type": "array", "minItems": 1,
-        "items": {"type": "string", "enum": Platform::NAMES},
-        "description": "Default: every platform connected in the group."}),
-    );
-    put(
-        "channel_group",
-        json!({"type": "integer", "minimum": 0, "default": 0}),
-    );
-    put(
-        "scheduled_date",
-        json!({"type": "string", "format": "date-time",
-        "description": "ISO 8601 with its offset; a past date publishes at once."}),
-    );
-    put(
-        "timezone",
-        json!({"type": "string", "enum": timezone_names(), "default": "UTC",
-        "description": "IANA time zone the schedule is shown in."}),
-    );
-    put("metadata", schema::reference(METADATA_SCHEMA));
-    p
-}
-
-fn form(mode: &str, schema: Value, required: &[&str], about: &str) -> Value {
-    let mut properties = common_properties();
-    for other in ["topic_id", "text", "video_url"] {
-        properties.insert(other.into(), json!({"type": "null"}));
-    }
-    properties.insert(mode.into(), schema);
-    if mode == "video_url" {
-        properties.insert(
-            "title".into(),
-            json!({"type": "string", "maxLength": TITLE_MAX_CHARS, "pattern": "\\S"}),
-        );
-    }
-    json!({"title": format!("Publish{}", schema::title(mode)), "type": "object", "description": about,
-        "required": required, "properties": properties})
-}
-
-impl utoipa::PartialSchema for PublishJson {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        let forms = vec![
-            form(
-                "topic_id",
-                json!({"type": "string", "pattern": ids::TOPIC_ID_PATTERN}),
-                &["topic_id"],
-                "A rendered video or a completed written piece of the account.",
-            ),
-            form(
-                "text",
-                json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX_CHARS, "pattern": "[^\\s]"}),
-                &["text"],
-                "Plain text.",
-            ),
-            form(
-                "video_url",
-                json!({"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}),
-                &["video_url", "title"],
-                "A direct video file URL, downloaded then published.",
-            ),
-        ];
-        schema::raw(json!({
-            "description": "`POST /v1/publish`'s body: exactly one of topic_id, text, video_url.",
-            "oneOf": forms,
-        }))
-    }
-}
-
-/// The component of `metadata`.
-const METADATA_SCHEMA: &str = "PublishMetadata";
-
-impl ToSchema for PublishJson {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "PublishRequest".into()
-    }
-
-    fn schemas(
-        schemas: &mut Vec<(
-            String,
-            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
-        )>,
-    ) {
-        let metadata = json!({"type": "object",
-            "maxProperties": crate::content::request::METADATA_MAX_KEYS,
-            "description": "Any JSON object, echoed back (at most 16 keys, 16 KiB as JSON)."});
-        schemas.push((METADATA_SCHEMA.into(), schema::raw(metadata)));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
+    use serde_json::json;
 
     fn code(v: Value) -> (Code, Option<String>) {
-        let e = PublishRequest::read(&v).unwrap_err();
+        let e = body::read::<PublishRequest>(&v).unwrap_err();
         (e.code, e.param)
     }
 
@@ -738,7 +715,7 @@ mod tests {
             c(json!({"text": "a", "photo_urls": ["ftp://x"]})),
             Code::InvalidPhotoUrl
         );
-        let ok = PublishRequest::read(&json!({"text": "hi", "platforms": ["x", "x"],
+        let ok = body::read::<PublishRequest>(&json!({"text": "hi", "platforms": ["x", "x"],
             "scheduled_date": "2030-01-01T10:00:00+07:00", "timezone": "Asia/Ho_Chi_Minh"}))
         .unwrap();
         assert_eq!(ok.platforms, Some(vec![Platform::X]));

@@ -36,18 +36,18 @@ use compositor::captions::{self, CAPTION_MAX_LINES, CAPTION_WORDS};
 use compositor::geom::{CanvasRect, PreviewRect, preview_y_to_canvas};
 use compositor::spec::{ObjectKind, OverlaySpec, TemporalPolicy};
 use foundation::document::{SpecRef, SpecState};
-use serde::Serialize;
-use serde_json::{Value, json};
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{OneOfBuilder, Schema};
-use utoipa::{PartialSchema, ToSchema};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 use crate::edit::scenes::apply::{ONE_BY_ONE_SUFFIX, objects_bbox};
-use crate::edit::scenes::select::{Selector, exactly_one_forms, topic_id};
+use crate::edit::scenes::select::{
+    SceneValue, SelectBy, Selector, checked_topic_id, display_id_field, exactly_one_form,
+    min_score_field, scene_text_field,
+};
 use foundation::document::{Background, PosterState, RectOut, Segment, VideoDocument, round3};
 use foundation::error::{Code, Result};
-use foundation::fields::Fields;
-use foundation::schema;
+use foundation::fields::Body;
 
 /// Preview width and height.
 pub(crate) const W: f64 = 280.0;
@@ -74,65 +74,100 @@ const CAPTION_LINE_HEIGHT: f64 = captions::CAPTION_LINE_HEIGHT as f64;
 /// Average advance of a bold caption glyph, in ems.
 const CAPTION_EM_ADVANCE: f64 = 0.56;
 
-/// `POST /v1/scene_geometry`'s body: the video and the scene, named exactly one way. Its schema
-/// is written by hand (below): a `oneOf` over [`exactly_one_forms`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct SceneGeometryRequest {
+/// `POST /v1/scene_geometry`'s body: the video and the scene, named exactly one way:
+/// `voice_file`, `scene_id`, or `by` with `value`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum SceneGeometryRequest {
+    VoiceFile(GeometryOfVoiceFile),
+    SceneId(GeometryOfSceneId),
+    ByValue(GeometryByValue),
+}
+
+/// The scene named by its stable `voice_file`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct GeometryOfVoiceFile {
+    #[schema(schema_with = scene_text_field)]
+    pub voice_file: SceneValue,
+    #[serde(flatten)]
+    pub target: GeometryTarget,
+}
+
+/// The scene named by its display id.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct GeometryOfSceneId {
+    #[schema(schema_with = display_id_field)]
+    pub scene_id: SceneValue,
+    #[serde(flatten)]
+    pub target: GeometryTarget,
+}
+
+/// The scene named by `value`, read as `by` says (`min_score` with `by: text`).
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct GeometryByValue {
+    pub by: SelectBy,
+    #[schema(schema_with = scene_text_field)]
+    pub value: SceneValue,
+    #[schema(schema_with = min_score_field)]
+    pub min_score: Option<f64>,
+    #[serde(flatten)]
+    pub target: GeometryTarget,
+}
+
+/// What every form of [`SceneGeometryRequest`] names besides the scene.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct GeometryTarget {
     /// Topic id of the video (`topic_id` is accepted as an alias).
+    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
-    /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`.
-    pub selector: Selector,
     /// Adds `violations`, `warnings`, their counts and the poster state.
+    #[schema(default = false)]
+    pub include_diagnostics: Option<bool>,
+}
+
+/// A scene_geometry call, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeometryQuery {
+    pub id: String,
+    pub selector: Selector,
     pub include_diagnostics: bool,
 }
 
-impl PartialSchema for SceneGeometryRequest {
-    fn schema() -> RefOr<Schema> {
-        let mut one_of = OneOfBuilder::new().description(Some(
-            "`POST /v1/scene_geometry`'s body: the video (`id`, or its alias `topic_id`) and the \
-             scene, named exactly one way: `voice_file`, `scene_id`, or `by` with `value` \
-             (`min_score` with `by: text`).",
-        ));
-        for form in exactly_one_forms() {
-            let mut properties = json!({
-                "id": {
-                    "type": "string",
-                    "description": "Topic id of the video.",
-                    "example": "wc1a2b3c4d5e6f",
-                    "pattern": foundation::ids::TOPIC_ID_PATTERN,
-                },
-                "include_diagnostics": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "Adds `violations`, `warnings`, their counts and the poster state.",
-                },
-            });
-            properties.as_object_mut().unwrap().extend(form.properties);
-            let mut all_required = vec!["id"];
-            all_required.extend(form.required);
-            one_of = one_of.item(schema::object(json!({
-                "type": "object",
-                "properties": properties,
-                "required": all_required,
-                "not": schema::none_of(&form.forbidden),
-            })));
-        }
-        RefOr::T(Schema::OneOf(one_of.build()))
+impl Body for SceneGeometryRequest {
+    type Valid = GeometryQuery;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("id", Code::InvalidId),
+        ("voice_file", Code::InvalidValue),
+        ("scene_id", Code::InvalidValue),
+        ("by", Code::InvalidBy),
+        ("value", Code::InvalidValue),
+        ("min_score", Code::InvalidValue),
+    ];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("topic_id", "id")];
+
+    fn form(sent: &Map<String, Value>) -> Result<Option<&'static str>> {
+        exactly_one_form(sent).map(Some)
     }
-}
 
-impl ToSchema for SceneGeometryRequest {}
-
-impl SceneGeometryRequest {
-    /// Reads the body through [`Fields`] with the spec's codes and `param`s.
-    pub fn parse(body: &Value) -> Result<SceneGeometryRequest> {
-        let f = Fields::of(body)?;
-        Ok(SceneGeometryRequest {
-            id: topic_id(&f)?,
-            selector: Selector::exactly_one(&f)?,
-            include_diagnostics: f
-                .bool("include_diagnostics", Code::InvalidField)?
-                .unwrap_or(false),
+    fn validate(self) -> Result<GeometryQuery> {
+        let (selector, target) = match self {
+            SceneGeometryRequest::VoiceFile(f) => (
+                Selector::of(SelectBy::VoiceFile, &f.voice_file, None, "voice_file")?,
+                f.target,
+            ),
+            SceneGeometryRequest::SceneId(f) => (
+                Selector::of(SelectBy::Id, &f.scene_id, None, "scene_id")?,
+                f.target,
+            ),
+            SceneGeometryRequest::ByValue(f) => (
+                Selector::of(f.by, &f.value, f.min_score, "value")?,
+                f.target,
+            ),
+        };
+        Ok(GeometryQuery {
+            id: checked_topic_id(&target.id)?,
+            selector,
+            include_diagnostics: target.include_diagnostics.unwrap_or(false),
         })
     }
 }
@@ -947,7 +982,101 @@ mod tests {
     use super::*;
     use crate::edit::scenes::apply::tests::{doc, spec};
     use compositor::spec::SpecGroup;
+    use foundation::fields::body;
     use serde_json::json;
+
+    #[test]
+    fn a_request_names_its_scene_exactly_one_way() {
+        let read = |b: Value| body::read::<SceneGeometryRequest>(&b);
+        let q = read(json!({"topic_id": "wcX", "voice_file": " v1 "})).unwrap();
+        let expected = GeometryQuery {
+            id: "wcX".into(),
+            selector: Selector::VoiceFile("v1".into()),
+            include_diagnostics: false,
+        };
+        assert_eq!(q, expected);
+        let q = read(json!({"id": "wcX", "scene_id": 2.0, "include_diagnostics": true})).unwrap();
+        assert_eq!((q.selector, q.include_diagnostics), (Selector::Id(2), true));
+        let q = read(json!({"id": "wcX", "by": "TEXT", "value": "hello", "min_score": 0.3}));
+        let text = Selector::Text {
+            query: "hello".into(),
+            min_score: 0.3,
+        };
+        assert_eq!(q.unwrap().selector, text);
+        for (sent, code, param) in [
+            (json!({"id": "wcX"}), Code::MissingField, "voice_file"),
+            (
+                json!({"id": "wcX", "voice_file": "a", "scene_id": 1}),
+                Code::InvalidField,
+                "voice_file",
+            ),
+            (
+                json!({"id": "wcX", "scene_id": "x"}),
+                Code::InvalidValue,
+                "scene_id",
+            ),
+            (
+                json!({"id": "wcX", "scene_id": 1.5}),
+                Code::InvalidValue,
+                "scene_id",
+            ),
+            (
+                json!({"id": "wcX", "voice_file": " "}),
+                Code::MissingField,
+                "voice_file",
+            ),
+            (
+                json!({"id": "wcX", "voice_file": true}),
+                Code::InvalidValue,
+                "voice_file",
+            ),
+            (
+                json!({"id": "wcX", "by": 1, "value": "x"}),
+                Code::InvalidBy,
+                "by",
+            ),
+            (
+                json!({"id": "wcX", "by": "name", "value": "x"}),
+                Code::InvalidBy,
+                "by",
+            ),
+            (
+                json!({"id": "wcX", "by": "id"}),
+                Code::MissingField,
+                "value",
+            ),
+            (
+                json!({"id": "wcX", "by": "id", "value": "one"}),
+                Code::InvalidValue,
+                "value",
+            ),
+            (
+                json!({"id": "wcX", "by": "text", "value": "a", "min_score": 2}),
+                Code::InvalidValue,
+                "min_score",
+            ),
+            (json!({"voice_file": "v"}), Code::MissingField, "id"),
+            (
+                json!({"id": " ", "voice_file": "v"}),
+                Code::MissingField,
+                "id",
+            ),
+            (json!({"id": 5, "voice_file": "v"}), Code::InvalidId, "id"),
+            (
+                json!({"id": "nope", "voice_file": "v"}),
+                Code::InvalidId,
+                "id",
+            ),
+            (
+                json!({"id": "wcX", "voice_file": "v", "include_diagnostics": "yes"}),
+                Code::InvalidField,
+                "include_diagnostics",
+            ),
+        ] {
+            let e = read(sent.clone()).unwrap_err();
+            assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{sent}");
+        }
+    }
 
     fn meta() -> SpecRef {
         SpecRef {

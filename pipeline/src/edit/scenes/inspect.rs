@@ -2,13 +2,13 @@
 //! two still actions with the server compositor and forwards every live-editor action to an
 //! open editor tab (`crate::edit::live`), or answers the spec's `unavailable` envelope.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::edit::scenes::select::{InspectorSelectorFields, Selector};
+use crate::edit::scenes::select::{SceneValue, Selector, display_id_field};
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 
 foundation::document::wire_enum! {
     /// Every action of the spec; the first two render on the server.
@@ -39,16 +39,17 @@ impl InspectorAction {
 }
 
 /// `POST /v1/scene_inspector`'s body.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 pub struct SceneInspectorRequest {
     /// Topic id of the video (`topic_id` is accepted as an alias).
     #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub id: String,
     pub action: InspectorAction,
-    /// `voice_file` (preferred) or the display `scene_id`; the still actions need one.
-    #[serde(flatten)]
-    #[schema(value_type = InspectorSelectorFields)]
-    pub scene: Option<Selector>,
+    /// The scene's stable name (preferred over `scene_id`); the still actions need one of them.
+    pub voice_file: Option<String>,
+    /// The scene's display id.
+    #[schema(schema_with = display_id_field)]
+    pub scene_id: Option<SceneValue>,
     /// DOM selector for snapshot and boxes (live editors only).
     pub selector: Option<String>,
     /// Lets the elected tab switch scenes (live editors only).
@@ -67,49 +68,65 @@ pub struct SceneInspectorRequest {
     pub options: Option<serde_json::Map<String, Value>>,
 }
 
-fn invalid(param: &str, message: &str) -> Error {
-    Error::new(Code::InvalidValue, message).param(param)
+/// A scene_inspector call, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inspection {
+    pub id: String,
+    pub action: InspectorAction,
+    /// `voice_file` if sent, else `scene_id`; blank counts as absent.
+    pub scene: Option<Selector>,
+    pub selector: Option<String>,
+    pub activate: Option<bool>,
+    pub seek_seconds: Option<f64>,
+    pub timeout_ms: Option<i64>,
+    pub probe_timeout_ms: Option<i64>,
+    pub options: Option<serde_json::Map<String, Value>>,
 }
 
-impl SceneInspectorRequest {
-    /// Reads the body through [`Fields`] with the spec's codes and `param`s.
-    pub fn parse(body: &Value) -> Result<SceneInspectorRequest> {
-        let f = Fields::of(body)?;
-        let id = match f.value("id").or_else(|| f.value("topic_id")) {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-            None | Some(Value::String(_)) => return Err(Error::missing("id")),
-            Some(_) => {
-                return Err(Error::new(Code::InvalidId, "`id` must be a string.").param("id"));
-            }
+impl Body for SceneInspectorRequest {
+    type Valid = Inspection;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("id", Code::InvalidId),
+        ("action", Code::InvalidAction),
+        ("voice_file", Code::InvalidValue),
+        ("scene_id", Code::InvalidValue),
+        ("selector", Code::InvalidValue),
+        ("activate", Code::InvalidValue),
+        ("seek_seconds", Code::InvalidValue),
+        ("timeout_ms", Code::InvalidValue),
+        ("probe_timeout_ms", Code::InvalidValue),
+        ("return_base64", Code::InvalidValue),
+        ("options", Code::InvalidValue),
+    ];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("topic_id", "id")];
+
+    fn validate(self) -> Result<Inspection> {
+        if self.seek_seconds.is_some_and(|s| s < 0.0) {
+            return Err(Error::new(
+                Code::InvalidValue,
+                "`seek_seconds` must be a number of seconds, 0 or more.",
+            )
+            .param("seek_seconds"));
+        }
+        let voice_file = self
+            .voice_file
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty());
+        let scene = match (voice_file, self.scene_id) {
+            (Some(v), _) => Some(Selector::VoiceFile(v)),
+            (None, Some(id)) => Selector::scene_id(&id)?,
+            (None, None) => None,
         };
-        let action = match f.str_or("action", Code::InvalidValue)? {
-            None | Some("") => return Err(Error::missing("action")),
-            Some(_) => f
-                .choice::<InspectorAction>("action")?
-                .ok_or_else(|| Error::missing("action"))?,
-        };
-        let seek_seconds = match f.f64("seek_seconds", Code::InvalidValue)? {
-            Some(s) if s < 0.0 => {
-                return Err(invalid(
-                    "seek_seconds",
-                    "`seek_seconds` must be a number of seconds, 0 or more.",
-                ));
-            }
-            s => s,
-        };
-        Ok(SceneInspectorRequest {
-            id,
-            action,
-            scene: Selector::preferred(&f)?,
-            selector: f
-                .str_or("selector", Code::InvalidValue)?
-                .map(str::to_string),
-            activate: f.bool("activate", Code::InvalidValue)?,
-            seek_seconds,
-            timeout_ms: f.i64("timeout_ms", Code::InvalidValue)?,
-            probe_timeout_ms: f.i64("probe_timeout_ms", Code::InvalidValue)?,
-            return_base64: f.bool("return_base64", Code::InvalidValue)?,
-            options: f.object("options", Code::InvalidValue)?.cloned(),
+        Ok(Inspection {
+            id: self.id.trim().to_string(),
+            action: self.action,
+            scene,
+            selector: self.selector,
+            activate: self.activate,
+            seek_seconds: self.seek_seconds,
+            timeout_ms: self.timeout_ms,
+            probe_timeout_ms: self.probe_timeout_ms,
+            options: self.options,
         })
     }
 }
@@ -222,21 +239,31 @@ pub struct PosterResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
     use serde_json::json;
 
     fn err(body: Value) -> (Code, Option<String>) {
-        let e = SceneInspectorRequest::parse(&body).expect_err("rejected");
+        let e = body::read::<SceneInspectorRequest>(&body).expect_err("rejected");
         (e.code, e.param)
     }
 
     #[test]
     fn the_request_keeps_the_spec_codes_and_params() {
-        let ok = SceneInspectorRequest::parse(
-            &json!({"id": "wcX", "action": "overlay_poster", "scene_id": 3, "return_base64": true}),
+        let ok = body::read::<SceneInspectorRequest>(
+            &json!({"topic_id": " wcX ", "action": "overlay_poster", "scene_id": 3, "return_base64": true}),
         )
         .unwrap();
         assert_eq!(ok.scene, Some(Selector::Id(3)));
-        assert_eq!(ok.action, InspectorAction::OverlayPoster);
+        assert_eq!(
+            (ok.id.as_str(), ok.action),
+            ("wcX", InspectorAction::OverlayPoster)
+        );
+        let read = |b: Value| body::read::<SceneInspectorRequest>(&b).unwrap().scene;
+        let both = json!({"id": "wcX", "action": "overlay_poster", "scene_id": "2", "voice_file": "v.mp3"});
+        assert_eq!(read(both), Some(Selector::VoiceFile("v.mp3".into())));
+        let blank =
+            json!({"id": "wcX", "action": "overlay_poster", "scene_id": " 2 ", "voice_file": " "});
+        assert_eq!(read(blank), Some(Selector::Id(2)));
         let cases = [
             (
                 json!({"action": "overlay_poster"}),
@@ -251,8 +278,18 @@ mod tests {
             ),
             (
                 json!({"id": "wcX", "action": 3}),
-                Code::InvalidValue,
+                Code::InvalidAction,
                 "action",
+            ),
+            (
+                json!({"id": "wcX", "action": "overlay_poster", "scene_id": "two"}),
+                Code::InvalidValue,
+                "scene_id",
+            ),
+            (
+                json!({"id": "wcX", "action": "overlay_poster", "scene_id": -1}),
+                Code::InvalidValue,
+                "scene_id",
             ),
             (
                 json!({"id": "wcX", "action": "eval"}),

@@ -55,7 +55,7 @@ use video::build::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
 use events::{PublicError, SceneModified, UploadFailed};
-use geometry::{SceneGeometry, SceneGeometryRequest};
+use geometry::{GeometryQuery, SceneGeometry};
 use parse::{Edit, Family, MediaKind, ModifySceneRequest};
 use select::{Clarification, Resolved, Selector};
 
@@ -984,7 +984,7 @@ impl Editor {
 
     /// `POST /v1/scene_geometry`: the geometry body, or a clarification (`Err` never means
     /// ambiguity).
-    pub fn geometry(&self, account: &str, req: &SceneGeometryRequest) -> Result<GeometryReply> {
+    pub fn geometry(&self, account: &str, req: &GeometryQuery) -> Result<GeometryReply> {
         let topic = req.id.as_str();
         self.job(account, topic)?;
         let doc = match self.document(topic) {

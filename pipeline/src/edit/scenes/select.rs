@@ -16,9 +16,10 @@
 //! is ambiguous and the caller answers with a clarification listing the candidates (200,
 //! nothing changed).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{Object, ObjectBuilder, SchemaType, Type};
 
 use foundation::document::VideoDocument;
 use foundation::error::{Code, Error, Result};
@@ -71,43 +72,64 @@ foundation::document::wire_enum! {
     }
 }
 
-/// A scene reference as sent: a string, or a whole number for display ids.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+/// A scene reference as sent: a string or a number. Its schema is the field's
+/// ([`scene_text_field`], [`display_id_field`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-#[allow(dead_code)] // a schema only: references are read by `Selector`
 pub enum SceneValue {
     Text(String),
-    Number(u32),
+    Number(f64),
+}
+
+impl SceneValue {
+    /// The reference as text, trimmed; a number as written.
+    fn text(&self) -> String {
+        match self {
+            SceneValue::Text(s) => s.trim().to_string(),
+            SceneValue::Number(n) => n.to_string(),
+        }
+    }
 }
 
 /// Schema of a scene reference read as text (`voice_file`, or `value` with `by: voice_file` or
 /// `by: text`): a string that is not blank once trimmed, or a number.
-fn scene_text_schema() -> Value {
-    json!({ "type": ["string", "number"], "pattern": "\\S" })
+pub(crate) fn scene_text_field() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Number]))
+        .pattern(Some("\\S"))
+        .build()
 }
 
 /// Schema of a display id (`scene_id`, or `value` with `by: id`): a whole number from 1, sent
 /// as a number or as a string of digits.
-fn display_id_schema() -> Value {
-    json!({
-        "type": ["integer", "string"],
-        "minimum": 1,
-        "maximum": u32::MAX,
-        "pattern": "^[1-9][0-9]{0,8}$",
-    })
+pub(crate) fn display_id_field() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::String]))
+        .minimum(Some(1))
+        .maximum(Some(u32::MAX))
+        .pattern(Some("^[1-9][0-9]{0,8}$"))
+        .build()
 }
 
 /// Schema of `min_score` (read for `by: text` only).
-fn min_score_schema() -> Value {
-    json!({ "type": "number", "minimum": 0.0, "maximum": 1.0, "default": DEFAULT_MIN_SCORE })
+pub(crate) fn min_score_field() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::Number)
+        .minimum(Some(0.0))
+        .maximum(Some(1.0))
+        .default(Some(DEFAULT_MIN_SCORE.into()))
+        .build()
 }
 
-/// One form of a selector in a schema: its properties, its required fields, and the selector
-/// fields it must not send.
+/// A field's schema as JSON, for the schemas still written as JSON.
+fn json_of(schema: Object) -> Value {
+    serde_json::to_value(schema).expect("a schema is JSON")
+}
+
+/// One form of a selector in a schema: its properties and its required fields.
 pub(crate) struct SelectorForm {
     pub properties: serde_json::Map<String, Value>,
     pub required: Vec<&'static str>,
-    pub forbidden: Vec<&'static str>,
 }
 
 fn props(v: Value) -> serde_json::Map<String, Value> {
@@ -121,50 +143,38 @@ pub(crate) fn by_value_forms() -> Vec<SelectorForm> {
         .map(|by| {
             let mut p = props(json!({
                 "by": { "type": "string", "enum": [by] },
-                "value": if *by == "id" { display_id_schema() } else { scene_text_schema() },
+                "value": json_of(if *by == "id" { display_id_field() } else { scene_text_field() }),
             }));
             if *by == "text" {
-                p.insert("min_score".into(), min_score_schema());
+                p.insert("min_score".into(), json_of(min_score_field()));
             }
             SelectorForm {
                 properties: p,
                 required: vec!["by", "value"],
-                forbidden: vec![],
             }
         })
         .collect()
 }
 
-/// The forms [`Selector::exactly_one`] accepts, one per way of naming the scene (and per `by`
-/// for the `by`+`value` form). scene_geometry's schema is a `oneOf` over these.
-pub(crate) fn exactly_one_forms() -> Vec<SelectorForm> {
-    let mut forms = vec![
-        SelectorForm {
-            properties: props(json!({ "voice_file": scene_text_schema() })),
-            required: vec!["voice_file"],
-            forbidden: vec!["scene_id", "by"],
-        },
-        SelectorForm {
-            properties: props(json!({ "scene_id": display_id_schema() })),
-            required: vec!["scene_id"],
-            forbidden: vec!["voice_file", "by"],
-        },
-    ];
-    for form in by_value_forms() {
-        forms.push(SelectorForm {
-            forbidden: vec!["voice_file", "scene_id"],
-            ..form
-        });
+/// Which way a body names its scene: exactly one of `voice_file`, `scene_id`, or `by` (with
+/// `value`). None sent is `missing_field`, several `invalid_field`, both naming `voice_file`.
+pub(crate) fn exactly_one_form(sent: &serde_json::Map<String, Value>) -> Result<&'static str> {
+    let given: Vec<&'static str> = ["voice_file", "scene_id", "by"]
+        .into_iter()
+        .filter(|k| sent.get(*k).is_some_and(|v| !v.is_null()))
+        .collect();
+    match given.as_slice() {
+        [one] => Ok(one),
+        _ => Err(Error::new(
+            if given.is_empty() {
+                Code::MissingField
+            } else {
+                Code::InvalidField
+            },
+            "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
+        )
+        .param("voice_file")),
     }
-    forms
-}
-
-/// Wire schema of scene_inspector's optional selector: `voice_file` is preferred over
-/// `scene_id` when both are sent.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
-pub(crate) struct InspectorSelectorFields {
-    pub voice_file: Option<String>,
-    pub scene_id: Option<SceneValue>,
 }
 
 /// The topic id of a body: `id` (or its alias `topic_id`); blank is `missing_field`, anything
@@ -192,61 +202,46 @@ fn not_a_topic_id() -> Error {
     Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")
 }
 
-/// Reads `min_score` (absent → default; a number from 0 to 1).
-fn min_score(f: &Fields) -> Result<f64> {
-    match f.f64("min_score", Code::InvalidValue)? {
-        None => Ok(DEFAULT_MIN_SCORE),
-        Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        Some(_) => Err(invalid_value(
-            "min_score",
-            "`min_score` must be from 0 to 1.",
-        )),
-    }
-}
-
-/// A scene reference field (string or number), trimmed; blank or absent is `missing_field`.
-fn scene_value<'a>(f: &Fields<'a>, name: &str) -> Result<(String, Option<&'a Value>)> {
-    let value = f.value(name).ok_or_else(|| Error::missing(name))?;
-    let text = match value {
-        Value::String(s) => s.trim().to_string(),
-        Value::Number(n) => n.to_string(),
-        _ => {
-            return Err(invalid_value(
-                name,
-                format!("`{name}` must be a string or a number."),
-            ));
+/// A display id: a whole number from 0, sent as a number or as a string of digits.
+fn display_id(sent: &SceneValue, name: &str) -> Result<u32> {
+    let id = match sent {
+        SceneValue::Number(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(n) => {
+            Some(*n as u32)
         }
+        SceneValue::Number(_) => None,
+        SceneValue::Text(s) => s.trim().parse::<u32>().ok(),
     };
-    if text.is_empty() {
-        return Err(Error::missing(name));
-    }
-    Ok((text, Some(value)))
-}
-
-/// A display id: a whole number, sent as a number or a string.
-fn display_id(text: &str, value: Option<&Value>, name: &str) -> Result<u32> {
-    text.parse::<u32>()
-        .ok()
-        .or_else(|| {
-            value
-                .and_then(Value::as_f64)
-                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u32::MAX as f64)
-                .map(|f| f as u32)
-        })
-        .ok_or_else(|| invalid_value(name, format!("`{name}` must be a scene number.")))
+    id.ok_or_else(|| invalid_value(name, format!("`{name}` must be a scene number.")))
 }
 
 impl Selector {
-    /// `by` names how the field `name` is read (`value`, or scene_geometry's own
-    /// `voice_file`/`scene_id`).
-    fn read(by: SelectBy, f: &Fields, name: &str) -> Result<Selector> {
-        let (text, value) = scene_value(f, name)?;
+    /// The scene `sent` as field `name` names, read as `by` says (`min_score` for text only,
+    /// from 0 to 1). Blank is `missing_field`.
+    pub(crate) fn of(
+        by: SelectBy,
+        sent: &SceneValue,
+        min_score: Option<f64>,
+        name: &str,
+    ) -> Result<Selector> {
+        let text = sent.text();
+        if text.is_empty() {
+            return Err(Error::missing(name));
+        }
         Ok(match by {
             SelectBy::VoiceFile => Selector::VoiceFile(text),
-            SelectBy::Id => Selector::Id(display_id(&text, value, name)?),
+            SelectBy::Id => Selector::Id(display_id(sent, name)?),
             SelectBy::Text => Selector::Text {
                 query: text,
-                min_score: min_score(f)?,
+                min_score: match min_score {
+                    None => DEFAULT_MIN_SCORE,
+                    Some(x) if (0.0..=1.0).contains(&x) => x,
+                    Some(_) => {
+                        return Err(invalid_value(
+                            "min_score",
+                            "`min_score` must be from 0 to 1.",
+                        ));
+                    }
+                },
             },
         })
     }
@@ -256,51 +251,30 @@ impl Selector {
         let by = f
             .choice::<SelectBy>("by")?
             .ok_or_else(|| Error::missing("by"))?;
-        Selector::read(by, f, "value")
-    }
-
-    /// Exactly one of `voice_file`, `scene_id`, or `by` with `value`: scene_geometry's selector.
-    pub(crate) fn exactly_one(f: &Fields) -> Result<Selector> {
-        let forms = ["voice_file", "scene_id", "by"];
-        let count = forms.iter().filter(|k| f.has(k)).count();
-        if count != 1 {
-            let code = if count == 0 {
-                Code::MissingField
-            } else {
-                Code::InvalidField
-            };
-            return Err(Error::new(
-                code,
-                "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
-            )
-            .param("voice_file"));
-        }
-        if f.has("voice_file") {
-            Selector::read(SelectBy::VoiceFile, f, "voice_file")
-        } else if f.has("scene_id") {
-            Selector::read(SelectBy::Id, f, "scene_id")
-        } else {
-            Selector::by_value(f)
-        }
-    }
-
-    /// `voice_file` (a string) if sent, else `scene_id`, else none; blank counts as absent:
-    /// scene_inspector's selector.
-    pub fn preferred(f: &Fields) -> Result<Option<Selector>> {
-        let blank = |name: &str| {
-            f.value(name)
-                .and_then(Value::as_str)
-                .is_some_and(|s| s.trim().is_empty())
+        let sent = match f.value("value") {
+            None => return Err(Error::missing("value")),
+            Some(Value::String(s)) => SceneValue::Text(s.clone()),
+            Some(Value::Number(n)) => SceneValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Some(_) => {
+                return Err(invalid_value(
+                    "value",
+                    "`value` must be a string or a number.",
+                ));
+            }
         };
-        if !blank("voice_file")
-            && let Some(vf) = f.str_or("voice_file", Code::InvalidValue)?
-        {
-            return Ok(Some(Selector::VoiceFile(vf.trim().to_string())));
+        let min_score = match by {
+            SelectBy::Text => f.f64("min_score", Code::InvalidValue)?,
+            _ => None,
+        };
+        Selector::of(by, &sent, min_score, "value")
+    }
+
+    /// scene_inspector's `scene_id`: a display id, or none when blank.
+    pub(crate) fn scene_id(sent: &SceneValue) -> Result<Option<Selector>> {
+        if sent.text().is_empty() {
+            return Ok(None);
         }
-        if f.has("scene_id") && !blank("scene_id") {
-            return Selector::read(SelectBy::Id, f, "scene_id").map(Some);
-        }
-        Ok(None)
+        display_id(sent, "scene_id").map(|id| Some(Selector::Id(id)))
     }
 }
 
@@ -645,47 +619,20 @@ mod tests {
     }
 
     #[test]
-    fn geometry_takes_exactly_one_selector_form() {
-        let one = |b: Value| Selector::exactly_one(&Fields::of(&b).unwrap());
+    fn a_display_id_is_a_number_or_digits_and_blank_is_none() {
+        let id = |v: SceneValue| Selector::scene_id(&v);
+        assert_eq!(id(SceneValue::Number(2.0)).unwrap(), Some(Selector::Id(2)));
         assert_eq!(
-            one(json!({"voice_file": " v1 "})).unwrap(),
-            Selector::VoiceFile("v1".into())
+            id(SceneValue::Text(" 7 ".into())).unwrap(),
+            Some(Selector::Id(7))
         );
-        assert_eq!(one(json!({"scene_id": 2})).unwrap(), Selector::Id(2));
-        assert_eq!(
-            code_param(one(json!({}))),
-            (Code::MissingField, Some("voice_file".into()))
-        );
-        assert_eq!(
-            code_param(one(json!({"voice_file": "a", "scene_id": 1}))),
-            (Code::InvalidField, Some("voice_file".into()))
-        );
-        assert_eq!(
-            code_param(one(json!({"scene_id": "x"}))),
-            (Code::InvalidValue, Some("scene_id".into()))
-        );
-        assert_eq!(
-            code_param(one(json!({"by": 1, "value": "x"}))),
-            (Code::InvalidBy, Some("by".into()))
-        );
-    }
-
-    #[test]
-    fn the_inspector_prefers_voice_file_and_ignores_blanks() {
-        let pick = |b: Value| Selector::preferred(&Fields::of(&b).unwrap());
-        assert_eq!(
-            pick(json!({"voice_file": "v1", "scene_id": 2})).unwrap(),
-            Some(Selector::VoiceFile("v1".into()))
-        );
-        assert_eq!(
-            pick(json!({"voice_file": " ", "scene_id": "2"})).unwrap(),
-            Some(Selector::Id(2))
-        );
-        assert_eq!(pick(json!({"scene_id": ""})).unwrap(), None);
-        assert_eq!(
-            code_param(pick(json!({"voice_file": 5}))),
-            (Code::InvalidValue, Some("voice_file".into()))
-        );
+        assert_eq!(id(SceneValue::Text(" ".into())).unwrap(), None);
+        for bad in [SceneValue::Text("two".into()), SceneValue::Number(1.5)] {
+            assert_eq!(
+                code_param(id(bad)),
+                (Code::InvalidValue, Some("scene_id".into()))
+            );
+        }
     }
 
     #[test]
