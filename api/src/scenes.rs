@@ -12,8 +12,8 @@ use std::sync::Arc;
 use foundation::fields::body;
 use foundation::model::Account;
 use pipeline::edit::{
-    EditSessionReply, EditSessionRequest, GeometryQuery, GeometryReply, ModifySceneReply,
-    ModifySceneRequest, Outcome, SceneGeometryRequest, UploadQueued,
+    EditSessionReply, EditSessionRequest, GeometryQuery, GeometryReply, ModifyScene,
+    ModifySceneReply, ModifySceneRequest, Outcome, SceneGeometryRequest, UploadQueued,
 };
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -32,7 +32,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     let modify = warp::path!("v1" / "modify_scene")
         .and(warp::post())
         .and(auth(state.clone()))
-        .and(typed_body(BODY_LIMIT, ModifySceneRequest::parse))
+        .and(typed_body(BODY_LIMIT, body::read::<ModifySceneRequest>))
         .and(with_state(state.clone()))
         .and_then(modify_scene);
     let session = warp::path!("v1" / "edit_session")
@@ -73,7 +73,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
 )]
 pub async fn modify_scene(
     account: Account,
-    req: ModifySceneRequest,
+    req: ModifyScene,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     modify(&state, account.name, req).await
@@ -84,7 +84,7 @@ pub async fn modify_scene(
 pub(crate) async fn modify(
     state: &State,
     account: String,
-    req: ModifySceneRequest,
+    req: ModifyScene,
 ) -> Result<Response, Rejection> {
     crate::metrics::topic(&req.id);
     let e = state.editor.clone();
@@ -212,7 +212,7 @@ mod tests {
         // optional `include_diagnostics` not.
         let schemas = &doc["components"]["schemas"];
         let forms = schemas["SceneGeometryRequest"]["oneOf"].as_array().unwrap();
-        assert_eq!(forms.len(), 3);
+        assert_eq!(forms.len(), 5);
         for form in forms {
             let name = form["$ref"].as_str().unwrap().rsplit('/').next().unwrap();
             let parts = schemas[name]["allOf"].as_array().unwrap();

@@ -66,7 +66,7 @@ pub(crate) async fn editor_modify(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let job = video_of(&state, &topic, &q, &body)?;
-    let req = ModifySceneRequest::parse(&body).map_err(reject)?;
+    let req = body::read::<ModifySceneRequest>(&body).map_err(reject)?;
     scenes::modify(&state, job.account, req).await
 }
 

@@ -201,15 +201,29 @@ impl Shape {
         Shape { forms }
     }
 
-    /// The form `sent` is read as: the one [`Body::form`] names by a field it requires, else the
-    /// first whose required fields are all sent, else the first.
+    /// The form `sent` is read as: the one [`Body::form`] names by a field it requires (among
+    /// several that require it, the one whose enumeration for it lists the value sent: a
+    /// discriminator), else the first whose required fields are all sent, else the first.
     fn form<B: Body>(&self, sent: &Map<String, Value>) -> Result<&Field> {
         if let [one] = self.forms.as_slice() {
             return Ok(one);
         }
         let requires = |form: &&Field, name: &str| form.required.iter().any(|r| r == name);
         let chosen = match B::form(sent)? {
-            Some(key) => self.forms.iter().find(|f| requires(f, key)),
+            Some(key) => {
+                let value = sent_as::<B>(sent, key).and_then(Value::as_str);
+                let lists = |form: &&Field| {
+                    let names = form.properties.iter().find(|(n, _)| n == key);
+                    names.is_some_and(|(_, f)| {
+                        f.names
+                            .iter()
+                            .any(|n| value.is_some_and(|v| n.eq_ignore_ascii_case(v)))
+                    })
+                };
+                let mut requiring = self.forms.iter().filter(|f| requires(f, key));
+                let first = requiring.clone().next();
+                requiring.find(lists).or(first)
+            }
             None => self
                 .forms
                 .iter()
@@ -851,6 +865,69 @@ mod tests {
             let e = read::<Sent>(&body).unwrap_err();
             assert_eq!((e.code, e.param.as_deref()), (code, Some(param)), "{body}");
         }
+    }
+
+    /// `kind: small`: a form of [`Kinds`].
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    struct Small {
+        kind: SmallKind,
+        size: Option<i64>,
+    }
+
+    /// The one name of [`Small`]'s `kind`.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum SmallKind {
+        Small,
+    }
+
+    /// `kind: large`: a form of [`Kinds`].
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    struct Large {
+        kind: LargeKind,
+        size: Option<String>,
+    }
+
+    /// The one name of [`Large`]'s `kind`.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum LargeKind {
+        Large,
+    }
+
+    /// A union whose forms all require `kind`, told apart by its value.
+    #[derive(Debug, Deserialize, ToSchema, PartialEq)]
+    #[serde(untagged)]
+    enum Kinds {
+        Small(Small),
+        Large(Large),
+    }
+
+    impl Body for Kinds {
+        type Valid = Kinds;
+        const CODES: &'static [(&'static str, Code)] = &[("size", Code::InvalidLimit)];
+        fn form(_sent: &Map<String, Value>) -> Result<Option<&'static str>> {
+            Ok(Some("kind"))
+        }
+        fn validate(self) -> Result<Kinds> {
+            Ok(self)
+        }
+    }
+
+    #[test]
+    fn forms_that_require_the_same_field_are_told_apart_by_its_value() {
+        let large = read::<Kinds>(&json!({"kind": "LARGE", "size": "xl"})).unwrap();
+        let expected = Large {
+            kind: LargeKind::Large,
+            size: Some("xl".into()),
+        };
+        assert_eq!(large, Kinds::Large(expected));
+        // Read as the small form, whose `size` is an integer.
+        let e = read::<Kinds>(&json!({"kind": "small", "size": "xl"})).unwrap_err();
+        assert_eq!(
+            (e.code, e.param.as_deref()),
+            (Code::InvalidLimit, Some("size"))
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ fn read(which: u8, body: &Value) -> bool {
         1 => body::read::<ExportVideoRequest>(body).is_ok(),
         2 => body::read::<VideoDataRequest>(body).is_ok(),
         3 => body::read::<UploadAssetRequest>(body).is_ok(),
-        4 => ModifySceneRequest::parse(body).is_ok(),
+        4 => body::read::<ModifySceneRequest>(body).is_ok(),
         5 => body::read::<EditSessionRequest>(body).is_ok(),
         6 => body::read::<SceneGeometryRequest>(body).is_ok(),
         7 => body::read::<SceneInspectorRequest>(body).is_ok(),

@@ -27,7 +27,7 @@ pub use scenes::inspect::{
     LiveResult, PosterResult, SceneInspectorRequest, ScreenshotResult, StillFile, StillScene,
     Unavailable,
 };
-pub use scenes::parse::{MAX_TEXT_CHARS, ModifySceneRequest};
+pub use scenes::parse::{MAX_TEXT_CHARS, ModifyScene, ModifySceneRequest};
 pub use scenes::restore::{Restored, VersionsReply};
 pub use scenes::select::{Selection, Selector, select as select_scene};
 pub use scenes::{Editor, GeometryReply, ModifySceneReply, Outcome, UploadQueued};

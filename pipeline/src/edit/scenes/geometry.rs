@@ -42,8 +42,8 @@ use utoipa::ToSchema;
 
 use crate::edit::scenes::apply::{ONE_BY_ONE_SUFFIX, objects_bbox};
 use crate::edit::scenes::select::{
-    SceneValue, SelectBy, Selector, checked_topic_id, display_id_field, exactly_one_form,
-    min_score_field, scene_text_field,
+    ById, ByText, ByVoiceFile, SceneValue, SelectBy, Selector, checked_topic_id, display_id_field,
+    exactly_one_form, scene_text_field,
 };
 use foundation::document::{Background, PosterState, RectOut, Segment, VideoDocument, round3};
 use foundation::error::{Code, Result};
@@ -81,37 +81,54 @@ const CAPTION_EM_ADVANCE: f64 = 0.56;
 pub enum SceneGeometryRequest {
     VoiceFile(GeometryOfVoiceFile),
     SceneId(GeometryOfSceneId),
-    ByValue(GeometryByValue),
+    ByVoiceFile(GeometryByVoiceFile),
+    ById(GeometryById),
+    ByText(GeometryByText),
 }
 
 /// The scene named by its stable `voice_file`.
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 pub struct GeometryOfVoiceFile {
-    #[schema(schema_with = scene_text_field)]
-    pub voice_file: SceneValue,
     #[serde(flatten)]
     pub target: GeometryTarget,
+    #[schema(schema_with = scene_text_field)]
+    pub voice_file: SceneValue,
 }
 
 /// The scene named by its display id.
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 pub struct GeometryOfSceneId {
+    #[serde(flatten)]
+    pub target: GeometryTarget,
     #[schema(schema_with = display_id_field)]
     pub scene_id: SceneValue,
-    #[serde(flatten)]
-    pub target: GeometryTarget,
 }
 
-/// The scene named by `value`, read as `by` says (`min_score` with `by: text`).
+/// The scene named by `by: voice_file` with `value`.
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
-pub struct GeometryByValue {
-    pub by: SelectBy,
-    #[schema(schema_with = scene_text_field)]
-    pub value: SceneValue,
-    #[schema(schema_with = min_score_field)]
-    pub min_score: Option<f64>,
+pub struct GeometryByVoiceFile {
     #[serde(flatten)]
     pub target: GeometryTarget,
+    #[serde(flatten)]
+    pub scene: ByVoiceFile,
+}
+
+/// The scene named by `by: id` with `value`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct GeometryById {
+    #[serde(flatten)]
+    pub target: GeometryTarget,
+    #[serde(flatten)]
+    pub scene: ById,
+}
+
+/// The scene named by `by: text` with `value` (and `min_score`).
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct GeometryByText {
+    #[serde(flatten)]
+    pub target: GeometryTarget,
+    #[serde(flatten)]
+    pub scene: ByText,
 }
 
 /// What every form of [`SceneGeometryRequest`] names besides the scene.
@@ -159,10 +176,9 @@ impl Body for SceneGeometryRequest {
                 Selector::of(SelectBy::Id, &f.scene_id, None, "scene_id")?,
                 f.target,
             ),
-            SceneGeometryRequest::ByValue(f) => (
-                Selector::of(f.by, &f.value, f.min_score, "value")?,
-                f.target,
-            ),
+            SceneGeometryRequest::ByVoiceFile(f) => (f.scene.selector()?, f.target),
+            SceneGeometryRequest::ById(f) => (f.scene.selector()?, f.target),
+            SceneGeometryRequest::ByText(f) => (f.scene.selector()?, f.target),
         };
         Ok(GeometryQuery {
             id: checked_topic_id(&target.id)?,

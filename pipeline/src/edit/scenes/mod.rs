@@ -4,7 +4,7 @@
 //! under it, so concurrent edits never lose an update), the edit sessions with their write-ahead
 //! journals ([`session`]), and the realtime hub every successful edit publishes to.
 //!
-//! An edit is: parse the request ([`parse::ModifySceneRequest`], no document needed) → check the video
+//! An edit is: read the request ([`parse::ModifySceneRequest`] into a [`ModifyScene`], no document needed) → check the video
 //! is ready → fetch external inputs (branch A's media) outside the lock → under the lock: load
 //! the document (the session's copy when a session is active), select the scene
 //! ([`select`]), apply to a clone ([`apply::apply`] or `overlay_edits::apply`), persist (stage in
@@ -56,7 +56,7 @@ use applied::{Applied, RollSwitch};
 use apply::PreparedMedia;
 use events::{PublicError, SceneModified, UploadFailed};
 use geometry::{GeometryQuery, SceneGeometry};
-use parse::{Edit, Family, MediaKind, ModifySceneRequest};
+use parse::{Edit, Family, MediaKind, ModifyScene};
 use select::{Clarification, Resolved, Selector};
 
 /// Largest background, voice or narrator-video download when `fetch.max_bytes` is unset.
@@ -480,7 +480,7 @@ impl Editor {
     // modify_scene
 
     /// `POST /v1/modify_scene`.
-    pub fn modify(self: &Arc<Self>, account: &str, req: &ModifySceneRequest) -> Result<Outcome> {
+    pub fn modify(self: &Arc<Self>, account: &str, req: &ModifyScene) -> Result<Outcome> {
         let (topic, selector) = (&req.id, &req.selector);
         let (family, edits) = (req.fields.family, &req.fields.edits);
         let job = self.job(account, topic)?;

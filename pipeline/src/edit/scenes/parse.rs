@@ -14,7 +14,8 @@
 //! `compositor::geom` (`to_canvas`).
 
 use compositor::geom::{CanvasRect, PreviewRect as GeomPreviewRect};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 use utoipa::{PartialSchema, ToSchema};
@@ -23,9 +24,9 @@ use crate::edit::overlay_request::{
     IMAGE_KIND, MAX_ELEMENT_TEXT, MAX_LINES, OverlayEdit, OverlayField, Position, RectSpace,
     TextKind,
 };
-use crate::edit::scenes::select::{Selector, by_value_forms, topic_id};
+use crate::edit::scenes::select::{ById, ByText, ByVoiceFile, Selector, by_form, checked_topic_id};
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
+use foundation::fields::Body;
 use foundation::schema::{self, Components};
 
 pub use foundation::document::MediaKind;
@@ -677,16 +678,92 @@ pub struct FieldEdits {
     pub edits: Vec<Edit>,
 }
 
-/// `POST /v1/modify_scene`'s body: the video, the scene, and one family of field edits. Its
-/// schema is written by hand (below) from [`field_families`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModifySceneRequest {
+/// `POST /v1/modify_scene`'s body: the video (`id`, or its alias `topic_id`), the scene (`by`
+/// with `value`, `min_score` with `by: text`), and one family of field edits. One form per `by`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum ModifySceneRequest {
+    ByVoiceFile(ModifySceneByVoiceFile),
+    ById(ModifySceneById),
+    ByText(ModifySceneByText),
+}
+
+/// The scene named by `by: voice_file`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct ModifySceneByVoiceFile {
+    #[serde(flatten)]
+    pub edit: SceneEdit,
+    #[serde(flatten)]
+    pub scene: ByVoiceFile,
+}
+
+/// The scene named by `by: id`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct ModifySceneById {
+    #[serde(flatten)]
+    pub edit: SceneEdit,
+    #[serde(flatten)]
+    pub scene: ById,
+}
+
+/// The scene named by `by: text`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct ModifySceneByText {
+    #[serde(flatten)]
+    pub edit: SceneEdit,
+    #[serde(flatten)]
+    pub scene: ByText,
+}
+
+/// What every form of [`ModifySceneRequest`] carries besides the scene.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct SceneEdit {
     /// Topic id of the video (`topic_id` is accepted as an alias).
+    #[schema(example = "wc1a2b3c4d5e6f", pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
+    pub id: String,
+    pub op: Option<EditOp>,
+    /// One family of field edits per call, each `{field_name, value}`.
+    #[schema(value_type = ModifySceneFields)]
+    pub fields: Value,
+}
+
+/// A modify_scene call, read and checked: every field's value parsed, no document needed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModifyScene {
     pub id: String,
     pub selector: Selector,
     pub op: EditOp,
     /// One family of fields per call.
     pub fields: FieldEdits,
+}
+
+impl Body for ModifySceneRequest {
+    type Valid = ModifyScene;
+    const CODES: &'static [(&'static str, Code)] = &[
+        ("id", Code::InvalidId),
+        ("by", Code::InvalidBy),
+        ("value", Code::InvalidValue),
+        ("min_score", Code::InvalidValue),
+    ];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("topic_id", "id")];
+
+    fn form(sent: &Map<String, Value>) -> Result<Option<&'static str>> {
+        by_form(sent).map(Some)
+    }
+
+    fn validate(self) -> Result<ModifyScene> {
+        let (edit, selector) = match self {
+            ModifySceneRequest::ByVoiceFile(f) => (f.edit, f.scene.selector()),
+            ModifySceneRequest::ById(f) => (f.edit, f.scene.selector()),
+            ModifySceneRequest::ByText(f) => (f.edit, f.scene.selector()),
+        };
+        Ok(ModifyScene {
+            id: checked_topic_id(&edit.id)?,
+            selector: selector?,
+            op: edit.op.unwrap_or_default(),
+            fields: parse_fields(Some(&edit.fields))?,
+        })
+    }
 }
 
 /// Largest rect coordinate or side in a schema-valid `remotion.*.rect`: within
@@ -1149,69 +1226,10 @@ impl ToSchema for ModifySceneFields {
     }
 }
 
-impl PartialSchema for ModifySceneRequest {
-    fn schema() -> RefOr<Schema> {
-        let fields = schema::reference(&ModifySceneFields::name());
-        let forms: Vec<Value> = by_value_forms()
-            .into_iter()
-            .map(|form| {
-                let by = form.properties["by"]["enum"][0]
-                    .as_str()
-                    .unwrap_or_default();
-                let title = format!("ModifySceneBy{}", schema::title(by));
-                let mut properties = json!({
-                    "id": {
-                        "type": "string",
-                        "description": "Topic id of the video.",
-                        "example": "wc1a2b3c4d5e6f",
-                        "pattern": foundation::ids::TOPIC_ID_PATTERN,
-                    },
-                    "op": { "type": "string", "enum": EditOp::NAMES, "default": "set" },
-                    "fields": fields.clone(),
-                });
-                properties.as_object_mut().unwrap().extend(form.properties);
-                let mut required = vec!["id", "fields"];
-                required.extend(form.required);
-                json!({ "title": title, "type": "object", "required": required,
-                    "properties": properties })
-            })
-            .collect();
-        schema::raw(json!({
-            "description": "`POST /v1/modify_scene`'s body: the video (`id`, or its alias \
-                `topic_id`), the scene (`by` with `value`, `min_score` with `by: text`), and one \
-                family of field edits.",
-            "oneOf": forms,
-        }))
-    }
-}
-
-impl ToSchema for ModifySceneRequest {
-    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-        schemas.push((
-            ModifySceneFields::name().into_owned(),
-            ModifySceneFields::schema(),
-        ));
-        <ModifySceneFields as ToSchema>::schemas(schemas);
-    }
-}
-
-impl ModifySceneRequest {
-    /// Reads the body through [`Fields`] with the spec's codes and `param`s, and parses every
-    /// field's value.
-    pub fn parse(body: &Value) -> Result<ModifySceneRequest> {
-        let f = Fields::of(body)?;
-        Ok(ModifySceneRequest {
-            id: topic_id(&f)?,
-            selector: Selector::by_value(&f)?,
-            op: f.choice::<EditOp>("op")?.unwrap_or_default(),
-            fields: parse_fields(f.value("fields"))?,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foundation::fields::body;
 
     fn parse1(name: &str, value: Value) -> Result<Vec<Edit>> {
         parse_field(name, &value, "fields[0].value")
@@ -1749,7 +1767,7 @@ mod tests {
 
     #[test]
     fn the_envelope_reads_selector_op_and_fields_in_order() {
-        let ok = ModifySceneRequest::parse(&json!({
+        let ok = body::read::<ModifySceneRequest>(&json!({
             "id": "wcABCDEFGH", "by": "voice_file", "value": "v1",
             "fields": [{"field_name": "overlay.caption.y", "value": 200}],
         }))
@@ -1758,7 +1776,7 @@ mod tests {
         assert_eq!(ok.op, EditOp::Set);
         assert_eq!(ok.fields.edits, vec![Edit::CaptionY(200.0)]);
         let err = |body: Value| {
-            let e = ModifySceneRequest::parse(&body).unwrap_err();
+            let e = body::read::<ModifySceneRequest>(&body).unwrap_err();
             (e.code, e.param.unwrap_or_default())
         };
         let f = json!([{"field_name": "quote", "value": "q"}]);
@@ -1779,7 +1797,9 @@ mod tests {
             (Code::MissingField, "fields".into())
         );
         assert_eq!(
-            ModifySceneRequest::parse(&json!([1])).unwrap_err().code,
+            body::read::<ModifySceneRequest>(&json!([1]))
+                .unwrap_err()
+                .code,
             Code::InvalidJson
         );
         // A bad overlay value is refused with the request, before any video or scene is read.

@@ -17,13 +17,12 @@
 //! nothing changed).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{Object, ObjectBuilder, SchemaType, Type};
 
 use foundation::document::VideoDocument;
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
 
 /// Default `min_score` for `by=text`.
 pub(crate) const DEFAULT_MIN_SCORE: f64 = 0.5;
@@ -121,39 +120,85 @@ pub(crate) fn min_score_field() -> Object {
         .build()
 }
 
-/// A field's schema as JSON, for the schemas still written as JSON.
-fn json_of(schema: Object) -> Value {
-    serde_json::to_value(schema).expect("a schema is JSON")
+/// `by: voice_file`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VoiceFileBy {
+    VoiceFile,
 }
 
-/// One form of a selector in a schema: its properties and its required fields.
-pub(crate) struct SelectorForm {
-    pub properties: serde_json::Map<String, Value>,
-    pub required: Vec<&'static str>,
+/// `by: id`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IdBy {
+    Id,
 }
 
-fn props(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().cloned().unwrap_or_default()
+/// `by: text`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextBy {
+    Text,
 }
 
-/// The forms [`Selector::by_value`] accepts, one per `by` (modify_scene's selector).
-pub(crate) fn by_value_forms() -> Vec<SelectorForm> {
-    SelectBy::NAMES
-        .iter()
-        .map(|by| {
-            let mut p = props(json!({
-                "by": { "type": "string", "enum": [by] },
-                "value": json_of(if *by == "id" { display_id_field() } else { scene_text_field() }),
-            }));
-            if *by == "text" {
-                p.insert("min_score".into(), json_of(min_score_field()));
-            }
-            SelectorForm {
-                properties: p,
-                required: vec!["by", "value"],
-            }
-        })
-        .collect()
+/// The scene named by its stable `voice_file` in `value`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct ByVoiceFile {
+    pub by: VoiceFileBy,
+    #[schema(schema_with = scene_text_field)]
+    pub value: SceneValue,
+}
+
+/// The scene named by its display id in `value` (unstable after a reorder).
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct ById {
+    pub by: IdBy,
+    #[schema(schema_with = display_id_field)]
+    pub value: SceneValue,
+}
+
+/// The scene whose text best matches `value`, scoring at least `min_score`.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct ByText {
+    pub by: TextBy,
+    #[schema(schema_with = scene_text_field)]
+    pub value: SceneValue,
+    #[schema(schema_with = min_score_field)]
+    pub min_score: Option<f64>,
+}
+
+impl ByVoiceFile {
+    pub(crate) fn selector(&self) -> Result<Selector> {
+        Selector::of(SelectBy::VoiceFile, &self.value, None, "value")
+    }
+}
+
+impl ById {
+    pub(crate) fn selector(&self) -> Result<Selector> {
+        Selector::of(SelectBy::Id, &self.value, None, "value")
+    }
+}
+
+impl ByText {
+    pub(crate) fn selector(&self) -> Result<Selector> {
+        Selector::of(SelectBy::Text, &self.value, self.min_score, "value")
+    }
+}
+
+/// A body's `by`, which picks its form: sent (`missing_field`), and one of [`SelectBy`]'s names
+/// in any case (`invalid_by`).
+pub(crate) fn by_form(sent: &serde_json::Map<String, Value>) -> Result<&'static str> {
+    match sent.get("by").filter(|v| !v.is_null()) {
+        None => Err(Error::missing("by")),
+        Some(Value::String(s)) if SelectBy::NAMES.iter().any(|n| n.eq_ignore_ascii_case(s)) => {
+            Ok("by")
+        }
+        Some(_) => Err(Error::new(
+            Code::InvalidBy,
+            format!("`by` must be one of: {}.", SelectBy::NAMES.join(", ")),
+        )
+        .param("by")),
+    }
 }
 
 /// Which way a body names its scene: exactly one of `voice_file`, `scene_id`, or `by` (with
@@ -164,6 +209,7 @@ pub(crate) fn exactly_one_form(sent: &serde_json::Map<String, Value>) -> Result<
         .filter(|k| sent.get(*k).is_some_and(|v| !v.is_null()))
         .collect();
     match given.as_slice() {
+        ["by"] => by_form(sent),
         [one] => Ok(one),
         _ => Err(Error::new(
             if given.is_empty() {
@@ -174,17 +220,6 @@ pub(crate) fn exactly_one_form(sent: &serde_json::Map<String, Value>) -> Result<
             "Send exactly one of `voice_file`, `scene_id`, or `by` with `value`.",
         )
         .param("voice_file")),
-    }
-}
-
-/// The topic id of a body: `id` (or its alias `topic_id`); blank is `missing_field`, anything
-/// but a topic id is `invalid_id`.
-pub fn topic_id(f: &Fields) -> Result<String> {
-    match f.value("id").or_else(|| f.value("topic_id")) {
-        None => Err(Error::missing("id")),
-        Some(Value::String(s)) if s.trim().is_empty() => Err(Error::missing("id")),
-        Some(Value::String(s)) => checked_topic_id(s),
-        Some(_) => Err(not_a_topic_id()),
     }
 }
 
@@ -244,29 +279,6 @@ impl Selector {
                 },
             },
         })
-    }
-
-    /// `by` + `value` (+ `min_score`), both required: modify_scene's selector.
-    pub(crate) fn by_value(f: &Fields) -> Result<Selector> {
-        let by = f
-            .choice::<SelectBy>("by")?
-            .ok_or_else(|| Error::missing("by"))?;
-        let sent = match f.value("value") {
-            None => return Err(Error::missing("value")),
-            Some(Value::String(s)) => SceneValue::Text(s.clone()),
-            Some(Value::Number(n)) => SceneValue::Number(n.as_f64().unwrap_or(f64::NAN)),
-            Some(_) => {
-                return Err(invalid_value(
-                    "value",
-                    "`value` must be a string or a number.",
-                ));
-            }
-        };
-        let min_score = match by {
-            SelectBy::Text => f.f64("min_score", Code::InvalidValue)?,
-            _ => None,
-        };
-        Selector::of(by, &sent, min_score, "value")
     }
 
     /// scene_inspector's `scene_id`: a display id, or none when blank.
@@ -563,8 +575,12 @@ mod tests {
         assert!(score("zebra", t) < 0.01);
     }
 
-    fn by_value(body: Value) -> Result<Selector> {
-        Selector::by_value(&Fields::of(&body).unwrap())
+    /// The selector of a modify_scene body made of `body`, a video id and one field edit.
+    fn by_value(mut body: Value) -> Result<Selector> {
+        body["id"] = json!("wcABCDEFGH");
+        body["fields"] = json!([{"field_name": "quote", "value": "q"}]);
+        let read = foundation::fields::body::read::<crate::edit::scenes::parse::ModifySceneRequest>;
+        read(&body).map(|m| m.selector)
     }
 
     fn code_param(r: Result<impl std::fmt::Debug>) -> (Code, Option<String>) {
