@@ -60,12 +60,7 @@ pub(crate) async fn list_deliveries(
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
         .ok_or_else(|| reject(Error::missing("id")))?;
-    if !foundation::ids::is_topic_id(id) {
-        return Err(reject(
-            Error::new(Code::InvalidId, "`id` is not a topic id.").param("id"),
-        ));
-    }
-    let id = id.to_string();
+    let id = foundation::ids::checked_topic_id(id, Code::InvalidId, "id").map_err(reject)?;
     let data = {
         let (state, id) = (state.clone(), id.clone());
         crate::blocking::blocking(move || {

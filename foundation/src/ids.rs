@@ -6,6 +6,8 @@
 use rand::Rng;
 use sha2::{Digest, Sha256};
 
+use crate::error::{Code, Error, Result};
+
 const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 fn base62(len: usize) -> String {
@@ -35,6 +37,22 @@ pub const TOPIC_ID_PATTERN: &str = "^(wc|topic)[A-Za-z0-9]{1,64}$";
 pub fn is_topic_id(id: &str) -> bool {
     let rest = id.strip_prefix("wc").or_else(|| id.strip_prefix("topic"));
     matches!(rest, Some(r) if !r.is_empty() && r.len() <= 64 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// `id` trimmed, when it is a topic id ([`is_topic_id`]); otherwise `code` naming `param`, the
+/// field it was sent in.
+pub fn checked_topic_id(id: &str, code: Code, param: &str) -> Result<String> {
+    let id = id.trim();
+    if is_topic_id(id) {
+        return Ok(id.to_string());
+    }
+    Err(Error::new(
+        code,
+        format!(
+            "`{param}` must be `wc` (or the legacy `topic`) followed by 1 to 64 letters and digits."
+        ),
+    )
+    .param(param))
 }
 
 /// `req_` + 24 hex.
@@ -75,6 +93,23 @@ pub(crate) fn hash_api_key(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checked_topic_id_is_trimmed_and_a_bad_one_names_its_field() {
+        let ok = checked_topic_id(" wcAbc123 ", Code::InvalidId, "id");
+        assert_eq!(ok.unwrap(), "wcAbc123");
+        assert_eq!(
+            checked_topic_id("topic9", Code::InvalidId, "id").unwrap(),
+            "topic9"
+        );
+        for bad in ["", "wc", "wc-1", "vid123"] {
+            let e = checked_topic_id(bad, Code::InvalidTopicId, "topic_id").unwrap_err();
+            assert_eq!(
+                (e.code, e.param.as_deref()),
+                (Code::InvalidTopicId, Some("topic_id"))
+            );
+        }
+    }
 
     #[test]
     fn shapes() {

@@ -98,18 +98,15 @@ impl Body for ImageBody {
                 );
             }
         };
-        if let Some(t) = &self.topic_id
-            && !ids::is_topic_id(t)
-        {
-            return Err(
-                Error::new(Code::InvalidTopicId, "`topic_id` is not a topic id.").param("topic_id"),
-            );
-        }
+        let topic_id = self
+            .topic_id
+            .map(|t| ids::checked_topic_id(&t, Code::InvalidTopicId, "topic_id"))
+            .transpose()?;
         Ok(ImageRequest {
             prompt,
             ratio: self.ratio.unwrap_or_default(),
             count,
-            topic_id: self.topic_id,
+            topic_id,
         })
     }
 }

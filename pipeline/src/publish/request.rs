@@ -190,11 +190,10 @@ impl Body for PublishRequest {
     fn validate(self) -> Result<Publish> {
         let (mut call, title, options) = match self {
             PublishRequest::TopicId(t) => {
-                if !ids::is_topic_id(&t.topic_id) {
-                    return Err(invalid("topic_id", "`topic_id` is not a topic id."));
-                }
+                let topic =
+                    ids::checked_topic_id(&t.topic_id, Code::InvalidPublishInput, "topic_id")?;
                 let call = Publish {
-                    topic_id: Some(t.topic_id),
+                    topic_id: Some(topic),
                     ..Publish::default()
                 };
                 (call, t.title, t.options)

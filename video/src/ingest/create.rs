@@ -635,14 +635,7 @@ pub fn read_topic_id(f: &Fields) -> Result<Option<String>> {
 
 /// A `topic_id` field's value, when it is a topic id (`invalid_topic_id` otherwise).
 pub fn checked_topic_id(t: &str) -> Result<String> {
-    if ids::is_topic_id(t) {
-        return Ok(t.to_string());
-    }
-    Err(Error::new(
-        Code::InvalidTopicId,
-        "`topic_id` must be `wc` (or the legacy `topic`) followed by 1 to 64 letters and digits.",
-    )
-    .param("topic_id"))
+    ids::checked_topic_id(t, Code::InvalidTopicId, "topic_id")
 }
 
 /// `metadata`: an object of at most 16 KiB as JSON (`invalid_metadata` otherwise).

@@ -225,16 +225,7 @@ pub(crate) fn exactly_one_form(sent: &serde_json::Map<String, Value>) -> Result<
 
 /// `id` trimmed, when it is a topic id; else `invalid_id`.
 pub(crate) fn checked_topic_id(id: &str) -> Result<String> {
-    let id = id.trim();
-    if foundation::ids::is_topic_id(id) {
-        Ok(id.to_string())
-    } else {
-        Err(not_a_topic_id())
-    }
-}
-
-fn not_a_topic_id() -> Error {
-    Error::new(Code::InvalidId, "`id` is not a topic id.").param("id")
+    foundation::ids::checked_topic_id(id, Code::InvalidId, "id")
 }
 
 /// A display id: a whole number from 0, sent as a number or as a string of digits.
