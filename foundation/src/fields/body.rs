@@ -10,6 +10,11 @@
 //! - a field may be sent under an alias ([`Body::ALIASES`]);
 //! - fields the schema does not name are ignored.
 //!
+//! A body that is a union (an untagged enum of object forms, a `oneOf` in its schema) is checked
+//! against one form: the one [`Body::form`] names by a field only it requires, or, when several
+//! forms require that field, the one whose enumeration lists its value (a discriminator such as
+//! `by`).
+//!
 //! The schema is the derive's, so what the OpenAPI document promises is what is checked.
 
 use std::collections::HashMap;
