@@ -17,7 +17,9 @@
 //!
 //! The schema is the derive's, so what the OpenAPI document promises is what is checked.
 
+use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
@@ -30,7 +32,7 @@ use utoipa::openapi::schema::{
 use crate::error::{Code, Error, Result};
 
 /// A request body: one struct for its JSON, its schema and its rules.
-pub trait Body: DeserializeOwned + ToSchema {
+pub trait Body: DeserializeOwned + ToSchema + 'static {
     /// What a valid body becomes.
     type Valid;
     /// The fields whose wrong type (or a name outside their enumeration) has a code of its own;
@@ -70,7 +72,7 @@ pub fn parse<B: Body>(body: &Value) -> Result<B> {
     let sent = body
         .as_object()
         .ok_or_else(|| Error::new(Code::InvalidJson, "The request body must be a JSON object."))?;
-    let shape = Shape::of::<B>();
+    let shape = Shape::cached::<B>();
     let form = shape.form::<B>(sent)?;
     let clean = checked::<B>(form, sent, false)?;
     let first = serde_path_to_error::deserialize(Value::Object(clean));
@@ -80,13 +82,14 @@ pub fn parse<B: Body>(body: &Value) -> Result<B> {
         // Serde tries an untagged enum's variants in turn and keeps no path. Checked again
         // strictly (names as listed, arrays item by item), the form names the field it refused,
         // or reads with the names inside its arrays made exact.
-        Err(_) => {
+        Err(first) => {
             let strict = checked::<B>(form, sent, true)?;
             serde_json::from_value(Value::Object(strict)).map_err(|_| {
                 Error::new(
                     Code::InvalidField,
                     "The request body does not match the schema of this endpoint.",
                 )
+                .because(first.to_string())
             })
         }
     }
@@ -186,6 +189,20 @@ struct Shape {
 }
 
 impl Shape {
+    /// `B`'s shape, worked out from its schema once per type: a schema can be large (every time
+    /// zone of `publish`), and it does not change while the program runs.
+    fn cached<B: Body>() -> Arc<Shape> {
+        static SHAPES: OnceLock<RwLock<HashMap<TypeId, Arc<Shape>>>> = OnceLock::new();
+        let shapes = SHAPES.get_or_init(Default::default);
+        let id = TypeId::of::<B>();
+        if let Some(shape) = shapes.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            return shape.clone();
+        }
+        let shape = Arc::new(Shape::of::<B>());
+        let mut all = shapes.write().unwrap_or_else(|p| p.into_inner());
+        all.entry(id).or_insert(shape).clone()
+    }
+
     fn of<B: ToSchema>() -> Shape {
         let mut components = Vec::new();
         B::schemas(&mut components);
