@@ -43,10 +43,10 @@ pub struct ErrorBody {
 }
 
 /// Raw bytes (an upload's body, an image): `type: string, format: binary` (a `Vec<u8>` would
-/// be described as an array of integers).
+/// be described as an array of integers). Only its schema is used; it holds nothing.
 #[derive(ToSchema)]
 #[schema(value_type = String, format = Binary)]
-pub struct Binary(#[allow(dead_code)] Vec<u8>);
+pub struct Binary(());
 
 /// Every annotated operation. Register a handler by adding its path fn here.
 #[derive(OpenApi)]
