@@ -43,7 +43,7 @@ pub struct ErrorBody {
 }
 
 /// Raw bytes (an upload's body, an image): `type: string, format: binary` (a `Vec<u8>` would
-/// be described as an array of integers). Only its schema is used; it holds nothing.
+/// be described as an array of integers).
 #[derive(ToSchema)]
 #[schema(value_type = String, format = Binary)]
 pub struct Binary(());
