@@ -177,6 +177,9 @@ fn shared_state(
     let runtime = tokio::runtime::Handle::current();
     let (store, fetcher) = (core.store, core.fetcher);
     tracing::info!("Initializing scene editing (replaying edit journals)");
+    let search = pipeline::media::Search::new(settings.clone(), &fetcher, &runtime)
+        .map_err(StartError::Config)?;
+    let public = PublicFiles::new(settings).making(search.on_demand());
     let editor = pipeline::edit::Editor::new(
         store.clone(),
         settings.clone(),
@@ -184,13 +187,12 @@ fn shared_state(
         core.work.voice.clone(),
         fetcher.clone(),
         runtime.clone(),
+        public.clone(),
     )
     .map_err(|e| StartError::DataDir(settings.data_dir.display().to_string(), e))?;
     let notifier =
         pipeline::notify::notifier(settings, store.clone(), fetcher.clone(), runtime.clone())
             .map_err(StartError::Config)?;
-    let search = pipeline::media::Search::new(settings.clone(), &fetcher, &runtime)
-        .map_err(StartError::Config)?;
     let images = pipeline::media::Images::new(settings.clone(), store.clone(), &fetcher, &runtime)
         .map_err(StartError::Config)?;
     let templates =
@@ -202,7 +204,7 @@ fn shared_state(
         engine: core.engine,
         fetcher,
         inbox: inbox::Inboxes::default(),
-        public: PublicFiles::new(settings),
+        public,
         stills: video::render::Stills::default(),
         previews: video::render::PreviewClips::default(),
         live: Arc::new(pipeline::edit::LiveEditors::default()),
@@ -271,35 +273,15 @@ pub fn routes(
     let openapi = warp::path!("v1" / "openapi.json")
         .and(warp::get())
         .map(openapi::serve_document);
-    let expired = {
-        let state = state.clone();
+    let servable = {
+        let public = state.public.clone();
         warp::path::peek()
-            .and_then(move |tail: warp::path::Peek| {
-                let state = state.clone();
-                async move {
-                    if !plain_media_path(tail.as_str()) {
-                        Err(errors::reject(pipeline::Error::new(
-                            pipeline::Code::RouteNotFound,
-                            "No file at this path.",
-                        )))
-                    } else if state
-                        .public
-                        .is_expired(tail.as_str(), std::time::SystemTime::now())
-                    {
-                        Err(errors::reject(pipeline::Error::new(
-                            pipeline::Code::FileExpired,
-                            "This temporary file has expired.",
-                        )))
-                    } else {
-                        Ok(())
-                    }
-                }
-            })
+            .and_then(move |tail: warp::path::Peek| servable(public.clone(), tail))
             .untuple_one()
     };
     let media = warp::path("media")
         .and(warp::get().or(warp::head()).unify())
-        .and(expired)
+        .and(servable)
         .and(warp::fs::dir(state.settings.data_dir.join("public")))
         .map(|f: warp::fs::File| {
             // Uploaded files (HTML, SVG) are served from this origin: never sniffed into
@@ -373,6 +355,35 @@ pub fn routes(
         .recover(errors::recover)
         .unify()
         .map(move |resp| headers.apply(resp))
+}
+
+/// Whether the `/media` file at `tail` may be served: a plain path (404 otherwise) that has not
+/// expired (410), made first when it is a file made on first use (an illustration clip).
+async fn servable(public: PublicFiles, tail: warp::path::Peek) -> Result<(), warp::Rejection> {
+    let tail = tail.as_str().to_string();
+    if !plain_media_path(&tail) {
+        return Err(errors::reject(pipeline::Error::new(
+            pipeline::Code::RouteNotFound,
+            "No file at this path.",
+        )));
+    }
+    if public.is_expired(&tail, std::time::SystemTime::now()) {
+        return Err(errors::reject(pipeline::Error::new(
+            pipeline::Code::FileExpired,
+            "This temporary file has expired.",
+        )));
+    }
+    // A file that cannot be made stays missing: the file route answers 404.
+    let made = blocking::run(move || {
+        public
+            .make_missing(&tail)
+            .map_err(|e| pipeline::Error::internal("a public file could not be made").because(e))
+    })
+    .await;
+    if let Err(e) = made {
+        tracing::warn!(error = %e, "serving a public file");
+    }
+    Ok(())
 }
 
 /// Longest name of one `/media` path segment (the usual file-system limit).

@@ -9,6 +9,7 @@
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::config::Settings;
@@ -53,6 +54,15 @@ impl Published {
     }
 }
 
+/// Files of the public folder made the first time they are asked for, by the capability that
+/// names them: a URL is handed out before its file exists, and the media route and
+/// [`PublicFiles::local_file`] have it made on first use.
+pub trait OnDemand: Send + Sync + std::fmt::Debug {
+    /// Makes the file at `rel` (below the public root, `/`-separated) when it is one of this
+    /// maker's: `Ok(true)` once it exists, `Ok(false)` for a name that is not its own. Blocking.
+    fn make(&self, rel: &str) -> io::Result<bool>;
+}
+
 /// The expiring part of the public folder.
 #[derive(Debug, Clone)]
 pub struct PublicFiles {
@@ -60,6 +70,7 @@ pub struct PublicFiles {
     origin_url: String,
     temp_ttl: Duration,
     asset_ttl: Duration,
+    on_demand: Option<Arc<dyn OnDemand>>,
 }
 
 /// A random 16-hex token: unguessable file names and cache busters.
@@ -80,7 +91,28 @@ impl PublicFiles {
             origin_url: settings.origin_url.clone(),
             temp_ttl: Duration::from_secs(settings.public.temp_ttl_secs),
             asset_ttl: Duration::from_secs(settings.public.asset_ttl_secs),
+            on_demand: None,
         }
+    }
+
+    /// These files, with `maker` making its own the first time they are asked for.
+    pub fn making(self, maker: Arc<dyn OnDemand>) -> Self {
+        PublicFiles {
+            on_demand: Some(maker),
+            ..self
+        }
+    }
+
+    /// Makes the file at `rel` when it is missing and the maker names it; a missing file no
+    /// maker names stays missing (`Ok`). Blocking.
+    pub fn make_missing(&self, rel: &str) -> io::Result<()> {
+        let path = self.path(rel)?;
+        if let Some(maker) = &self.on_demand
+            && !path.exists()
+        {
+            maker.make(rel)?;
+        }
+        Ok(())
     }
 
     pub fn ttl(&self, lifetime: Lifetime) -> Duration {
@@ -96,11 +128,15 @@ impl PublicFiles {
     }
 
     /// The file behind one of our own public URLs (`{origin_url}/…`, query ignored), when it
-    /// exists and has not expired: read locally instead of fetched over the network.
+    /// exists (made first when a maker names it) and has not expired: read locally instead of
+    /// fetched over the network. Blocking.
     pub fn local_file(&self, url: &str) -> Option<PathBuf> {
         let rel = url.strip_prefix(&self.origin_url)?.strip_prefix('/')?;
         let rel = rel.split(['?', '#']).next()?;
         let path = self.path(rel).ok()?;
+        if let Err(e) = self.make_missing(rel) {
+            tracing::warn!(file = rel, error = %e, "a public file could not be made");
+        }
         (path.is_file() && !self.is_expired(rel, SystemTime::now())).then_some(path)
     }
 
@@ -242,7 +278,49 @@ mod tests {
             origin_url: "http://h/media".into(),
             temp_ttl: Duration::from_secs(900),
             asset_ttl: Duration::from_secs(86400),
+            on_demand: None,
         }
+    }
+
+    /// Makes `made/{n}.txt` for any `n`, counting its calls.
+    #[derive(Debug)]
+    struct Counter(PathBuf, std::sync::atomic::AtomicUsize);
+
+    impl OnDemand for Counter {
+        fn make(&self, rel: &str) -> io::Result<bool> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if !rel.starts_with("made/") {
+                return Ok(false);
+            }
+            crate::files::write_atomic(&self.0.join(rel), b"made")?;
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn a_file_its_maker_names_is_made_once_on_first_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let maker = Arc::new(Counter(dir.path().to_path_buf(), Default::default()));
+        let pf = files(dir.path()).making(maker.clone());
+        let path = pf
+            .local_file("http://h/media/made/a.txt?v=1")
+            .expect("made");
+        assert_eq!(std::fs::read(path).unwrap(), b"made");
+        pf.local_file("http://h/media/made/a.txt").expect("kept");
+        pf.make_missing("made/a.txt").unwrap();
+        assert_eq!(
+            maker.1.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "made once"
+        );
+        assert!(pf.local_file("http://h/media/other/b.txt").is_none());
+        assert!(pf.make_missing("../escape").is_err());
+        assert!(
+            files(dir.path())
+                .local_file("http://h/media/made/c.txt")
+                .is_none(),
+            "no maker"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `search_broll` black-box: every validation code, the embedded library's ranked results
-//! whose `url` then works as `mediaUrl` in modify_scene branch A, the curated grid list, and
+//! whose `url` then works as `mediaUrl` in modify_scene branch A, illustration clips encoded on
+//! first use, the curated grid list, and
 //! Pexels through a fake Pexels server (results, and `search_failed` when it errors);
 //! `create_image` at each ratio with its size checked, per-image charges, every validation code,
 //! and a partial failure through a fake OpenAI-compatible images API.
@@ -252,6 +253,65 @@ async fn illustrations_answer_everyday_topics_as_pictures_and_clips_and_nothing_
             "{v}"
         );
     }
+}
+
+/// The illustration clips under `{data}/public`, encoded or not.
+fn encoded_clips(d: &Daemon) -> usize {
+    let dir = d.dir.path().join("data/public/library/illustrations/clips");
+    std::fs::read_dir(dir).map_or(0, |e| e.count())
+}
+
+#[tokio::test]
+async fn an_illustration_clip_is_encoded_when_first_used_not_when_listed() {
+    let d = Daemon::start(BIN, &[]);
+    let (c, v) = search(&d, json!({"keyword": "ocean", "kind": "video", "limit": 5})).await;
+    assert_eq!(c, 200, "{v}");
+    let clips: Vec<&Value> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "reelsmith_illustrations")
+        .collect();
+    assert!(clips.len() >= 2, "{v}");
+    assert_eq!(encoded_clips(&d), 0, "listing encodes nothing");
+    // Its preview is its picture, at the width of the other previews.
+    let thumb = clips[0]["thumbnail_url"].as_str().unwrap();
+    assert_eq!(png_size(&d, thumb).await.0, 280, "{thumb}");
+
+    // modify_scene reads our own public file: the clip is made for it, never fetched.
+    let (c, v, _) = d
+        .post(
+            "/v1/create_video",
+            &json!({ "script_text": script(85), "output_type": "scene" }),
+        )
+        .await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let done = d.wait_for(&id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["stage"], "scenes_ready_for_review", "{done}");
+    let url = clips[0]["url"].as_str().unwrap();
+    let body = json!({
+        "id": id, "by": "id", "value": 2,
+        "fields": [{ "field_name": "mediaUrl", "value": url }],
+    });
+    let (c, v, _) = d.post("/v1/modify_scene", &body).await;
+    assert_eq!((c, v["media_type"].as_str()), (200, Some("video")), "{v}");
+    assert_eq!(encoded_clips(&d), 1, "only the clip used");
+
+    // Another is made when its URL is asked for; a stale or made-up name is only a 404.
+    let other = clips[1]["url"].as_str().unwrap();
+    let mp4 = d.http.get(other).send().await.unwrap();
+    assert_eq!(mp4.status(), 200, "{other}");
+    assert!(mp4.bytes().await.unwrap().len() > 10_000);
+    let (stem, _) = other.rsplit_once('-').unwrap();
+    for missing in [
+        format!("{stem}-0000000000000000.mp4"),
+        format!("{stem}.mp4"),
+    ] {
+        let r = d.http.get(&missing).send().await.unwrap();
+        assert_eq!(r.status(), 404, "{missing}");
+    }
+    assert_eq!(encoded_clips(&d), 2);
 }
 
 /// A fake Pexels API: photos and videos for `solar`, HTTP 500 for `broken`.

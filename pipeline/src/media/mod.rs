@@ -1,6 +1,7 @@
 //! Media for a video: B-roll search (`search_broll`) and image generation (`create_image`). Uses `ingest`, `build`, `render`
 //! and `foundation`.
 
+pub(crate) mod clips;
 pub(crate) mod images;
 pub(crate) mod search;
 pub(crate) mod thumbs;

@@ -15,14 +15,20 @@ use foundation::document::MediaKind;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::Fetcher;
 use foundation::fields::Body;
+use foundation::public::OnDemand;
 use video::build;
 use video::build::{BrollItem, BrollProvider, Library, Offline, Pexels, Ratio, http};
+
+use crate::media::clips::IllustrationClips;
 
 /// Results per call when `limit` is not sent, and the most allowed.
 pub(crate) const DEFAULT_LIMIT: usize = 10;
 pub(crate) const MAX_LIMIT: usize = 20;
 /// The public folder library files are published to (never swept).
 pub(crate) const LIBRARY_FOLDER: &str = "library";
+/// Where illustration renderings are published, below [`LIBRARY_FOLDER`] (as in their cache:
+/// `images/`, `clips/`).
+const ILLUSTRATIONS_FOLDER: &str = "illustrations";
 
 foundation::document::wire_enum! {
     /// `kind` on the wire.
@@ -197,11 +203,17 @@ pub struct SearchReply {
     pub results: Vec<SearchResult>,
 }
 
+/// An illustration that could not be rendered (its cause is logged, not answered).
+fn not_rendered(e: impl std::fmt::Display) -> Error {
+    Error::internal("illustration not rendered").because(e)
+}
+
 /// The search capability, built once from config.
 pub struct Search {
     settings: std::sync::Arc<Settings>,
     offline: Offline,
     pexels: Option<Pexels>,
+    clips: std::sync::Arc<IllustrationClips>,
 }
 
 impl Search {
@@ -219,11 +231,23 @@ impl Search {
             base_url: settings.broll.base_url.clone(),
             api_key: settings.broll.api_key.clone(),
         });
+        let clips = IllustrationClips::new(
+            offline.clone(),
+            settings.public_dir(),
+            format!("{LIBRARY_FOLDER}/{ILLUSTRATIONS_FOLDER}/clips/"),
+        );
         Ok(Search {
             settings,
             offline,
             pexels,
+            clips: std::sync::Arc::new(clips),
         })
+    }
+
+    /// What makes the illustration clips this search lists, when first asked for: the public
+    /// files' [`OnDemand`] maker.
+    pub fn on_demand(&self) -> std::sync::Arc<dyn OnDemand> {
+        self.clips.clone()
     }
 
     /// Runs `req` (blocking: call it off the async threads). A provider failure is 502
@@ -284,10 +308,15 @@ impl Search {
             return self.procedural_result(number, style, *seed, item.clone());
         }
         let (url, thumbnail_url) = match &item.local {
+            // Its clip is encoded on first use (`IllustrationClips`); its picture previews it.
+            Some(path) if Offline::is_illustration_clip(&item) => {
+                self.offline.prepare_picture(&item).map_err(not_rendered)?;
+                let picture = item.local_thumb.as_deref().unwrap_or(path);
+                let url = format!("{}/{}", self.settings.origin_url, self.library_rel(path)?);
+                (url, self.preview(picture, MediaKind::Image)?)
+            }
             Some(path) => {
-                self.offline.prepare(&item).map_err(|e| {
-                    Error::internal("illustration not rendered").because(e.to_string())
-                })?;
+                self.offline.prepare(&item).map_err(not_rendered)?;
                 (self.publish(path)?, self.preview(path, item.kind)?)
             }
             None => (item.url.clone(), item.thumbnail_url.clone()),
@@ -382,19 +411,26 @@ impl Search {
         Ok(format!("{}/{rel}", self.settings.origin_url))
     }
 
-    /// The public URL of library file `path` (or an illustration's rendering, published under
-    /// `illustrations/`), copying it under `public/library/` the first time.
-    fn publish(&self, path: &Path) -> Result<String> {
+    /// Where library file `path` (or an illustration's rendering, under `illustrations/`) is
+    /// published, below the public root: `library/…`.
+    fn library_rel(&self, path: &Path) -> Result<String> {
         let root = self.settings.assets_dir.join("broll");
         let rel = match (path.strip_prefix(&root), &self.offline.art) {
-            (Ok(rel), _) => rel.to_string_lossy().replace('\\', "/"),
+            (Ok(rel), _) => rel.to_path_buf(),
             (Err(_), Some(art)) => match path.strip_prefix(art.cache()) {
-                Ok(rel) => format!("illustrations/{}", rel.to_string_lossy().replace('\\', "/")),
+                Ok(rel) => Path::new(ILLUSTRATIONS_FOLDER).join(rel),
                 Err(_) => return Err(Error::internal("library file outside the library")),
             },
             (Err(_), None) => return Err(Error::internal("library file outside the library")),
         };
-        let target = self.settings.public_dir().join(LIBRARY_FOLDER).join(&rel);
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        Ok(format!("{LIBRARY_FOLDER}/{rel}"))
+    }
+
+    /// The public URL of library file `path`, copying it under `public/library/` the first time.
+    fn publish(&self, path: &Path) -> Result<String> {
+        let rel = self.library_rel(path)?;
+        let target = self.settings.public_dir().join(&rel);
         if !target.exists() {
             let bytes = std::fs::read(path).map_err(|e| {
                 Error::internal("library file unreadable")
@@ -402,10 +438,7 @@ impl Search {
             })?;
             foundation::files::write_atomic(&target, &bytes).map_err(Error::internal)?;
         }
-        Ok(format!(
-            "{}/{LIBRARY_FOLDER}/{rel}",
-            self.settings.origin_url
-        ))
+        Ok(format!("{}/{rel}", self.settings.origin_url))
     }
 }
 

@@ -111,5 +111,8 @@ pub fn offline(
         &settings.assets_dir.join("illustrations"),
         &settings.data_dir.join("cache").join("illustrations"),
     )?;
-    Ok(illustrations::Offline { library, art })
+    Ok(illustrations::Offline {
+        library,
+        art: art.map(Arc::new),
+    })
 }

@@ -49,6 +49,7 @@ use foundation::error::{Code, Error, Result};
 use foundation::fetch::{FetchError, Fetcher};
 use foundation::media_check;
 use foundation::model::Job;
+use foundation::public::PublicFiles;
 use foundation::store::{Store, StoreError};
 use video::build::{Narration, SAMPLE_RATE, VoiceProvider, write_wav};
 
@@ -79,6 +80,8 @@ pub struct Editor {
     pub voice: Arc<dyn VoiceProvider>,
     pub fetcher: Fetcher,
     pub runtime: tokio::runtime::Handle,
+    /// Our public files, read where they lie (with the makers of files made on first use).
+    pub public: PublicFiles,
     /// One lock per video, created on first use.
     locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     pub sessions: session::Sessions,
@@ -271,6 +274,7 @@ impl Editor {
         voice: Arc<dyn VoiceProvider>,
         fetcher: Fetcher,
         runtime: tokio::runtime::Handle,
+        public: PublicFiles,
     ) -> std::io::Result<Editor> {
         let sessions = session::Sessions::open(&settings.data_dir.join("journal"))?;
         Ok(Editor {
@@ -280,6 +284,7 @@ impl Editor {
             voice,
             fetcher,
             runtime,
+            public,
             locks: Mutex::new(HashMap::new()),
             sessions,
         })
@@ -642,7 +647,7 @@ impl Editor {
     ) -> Result<PreparedMedia> {
         let param = "fields";
         // Our own public files (search_broll results, uploads) are read where they lie.
-        let local = foundation::public::PublicFiles::new(&self.settings).local_file(url);
+        let local = self.public.local_file(url);
         let body = match local {
             Some(path) => std::fs::read(&path).map_err(|e| {
                 Error::internal("public file unreadable")
@@ -684,7 +689,7 @@ impl Editor {
 
     /// The file behind one of our own unexpired public URLs.
     fn local_public(&self, url: &str) -> Option<PathBuf> {
-        foundation::public::PublicFiles::new(&self.settings).local_file(url)
+        self.public.local_file(url)
     }
 
     fn max_download(&self) -> u64 {

@@ -111,8 +111,30 @@ impl Illustrations {
         item.source == SOURCE
     }
 
+    /// The clip whose cached file is named `file` (`{id}-{key}.mp4`, as [`Illustrations::search`]
+    /// names it), when `id` is in the index and `key` matches its SVG today; `None` for any other
+    /// name. Whether it is rendered yet does not matter.
+    pub fn clip_named(&self, file: &str) -> Option<BrollItem> {
+        let (id, key) = file.strip_suffix(".mp4")?.rsplit_once('-')?;
+        let i = self.index.entries.iter().position(|e| e.id == id)?;
+        let item = self.item(i, MediaKind::Video, 0.0)?;
+        let local = item.local.as_ref()?;
+        (local.file_name()?.to_str()? == format!("{id}-{key}.mp4")).then_some(item)
+    }
+
     /// Renders `item`'s picture (and for a clip, the clip) into the cache unless it is there.
     pub fn prepare(&self, item: &BrollItem) -> Result<(), BrollError> {
+        self.render(item, item.kind)
+    }
+
+    /// Renders `item`'s picture into the cache unless it is there, not its clip: what a search
+    /// result shows before the clip is asked for.
+    pub fn prepare_picture(&self, item: &BrollItem) -> Result<(), BrollError> {
+        self.render(item, MediaKind::Image)
+    }
+
+    /// The picture, and the clip too when `upto` is [`MediaKind::Video`].
+    fn render(&self, item: &BrollItem, upto: MediaKind) -> Result<(), BrollError> {
         let name = item
             .id
             .strip_prefix("illustration:")
@@ -122,7 +144,8 @@ impl Illustrations {
         let (Some(local), Some(picture)) = (&item.local, &item.local_thumb) else {
             return Err(failed("no cache path".into()));
         };
-        if local.exists() && picture.exists() {
+        let clip_wanted = upto == MediaKind::Video && item.kind == MediaKind::Video;
+        if picture.exists() && (!clip_wanted || local.exists()) {
             return Ok(());
         }
         let svg =
@@ -135,7 +158,7 @@ impl Illustrations {
             let png = illustration::picture_png(&art).map_err(failed)?;
             foundation::files::write_atomic(picture, &png).map_err(|e| failed(e.to_string()))?;
         }
-        if item.kind == MediaKind::Video && !local.exists() {
+        if clip_wanted && !local.exists() {
             if let Some(parent) = local.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| failed(e.to_string()))?;
             }
@@ -198,7 +221,7 @@ mod tests {
             .expect("the illustration index is installed: run make illustrations");
         Offline {
             library: std::sync::Arc::new(Library::load(&assets().join("broll")).unwrap()),
-            art: Some(art),
+            art: Some(std::sync::Arc::new(art)),
         }
     }
 
@@ -318,6 +341,32 @@ mod tests {
                     "{d}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_search_result_renders_its_picture_and_its_clip_only_when_asked() {
+        let cache = tempfile::tempdir().unwrap();
+        let o = offline(cache.path());
+        let art = o.art.as_ref().unwrap();
+        let item = art.search("coffee", MediaKind::Video, 1).remove(0);
+        o.prepare_picture(&item).unwrap();
+        let local = item.local.as_ref().unwrap();
+        assert!(item.local_thumb.as_ref().unwrap().exists(), "the picture");
+        assert!(!local.exists(), "no clip yet");
+        let name = local.file_name().unwrap().to_str().unwrap();
+        let named = art.clip_named(name).expect("the clip's own name");
+        assert_eq!(named.id, item.id);
+        art.prepare(&named).unwrap();
+        assert!(local.exists(), "the clip, once asked for");
+        let (id, _) = name.rsplit_once('-').unwrap();
+        for other in [
+            format!("{id}-0000000000000000.mp4"),
+            format!("no-such-art-{}", name.rsplit_once('-').unwrap().1),
+            name.replace(".mp4", ".png"),
+            "../x.mp4".to_string(),
+        ] {
+            assert!(art.clip_named(&other).is_none(), "{other}");
         }
     }
 

@@ -7,9 +7,10 @@ use crate::build::broll::{BrollError, BrollItem, BrollProvider, Library, Query};
 use foundation::document::{BrollSource, MediaKind};
 
 /// The library files and, when installed, the illustration index.
+#[derive(Clone)]
 pub struct Offline {
     pub library: Arc<Library>,
-    pub art: Option<Illustrations>,
+    pub art: Option<Arc<Illustrations>>,
 }
 
 impl Offline {
@@ -20,6 +21,30 @@ impl Offline {
             Some(art) if Illustrations::owns(item) => art.prepare(item),
             _ => Ok(()),
         }
+    }
+
+    /// Makes `item`'s picture exist, not its clip (an illustration clip is rendered when it is
+    /// first used or asked for); library files already do.
+    pub fn prepare_picture(&self, item: &BrollItem) -> Result<(), BrollError> {
+        match &self.art {
+            Some(art) if Illustrations::owns(item) => art.prepare_picture(item),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `item` is an illustration clip, whose encoding waits until it is first used.
+    pub fn is_illustration_clip(item: &BrollItem) -> bool {
+        Illustrations::owns(item) && item.kind == MediaKind::Video
+    }
+
+    /// The illustration clip whose cached file is named `file`, rendered into the cache if it
+    /// was not: its path there. `Ok(None)` when no illustration clip has that name today.
+    pub fn clip_named(&self, file: &str) -> Result<Option<std::path::PathBuf>, BrollError> {
+        let Some(item) = self.art.as_ref().and_then(|a| a.clip_named(file)) else {
+            return Ok(None);
+        };
+        self.prepare(&item)?;
+        Ok(item.local)
     }
 
     /// How many assets the two hold.
