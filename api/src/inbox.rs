@@ -64,7 +64,12 @@ impl Inboxes {
 }
 
 fn ttl(state: &State) -> Duration {
-    Duration::from_secs(state.settings.http.inbox_ttl_secs)
+    Duration::from_secs(
+        state
+            .settings
+            .section::<crate::serve::HttpConfig>()
+            .inbox_ttl_secs,
+    )
 }
 
 /// The client's address, when the request came through our accept loop.
@@ -220,7 +225,12 @@ fn new_inbox(owner: Option<IpAddr>, state: &State) -> Result<(String, String), p
         .filter(|i| owner.is_some() && i.owner == owner)
         .map(|i| i.created)
         .collect();
-    if mine.len() >= state.settings.http.inbox_max_per_client {
+    if mine.len()
+        >= state
+            .settings
+            .section::<crate::serve::HttpConfig>()
+            .inbox_max_per_client
+    {
         let oldest = mine.into_iter().min().unwrap_or_else(Instant::now);
         let wait = ttl.saturating_sub(oldest.elapsed()).as_secs().max(1);
         return Err(pipeline::Error::new(

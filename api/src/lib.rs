@@ -103,9 +103,11 @@ pub async fn run(
             "created account `default`; its API key is in this file (mode 0600)"
         );
     }
-    if let Some(warning) = foundation::config::open_file_limit()
-        .and_then(|limit| settings.http.connections_over_file_limit(limit))
-    {
+    if let Some(warning) = foundation::config::open_file_limit().and_then(|limit| {
+        settings
+            .section::<serve::HttpConfig>()
+            .connections_over_file_limit(limit)
+    }) {
         tracing::warn!("{warning}");
     }
     let (engine, dispatcher) = (core.engine.clone(), core.dispatcher.clone());
@@ -144,7 +146,12 @@ pub async fn run(
 
     metrics::install();
     let routes = metrics::observe(routes(state.clone()));
-    let server = serve::serve(listener, routes, settings.http.clone(), stop_rx.clone());
+    let server = serve::serve(
+        listener,
+        routes,
+        (*settings.section::<serve::HttpConfig>()).clone(),
+        stop_rx.clone(),
+    );
     println!("listening on http://{bound}");
     tracing::info!(%bound, base_url = %settings.base_url, "serving");
 
@@ -214,7 +221,11 @@ fn shared_state(
         templates: Arc::new(templates),
         webhook_wake: core.dispatcher.wake.clone(),
         publisher: core.publisher,
-        analytics: pipeline::publish::AnalyticsCache::new(settings.publish.analytics_cache_secs),
+        analytics: pipeline::publish::AnalyticsCache::new(
+            settings
+                .section::<pipeline::publish::PublishConfig>()
+                .analytics_cache_secs,
+        ),
     }))
 }
 
@@ -261,6 +272,13 @@ struct Health {
 )]
 fn healthz() -> warp::reply::Response {
     reply::ok(serde_json::to_value(Health { status: "ok" }).expect("serializes"))
+}
+
+/// Claims the config sections this crate owns (`[http]`, `[metrics]`): each is read and
+/// checked once, at start, by the composition root.
+pub fn claim_sections(config: &Config) -> Result<(), String> {
+    config.sections.claim::<serve::HttpConfig>(config.mode)?;
+    config.sections.claim::<metrics::MetricsConfig>(config.mode)
 }
 
 /// Every route, with the rejection handler last.

@@ -263,8 +263,11 @@ fn setup(state: &State, account: Option<&Account>) -> String {
          <li><b>Social platforms</b>: {connected} connected · <a id=setup href=\"{setup}\">connect platforms \
          to your channel groups</a></li></ul>\
          <p>Ask your operator to set your email or Telegram chat.</p>",
-        on(!s.smtp.host.is_empty()),
-        on(!s.telegram.bot_token.is_empty()),
+        on(!s.section::<pipeline::notify::SmtpConfig>().host.is_empty()),
+        on(!s
+            .section::<pipeline::notify::TelegramConfig>()
+            .bot_token
+            .is_empty()),
         connected = account.map_or(0, |a| {
             pipeline::publish::all_connections(&state.store, &a.name).map_or(0, |c| c.len())
         }),

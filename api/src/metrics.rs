@@ -15,8 +15,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
+use foundation::config::{Mode, Section};
 use foundation::telemetry;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use serde::Deserialize;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -24,6 +26,37 @@ use warp::{Filter, Rejection, Reply};
 
 use crate::State;
 use crate::filters::auth;
+
+/// `GET /metrics` (Prometheus text): counts and latencies only, no ids or account data.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Serve `/metrics` at all.
+    pub enabled: bool,
+    /// Ask for an API key (`Authorization: Bearer`, as Prometheus' `authorization` scrape
+    /// setting sends it). Unset: required in production mode, not in dev.
+    pub require_key: Option<bool>,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            enabled: true,
+            require_key: None,
+        }
+    }
+}
+
+impl Section for MetricsConfig {
+    const NAME: &'static str = "metrics";
+}
+
+impl MetricsConfig {
+    /// Whether a scrape needs an API key in `mode`.
+    pub fn key_required(&self, mode: Mode) -> bool {
+        self.require_key.unwrap_or(mode == Mode::Production)
+    }
+}
 
 /// The process's recorder, installed once (a second `api::run` in one process reuses it).
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -61,7 +94,10 @@ pub fn install() -> Option<&'static PrometheusHandle> {
 
 /// `GET /metrics`.
 pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
-    let need_key = state.settings.metrics.key_required(state.settings.mode);
+    let need_key = state
+        .settings
+        .section::<MetricsConfig>()
+        .key_required(state.settings.mode);
     let open = warp::path!("metrics").and(warp::get());
     let keyed = if need_key {
         open.and(auth(state.clone()))
@@ -71,7 +107,7 @@ pub fn routes(state: Arc<State>) -> BoxedFilter<(Response,)> {
     } else {
         open.boxed()
     };
-    let enabled = state.settings.metrics.enabled;
+    let enabled = state.settings.section::<MetricsConfig>().enabled;
     keyed
         .and_then(move || {
             let state = state.clone();

@@ -23,7 +23,11 @@ const BODY_LIMIT: usize = 64 * 1024;
 
 pub fn routes(state: Arc<State>, notifier: Arc<Notifier>) -> BoxedFilter<(Response,)> {
     let with = warp::any().map(move || notifier.clone());
-    let operator = state.settings.notify.operator_email.clone();
+    let operator = state
+        .settings
+        .section::<pipeline::notify::NotifyConfig>()
+        .operator_email
+        .clone();
     let with_operator = warp::any().map(move || operator.clone());
     let send = warp::path!("v1" / "notification" / "send")
         .and(warp::post())

@@ -82,7 +82,11 @@ impl Headers {
                  base-uri 'none'; form-action 'none'"
             )
         };
-        let ancestors = match settings.http.embed_origins.as_slice() {
+        let ancestors = match settings
+            .section::<crate::serve::HttpConfig>()
+            .embed_origins
+            .as_slice()
+        {
             [] => "'none'".to_string(),
             list => list.join(" "),
         };
@@ -134,7 +138,10 @@ mod tests {
 
     fn settings(origins: &[&str]) -> Settings {
         let mut c = foundation::config::Config::default();
-        c.http.embed_origins = origins.iter().map(|s| s.to_string()).collect();
+        c.sections.set(crate::serve::HttpConfig {
+            embed_origins: origins.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        });
         c.finish("127.0.0.1:9".parse().unwrap()).unwrap()
     }
 

@@ -25,14 +25,99 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use foundation::config::HttpConfig;
+use foundation::config::{Mode, Section};
 use hyper::body::{Body, Frame, Incoming};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use serde::Deserialize;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, Sleep};
 use warp::Filter;
 use warp::reply::Response;
+
+/// The HTTP edge: what a slow or hostile client can hold, and who may frame the player.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpConfig {
+    /// A connection that has not sent a whole request head within this many seconds is closed
+    /// (also the idle limit of a kept-alive connection).
+    pub header_read_timeout_secs: u64,
+    /// A request body that sends nothing for this many seconds fails and its connection closes.
+    pub body_read_timeout_secs: u64,
+    /// Open connections allowed from one client address; more are closed at once (0: no cap).
+    pub max_connections_per_client: usize,
+    /// Open connections allowed in all, kept under the process's file limit so files and the
+    /// store can always be opened; more are closed at once (0: no cap).
+    pub max_connections: usize,
+    /// Origins that may frame the read-only player (`frame-ancestors`): `"*"` for any page,
+    /// `[]` for none, or a list like `["https://blog.example.com"]`. Every other page, the
+    /// editor included, may never be framed.
+    pub embed_origins: Vec<String>,
+    /// Webhook test inboxes one client address may hold at once.
+    pub inbox_max_per_client: usize,
+    /// A webhook test inbox (and what it received) is deleted this many seconds after it was
+    /// made.
+    pub inbox_ttl_secs: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            header_read_timeout_secs: 10,
+            body_read_timeout_secs: 30,
+            max_connections_per_client: 256,
+            max_connections: 2048,
+            embed_origins: vec!["*".into()],
+            inbox_max_per_client: 10,
+            inbox_ttl_secs: 3600,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// What to warn about at start when `max_connections` (0: no cap) could use up the
+    /// open-file limit `limit`: connections would then starve the store and media files.
+    pub fn connections_over_file_limit(&self, limit: u64) -> Option<String> {
+        let cap = self.max_connections as u64;
+        (cap == 0 || cap > limit).then(|| {
+            let cap = if cap == 0 {
+                "no cap".to_string()
+            } else {
+                cap.to_string()
+            };
+            format!(
+                "http.max_connections ({cap}) exceeds the open-file limit ({limit}): at that \
+                 many connections files and the store can no longer be opened; lower it or \
+                 raise the limit (`ulimit -n`, systemd `LimitNOFILE=`)"
+            )
+        })
+    }
+}
+
+impl Section for HttpConfig {
+    const NAME: &'static str = "http";
+
+    fn check(&self, _mode: Mode) -> Result<(), String> {
+        if self.header_read_timeout_secs == 0
+            || self.body_read_timeout_secs == 0
+            || self.inbox_ttl_secs == 0
+        {
+            return Err("http.*_secs values must be at least 1".into());
+        }
+        for o in &self.embed_origins {
+            let origin = o == "*"
+                || ((o.starts_with("https://") || o.starts_with("http://"))
+                    && o.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b".:/-*".contains(&b)));
+            if !origin {
+                return Err(format!(
+                    "http.embed_origins entry {o:?} must be \"*\" or an origin like https://example.com"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// The address a request came from.
 #[derive(Debug, Clone, Copy)]

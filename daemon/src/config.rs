@@ -1,6 +1,7 @@
 //! Config layering: defaults → TOML file → `REELSMITH__SECTION__KEY`
 //! environment → flags. Everything is merged as TOML values, then
-//! deserialised once into the typed [`Config`] (unknown keys are errors).
+//! deserialised once into the typed [`Config`], whose crate-owned sections are claimed here
+//! (unknown keys are errors).
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +31,7 @@ pub fn load(
     if let Some(d) = data_dir {
         table.insert("data_dir".into(), Value::String(d.display().to_string()));
     }
-    let mut config = Config::deserialize(table).map_err(|e| format!("config: {e}"))?;
+    let mut config = read(table)?;
     // This executable hosts the neural voice in a child (`voice-worker`), so the runtime never
     // loads into the process that renders.
     config.voice.worker_program = std::env::current_exe().ok();
@@ -38,6 +39,24 @@ pub fn load(
 }
 
 use serde::Deserialize;
+
+/// The layered table as a [`Config`], every section claimed.
+fn read(table: Table) -> Result<Config, String> {
+    let config = Config::deserialize(table).map_err(|e| format!("config: {e}"))?;
+    claim_sections(&config)?;
+    Ok(config)
+}
+
+/// Every crate's own sections, read and checked once; a table or key that no crate claims is
+/// refused, as an unknown key of a shared section is by its type.
+fn claim_sections(config: &Config) -> Result<(), String> {
+    pipeline::assemble::claim_sections(config)?;
+    api::claim_sections(config)?;
+    match config.sections.unclaimed().first() {
+        Some(name) => Err(format!("config: unknown section or key `{name}`")),
+        None => Ok(()),
+    }
+}
 
 /// `REELSMITH__WEBHOOK__RETRY_SCHEDULE_SECS=[0,1,2]` sets
 /// `webhook.retry_schedule_secs`. Values parse as TOML (numbers, booleans,
@@ -104,16 +123,39 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_are_errors() {
-        let t: Table = "nope = 1".parse().unwrap();
-        assert!(Config::deserialize(t).is_err());
+    fn unknown_keys_and_sections_are_errors_in_every_crates_sections() {
+        for (toml, named) in [
+            ("nope = 1", "nope"),
+            ("[nope]\nx = 1", "nope"),
+            ("[webhook]\ntypo = 1", "typo"),
+            ("[notify]\ntypo = 1", "[notify]"),
+            ("[http]\ntypo = 1", "[http]"),
+            ("[http]\nheader_read_timeout_secs = 0", "http."),
+            (
+                "[publish]\nchannel_group_limit = 0",
+                "publish.channel_group_limit",
+            ),
+            (
+                "[notify]\noperator_email = \"ops@example.com\"",
+                "[smtp] host",
+            ),
+        ] {
+            let e = read(toml.parse().unwrap()).expect_err(toml);
+            assert!(e.contains(named), "{toml}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_crates_section_reads_into_its_own_type() {
+        let c = read("[edit]\ncache_enabled = false".parse().unwrap()).unwrap();
+        assert!(!c.section::<pipeline::edit::EditConfig>().cache_enabled);
     }
 
     #[test]
     fn the_example_config_is_valid() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reelsmith.example.toml");
         let t: Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
-        let cfg = Config::deserialize(t).expect("every key of the example is known");
+        let cfg = read(t).expect("every key of the example is known");
         cfg.finish("127.0.0.1:8080".parse().unwrap())
             .expect("the example validates");
     }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::publish::publisher::Publisher;
-use foundation::config::Settings;
+use foundation::config::{Config, Settings};
 use foundation::fetch::Fetcher;
 use foundation::jobs::{Engine, JobFailure, Rendered, TaskRunner};
 use foundation::link_bases::LinkBases;
@@ -14,6 +14,20 @@ use foundation::model::{Job, PostResult, WrittenResult};
 use foundation::store::Store;
 use foundation::webhooks::Dispatcher;
 use video::build::Context;
+
+/// Claims the config sections this crate owns (`[notify]`, `[smtp]`, `[telegram]`, `[images]`,
+/// `[edit]`, `[publish]`): each is read and checked once, at start, by the composition root.
+pub fn claim_sections(config: &Config) -> Result<(), String> {
+    use crate::notify::config as notify;
+    let (s, mode) = (&config.sections, config.mode);
+    s.claim::<notify::NotifyConfig>(mode)?;
+    s.claim::<notify::SmtpConfig>(mode)?;
+    s.claim::<notify::TelegramConfig>(mode)?;
+    s.claim::<crate::media::config::ImagesConfig>(mode)?;
+    s.claim::<crate::edit::config::EditConfig>(mode)?;
+    s.claim::<crate::publish::config::PublishConfig>(mode)?;
+    notify::check_together(&s.get(), &s.get())
+}
 
 /// Why the core could not start.
 #[derive(Debug, thiserror::Error)]

@@ -107,10 +107,10 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         .args(["--max-examples", MAX_EXAMPLES, "--seed", "20240601"])
         .arg("--generation-deterministic")
         .args(["--phases", "examples,coverage,fuzzing"])
-        // A first video search makes the animated clip of every illustration it returns (about
-        // 3.6 s each in the test build, nine per search), and the suite shares the 2 cores with
-        // the other black-box tests: 30 s was too tight. This test is after 5xx and schema
-        // mismatches, not latency.
+        // A first video search paints the picture of every illustration it returns (its clip
+        // is encoded only when fetched), and the suite shares the 2 cores with the other
+        // black-box tests: 30 s was too tight when searches encoded clips. This test is after
+        // 5xx and schema mismatches, not latency.
         .args(["--request-timeout", "90"])
         // 405 answers carry no `Allow` header yet: the rejection handler does not know the
         // route's methods. Re-enable once it does (reported to the lead).

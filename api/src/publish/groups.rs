@@ -91,7 +91,9 @@ pub(crate) async fn list_groups(
     let reply = GroupList {
         object: "list",
         data,
-        limit: s.publish.channel_group_limit,
+        limit: s
+            .section::<pipeline::publish::PublishConfig>()
+            .channel_group_limit,
         setup_url: AccountPage::Setup.url(&s.webhook.signing_secret, &s.app_url, &account.name),
         schedule_url: AccountPage::Schedule.url(
             &s.webhook.signing_secret,
@@ -134,7 +136,8 @@ pub(crate) async fn create_group(
             &state.store,
             &account,
             &request.label,
-            s.publish.channel_group_limit,
+            s.section::<pipeline::publish::PublishConfig>()
+                .channel_group_limit,
             &s.pricing_url(),
             &provision,
         )

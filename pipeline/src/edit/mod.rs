@@ -3,6 +3,7 @@
 //! `scene_inspector` drives, the editor's view and the script view's approval. Uses `design`, `ingest`, `build`,
 //! `render` and `foundation`.
 
+pub(crate) mod config;
 pub(crate) mod live;
 pub(crate) mod overlay_applied;
 pub(crate) mod overlay_edits;
@@ -14,6 +15,7 @@ pub(crate) mod versions;
 pub(crate) mod view;
 
 // The facade: what the crates above may name.
+pub use config::EditConfig;
 pub use live::{Answer, Command, Failure, LiveEditors, PROBE_MS, TIMEOUT_MS, clamp_ms};
 pub use realtime::Hub;
 pub use scenes::arrange::Arranged;

@@ -16,9 +16,10 @@ use serde_json::json;
 use tiny_skia::Pixmap;
 use utoipa::ToSchema;
 
+use crate::media::config::ImagesKind;
 use crate::media::search::SearchRatio;
 use foundation::accounts::{self, Charge};
-use foundation::config::{ImagesKind, Settings};
+use foundation::config::Settings;
 use foundation::connector::{Http, join};
 use foundation::document::MediaKind;
 use foundation::error::{Code, Error, Result};
@@ -227,7 +228,7 @@ impl Images {
         fetcher: &Fetcher,
         runtime: &tokio::runtime::Handle,
     ) -> std::result::Result<Images, String> {
-        let c = &settings.images;
+        let c = settings.section::<crate::media::config::ImagesConfig>();
         let maker = match c.provider {
             ImagesKind::Embedded => Maker::Embedded(Designer::load(&settings.assets_dir)?),
             ImagesKind::Openai => Maker::Openai {

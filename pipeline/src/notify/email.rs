@@ -9,8 +9,8 @@ use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use crate::notify::channel::{Channel, Outgoing, Refused, Sender, Sent};
+use crate::notify::config::SmtpConfig;
 use crate::notify::request::{AttachmentKind, ParseMode};
-use foundation::config::SmtpConfig;
 
 /// The email channel.
 pub struct Email {

@@ -6,6 +6,7 @@
 
 pub(crate) mod channel;
 pub(crate) mod client_link;
+pub(crate) mod config;
 pub(crate) mod email;
 pub(crate) mod link;
 pub(crate) mod rate;
@@ -20,6 +21,7 @@ pub use client_link::{
     ClientLinkBody, ClientLinkReply, LinkClaims, LinkRefused, LinkRequest, LinkType, RecordPage,
     open as open_link, send as send_client_link,
 };
+pub use config::{NotifyConfig, SPEC_NOTIFICATIONS_PER_HOUR, SmtpConfig, TelegramConfig};
 pub use report::{
     ErrorReportBody, ErrorReportReply, ReportRequest, list as list_reports, report as report_error,
 };
@@ -40,25 +42,26 @@ pub fn notifier(
     fetcher: Fetcher,
     runtime: tokio::runtime::Handle,
 ) -> Result<send::Notifier, String> {
-    let email = email::Email::new(&settings.smtp, runtime.clone())?
+    let email = email::Email::new(&settings.section::<SmtpConfig>(), runtime.clone())?
         .map(|e| Arc::new(e) as Arc<dyn channel::Sender>);
-    let telegram = (!settings.telegram.bot_token.is_empty()).then(|| {
+    let tg = settings.section::<TelegramConfig>();
+    let telegram = (!tg.bot_token.is_empty()).then(|| {
         Arc::new(telegram::Telegram {
             http: Http {
                 fetcher: fetcher.clone(),
                 runtime,
-                timeout: std::time::Duration::from_secs(settings.telegram.timeout_secs.max(1)),
+                timeout: std::time::Duration::from_secs(tg.timeout_secs.max(1)),
                 max_bytes: 1024 * 1024,
             },
-            api_base: settings.telegram.api_base.clone(),
-            token: settings.telegram.bot_token.clone(),
+            api_base: tg.api_base.clone(),
+            token: tg.bot_token.clone(),
         }) as Arc<dyn channel::Sender>
     });
     Ok(send::Notifier {
         senders: send::Senders { email, telegram },
         store,
         fetcher,
-        max_per_hour: settings.notify.max_per_hour,
+        max_per_hour: settings.section::<NotifyConfig>().max_per_hour,
         link_secret: settings.webhook.signing_secret.clone(),
         app_url: settings.app_url.clone(),
     })

@@ -51,7 +51,7 @@ pub fn take(store: &Store, account: &str, now: i64, max: usize) -> Result<(), Er
 mod tests {
     use super::*;
     /// The spec's default of messages an account may send per hour.
-    use foundation::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
+    use crate::notify::config::SPEC_NOTIFICATIONS_PER_HOUR as MAX_PER_HOUR;
 
     #[test]
     fn the_sixty_first_in_an_hour_waits_for_the_oldest_to_leave() {

@@ -63,15 +63,16 @@ impl Ayrshare {
         fetcher: &Fetcher,
         runtime: tokio::runtime::Handle,
     ) -> Ayrshare {
+        let publish = settings.section::<crate::publish::config::PublishConfig>();
         Ayrshare {
             http: Http {
                 fetcher: fetcher.clone(),
                 runtime,
-                timeout: Duration::from_secs(settings.publish.timeout_secs),
+                timeout: Duration::from_secs(publish.timeout_secs),
                 max_bytes: 4 * 1024 * 1024,
             },
-            base: settings.publish.base_url.clone(),
-            api_key: settings.publish.api_key.clone(),
+            base: publish.base_url.clone(),
+            api_key: publish.api_key.clone(),
         }
     }
 

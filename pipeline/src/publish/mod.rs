@@ -23,6 +23,7 @@ pub(crate) mod accounts;
 pub(crate) mod analytics;
 pub(crate) mod ayrshare;
 pub(crate) mod call;
+pub(crate) mod config;
 pub(crate) mod connections;
 pub(crate) mod feed;
 pub(crate) mod groups;
@@ -39,6 +40,7 @@ pub use accounts::list as connected_accounts;
 pub use accounts::{AccountList, AccountPage, ConnectForm, connect as connect_account};
 pub use analytics::{AnalyticsCache, AnalyticsQuery, AnalyticsReply, compute as compute_analytics};
 pub use call::{put as put_calls, status as call_status};
+pub use config::{PublishConfig, PublisherKind};
 pub use connections::{GroupScope, all as all_connections, invalid_group};
 pub use feed::{
     FEEDS, FeedOwner, FeedUrls, Hit, atom as atom_feed, count as count_hit, feed as read_feed,
@@ -60,7 +62,7 @@ pub use settings::{
 
 use std::sync::Arc;
 
-use foundation::config::{PublisherKind, Settings};
+use foundation::config::Settings;
 use foundation::fetch::Fetcher;
 use foundation::store::Store;
 
@@ -72,7 +74,7 @@ pub fn configured(
     fetcher: &Fetcher,
     runtime: tokio::runtime::Handle,
 ) -> Arc<dyn Publisher> {
-    match settings.publish.publisher {
+    match settings.section::<PublishConfig>().publisher {
         PublisherKind::Feed => Arc::new(publisher::FeedPublisher { store, settings }),
         PublisherKind::Ayrshare => Arc::new(ayrshare::Ayrshare::new(&settings, fetcher, runtime)),
     }

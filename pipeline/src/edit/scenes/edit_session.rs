@@ -231,7 +231,10 @@ impl Editor {
             }
             Err(e) => return Err(fetch_failed(e)),
         }
-        let cache_enabled = self.settings.edit.cache_enabled;
+        let cache_enabled = self
+            .settings
+            .section::<crate::edit::config::EditConfig>()
+            .cache_enabled;
         let state = if cache_enabled {
             let lock = self.lock(topic);
             let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -260,7 +263,10 @@ impl Editor {
         action: EditAction,
         fetch_failed: impl Fn(StoreError) -> Error,
     ) -> Result<SessionState> {
-        let ttl = self.settings.edit.session_idle_secs;
+        let ttl = self
+            .settings
+            .section::<crate::edit::config::EditConfig>()
+            .session_idle_secs;
         Ok(match action {
             EditAction::Start => {
                 let doc = match self.document(topic) {

@@ -458,7 +458,10 @@ impl Editor {
     /// (specs first, then the document in one store transaction).
     fn persist(&self, doc: &VideoDocument, specs: &BTreeMap<String, OverlaySpec>) -> Result<()> {
         let topic = &doc.topic_id;
-        if self.settings.edit.cache_enabled
+        if self
+            .settings
+            .section::<crate::edit::config::EditConfig>()
+            .cache_enabled
             && self
                 .sessions
                 .stage(topic, doc, specs, foundation::time::now())
@@ -940,7 +943,9 @@ impl Editor {
     pub(crate) fn commit_idle(&self) -> usize {
         let idle = self.sessions.idle(
             foundation::time::now(),
-            self.settings.edit.session_idle_secs,
+            self.settings
+                .section::<crate::edit::config::EditConfig>()
+                .session_idle_secs,
         );
         let mut n = 0;
         for topic in idle {
@@ -951,7 +956,9 @@ impl Editor {
                 .sessions
                 .idle(
                     foundation::time::now(),
-                    self.settings.edit.session_idle_secs,
+                    self.settings
+                        .section::<crate::edit::config::EditConfig>()
+                        .session_idle_secs,
                 )
                 .contains(&topic);
             if still_idle {
@@ -967,8 +974,11 @@ impl Editor {
 
     /// Runs [`Editor::commit_idle`] every `edit.idle_check_secs` until `stop` resolves.
     pub async fn run_idle_commits(self: Arc<Self>, stop: impl std::future::Future<Output = ()>) {
-        let mut tick =
-            tokio::time::interval(Duration::from_secs(self.settings.edit.idle_check_secs));
+        let mut tick = tokio::time::interval(Duration::from_secs(
+            self.settings
+                .section::<crate::edit::config::EditConfig>()
+                .idle_check_secs,
+        ));
         tokio::pin!(stop);
         loop {
             tokio::select! {

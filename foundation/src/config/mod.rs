@@ -2,6 +2,10 @@
 //! `REELSMITH__SECTION__KEY` environment → command-line flags into a
 //! [`Config`], and validates it once with [`Config::finish`].
 
+mod sections;
+
+pub use sections::{Section, Sections};
+
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -16,8 +20,11 @@ pub enum Mode {
     Production,
 }
 
+/// The config file. The sections every crate shares are its fields; a crate's own sections
+/// (`[notify]`, `[http]`, …) are [`Section`]s it declares, kept in `sections` and claimed by the
+/// composition root, which refuses a table that no crate claims.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct Config {
     pub mode: Mode,
     /// Address to bind; port 0 picks a free port.
@@ -40,70 +47,19 @@ pub struct Config {
     /// The blob store of render workers (`queue.kind = "nats"`).
     pub storage: StorageConfig,
     pub public: PublicConfig,
-    pub edit: EditConfig,
     /// Idea/blog → narration.
     pub writer: WriterConfig,
     /// Narration voices (TTS).
     pub voice: VoiceConfig,
     /// B-roll search for scene backgrounds.
     pub broll: BrollConfig,
-    /// Image generation (`create_image`).
-    pub images: ImagesConfig,
     /// Uploaded assets and media sources (sizes, duration, presigned URLs).
     pub media: MediaConfig,
     /// Speech to text for media sources.
     pub transcription: TranscriptionConfig,
-    /// Email delivery (notifications, client links, error reports).
-    pub smtp: SmtpConfig,
-    /// The Telegram Bot API (the messaging-app channel of notifications).
-    pub telegram: TelegramConfig,
-    /// Where problem reports go.
-    pub notify: NotifyConfig,
-    /// Publishing: channel groups and the publisher behind `publish`.
-    pub publish: PublishConfig,
-    /// `GET /metrics`.
-    pub metrics: MetricsConfig,
-    /// The HTTP edge: read timeouts, connections per client, embedding, the test inbox.
-    pub http: HttpConfig,
-}
-
-/// The HTTP edge: what a slow or hostile client can hold, and who may frame the player.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HttpConfig {
-    /// A connection that has not sent a whole request head within this many seconds is closed
-    /// (also the idle limit of a kept-alive connection).
-    pub header_read_timeout_secs: u64,
-    /// A request body that sends nothing for this many seconds fails and its connection closes.
-    pub body_read_timeout_secs: u64,
-    /// Open connections allowed from one client address; more are closed at once (0: no cap).
-    pub max_connections_per_client: usize,
-    /// Open connections allowed in all, kept under the process's file limit so files and the
-    /// store can always be opened; more are closed at once (0: no cap).
-    pub max_connections: usize,
-    /// Origins that may frame the read-only player (`frame-ancestors`): `"*"` for any page,
-    /// `[]` for none, or a list like `["https://blog.example.com"]`. Every other page, the
-    /// editor included, may never be framed.
-    pub embed_origins: Vec<String>,
-    /// Webhook test inboxes one client address may hold at once.
-    pub inbox_max_per_client: usize,
-    /// A webhook test inbox (and what it received) is deleted this many seconds after it was
-    /// made.
-    pub inbox_ttl_secs: u64,
-}
-
-impl Default for HttpConfig {
-    fn default() -> Self {
-        HttpConfig {
-            header_read_timeout_secs: 10,
-            body_read_timeout_secs: 30,
-            max_connections_per_client: 256,
-            max_connections: 2048,
-            embed_origins: vec!["*".into()],
-            inbox_max_per_client: 10,
-            inbox_ttl_secs: 3600,
-        }
-    }
+    /// Every other table, for the crate that owns it.
+    #[serde(flatten)]
+    pub sections: Sections,
 }
 
 /// The process's open-file limit (the soft `RLIMIT_NOFILE`), when it has a finite one.
@@ -115,197 +71,6 @@ pub fn open_file_limit() -> Option<u64> {
     // SAFETY: getrlimit only writes the limit into the struct we own and pass by pointer.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
     (read == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
-}
-
-impl HttpConfig {
-    /// What to warn about at start when `max_connections` (0: no cap) could use up the
-    /// open-file limit `limit`: connections would then starve the store and media files.
-    pub fn connections_over_file_limit(&self, limit: u64) -> Option<String> {
-        let cap = self.max_connections as u64;
-        (cap == 0 || cap > limit).then(|| {
-            let cap = if cap == 0 {
-                "no cap".to_string()
-            } else {
-                cap.to_string()
-            };
-            format!(
-                "http.max_connections ({cap}) exceeds the open-file limit ({limit}): at that \
-                 many connections files and the store can no longer be opened; lower it or \
-                 raise the limit (`ulimit -n`, systemd `LimitNOFILE=`)"
-            )
-        })
-    }
-
-    fn check(&self) -> Result<(), String> {
-        if self.header_read_timeout_secs == 0
-            || self.body_read_timeout_secs == 0
-            || self.inbox_ttl_secs == 0
-        {
-            return Err("http.*_secs values must be at least 1".into());
-        }
-        for o in &self.embed_origins {
-            let origin = o == "*"
-                || ((o.starts_with("https://") || o.starts_with("http://"))
-                    && o.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b".:/-*".contains(&b)));
-            if !origin {
-                return Err(format!(
-                    "http.embed_origins entry {o:?} must be \"*\" or an origin like https://example.com"
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Which publisher posts what `publish` sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum PublisherKind {
-    /// The embedded feed publisher (offline, self-hosted): per channel group an Atom and a JSON
-    /// feed and a public page per post, under `{app_url}/feeds/`.
-    #[default]
-    Feed,
-    /// An Ayrshare-style social publishing API (profiles per channel group, `/post`,
-    /// analytics).
-    Ayrshare,
-}
-
-/// Publishing. The feed publisher needs nothing; the connector needs `base_url` and `api_key`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PublishConfig {
-    pub publisher: PublisherKind,
-    /// Channel groups an account may have, the primary group 0 included (spec:
-    /// `channel_group_limit`, a cap per plan; paid accounts only create groups).
-    pub channel_group_limit: u32,
-    /// The aggregator's API root, e.g. `https://api.ayrshare.com/api`; its host passes the SSRF
-    /// guard (a local fake must be in `fetch.allow`).
-    pub base_url: String,
-    /// Sent as `Authorization: Bearer <api_key>`.
-    pub api_key: String,
-    pub timeout_secs: u64,
-    /// How long an analytics dashboard is reused before it is computed again (the spec calls
-    /// it slow).
-    pub analytics_cache_secs: u64,
-}
-
-impl Default for PublishConfig {
-    fn default() -> Self {
-        PublishConfig {
-            publisher: PublisherKind::Feed,
-            channel_group_limit: 5,
-            base_url: String::new(),
-            api_key: String::new(),
-            timeout_secs: 30,
-            analytics_cache_secs: 60,
-        }
-    }
-}
-
-/// Email over SMTP. Off (no email channel) while `host` is empty.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SmtpConfig {
-    /// The relay's host name; empty: no email is sent.
-    pub host: String,
-    /// 587 for submission with STARTTLS, 25 for a local relay.
-    pub port: u16,
-    /// Login (with `pass`) when not empty.
-    pub user: String,
-    pub pass: String,
-    /// The `From:` address, e.g. `Reelsmith <noreply@example.com>`.
-    pub from: String,
-    /// Upgrade the connection with STARTTLS before anything is sent (required when on).
-    pub starttls: bool,
-    /// A PEM certificate trusted in addition to the system's roots (a private relay's own
-    /// certificate); empty: the system's roots only.
-    pub ca_file: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for SmtpConfig {
-    fn default() -> Self {
-        SmtpConfig {
-            host: String::new(),
-            port: 587,
-            user: String::new(),
-            pass: String::new(),
-            from: "Reelsmith <noreply@localhost>".into(),
-            starttls: true,
-            ca_file: String::new(),
-            timeout_secs: 30,
-        }
-    }
-}
-
-/// The Telegram Bot API. Off (no messaging channel) while `bot_token` is empty.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TelegramConfig {
-    /// API root; the host passes the SSRF guard (a local fake must be in `fetch.allow`).
-    pub api_base: String,
-    pub bot_token: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for TelegramConfig {
-    fn default() -> Self {
-        TelegramConfig {
-            api_base: "https://api.telegram.org".into(),
-            bot_token: String::new(),
-            timeout_secs: 30,
-        }
-    }
-}
-
-/// The spec's limit of messages an account may send per hour.
-pub const SPEC_NOTIFICATIONS_PER_HOUR: usize = 60;
-
-/// The service team's side of notifications.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct NotifyConfig {
-    /// Where `error/report` forwards reports by email; empty: reports are only stored
-    /// (`reelsmith reports list`).
-    pub operator_email: String,
-    /// Messages an account may send per hour, whichever endpoint sends them
-    /// (`notification/send`, `client_link/send` with channels, a forwarded `error/report`);
-    /// the spec's 60 by default. At least 1.
-    pub max_per_hour: usize,
-}
-
-impl Default for NotifyConfig {
-    fn default() -> Self {
-        NotifyConfig {
-            operator_email: String::new(),
-            max_per_hour: SPEC_NOTIFICATIONS_PER_HOUR,
-        }
-    }
-}
-
-/// Scene editing: edit sessions (the spec's `cache_enabled` and idle auto-commit).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EditConfig {
-    /// Whether `edit_session` may cache a video's document in memory (backed by a write-ahead
-    /// journal). Off: no sessions; every edit is written straight to the store under the
-    /// per-video lock.
-    pub cache_enabled: bool,
-    /// A session idle this long is committed automatically (spec: 45 minutes, `ttl_seconds`).
-    pub session_idle_secs: u64,
-    /// How often idle sessions are looked for.
-    pub idle_check_secs: u64,
-}
-
-impl Default for EditConfig {
-    fn default() -> Self {
-        EditConfig {
-            cache_enabled: true,
-            session_idle_secs: 2700,
-            idle_check_secs: 30,
-        }
-    }
 }
 
 /// Which writer turns ideas and blog posts into narration.
@@ -433,42 +198,6 @@ impl Default for BrollConfig {
     }
 }
 
-/// Who makes `create_image`'s images.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum ImagesKind {
-    /// Designed locally: the best library photo for the prompt, cropped and graded to the
-    /// ratio, with the prompt's key phrase set by the typography crate.
-    #[default]
-    Embedded,
-    /// An OpenAI-compatible `/images/generations` API.
-    Openai,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ImagesConfig {
-    pub provider: ImagesKind,
-    /// API root, e.g. `https://api.openai.com/v1`.
-    pub base_url: String,
-    pub model: String,
-    /// Sent as `Authorization: Bearer <api_key>`.
-    pub api_key: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for ImagesConfig {
-    fn default() -> Self {
-        ImagesConfig {
-            provider: ImagesKind::Embedded,
-            base_url: String::new(),
-            model: String::new(),
-            api_key: String::new(),
-            timeout_secs: 120,
-        }
-    }
-}
-
 /// Lifetimes of the public origin's expiring files.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -488,33 +217,6 @@ impl Default for PublicConfig {
             asset_ttl_secs: 24 * 3600,
             sweep_interval_secs: 60,
         }
-    }
-}
-
-/// `GET /metrics` (Prometheus text): counts and latencies only, no ids or account data.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MetricsConfig {
-    /// Serve `/metrics` at all.
-    pub enabled: bool,
-    /// Ask for an API key (`Authorization: Bearer`, as Prometheus' `authorization` scrape
-    /// setting sends it). Unset: required in production mode, not in dev.
-    pub require_key: Option<bool>,
-}
-
-impl Default for MetricsConfig {
-    fn default() -> Self {
-        MetricsConfig {
-            enabled: true,
-            require_key: None,
-        }
-    }
-}
-
-impl MetricsConfig {
-    /// Whether a scrape needs an API key in `mode`.
-    pub fn key_required(&self, mode: Mode) -> bool {
-        self.require_key.unwrap_or(mode == Mode::Production)
     }
 }
 
@@ -736,19 +438,12 @@ impl Default for Config {
             queue: QueueConfig::default(),
             storage: StorageConfig::default(),
             public: PublicConfig::default(),
-            edit: EditConfig::default(),
             writer: WriterConfig::default(),
             voice: VoiceConfig::default(),
             broll: BrollConfig::default(),
-            images: ImagesConfig::default(),
             media: MediaConfig::default(),
             transcription: TranscriptionConfig::default(),
-            smtp: SmtpConfig::default(),
-            telegram: TelegramConfig::default(),
-            notify: NotifyConfig::default(),
-            publish: PublishConfig::default(),
-            http: HttpConfig::default(),
-            metrics: MetricsConfig::default(),
+            sections: Sections::default(),
         }
     }
 }
@@ -822,11 +517,16 @@ impl Settings {
 }
 
 impl Config {
+    /// Section `T` of the crate that owns it: read from its table the first time, its
+    /// defaults when the file has none.
+    pub fn section<T: Section>(&self) -> std::sync::Arc<T> {
+        self.sections.get::<T>()
+    }
+
     /// Validates the config and resolves the URLs against the address the
     /// server actually bound (port 0 becomes a real port).
     pub fn finish(self, bound: SocketAddr) -> Result<Settings, String> {
         self.check_webhook()?;
-        self.http.check()?;
         self.check_intervals()?;
         self.check_render()?;
         self.check_fetch()?;
@@ -883,9 +583,6 @@ impl Config {
         {
             return Err("public.*_secs values must be at least 1".into());
         }
-        if self.edit.session_idle_secs == 0 || self.edit.idle_check_secs == 0 {
-            return Err("edit.*_secs values must be at least 1".into());
-        }
         Ok(())
     }
 
@@ -935,34 +632,11 @@ impl Config {
         {
             return Err("broll.base_url and broll.api_key are required (pexels)".into());
         }
-        if !self.smtp.host.is_empty() && self.smtp.from.parse::<lettre::message::Mailbox>().is_err()
-        {
-            return Err("smtp.from must be an address such as `Name <a@b.example>`".into());
-        }
-        if !self.notify.operator_email.is_empty() && self.smtp.host.is_empty() {
-            return Err("notify.operator_email needs an [smtp] host to send through".into());
-        }
-        if self.images.provider == ImagesKind::Openai
-            && (self.images.base_url.is_empty() || self.images.model.is_empty())
-        {
-            return Err("images.base_url and images.model are required (openai)".into());
-        }
-        if self.publish.publisher == PublisherKind::Ayrshare
-            && (self.publish.base_url.is_empty() || self.publish.api_key.is_empty())
-        {
-            return Err("publish.base_url and publish.api_key are required (ayrshare)".into());
-        }
         Ok(())
     }
 
-    /// Channel groups, queue and notification limits: at least one of each.
+    /// Queue limits: at least one of each.
     fn check_capacity(&self) -> Result<(), String> {
-        if self.notify.max_per_hour == 0 {
-            return Err("notify.max_per_hour must be at least 1".into());
-        }
-        if self.publish.channel_group_limit == 0 {
-            return Err("publish.channel_group_limit must be at least 1 (group 0)".into());
-        }
         if self.queue.max_jobs_per_account == 0 || self.queue.max_jobs == 0 {
             return Err("queue.max_jobs_per_account and queue.max_jobs must be at least 1".into());
         }
