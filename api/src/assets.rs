@@ -321,7 +321,10 @@ pub(crate) async fn upload_multipart(
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
-    let max = state.settings.media.asset_max_bytes;
+    let max = state
+        .settings
+        .section::<video::ingest::MediaConfig>()
+        .asset_max_bytes;
     if let Some(refused) = declared_over(declared, max, |n| {
         Error::new(
             Code::AssetTooLarge,
@@ -352,7 +355,10 @@ fn declared_over(
 }
 
 async fn multipart_inner(mut form: FormReader, state: &State) -> Result<Asset, Error> {
-    let max = state.settings.media.asset_max_bytes;
+    let max = state
+        .settings
+        .section::<video::ingest::MediaConfig>()
+        .asset_max_bytes;
     while let Some(part) = form.next().await? {
         if part.name() != "file" {
             continue;
@@ -440,7 +446,15 @@ where
     S: Stream<Item = Result<B, warp::Error>>,
     B: Buf,
 {
-    let raw = read_body(len, body, state.settings.media.json_max_bytes).await?;
+    let raw = read_body(
+        len,
+        body,
+        state
+            .settings
+            .section::<video::ingest::MediaConfig>()
+            .json_max_bytes,
+    )
+    .await?;
     let v: Value = serde_json::from_slice(&raw).map_err(|e| {
         Error::new(
             Code::InvalidJson,
@@ -466,7 +480,10 @@ async fn base64_upload(req: Base64Upload, state: &State) -> Result<Asset, Error>
     let kind = ingest::classify(&req.filename, req.content_type.as_deref())?;
     let name = ingest::stored_name(&req.filename, &kind.ext);
     let bytes = ingest::decode_base64(&req.file_data)?;
-    let max = state.settings.media.asset_max_bytes;
+    let max = state
+        .settings
+        .section::<video::ingest::MediaConfig>()
+        .asset_max_bytes;
     if bytes.len() as u64 > max {
         return Err(asset_too_large(max));
     }
@@ -587,7 +604,10 @@ async fn create_video_multipart(
     form: warp::multipart::FormData,
     state: Arc<State>,
 ) -> Response {
-    let max = state.settings.media.upload_max_bytes;
+    let max = state
+        .settings
+        .section::<video::ingest::MediaConfig>()
+        .upload_max_bytes;
     if let Some(refused) = declared_over(declared, max, |n| {
         Error::new(
             Code::FileTooLarge,
@@ -626,7 +646,10 @@ async fn read_create_form(
     mut form: FormReader,
     state: &State,
 ) -> Result<(Map<String, Value>, Option<MediaPart>), Error> {
-    let max = state.settings.media.upload_max_bytes;
+    let max = state
+        .settings
+        .section::<video::ingest::MediaConfig>()
+        .upload_max_bytes;
     let mut body = Map::new();
     let mut media: Option<MediaPart> = None;
     while let Some(part) = form.next().await? {
@@ -681,7 +704,9 @@ async fn store_media(media: MediaPart, state: &State) -> Result<StoredMedia, Err
     let rel = format!("uploads/{}.{}", ingest::folder_token(), media.ext);
     let path = settings.data_dir.join(&rel);
     std::fs::rename(&media.tmp.path, &path).map_err(upload_failed)?;
-    let max_secs = settings.media.max_duration_secs;
+    let max_secs = settings
+        .section::<video::ingest::MediaConfig>()
+        .max_duration_secs;
     let probe_path = path.clone();
     let field = media.field;
     let probe =

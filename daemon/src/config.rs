@@ -34,7 +34,11 @@ pub fn load(
     let mut config = read(table)?;
     // This executable hosts the neural voice in a child (`voice-worker`), so the runtime never
     // loads into the process that renders.
-    config.voice.worker_program = std::env::current_exe().ok();
+    let voice = video::build::VoiceConfig {
+        worker_program: std::env::current_exe().ok(),
+        ..(*config.section::<video::build::VoiceConfig>()).clone()
+    };
+    config.sections.set(voice);
     Ok(config)
 }
 
@@ -50,6 +54,7 @@ fn read(table: Table) -> Result<Config, String> {
 /// Every crate's own sections, read and checked once; a table or key that no crate claims is
 /// refused, as an unknown key of a shared section is by its type.
 fn claim_sections(config: &Config) -> Result<(), String> {
+    video::claim_sections(config)?;
     pipeline::assemble::claim_sections(config)?;
     api::claim_sections(config)?;
     match config.sections.unclaimed().first() {
@@ -130,6 +135,8 @@ mod tests {
             ("[webhook]\ntypo = 1", "typo"),
             ("[notify]\ntypo = 1", "[notify]"),
             ("[http]\ntypo = 1", "[http]"),
+            ("[voice]\ntypo = 1", "[voice]"),
+            ("[broll]\nprovider = \"pexels\"", "broll.base_url"),
             ("[http]\nheader_read_timeout_secs = 0", "http."),
             (
                 "[publish]\nchannel_group_limit = 0",

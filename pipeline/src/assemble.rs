@@ -132,16 +132,16 @@ pub fn providers(
 /// The process's own narrator: the neural voices installed in `voice.models_dir` (unless the
 /// config asks for espeak-ng alone), espeak-ng for the other languages.
 fn embedded_voice(settings: &Settings) -> Result<video::build::Embedded, StartError> {
-    use foundation::config::VoiceKind;
-    use video::build::{Embedded, Espeak, Host, Piper};
+    use video::build::{Embedded, Espeak, Host, Piper, VoiceConfig, VoiceKind};
     let espeak = Espeak::new().map_err(|e| StartError::Voice(e.to_string()))?;
-    let neural = if settings.voice.provider == VoiceKind::Piper {
-        let dir = if settings.voice.models_dir.as_os_str().is_empty() {
+    let voice = settings.section::<VoiceConfig>();
+    let neural = if voice.provider == VoiceKind::Piper {
+        let dir = if voice.models_dir.as_os_str().is_empty() {
             settings.assets_dir.join("voices")
         } else {
-            settings.voice.models_dir.clone()
+            voice.models_dir.clone()
         };
-        let host = match &settings.voice.worker_program {
+        let host = match &voice.worker_program {
             Some(program) => Host::Child(program.clone()),
             None => Host::InProcess,
         };

@@ -13,3 +13,18 @@
 pub mod build;
 pub mod ingest;
 pub mod render;
+
+use foundation::config::Config;
+
+/// Claims the config sections this crate owns (`[writer]`, `[voice]`, `[broll]`, `[media]`,
+/// `[transcription]`, `[storage]`): each is read and checked once, at start, by the composition
+/// root.
+pub fn claim_sections(config: &Config) -> Result<(), String> {
+    let (s, mode) = (&config.sections, config.mode);
+    s.claim::<build::WriterConfig>(mode)?;
+    s.claim::<build::VoiceConfig>(mode)?;
+    s.claim::<build::BrollConfig>(mode)?;
+    s.claim::<ingest::MediaConfig>(mode)?;
+    s.claim::<ingest::TranscriptionConfig>(mode)?;
+    s.claim::<render::StorageConfig>(mode)
+}

@@ -44,19 +44,7 @@ pub struct Config {
     pub render: RenderConfig,
     /// Admission: how much work may wait at once; where scene chunks render.
     pub queue: QueueConfig,
-    /// The blob store of render workers (`queue.kind = "nats"`).
-    pub storage: StorageConfig,
     pub public: PublicConfig,
-    /// Idea/blog → narration.
-    pub writer: WriterConfig,
-    /// Narration voices (TTS).
-    pub voice: VoiceConfig,
-    /// B-roll search for scene backgrounds.
-    pub broll: BrollConfig,
-    /// Uploaded assets and media sources (sizes, duration, presigned URLs).
-    pub media: MediaConfig,
-    /// Speech to text for media sources.
-    pub transcription: TranscriptionConfig,
     /// Every other table, for the crate that owns it.
     #[serde(flatten)]
     pub sections: Sections,
@@ -71,131 +59,6 @@ pub fn open_file_limit() -> Option<u64> {
     // SAFETY: getrlimit only writes the limit into the struct we own and pass by pointer.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
     (read == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
-}
-
-/// Which writer turns ideas and blog posts into narration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum WriterKind {
-    /// The embedded extractive writer (offline, deterministic).
-    #[default]
-    Extractive,
-    /// An OpenAI-compatible `POST {base_url}/chat/completions` (OpenAI, Ollama, llama.cpp, vLLM).
-    Openai,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WriterConfig {
-    pub provider: WriterKind,
-    /// API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. The host goes
-    /// through the SSRF guard: a local server must be listed in `fetch.allow`.
-    pub base_url: String,
-    pub model: String,
-    /// Sent as `Authorization: Bearer <api_key>` when not empty.
-    pub api_key: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for WriterConfig {
-    fn default() -> Self {
-        WriterConfig {
-            provider: WriterKind::Extractive,
-            base_url: String::new(),
-            model: String::new(),
-            api_key: String::new(),
-            timeout_secs: 120,
-        }
-    }
-}
-
-/// Which engine speaks the narration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum VoiceKind {
-    /// The embedded neural voices (Piper, offline; timings from the model's durations) for the
-    /// languages one is installed for in `models_dir`, espeak-ng for the rest.
-    #[default]
-    Piper,
-    /// The embedded espeak-ng alone (offline; engine word events).
-    Espeak,
-    /// An OpenAI-compatible `POST {base_url}/audio/speech` returning WAV.
-    Openai,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VoiceConfig {
-    pub provider: VoiceKind,
-    /// API root of the speech server (connector only).
-    pub base_url: String,
-    /// `model` of the speech request, e.g. `tts-1` or `kokoro`.
-    pub model: String,
-    pub api_key: String,
-    /// Connector voice used when the narrator's voice id is not one of the server's.
-    pub voice: String,
-    /// Ask the server for word timestamps (`return_timestamps: true`, answered as JSON
-    /// `{audio: base64, words|timestamps: [...]}`); servers without it answer plain WAV and the
-    /// timings are derived from the audio instead (voice/http.rs).
-    pub request_word_timings: bool,
-    pub timeout_secs: u64,
-    /// Where `make voices` installs the neural voices and their runtime; empty:
-    /// `{assets_dir}/voices`.
-    pub models_dir: PathBuf,
-    /// Where the neural voice runs: set by the executable, never by the config file. The daemon
-    /// names itself, so the voice runs in a child process and ONNX Runtime never loads into the
-    /// process that renders (`build/voice/piper/worker.rs`); in-process otherwise.
-    #[serde(skip)]
-    pub worker_program: Option<PathBuf>,
-}
-
-impl Default for VoiceConfig {
-    fn default() -> Self {
-        VoiceConfig {
-            provider: VoiceKind::Piper,
-            models_dir: PathBuf::new(),
-            worker_program: None,
-            base_url: String::new(),
-            model: "tts-1".into(),
-            api_key: String::new(),
-            voice: "alloy".into(),
-            request_word_timings: false,
-            timeout_secs: 120,
-        }
-    }
-}
-
-/// Where scene backgrounds are searched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum BrollKind {
-    /// The local library in `{assets_dir}/broll` plus procedural backgrounds.
-    #[default]
-    Library,
-    /// The Pexels API (photos and videos); the library stays the fallback.
-    Pexels,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BrollConfig {
-    pub provider: BrollKind,
-    /// Pexels API root (`https://api.pexels.com`).
-    pub base_url: String,
-    /// Sent as `Authorization: <api_key>` (Pexels' scheme).
-    pub api_key: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for BrollConfig {
-    fn default() -> Self {
-        BrollConfig {
-            provider: BrollKind::Library,
-            base_url: "https://api.pexels.com".into(),
-            api_key: String::new(),
-            timeout_secs: 30,
-        }
-    }
 }
 
 /// Lifetimes of the public origin's expiring files.
@@ -367,50 +230,6 @@ impl Default for QueueConfig {
     }
 }
 
-/// The blob store render workers and the API node exchange chunk inputs and chunks through
-/// (`queue.kind = "nats"`): a folder all of them mount, or an S3-compatible bucket. Public
-/// media is always served by the API node from its data directory.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct StorageConfig {
-    pub kind: StorageKind,
-    /// The folder of `kind = "local"`; default `{data_dir}/blobs`.
-    pub dir: Option<PathBuf>,
-    /// The bucket of `kind = "s3"`.
-    pub bucket: String,
-    /// The S3 endpoint (`http://garage:3900`); empty means AWS itself.
-    pub endpoint: String,
-    pub region: String,
-    pub access_key_id: String,
-    pub secret_access_key: String,
-    /// Allows an `http://` endpoint (a store inside the cluster's network).
-    pub allow_http: bool,
-}
-
-/// Which blob store (`storage.kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StorageKind {
-    #[default]
-    Local,
-    S3,
-}
-
-impl Default for StorageConfig {
-    fn default() -> Self {
-        StorageConfig {
-            kind: StorageKind::Local,
-            dir: None,
-            bucket: String::new(),
-            endpoint: String::new(),
-            region: "us-east-1".into(),
-            access_key_id: String::new(),
-            secret_access_key: String::new(),
-            allow_http: false,
-        }
-    }
-}
-
 /// `./assets` when the working directory has one (a checkout, a container with the assets
 /// beside the binary), else the assets of the source tree this binary was built from.
 fn default_assets_dir() -> PathBuf {
@@ -436,13 +255,7 @@ impl Default for Config {
             fetch: FetchConfig::default(),
             render: RenderConfig::default(),
             queue: QueueConfig::default(),
-            storage: StorageConfig::default(),
             public: PublicConfig::default(),
-            writer: WriterConfig::default(),
-            voice: VoiceConfig::default(),
-            broll: BrollConfig::default(),
-            media: MediaConfig::default(),
-            transcription: TranscriptionConfig::default(),
             sections: Sections::default(),
         }
     }
@@ -473,8 +286,9 @@ impl Default for RenderConfig {
 }
 
 /// The config after validation, with its three public URLs resolved against the bound address.
-/// Every section is the [`Config`]'s own, reached through `Deref` (`settings.voice`), so the
-/// sections are declared once.
+/// The shared sections are the [`Config`]'s own, reached through `Deref` (`settings.webhook`),
+/// and a crate's own through [`Config::section`] (`settings.section::<VoiceConfig>()`), so each
+/// section is declared once.
 #[derive(Debug, Clone)]
 pub struct Settings {
     config: Config,
@@ -530,7 +344,6 @@ impl Config {
         self.check_intervals()?;
         self.check_render()?;
         self.check_fetch()?;
-        self.check_connectors()?;
         self.check_capacity()?;
         self.queue.check_nats()?;
         let trim = |s: &str| s.trim_end_matches('/').to_string();
@@ -615,105 +428,12 @@ impl Config {
         Ok(())
     }
 
-    /// A real service switched on needs what it takes to reach it.
-    fn check_connectors(&self) -> Result<(), String> {
-        if self.writer.provider == WriterKind::Openai
-            && (self.writer.base_url.is_empty() || self.writer.model.is_empty())
-        {
-            return Err("writer.base_url and writer.model are required (openai)".into());
-        }
-        if self.voice.provider == VoiceKind::Openai
-            && (self.voice.base_url.is_empty() || self.voice.model.is_empty())
-        {
-            return Err("voice.base_url and voice.model are required (openai)".into());
-        }
-        if self.broll.provider == BrollKind::Pexels
-            && (self.broll.base_url.is_empty() || self.broll.api_key.is_empty())
-        {
-            return Err("broll.base_url and broll.api_key are required (pexels)".into());
-        }
-        Ok(())
-    }
-
     /// Queue limits: at least one of each.
     fn check_capacity(&self) -> Result<(), String> {
         if self.queue.max_jobs_per_account == 0 || self.queue.max_jobs == 0 {
             return Err("queue.max_jobs_per_account and queue.max_jobs must be at least 1".into());
         }
         Ok(())
-    }
-}
-
-/// Uploaded assets (`upload_asset`) and media sources of `create_video`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MediaConfig {
-    /// Largest `upload_asset` file (spec: 524288000 bytes), also the presign `max_bytes`.
-    pub asset_max_bytes: u64,
-    /// Largest `video_file`/`audio_file` upload (spec: 100 MB).
-    pub upload_max_bytes: u64,
-    /// Largest `video_url`/`audio_url` download.
-    pub download_max_bytes: u64,
-    /// Time allowed for downloading a media URL.
-    pub download_timeout_secs: u64,
-    /// Longest media source (spec: 300 s).
-    pub max_duration_secs: f64,
-    /// Validity of a presigned PUT URL (spec: about 1 h).
-    pub presign_ttl_secs: u64,
-    /// Largest JSON body of `upload_asset` (base64 shape; spec: about 25 MB of file).
-    pub json_max_bytes: u64,
-}
-
-impl Default for MediaConfig {
-    fn default() -> Self {
-        MediaConfig {
-            asset_max_bytes: 524_288_000,
-            upload_max_bytes: 100 * 1024 * 1024,
-            download_max_bytes: 200 * 1024 * 1024,
-            download_timeout_secs: 300,
-            max_duration_secs: 300.0,
-            presign_ttl_secs: 3600,
-            json_max_bytes: 36 * 1024 * 1024,
-        }
-    }
-}
-
-/// Which engine turns speech into timed words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum TranscriptionKind {
-    /// Embedded PocketSphinx through GStreamer (`gstreamer1.0-pocketsphinx`, English).
-    #[default]
-    Pocketsphinx,
-    /// An OpenAI-compatible `POST {base_url}/audio/transcriptions` (OpenAI, whisper servers).
-    Openai,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TranscriptionConfig {
-    pub provider: TranscriptionKind,
-    /// API root, e.g. `https://api.openai.com/v1`. The host goes through the SSRF guard: a
-    /// local whisper server must be listed in `fetch.allow`.
-    pub base_url: String,
-    pub model: String,
-    /// Sent as `Authorization: Bearer <api_key>` when not empty.
-    pub api_key: String,
-    /// ISO 639-1 hint sent as `language` when not empty.
-    pub language: String,
-    pub timeout_secs: u64,
-}
-
-impl Default for TranscriptionConfig {
-    fn default() -> Self {
-        TranscriptionConfig {
-            provider: TranscriptionKind::Pocketsphinx,
-            base_url: String::new(),
-            model: "whisper-1".into(),
-            api_key: String::new(),
-            language: String::new(),
-            timeout_secs: 300,
-        }
     }
 }
 

@@ -9,11 +9,12 @@ use crate::content::media::{self, Part};
 use crate::content::record::{ContentRecord, PieceRequest, SourceSummary, Work};
 use crate::content::research::{self, Research};
 use crate::content::source;
-use foundation::config::{Settings, WriterKind};
+use foundation::config::Settings;
 use foundation::error::Code;
 use foundation::jobs::{Engine, JobFailure};
 use foundation::model::{ContentPiece, ContentType, Job, WriterStage, WrittenResult};
 use video::build::{Context, Providers, http};
+use video::build::{WriterConfig, WriterKind};
 
 /// Runs a written-content job.
 pub fn write(engine: &Engine, ctx: &Context, job: &Job) -> Result<WrittenResult, JobFailure> {
@@ -35,11 +36,12 @@ pub fn write(engine: &Engine, ctx: &Context, job: &Job) -> Result<WrittenResult,
 
 /// The chat connector when the writer is configured as `openai`.
 pub(crate) fn chat_writer(settings: &Settings, ctx: &Context) -> Option<ChatContent> {
-    (settings.writer.provider == WriterKind::Openai).then(|| ChatContent {
-        http: http(&ctx.fetcher, &ctx.runtime, settings.writer.timeout_secs),
-        base_url: settings.writer.base_url.clone(),
-        model: settings.writer.model.clone(),
-        api_key: settings.writer.api_key.clone(),
+    let w = settings.section::<WriterConfig>();
+    (w.provider == WriterKind::Openai).then(|| ChatContent {
+        http: http(&ctx.fetcher, &ctx.runtime, w.timeout_secs),
+        base_url: w.base_url.clone(),
+        model: w.model.clone(),
+        api_key: w.api_key.clone(),
     })
 }
 

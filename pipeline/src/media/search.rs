@@ -10,14 +10,16 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use foundation::config::{BrollKind, Settings};
+use foundation::config::Settings;
 use foundation::document::MediaKind;
 use foundation::error::{Code, Error, Result};
 use foundation::fetch::Fetcher;
 use foundation::fields::Body;
 use foundation::public::OnDemand;
 use video::build;
-use video::build::{BrollItem, BrollProvider, Library, Offline, Pexels, Ratio, http};
+use video::build::{
+    BrollConfig, BrollItem, BrollKind, BrollProvider, Library, Offline, Pexels, Ratio, http,
+};
 
 use crate::media::clips::IllustrationClips;
 
@@ -226,10 +228,11 @@ impl Search {
     ) -> std::result::Result<Search, String> {
         let library = std::sync::Arc::new(Library::load(&settings.assets_dir.join("broll"))?);
         let offline = video::build::offline(&settings, library)?;
-        let pexels = (settings.broll.provider == BrollKind::Pexels).then(|| Pexels {
-            http: http(fetcher, runtime, settings.broll.timeout_secs),
-            base_url: settings.broll.base_url.clone(),
-            api_key: settings.broll.api_key.clone(),
+        let b = settings.section::<BrollConfig>();
+        let pexels = (b.provider == BrollKind::Pexels).then(|| Pexels {
+            http: http(fetcher, runtime, b.timeout_secs),
+            base_url: b.base_url.clone(),
+            api_key: b.api_key.clone(),
         });
         let clips = IllustrationClips::new(
             offline.clone(),

@@ -632,7 +632,7 @@ async fn download(
         )
         .param("video_url")
     };
-    let m = &src.settings.media;
+    let m = src.settings.section::<video::ingest::MediaConfig>();
     let resp = src
         .fetcher
         .get(

@@ -4,6 +4,7 @@
 //! source. Uses `render` and `foundation`.
 
 pub(crate) mod broll;
+pub(crate) mod config;
 pub(crate) mod copy;
 pub(crate) mod direction;
 pub(crate) mod illustrations;
@@ -20,6 +21,7 @@ pub(crate) mod writer;
 
 // The facade: what the crates above may name.
 pub use broll::{BrollItem, BrollProvider, Library, Pexels, Query, Ratio, grid_items};
+pub use config::{BrollConfig, BrollKind, VoiceConfig, VoiceKind, WriterConfig, WriterKind};
 pub use copy::{check as check_copy, normalized, split_stat};
 pub use direction::{PATTERNS, SceneInput, direct, wants_overlay};
 pub use illustrations::Offline;

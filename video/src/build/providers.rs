@@ -13,10 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::build::broll::{self, BrollProvider, Library};
+use crate::build::config::{
+    BrollConfig, BrollKind, VoiceConfig, VoiceKind, WriterConfig, WriterKind,
+};
 use crate::build::illustrations::{self, Illustrations};
 use crate::build::voice::{self, VoiceProvider};
 use crate::build::{llm, writer};
-use foundation::config::{BrollKind, Settings, VoiceKind, WriterKind};
+use foundation::config::Settings;
 use foundation::connector::Http;
 use foundation::fetch::Fetcher;
 
@@ -51,15 +54,16 @@ pub fn voice(
     runtime: &tokio::runtime::Handle,
     embedded: Arc<dyn VoiceProvider>,
 ) -> Arc<dyn VoiceProvider> {
-    match settings.voice.provider {
+    let c = settings.section::<VoiceConfig>();
+    match c.provider {
         VoiceKind::Piper | VoiceKind::Espeak => embedded,
         VoiceKind::Openai => Arc::new(voice::OpenAiSpeech {
-            http: http(fetcher, runtime, settings.voice.timeout_secs),
-            base_url: settings.voice.base_url.clone(),
-            model: settings.voice.model.clone(),
-            api_key: settings.voice.api_key.clone(),
-            default_voice: settings.voice.voice.clone(),
-            request_word_timings: settings.voice.request_word_timings,
+            http: http(fetcher, runtime, c.timeout_secs),
+            base_url: c.base_url.clone(),
+            model: c.model.clone(),
+            api_key: c.api_key.clone(),
+            default_voice: c.voice.clone(),
+            request_word_timings: c.request_word_timings,
         }),
     }
 }
@@ -73,21 +77,23 @@ impl Providers {
         embedded_voice: Arc<dyn VoiceProvider>,
     ) -> Result<Providers, String> {
         let library = Arc::new(Library::load(&settings.assets_dir.join("broll"))?);
-        let writer: Box<dyn writer::Writer> = match settings.writer.provider {
+        let w = settings.section::<WriterConfig>();
+        let writer: Box<dyn writer::Writer> = match w.provider {
             WriterKind::Extractive => Box::new(writer::Extractive),
             WriterKind::Openai => Box::new(llm::ChatWriter {
-                http: http(fetcher, runtime, settings.writer.timeout_secs),
-                base_url: settings.writer.base_url.clone(),
-                model: settings.writer.model.clone(),
-                api_key: settings.writer.api_key.clone(),
+                http: http(fetcher, runtime, w.timeout_secs),
+                base_url: w.base_url.clone(),
+                model: w.model.clone(),
+                api_key: w.api_key.clone(),
             }),
         };
-        let broll: Box<dyn BrollProvider> = match settings.broll.provider {
+        let b = settings.section::<BrollConfig>();
+        let broll: Box<dyn BrollProvider> = match b.provider {
             BrollKind::Library => Box::new(offline(settings, library.clone())?),
             BrollKind::Pexels => Box::new(broll::Pexels {
-                http: http(fetcher, runtime, settings.broll.timeout_secs),
-                base_url: settings.broll.base_url.clone(),
-                api_key: settings.broll.api_key.clone(),
+                http: http(fetcher, runtime, b.timeout_secs),
+                base_url: b.base_url.clone(),
+                api_key: b.api_key.clone(),
             }),
         };
         Ok(Providers {

@@ -246,14 +246,24 @@ pub fn presign(
             "An upload URL could not be created; try again.",
         )
     })?;
-    presigner.sweep_claims(settings.media.presign_ttl_secs + 3600);
+    presigner.sweep_claims(
+        settings
+            .section::<crate::ingest::config::MediaConfig>()
+            .presign_ttl_secs
+            + 3600,
+    );
     let iat = foundation::time::now();
     let token = PresignToken {
         folder: folder_token(),
         name: name.clone(),
         iat,
-        exp: iat + settings.media.presign_ttl_secs as i64,
-        max_bytes: settings.media.asset_max_bytes,
+        exp: iat
+            + settings
+                .section::<crate::ingest::config::MediaConfig>()
+                .presign_ttl_secs as i64,
+        max_bytes: settings
+            .section::<crate::ingest::config::MediaConfig>()
+            .asset_max_bytes,
     };
     let key = format!("{}/{}", Lifetime::Asset.folder(), token.rel());
     let url = public.url(&key);

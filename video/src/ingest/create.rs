@@ -727,7 +727,9 @@ pub async fn validate(
     let media = MediaChecks {
         fetcher,
         uploaded: upload.is_some(),
-        max_secs: settings.media.max_duration_secs,
+        max_secs: settings
+            .section::<crate::ingest::config::MediaConfig>()
+            .max_duration_secs,
     };
     let payload = payload(&req, source, &media).await?;
     let callback_url = match &req.callback_url {

@@ -338,9 +338,18 @@ fn obtain(engine: &Engine, ctx: &Context, job: &Job, dir: &Path) -> Result<Strin
         return Err(fail(Code::MediaFetchFailed, "The job has no media source."));
     };
     let audio = request.source.is_audio();
-    let max = settings.media.download_max_bytes;
-    let timeout = Duration::from_secs(settings.media.download_timeout_secs.max(1));
-    let max_secs = settings.media.max_duration_secs;
+    let max = settings
+        .section::<crate::ingest::config::MediaConfig>()
+        .download_max_bytes;
+    let timeout = Duration::from_secs(
+        settings
+            .section::<crate::ingest::config::MediaConfig>()
+            .download_timeout_secs
+            .max(1),
+    );
+    let max_secs = settings
+        .section::<crate::ingest::config::MediaConfig>()
+        .max_duration_secs;
     // The download stops as soon as the header says the media is over the cap.
     let get = |u: &str| {
         let mut watch = too_long_watch(max_secs);
@@ -579,7 +588,10 @@ fn decode(engine: &Engine, job: &Job, path: &Path, scale: f64) -> Result<Vec<i16
         tracing::info!(topic = %topic, error = %e, "media not decodable");
         undecodable()
     })?;
-    let max = engine.settings.media.max_duration_secs;
+    let max = engine
+        .settings
+        .section::<crate::ingest::config::MediaConfig>()
+        .max_duration_secs;
     if duration > max + 0.05 {
         return Err(fail(
             Code::MediaTooLong,

@@ -5,6 +5,7 @@
 
 pub(crate) mod adjust;
 pub(crate) mod assets;
+pub(crate) mod config;
 pub(crate) mod create;
 pub(crate) mod declared;
 pub(crate) mod media_source;
@@ -16,6 +17,7 @@ pub use assets::{
     UploadAssetRequest, check_media, classify, decode_base64, extension, folder_token, presign,
     stored_name,
 };
+pub use config::{MediaConfig, TranscriptionConfig, TranscriptionKind};
 pub use create::{
     BLOG_MAX_WORDS, CreateVideoForm, CreateVideoJson, CreateVideoRequest, IDEA_MIN_WORDS,
     SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, Upload, check_metadata_size, checked_topic_id,

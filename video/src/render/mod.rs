@@ -16,6 +16,7 @@ pub(crate) mod task;
 pub use chunks::{ChunkDir, Offload, Render, Report, Soundtrack};
 pub use contact_sheet::contact_sheet;
 pub use farm::Farm;
+pub use farm::config::{StorageConfig, StorageKind};
 pub use farm::worker::Worker as FarmWorker;
 pub use plan::{encode_settings, plan_for, procedural_still, render_document, soundtrack_key};
 pub use preview::{PreviewClip, PreviewClips, WholePreview};

@@ -24,7 +24,8 @@ use std::sync::Arc;
 pub(crate) use openai::OpenAiTranscriber;
 pub(crate) use pocketsphinx::PocketSphinx;
 
-use foundation::config::{Settings, TranscriptionKind};
+use crate::ingest::config::{TranscriptionConfig, TranscriptionKind};
+use foundation::config::Settings;
 use foundation::fetch::Fetcher;
 use typography::TimedWord;
 
@@ -57,13 +58,12 @@ pub fn from_settings(
     fetcher: &Fetcher,
     runtime: &tokio::runtime::Handle,
 ) -> Arc<dyn Transcriber> {
-    match settings.transcription.provider {
+    let c = settings.section::<TranscriptionConfig>();
+    match c.provider {
         TranscriptionKind::Pocketsphinx => Arc::new(PocketSphinx),
-        TranscriptionKind::Openai => Arc::new(OpenAiTranscriber::new(
-            &settings.transcription,
-            fetcher.clone(),
-            runtime.clone(),
-        )),
+        TranscriptionKind::Openai => {
+            Arc::new(OpenAiTranscriber::new(&c, fetcher.clone(), runtime.clone()))
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{TimedWord, TranscribeError, Transcriber, Transcript, spread_words};
 use crate::build::voice::{resample_to, wav_bytes};
-use foundation::config::TranscriptionConfig;
+use crate::ingest::config::TranscriptionConfig;
 use foundation::fetch::Fetcher;
 
 /// Upload rate: what whisper models consume.

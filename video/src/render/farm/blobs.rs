@@ -21,7 +21,7 @@ use object_store::path::Path as Location;
 use object_store::{ObjectStore, ObjectStoreExt};
 use tokio::io::AsyncWriteExt;
 
-use foundation::config::{StorageConfig, StorageKind};
+use crate::render::farm::config::{StorageConfig, StorageKind};
 
 /// Why a blob could not be moved.
 #[derive(Debug, thiserror::Error)]

@@ -66,7 +66,10 @@ impl Farm {
         Ok(Farm {
             settings: settings.queue.clone(),
             queue: OnceCell::new(),
-            blobs: Blobs::open(&settings.storage, &settings.data_dir)?,
+            blobs: Blobs::open(
+                &settings.section::<super::config::StorageConfig>(),
+                &settings.data_dir,
+            )?,
             runtime: tokio::runtime::Handle::current(),
         })
     }

@@ -13,6 +13,7 @@
 //! is ignored.
 
 pub mod blobs;
+pub mod config;
 mod dispatch;
 pub mod queue;
 pub mod task;

@@ -90,7 +90,10 @@ impl Worker {
         shutdown: &mut (impl Future<Output = ()> + Unpin),
     ) -> Result<Option<Worker>, String> {
         let name = worker_name();
-        let blobs = Arc::new(Blobs::open(&settings.storage, &settings.data_dir)?);
+        let blobs = Arc::new(Blobs::open(
+            &settings.section::<super::config::StorageConfig>(),
+            &settings.data_dir,
+        )?);
         let dir = settings.data_dir.join("worker");
         std::fs::create_dir_all(dir.join("inputs")).map_err(|e| e.to_string())?;
         std::fs::create_dir_all(dir.join("out")).map_err(|e| e.to_string())?;
