@@ -391,6 +391,9 @@ async fn servable(public: PublicFiles, tail: warp::path::Peek) -> Result<(), war
             "This temporary file has expired.",
         )));
     }
+    if !public.may_make(&tail) {
+        return Ok(());
+    }
     // A file that cannot be made stays missing: the file route answers 404.
     let made = blocking::run(move || {
         public

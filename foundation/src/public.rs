@@ -103,6 +103,12 @@ impl PublicFiles {
         }
     }
 
+    /// Whether `rel` is missing and a maker could make it: only then is [`Self::make_missing`]
+    /// worth a blocking thread. One `stat`.
+    pub fn may_make(&self, rel: &str) -> bool {
+        self.on_demand.is_some() && self.path(rel).is_ok_and(|p| !p.exists())
+    }
+
     /// Makes the file at `rel` when it is missing and the maker names it; a missing file no
     /// maker names stays missing (`Ok`). Blocking.
     pub fn make_missing(&self, rel: &str) -> io::Result<()> {
@@ -308,6 +314,7 @@ mod tests {
         assert_eq!(std::fs::read(path).unwrap(), b"made");
         pf.local_file("http://h/media/made/a.txt").expect("kept");
         pf.make_missing("made/a.txt").unwrap();
+        assert!(!pf.may_make("made/a.txt") && pf.may_make("made/new.txt"));
         assert_eq!(
             maker.1.load(std::sync::atomic::Ordering::SeqCst),
             1,
