@@ -22,7 +22,7 @@ use warp::{Filter, Rejection};
 
 use crate::State;
 use crate::errors::{error_reply, reject};
-use crate::reply::with_request_id;
+use crate::reply::json_reply;
 use crate::serve::ClientAddr;
 
 const KEEP: usize = 50;
@@ -114,10 +114,6 @@ pub struct Received {
     received: bool,
 }
 
-fn reply<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    with_request_id(status, serde_json::to_value(body).expect("serializes"))
-}
-
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let with_state = warp::any().map(move || state.clone());
     let create = warp::path!("app" / "webhook_test")
@@ -169,7 +165,7 @@ pub(crate) fn create(owner: Option<IpAddr>, state: Arc<State>) -> Response {
         count: 0,
         deliveries: Vec::new(),
     };
-    reply(StatusCode::CREATED, &view)
+    json_reply(StatusCode::CREATED, &view)
 }
 
 /// Open a webhook test inbox in a browser (no auth): each visit makes a new inbox, as `POST`
@@ -331,7 +327,7 @@ where
     while inbox.deliveries.len() > 1 && inbox.bytes() > KEEP_BYTES {
         inbox.deliveries.pop_back();
     }
-    Ok(reply(StatusCode::OK, &Received { received: true }))
+    Ok(json_reply(StatusCode::OK, &Received { received: true }))
 }
 
 fn too_large() -> pipeline::Error {
@@ -406,5 +402,5 @@ pub(crate) async fn list(id: String, state: Arc<State>) -> Result<Response, Reje
         count: deliveries.len(),
         deliveries,
     };
-    Ok(reply(StatusCode::OK, &view))
+    Ok(json_reply(StatusCode::OK, &view))
 }

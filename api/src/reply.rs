@@ -40,10 +40,6 @@ pub fn json_reply<T: serde::Serialize>(status: StatusCode, body: &T) -> Response
     }
 }
 
-pub fn ok(body: Value) -> Response {
-    with_request_id(StatusCode::OK, body)
-}
-
 /// Adds an `X-Request-Id` header to a non-JSON reply (pages, files).
 pub fn tag(mut resp: Response) -> Response {
     if !resp.headers().contains_key(REQUEST_ID_HEADER) {
