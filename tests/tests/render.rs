@@ -261,6 +261,28 @@ fn render_command_turns_a_script_file_into_an_mp4() {
     assert_refused(&o, "script_too_short");
 }
 
+/// Whether a process has libav's codec library mapped.
+fn maps_libav(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/maps"))
+        .expect("the process is alive")
+        .contains("libavcodec")
+}
+
+#[tokio::test]
+async fn rendering_a_script_keeps_libav_out_of_the_daemon() {
+    // libav brings libavcodec and libavfilter with their whole tree of codec libraries, about
+    // 45 MB resident for the daemon's life; a script's video needs none of them (its AAC is
+    // encoded with voaacenc and checked with faad).
+    let d = Daemon::start(BIN, &[]);
+    let body = json!({ "script_text": script(80), "output_type": "video", "faceless": true });
+    let (c, v, _) = d.post("/v1/create_video", &body).await;
+    assert_eq!(c, 202, "{v}");
+    let id = v["id"].as_str().unwrap();
+    let done = d.wait_for(id, LONG, |v| v["status"] != "processing").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(!maps_libav(d.pid()), "libavcodec is mapped into the daemon");
+}
+
 #[tokio::test]
 async fn rerender_replaces_the_mp4_of_exported_videos() {
     let mut d = Daemon::start(BIN, &[]);

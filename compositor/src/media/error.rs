@@ -95,8 +95,8 @@ pub(crate) fn package_of(element: &str) -> &'static str {
         "x264enc" => "gstreamer1.0-plugins-ugly",
         "avenc_aac" | "avdec_aac" | "avdec_h264" => "gstreamer1.0-libav",
         "mp4mux" | "qtdemux" | "wavparse" | "isomp4" => "gstreamer1.0-plugins-good",
-        "h264parse" | "voaacenc" | "fdkaacenc" | "nvh264enc" | "nvcudah264enc" | "vah264enc"
-        | "vah264lpenc" | "qsvh264enc" => "gstreamer1.0-plugins-bad",
+        "h264parse" | "voaacenc" | "fdkaacenc" | "faad" | "nvh264enc" | "nvcudah264enc"
+        | "vah264enc" | "vah264lpenc" | "qsvh264enc" => "gstreamer1.0-plugins-bad",
         "vaapih264enc" => "gstreamer1.0-vaapi",
         "v4l2h264enc" => "gstreamer1.0-plugins-good",
         "aacparse" => "gstreamer1.0-plugins-good",
