@@ -256,6 +256,66 @@ fn long_audio_at_another_rate_is_resampled_and_trimmed() {
     assert!((a - v).abs() <= ONE_FRAME, "audio {a} s vs video {v} s");
 }
 
+/// The offset (samples) at which `burst` best matches `pcm`, searched within ±`reach` of
+/// `at`.
+fn best_offset(pcm: &[i16], burst: &[i16], at: usize, reach: usize) -> i64 {
+    (at - reach..=at + reach)
+        .max_by_key(|&k| {
+            burst
+                .iter()
+                .zip(&pcm[k..])
+                .map(|(&b, &p)| i64::from(b) * i64::from(p))
+                .sum::<i64>()
+        })
+        .map(|k| k as i64 - at as i64)
+        .unwrap()
+}
+
+#[test]
+fn an_aac_recording_with_an_edit_list_decodes_in_place() {
+    // A phone's or ffmpeg's M4A says in an edit list to skip its encoder's priming: the decode
+    // starts at the recording's first sample, whichever AAC decoder GStreamer runs.
+    let dir = scratch();
+    let wav = dir.join("burst.wav");
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 48_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut writer = hound::WavWriter::create(&wav, spec).unwrap();
+    let tone = sine(48_000, 0.1, 440.0);
+    let mut samples = vec![0i16; 96_000];
+    samples[48_000..52_800].copy_from_slice(&tone.samples[..4_800]);
+    for &s in &samples {
+        writer.write_sample(s).unwrap();
+    }
+    writer.finalize().unwrap();
+    let m4a = dir.join("burst.m4a");
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-i"])
+        .arg(&wav)
+        .args(["-c:a", "aac", "-b:a", "128k"])
+        .arg(&m4a)
+        .output()
+        .expect("ffmpeg is installed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let pcm = decode_audio(&m4a, 48_000).unwrap();
+    // GStreamer (1.22) ends an edit-listed track up to a frame early, libav's decoder as faad.
+    assert!(
+        pcm.samples.len().abs_diff(96_000) <= 1_024,
+        "{} samples, not 2 s",
+        pcm.samples.len()
+    );
+    let offset = best_offset(&pcm.samples, &samples[48_000..52_800], 48_000, 2_048);
+    assert!(offset.abs() <= 2, "the tone lands {offset} samples off");
+}
+
 #[test]
 fn probe_and_decode_a_wav() {
     let path = scratch().join("tone.wav");
