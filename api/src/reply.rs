@@ -7,11 +7,6 @@ use warp::reply::Response;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
-/// A JSON reply carrying a fresh request id in body (when an object) and header.
-pub fn with_request_id(status: StatusCode, body: Value) -> Response {
-    with_given_id(status, body, crate::metrics::request_id())
-}
-
 /// A JSON reply carrying `request_id` (minted by the caller, who logs with it).
 pub fn with_given_id(status: StatusCode, mut body: Value, request_id: String) -> Response {
     if let Value::Object(m) = &mut body {
@@ -31,11 +26,20 @@ pub fn with_given_id(status: StatusCode, mut body: Value, request_id: String) ->
     resp
 }
 
-/// A typed reply: `body` as JSON, with the request id added (the one reply helper of every
+/// A typed reply: `body` as JSON, with a fresh request id added (the one reply helper of every
 /// handler). A body that cannot be serialised answers the `internal_error` envelope.
 pub fn json_reply<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
+    json_reply_with_id(status, body, crate::metrics::request_id())
+}
+
+/// [`json_reply`] with the `request_id` the handler minted (and logged with) itself.
+pub fn json_reply_with_id<T: serde::Serialize>(
+    status: StatusCode,
+    body: &T,
+    request_id: String,
+) -> Response {
     match serde_json::to_value(body) {
-        Ok(value) => with_request_id(status, value),
+        Ok(value) => with_given_id(status, value, request_id),
         Err(e) => crate::errors::error_reply(&pipeline::Error::internal(e)),
     }
 }

@@ -20,7 +20,7 @@ use warp::{Filter, Rejection};
 use crate::State;
 use crate::errors::reject;
 use crate::filters::{auth, typed, with_state};
-use crate::reply::with_given_id;
+use crate::reply::json_reply_with_id;
 
 const BODY_LIMIT: usize = 16 * 1024;
 
@@ -135,9 +135,5 @@ pub(crate) async fn video_data(
     .await
     .map_err(|e| reject(Error::internal(e)))?
     .map_err(reject)?;
-    Ok(with_given_id(
-        StatusCode::OK,
-        serde_json::to_value(&envelope).expect("replies serialise to JSON"),
-        request_id,
-    ))
+    Ok(json_reply_with_id(StatusCode::OK, &envelope, request_id))
 }
