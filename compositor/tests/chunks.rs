@@ -402,18 +402,18 @@ fn a_clip_scenes_first_frame_is_the_same_after_its_frames_were_rendered() {
 
 /// The H.264 stream of `mp4`, as ffmpeg copies it out.
 fn elementary_stream(mp4: &Path) -> Vec<u8> {
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
-        .arg(mp4)
-        .args(["-map", "0:v", "-c", "copy", "-f", "h264", "-"])
-        .output()
-        .expect("ffmpeg is installed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    let mp4 = mp4.as_os_str();
+    crate::ffmpeg([
+        "-i".as_ref(),
+        mp4,
+        "-map".as_ref(),
+        "0:v".as_ref(),
+        "-c".as_ref(),
+        "copy".as_ref(),
+        "-f".as_ref(),
+        "h264".as_ref(),
+        "-".as_ref(),
+    ])
 }
 
 /// Set in the child processes of [`the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held`]:

@@ -256,6 +256,21 @@ fn long_audio_at_another_rate_is_resampled_and_trimmed() {
     assert!((a - v).abs() <= ONE_FRAME, "audio {a} s vs video {v} s");
 }
 
+/// A 16-bit WAV at `path` of `samples` (interleaved when `channels` is 2).
+fn write_wav(path: &Path, (sample_rate, channels): (u32, u16), samples: &[i16]) {
+    let spec = hound::WavSpec {
+        channels,
+        sample_rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut writer = hound::WavWriter::create(path, spec).unwrap();
+    for &s in samples {
+        writer.write_sample(s).unwrap();
+    }
+    writer.finalize().unwrap();
+}
+
 /// The offset (samples) at which `burst` best matches `pcm`, searched within ±`reach` of
 /// `at`.
 fn best_offset(pcm: &[i16], burst: &[i16], at: usize, reach: usize) -> i64 {
@@ -277,33 +292,21 @@ fn an_aac_recording_with_an_edit_list_decodes_in_place() {
     // starts at the recording's first sample, whichever AAC decoder GStreamer runs.
     let dir = scratch();
     let wav = dir.join("burst.wav");
-    let spec = hound::WavSpec {
-        channels: 1,
-        sample_rate: 48_000,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut writer = hound::WavWriter::create(&wav, spec).unwrap();
     let tone = sine(48_000, 0.1, 440.0);
     let mut samples = vec![0i16; 96_000];
     samples[48_000..52_800].copy_from_slice(&tone.samples[..4_800]);
-    for &s in &samples {
-        writer.write_sample(s).unwrap();
-    }
-    writer.finalize().unwrap();
+    write_wav(&wav, (48_000, 1), &samples);
     let m4a = dir.join("burst.m4a");
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-y", "-i"])
-        .arg(&wav)
-        .args(["-c:a", "aac", "-b:a", "128k"])
-        .arg(&m4a)
-        .output()
-        .expect("ffmpeg is installed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::ffmpeg([
+        "-y".as_ref(),
+        "-i".as_ref(),
+        wav.as_os_str(),
+        "-c:a".as_ref(),
+        "aac".as_ref(),
+        "-b:a".as_ref(),
+        "128k".as_ref(),
+        m4a.as_os_str(),
+    ]);
 
     let pcm = decode_audio(&m4a, 48_000).unwrap();
     // GStreamer (1.22) ends an edit-listed track up to a frame early, libav's decoder as faad.
@@ -319,19 +322,9 @@ fn an_aac_recording_with_an_edit_list_decodes_in_place() {
 #[test]
 fn probe_and_decode_a_wav() {
     let path = scratch().join("tone.wav");
-    let spec = hound::WavSpec {
-        channels: 2,
-        sample_rate: 44_100,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut writer = hound::WavWriter::create(&path, spec).unwrap();
     let tone = sine(44_100, 1.5, 440.0);
-    for &s in &tone.samples {
-        writer.write_sample(s).unwrap();
-        writer.write_sample(s).unwrap();
-    }
-    writer.finalize().unwrap();
+    let stereo: Vec<i16> = tone.samples.iter().flat_map(|&s| [s, s]).collect();
+    write_wav(&path, (44_100, 2), &stereo);
 
     let duration = probe_duration(&path).unwrap();
     assert!((duration - 1.5).abs() < 0.001, "{duration}");
