@@ -187,12 +187,18 @@ impl Queue {
     }
 
     /// The tasks this worker is given, one at a time.
+    ///
+    /// Each pull request lives one ack wait, not async-nats's default 30 s: a pull that goes
+    /// unanswered is then asked again well inside the dispatcher's silence window (at least two
+    /// ack waits). CI once saw a worker wait out a whole 30 s pull with two tasks queued, and
+    /// the dispatcher, silent for as long, failed the render.
     pub async fn tasks(&self) -> Result<consumer::pull::Stream, QueueError> {
         let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
         let consumer: consumer::PullConsumer = stream.get_consumer(WORKERS).await.map_err(js)?;
         consumer
             .stream()
             .max_messages_per_batch(1)
+            .expires(self.ack_wait())
             .messages()
             .await
             .map_err(js)
