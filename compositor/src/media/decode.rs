@@ -308,7 +308,8 @@ fn faad_realign(pad: &gst::Pad, (out_rate, channels): (i32, i32)) -> Realign {
     ) else {
         return Realign::default();
     };
-    let samples = |frames: u64| usize::try_from(frames).unwrap_or(usize::MAX) * channels;
+    let samples =
+        |frames: u64| usize::try_from(frames).map_or(usize::MAX, |f| f.saturating_mul(channels));
     let end = pad
         .query_duration::<gst::ClockTime>()
         .map(|d| samples(super::encode::scale(d.nseconds(), out_rate, 1_000_000_000)));
