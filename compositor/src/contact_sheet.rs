@@ -82,9 +82,7 @@ pub fn contact_sheet(video: &ResolvedVideo, fonts: &[Font]) -> Vec<u8> {
         );
     }
     video.release_media();
-    sheet
-        .encode_png()
-        .expect("in-memory PNG encoding cannot fail")
+    raster::encode_png(sheet.as_ref()).expect("in-memory PNG encoding cannot fail")
 }
 
 /// `text` in light grey in the strip above the tile at `(x, y)`.

@@ -86,7 +86,7 @@ pub fn picture_png(art: &Art<'_>) -> Result<Vec<u8>, String> {
     let stage = Stage::new(art)?;
     let mut frame = stage.backdrop.clone();
     stage.draw(&mut frame, Pose::REST);
-    frame.encode_png().map_err(|e| e.to_string())
+    crate::raster::encode_png(frame.as_ref())
 }
 
 impl Stage {

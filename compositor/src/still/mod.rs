@@ -99,21 +99,7 @@ pub fn overlay_poster(video: &ResolvedVideo, scene_index: usize) -> Option<Vec<u
         return None;
     }
     let small = compose::poster_preview(video, scene_index)?;
-    encode_png_fast(&small)
-}
-
-/// An opaque preview as an RGBA PNG with fast compression (a poster is served once and cached
-/// by the editor: encoding time matters more than a few kilobytes).
-fn encode_png_fast(picture: &Pixmap) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, picture.width(), picture.height());
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
-    let mut writer = encoder.write_header().ok()?;
-    writer.write_image_data(picture.data()).ok()?;
-    writer.finish().ok()?;
-    Some(out)
+    crate::raster::encode_png(small.as_ref()).ok()
 }
 
 /// A procedural background as one canvas-size (720×1280) still: the centre of the plate the

@@ -29,7 +29,7 @@ pub fn place_raster(bytes: &[u8]) -> Result<RasterPlacement, Svg2specError> {
     let pixels = img.pixels();
     let opaque = pixels.iter().filter(|p| p.alpha() == 255).count();
     let encode = |pm: &Pixmap| {
-        pm.encode_png()
+        raster::encode_png(pm.as_ref())
             .map_err(|e| Svg2specError::Image(format!("PNG encoding failed: {e}")))
     };
     if opaque as f64 >= pixels.len() as f64 * 0.99 {
@@ -76,7 +76,7 @@ pub fn place_raster(bytes: &[u8]) -> Result<RasterPlacement, Svg2specError> {
 /// Decodes a PNG, JPEG or WebP image and re-encodes it as PNG (checked on the way).
 pub fn raster_to_png(bytes: &[u8]) -> Result<Vec<u8>, Svg2specError> {
     let img = raster::decode_image(bytes).map_err(Svg2specError::Image)?;
-    img.encode_png()
+    raster::encode_png(img.as_ref())
         .map_err(|e| Svg2specError::Image(format!("PNG encoding failed: {e}")))
 }
 

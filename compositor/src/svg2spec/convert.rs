@@ -13,6 +13,7 @@ use super::guard::{check, check_standalone, parse_xml, to_text};
 use super::objects::{ObjectInfo, find_objects};
 use super::{Converted, Options, Svg2specError};
 use crate::geom::{CANVAS_H, CANVAS_W, CanvasRect};
+use crate::raster;
 use crate::spec::{OverlaySpec, SpecGroup, SpecObject, SpecPayload, SpecSource, TemporalPolicy};
 
 /// The conversion's time limit, checked between steps as a last resort.
@@ -168,7 +169,7 @@ fn bounding_rect(objects: &[SpecObject]) -> CanvasRect {
 }
 
 fn encode_png(pm: &Pixmap) -> Result<Vec<u8>, Svg2specError> {
-    pm.encode_png()
+    raster::encode_png(pm.as_ref())
         .map_err(|e| Svg2specError::Parse(format!("PNG encoding failed: {e}")))
 }
 

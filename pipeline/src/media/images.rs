@@ -365,10 +365,9 @@ impl Images {
                     .map_err(|e| format!("bad base64: {e}"))?;
                 let img = compositor::raster::decode_image(&bytes)?;
                 // The connector's sizes are a request; the set promises the ratio's size.
-                compositor::raster::cover(img.as_ref(), w, h)
-                    .ok_or("image could not be sized")?
-                    .encode_png()
-                    .map_err(|e| e.to_string())
+                let sized = compositor::raster::cover(img.as_ref(), w, h)
+                    .ok_or("image could not be sized")?;
+                compositor::raster::encode_png(sized.as_ref())
             }
         }
     }
@@ -478,7 +477,7 @@ fn designed(
     };
     grade(&mut canvas, s);
     set_phrase(&mut canvas, fonts, &key_phrase(prompt));
-    canvas.encode_png().map_err(|e| e.to_string())
+    compositor::raster::encode_png(canvas.as_ref())
 }
 
 /// A gentle tint and a darker lower third, seeded: the look of the set.

@@ -13,10 +13,9 @@ pub(crate) const CLIP_THUMB_HEIGHT: u32 = 498;
 pub fn thumbnail(png: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let img = compositor::raster::decode_image(png)?;
     let h = (img.height() * THUMB_WIDTH / img.width()).max(1);
-    compositor::raster::resize(img.as_ref(), THUMB_WIDTH, h)
-        .ok_or("thumbnail could not be sized")?
-        .encode_png()
-        .map_err(|e| e.to_string())
+    let small = compositor::raster::resize(img.as_ref(), THUMB_WIDTH, h)
+        .ok_or("thumbnail could not be sized")?;
+    compositor::raster::encode_png(small.as_ref())
 }
 
 /// A 280×498 PNG of the clip's middle frame, cover-fitted, decoded by the compositor's clip
@@ -38,10 +37,9 @@ pub(crate) fn clip_thumbnail(path: &Path) -> std::result::Result<Vec<u8>, String
             out
         })
         .ok_or("clip frame could not be read")?;
-    compositor::raster::from_straight_rgba(THUMB_WIDTH, CLIP_THUMB_HEIGHT, rgba)
-        .ok_or("clip frame has the wrong size")?
-        .encode_png()
-        .map_err(|e| e.to_string())
+    let thumb = compositor::raster::from_straight_rgba(THUMB_WIDTH, CLIP_THUMB_HEIGHT, rgba)
+        .ok_or("clip frame has the wrong size")?;
+    compositor::raster::encode_png(thumb.as_ref())
 }
 
 #[cfg(test)]

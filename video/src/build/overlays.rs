@@ -453,11 +453,8 @@ pub fn build(
     for (z, (rect, p)) in placed.into_iter().enumerate() {
         let file = format!("{}_{}.png", s.voice_file, p.id);
         debug_assert!(is_plain_file_name(&file));
-        let png = p
-            .block
-            .pixmap
-            .encode_png()
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let png = compositor::raster::encode_png(p.block.pixmap.as_ref())
+            .map_err(std::io::Error::other)?;
         foundation::files::write_atomic(&folder.join(&file), &png)?;
         objects.push(SpecObject {
             layout_id: p.id.to_string(),

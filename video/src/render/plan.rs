@@ -32,9 +32,9 @@ pub(crate) const FPS: u32 = 30;
 /// A procedural background (`style` name and seed, as B-roll picks name them) as a 720×1280
 /// PNG still, painted as the renderer paints it.
 pub fn procedural_still(style_name: &str, seed: u64) -> Option<Vec<u8>> {
-    compositor::still::procedural_background(seed, style(style_name), palette_for(seed))?
-        .encode_png()
-        .ok()
+    let still =
+        compositor::still::procedural_background(seed, style(style_name), palette_for(seed))?;
+    compositor::raster::encode_png(still.as_ref()).ok()
 }
 
 fn palette_for(seed: u64) -> Palette {
