@@ -120,21 +120,6 @@ fn chunked(dir: &Path, (width, height): (u32, u32), cuts: &[u64], total: u64) ->
     out
 }
 
-fn ffprobe(path: &Path) -> serde_json::Value {
-    let out = Command::new("ffprobe")
-        .args(["-v", "error", "-print_format", "json", "-count_frames"])
-        .args(["-show_streams", "-show_format"])
-        .arg(path)
-        .output()
-        .expect("ffprobe is installed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 fn num(v: &serde_json::Value) -> f64 {
     v.as_str()
         .and_then(|s| s.parse().ok())
@@ -147,7 +132,7 @@ fn joined_chunks_show_every_frame_at_its_time_with_the_audio_in_sync() {
     let dir = scratch("join");
     let total = 95;
     let out = chunked(&dir, (192, 128), &[31, 32, 70], total);
-    let probe = ffprobe(&out);
+    let probe = crate::ffprobe(&out, true);
     let streams = probe["streams"].as_array().unwrap();
     let video = streams.iter().find(|s| s["codec_type"] == "video").unwrap();
     let audio = streams.iter().find(|s| s["codec_type"] == "audio").unwrap();

@@ -2,7 +2,6 @@
 //! reading the MP4's top-level boxes ourselves.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use compositor::media::{
@@ -114,27 +113,6 @@ fn reference_mp4() -> &'static Path {
     })
 }
 
-fn ffprobe(path: &Path) -> Value {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-print_format",
-            "json",
-            "-show_streams",
-            "-show_format",
-        ])
-        .arg(path)
-        .output()
-        .expect("ffprobe is installed");
-    assert!(
-        out.status.success(),
-        "ffprobe failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 fn stream<'a>(probe: &'a Value, kind: &str) -> &'a Value {
     probe["streams"]
         .as_array()
@@ -175,7 +153,7 @@ fn top_level_boxes(path: &Path) -> Vec<String> {
 #[test]
 fn encode_produces_the_product_format() {
     let mp4 = reference_mp4();
-    let probe = ffprobe(mp4);
+    let probe = crate::ffprobe(mp4, false);
     let video = stream(&probe, "video");
     let audio = stream(&probe, "audio");
 
@@ -248,7 +226,7 @@ fn long_audio_at_another_rate_is_resampled_and_trimmed() {
         &mut |_, _| {},
     )
     .unwrap();
-    let probe = ffprobe(&out);
+    let probe = crate::ffprobe(&out, false);
     let (video, audio) = (stream(&probe, "video"), stream(&probe, "audio"));
     assert_eq!(num(&audio["sample_rate"]), 48_000.0);
     let (v, a) = (num(&video["duration"]), num(&audio["duration"]));
@@ -649,7 +627,7 @@ fn a_video_with_clip_backgrounds_is_the_product_format() {
     );
     assert_eq!(report.frames, (expected * 30.0_f64).round() as u64);
 
-    let probe = ffprobe(&out);
+    let probe = crate::ffprobe(&out, false);
     let (v, a) = (stream(&probe, "video"), stream(&probe, "audio"));
     assert_eq!(v["codec_name"], "h264");
     assert_eq!(v["profile"], "High");
