@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Buf;
+use foundation::fields::body;
 use foundation::model::{Account, StatusObject};
 use foundation::public::Lifetime;
 use futures_util::{Stream, StreamExt, TryStreamExt};
@@ -22,8 +23,8 @@ use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
 use video::ingest;
 use video::ingest::{
-    Asset, AssetForm, Base64Upload, CreateVideoRequest, Presigner, UploadAssetReply,
-    UploadAssetRequest, form_field_value,
+    Asset, AssetForm, Base64Upload, CreateVideoJson, CreateVideoRequest, CreateVideoUpload,
+    Presigner, UploadAssetReply, UploadAssetRequest, form_field_value,
 };
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -642,6 +643,16 @@ struct MediaPart {
 }
 
 /// Reads the form: the text fields as the JSON body would carry them, and the one media file.
+/// The text fields of a multipart `create_video`: a file source's own form, any other
+/// source's JSON form.
+fn read_form_fields(source: &str, fields: Map<String, Value>) -> Result<CreateVideoRequest, Error> {
+    let fields = Value::Object(fields);
+    match source {
+        "video_file" | "audio_file" => body::read::<CreateVideoUpload>(&fields),
+        _ => body::read::<CreateVideoJson>(&fields),
+    }
+}
+
 async fn read_create_form(
     mut form: FormReader,
     state: &State,
@@ -755,7 +766,7 @@ async fn create_inner(
         file: m.rel.clone(),
         decodable: m.decodable,
     });
-    let read = CreateVideoRequest::read(&Value::Object(body)).and_then(|mut req| {
+    let read = read_form_fields(&source, body).and_then(|mut req| {
         pipeline::plan::fill_from_plan(&state.store, &account.name, &mut req)?;
         Ok(req)
     });

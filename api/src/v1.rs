@@ -1,11 +1,12 @@
 //! `/v1` job routes: create_video, status, export_video, and the list of videos.
 //!
-//! Bodies are read into pipeline's typed requests (`CreateVideoRequest`,
+//! Bodies are read into typed requests (`create_video`'s forms into a `CreateVideoRequest`,
 //! `ExportVideoRequest`) and every job reply is the typed `StatusObject` of the job.
 
 use std::sync::Arc;
 
 use foundation::export::ExportVideoRequest;
+use foundation::fields::body;
 use foundation::model::{Account, Job, StatusObject};
 use pipeline::plan::{Query, VideoList, VideosQuery};
 use video::ingest::{CreateVideoForm, CreateVideoJson, CreateVideoRequest};
@@ -27,7 +28,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = R
         .and(warp::post())
         .and(auth(state.clone()))
         .and(warp::header::optional::<String>("idempotency-key"))
-        .and(typed_body(JOB_BODY_LIMIT, CreateVideoRequest::read))
+        .and(typed_body(JOB_BODY_LIMIT, body::read::<CreateVideoJson>))
         .and(with_state(state.clone()))
         .and_then(create_video);
     let status = warp::path!("v1" / "status" / String)

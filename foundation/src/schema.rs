@@ -21,6 +21,17 @@ pub fn object(mut json: Value) -> Object {
     object
 }
 
+/// `object` taking only `value`: utoipa's [`Object`] has no `const`, so it is carried through the
+/// object's flattened extensions. [`Body`](crate::fields::Body) reads it back as an enumeration
+/// of one value.
+pub fn constant(mut object: Object, value: Value) -> Object {
+    object
+        .extensions
+        .get_or_insert_with(Extensions::default)
+        .insert("const".to_string(), value);
+    object
+}
+
 /// `not` of a schema: none of `names` is present.
 pub fn none_of(names: &[&str]) -> Value {
     let present: Vec<Value> = names

@@ -47,6 +47,10 @@ pub trait Body: DeserializeOwned + ToSchema + 'static {
     /// allows, each item's type, and an object item's required fields. An error names the item
     /// (`scripts[1]`, `scripts[1].text`) as `param`, with the field's code.
     const ITEM_PARAMS: &'static [&'static str] = &[];
+    /// Whether a required field that was not sent (or sent blank) is reported only once every
+    /// field that was sent has been checked, enumerations' names included: a body whose rules
+    /// run in a set order, where a wrong value sent outranks what is missing.
+    const REQUIRED_LAST: bool = false;
 
     /// For a body whose schema is a union of object forms (a `#[serde(untagged)]` enum of
     /// structs): the field that says which form was sent, one that form alone requires, or an
@@ -104,17 +108,18 @@ fn checked<B: Body>(
     strict: bool,
 ) -> Result<Map<String, Value>> {
     let mut clean = Map::new();
+    let mut missing = None;
     for (name, field) in &form.properties {
         let required = form.required.iter().any(|r| r == name);
-        let Some(value) = sent_as::<B>(sent, name) else {
-            if required {
+        let value = sent_as::<B>(sent, name)
+            .filter(|v| !(required && v.as_str().is_some_and(|s| s.trim().is_empty())));
+        let Some(value) = value else {
+            if required && !B::REQUIRED_LAST {
                 return Err(Error::missing(name));
             }
+            missing = missing.or(required.then_some(name));
             continue;
         };
-        if required && value.as_str().is_some_and(|s| s.trim().is_empty()) {
-            return Err(Error::missing(name));
-        }
         let at = Place {
             path: name,
             param: name,
@@ -125,7 +130,12 @@ fn checked<B: Body>(
         };
         clean.insert(name.clone(), field.check(&at, value)?);
     }
-    Ok(clean)
+    match missing {
+        // Serde would refuse the body for what is missing, before a name it does not list.
+        Some(_) if !strict => checked::<B>(form, sent, true),
+        Some(name) => Err(Error::missing(name)),
+        None => Ok(clean),
+    }
 }
 
 /// Field `name` of `sent`, or of one of its aliases; `null` is absent.
@@ -256,6 +266,10 @@ impl Shape {
     }
 }
 
+/// How many `$ref`s and unions deep a schema is followed: a guard against a schema that refers
+/// to itself. A form's field inside a union of `$ref`s (`adjust`'s `{"mode": …}`) is about ten.
+const MAX_DEPTH: u8 = 16;
+
 /// The named schemas a body's schema refers to.
 type Components = HashMap<String, RefOr<Schema>>;
 
@@ -265,6 +279,8 @@ type Components = HashMap<String, RefOr<Schema>>;
 struct Field {
     types: Vec<String>,
     names: Vec<String>,
+    /// The booleans it takes, when its schema lists them (`enum: [false]`, `const: false`).
+    flags: Vec<bool>,
     properties: Vec<(String, Field)>,
     required: Vec<String>,
     /// No fields but `properties` (`additionalProperties: false`, serde's `deny_unknown_fields`).
@@ -301,7 +317,7 @@ impl Field {
     /// Adds what `schema` says, through `$ref`s and unions; `null` is left out (absent and `null`
     /// are the same).
     fn add(&mut self, schema: &RefOr<Schema>, components: &Components, depth: u8) {
-        if depth > 8 {
+        if depth > MAX_DEPTH {
             return;
         }
         let schema = match schema {
@@ -333,9 +349,12 @@ impl Field {
             SchemaType::Array(ts) => ts.iter().for_each(|t| self.take(t)),
             SchemaType::AnyValue => {}
         }
-        for name in o.enum_values.iter().flatten() {
-            if let Some(n) = name.as_str() {
-                self.names.push(n.to_string());
+        let constant = o.extensions.as_ref().and_then(|e| e.get("const"));
+        for name in o.enum_values.iter().flatten().chain(constant) {
+            match name {
+                Value::String(n) => self.names.push(n.to_string()),
+                Value::Bool(b) => self.flags.push(*b),
+                _ => {}
             }
         }
         for (name, property) in &o.properties {
@@ -391,6 +410,7 @@ impl Field {
             Value::Number(n) if takes("number") && finite(n) => Ok(value.clone()),
             Value::String(s) if takes("string") && !self.names.is_empty() => self.named(at, s),
             Value::String(_) if takes("string") => Ok(value.clone()),
+            Value::Bool(b) if takes("boolean") && !self.flags.is_empty() => self.flag(at, *b),
             Value::Bool(_) if takes("boolean") => Ok(value.clone()),
             Value::Object(o) if takes("object") => self.object(at, o),
             Value::Array(a) if takes("array") && (at.items || at.strict) => self.array(at, a),
@@ -505,6 +525,21 @@ impl Field {
                 self.names.join(", ")
             ))),
             None => Ok(Value::String(sent.to_string())),
+        }
+    }
+
+    /// A boolean the schema enumerates: only the values it lists.
+    fn flag(&self, at: &Place, sent: bool) -> Result<Value> {
+        match self.flags.contains(&sent) {
+            true => Ok(Value::Bool(sent)),
+            false => {
+                let allowed: Vec<String> = self.flags.iter().map(bool::to_string).collect();
+                Err(at.error(format!(
+                    "`{}` can only be {} here.",
+                    at.path,
+                    allowed.join(" or ")
+                )))
+            }
         }
     }
 
@@ -956,5 +991,68 @@ mod tests {
     fn a_whole_number_with_a_fraction_of_zero_is_an_integer() {
         let s = read::<Sample>(&json!({"name": "x", "limit": 1500.0})).unwrap();
         assert_eq!(s.limit, Some(1500));
+    }
+
+    /// A body that asks for `text` only after checking what was sent, and whose `loud` can only
+    /// be `false`.
+    #[derive(Debug, Deserialize, ToSchema)]
+    struct Ordered {
+        colour: Option<Colour>,
+        text: String,
+        #[schema(schema_with = only_false)]
+        loud: Option<bool>,
+    }
+
+    fn only_false() -> utoipa::openapi::Object {
+        let boolean = utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::Boolean))
+            .build();
+        crate::schema::constant(boolean, Value::Bool(false))
+    }
+
+    impl Body for Ordered {
+        type Valid = Ordered;
+        const CODES: &'static [(&'static str, Code)] = &[
+            ("colour", Code::InvalidKind),
+            ("loud", Code::InvalidFaceless),
+        ];
+        const REQUIRED_LAST: bool = true;
+        fn validate(self) -> Result<Ordered> {
+            Ok(self)
+        }
+    }
+
+    #[test]
+    fn a_body_that_asks_for_required_fields_last_names_a_wrong_value_first() {
+        let e = read::<Ordered>(&json!({"colour": "green"})).unwrap_err();
+        assert_eq!(
+            (e.code, e.param.as_deref()),
+            (Code::InvalidKind, Some("colour"))
+        );
+        let e = read::<Ordered>(&json!({"colour": "red", "text": " "})).unwrap_err();
+        assert_eq!(
+            (e.code, e.param.as_deref()),
+            (Code::MissingField, Some("text"))
+        );
+        let ok = read::<Ordered>(&json!({"colour": "Red", "text": "t"})).unwrap();
+        assert_eq!((ok.colour, ok.text.as_str()), (Some(Colour::Red), "t"));
+        // Without the flag, what is missing comes first in the schema's order.
+        let e = read::<Sample>(&json!({"colour": "green"})).unwrap_err();
+        assert_eq!(
+            (e.code, e.param.as_deref()),
+            (Code::MissingField, Some("name"))
+        );
+    }
+
+    #[test]
+    fn a_boolean_the_schema_enumerates_takes_only_the_listed_values() {
+        let ok = read::<Ordered>(&json!({"text": "t", "loud": false})).unwrap();
+        assert_eq!(ok.loud, Some(false));
+        let e = read::<Ordered>(&json!({"text": "t", "loud": true})).unwrap_err();
+        assert_eq!(
+            (e.code, e.param.as_deref()),
+            (Code::InvalidFaceless, Some("loud"))
+        );
+        assert!(e.message.contains("only be false"), "{}", e.message);
     }
 }

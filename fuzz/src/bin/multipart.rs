@@ -2,13 +2,15 @@
 //! parser as the upload routes configure it, every part read to its end, and each part handed
 //! to what we do with it: an upload's `file` to `assets::classify` and `stored_name`, a
 //! create_video media part's name to `assets::extension`, its text fields to
-//! `form_field_value` and, together, to `CreateVideoRequest::read`.
+//! `form_field_value` and, together, to the reader the route picks by `source`
+//! (`CreateVideoUpload` for a file, else `CreateVideoJson`).
 
 use bytes::Buf;
+use foundation::fields::body;
 use futures_util::{StreamExt, TryStreamExt};
 use serde_json::{Map, Value};
 use video::ingest;
-use video::ingest::{CreateVideoRequest, form_field_value};
+use video::ingest::{CreateVideoJson, CreateVideoUpload, form_field_value};
 
 /// The largest part body read in full (the server streams files to disk; the target keeps
 /// memory small).
@@ -58,7 +60,11 @@ async fn parts(data: &[u8]) {
             }
         }
     }
-    let _ = CreateVideoRequest::read(&Value::Object(fields));
+    let fields = Value::Object(fields);
+    let _ = match fields.get("source").and_then(Value::as_str) {
+        Some("video_file" | "audio_file") => body::read::<CreateVideoUpload>(&fields).is_ok(),
+        _ => body::read::<CreateVideoJson>(&fields).is_ok(),
+    };
 }
 
 fn main() {

@@ -20,14 +20,14 @@ use pipeline::notify::{ClientLinkBody, ErrorReportBody, NotificationBody};
 use pipeline::plan::AddPlanRequest;
 use pipeline::publish::{LabelRequest, PublishRequest, SettingsRequest};
 use serde_json::Value;
-use video::ingest::{CreateVideoRequest, UploadAssetRequest};
+use video::ingest::{CreateVideoJson, UploadAssetRequest};
 
 static FETCHER: LazyLock<Fetcher> = LazyLock::new(|| Fetcher::new(&[], "reelsmith-fuzz"));
 
 /// Reads `body` as endpoint `which` would; `true` when it was accepted.
 fn read(which: u8, body: &Value) -> bool {
     match which % 22 {
-        0 => CreateVideoRequest::read(body).is_ok(),
+        0 => body::read::<CreateVideoJson>(body).is_ok(),
         1 => body::read::<ExportVideoRequest>(body).is_ok(),
         2 => body::read::<VideoDataRequest>(body).is_ok(),
         3 => body::read::<UploadAssetRequest>(body).is_ok(),

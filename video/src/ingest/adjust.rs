@@ -23,10 +23,7 @@
 //! - **trim_silence**: pauses longer than `min_silence_ms` are shortened to
 //!   2 × `keep_silence_ms`; leading and trailing silence goes too.
 
-use serde_json::Value;
-
 use foundation::error::{Code, Error, Result};
-use foundation::fields::Fields;
 use foundation::model::Source;
 pub use foundation::model::{Adjust, AdjustMode as Mode};
 
@@ -43,60 +40,21 @@ fn bad(message: impl Into<String>) -> Error {
     Error::new(Code::InvalidAdjust, message).param("adjust")
 }
 
-fn mode_of(s: &str) -> Result<Mode> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "off" | "none" => Ok(Mode::Off),
-        "normalize" | "normalise" => Ok(Mode::Normalize),
-        "denoise" => Ok(Mode::Denoise),
-        "trim_silence" => Ok(Mode::TrimSilence),
-        _ => Err(bad(
-            "`adjust.mode` must be off, normalize, denoise or trim_silence.",
-        )),
-    }
-}
-
-/// Reads the `adjust` field of `body`: a mode name or an object of settings, every value in
-/// range. `None` when absent; a mode of `off` is kept (it is valid for every source).
-pub fn read(body: &Fields) -> Result<Option<Adjust>> {
-    let mut adjust = Adjust::default();
-    match body.value("adjust") {
-        None => return Ok(None),
-        Some(Value::String(s)) => adjust.mode = mode_of(s)?,
-        Some(o @ Value::Object(_)) => read_settings(&Fields::of(o)?, &mut adjust)?,
-        Some(_) => return Err(bad("`adjust` must be a mode string or an object.")),
-    }
-    Ok(Some(adjust))
-}
-
-fn read_settings(o: &Fields, adjust: &mut Adjust) -> Result<()> {
-    for key in o.names() {
-        if key == "mode" {
-            let mode = o
-                .str_or(key, Code::InvalidAdjust)
-                .map_err(|_| bad("`adjust.mode` must be a string."))?;
-            adjust.mode = mode.map_or(Ok(Mode::Normalize), mode_of)?;
-            continue;
-        }
-        let Some(&(_, lo, hi)) = RANGES.iter().find(|(k, _, _)| *k == key) else {
+/// Checks each numeric setting of `adjust` against its range (`invalid_adjust`): the schema
+/// states the ranges, the reader does not check them.
+pub(crate) fn check_ranges(adjust: &Adjust) -> Result<()> {
+    let values = [
+        adjust.target_lufs,
+        adjust.denoise_strength,
+        adjust.silence_threshold_db,
+        adjust.min_silence_ms,
+        adjust.keep_silence_ms,
+    ];
+    for (&(key, lo, hi), x) in RANGES.iter().zip(values) {
+        if !(lo..=hi).contains(&x) {
             return Err(bad(format!(
-                "`adjust.{key}` is not a known field (mode, {}).",
-                RANGES.iter().map(|r| r.0).collect::<Vec<_>>().join(", ")
+                "`adjust.{key}` must be a number from {lo} to {hi}."
             )));
-        };
-        let x = match o.f64(key, Code::InvalidAdjust) {
-            Ok(Some(x)) if (lo..=hi).contains(&x) => x,
-            _ => {
-                return Err(bad(format!(
-                    "`adjust.{key}` must be a number from {lo} to {hi}."
-                )));
-            }
-        };
-        match key {
-            "target_lufs" => adjust.target_lufs = x,
-            "denoise_strength" => adjust.denoise_strength = x,
-            "silence_threshold_db" => adjust.silence_threshold_db = x,
-            "min_silence_ms" => adjust.min_silence_ms = x,
-            _ => adjust.keep_silence_ms = x,
         }
     }
     Ok(())
@@ -311,7 +269,6 @@ fn trim_silence(samples: &mut Vec<i16>, rate: u32, a: &Adjust) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     const RATE: u32 = 48_000;
 
@@ -323,50 +280,6 @@ mod tests {
                     as i16
             })
             .collect()
-    }
-
-    fn parse(v: &Value, source: Source) -> Result<Option<Adjust>> {
-        let body = json!({ "adjust": v });
-        for_source(read(&Fields::of(&body)?)?, source)
-    }
-
-    #[test]
-    fn parses_modes_ranges_and_sources() {
-        let p = |v: Value, s| parse(&v, s);
-        assert_eq!(p(json!("off"), Source::VideoUrl).unwrap(), None);
-        assert_eq!(
-            p(json!("normalize"), Source::AudioUrl)
-                .unwrap()
-                .unwrap()
-                .mode,
-            Mode::Normalize
-        );
-        let a = p(
-            json!({"mode": "trim_silence", "min_silence_ms": 300, "keep_silence_ms": 50}),
-            Source::AudioFile,
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(
-            (a.mode, a.min_silence_ms, a.keep_silence_ms),
-            (Mode::TrimSilence, 300.0, 50.0)
-        );
-        for (v, s) in [
-            (json!("normalize"), Source::VideoUrl),
-            (json!({"mode": "denoise"}), Source::Text),
-            (json!({"target_lufs": -5}), Source::AudioUrl),
-            (json!({"target_lufs": "loud"}), Source::AudioUrl),
-            (json!({"denoise_strength": 2}), Source::AudioUrl),
-            (json!({"volume": 3}), Source::AudioUrl),
-            (json!("louder"), Source::AudioUrl),
-            (json!(3), Source::AudioUrl),
-        ] {
-            assert_eq!(
-                p(v.clone(), s).unwrap_err().code,
-                Code::InvalidAdjust,
-                "{v}"
-            );
-        }
     }
 
     #[test]

@@ -1050,7 +1050,10 @@ fn field_families(c: &mut Components) -> Vec<FamilySchema> {
         ),
         family(
             Family::VideoSettings,
-            vec![(vec!["video.music"], music_schema())],
+            vec![(
+                vec!["video.music"],
+                serde_json::to_value(music_schema()).expect("a schema serializes"),
+            )],
             true,
         ),
     ];

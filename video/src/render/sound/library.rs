@@ -75,15 +75,16 @@ pub fn read(value: &str, param: &str) -> Result<Music> {
 }
 
 /// The OpenAPI schema of a `music` value: the words and the library's ids.
-pub fn schema() -> serde_json::Value {
+pub fn schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
     let mut names = vec![Music::AUTO, Music::NONE];
     names.extend(tracks().iter().map(|t| t.id.as_str()));
-    serde_json::json!({
-        "type": "string",
-        "enum": names,
-        "default": Music::AUTO,
-        "description": "The music bed under the narration: `auto` picks a track of the self-made CC0 library by the script's mood, `none` is narration only, or a track id. Ducked under speech; the mix is published at -14 LUFS integrated, true peak at most -1 dBTP. Anything else is 400 `invalid_music`.",
-    })
+    ObjectBuilder::new()
+        .schema_type(SchemaType::Type(Type::String))
+        .enum_values(Some(names))
+        .default(Some(Music::AUTO.into()))
+        .description(Some("The music bed under the narration: `auto` picks a track of the self-made CC0 library by the script's mood, `none` is narration only, or a track id. Ducked under speech; the mix is published at -14 LUFS integrated, true peak at most -1 dBTP. Anything else is 400 `invalid_music`."))
+        .build()
 }
 
 /// The track a document plays: its own choice, or [`auto`]'s; `None` for narration only.
