@@ -192,6 +192,8 @@ pub fn assemble(
         progress(3, 0.1 + 0.6 * (i + 1) as f64 / n as f64, note);
     }
     times.voice += t.elapsed();
+    // The narration is done: the voice's memory goes back before the visuals are made.
+    providers.voice.release();
 
     let t = Instant::now();
     progress(4, 0.75, "Choosing the visuals");

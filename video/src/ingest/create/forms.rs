@@ -375,7 +375,7 @@ fn source_sent(sent: &Map<String, Value>) -> Result<Source> {
         None | Some(Value::Null) => Ok(Source::Text),
         Some(Value::String(s)) => Source::NAMES
             .iter()
-            .find(|n| n.eq_ignore_ascii_case(s.trim()))
+            .find(|n| n.eq_ignore_ascii_case(s))
             .and_then(|n| Source::parse(n))
             .ok_or_else(|| {
                 Error::new(
