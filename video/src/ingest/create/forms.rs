@@ -185,20 +185,10 @@ pub struct CreateVideoText {
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 pub struct CreateVideoIdea {
     pub source: IdeaSource,
-    /// Default `scene`; `text` stops at the script.
-    pub output_type: Option<OutputType>,
-    /// Default `English` (`en` and `vi` are read too).
-    pub language: Option<Language>,
-    /// Default `short`.
-    pub video_length: Option<VideoLength>,
-    /// Every scene B-roll, no narrator (default false; not with output_type `text`).
-    pub faceless: Option<bool>,
-    pub adjust: Option<AdjustOff>,
     #[schema(schema_with = idea_text_schema)]
     pub idea_text: String,
-    /// A production plan entry of the account: the video is made under its topic id.
-    #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
-    pub topic_id: Option<String>,
+    #[serde(flatten)]
+    pub written: WrittenOptions,
     #[serde(flatten)]
     pub options: VideoOptions,
 }
@@ -207,6 +197,18 @@ pub struct CreateVideoIdea {
 #[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 pub struct CreateVideoBlog {
     pub source: BlogSource,
+    #[schema(schema_with = blog_text_schema)]
+    pub blog_text: String,
+    #[serde(flatten)]
+    pub written: WrittenOptions,
+    #[serde(flatten)]
+    pub options: VideoOptions,
+}
+
+/// What an idea and a blog post take besides their text: both are written into a script, in a
+/// language and to a length.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+pub struct WrittenOptions {
     /// Default `scene`; `text` stops at the script.
     pub output_type: Option<OutputType>,
     /// Default `English` (`en` and `vi` are read too).
@@ -216,13 +218,9 @@ pub struct CreateVideoBlog {
     /// Every scene B-roll, no narrator (default false; not with output_type `text`).
     pub faceless: Option<bool>,
     pub adjust: Option<AdjustOff>,
-    #[schema(schema_with = blog_text_schema)]
-    pub blog_text: String,
     /// A production plan entry of the account: the video is made under its topic id.
     #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     pub topic_id: Option<String>,
-    #[serde(flatten)]
-    pub options: VideoOptions,
 }
 
 /// A video at a public URL: its speech becomes the narration, its picture the narrator.
@@ -441,14 +439,10 @@ impl CreateVideoText {
 impl CreateVideoIdea {
     fn request(self) -> CreateVideoRequest {
         CreateVideoRequest {
-            output_type: self.output_type,
-            language: self.language,
-            video_length: self.video_length,
-            faceless: self.faceless,
-            adjust: no_adjust(self.adjust),
             idea_text: Some(self.idea_text),
-            topic_id: self.topic_id,
-            ..self.options.request(self.source.into())
+            ..self
+                .written
+                .request(self.options.request(self.source.into()))
         }
     }
 }
@@ -456,14 +450,25 @@ impl CreateVideoIdea {
 impl CreateVideoBlog {
     fn request(self) -> CreateVideoRequest {
         CreateVideoRequest {
+            blog_text: Some(self.blog_text),
+            ..self
+                .written
+                .request(self.options.request(self.source.into()))
+        }
+    }
+}
+
+impl WrittenOptions {
+    /// `request` with these options.
+    fn request(self, request: CreateVideoRequest) -> CreateVideoRequest {
+        CreateVideoRequest {
             output_type: self.output_type,
             language: self.language,
             video_length: self.video_length,
             faceless: self.faceless,
             adjust: no_adjust(self.adjust),
-            blog_text: Some(self.blog_text),
             topic_id: self.topic_id,
-            ..self.options.request(self.source.into())
+            ..request
         }
     }
 }
@@ -628,10 +633,17 @@ mod tests {
         <CreateVideoJson as ToSchema>::schemas(&mut components);
         let required = |name: &str| {
             let (_, s) = components.iter().find(|(n, _)| n == name).unwrap();
-            serde_json::to_value(s).unwrap()["allOf"][1]["required"].clone()
+            let all = serde_json::to_value(s).unwrap()["allOf"].clone();
+            let own = all
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|b| b.get("required").is_some());
+            own.unwrap()["required"].clone()
         };
         assert_eq!(required("CreateVideoText"), json!(["script_text"]));
         assert_eq!(required("CreateVideoIdea"), json!(["source", "idea_text"]));
+        assert_eq!(required("CreateVideoBlog"), json!(["source", "blog_text"]));
         assert_eq!(
             required("CreateVideoAudioUrl"),
             json!(["source", "audio_url"])
