@@ -233,6 +233,41 @@ async fn create_video_validation_codes() {
 }
 
 #[tokio::test]
+async fn create_video_refuses_a_file_source_sent_as_json_with_415() {
+    let d = Daemon::start(BIN, &[]);
+    for (source, param) in [("video_file", "video_file"), ("audio_file", "audio_file")] {
+        let (c, v, h) = d
+            .post("/v1/create_video", &json!({ "source": source }))
+            .await;
+        assert_envelope(c, &v, &h, 415, "unsupported_media_type");
+        assert_eq!(v["error"]["param"], param, "{v}");
+    }
+}
+
+#[tokio::test]
+async fn create_video_names_a_wrong_value_before_the_missing_text() {
+    let d = Daemon::start(BIN, &[]);
+    for (body, code, param) in [
+        (
+            json!({ "source": "idea", "language": "French" }),
+            "invalid_language",
+            "language",
+        ),
+        (
+            json!({ "source": "video_url", "faceless": true }),
+            "invalid_faceless",
+            "faceless",
+        ),
+        (json!({ "adjust": "normalize" }), "invalid_adjust", "adjust"),
+        (json!({ "source": "blog" }), "missing_field", "blog_text"),
+    ] {
+        let (c, v, h) = d.post("/v1/create_video", &body).await;
+        assert_envelope(c, &v, &h, 400, code);
+        assert_eq!(v["error"]["param"], param, "{body} → {v}");
+    }
+}
+
+#[tokio::test]
 async fn accepted_jobs_status_and_export_errors() {
     let d = Daemon::start(BIN, &[]);
     // idea truncation, echoed metadata, 202 status object
