@@ -60,13 +60,14 @@ pub enum CreateVideoJson {
 }
 
 /// Each form's `source`: only its own names, so a generated client and the reader tell the
-/// forms apart by it. Serde's own enumerations, each turned into the [`Source`] it names.
+/// forms apart by it. Each is a [`wire_enum!`](foundation::document::wire_enum) turned into the
+/// [`Source`] it names.
 macro_rules! sources {
-    ($($(#[$doc:meta])* $name:ident { $($variant:ident),+ })+) => {$(
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($variant),+ }
+    ($($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:tt),+ })+) => {$(
+        foundation::document::wire_enum! {
+            $(#[$doc])*
+            pub enum $name { $($variant = $wire),+ }
+        }
 
         impl From<$name> for Source {
             fn from(s: $name) -> Source {
@@ -78,28 +79,28 @@ macro_rules! sources {
 
 sources! {
     /// A script, narrated as written.
-    TextSource { Text }
+    TextSource { Text = "text" }
     /// An idea, written into a script.
-    IdeaSource { Idea }
+    IdeaSource { Idea = "idea" }
     /// A blog post, written into a script.
-    BlogSource { Blog }
+    BlogSource { Blog = "blog" }
     /// A video at a public URL.
-    VideoUrlSource { VideoUrl }
+    VideoUrlSource { VideoUrl = "video_url" }
     /// A recording at a public URL.
-    AudioUrlSource { AudioUrl }
+    AudioUrlSource { AudioUrl = "audio_url" }
     /// A production plan entry's script (`text`) or idea (`idea`).
-    PlanSource { Text, Idea }
+    PlanSource { Text = "text", Idea = "idea" }
     /// A video or a recording uploaded with the request.
-    UploadSource { VideoFile, AudioFile }
+    UploadSource { VideoFile = "video_file", AudioFile = "audio_file" }
 }
 
-/// What a script delivers: the reviewable scenes or the rendered MP4 (the script is already
-/// there, so `text` is not available).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ScriptOutput {
-    Scene,
-    Video,
+foundation::document::wire_enum! {
+    /// What a script delivers: the reviewable scenes or the rendered MP4 (the script is already
+    /// there, so `text` is not available).
+    pub enum ScriptOutput {
+        Scene = "scene",
+        Video = "video",
+    }
 }
 
 impl From<ScriptOutput> for OutputType {
@@ -111,12 +112,12 @@ impl From<ScriptOutput> for OutputType {
     }
 }
 
-/// `off`, the one treatment a source that is not audio takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum AdjustOffMode {
-    #[serde(alias = "none")]
-    Off,
+foundation::document::wire_enum! {
+    /// `off`, the one treatment a source that is not audio takes.
+    pub enum AdjustOffMode {
+        #[serde(alias = "none")]
+        Off = "off",
+    }
 }
 
 /// `adjust` of a source that is not audio: only `off`, as a word or as `{"mode": "off"}`.
@@ -649,6 +650,12 @@ mod tests {
             json!(["source", "audio_url"])
         );
         assert_eq!(required("CreateVideoPlanEntry"), json!(["topic_id"]));
+        // Each form's `source` lists its wire names.
+        let (_, upload) = components.iter().find(|(n, _)| n == "PlanSource").unwrap();
+        assert_eq!(
+            serde_json::to_value(upload).unwrap()["enum"],
+            json!(["text", "idea"])
+        );
     }
 
     #[test]
