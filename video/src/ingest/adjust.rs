@@ -27,15 +27,6 @@ use foundation::error::{Code, Error, Result};
 use foundation::model::Source;
 pub use foundation::model::{Adjust, AdjustMode as Mode};
 
-/// (field, min, max) of the numeric sub-fields.
-const RANGES: &[(&str, f64, f64)] = &[
-    ("target_lufs", -30.0, -10.0),
-    ("denoise_strength", 0.0, 1.0),
-    ("silence_threshold_db", -80.0, -20.0),
-    ("min_silence_ms", 100.0, 5000.0),
-    ("keep_silence_ms", 0.0, 1000.0),
-];
-
 fn bad(message: impl Into<String>) -> Error {
     Error::new(Code::InvalidAdjust, message).param("adjust")
 }
@@ -43,14 +34,20 @@ fn bad(message: impl Into<String>) -> Error {
 /// Checks each numeric setting of `adjust` against its range (`invalid_adjust`): the schema
 /// states the ranges, the reader does not check them.
 pub(crate) fn check_ranges(adjust: &Adjust) -> Result<()> {
-    let values = [
-        adjust.target_lufs,
-        adjust.denoise_strength,
-        adjust.silence_threshold_db,
-        adjust.min_silence_ms,
-        adjust.keep_silence_ms,
+    // (field, its value, min, max): as `Adjust`'s schema states them.
+    let ranges = [
+        ("target_lufs", adjust.target_lufs, -30.0, -10.0),
+        ("denoise_strength", adjust.denoise_strength, 0.0, 1.0),
+        (
+            "silence_threshold_db",
+            adjust.silence_threshold_db,
+            -80.0,
+            -20.0,
+        ),
+        ("min_silence_ms", adjust.min_silence_ms, 100.0, 5000.0),
+        ("keep_silence_ms", adjust.keep_silence_ms, 0.0, 1000.0),
     ];
-    for (&(key, lo, hi), x) in RANGES.iter().zip(values) {
+    for (key, x, lo, hi) in ranges {
         if !(lo..=hi).contains(&x) {
             return Err(bad(format!(
                 "`adjust.{key}` must be a number from {lo} to {hi}."
