@@ -68,7 +68,8 @@ def rewrite_item(item, bg):
         return None
     if is_url(value):
         return {**item, "value": target}
-    if name == "remotion.upload_overlay" and isinstance(value, dict) and is_url(value.get("url")):
+    # Every URL field takes `{url}` too.
+    if isinstance(value, dict) and is_url(value.get("url")):
         return {**item, "value": {**value, "url": target}}
     return None
 

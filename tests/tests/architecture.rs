@@ -528,3 +528,69 @@ fn the_architecture_map_is_short_and_names_what_exists() {
         "ARCHITECTURE.md names paths that do not exist: {missing:?}"
     );
 }
+
+/// The names of the types in `source` whose OpenAPI schema is derived: a `#[derive(…ToSchema…)]`
+/// struct or enum, or an enum made by `wire_enum!` (which derives it). Types that other macros
+/// declare from their arguments (`modify_scene`'s field items) are not seen.
+fn schema_types(source: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut pending = false;
+    for line in source.lines().map(str::trim) {
+        if (line.starts_with("#[derive(") && line.contains("ToSchema"))
+            || line.contains("wire_enum! {")
+        {
+            pending = true;
+        } else if pending {
+            let item = line
+                .strip_prefix("pub enum ")
+                .or_else(|| line.strip_prefix("pub struct "))
+                .or_else(|| line.strip_prefix("pub(crate) struct "))
+                .or_else(|| line.strip_prefix("pub(crate) enum "));
+            if let Some(item) = item {
+                let name: String = item
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                // A macro's own template (`pub enum $name`) names no type.
+                if !name.is_empty() {
+                    names.push(name);
+                }
+                pending = false;
+            }
+        }
+    }
+    names
+}
+
+/// utoipa names a schema component after its type and keeps one schema per name: two types of
+/// one name would silently serve one's schema for the other's values.
+#[test]
+fn no_two_schema_types_share_a_component_name() {
+    let mut seen: HashMap<String, std::path::PathBuf> = HashMap::new();
+    let mut clashes = Vec::new();
+    for krate in [
+        "foundation",
+        "video",
+        "pipeline",
+        "api",
+        "compositor",
+        "typography",
+    ] {
+        let mut files = Vec::new();
+        rust_files(&workspace().join(krate).join("src"), &mut files);
+        for file in files {
+            let source = std::fs::read_to_string(&file).unwrap();
+            for name in schema_types(&source) {
+                if let Some(first) = seen.insert(name.clone(), file.clone()) {
+                    clashes.push(format!(
+                        "{name}: {} and {}",
+                        first.display(),
+                        file.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(seen.contains_key("SceneFields") && seen.contains_key("Roll"));
+    assert!(clashes.is_empty(), "{clashes:?}");
+}

@@ -567,7 +567,6 @@ fn text_edit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::overlay_request::OverlayField;
     use foundation::config::Config;
     use foundation::document::Segment;
     use serde_json::{Value, json};
@@ -653,10 +652,27 @@ mod tests {
         field: &str,
         value: &Value,
     ) -> Result<Value, Error> {
-        let field = OverlayField::parse(field).expect("an overlay field");
-        let edit = OverlayEdit::parse(field, value)?;
+        let edit = read(field, value)?;
         super::apply(ctx, doc, index, &edit)
             .map(|a| serde_json::to_value(a).expect("applied serialises"))
+    }
+
+    /// The B, M or O value `value` of `field`, read as a request's is.
+    fn read(field: &str, value: &Value) -> Result<OverlayEdit, Error> {
+        use crate::edit::overlay_request::{self as request, OverlayField as F};
+        let field = [F::UploadOverlay, F::AddElement, F::TextEdit]
+            .into_iter()
+            .find(|f| f.as_str() == field)
+            .expect("an overlay field");
+        let refused = |_| request::shape_refused(field);
+        let value = value.clone();
+        match field {
+            F::UploadOverlay => request::upload(&serde_json::from_value(value).map_err(refused)?),
+            F::AddElement => request::add_element(serde_json::from_value(value).map_err(refused)?)
+                .map(OverlayEdit::AddElement),
+            F::TextEdit => request::text_edit(serde_json::from_value(value).map_err(refused)?)
+                .map(OverlayEdit::TextEdit),
+        }
     }
 
     fn doc() -> VideoDocument {

@@ -517,7 +517,7 @@ pub(crate) fn move_group(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::edit::scenes::parse::parse_field;
+    use crate::edit::scenes::fields;
     use compositor::plan::Animation;
     use compositor::spec::{ObjectKind, SpecGroup, SpecObject, SpecPayload, SpecSource};
     use foundation::document::{CAPTION_RECT, NARRATOR_RECT};
@@ -607,7 +607,7 @@ pub(crate) mod tests {
     }
 
     fn parse1(name: &str, value: Value) -> Result<Vec<Edit>> {
-        parse_field(name, &value, "fields[0].value")
+        fields::read(&json!([{ "field_name": name, "value": value }])).map(|f| f.edits)
     }
 
     fn run(

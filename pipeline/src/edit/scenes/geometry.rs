@@ -232,7 +232,7 @@ pub struct SceneGeometry {
     /// Match score of the selector (1 for `voice_file` and `id`).
     #[schema(minimum = 0.0, maximum = 1.0)]
     pub score: f64,
-    pub coordinate_space: CoordinateSpace,
+    pub coordinate_space: PreviewSpace,
     pub safe_zones: SafeZones,
     pub scene: SceneSummary,
     pub boxes: Boxes,
@@ -248,7 +248,7 @@ pub struct SceneGeometry {
 
 /// The space every box is in: 280×498 editor preview pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
-pub struct CoordinateSpace {
+pub struct PreviewSpace {
     pub width: u32,
     pub height: u32,
     pub unit: &'static str,
@@ -735,7 +735,7 @@ pub fn build(input: &Input<'_>) -> SceneGeometry {
         scene_id: seg.id,
         voice_file: seg.voice_file.clone(),
         score: input.score,
-        coordinate_space: CoordinateSpace {
+        coordinate_space: PreviewSpace {
             width: 280,
             height: 498,
             unit: "editor_preview_px",

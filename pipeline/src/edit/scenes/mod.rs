@@ -23,6 +23,7 @@ pub mod apply;
 pub mod arrange;
 pub mod edit_session;
 pub mod events;
+pub mod fields;
 pub mod geometry;
 pub mod inspect;
 pub mod parse;
