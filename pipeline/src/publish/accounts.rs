@@ -40,8 +40,7 @@ pub struct AccountList {
     #[schema(example = "list")]
     pub object: &'static str,
     /// The `channel_group` asked for: a number, `all`, or null (every group).
-    #[schema(schema_with = crate::publish::connections::scope_schema)]
-    pub channel_group: serde_json::Value,
+    pub channel_group: Option<crate::publish::connections::GroupEcho>,
     pub data: Vec<ConnectedAccount>,
 }
 

@@ -168,8 +168,7 @@ pub struct AnalyticsReply {
     pub object: &'static str,
     pub period: Period,
     /// The number asked for, `all`, or null (every group).
-    #[schema(schema_with = crate::publish::connections::scope_schema)]
-    pub channel_group: Value,
+    pub channel_group: Option<crate::publish::connections::GroupEcho>,
     #[schema(format = DateTime)]
     pub start_date: String,
     #[schema(format = DateTime)]

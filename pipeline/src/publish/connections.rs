@@ -49,7 +49,7 @@ impl GroupScope {
     pub fn parse(raw: Option<&str>) -> Result<GroupScope> {
         match raw {
             None => Ok(GroupScope::Each),
-            Some("all") => Ok(GroupScope::All),
+            Some(s) if AllGroups::parse(s).is_some() => Ok(GroupScope::All),
             Some(s) => s
                 .parse::<u32>()
                 .map(GroupScope::One)
@@ -64,26 +64,32 @@ impl GroupScope {
         }
     }
 
-    /// The `channel_group` a reply echoes: the number, `all`, or null when omitted.
-    pub fn echo(self) -> serde_json::Value {
+    /// The `channel_group` a reply echoes: the number, `all`, or none when omitted.
+    pub fn echo(self) -> Option<GroupEcho> {
         match self {
-            GroupScope::Each => serde_json::Value::Null,
-            GroupScope::All => "all".into(),
-            GroupScope::One(n) => n.into(),
+            GroupScope::Each => None,
+            GroupScope::All => Some(GroupEcho::All(AllGroups::All)),
+            GroupScope::One(n) => Some(GroupEcho::One(n)),
         }
     }
 }
 
-/// The schema of an echoed scope: an integer of at least 0, `all`, or null.
-pub(crate) fn scope_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    foundation::schema::raw(serde_json::json!({
-        "description": "The group asked for: its number, `all`, or null when omitted (every group).",
-        "oneOf": [
-            {"type": "integer", "minimum": 0},
-            {"type": "string", "enum": ["all"]},
-            {"type": "null"},
-        ],
-    }))
+/// The `channel_group` a read asked for, as its reply echoes it (null when omitted: every
+/// group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum GroupEcho {
+    /// That group.
+    One(u32),
+    /// Every group, summed.
+    All(AllGroups),
+}
+
+foundation::document::wire_enum! {
+    /// `all`: every group, summed.
+    pub enum AllGroups {
+        All = "all",
+    }
 }
 
 /// 400 `invalid_channel_group`: not an integer of at least 0.
