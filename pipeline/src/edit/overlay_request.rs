@@ -6,9 +6,9 @@
 //! documents; members whose rules carry the branch's messages are kept as sent and documented by
 //! the type they name, and a member sent as `null` is absent. Two of them other branches take
 //! too: a URL to download ([`UrlValue`]) and a rect ([`Xywh`]).
-//! Every error names `fields[].value`, the `param` these branches have always answered with
-//! (their download and conversion errors, raised while applying, name it too).
 //!
+//! Every B, M or O error names `fields[].value`, the `param` these branches have always answered with
+//! (their download and conversion errors, raised while applying, name it too).
 
 use compositor::geom::{CANVAS_H, CANVAS_W, CanvasRect, PreviewRect};
 use compositor::spec::ObjectKind;
