@@ -3,14 +3,14 @@
 //! through start, commit, abort and status (the journal itself is [`super::session`]).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use utoipa::{PartialSchema, ToSchema};
+use utoipa::ToSchema;
+use utoipa::openapi::schema::{Object, ObjectBuilder, SchemaType, Type};
 
 use super::{Editor, scenes_not_ready};
 use crate::edit::scenes::select::checked_topic_id;
 use foundation::error::{Code, Error, Result};
 use foundation::fields::Body;
-use foundation::schema::{self, Components};
+use foundation::schema;
 use foundation::store::StoreError;
 use foundation::time::iso;
 
@@ -53,152 +53,281 @@ impl Body for EditSessionRequest {
 }
 
 /// `edit_session`'s 200 body (the handler adds `request_id`): the video and the action, with
-/// the [`SessionState`] it left. Its schema is an `anyOf` of one named object per state (see
-/// the `PartialSchema` impl below).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EditSessionReply {
+/// the state the action left, one form per state. Each form's `action` and `active` are
+/// constants where the state has one, so no reply fits two forms.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum EditSessionReply {
+    Off(EditSessionOff),
+    Started(EditSessionStarted),
+    Committed(EditSessionCommitted),
+    Aborted(EditSessionAborted),
+    Active(EditSessionActive),
+    Inactive(EditSessionInactive),
+}
+
+/// The video a reply is about.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SessionVideo {
     /// Always `edit_session`.
+    #[schema(schema_with = object_name)]
     pub object: &'static str,
     pub id: String,
     pub topic_id: String,
+}
+
+/// Sessions are off (`cache_enabled` false): every edit is written straight through.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionOff {
+    #[serde(flatten)]
+    pub video: SessionVideo,
     pub action: EditAction,
     /// Whether this server uses edit sessions at all.
     pub cache_enabled: bool,
-    #[serde(flatten)]
-    pub state: SessionState,
+    #[schema(schema_with = inactive)]
+    pub active: bool,
+    pub note: &'static str,
+    /// Only for `commit`: always false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed: Option<bool>,
 }
 
-/// The action's outcome; which fields appear depends on the action. The shapes overlap (a
-/// `start` reply is also a valid `status` reply without `last_write`), so the reply's schema is
-/// an `anyOf` of them, not the `oneOf` a derive would write.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum SessionState {
-    /// Sessions are off (`cache_enabled` false): every edit is written straight through.
-    Off {
-        active: bool,
-        note: &'static str,
-        /// Only for `commit`: always false.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        committed: Option<bool>,
-    },
-    /// `start`: the session is active.
+/// `start`: the session is active.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionStarted {
+    #[serde(flatten)]
+    pub video: SessionVideo,
+    #[schema(schema_with = start)]
+    pub action: EditAction,
+    /// Whether this server uses edit sessions at all.
+    pub cache_enabled: bool,
+    #[schema(schema_with = active)]
+    pub active: bool,
+    pub ttl_seconds: u64,
+    pub started: String,
+    pub staged_writes: u64,
+}
+
+/// `commit`: whether a session was flushed, and how many staged writes it held.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionCommitted {
+    #[serde(flatten)]
+    pub video: SessionVideo,
+    #[schema(schema_with = commit)]
+    pub action: EditAction,
+    /// Whether this server uses edit sessions at all.
+    pub cache_enabled: bool,
+    pub committed: bool,
+    #[schema(schema_with = inactive)]
+    pub active: bool,
+    pub staged_writes: u64,
+}
+
+/// `abort`: whether a session was discarded, and how many staged writes it held.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionAborted {
+    #[serde(flatten)]
+    pub video: SessionVideo,
+    #[schema(schema_with = abort)]
+    pub action: EditAction,
+    /// Whether this server uses edit sessions at all.
+    pub cache_enabled: bool,
+    pub aborted: bool,
+    pub discarded_writes: u64,
+    #[schema(schema_with = inactive)]
+    pub active: bool,
+}
+
+/// `status` of an active session.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionActive {
+    #[serde(flatten)]
+    pub video: SessionVideo,
+    #[schema(schema_with = status)]
+    pub action: EditAction,
+    /// Whether this server uses edit sessions at all.
+    pub cache_enabled: bool,
+    #[schema(schema_with = active)]
+    pub active: bool,
+    pub staged_writes: u64,
+    pub started: String,
+    pub last_write: Option<String>,
+    pub ttl_seconds: u64,
+    pub expires_at: String,
+}
+
+/// `status` without a session (`started` and `last_write` are null).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EditSessionInactive {
+    #[serde(flatten)]
+    pub video: SessionVideo,
+    #[schema(schema_with = status)]
+    pub action: EditAction,
+    /// Whether this server uses edit sessions at all.
+    pub cache_enabled: bool,
+    #[schema(schema_with = inactive)]
+    pub active: bool,
+    pub staged_writes: u64,
+    pub started: Option<String>,
+    pub last_write: Option<String>,
+}
+
+/// A string schema that takes only `value`.
+fn only(value: &str) -> Object {
+    schema::constant(
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .build(),
+        value.into(),
+    )
+}
+
+fn object_name() -> Object {
+    only("edit_session")
+}
+
+fn start() -> Object {
+    only(EditAction::Start.as_str())
+}
+
+fn commit() -> Object {
+    only(EditAction::Commit.as_str())
+}
+
+fn abort() -> Object {
+    only(EditAction::Abort.as_str())
+}
+
+fn status() -> Object {
+    only(EditAction::Status.as_str())
+}
+
+/// `active` of a state that has a session.
+fn active() -> Object {
+    flag(true)
+}
+
+/// `active` of a state without a session.
+fn inactive() -> Object {
+    flag(false)
+}
+
+fn flag(value: bool) -> Object {
+    schema::constant(
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::Boolean))
+            .build(),
+        value.into(),
+    )
+}
+
+/// What an action left, before it becomes the reply's form ([`EditSessionReply::new`]).
+#[derive(Debug, Clone, PartialEq)]
+enum SessionState {
+    Off,
     Started {
-        active: bool,
         ttl_seconds: u64,
         started: String,
         staged_writes: u64,
     },
-    /// `commit`: whether a session was flushed, and how many staged writes it held.
     Committed {
         committed: bool,
-        active: bool,
         staged_writes: u64,
     },
-    /// `abort`: whether a session was discarded, and how many staged writes it held.
     Aborted {
         aborted: bool,
         discarded_writes: u64,
-        active: bool,
     },
-    /// `status` of an active session.
     Active {
-        active: bool,
         staged_writes: u64,
         started: String,
         last_write: Option<String>,
         ttl_seconds: u64,
         expires_at: String,
     },
-    /// `status` without a session (`started` and `last_write` are null).
-    Inactive {
-        active: bool,
-        staged_writes: u64,
-        started: Option<String>,
-        last_write: Option<String>,
-    },
+    Inactive,
 }
 
-impl utoipa::PartialSchema for EditSessionReply {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        let mut c = Components::default();
-        reply_schema(&mut c)
-    }
-}
-
-impl ToSchema for EditSessionReply {
-    fn schemas(
-        schemas: &mut Vec<(
-            String,
-            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
-        )>,
-    ) {
-        let mut c = Components::default();
-        reply_schema(&mut c);
-        c.add_to(schemas);
-        <EditAction as ToSchema>::schemas(schemas);
-        schemas.push((EditAction::name().into_owned(), EditAction::schema()));
-    }
-}
-
-/// [`EditSessionReply`]'s schema: one component per [`SessionState`], each with the reply's
-/// own fields.
-fn reply_schema(c: &mut Components) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    let int = json!({ "type": "integer", "minimum": 0 });
-    let time = json!({ "type": "string" });
-    let maybe_time = json!({ "type": ["string", "null"] });
-    let mut shape = |name: &str, about: &str, state: Value| {
-        let mut properties = json!({
-            "object": { "type": "string", "const": "edit_session" },
-            "id": { "type": "string" },
-            "topic_id": { "type": "string" },
-            "action": schema::reference(&EditAction::name()),
-            "cache_enabled": { "type": "boolean", "description": "Whether this server uses edit sessions at all." },
-        });
-        let (Some(all), Value::Object(state)) = (properties.as_object_mut(), state) else {
-            unreachable!("both are JSON objects");
+impl EditSessionReply {
+    /// The reply for `topic` after `action` left `state`.
+    fn new(topic: &str, action: EditAction, cache_enabled: bool, state: SessionState) -> Self {
+        let video = SessionVideo {
+            object: "edit_session",
+            id: topic.to_string(),
+            topic_id: topic.to_string(),
         };
-        all.extend(state);
-        let required: Vec<&String> = all.keys().collect();
-        let object = json!({ "type": "object", "description": about, "properties": all, "required": required });
-        c.named(name, object)
-    };
-    let states = vec![
-        shape(
-            "EditSessionOff",
-            "Sessions are off (`cache_enabled` false): every edit is written straight through; `committed` (false) only for `commit`.",
-            json!({ "active": { "const": false }, "note": { "type": "string" } }),
-        ),
-        shape(
-            "EditSessionStarted",
-            "`start`: the session is active.",
-            json!({ "active": { "const": true }, "ttl_seconds": int, "started": time, "staged_writes": int }),
-        ),
-        shape(
-            "EditSessionCommitted",
-            "`commit`: whether a session was flushed, and how many staged writes it held.",
-            json!({ "committed": { "type": "boolean" }, "active": { "const": false }, "staged_writes": int }),
-        ),
-        shape(
-            "EditSessionAborted",
-            "`abort`: whether a session was discarded, and how many staged writes it held.",
-            json!({ "aborted": { "type": "boolean" }, "discarded_writes": int, "active": { "const": false } }),
-        ),
-        shape(
-            "EditSessionActive",
-            "`status` of an active session.",
-            json!({ "active": { "const": true }, "staged_writes": int, "started": time, "last_write": maybe_time, "ttl_seconds": int, "expires_at": time }),
-        ),
-        shape(
-            "EditSessionInactive",
-            "`status` without a session (`started` and `last_write` are null).",
-            json!({ "active": { "const": false }, "staged_writes": int, "started": maybe_time, "last_write": maybe_time }),
-        ),
-    ];
-    schema::raw(json!({
-        "description": "`edit_session`'s 200 body: the video, the action, and the state it left.",
-        "anyOf": states,
-    }))
+        match state {
+            SessionState::Off => EditSessionReply::Off(EditSessionOff {
+                video,
+                action,
+                cache_enabled,
+                active: false,
+                note: SESSIONS_OFF,
+                committed: (action == EditAction::Commit).then_some(false),
+            }),
+            SessionState::Started {
+                ttl_seconds,
+                started,
+                staged_writes,
+            } => EditSessionReply::Started(EditSessionStarted {
+                video,
+                action,
+                cache_enabled,
+                active: true,
+                ttl_seconds,
+                started,
+                staged_writes,
+            }),
+            SessionState::Committed {
+                committed,
+                staged_writes,
+            } => EditSessionReply::Committed(EditSessionCommitted {
+                video,
+                action,
+                cache_enabled,
+                committed,
+                active: false,
+                staged_writes,
+            }),
+            SessionState::Aborted {
+                aborted,
+                discarded_writes,
+            } => EditSessionReply::Aborted(EditSessionAborted {
+                video,
+                action,
+                cache_enabled,
+                aborted,
+                discarded_writes,
+                active: false,
+            }),
+            SessionState::Active {
+                staged_writes,
+                started,
+                last_write,
+                ttl_seconds,
+                expires_at,
+            } => EditSessionReply::Active(EditSessionActive {
+                video,
+                action,
+                cache_enabled,
+                active: true,
+                staged_writes,
+                started,
+                last_write,
+                ttl_seconds,
+                expires_at,
+            }),
+            SessionState::Inactive => EditSessionReply::Inactive(EditSessionInactive {
+                video,
+                action,
+                cache_enabled,
+                active: false,
+                staged_writes: 0,
+                started: None,
+                last_write: None,
+            }),
+        }
+    }
 }
 
 /// Sent when sessions are off.
@@ -240,20 +369,14 @@ impl Editor {
             let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
             self.session_action(topic, req.action, fetch_failed)?
         } else {
-            SessionState::Off {
-                active: false,
-                note: SESSIONS_OFF,
-                committed: (req.action == EditAction::Commit).then_some(false),
-            }
+            SessionState::Off
         };
-        Ok(EditSessionReply {
-            object: "edit_session",
-            id: topic.to_string(),
-            topic_id: topic.to_string(),
-            action: req.action,
+        Ok(EditSessionReply::new(
+            topic,
+            req.action,
             cache_enabled,
             state,
-        })
+        ))
     }
 
     /// Runs `action` on the session of `topic` (held lock).
@@ -279,7 +402,6 @@ impl Editor {
                     .start(topic, doc, foundation::time::now())
                     .map_err(Error::internal)?;
                 SessionState::Started {
-                    active: true,
                     ttl_seconds: ttl,
                     started: iso(info.started),
                     staged_writes: info.staged_writes,
@@ -289,7 +411,6 @@ impl Editor {
                 let n = self.commit_locked(topic)?;
                 SessionState::Committed {
                     committed: n.is_some(),
-                    active: false,
                     staged_writes: n.unwrap_or(0),
                 }
             }
@@ -306,24 +427,17 @@ impl Editor {
                 SessionState::Aborted {
                     aborted: s.is_some(),
                     discarded_writes: s.map(|s| s.staged_writes).unwrap_or(0),
-                    active: false,
                 }
             }
             EditAction::Status => match self.sessions.info(topic) {
                 Some(i) => SessionState::Active {
-                    active: true,
                     staged_writes: i.staged_writes,
                     started: iso(i.started),
                     last_write: i.last_write.map(iso),
                     ttl_seconds: ttl,
                     expires_at: iso(i.last_write.unwrap_or(i.started) + ttl as i64),
                 },
-                None => SessionState::Inactive {
-                    active: false,
-                    staged_writes: 0,
-                    started: None,
-                    last_write: None,
-                },
+                None => SessionState::Inactive,
             },
         })
     }
@@ -333,7 +447,7 @@ impl Editor {
 mod tests {
     use super::*;
     use foundation::fields::body::read;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn code_param(body: Value) -> (Code, Option<String>) {
         let e = read::<EditSessionRequest>(&body).unwrap_err();
@@ -377,19 +491,7 @@ mod tests {
 
     #[test]
     fn an_inactive_status_reports_null_times() {
-        let reply = EditSessionReply {
-            object: "edit_session",
-            id: "wcT".into(),
-            topic_id: "wcT".into(),
-            action: EditAction::Status,
-            cache_enabled: true,
-            state: SessionState::Inactive {
-                active: false,
-                staged_writes: 0,
-                started: None,
-                last_write: None,
-            },
-        };
+        let reply = EditSessionReply::new("wcT", EditAction::Status, true, SessionState::Inactive);
         assert_eq!(
             serde_json::to_value(reply).unwrap(),
             json!({"object": "edit_session", "id": "wcT", "topic_id": "wcT", "action": "status",
