@@ -25,7 +25,7 @@ export type BrollResult = Schemas["SearchResult"];
 export type SearchKind = Schemas["SearchKind"];
 export type Applied = Schemas["Applied"];
 /** One family of `modify_scene` field edits. */
-export type FieldEdits = Schemas["ModifySceneFields"];
+export type FieldEdits = Schemas["SceneFields"];
 export type EditAction = Schemas["EditAction"];
 
 export class ApiError extends Error {
