@@ -1058,4 +1058,30 @@ mod tests {
             (Code::InvalidValue, Some("fields[].value"))
         );
     }
+
+    /// D names its group by `id` or `group_id`, with the rect beside it or under `rect`.
+    #[test]
+    fn a_group_is_named_by_id_or_group_id() {
+        let rect = CanvasRect::new(0.0, 10.0, 720.0, 300.0);
+        for value in [
+            json!({"group_id": "g1", "x": 0, "y": 10, "w": 720, "h": 300}),
+            json!({"id": "g1", "rect": {"x": 0, "y": 10, "w": 720, "h": 300}}),
+        ] {
+            assert_eq!(
+                parse1("remotion.group.rect", value).unwrap(),
+                vec![Edit::GroupRect {
+                    id: "g1".into(),
+                    rect,
+                    scale_children: true,
+                    wrapper_only: false,
+                }]
+            );
+        }
+        let e = parse1(
+            "remotion.group.rect",
+            json!({"x": 0, "y": 0, "w": 5, "h": 5}),
+        )
+        .unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("fields[0].value.id"));
+    }
 }
