@@ -67,6 +67,7 @@ pub fn soundtrack(
         channels = CHANNELS,
         lufs = mix.level().integrated,
         true_peak_dbtp = mix.level().true_peak,
+        rounds = mix.levels.rounds,
         "soundtrack mixed"
     );
     Ok(mix)
