@@ -41,6 +41,14 @@ pub use task::render as render_job;
 /// 261 / 308 / 315 MB; a 1 MiB threshold too 246 / 250 / 251 MB but 10 % slower (every frame
 /// paged in); 4 MiB 258 / 257 / 266 MB, within 5 % of the default's speed. Elsewhere than glibc
 /// this does nothing.
+///
+/// x264 allocates each of its frames (4–8 MB) afresh for every chunk, so at 4 MiB they are
+/// mapped and faulted in again 25 times in a 150-word render: about half the render's system
+/// time. 8 MiB with a 128 MiB trim threshold keeps them, and saved 1.0 s of 13.3 (1.9 CPU-s,
+/// median of 5, 2026-11-30), but the daemon's render peak (`scripts/bench_memory.py`) rose
+/// from 234 / 242 to 294 / 378 MB for 1- and 3-minute videos, past the 300 MB aim; 8 MiB with
+/// the default trim halved the system time but saved no wall time. (`mallopt` here overrides
+/// `GLIBC_TUNABLES`: try other values through this function, not the environment.)
 pub fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets the allocator's tunables, under the allocator's own lock; no
