@@ -154,7 +154,8 @@ def encoder_floor(tmp, run):
     frames = os.path.getsize(raw) // (int(width) * int(height) * 3 // 2)
     gop = int(gop_secs) * num // den
     options = "" if asm.startswith("auto") else f"asm={asm}"
-    # x264enc's `bitrate` in pass=qual is the VBV cap, over its default 600 ms buffer.
+    # In pass=qual, x264enc's `bitrate` is the VBV cap over its default 600 ms buffer; ffmpeg
+    # says the same with -maxrate and -bufsize (both write vbv_maxrate=8000 vbv_bufsize=4800).
     encoders = {
         "GStreamer x264enc": [
             "gst-launch-1.0", "-q", "filesrc", f"location={raw}", "!", "rawvideoparse",
