@@ -137,7 +137,8 @@ $(S3S_FS):
 test: export CARGO_INCREMENTAL := 0
 # One test thread more than there are cores: black-box tests spend part of their time waiting
 # on their daemons (webhook schedules, polls, a browser), so with threads = cores the CPUs sat
-# 19 % idle. On 2 cores, 3 threads took the black-box run from 464 s to 432 s.
+# 19 % idle. On 2 cores, 3 threads took the black-box run from 464 s to 432 s. 4 took the run
+# phase 535 s against 541 s with 3, the CPU 97-99 % busy in both: it is CPU-bound.
 test: export RUST_TEST_THREADS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test:
 	@scripts/phases.sh \
