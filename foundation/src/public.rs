@@ -230,8 +230,8 @@ impl PublicFiles {
         }
     }
 
-    /// Deletes every expired file (and emptied folders) below the expiring folders; returns how
-    /// many files went. Leftover `.part` files older than the lifetime go too.
+    /// Deletes every expired file (and expired, empty folders) below the expiring folders;
+    /// returns how many files went. Leftover `.part` files older than the lifetime go too.
     pub fn sweep(&self, now: SystemTime) -> io::Result<usize> {
         let mut removed = 0;
         for lifetime in [Lifetime::Temp, Lifetime::Asset] {
@@ -267,8 +267,11 @@ fn sweep_dir(
             }
         }
     }
-    if remove_if_empty {
-        // Fails harmlessly when something new arrived meanwhile.
+    // A folder expires like a file: when it has been untouched for the lifetime. One a writer
+    // has just made (to put its file in next) is fresh, so the sweep leaves it. Removal fails
+    // harmlessly when the folder is not empty.
+    let expired = |m: std::fs::Metadata| m.modified().is_ok_and(|t| t + ttl <= now);
+    if remove_if_empty && std::fs::metadata(dir).is_ok_and(expired) {
         let _ = std::fs::remove_dir(dir);
     }
     Ok(removed)
@@ -365,6 +368,19 @@ mod tests {
         assert!(b.path.exists());
         assert_eq!(pf.sweep(now + Duration::from_secs(90_000)).unwrap(), 1);
         assert!(!b.path.exists());
+    }
+
+    /// A writer makes its folder and then its file: a sweep in between must not take the
+    /// folder (it once did, and the upload failed).
+    #[test]
+    fn sweep_leaves_a_folder_a_writer_has_just_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let pf = files(dir.path());
+        let fresh = dir.path().join("assets/k");
+        std::fs::create_dir_all(&fresh).unwrap();
+        assert_eq!(pf.sweep(SystemTime::now()).unwrap(), 0);
+        assert!(fresh.is_dir());
+        pf.write(Lifetime::Asset, "k/y.png", b"png").unwrap();
     }
 
     #[test]
