@@ -2,9 +2,14 @@
 //! WebDriver by `chromedriver` (package `chromium-driver`, installed by
 //! `make setup-test`) through the `fantoccini` client.
 //!
-//! Each [`Browser`] is its own chromedriver process with its own empty
-//! profile, started headless with the flags this sandbox needs (no
-//! background networking: the machine's closed network refuses it).
+//! Each [`Browser`] is a chromedriver process with its own empty profile, driving one
+//! Chromium started headless with the flags this sandbox needs (no background networking: the
+//! machine's closed network refuses it). Starting one costs about 1.5 CPU-s, so a browser a
+//! test has finished with is kept for the next ([`Browser::start`]): its page is left for
+//! `about:blank`, the storage and cookies of the origin it was on are cleared and its window
+//! size restored. Each daemon is its own origin (its own port), so no test sees another's
+//! pages. A browser whose test failed is never kept, and the kept ones are killed, process
+//! group and all, when the test process exits.
 //! Screenshots go to [`output_dir`] for a person to look at; a test that fails with a
 //! browser open leaves one there too (`failed-{test}-{n}.png`, taken as the browser drops).
 //!
@@ -15,6 +20,7 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 pub use fantoccini::{Client, Locator, elements::Element};
@@ -51,11 +57,11 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// A headless Chromium session; the driver process ends with it.
+/// A headless Chromium for one test at a time; see the module's notes on reuse.
 pub struct Browser {
     pub client: Client,
-    driver: Child,
-    _profile: tempfile::TempDir,
+    /// `None` once handed back (by [`Browser::close`] or the drop).
+    session: Option<Session>,
     /// Numbers the failure screenshots of one test's browsers.
     seq: usize,
 }
@@ -64,29 +70,15 @@ pub struct Browser {
 static STARTED: AtomicUsize = AtomicUsize::new(0);
 
 impl Browser {
+    /// A browser on `about:blank` at [`WINDOW`] size: a kept one, else a new one.
     pub async fn start() -> Browser {
-        let driver_bin = tool("REELSMITH_CHROMEDRIVER", "/usr/bin/chromedriver");
-        let chromium = tool("REELSMITH_CHROMIUM", "/usr/bin/chromium");
-        let port = free_port();
-        let driver = Command::new(driver_bin)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        let base = format!("http://127.0.0.1:{port}");
-        wait_ready(&base).await;
-        let profile = tempfile::tempdir().expect("profile dir");
-        let client = fantoccini::ClientBuilder::rustls()
-            .expect("rustls connector")
-            .capabilities(capabilities(&chromium, &profile))
-            .connect(&base)
-            .await
-            .expect("WebDriver session");
+        let session = match kept_session().await {
+            Some(session) => session,
+            None => on_browser_runtime(Session::launch()).await,
+        };
         Browser {
-            client,
-            driver,
-            _profile: profile,
+            client: session.client.clone(),
+            session: Some(session),
             seq: STARTED.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -212,22 +204,28 @@ impl Browser {
         path
     }
 
-    /// Ends the WebDriver session (closing Chromium) and the driver.
+    /// Hands the browser back, to be kept for the next test once its page is blank (so the
+    /// page's connections to the daemon are closed when this returns).
     pub async fn close(mut self) {
-        let _ = self.client.clone().close().await;
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        if let Some(session) = self.session.take() {
+            on_browser_runtime(session.hand_back()).await;
+        }
     }
 }
 
 impl Drop for Browser {
-    /// A test that panics with this browser open leaves a screenshot of the page.
+    /// A test that panics with this browser open leaves a screenshot of the page, and the
+    /// browser is killed; otherwise it is handed back in the background.
     fn drop(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
         if std::thread::panicking() {
             self.failure_screenshot();
+            session.kill();
+        } else {
+            BROWSER_RUNTIME.spawn(session.hand_back());
         }
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
     }
 }
 
@@ -328,6 +326,152 @@ pub fn text(text: &str) -> String {
     format!(
         "([...document.querySelectorAll('body *')].filter((e) => (e.innerText ?? '').replace(/\\s+/g, ' ').trim() === {text:?}).pop() ?? null)"
     )
+}
+
+/// One chromedriver and the Chromium it drives, in a process group of their own.
+struct Session {
+    client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+    /// The window size it started with, restored before it is used again.
+    window: (u64, u64),
+}
+
+/// Kept browsers, blank and ready; at most [`KEPT`].
+static IDLE: Mutex<Vec<Session>> = Mutex::new(Vec::new());
+/// More kept browsers than the test threads ever hold at once (a test may hold two) only
+/// cost memory.
+const KEPT: usize = 4;
+/// The process groups of every live session, killed when the process exits.
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// The runtime the WebDriver sessions run on. fantoccini runs each session as a task of the
+/// runtime that connected it, and each test has a runtime of its own that ends with it, so a
+/// session kept for the next test must belong to one that lives as long as the process.
+static BROWSER_RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("browsers")
+        .enable_all()
+        .build()
+        .expect("browser runtime")
+});
+
+/// Runs `work` on [`BROWSER_RUNTIME`] and waits for it; its panic is the caller's.
+async fn on_browser_runtime<T: Send + 'static>(
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> T {
+    BROWSER_RUNTIME
+        .spawn(work)
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}
+
+/// A kept session that still answers, or `None`.
+async fn kept_session() -> Option<Session> {
+    loop {
+        let session = IDLE.lock().expect("idle browsers").pop()?;
+        if session.client.current_url().await.is_ok() {
+            return Some(session);
+        }
+        session.kill();
+    }
+}
+
+impl Session {
+    async fn launch() -> Session {
+        use std::os::unix::process::CommandExt;
+        let driver_bin = tool("REELSMITH_CHROMEDRIVER", "/usr/bin/chromedriver");
+        let chromium = tool("REELSMITH_CHROMIUM", "/usr/bin/chromium");
+        let port = free_port();
+        let driver = Command::new(driver_bin)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Chromium outlives a killed chromedriver; killing the group takes both.
+            .process_group(0)
+            .spawn()
+            .expect("start chromedriver");
+        GROUPS.lock().expect("groups").push(driver.id() as i32);
+        once_at_exit();
+        let base = format!("http://127.0.0.1:{port}");
+        wait_ready(&base).await;
+        let profile = tempfile::tempdir().expect("profile dir");
+        let client = fantoccini::ClientBuilder::rustls()
+            .expect("rustls connector")
+            .capabilities(capabilities(&chromium, &profile))
+            .connect(&base)
+            .await
+            .expect("WebDriver session");
+        let window = client.get_window_size().await.expect("window size");
+        Session {
+            client,
+            driver,
+            _profile: profile,
+            window,
+        }
+    }
+
+    /// Blanks the page (clearing its origin's storage and cookies first) and keeps the
+    /// session, or kills it where that fails or enough are kept.
+    async fn hand_back(self) {
+        let c = &self.client;
+        let _ = c
+            .execute(
+                "try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}",
+                vec![],
+            )
+            .await;
+        let _ = c.delete_all_cookies().await;
+        let blank = c.goto("about:blank").await.is_ok()
+            && c.windows().await.is_ok_and(|w| w.len() == 1)
+            && match c.get_window_size().await {
+                Ok(size) if size == self.window => true,
+                Ok(_) => {
+                    let (w, h) = self.window;
+                    c.set_window_size(w as u32, h as u32).await.is_ok()
+                }
+                Err(_) => false,
+            };
+        let mut idle = IDLE.lock().expect("idle browsers");
+        if blank && idle.len() < KEPT {
+            idle.push(self);
+        } else {
+            drop(idle);
+            self.kill();
+        }
+    }
+
+    /// Kills chromedriver and its Chromium.
+    fn kill(mut self) {
+        let group = self.driver.id() as i32;
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        let _ = self.driver.wait();
+        GROUPS.lock().expect("groups").retain(|g| *g != group);
+    }
+}
+
+/// Registers [`kill_groups`] to run when the process exits, once.
+fn once_at_exit() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: registers a plain `extern "C"` function with no arguments.
+        unsafe { libc::atexit(kill_groups) };
+    });
+}
+
+/// Kills every live session's process group (the kept browsers), as the test process exits.
+extern "C" fn kill_groups() {
+    let groups = match GROUPS.try_lock() {
+        Ok(groups) => groups,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return,
+    };
+    for group in groups.iter() {
+        // SAFETY: as in `Session::kill`.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
 }
 
 fn capabilities(
