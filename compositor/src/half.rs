@@ -1,16 +1,18 @@
 //! Half-size frames for the editor's preview clips: the compositor renders the product's
 //! 720×1280 frame (preview equals final) and each 2×2 block becomes one pixel of a 360×640
-//! frame, so the encoder handles a quarter of the pixels.
+//! frame, so the encoder handles a quarter of the pixels. The averaging is pixel work like the
+//! rest of this crate's, and runs as often: once per preview frame.
 
 use std::cell::RefCell;
 
-use compositor::FRAME_BYTES;
-use compositor::media::FrameSource;
+use crate::FRAME_BYTES;
+use crate::geom::{CANVAS_H, CANVAS_W};
+use crate::media::FrameSource;
 
 /// Half the product's width and height.
-pub(crate) const HALF_W: u32 = 360;
-pub(crate) const HALF_H: u32 = 640;
-const FULL_W: usize = 720;
+pub const HALF_W: u32 = CANVAS_W / 2;
+pub const HALF_H: u32 = CANVAS_H / 2;
+const FULL_W: usize = CANVAS_W as usize;
 
 thread_local! {
     /// One full-size frame per rendering thread.
@@ -18,12 +20,12 @@ thread_local! {
 }
 
 /// `inner`'s frames at half size.
-pub(crate) struct HalfSize<'a> {
+pub struct HalfSize<'a> {
     pub inner: &'a dyn FrameSource,
 }
 
 /// Averages each 2×2 block of the 720-wide RGBA `full` into `half` (360 wide).
-pub(crate) fn halve(full: &[u8], half: &mut [u8]) {
+pub fn halve(full: &[u8], half: &mut [u8]) {
     let (hw, hh) = (HALF_W as usize, HALF_H as usize);
     debug_assert_eq!(half.len(), hw * hh * 4);
     for y in 0..hh {

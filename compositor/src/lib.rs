@@ -20,6 +20,7 @@ pub mod contact_sheet;
 pub mod focus;
 pub mod frame;
 pub mod geom;
+pub mod half;
 pub mod illustration;
 mod layers;
 pub mod media;

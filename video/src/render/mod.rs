@@ -4,7 +4,6 @@
 pub(crate) mod chunks;
 pub(crate) mod contact_sheet;
 pub(crate) mod farm;
-pub(crate) mod half;
 pub(crate) mod plan;
 pub(crate) mod preview;
 pub(crate) mod sound;

@@ -344,8 +344,8 @@ pub fn encode_settings(
     };
     Ok(match reduced {
         Some(r) => EncodeSettings {
-            width: crate::render::half::HALF_W,
-            height: crate::render::half::HALF_H,
+            width: compositor::half::HALF_W,
+            height: compositor::half::HALF_H,
             preset: r.preset,
             ..encode
         },

@@ -34,7 +34,7 @@ use crate::render::sound::soundtrack;
 use foundation::jobs::JobFailure;
 
 /// Preview clip size: a quarter of the product's pixels, enough for a 280×498 player.
-pub(crate) use crate::render::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
+pub(crate) use compositor::half::{HALF_H as CLIP_H, HALF_W as CLIP_W};
 
 /// A scene's preview clip, ready to play.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]

@@ -29,10 +29,10 @@ use key::{Key, Placement};
 pub(crate) use offload::Offloaded;
 pub use offload::{Offload, Pending};
 
-use crate::render::half::HalfSize;
 use crate::render::plan::{resolve_dropping_bad_overlays, resolve_message};
 use crate::render::sound::Mix;
 use crate::render::sound::encoded::{TurnedDown, encode_under_ceiling, peaks_over_in};
+use compositor::half::HalfSize;
 use foundation::document::VideoDocument;
 use foundation::error::Code;
 use foundation::jobs::JobFailure;
