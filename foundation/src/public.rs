@@ -371,7 +371,7 @@ mod tests {
     }
 
     /// A writer makes its folder and then its file: a sweep in between must not take the
-    /// folder (it once did, and the upload failed).
+    /// folder (it used to, and the writer's file then had nowhere to go).
     #[test]
     fn sweep_leaves_a_folder_a_writer_has_just_made() {
         let dir = tempfile::tempdir().unwrap();
