@@ -79,6 +79,14 @@ pub struct Outcome {
     pub finished: bool,
 }
 
+impl Outcome {
+    /// The outcome a record stands for: finished unless it still says `processing`.
+    fn of(body: TypographyResult) -> Outcome {
+        let finished = body.status != TypographyStatus::Processing;
+        Outcome { body, finished }
+    }
+}
+
 impl Typography {
     pub fn new(settings: Arc<Settings>, store: Arc<Store>) -> Typography {
         Typography {
@@ -245,19 +253,14 @@ impl Typography {
     /// runs here was cut off by a restart: it fails now and its credit comes back.
     fn stored(&self, account: &str, id: &str) -> Result<Option<Outcome>, Error> {
         match self.load(id) {
-            Some((owner, body)) if owner == account => {
-                let finished = body.status != TypographyStatus::Processing;
-                if !finished {
-                    let mut body = body;
+            Some((owner, mut body)) if owner == account => {
+                if body.status == TypographyStatus::Processing {
                     let rec = failed(&mut body, "the server restarted while designing");
                     self.refund(account);
                     self.save(id, account, &rec)?;
-                    return Ok(Some(Outcome {
-                        body: rec,
-                        finished: true,
-                    }));
+                    return Ok(Some(Outcome::of(rec)));
                 }
-                Ok(Some(Outcome { body, finished }))
+                Ok(Some(Outcome::of(body)))
             }
             _ => Ok(None),
         }
@@ -272,17 +275,13 @@ impl Typography {
         let _ = tokio::time::timeout(Duration::from_secs(wait), rx.wait_for(|v| v.is_some())).await;
         let done = rx.borrow().clone();
         match done {
-            Some(body) => Ok(Outcome {
-                body,
-                finished: true,
-            }),
-            // The processing record is stored before the job starts.
+            Some(body) => Ok(Outcome::of(body)),
+            // The processing record is stored before the job starts. The job stores its
+            // outcome before it wakes the waiters, so the record read here may already be
+            // finished: it then answers as finished, never as a 202 that says `completed`.
             None => self
                 .load(id)
-                .map(|(_, body)| Outcome {
-                    body,
-                    finished: false,
-                })
+                .map(|(_, body)| Outcome::of(body))
                 .ok_or_else(|| Error::internal(format!("typography record {id} is unreadable"))),
         }
     }
@@ -408,7 +407,6 @@ fn design_of(
     })
 }
 
-/// The record marked failed with `message` (the credit was refunded).
 /// The record of a design just accepted.
 fn processing(id: &str, req: &TypographyRequest) -> TypographyResult {
     TypographyResult {
@@ -434,6 +432,7 @@ fn processing(id: &str, req: &TypographyRequest) -> TypographyResult {
     }
 }
 
+/// The record marked failed with `message` (the credit was refunded).
 fn failed(body: &mut TypographyResult, message: &str) -> TypographyResult {
     body.status = TypographyStatus::Failed;
     body.credits_charged = 0;
@@ -452,5 +451,70 @@ mod tests {
     fn new_ids_are_typography_ids() {
         assert!(is_typography_id(&typography_id()));
         assert!(!is_typography_id("typo_xyz"));
+    }
+
+    /// A service on embedded defaults over a data dir in `dir`.
+    fn service(dir: &std::path::Path) -> Arc<Typography> {
+        let settings = foundation::config::Config {
+            data_dir: dir.to_path_buf(),
+            ..Default::default()
+        }
+        .finish("127.0.0.1:9".parse().unwrap())
+        .unwrap();
+        let store = Store::open(&dir.join("db.redb")).unwrap();
+        Arc::new(Typography::new(Arc::new(settings), Arc::new(store)))
+    }
+
+    fn record(id: &str, status: TypographyStatus) -> TypographyResult {
+        TypographyResult {
+            object: "typography".into(),
+            id: id.into(),
+            status,
+            role: "opening_poster".into(),
+            language: "en".into(),
+            look: None,
+            lines: vec!["Hello".into()],
+            canvas: Canvas::standard(),
+            preview_url: None,
+            objects: Vec::new(),
+            credits_charged: COST,
+            created_at: time::iso(time::now()),
+            composition_url: None,
+            style: None,
+            duration: None,
+            brand: None,
+            warnings: None,
+            truncated: None,
+            error: None,
+        }
+    }
+
+    /// The job stores its finished record a moment before it wakes the waiters. A poll that
+    /// reads the record in that moment answers it as finished (a 200), not as a 202 whose
+    /// body says `completed`.
+    #[tokio::test]
+    async fn a_poll_between_the_jobs_store_and_its_wake_up_is_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let svc = service(dir.path());
+        let id = typography_id();
+        svc.save(&id, "default", &record(&id, TypographyStatus::Completed))
+            .unwrap();
+        let (_tx, rx) = tokio::sync::watch::channel(None);
+        let outcome = svc.wait_for(&id, rx, 0).await.unwrap();
+        assert!(outcome.finished);
+        assert_eq!(outcome.body.status, TypographyStatus::Completed);
+    }
+
+    #[tokio::test]
+    async fn a_poll_while_the_job_runs_is_not_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let svc = service(dir.path());
+        let id = typography_id();
+        svc.save(&id, "default", &record(&id, TypographyStatus::Processing))
+            .unwrap();
+        let (_tx, rx) = tokio::sync::watch::channel(None);
+        let outcome = svc.wait_for(&id, rx, 0).await.unwrap();
+        assert!(!outcome.finished);
+        assert_eq!(outcome.body.status, TypographyStatus::Processing);
     }
 }
