@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer, stream};
 use bytes::Bytes;
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::task::{ChunkResult, ChunkTask, Outcome, Progress};
@@ -186,22 +187,37 @@ impl Queue {
             .map_err(js)
     }
 
-    /// The tasks this worker is given, one at a time.
-    ///
-    /// Each pull request lives one ack wait, not async-nats's default 30 s: a pull that goes
-    /// unanswered is then asked again well inside the dispatcher's silence window (at least two
-    /// ack waits). CI once saw a worker wait out a whole 30 s pull with two tasks queued, and
-    /// the dispatcher, silent for as long, failed the render.
-    pub async fn tasks(&self) -> Result<consumer::pull::Stream, QueueError> {
+    /// The workers' durable consumer, for [`Queue::next_task`]. It names the consumer on the
+    /// server, so it stays good across NATS restarts.
+    pub async fn consumer(&self) -> Result<consumer::PullConsumer, QueueError> {
         let stream = self.js.get_stream(TASK_STREAM).await.map_err(js)?;
-        let consumer: consumer::PullConsumer = stream.get_consumer(WORKERS).await.map_err(js)?;
-        consumer
-            .stream()
-            .max_messages_per_batch(1)
+        stream.get_consumer(WORKERS).await.map_err(js)
+    }
+
+    /// The next task for a worker that is free now, or `None` when a pull went unanswered for
+    /// one ack wait (the queue is empty: ask again).
+    ///
+    /// A task is asked for only when the worker can start it. async-nats's pull stream asks for
+    /// the next task as soon as it hands one out, even with batches of one, so the worker held
+    /// a second task while it rendered the first; that task's ack wait ran out unheard and
+    /// JetStream delivered it again (a chunk rendered twice, under load in CI-like runs).
+    ///
+    /// Each pull lives one ack wait, not async-nats's default 30 s: a pull that goes unanswered
+    /// is then asked again well inside the dispatcher's silence window (at least two ack
+    /// waits). CI once saw a worker wait out a whole 30 s pull with two tasks queued, and the
+    /// dispatcher, silent for as long, failed the render.
+    pub async fn next_task(
+        &self,
+        consumer: &consumer::PullConsumer,
+    ) -> Result<Option<jetstream::Message>, QueueError> {
+        let mut pull = consumer
+            .batch()
+            .max_messages(1)
             .expires(self.ack_wait())
             .messages()
             .await
-            .map_err(js)
+            .map_err(js)?;
+        pull.next().await.transpose().map_err(js)
     }
 
     /// Reports a finished task: a completion on the render's `done` subject; a failure as a
@@ -265,4 +281,104 @@ async fn connect_options(
 
 fn to_bytes(value: &impl Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("queue messages always serialise"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, TcpListener, TcpStream};
+    use std::process::{Child, Command};
+
+    use async_nats::jetstream::AckKind;
+
+    use super::*;
+
+    /// Debian's `nats-server` with JetStream on a free port, killed on drop.
+    struct NatsServer {
+        child: Child,
+        port: u16,
+        _store: tempfile::TempDir,
+    }
+
+    impl NatsServer {
+        fn start() -> NatsServer {
+            let store = tempfile::tempdir().unwrap();
+            let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+                .and_then(|l| l.local_addr())
+                .unwrap()
+                .port();
+            let child = Command::new("nats-server")
+                .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+                .arg(store.path())
+                .spawn()
+                .expect("nats-server (make setup-test installs it)");
+            let started = std::time::Instant::now();
+            while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(20),
+                    "nats-server did not start"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            NatsServer {
+                child,
+                port,
+                _store: store,
+            }
+        }
+    }
+
+    impl Drop for NatsServer {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// A worker renders its task for longer than the ack wait (heartbeating, as it does); the
+    /// task queued behind it is delivered once, when the worker asks for it, not held meanwhile
+    /// and delivered again when its ack wait ran out unheard.
+    #[tokio::test]
+    async fn a_task_queued_behind_a_long_one_is_delivered_once() {
+        let server = NatsServer::start();
+        let config = QueueConfig {
+            kind: foundation::config::QueueKind::Nats,
+            nats_url: format!("nats://127.0.0.1:{}", server.port),
+            ack_wait_secs: 1,
+            ..QueueConfig::default()
+        };
+        let queue = Queue::connect(&config, "test").await.unwrap();
+        for body in ["first", "second"] {
+            queue
+                .js
+                .publish(TASK_SUBJECT, Bytes::from(body))
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        }
+        let mut consumer = queue.consumer().await.unwrap();
+        let first = queue.next_task(&consumer).await.unwrap().expect("a task");
+        assert_eq!(&first.payload[..], b"first");
+        for _ in 0..8 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            first.ack_with(AckKind::Progress).await.unwrap();
+        }
+        // While it renders, the worker holds only its task and asks for no other.
+        let info = consumer.info().await.unwrap();
+        assert_eq!(
+            (info.num_ack_pending, info.num_waiting, info.num_pending),
+            (1, 0, 1)
+        );
+        first.double_ack().await.unwrap();
+        let second = queue.next_task(&consumer).await.unwrap().expect("a task");
+        assert_eq!(&second.payload[..], b"second");
+        assert_eq!(second.info().unwrap().delivered, 1);
+        second.double_ack().await.unwrap();
+        let again = queue.next_task(&consumer).await.unwrap();
+        assert!(
+            again.is_none(),
+            "delivered again: {:?}",
+            again.map(|m| m.payload.clone())
+        );
+    }
 }

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use async_nats::jetstream::{self, AckKind};
 use compositor::media::encoder_identity;
-use futures_util::StreamExt;
 
 use super::blobs::Blobs;
 use super::queue::Queue;
@@ -119,22 +118,20 @@ impl Worker {
     /// Takes tasks until `shutdown`; a task being rendered is finished first.
     pub async fn run(&self, mut shutdown: impl Future<Output = ()> + Unpin) -> Result<(), String> {
         tracing::info!(worker = %self.name, "render worker waiting for chunks");
-        let mut tasks = self.queue.tasks().await.map_err(|e| e.to_string())?;
+        let consumer = self.queue.consumer().await.map_err(|e| e.to_string())?;
         loop {
             let next = tokio::select! {
                 _ = &mut shutdown => return Ok(()),
-                next = tasks.next() => next,
+                next = self.queue.next_task(&consumer) => next,
             };
             match next {
-                Some(Ok(message)) => self.take(message).await,
-                // Missed heartbeats of the pull itself (NATS restarting): the stream asks
-                // again by itself.
-                Some(Err(e)) => {
+                Ok(Some(message)) => self.take(message).await,
+                // The pull expired with the queue empty: ask again.
+                Ok(None) => {}
+                // NATS restarting: the client reconnects by itself; ask again shortly.
+                Err(e) => {
                     tracing::debug!(error = %e, "pulling chunk tasks");
                     tokio::time::sleep(RECONNECT_EVERY / 4).await;
-                }
-                None => {
-                    tasks = self.queue.tasks().await.map_err(|e| e.to_string())?;
                 }
             }
         }
