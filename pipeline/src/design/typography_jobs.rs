@@ -465,27 +465,13 @@ mod tests {
         Arc::new(Typography::new(Arc::new(settings), Arc::new(store)))
     }
 
+    /// The record of a design accepted from a real request body, marked `status`.
     fn record(id: &str, status: TypographyStatus) -> TypographyResult {
+        let body = json!({ "role": "opening_poster", "text": "Hello" });
+        let req = foundation::fields::body::read::<super::super::TypographyBody>(&body).unwrap();
         TypographyResult {
-            object: "typography".into(),
-            id: id.into(),
             status,
-            role: "opening_poster".into(),
-            language: "en".into(),
-            look: None,
-            lines: vec!["Hello".into()],
-            canvas: Canvas::standard(),
-            preview_url: None,
-            objects: Vec::new(),
-            credits_charged: COST,
-            created_at: time::iso(time::now()),
-            composition_url: None,
-            style: None,
-            duration: None,
-            brand: None,
-            warnings: None,
-            truncated: None,
-            error: None,
+            ..processing(id, &req)
         }
     }
 
