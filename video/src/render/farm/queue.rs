@@ -197,10 +197,10 @@ impl Queue {
     /// The next task for a worker that is free now, or `None` when a pull went unanswered for
     /// one ack wait (the queue is empty: ask again).
     ///
-    /// A task is asked for only when the worker can start it. async-nats's pull stream asks for
-    /// the next task as soon as it hands one out, even with batches of one, so the worker held
-    /// a second task while it rendered the first; that task's ack wait ran out unheard and
-    /// JetStream delivered it again (a chunk rendered twice, under load in CI-like runs).
+    /// A task is asked for only when the worker can start it, with one pull at a time.
+    /// async-nats's pull stream (batches of one) could leave a second pull outstanding, so under
+    /// load a worker was handed a task while it still rendered the one before; that task's ack
+    /// wait ran out unheard and JetStream delivered it again (a chunk rendered twice).
     ///
     /// Each pull lives one ack wait, not async-nats's default 30 s: a pull that goes unanswered
     /// is then asked again well inside the dispatcher's silence window (at least two ack
