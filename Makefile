@@ -63,20 +63,36 @@ $(EDITOR)/node_modules/.installed: $(EDITOR)/package.json $(EDITOR)/package-lock
 	cd $(EDITOR) && npm ci --no-audit --no-fund
 	touch $@
 
-editor: $(EDITOR)/node_modules/.installed $(CLIENTS)/typescript/node_modules/.installed
+# Built only when an input changed: the daemon embeds dist/ (api/build.rs watches it), so a build
+# that rewrote the same files made every warm `make test` recompile `api` and relink the daemon
+# and the test binaries.
+EDITOR_INPUTS := $(shell find $(EDITOR)/src -type f ! -name schema.d.ts) \
+  $(addprefix $(EDITOR)/,package.json package-lock.json tsconfig.json vite.config.ts) \
+  $(CLIENTS)/openapi.json $(CLIENTS)/typescript/scripts/generate.mjs
+$(EDITOR)/dist/editor.js: $(EDITOR_INPUTS) $(EDITOR)/node_modules/.installed $(CLIENTS)/typescript/node_modules/.installed
 	cd $(EDITOR) && npm run build
 
+editor: $(EDITOR)/dist/editor.js
+
 # The SDKs, from the committed copy of the served document (api's test keeps it the served one).
-# Both are made afresh each time (seconds); neither generator may warn.
+# Each is made again when its inputs change (seconds); neither generator may warn.
 $(CLIENTS)/typescript/node_modules/.installed: $(CLIENTS)/typescript/package.json $(CLIENTS)/typescript/package-lock.json
 	cd $(CLIENTS)/typescript && npm ci --no-audit --no-fund
 	touch $@
 
-clients: $(VENV)/.installed $(CLIENTS)/typescript/node_modules/.installed
+CLIENT_PY := $(CLIENTS)/python/reelsmith_client/__init__.py
+CLIENT_TS := $(CLIENTS)/typescript/dist/index.js
+$(CLIENT_PY): $(CLIENTS)/openapi.json $(CLIENTS)/python/config.yaml $(VENV)/.installed
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/openapi-python-client generate --path $(CLIENTS)/openapi.json \
 	  --config $(CLIENTS)/python/config.yaml --meta none --output-path $(CLIENTS)/python/reelsmith_client \
 	  --overwrite --fail-on-warning
+
+$(CLIENT_TS): $(CLIENTS)/openapi.json $(CLIENTS)/typescript/scripts/generate.mjs \
+  $(filter-out %/schema.d.ts,$(wildcard $(CLIENTS)/typescript/src/*.ts)) \
+  $(CLIENTS)/typescript/tsconfig.json $(CLIENTS)/typescript/node_modules/.installed
 	cd $(CLIENTS)/typescript && npm run build
+
+clients: $(CLIENT_PY) $(CLIENT_TS)
 
 build: setup editor voices illustrations
 	cargo build --release --locked -p reelsmith
