@@ -12,6 +12,8 @@
 #   make venv  the pinned Python test tools (OpenAPI validator, schemathesis) in .venv/
 #   make fuzz  build the AFL++ fuzz targets (fuzz/, cargo-afl pinned in .tools/) and run each
 #              for FUZZ_SECS seconds (default 60); fails on any crash. Not part of make test.
+#   make fuzz-api  schemathesis against the daemon with its random fuzzing phase on top of the
+#              examples and coverage phases that make test runs (about 3 min on 2 cores)
 #   make editor  the editor web app (assets/editor, TypeScript + Preact + Vite) into
 #              assets/editor/dist, which the daemon embeds when it is built next
 #   make clients the SDKs generated from clients/openapi.json: Python (clients/python, with
@@ -37,7 +39,7 @@ CONFIG ?= reelsmith.example.toml
 VENV := .venv
 PYTHON ?= python3
 
-.PHONY: setup setup-test apt venv voices illustrations editor clients build demo samples run test test-scale chaos bench bench-load bench-scale lint fuzz
+.PHONY: setup setup-test apt venv voices illustrations editor clients build demo samples run test test-scale chaos bench bench-load bench-scale lint fuzz fuzz-api
 
 # Installs the Debian packages that are missing (needs root or sudo).
 setup:
@@ -184,6 +186,9 @@ chaos: setup-test editor
 
 fuzz: setup
 	scripts/fuzz.sh
+
+fuzz-api: setup-test venv editor
+	FUZZ_API=full REELSMITH_VENV=$(CURDIR)/$(VENV) cargo test --locked -p reelsmith --test blackbox openapi_fuzz -- --nocapture
 
 bench: setup
 	cargo bench --workspace --locked

@@ -3,7 +3,8 @@
 //! breaks its documented schema, and any "schema validation mismatch" (generated valid requests
 //! mostly refused: the schema would not say what the API accepts). Rules across fields are
 //! `oneOf`s of exclusive forms: `create_video` by `source`, `scene_geometry` by selector,
-//! `modify_scene` by field family.
+//! `modify_scene` by field family. `make test` runs the examples and coverage phases
+//! ([`QUICK_PHASES`]); `make fuzz-api` adds Hypothesis's random fuzzing ([`FULL_PHASES`]).
 //!
 //! Left out, and why:
 //! - `PUT /v1/upload_asset/put/{folder}/{name}`: its URL carries an HMAC signature that no
@@ -53,6 +54,24 @@ const BIN: &str = env!("CARGO_BIN_EXE_reelsmith");
 /// Generated cases per operation and phase: 50 found a response-schema bug (edit_session's
 /// overlapping states) and an integer-reading bug (`1500.0`) that 20 did not.
 const MAX_EXAMPLES: &str = "50";
+
+/// What `make test` runs: each operation's documented examples and schemathesis's coverage
+/// phase, which sends every field's boundary values and, for each constraint, values that
+/// break it. Measured alone on 2 cores: 48 s and 57 CPU-s.
+const QUICK_PHASES: &str = "examples,coverage";
+
+/// What `make fuzz-api` runs (`FUZZ_API=full`): the quick phases and Hypothesis's generated
+/// cases on top (measured alone: 170 s and 207 CPU-s, of which the fuzzing phase 107 s and
+/// 189 CPU-s, so it left `make test`).
+const FULL_PHASES: &str = "examples,coverage,fuzzing";
+
+/// The phases this run asks for: [`FULL_PHASES`] with `FUZZ_API=full`, else [`QUICK_PHASES`].
+fn phases() -> &'static str {
+    match std::env::var("FUZZ_API").as_deref() {
+        Ok("full") => FULL_PHASES,
+        _ => QUICK_PHASES,
+    }
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
@@ -106,7 +125,7 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         .args(["--header", &format!("Authorization: Bearer {}", d.key)])
         .args(["--max-examples", MAX_EXAMPLES, "--seed", "20240601"])
         .arg("--generation-deterministic")
-        .args(["--phases", "examples,coverage,fuzzing"])
+        .args(["--phases", phases()])
         // A first video search paints the picture of every illustration it returns (its clip
         // is encoded only when fetched), and the suite shares the 2 cores with the other
         // black-box tests: 30 s was too tight when searches encoded clips. This test is after
@@ -141,6 +160,8 @@ async fn schemathesis_finds_no_server_error_and_no_schema_mismatch() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    // The report, shown by `make fuzz-api` (`--nocapture`); `make test` shows it on failure.
+    println!("{text}");
     assert!(out.status.success(), "schemathesis failed:\n{text}");
     let mismatched = mismatched_operations(&text);
     assert!(
