@@ -58,9 +58,10 @@ enum Command {
     Render {
         /// The script (or idea / blog text with --source).
         script: PathBuf,
-        /// Where to write the MP4.
-        #[arg(short, long)]
-        out: PathBuf,
+        /// Where to write the MP4. Without it, `--contact-sheet PATH` alone builds the scenes
+        /// and writes their sheet, and nothing is encoded.
+        #[arg(short, long, required_unless_present = "contact_sheet")]
+        out: Option<PathBuf>,
         /// What the file holds.
         #[arg(long, value_enum, default_value_t = SourceArg::Text)]
         source: SourceArg,
@@ -77,7 +78,7 @@ enum Command {
         #[arg(long)]
         data_dir: Option<PathBuf>,
         /// Also write a contact sheet: one PNG with a frame of every scene, at PATH (default:
-        /// the MP4's path with `.png`).
+        /// the MP4's path with `.png`; without `-o`, PATH is needed).
         #[arg(long, value_name = "PATH", num_args = 0..=1)]
         contact_sheet: Option<Option<PathBuf>>,
     },
@@ -266,8 +267,14 @@ fn main() -> std::process::ExitCode {
             data_dir,
             contact_sheet,
         } => config::load(config.as_deref(), None, None).and_then(|cfg| {
-            let contact_sheet =
-                contact_sheet.map(|p| p.unwrap_or_else(|| out.with_extension("png")));
+            let contact_sheet = match (contact_sheet, &out) {
+                (Some(Some(path)), _) => Some(path),
+                (Some(None), Some(out)) => Some(out.with_extension("png")),
+                (Some(None), None) => {
+                    return Err("--contact-sheet needs a PATH when there is no -o".into());
+                }
+                (None, _) => None,
+            };
             oneshot::render(
                 cfg,
                 oneshot::RenderArgs {

@@ -17,7 +17,9 @@ use video::ingest::CreateVideoRequest;
 /// Options of `reelsmith render`.
 pub struct RenderArgs {
     pub script: PathBuf,
-    pub out: PathBuf,
+    /// Where the MP4 goes; `None`: the scenes are built and nothing is encoded (for a contact
+    /// sheet alone).
+    pub out: Option<PathBuf>,
     /// A text source: `text`, `idea` or `blog`.
     pub source: Source,
     pub faceless: bool,
@@ -115,7 +117,11 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
         let (source, language) = (args.source, args.language);
         let mut request = CreateVideoRequest {
             source: Some(source),
-            output_type: Some(OutputType::Video),
+            output_type: Some(if args.out.is_some() {
+                OutputType::Video
+            } else {
+                OutputType::Scene
+            }),
             faceless: Some(args.faceless),
             language: language.filter(|_| source != Source::Text),
             ..CreateVideoRequest::default()
@@ -144,20 +150,22 @@ pub fn render(cfg: Config, args: RenderArgs) -> Result<(), String> {
             let why = job.error.map(|e| e.message).unwrap_or_default();
             return Err(format!("the render failed: {why}"));
         }
-        let url = job.video_url.ok_or("the job finished without a video")?;
-        let file = video_file(&core, &url).ok_or("unexpected video URL")?;
-        copy_out(&file, &args.out)?;
         let doc = core
             .store
             .document::<foundation::document::VideoDocument>(&topic)
             .ok()
             .flatten()
             .ok_or("the job finished without its scenes")?;
-        eprintln!(
-            "wrote {} ({:.1} s of video)",
-            args.out.display(),
-            doc.total_duration()
-        );
+        if let Some(out) = &args.out {
+            let url = job.video_url.ok_or("the job finished without a video")?;
+            let file = video_file(&core, &url).ok_or("unexpected video URL")?;
+            copy_out(&file, out)?;
+            eprintln!(
+                "wrote {} ({:.1} s of video)",
+                out.display(),
+                doc.total_duration()
+            );
+        }
         if let Some(sheet) = &args.contact_sheet {
             write_contact_sheet(&core, &doc, sheet)?;
         }

@@ -1,7 +1,9 @@
 //! `reelsmith render --contact-sheet`: three reference videos — a script with a narrator, an
-//! idea, a faceless script — rendered by the real binary, each with its contact sheet written to
+//! idea, a faceless script — built by the real binary, each with its contact sheet written to
 //! `target/test-output/contact-sheets/` (or `$REELSMITH_TEST_OUTPUT/contact-sheets/`) for a
 //! person to look at. The test checks each sheet has one distinct, non-blank tile per scene.
+//! The reference videos ask for the sheet alone (no `-o`: the scenes are built, nothing is
+//! encoded); `contact_sheet_defaults_to_the_mp4_path` makes one beside a rendered MP4.
 
 use std::path::{Path, PathBuf};
 
@@ -23,9 +25,9 @@ fn demo_script() -> String {
     std::fs::read_to_string(path).expect("the demo script")
 }
 
-/// Renders `r` with `--contact-sheet PATH` into the test output; returns the sheet's path and
-/// the scene count the command reported.
-fn render_with_sheet(r: &Reference, work: &Path) -> (PathBuf, usize) {
+/// Builds `r` with `--contact-sheet PATH` and no `-o` into the test output; returns the sheet's
+/// path and the scene count the command reported.
+fn sheet_alone(r: &Reference, work: &Path) -> (PathBuf, usize) {
     let input = work.join(format!("{}.txt", r.name));
     std::fs::write(&input, &r.input).unwrap();
     let sheets = output_dir().join("contact-sheets");
@@ -35,8 +37,6 @@ fn render_with_sheet(r: &Reference, work: &Path) -> (PathBuf, usize) {
     let o = reelsmith_tests::reelsmith_command(BIN)
         .arg("render")
         .arg(&input)
-        .arg("-o")
-        .arg(work.join(format!("{}.mp4", r.name)))
         .args(r.flags)
         .arg("--contact-sheet")
         .arg(&sheet)
@@ -45,6 +45,11 @@ fn render_with_sheet(r: &Reference, work: &Path) -> (PathBuf, usize) {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{}: {err}", r.name);
+    assert!(
+        !err.contains("Rendering the video") && !err.contains("of video)"),
+        "{}: a sheet alone encodes nothing: {err}",
+        r.name
+    );
     let scenes = err
         .lines()
         .find_map(|l| l.strip_suffix(" scenes)")?.rsplit('(').next()?.parse().ok())
@@ -116,9 +121,25 @@ fn contact_sheets_of_the_reference_videos() {
         },
     ];
     for r in &references {
-        let (sheet, scenes) = render_with_sheet(r, work.path());
+        let (sheet, scenes) = sheet_alone(r, work.path());
         check_sheet(r.name, &sheet, scenes);
     }
+}
+
+#[test]
+fn a_contact_sheet_without_an_mp4_needs_its_path() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("s.txt");
+    std::fs::write(&input, script(20)).unwrap();
+    let o = reelsmith_tests::reelsmith_command(BIN)
+        .arg("render")
+        .arg(&input)
+        .arg("--contact-sheet")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--contact-sheet needs a PATH"), "{err}");
 }
 
 #[test]
