@@ -180,7 +180,7 @@ $(GARAGE):
 test-scale: setup-test editor $(GARAGE)
 	cargo test --locked -p reelsmith --test blackbox farm_scale:: -- --ignored --nocapture --test-threads 1
 
-# The chaos suite at every kill point (`make test` runs a handful), printing its table.
+# The chaos suite at every kill point (`make test` runs 3), printing its table.
 chaos: setup-test editor
 	CHAOS_POINTS=all cargo test --locked -p reelsmith --test blackbox chaos::killed_anywhere -- --nocapture
 
