@@ -327,4 +327,51 @@ mod tests {
             }
         }
     }
+
+    /// Every schema a request body names, and every schema those reach through `$ref`.
+    fn request_schemas(doc: &Value) -> std::collections::BTreeSet<String> {
+        fn reach(v: &Value, doc: &Value, seen: &mut std::collections::BTreeSet<String>) {
+            match v {
+                Value::Object(map) => {
+                    if let Some(name) = map
+                        .get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                        && seen.insert(name.to_string())
+                    {
+                        reach(&doc["components"]["schemas"][name], doc, seen);
+                    }
+                    map.values().for_each(|v| reach(v, doc, seen));
+                }
+                Value::Array(items) => items.iter().for_each(|v| reach(v, doc, seen)),
+                _ => {}
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                reach(&op["requestBody"], doc, &mut seen);
+            }
+        }
+        seen
+    }
+
+    /// A request's `topic_id` is checked by its shape before any lookup (`invalid_topic_id`),
+    /// so the document must state that shape: without it, generated ids are refused and
+    /// schemathesis reports the operation as a schema mismatch (`create_image` was).
+    #[test]
+    fn every_topic_id_a_request_takes_states_its_pattern() {
+        let doc = document();
+        let schemas = request_schemas(&doc);
+        assert!(schemas.contains("ImageBody"), "{schemas:?}");
+        for name in &schemas {
+            let topic_id = &doc["components"]["schemas"][name]["properties"]["topic_id"];
+            if !topic_id.is_null() {
+                assert!(
+                    topic_id["pattern"].is_string(),
+                    "{name}.topic_id: {topic_id}"
+                );
+            }
+        }
+    }
 }

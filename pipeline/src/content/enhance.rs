@@ -36,12 +36,8 @@ pub struct EnhanceScriptRequest {
     /// The script to tighten: 80 to 500 words.
     #[schema(pattern = r"^[ \t\n]*[^\s]+([ \t\n]+[^\s]+){79,499}[ \t\n]*$")]
     pub script_text: String,
-    /// Webhook target: https in production, http or https in dev mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(
-        format = "uri",
-        pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~/-]*)?$"
-    )]
+    #[schema(schema_with = video::ingest::callback_url_schema)]
     pub callback_url: Option<String>,
     /// Echoed in the status object: at most 16 keys (and 16 KiB as JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -69,6 +69,7 @@ pub struct ImageBody {
     #[schema(minimum = 1, maximum = 4)]
     count: Option<i64>,
     /// A video of this account: the images go to its asset folder.
+    #[schema(pattern = "^(wc|topic)[A-Za-z0-9]{1,64}$")]
     topic_id: Option<String>,
 }
 

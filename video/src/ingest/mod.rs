@@ -20,8 +20,8 @@ pub use assets::{
 pub use config::{MediaConfig, TranscriptionConfig, TranscriptionKind};
 pub use create::{
     BLOG_MAX_WORDS, CreateVideoForm, CreateVideoJson, CreateVideoRequest, CreateVideoUpload,
-    IDEA_MIN_WORDS, SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, Upload, check_metadata_size,
-    checked_topic_id, form_field_value, truncate_words, validate as validate_create_video,
-    validate_callback,
+    IDEA_MIN_WORDS, SCRIPT_MAX_WORDS, SCRIPT_MIN_WORDS, Upload, callback_url_schema,
+    check_metadata_size, checked_topic_id, form_field_value, truncate_words,
+    validate as validate_create_video, validate_callback,
 };
 pub use media_source::{build as build_from_media, probe_upload};

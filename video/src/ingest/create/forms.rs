@@ -152,8 +152,7 @@ pub struct VideoOptions {
     pub wait_for_render: Option<bool>,
     #[schema(schema_with = crate::render::sound::library::schema)]
     pub music: Option<Music>,
-    /// Webhook target: https (and a public host) in production, http or https in dev mode.
-    #[schema(format = "uri", pattern = "^[Hh][Tt][Tt][Pp][Ss]?://")]
+    #[schema(schema_with = super::callback_url_schema)]
     pub callback_url: Option<String>,
     pub metadata: Option<Metadata>,
     /// source=idea: a template id of `GET /v1/foundation_videos`; the video follows the
