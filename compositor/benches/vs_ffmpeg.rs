@@ -793,11 +793,13 @@ fn main() {
             let per = |d: Duration| ms(d) / r.frames as f64;
             println!(
                 "  {name:<6} per frame: prepare {:.2} ms (encoding thread), render {:.2} ms + \
-                 RGBA→I420 {:.2} ms (summed over workers), blocked on the encoder {:.2} ms",
+                 RGBA→I420 {:.2} ms (summed over workers), blocked on the encoder {:.2} ms; \
+                 then {:.0} ms finishing",
                 per(st.prepare),
                 per(st.render),
                 per(st.convert),
-                per(st.push)
+                per(st.push),
+                ms(st.finish)
             );
         }
     }

@@ -181,6 +181,23 @@ fn the_joined_file_starts_with_moov() {
     assert!(moov < mdat, "{boxes:?}");
 }
 
+/// The last frames an encoder holds are encoded after the last push: a chunk's report says
+/// how long that took, apart from the rest of its wall time.
+#[test]
+fn a_report_times_the_encoder_finishing_after_the_last_frame() {
+    let dir = scratch("finish");
+    let out = dir.join("a.mp4");
+    let source = Counter {
+        width: 128,
+        height: 96,
+        frames: 0..10,
+    };
+    let report = encode_video(&source, &settings(128, 96), &out, &mut |_, _| {}).unwrap();
+    let stages = report.stages;
+    assert!(stages.finish > std::time::Duration::ZERO, "{stages:?}");
+    assert!(stages.finish + stages.push <= report.wall, "{report:?}");
+}
+
 #[test]
 fn chunks_with_a_gap_or_other_settings_are_refused() {
     let dir = scratch("refuse");

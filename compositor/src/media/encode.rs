@@ -233,6 +233,9 @@ pub struct StageTimes {
     pub convert: Duration,
     /// Blocked in `push_buffer` (encoder back-pressure).
     pub push: Duration,
+    /// From the last frame pushed to a closed file: the encoder finishing the frames it holds
+    /// and the muxer writing its index.
+    pub finish: Duration,
 }
 
 impl EncodeReport {
@@ -1011,7 +1014,8 @@ fn run_encode(
 
     let (pipeline, sources) = build_pipeline(job, audio, settings, encoders, tmp, window)?;
     let mut pcm = audio.map(|a| a.samples.as_slice());
-    run_pipeline(&pipeline, "reelsmith-encode", || {
+    let mut pushed = None;
+    let mut stages = run_pipeline(&pipeline, "reelsmith-encode", || {
         let feed = match (&sources.audio, audio, pcm.as_mut()) {
             (Some((src, encoder)), Some(audio), Some(pcm)) => Some(AudioFeed::for_video(
                 src,
@@ -1021,7 +1025,7 @@ fn run_encode(
             )),
             _ => None,
         };
-        push_everything(
+        let stages = push_everything(
             job,
             frames,
             feed,
@@ -1029,8 +1033,12 @@ fn run_encode(
             pool.as_ref(),
             window,
             progress,
-        )
-    })
+        );
+        pushed = Some(Instant::now());
+        stages
+    })?;
+    stages.finish = pushed.map_or(Duration::ZERO, |t| t.elapsed());
+    Ok(stages)
 }
 
 /// Plays `pipeline` while `push` feeds it on this thread and a second thread watches the bus;

@@ -482,6 +482,16 @@ impl<'a> Walk<'a> {
             progress(base + done);
         })
         .map_err(encode_failed)?;
+        let stages = &report.stages;
+        tracing::debug!(
+            topic = %self.render.doc.topic_id,
+            frames = report.frames,
+            wall_ms = report.wall.as_millis(),
+            render_cpu_ms = (stages.render + stages.convert).as_millis(),
+            push_blocked_ms = stages.push.as_millis(),
+            finish_ms = stages.finish.as_millis(),
+            "chunk encoded"
+        );
         self.rendered += 1;
         self.rendered_frames += report.frames;
         Ok(())
