@@ -397,11 +397,13 @@ const CALLBACK_URL_PATTERN: &str =
 /// The documented shape of every `callback_url` (`create_video`, `create_content`,
 /// `enhance_script`): an http(s) URL with an ASCII host name or IPv4 address, any port, path,
 /// query and fragment. What [`validate_callback`] also checks (that it parses; https and a
-/// public host in production) is in the description. A pattern of the prefix alone described
-/// as well, but most values generated from it do not parse, so fuzzing saw such an operation
-/// refuse nearly every valid case. No `format: uri` either: an RFC 3986 URI is ASCII, while the
-/// server takes what a browser takes (other characters percent-encoded), and fuzzing found one
-/// such URL accepted.
+/// public host in production) is in the description.
+///
+/// It leaves out IPv6 literals and non-ASCII host names, which the server takes too. A looser
+/// pattern, the prefix alone, said no less than the server, but most values generated from it
+/// do not parse, so fuzzing saw such an operation refuse nearly every valid case. No
+/// `format: uri` either: an RFC 3986 URI is ASCII, while the server takes what a browser takes
+/// (other characters percent-encoded), and fuzzing found one such URL accepted.
 pub fn callback_url_schema() -> utoipa::openapi::Object {
     use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
     ObjectBuilder::new()

@@ -465,7 +465,15 @@ impl<'a> Walk<'a> {
 
     /// Scene `scene` resolved alone; a scene whose overlay does not resolve loses it.
     fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
-        resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene)
+        let started = Instant::now();
+        let resolved = resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene);
+        tracing::debug!(
+            topic = %self.render.doc.topic_id,
+            scene = scene + 1,
+            ms = started.elapsed().as_millis(),
+            "scene resolved"
+        );
+        resolved
     }
 
     /// Encodes `chunk` to `path`, at half size when the render asks for it.
