@@ -143,8 +143,12 @@ $(ILLUSTRATIONS)/.installed: $(ILLUSTRATIONS)/package.json $(ILLUSTRATIONS)/pack
 
 illustrations: $(ILLUSTRATIONS)/.installed
 
+# Unoptimised and without debug info: the tests send it a few small objects, and the release
+# profile's optimisation was most of its build. On 2 cores, alone: 57.8 s and 97.5 CPU-s
+# against 123.7 s and 222.6 CPU-s; the farm test over it took 15.6-16.6 s against 15.9-16.9 s.
 $(S3S_FS):
-	cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
+	CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=false \
+	  cargo install --locked --quiet s3s-fs --version $(S3S_FS_VERSION) --features binary --root .tools/s3s-fs
 
 # Every phase timed, the times printed at the end (scripts/phases.sh), also when one fails.
 # The S3 server builds beside the tests' build (`&`), in the cores that build leaves idle: on 2
