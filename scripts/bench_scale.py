@@ -9,7 +9,9 @@ not a test, nothing here is asserted. Every figure comes from this one run.
    and CPU use; every run's wall and the range of peak RSS. Then the floor: the median run's
    frames encoded alone by GStreamer's x264enc and by ffmpeg's libx264, and the faster of the
    two plus the narrator's synthesis time as the run logged it (the neural voice speaks before
-   anything renders), each against the end-to-end wall.
+   anything renders), each against the end-to-end wall. Each run alternates with one at
+   `render.lanes = E2E_LANES` (two runs of scenes encoded at once), printed against the same
+   floor, with its peak RSS.
 2. Memory with length: scripts of about 1 and 3 minutes through `reelsmith render`, each under
    `/usr/bin/time -v`: peak RSS of the whole process (the aim is flat in length and under
    300 MB). A script may have 500 words (the spec's limit), about 3.3 minutes; the 10-minute
@@ -24,8 +26,8 @@ not a test, nothing here is asserted. Every figure comes from this one run.
 5. Memory through the daemon ([`bench_memory`](bench_memory.py)): the peak of the daemon and its
    children together, building and rendering apart, for videos of about 1, 3 and 5 minutes.
 
-Environment: BIN (default target/release/reelsmith), E2E_RUNS (default 3), SCALE_MINUTES
-(default "1,3"), BATCH_VIDEOS (default 10).
+Environment: BIN (default target/release/reelsmith), E2E_RUNS (default 3), E2E_LANES (default
+2; 1 skips those runs), SCALE_MINUTES (default "1,3"), BATCH_VIDEOS (default 10).
 """
 import collections
 import json
@@ -42,6 +44,7 @@ BIN = os.environ.get("BIN", os.path.join(ROOT, "target/release/reelsmith"))
 MINUTES = [float(m) for m in os.environ.get("SCALE_MINUTES", "1,3").split(",") if m]
 BATCH = int(os.environ.get("BATCH_VIDEOS", "10"))
 E2E_RUNS = max(1, int(os.environ.get("E2E_RUNS", "3")))
+E2E_LANES = max(1, int(os.environ.get("E2E_LANES", "2")))
 CORES = os.cpu_count() or 1
 
 SENTENCES = [
@@ -123,7 +126,7 @@ def duration(mp4):
     return float(probe(mp4)["format"]["duration"])
 
 
-def render(tmp, name, words, data_dir=None):
+def render(tmp, name, words, data_dir=None, lanes=None):
     path = os.path.join(tmp, name + ".txt")
     with open(path, "w") as f:
         f.write(script(words))
@@ -131,17 +134,21 @@ def render(tmp, name, words, data_dir=None):
     args = [BIN, "render", path, "-o", out]
     if data_dir:
         args += ["--data-dir", data_dir]
-    wall, cpu, rss, err = timed(args)
+    env = None
+    if lanes:
+        env = dict(os.environ, REELSMITH__RENDER__LANES=str(lanes))
+    wall, cpu, rss, err = timed(args, env)
     log = ANSI.sub("", err)
     identity = re.search(r"encoder=.*", log)
     return Run(wall, cpu, rss, duration(out), out, identity.group(0) if identity else "",
                voice_secs(log))
 
 
-def encoder_floor(tmp, run):
+def encoder_floor(tmp, run, laned=None):
     """The encoder floor of `run`: its MP4's frames, raw, encoded again alone with the settings
     its render logged, by our GStreamer x264enc and by ffmpeg's libx264 (issue 40 asks for
-    both); the faster of the two is the floor. Prints each against the render's wall."""
+    both); the faster of the two is the floor. Prints each against the render's wall, and the
+    floor against `laned` (the median run at `render.lanes = E2E_LANES`) too when given."""
     m = X264_IDENTITY.search(run.encoder)
     if not m:
         print(f"encoder floor: skipped, no x264 settings this script reads in {run.encoder!r}")
@@ -185,6 +192,10 @@ def encoder_floor(tmp, run):
     floor = wall + run.voice
     print(f"floor with the voice: {wall:.1f} s encoding ({name}, the faster) + {run.voice:.1f} s "
           f"of synthesis = {floor:.1f} s; end to end takes {run.wall / floor:.2f}x that floor")
+    if laned:
+        floor = wall + laned.voice
+        print(f"with render.lanes = {E2E_LANES}: {laned.wall:.1f} s end to end, the voice "
+              f"{laned.voice:.1f} s, so {laned.wall / floor:.2f}x the floor with its voice")
 
 
 def batch(data, label, seconds, jobs):
@@ -202,8 +213,13 @@ def main():
     tmp = tempfile.mkdtemp(prefix="reelsmith-scale-")
     try:
         print(f"machine: {CORES} cores")
-        runs = sorted((render(tmp, f"e2e{i}", 150) for i in range(E2E_RUNS)),
-                      key=lambda r: r.wall)
+        runs, laned = [], []
+        for i in range(E2E_RUNS):  # alternated, so both see the machine's same moods
+            runs.append(render(tmp, f"e2e{i}", 150))
+            if E2E_LANES > 1:
+                laned.append(render(tmp, f"e2e{i}-lanes", 150, lanes=E2E_LANES))
+        runs.sort(key=lambda r: r.wall)
+        laned.sort(key=lambda r: r.wall)
         median = runs[len(runs) // 2]
         wall, cpu, secs = median.wall, median.cpu, median.secs
         walls = ", ".join(f"{r.wall:.1f}" for r in runs)
@@ -211,7 +227,14 @@ def main():
               f"{len(runs)}: {walls}) = {secs / wall:.1f}x realtime; CPU "
               f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS "
               f"{min(r.rss for r in runs):.0f}–{max(r.rss for r in runs):.0f} MB")
-        encoder_floor(tmp, median)
+        laned_median = laned[len(laned) // 2] if laned else None
+        if laned_median:
+            walls = ", ".join(f"{r.wall:.1f}" for r in laned)
+            print(f"end to end, render.lanes = {E2E_LANES}: {laned_median.wall:.1f} s wall "
+                  f"(median of {len(laned)}: {walls}), {median.wall / laned_median.wall:.2f}x "
+                  f"as fast; peak RSS {min(r.rss for r in laned):.0f}–"
+                  f"{max(r.rss for r in laned):.0f} MB")
+        encoder_floor(tmp, median, laned_median)
 
         rows = []
         for minutes in MINUTES:

@@ -159,6 +159,22 @@ mod tests {
     }
 
     #[test]
+    fn render_lanes_are_one_to_eight() {
+        let finish = |toml: &str| {
+            read(toml.parse().unwrap())
+                .unwrap()
+                .finish("127.0.0.1:8080".parse().unwrap())
+        };
+        for bad in ["[render]\nlanes = 0", "[render]\nlanes = 9"] {
+            let e = finish(bad).expect_err(bad);
+            assert!(e.contains("render.lanes"), "{bad}: {e}");
+        }
+        let settings = finish("[render]\nlanes = 2").unwrap();
+        assert_eq!(settings.render.lanes, 2);
+        assert_eq!(finish("").unwrap().render.lanes, 1, "one lane by default");
+    }
+
+    #[test]
     fn the_example_config_is_valid() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reelsmith.example.toml");
         let t: Table = std::fs::read_to_string(path).unwrap().parse().unwrap();

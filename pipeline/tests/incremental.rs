@@ -23,8 +23,15 @@ const SCRIPT: &str = "Most small teams never publish videos. Editing feels slow 
     Teams that post weekly grow faster every month. Write one short script each week. \
     Pick one picture for every idea. Follow us for a new tip every Monday.";
 
-/// Renders `doc` into `out` with its chunks in `chunks` (a fresh folder renders from scratch).
-fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Path) -> Report {
+/// Renders `doc` into `out` with its chunks in `chunks` (a fresh folder renders from scratch),
+/// `lanes` runs of scenes at once; `progress` gets frames done and the total.
+fn render_into(
+    settings: &Settings,
+    doc: &VideoDocument,
+    (chunks, lanes): (&Path, usize),
+    out: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Report {
     let dir = settings.video_dir(&doc.topic_id);
     let mix = || soundtrack(settings, doc, &dir);
     let sound = Soundtrack {
@@ -38,9 +45,37 @@ fn render_into(settings: &Settings, doc: &VideoDocument, chunks: &Path, out: &Pa
         encode: encode_settings(settings, None).unwrap(),
         half: false,
         farm: None,
+        lanes,
     }
-    .run(&sound, out, true, &mut |_, _| {})
+    .run(&sound, out, true, progress)
     .unwrap_or_else(|f| panic!("render: {:?}", f.into_job()))
+}
+
+/// The chunk files of a chunk folder, by name, each with the digests of its encoded packets
+/// (the muxer stamps each file with the time it was written, so the files' bytes differ).
+fn chunk_packets(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("chunks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mp4"))
+        .map(|path| {
+            let out = Command::new("ffmpeg")
+                .args(["-v", "error", "-i"])
+                .arg(&path)
+                .args(["-map", "0", "-c", "copy", "-f", "framemd5", "-"])
+                .output()
+                .expect("ffmpeg is installed");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, String::from_utf8(out.stdout).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// Every frame of `mp4`, decoded to I420 by ffmpeg.
@@ -147,7 +182,7 @@ fn an_edit_of_one_scene_re_encodes_only_its_chunks_and_matches_a_render_from_scr
     // issue 20), which a fresh render of every chunk would expose.
     let scratch = tempfile::tempdir().unwrap();
     let full = data.path().join("full.mp4");
-    let report = render_into(&settings, &doc, scratch.path(), &full);
+    let report = render_into(&settings, &doc, (scratch.path(), 1), &full, &mut |_, _| {});
     assert_eq!(
         report.rendered, report.chunks,
         "from scratch, every chunk is encoded"
@@ -164,4 +199,77 @@ fn an_edit_of_one_scene_re_encodes_only_its_chunks_and_matches_a_render_from_scr
         first.iter().zip(&full).any(|(a, b)| !alike(a, b)),
         "the comparison tells the video before the edit from the edited one"
     );
+}
+
+#[test]
+fn two_lanes_encode_the_very_chunks_one_lane_does_and_report_progress_in_order() {
+    let data = tempfile::tempdir().unwrap();
+    let settings = support::settings(data.path());
+    let doc = support::build(
+        &settings,
+        "wclanes00000000000001",
+        SCRIPT,
+        VideoLength::Short,
+    );
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (one_mp4, two_mp4) = (data.path().join("one.mp4"), data.path().join("two.mp4"));
+
+    let one_report = render_into(&settings, &doc, (one.path(), 1), &one_mp4, &mut |_, _| {});
+    let mut seen = Vec::new();
+    let two_report = render_into(
+        &settings,
+        &doc,
+        (two.path(), 2),
+        &two_mp4,
+        &mut |done, total| seen.push((done, total)),
+    );
+
+    assert_eq!(
+        (one_report.lanes, two_report.lanes),
+        (1, 2),
+        "two runs of scenes at once"
+    );
+    assert_eq!(
+        two_report.rendered, two_report.chunks,
+        "every chunk encoded"
+    );
+    assert_eq!(
+        (
+            two_report.chunks,
+            two_report.frames,
+            two_report.rendered_frames
+        ),
+        (
+            one_report.chunks,
+            one_report.frames,
+            one_report.rendered_frames
+        )
+    );
+    let (a, b) = (chunk_packets(one.path()), chunk_packets(two.path()));
+    assert_eq!(
+        a.len(),
+        one_report.chunks + 1,
+        "the chunks and the soundtrack"
+    );
+    let names = |files: &[(String, String)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "the same keys");
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} differs between one lane and two");
+    }
+    assert_eq!(
+        differing(&frames(&one_mp4), &frames(&two_mp4)),
+        Vec::<usize>::new()
+    );
+
+    let total = two_report.frames;
+    assert_eq!(
+        seen.last(),
+        Some(&(total, total)),
+        "progress ends at the whole video"
+    );
+    assert!(
+        seen.windows(2).all(|w| w[0].0 <= w[1].0),
+        "progress never goes back: {seen:?}"
+    );
+    assert!(seen.len() > 2, "progress is reported along the way");
 }

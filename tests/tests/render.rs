@@ -261,6 +261,33 @@ fn render_command_turns_a_script_file_into_an_mp4() {
     assert_refused(&o, "script_too_short");
 }
 
+#[test]
+fn render_command_with_two_lanes_encodes_two_runs_of_scenes_into_one_mp4() {
+    let dir = tempfile::tempdir().unwrap();
+    let script_file = dir.path().join("script.txt");
+    std::fs::write(&script_file, script(80)).unwrap();
+    let out = dir.path().join("out.mp4");
+    let o = reelsmith_tests::reelsmith_command(BIN)
+        .arg("render")
+        .arg(&script_file)
+        .arg("-o")
+        .arg(&out)
+        .current_dir(dir.path())
+        .env("REELSMITH__RENDER__LANES", "2")
+        .env("REELSMITH_LOG", "info")
+        .output()
+        .unwrap();
+    let log = reelsmith_tests::strip_colours(&String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{log}");
+    assert!(
+        log.contains("lanes=2"),
+        "the render says it walked two runs: {log}"
+    );
+    let (boxes, seconds) = mp4_layout(&std::fs::read(&out).unwrap());
+    assert!(boxes.contains(&"moov".to_string()), "{boxes:?}");
+    assert!(seconds > 15.0, "80 words take over 15 s: {seconds}");
+}
+
 /// Whether a process has libav's codec library mapped.
 fn maps_libav(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/maps"))

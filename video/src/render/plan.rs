@@ -287,6 +287,7 @@ pub(crate) fn render_document_on(
         encode: encode_settings(settings, None)?,
         half: false,
         farm,
+        lanes: settings.render.lanes,
     };
     let report = render
         .run(&sound, out, true, progress)
@@ -304,6 +305,7 @@ pub(crate) fn render_document_on(
         rendered_frames = report.rendered_frames,
         chunks_ms = report.chunks_wall.as_millis() as u64,
         join_ms = report.join_wall.as_millis() as u64,
+        lanes = report.lanes,
         encoder = %report.encoder,
         "video rendered"
     );

@@ -289,6 +289,8 @@ fn render_reduced<'a>(
         encode: encode_settings(settings, Some(reduced)).map_err(failed)?,
         half: true,
         farm: None,
+        // A preview is one scene: nothing to render beside it.
+        lanes: 1,
     };
     match render.run(&sound, tmp, true, &mut |_, _| {}) {
         Ok(_) => Ok(()),

@@ -79,6 +79,8 @@ pub struct Report {
     pub join_wall: Duration,
     /// What render workers did, when the chunks went to them.
     pub farm: Option<Offloaded>,
+    /// Runs of scenes encoded at once (at most [`Render::lanes`]; one with render workers).
+    pub lanes: usize,
 }
 
 /// The soundtrack of a render: the key of its inputs, and how to mix it when the cache has
@@ -100,6 +102,9 @@ pub struct Render<'a> {
     /// Render workers that encode the missing chunks instead of this process
     /// (`queue.kind = "nats"`); `None` encodes them here.
     pub farm: Option<&'a dyn Offload>,
+    /// Runs of scenes this process encodes at once (`render.lanes`), each with an encoder of
+    /// its own: the same chunks, sooner where cores are idle, at one encoder's memory per lane.
+    pub lanes: usize,
 }
 
 impl Render<'_> {
@@ -156,6 +161,7 @@ impl Render<'_> {
             rendered: walk.rendered,
             frames: timeline.frame_count(),
             rendered_frames: walk.rendered_frames,
+            lanes: walk.lanes,
             encoder,
             chunks_wall,
             join_wall: joined.wall,
@@ -287,6 +293,29 @@ struct Part {
     incoming: Option<Key>,
 }
 
+/// The scenes whose first frames are `starts` (in order; the video has `total` frames) cut into
+/// at most `lanes` runs of about as many frames each: a run starts at the first scene at or
+/// past each `total / lanes` mark. A video of one scene is one run.
+fn runs(
+    starts: impl Iterator<Item = u64>,
+    total: u64,
+    lanes: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let lanes = lanes.max(1) as u64;
+    let mut firsts = vec![0];
+    let mut scenes = 0;
+    for (scene, start) in starts.enumerate() {
+        scenes = scene + 1;
+        let marks_passed = (firsts.len() as u64) * total;
+        if scene > 0 && (firsts.len() as u64) < lanes && start * lanes >= marks_passed {
+            firsts.push(scene);
+        }
+    }
+    firsts.push(scenes);
+    firsts.dedup();
+    firsts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
 /// The walk over a video's scenes, last to first.
 struct Walk<'a> {
     render: &'a Render<'a>,
@@ -298,6 +327,8 @@ struct Walk<'a> {
     done: u64,
     /// The missing chunks left to render workers (only when the render has a farm).
     pending: Vec<Pending>,
+    /// Runs of scenes walked at once.
+    lanes: usize,
 }
 
 impl<'a> Walk<'a> {
@@ -318,6 +349,7 @@ impl<'a> Walk<'a> {
             rendered_frames: 0,
             done: 0,
             pending: Vec::new(),
+            lanes: 1,
         }
     }
 
@@ -327,22 +359,120 @@ impl<'a> Walk<'a> {
             && self.render.plan.scenes[scene].transition == Transition::Fade
     }
 
-    /// Every scene's chunks, in timeline order (scenes shorter than a frame have none).
+    /// Every scene's chunks, in timeline order (scenes shorter than a frame have none): in
+    /// runs of scenes encoded at once ([`Walk::runs`]), or one run.
     fn all(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<ChunkFile>, Failure> {
         let total = self.timeline.frame_count();
+        let lanes = self.runs();
+        self.lanes = lanes.len().max(1);
+        let chunks = if lanes.len() < 2 {
+            let scenes = 0..self.pictures.len();
+            self.range(scenes, None, &mut |done| progress(done, total))?
+        } else {
+            self.in_lanes(&lanes, &mut |done| progress(done, total))?
+        };
+        progress(self.done, total);
+        Ok(chunks)
+    }
+
+    /// The runs of scenes the walk encodes at once ([`Render::lanes`]): one when render
+    /// workers encode the chunks instead.
+    fn runs(&self) -> Vec<std::ops::Range<usize>> {
+        let lanes = if self.render.farm.is_some() {
+            1
+        } else {
+            self.render.lanes
+        };
+        let starts = (0..self.pictures.len()).map(|s| self.timeline.scene_frames(s).start);
+        runs(starts, self.timeline.frame_count(), lanes)
+    }
+
+    /// Walks each of `lanes` on a thread of its own, at once, and adds up what they did.
+    /// `progress` gets the frames of all lanes done, on this thread.
+    fn in_lanes(
+        &mut self,
+        lanes: &[std::ops::Range<usize>],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Vec<ChunkFile>, Failure> {
+        let mut walks: Vec<Walk<'a>> = lanes.iter().map(|_| self.lane()).collect();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, u64)>();
+        let results = std::thread::scope(|scope| {
+            let handles: Vec<_> = walks
+                .iter_mut()
+                .zip(lanes)
+                .enumerate()
+                .map(|(lane, (walk, scenes))| {
+                    let done_tx = done_tx.clone();
+                    scope.spawn(move || {
+                        let next = walk.boundary(scenes.end)?;
+                        walk.range(scenes.clone(), next, &mut |done| {
+                            let _ = done_tx.send((lane, done));
+                        })
+                    })
+                })
+                .collect();
+            drop(done_tx);
+            let mut done = vec![0; lanes.len()];
+            for (lane, frames) in done_rx {
+                done[lane] = frames;
+                progress(done.iter().sum());
+            }
+            handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+        });
         let mut chunks = Vec::with_capacity(self.pictures.len());
-        let mut next: Option<FirstFrame> = None;
-        for scene in (0..self.pictures.len()).rev() {
+        for (walk, result) in walks.into_iter().zip(results) {
+            self.rendered += walk.rendered;
+            self.rendered_frames += walk.rendered_frames;
+            self.done += walk.done;
+            chunks.extend(result.map_err(|_| encode_failed("a render lane panicked"))??);
+        }
+        Ok(chunks)
+    }
+
+    /// A walk of its own over some of the same video's scenes, for a lane.
+    fn lane(&self) -> Walk<'a> {
+        Walk {
+            pictures: self.pictures.clone(),
+            rendered: 0,
+            rendered_frames: 0,
+            done: 0,
+            pending: Vec::new(),
+            lanes: 1,
+            ..*self
+        }
+    }
+
+    /// Scene `next`'s first frame, for a lane that ends before it, when the scene before it
+    /// fades into it: the remembered digest, else drawn.
+    fn boundary(&self, next: usize) -> Result<Option<FirstFrame>, Failure> {
+        if next == 0 || next >= self.pictures.len() || !self.fades(next - 1) {
+            return Ok(None);
+        }
+        let remembered = self.render.dir.first_frame(&self.pictures[next]);
+        let resolved = match remembered {
+            Some(_) => None,
+            None => Some(self.resolve(next)?),
+        };
+        Ok(Some(self.first_frame(next, resolved.as_ref(), remembered)))
+    }
+
+    /// The chunks of `scenes`, in timeline order, walked last to first; the last of them
+    /// fades into `next` when it fades. `progress` gets this walk's frames done.
+    fn range(
+        &mut self,
+        scenes: std::ops::Range<usize>,
+        mut next: Option<FirstFrame>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Vec<ChunkFile>, Failure> {
+        let mut chunks = Vec::with_capacity(scenes.len());
+        for scene in scenes.rev() {
             let incoming = if self.fades(scene) { next.take() } else { None };
-            let (mut parts, first) = self.scene(scene, incoming, &mut |done| {
-                progress(done, total);
-            })?;
+            let (mut parts, first) = self.scene(scene, incoming, progress)?;
             parts.reverse();
             chunks.extend(parts);
             next = first;
         }
         chunks.reverse();
-        progress(self.done, total);
         Ok(chunks)
     }
 
@@ -514,5 +644,30 @@ impl<'a> Walk<'a> {
                 "a clip stopped decoding; its last frame was held"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs;
+
+    #[test]
+    fn runs_cut_the_scenes_where_each_share_of_the_frames_begins() {
+        // Scenes of 100, 50, 50, 100 and 100 frames: 400 in all.
+        let starts = [0, 100, 150, 200, 300];
+        assert_eq!(runs(starts.into_iter(), 400, 1), vec![0..5]);
+        assert_eq!(runs(starts.into_iter(), 400, 2), [0..3, 3..5]);
+        assert_eq!(runs(starts.into_iter(), 400, 4), [0..1, 1..3, 3..4, 4..5]);
+    }
+
+    #[test]
+    fn a_long_scene_makes_fewer_runs_and_one_scene_is_one_run() {
+        // A first scene of 390 frames holds every mark but the last.
+        assert_eq!(runs([0, 390].into_iter(), 400, 4), [0..1, 1..2]);
+        assert_eq!(runs([0].into_iter(), 400, 2), vec![0..1]);
+        assert_eq!(
+            runs(std::iter::empty(), 0, 2),
+            Vec::<std::ops::Range<usize>>::new()
+        );
     }
 }
