@@ -51,27 +51,33 @@ fn render_into(
     .unwrap_or_else(|f| panic!("render: {:?}", f.into_job()))
 }
 
+/// What ffmpeg writes to stdout reading `mp4` with `args` after its input.
+fn ffmpeg(mp4: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(mp4)
+        .args(args)
+        .output()
+        .expect("ffmpeg is installed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// The chunk files of a chunk folder, by name, each with the digests of its encoded packets
 /// (the muxer stamps each file with the time it was written, so the files' bytes differ).
-fn chunk_packets(dir: &Path) -> Vec<(String, String)> {
+fn chunk_packets(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<_> = std::fs::read_dir(dir.join("chunks"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "mp4"))
         .map(|path| {
-            let out = Command::new("ffmpeg")
-                .args(["-v", "error", "-i"])
-                .arg(&path)
-                .args(["-map", "0", "-c", "copy", "-f", "framemd5", "-"])
-                .output()
-                .expect("ffmpeg is installed");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let packets = ffmpeg(&path, &["-map", "0", "-c", "copy", "-f", "framemd5", "-"]);
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, String::from_utf8(out.stdout).unwrap())
+            (name, packets)
         })
         .collect();
     files.sort();
@@ -80,20 +86,10 @@ fn chunk_packets(dir: &Path) -> Vec<(String, String)> {
 
 /// Every frame of `mp4`, decoded to I420 by ffmpeg.
 fn frames(mp4: &Path) -> Vec<Vec<u8>> {
-    let out = Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
-        .arg(mp4)
-        .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
-        .output()
-        .expect("ffmpeg is installed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let raw = ffmpeg(mp4, &["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]);
     let size = 720 * 1280 * 3 / 2;
-    assert_eq!(out.stdout.len() % size, 0);
-    out.stdout.chunks(size).map(<[u8]>::to_vec).collect()
+    assert_eq!(raw.len() % size, 0);
+    raw.chunks(size).map(<[u8]>::to_vec).collect()
 }
 
 /// Whether two decoded frames differ by no more than encoding noise: a small mean difference
@@ -251,8 +247,11 @@ fn two_lanes_encode_the_very_chunks_one_lane_does_and_report_progress_in_order()
         one_report.chunks + 1,
         "the chunks and the soundtrack"
     );
-    let names = |files: &[(String, String)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&a), names(&b), "the same keys");
+    let (a_names, b_names): (Vec<_>, Vec<_>) = (
+        a.iter().map(|f| &f.0).collect(),
+        b.iter().map(|f| &f.0).collect(),
+    );
+    assert_eq!(a_names, b_names, "the same keys");
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         assert!(x == y, "{name} differs between one lane and two");
     }
