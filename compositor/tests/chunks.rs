@@ -479,3 +479,48 @@ fn the_same_frames_encode_to_the_same_bytes_whatever_the_heap_held() {
         assert!(stream == &streams[0], "encode {run} differs from the first");
     }
 }
+
+/// The payload of `mp4`'s `mdat` box: the encoded samples, without the header's timestamps.
+fn mdat(mp4: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(mp4).unwrap();
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let size = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        let (header, size) = match size {
+            1 => (
+                16,
+                u64::from_be_bytes(bytes[at + 8..at + 16].try_into().unwrap()) as usize,
+            ),
+            0 => (8, bytes.len() - at),
+            n => (8, n),
+        };
+        if &bytes[at + 4..at + 8] == b"mdat" {
+            return bytes[at + header..at + size].to_vec();
+        }
+        at += size.max(8);
+    }
+    panic!("{} has no mdat", mp4.display());
+}
+
+#[test]
+fn x264_planning_frames_in_line_encodes_the_same_samples() {
+    let dir = scratch("serial-lookahead");
+    let source = Counter {
+        width: 320,
+        height: 576,
+        frames: 0..90,
+    };
+    let encode = |serial_lookahead: bool| {
+        let path = dir.join(format!("serial-{serial_lookahead}.mp4"));
+        let settings = EncodeSettings {
+            serial_lookahead,
+            ..settings(320, 576)
+        };
+        encode_video(&source, &settings, &path, &mut |_, _| {}).unwrap();
+        mdat(&path)
+    };
+    let (threaded, in_line) = (encode(false), encode(true));
+    assert!(threaded.len() > 1000, "{} bytes of samples", threaded.len());
+    assert!(threaded == in_line, "the bitstreams differ");
+    let _ = std::fs::remove_dir_all(&dir);
+}

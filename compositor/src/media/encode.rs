@@ -181,6 +181,13 @@ pub struct EncodeSettings {
     pub keyframe_interval_secs: u32,
     /// AAC bitrate in bit/s.
     pub audio_bitrate: u32,
+    /// x264 plans frames (its lookahead) in its encoding thread instead of a thread of its own
+    /// (`sync-lookahead=0`), which holds fewer frames: the same bitstream (so not part of
+    /// [`encoder_identity`]), about 20 MB less per encoder at 720×1280, but slower alone (the
+    /// raw frames of a 47 s render: 8.3 s against 6.5 s). For encoders that run beside
+    /// others and so find no idle core to hand the lookahead to.
+    #[serde(default)]
+    pub serial_lookahead: bool,
 }
 
 impl Default for EncodeSettings {
@@ -195,6 +202,7 @@ impl Default for EncodeSettings {
             max_bitrate_kbps: 8_000,
             keyframe_interval_secs: 2,
             audio_bitrate: 128_000,
+            serial_lookahead: false,
         }
     }
 }
@@ -819,6 +827,8 @@ fn software_encoder(job: &Job, settings: &EncodeSettings) -> Result<gst::Element
         return Err(missing("x264enc"));
     }
     let options = x264_asm().map_or_else(String::new, |asm| format!("asm={asm}"));
+    // -1 is x264enc's own default: x264 chooses.
+    let sync_lookahead: i32 = if settings.serial_lookahead { 0 } else { -1 };
     gst::ElementFactory::make("x264enc")
         .property_from_str("speed-preset", settings.preset.as_str())
         // Constant quality (CRF) capped by VBV: small files for calm scenes, bounded peaks.
@@ -827,6 +837,7 @@ fn software_encoder(job: &Job, settings: &EncodeSettings) -> Result<gst::Element
         .property("bitrate", settings.max_bitrate_kbps.max(100))
         .property("key-int-max", gop)
         .property("threads", x264_threads(settings))
+        .property("sync-lookahead", sync_lookahead)
         .property("option-string", options)
         .build()
         .map_err(|e| MediaError::pipeline("x264enc", e.to_string()))

@@ -131,7 +131,7 @@ pub struct RenderConfig {
     pub workers: usize,
     /// Runs of a video's scenes one render encodes at once, each with an x264 encoder of its
     /// own (1 to [`MAX_RENDER_LANES`]): the same chunks, sooner, for an encoder's memory more
-    /// per lane (about 130 MB at 720×1280).
+    /// per lane (about 90 MB at 720×1280).
     pub lanes: usize,
     /// x264 speed preset used when no hardware encoder is present.
     pub preset: String,

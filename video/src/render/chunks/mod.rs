@@ -329,6 +329,9 @@ struct Walk<'a> {
     pending: Vec<Pending>,
     /// Runs of scenes walked at once.
     lanes: usize,
+    /// Whether this walk is one of several at once: its encodes then plan frames in line
+    /// ([`EncodeSettings::serial_lookahead`]), which the other lanes' work makes up for.
+    beside_others: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -350,6 +353,7 @@ impl<'a> Walk<'a> {
             done: 0,
             pending: Vec::new(),
             lanes: 1,
+            beside_others: false,
         }
     }
 
@@ -438,6 +442,7 @@ impl<'a> Walk<'a> {
             done: 0,
             pending: Vec::new(),
             lanes: 1,
+            beside_others: true,
             ..*self
         }
     }
@@ -616,7 +621,11 @@ impl<'a> Walk<'a> {
         let half = HalfSize { inner: chunk };
         let frames: &dyn FrameSource = if self.render.half { &half } else { chunk };
         let base = self.done;
-        let report = encode_video(frames, &self.render.encode, path, &mut |done, _| {
+        let settings = EncodeSettings {
+            serial_lookahead: self.beside_others,
+            ..self.render.encode.clone()
+        };
+        let report = encode_video(frames, &settings, path, &mut |done, _| {
             progress(base + done);
         })
         .map_err(encode_failed)?;
