@@ -7,6 +7,9 @@
 //! last to first: a scene that fades into the next one needs that scene's first frame (its
 //! digest for the key, its pixels to render), which the previous step has just made. So each
 //! scene is resolved at most once, one at a time, and memory stays flat in the video's length.
+//! With `render.lanes` above one, the scenes are cut into that many runs of about as many
+//! frames, each walked so on a thread of its own with an encoder of its own; a run that ends
+//! where a crossfade begins draws the next run's first frame itself.
 
 mod cache;
 pub mod key;
@@ -367,13 +370,13 @@ impl<'a> Walk<'a> {
     /// runs of scenes encoded at once ([`Walk::runs`]), or one run.
     fn all(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<ChunkFile>, Failure> {
         let total = self.timeline.frame_count();
-        let lanes = self.runs();
-        self.lanes = lanes.len().max(1);
-        let chunks = if lanes.len() < 2 {
+        let runs = self.runs();
+        self.lanes = runs.len().max(1);
+        let chunks = if runs.len() < 2 {
             let scenes = 0..self.pictures.len();
             self.range(scenes, None, &mut |done| progress(done, total))?
         } else {
-            self.in_lanes(&lanes, &mut |done| progress(done, total))?
+            self.in_lanes(&runs, &mut |done| progress(done, total))?
         };
         progress(self.done, total);
         Ok(chunks)
@@ -391,19 +394,19 @@ impl<'a> Walk<'a> {
         runs(starts, self.timeline.frame_count(), lanes)
     }
 
-    /// Walks each of `lanes` on a thread of its own, at once, and adds up what they did.
-    /// `progress` gets the frames of all lanes done, on this thread.
+    /// Walks each of `runs` on a thread of its own, at once, and adds up what they did.
+    /// `progress` gets the frames of all runs done, on this thread.
     fn in_lanes(
         &mut self,
-        lanes: &[std::ops::Range<usize>],
+        runs: &[std::ops::Range<usize>],
         progress: &mut dyn FnMut(u64),
     ) -> Result<Vec<ChunkFile>, Failure> {
-        let mut walks: Vec<Walk<'a>> = lanes.iter().map(|_| self.lane()).collect();
+        let mut walks: Vec<Walk<'a>> = runs.iter().map(|_| self.lane()).collect();
         let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, u64)>();
         let results = std::thread::scope(|scope| {
             let handles: Vec<_> = walks
                 .iter_mut()
-                .zip(lanes)
+                .zip(runs)
                 .enumerate()
                 .map(|(lane, (walk, scenes))| {
                     let done_tx = done_tx.clone();
@@ -416,7 +419,7 @@ impl<'a> Walk<'a> {
                 })
                 .collect();
             drop(done_tx);
-            let mut done = vec![0; lanes.len()];
+            let mut done = vec![0; runs.len()];
             for (lane, frames) in done_rx {
                 done[lane] = frames;
                 progress(done.iter().sum());
