@@ -1,6 +1,7 @@
 //! Black-box tests of the render core's HTTP surface: `scene_inspector` stills (screenshots and
 //! overlay posters) with their public, expiring URLs.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use reelsmith_tests::{Daemon, script};
@@ -216,19 +217,28 @@ fn mp4_layout(b: &[u8]) -> (Vec<String>, f64) {
     (boxes, seconds)
 }
 
-#[test]
-fn render_command_turns_a_script_file_into_an_mp4() {
-    let dir = tempfile::tempdir().unwrap();
-    let script_file = dir.path().join("script.txt");
-    std::fs::write(&script_file, script(90)).unwrap();
-    let out = dir.path().join("out.mp4");
-    let status = reelsmith_tests::reelsmith_command(BIN)
+/// `reelsmith render script.txt -o out.mp4` in `dir`, with a script of `words` words written
+/// there; and the MP4's path.
+fn render_script(dir: &Path, words: usize) -> (std::process::Command, PathBuf) {
+    let script_file = dir.join("script.txt");
+    std::fs::write(&script_file, script(words)).unwrap();
+    let out = dir.join("out.mp4");
+    let mut command = reelsmith_tests::reelsmith_command(BIN);
+    command
         .arg("render")
         .arg(&script_file)
         .arg("-o")
         .arg(&out)
+        .current_dir(dir);
+    (command, out)
+}
+
+#[test]
+fn render_command_turns_a_script_file_into_an_mp4() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut command, out) = render_script(dir.path(), 90);
+    let status = command
         .arg("--faceless")
-        .current_dir(dir.path())
         .env("REELSMITH_LOG", "warn")
         .status()
         .unwrap();
@@ -264,15 +274,8 @@ fn render_command_turns_a_script_file_into_an_mp4() {
 #[test]
 fn render_command_with_two_lanes_encodes_two_runs_of_scenes_into_one_mp4() {
     let dir = tempfile::tempdir().unwrap();
-    let script_file = dir.path().join("script.txt");
-    std::fs::write(&script_file, script(80)).unwrap();
-    let out = dir.path().join("out.mp4");
-    let o = reelsmith_tests::reelsmith_command(BIN)
-        .arg("render")
-        .arg(&script_file)
-        .arg("-o")
-        .arg(&out)
-        .current_dir(dir.path())
+    let (mut command, out) = render_script(dir.path(), 80);
+    let o = command
         .env("REELSMITH__RENDER__LANES", "2")
         .env("REELSMITH_LOG", "info")
         .output()
