@@ -17,6 +17,13 @@ Two changes to the graph, nothing else:
   would have had. The narrator fills them from a seeded generator, so the same text gives the
   same audio, with the voice's own noise settings.
 
+The prepared graph is then saved once more as ONNX Runtime's extended graph optimisations
+leave it (fused nodes, folded constants: the pinned runtime's own, in its own file format
+version), so each load skips them: a session takes about 0.18 s to make instead of 0.3–0.6 s,
+and a video loads its voice once. The saved graph is kept only if it speaks exactly the same
+samples and durations as the prepared one on a sample sentence; otherwise the prepared graph is
+installed as it is.
+
 Usage: piper_prepare.py VOICES_DIR
 """
 import importlib
@@ -80,13 +87,64 @@ def install_runtime(out: Path) -> None:
     shutil.copyfile(libs[-1], out / "onnxruntime" / "libonnxruntime.so")
 
 
+def session(model: Path, level, save: Path | None = None):
+    """An ONNX Runtime session of `model` at optimisation `level`, saving the optimised graph
+    to `save` when given."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = level
+    options.intra_op_num_threads = 1
+    if save is not None:
+        options.optimized_model_filepath = str(save)
+    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+
+def sample_feed() -> dict:
+    """A sentence's worth of inputs: 60 phoneme ids and the noise the narrator would give."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    ids = 60
+    frames = ids * 40 + 512
+    return {
+        "input": rng.integers(1, 100, (1, ids)).astype(np.int64),
+        "input_lengths": np.array([ids], np.int64),
+        "scales": np.array([0.667, 1.1, 0.8], np.float32),
+        "noise_dp": rng.standard_normal((1, 2, ids)).astype(np.float32),
+        "noise_z": rng.standard_normal((1, 192, frames)).astype(np.float32),
+    }
+
+
+def optimise(prepared: Path, out: Path) -> bool:
+    """Saves `prepared` with the extended optimisations applied to `out`; whether the two,
+    loaded as the narrator loads them (every optimisation on), give identical outputs."""
+    import numpy as np
+    import onnxruntime as ort
+
+    levels = ort.GraphOptimizationLevel
+    session(prepared, levels.ORT_ENABLE_EXTENDED, save=out)
+    before, after = session(prepared, levels.ORT_ENABLE_ALL), session(out, levels.ORT_ENABLE_ALL)
+    feed = sample_feed()
+    return all(
+        np.array_equal(a, b) for a, b in zip(before.run(None, feed), after.run(None, feed))
+    )
+
+
 def install_voice(module: str, name: str, out: Path) -> None:
     package = importlib.import_module(module)
     folder = out / name
     folder.mkdir(parents=True, exist_ok=True)
     model = onnx.load(str(package.model_path()))
-    onnx.save(patch(model), str(folder / "model.onnx.part"))
-    (folder / "model.onnx.part").replace(folder / "model.onnx")
+    prepared = folder / "model.onnx.part"
+    onnx.save(patch(model), str(prepared))
+    optimised = folder / "model.onnx.optimised"
+    if optimise(prepared, optimised):
+        optimised.replace(prepared)
+    else:
+        print(f"{name}: the optimised graph speaks differently; installing it unoptimised")
+        optimised.unlink(missing_ok=True)
+    prepared.replace(folder / "model.onnx")
     shutil.copyfile(package.config_path(), folder / "model.onnx.json")
     card = package.data_dir() / "MODEL_CARD"
     if card.is_file():
