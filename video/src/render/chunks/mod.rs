@@ -530,8 +530,7 @@ impl<'a> Walk<'a> {
                     (Some(_), Some(pixels)) => Some(pixels),
                     (Some(_), None) => Some(incoming_frame(&self.resolve(scene + 1)?)),
                 };
-                let chunk = SceneChunk::new(self.timeline, scene, resolved, pixels.as_deref())
-                    .part(part.frames.clone());
+                let chunk = SceneChunk::new(self.timeline, scene, resolved, pixels.as_deref());
                 self.encode(&chunk, &part.path, progress)?;
             }
             if !farmed {
