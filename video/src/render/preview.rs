@@ -289,7 +289,8 @@ fn render_reduced<'a>(
         encode: encode_settings(settings, Some(reduced)).map_err(failed)?,
         half: true,
         farm: None,
-        // A preview is one scene: nothing to render beside it.
+        // One lane whatever `render.lanes` says: a scene's clip has no other scene to encode
+        // beside it, and the whole video at half size keeps one encoder's memory.
         lanes: 1,
     };
     match render.run(&sound, tmp, true, &mut |_, _| {}) {
