@@ -602,14 +602,14 @@ impl<'a> Walk<'a> {
     /// Scene `scene` resolved alone; a scene whose overlay does not resolve loses it.
     ///
     /// Between two encodes, not during one: resolving scene `k - 1` while scene `k`'s encoder
-    /// drained its last frames (scene `k` handed back and dropped first) took a median
-    /// 0.2–0.5 s off a 9.2 s walk of 13 scenes, but the daemon's render peak for a 5-minute
-    /// video (`bench_memory.py`) rose from 238–270 MB to 265–321 MB, past the 300 MB aim. A
-    /// scene of that video holds about 29 MB resolved (41 MB while resolving): between
+    /// drained its last frames (scene `k` handed back and dropped first) took a median 0.2 s (0.5 s
+    /// with scene `k` still held) off a 9–10 s walk of 13 scenes, but the daemon's render peak for
+    /// a 5-minute video (`bench_memory.py`) rose from 238–270 MB to 265–321 MB, past the 300 MB
+    /// aim. A scene of that video holds about 29 MB resolved (41 MB while resolving): between
     /// encodes it fits in what the finished encoder freed, during one it comes on top.
-    /// `malloc_trim` brought the peak back to 247–261 MB but its system time cost the gain,
-    /// and waiting for the soundtrack to be made first still peaked at 264–317 MB (measured
-    /// 2026-12-01, alternated runs on 2 cores).
+    /// `malloc_trim` brought the peak back to 247–261 MB but its system time cost the gain, and
+    /// waiting for the soundtrack to be made first still peaked at 264–317 MB (measured 2026-12-01,
+    /// alternated runs on 2 cores).
     fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
         let started = Instant::now();
         let resolved = resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene);
