@@ -784,6 +784,14 @@ fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSetting
 /// with 2, in the same wall time (4 runs each). Two encode about 260 frames per second, nine
 /// times realtime. A host with more cores renders more videos at once (`render.workers`), each
 /// with an encoder of its own, so a render's memory counts there too (issue 40: at most 300 MB).
+///
+/// One thread per encoder with two render lanes (`render.lanes`) keeps both cores busy across
+/// each chunk's start and drain: on a 150-word script the walk took 0.85–1.1 s less than one
+/// lane at two threads (3 alternated runs, 8.2–8.9 s against 9.3–9.9 s), and 0.3–0.6 s less
+/// than two lanes at two threads. But an encoder at one thread holds nearly as much as one at
+/// two (ffmpeg's libx264 on 300 of those frames peaked at 131 MB and 155 MB, on one frame at
+/// 63 MB), so two of them cost a second encoder: a 5-minute video's render peaked at
+/// 344–349 MB against 232–266 MB (`bench_memory.py`, 2026-12-01, 2 cores).
 const X264_THREADS: u32 = 2;
 
 /// x264's frame threads for `settings`: theirs, or [`X264_THREADS`].
