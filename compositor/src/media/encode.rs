@@ -791,7 +791,8 @@ fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSetting
 /// than two lanes at two threads. But an encoder at one thread holds nearly as much as one at
 /// two (ffmpeg's libx264 on 300 of those frames peaked at 131 MB and 155 MB, on one frame at
 /// 63 MB), so two of them cost a second encoder: a 5-minute video's render peaked at
-/// 344–349 MB against 232–266 MB (`bench_memory.py`, 2026-12-01, 2 cores).
+/// 344–349 MB against 232–266 MB (`bench_memory.py`, 2026-12-01, 2 cores). And the thread
+/// count is in [`encoder_identity`], so two lanes' chunks would no longer be one lane's.
 const X264_THREADS: u32 = 2;
 
 /// x264's frame threads for `settings`: theirs, or [`X264_THREADS`].

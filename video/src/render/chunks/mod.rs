@@ -605,8 +605,10 @@ impl<'a> Walk<'a> {
     /// drained its last frames (scene `k` handed back and dropped first) took a median 0.2 s (0.5 s
     /// with scene `k` still held) off a 9–10 s walk of 13 scenes, but the daemon's render peak for
     /// a 5-minute video (`bench_memory.py`) rose from 238–270 MB to 265–321 MB, past the 300 MB
-    /// aim. A scene of that video holds about 29 MB resolved (41 MB while resolving): between
-    /// encodes it fits in what the finished encoder freed, during one it comes on top.
+    /// aim. Its first resolve grew the RSS by about 29 MB on a cold heap (41 MB while
+    /// resolving), though a scene's layers hold about 10 MB (a 150-word video's: plate 4.5 MB,
+    /// its planar copy 3.3 MB, captions up to 1.5 MB): between encodes the resolve fits in what
+    /// the finished encoder freed, during one it comes on top.
     /// `malloc_trim` brought the peak back to 247–261 MB but its system time cost the gain, and
     /// waiting for the soundtrack to be made first still peaked at 264–317 MB (measured 2026-12-01,
     /// alternated runs on 2 cores).
