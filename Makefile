@@ -23,7 +23,7 @@ SHELL := /bin/bash
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
-  libespeak-ng-dev espeak-ng ffmpeg gstreamer1.0-pocketsphinx pocketsphinx-en-us
+  libespeak-ng-dev espeak-ng ffmpeg gstreamer1.0-pocketsphinx pocketsphinx-en-us libx264-dev
 # What only the tests need: a real browser and its WebDriver; NATS with JetStream for the
 # render workers' queue.
 TEST_APT_PACKAGES := chromium chromium-driver nats-server openssl

@@ -94,7 +94,7 @@ def voice_secs(log):
     return float(m.group(1)) * UNIT_SECS[m.group(2)] if m else 0.0
 
 # The identity `render::plan` logs for x264 (`compositor::media::encoder_identity`).
-X264_IDENTITY = re.compile(r"encoder=x264enc \S+ (\d+)x(\d+) (\w+) crf(\d+) max(\d+) gop(\d+)s "
+X264_IDENTITY = re.compile(r"encoder=(?:libx264|x264enc) \S+ (\d+)x(\d+) (\w+) crf(\d+) max(\d+) gop(\d+)s "
                            r"threads(\d+) asm-(\S+)")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

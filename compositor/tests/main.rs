@@ -7,6 +7,7 @@ mod golden;
 mod invariants;
 mod media;
 mod svg2spec_hostile;
+mod x264_parity;
 
 /// Runs `program` (ffmpeg or ffprobe, quiet but for errors) with `args`; its stdout. Fails the
 /// test when it fails.

@@ -92,7 +92,7 @@ fn reference_mp4() -> &'static Path {
             &mut |done, total| calls.push((done, total)),
         )
         .expect("encode");
-        assert_eq!(report.encoder, "x264enc");
+        assert_eq!(report.encoder, "libx264");
         assert!(!report.hardware);
         assert_eq!(report.frames, FRAMES);
         assert!((report.duration_secs - 3.0).abs() < 1e-9);

@@ -78,7 +78,7 @@ impl Graph {
 #[test]
 fn render_core_has_no_async_http_or_storage() {
     let g = graph();
-    for krate in ["compositor", "typography"] {
+    for krate in ["compositor", "typography", "x264"] {
         let all = g.closure(krate);
         for banned in ["tokio", "warp", "hyper", "reqwest", "redb"] {
             assert!(
@@ -93,6 +93,7 @@ fn render_core_has_no_async_http_or_storage() {
 fn dependencies_point_one_way() {
     let g = graph();
     let order = [
+        "x264",
         "typography",
         "compositor",
         "foundation",

@@ -1,14 +1,17 @@
 //! MP4 assembly: rendered frames + narration → H.264 High / AAC in a fast-start MP4.
 //!
 //! ```text
-//! appsrc (I420, bt709) ─► [videoconvert ─►] h264 encoder ─► video/x-h264,profile=high ─► h264parse ─┐
-//! appsrc (S16LE 1|2ch) ─► audioconvert ─► audioresample ─► 48 kHz stereo ─► AAC ─► aacparse ──────┴► mp4mux faststart ─► filesink (temp name)
+//! appsrc (I420, bt709) ─► videoconvert ─► hardware h264 encoder ─► video/x-h264,profile=high ─► h264parse ─┐
+//!    or: x264 thread (x264_thread.rs) ─► appsrc (video/x-h264, avc) ─────────────────────────► h264parse ─┤
+//! appsrc (S16LE 1|2ch) ─► audioconvert ─► audioresample ─► 48 kHz stereo ─► AAC ─► aacparse ─────────────┴► mp4mux faststart ─► filesink (temp name)
 //! ```
 //!
 //! The calling thread renders frames in windows of `2 × threads` on rayon, converts them to I420
 //! itself and pushes them with timestamps computed from the frame index (no drift, whatever the
-//! frame rate). `appsrc` blocks once about one window is queued, so memory stays bounded while
-//! the encoder (in GStreamer's streaming thread) works on window *n* and rayon renders *n + 1*.
+//! frame rate). The software encoder is libx264 on a thread of its own, fed through a channel
+//! of one window; a hardware encoder runs in GStreamer's streaming thread behind an `appsrc`.
+//! Either way the push blocks once about one window is queued, so memory stays bounded while
+//! the encoder works on window *n* and rayon renders *n + 1*.
 //! Audio is pushed ahead of the video it belongs to, padded with silence or trimmed to exactly
 //! the video's length; it is encoded in stereo ([`CHANNELS`]), a mono source in both channels.
 //! A second thread watches the bus; an error there stops the pipeline, which unblocks the
@@ -18,6 +21,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::SyncSender;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -34,6 +38,7 @@ use super::gst_util::{
     PipelineGuard, bus_error, capsfilter, has_factory, init, make, missing, set_if_present,
     set_state,
 };
+use super::x264_thread::SoftwareEncoder;
 use super::{AudioTrack, CHANNELS, FrameSource, SampleSource};
 
 /// The output audio rate (DESIGN §3).
@@ -210,7 +215,7 @@ impl Default for EncodeSettings {
 /// What [`encode_mp4`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncodeReport {
-    /// The H.264 encoder element that was used (`x264enc`, `nvh264enc`, …).
+    /// The H.264 encoder that was used (`libx264`, or a hardware element: `nvh264enc`, …).
     pub encoder: String,
     /// Whether that encoder is a hardware one.
     pub hardware: bool,
@@ -440,12 +445,16 @@ pub(super) fn aac_encoder() -> Result<&'static AacEncoder, MediaError> {
 pub fn encoder_identity(settings: &EncodeSettings) -> Result<String, MediaError> {
     init()?;
     let (name, _) = choose_video_encoder(settings)?;
-    let plugin = gst::ElementFactory::find(name)
-        .and_then(|f| f.plugin())
-        .map(|p| p.version().to_string())
-        .unwrap_or_default();
+    let version = if name == SOFTWARE_ENCODER {
+        x264::version().replace(' ', "-")
+    } else {
+        gst::ElementFactory::find(name)
+            .and_then(|f| f.plugin())
+            .map(|p| p.version().to_string())
+            .unwrap_or_default()
+    };
     let mut identity = format!(
-        "{name} {plugin} {}x{} {} crf{} max{} gop{}s",
+        "{name} {version} {}x{} {} crf{} max{} gop{}s",
         settings.width,
         settings.height,
         settings.preset,
@@ -453,7 +462,7 @@ pub fn encoder_identity(settings: &EncodeSettings) -> Result<String, MediaError>
         settings.max_bitrate_kbps,
         settings.keyframe_interval_secs
     );
-    if name == "x264enc" {
+    if name == SOFTWARE_ENCODER {
         identity.push(' ');
         identity.push_str(&x264_run_identity(settings));
     }
@@ -598,6 +607,9 @@ pub(super) fn faststart_path(tmp: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// The software H.264 encoder: libx264, linked in (the `x264` crate), so always there.
+pub(super) const SOFTWARE_ENCODER: &str = "libx264";
+
 /// Hardware H.264 encoders, most preferred first.
 const HARDWARE_ENCODERS: &[&str] = &[
     "nvh264enc",
@@ -611,13 +623,7 @@ const HARDWARE_ENCODERS: &[&str] = &[
 ];
 
 fn choose_video_encoder(settings: &EncodeSettings) -> Result<(&'static str, bool), MediaError> {
-    let software = || {
-        if has_factory("x264enc") {
-            Ok(("x264enc", false))
-        } else {
-            Err(missing("x264enc"))
-        }
-    };
+    let software = || Ok((SOFTWARE_ENCODER, false));
     let candidates = settings.encoder.hardware_candidates();
     match settings.encoder {
         EncoderChoice::Software => software(),
@@ -763,6 +769,32 @@ fn h264_high_caps() -> gst::Caps {
         .build()
 }
 
+/// The caps of our encoder's output: AVC access units with their `avcC` record, and the
+/// size, rate and colour of the raw frames (`i420`) they were encoded from.
+fn h264_caps(i420: &gst::Caps, avc_config: &[u8]) -> Result<gst::Caps, MediaError> {
+    let raw = i420
+        .structure(0)
+        .ok_or_else(|| MediaError::pipeline("video-src", "raw caps without a structure"))?;
+    let mut caps = gst::Caps::builder("video/x-h264")
+        .field("stream-format", "avc")
+        .field("alignment", "au")
+        .field("codec_data", gst::Buffer::from_slice(avc_config.to_vec()))
+        .field("profile", "high")
+        .build();
+    {
+        let structure = caps
+            .get_mut()
+            .and_then(|c| c.structure_mut(0))
+            .expect("new caps are writable");
+        for (name, value) in raw.iter() {
+            if name != "format" {
+                structure.set_value(name, value.clone());
+            }
+        }
+    }
+    Ok(caps)
+}
+
 fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSettings) {
     let gop = (fps * settings.keyframe_interval_secs.max(1)).to_string();
     for property in ["gop-size", "key-int-max", "keyframe-period", "idr-interval"] {
@@ -827,29 +859,6 @@ fn x264_asm() -> Option<&'static str> {
 fn x264_run_identity(settings: &EncodeSettings) -> String {
     let asm = x264_asm().map_or_else(|| format!("auto-{}", std::env::consts::ARCH), str::to_owned);
     format!("threads{} asm-{asm}", x264_threads(settings))
-}
-
-fn software_encoder(job: &Job, settings: &EncodeSettings) -> Result<gst::Element, MediaError> {
-    let gop = job.fps * settings.keyframe_interval_secs.max(1);
-    let crf = settings.crf.clamp(1, 50).to_string();
-    if !has_factory("x264enc") {
-        return Err(missing("x264enc"));
-    }
-    let options = x264_asm().map_or_else(String::new, |asm| format!("asm={asm}"));
-    // -1 is x264enc's own default: x264 chooses.
-    let sync_lookahead: i32 = if settings.serial_lookahead { 0 } else { -1 };
-    gst::ElementFactory::make("x264enc")
-        .property_from_str("speed-preset", settings.preset.as_str())
-        // Constant quality (CRF) capped by VBV: small files for calm scenes, bounded peaks.
-        .property_from_str("pass", "qual")
-        .property_from_str("quantizer", &crf)
-        .property("bitrate", settings.max_bitrate_kbps.max(100))
-        .property("key-int-max", gop)
-        .property("threads", x264_threads(settings))
-        .property("sync-lookahead", sync_lookahead)
-        .property("option-string", options)
-        .build()
-        .map_err(|e| MediaError::pipeline("x264enc", e.to_string()))
 }
 
 /// The video and audio `appsrc`s of a built pipeline.
@@ -957,6 +966,7 @@ fn build_pipeline(
     audio: Option<&AudioTrack>,
     settings: &EncodeSettings,
     (video_encoder, audio_encoder): (&str, Option<&'static AacEncoder>),
+    software: Option<&SoftwareEncoder>,
     tmp: &Path,
     window: usize,
 ) -> Result<(PipelineGuard, Sources), MediaError> {
@@ -966,24 +976,38 @@ fn build_pipeline(
 
     // Video branch.
     let video_caps = i420_caps(settings.width, settings.height, job.fps)?;
-    let video = gst_app::AppSrc::builder()
+    let builder = gst_app::AppSrc::builder()
         .name("video-src")
-        .caps(&video_caps)
         .format(gst::Format::Time)
         .is_live(false)
-        .block(true)
-        .max_bytes((job.layout.size * window) as u64)
-        .build();
-    let mut video_chain: Vec<gst::Element> = vec![video.clone().upcast()];
-    if video_encoder == "x264enc" {
-        video_chain.push(software_encoder(job, settings)?);
-    } else {
-        video_chain.push(make("videoconvert")?);
-        let encoder = make(video_encoder)?;
-        configure_hardware(&encoder, job.fps, settings);
-        video_chain.push(encoder);
-    }
-    video_chain.push(capsfilter(&h264_high_caps())?);
+        .block(true);
+    let mut video_chain: Vec<gst::Element> = Vec::new();
+    let video = match software {
+        // Encoded access units: small, and already bounded by the frames before the encoder.
+        Some(encoder) => {
+            let video = builder
+                .caps(&h264_caps(&video_caps, &encoder.avc_config)?)
+                .max_bytes(0)
+                .build();
+            // The x264 thread's first sample carries the stream's segment (x264_thread.rs).
+            video.set_property("handle-segment-change", true);
+            video_chain.push(video.clone().upcast());
+            video
+        }
+        None => {
+            let video = builder
+                .caps(&video_caps)
+                .max_bytes((job.layout.size * window) as u64)
+                .build();
+            video_chain.push(video.clone().upcast());
+            video_chain.push(make("videoconvert")?);
+            let encoder = make(video_encoder)?;
+            configure_hardware(&encoder, job.fps, settings);
+            video_chain.push(encoder);
+            video_chain.push(capsfilter(&h264_high_caps())?);
+            video
+        }
+    };
     video_chain.push(make("h264parse")?);
     pipeline.add_many(&video_chain).map_err(link_err)?;
     gst::Element::link_many(&video_chain).map_err(link_err)?;
@@ -1032,7 +1056,18 @@ fn run_encode(
         .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
     let window = (2 * workers).clamp(2, 64);
 
-    let (pipeline, sources) = build_pipeline(job, audio, settings, encoders, tmp, window)?;
+    let software = (encoders.0 == SOFTWARE_ENCODER)
+        .then(|| SoftwareEncoder::open(settings, job.fps, x264_threads(settings), x264_asm()))
+        .transpose()?;
+    let (pipeline, sources) = build_pipeline(
+        job,
+        audio,
+        settings,
+        encoders,
+        software.as_ref(),
+        tmp,
+        window,
+    )?;
     let mut pcm = audio.map(|a| a.samples.as_slice());
     let mut pushed = None;
     let mut stages = run_pipeline(&pipeline, "reelsmith-encode", || {
@@ -1045,20 +1080,66 @@ fn run_encode(
             )),
             _ => None,
         };
-        let stages = push_everything(
-            job,
-            frames,
-            feed,
-            &sources.video,
-            pool.as_ref(),
-            window,
-            progress,
-        );
-        pushed = Some(Instant::now());
-        stages
+        std::thread::scope(|scope| {
+            let (sink, encoder) = match software {
+                Some(encoder) => {
+                    let video = sources.video.clone();
+                    let (frames, thread) = encoder.spawn(scope, video, job.layout, window);
+                    (FrameSink::X264(frames), Some(thread))
+                }
+                None => (FrameSink::AppSrc(&sources.video), None),
+            };
+            let stages = push_everything(job, frames, feed, sink, pool.as_ref(), window, progress);
+            pushed = Some(Instant::now());
+            let encoded = encoder.map_or(Ok(()), |thread| {
+                thread.join().unwrap_or_else(|_| {
+                    Err(MediaError::pipeline("x264", "the encoder thread panicked"))
+                })
+            });
+            // A stopped encoder fails the push too; its own error says why.
+            encoded.and(stages)
+        })
     })?;
     stages.finish = pushed.map_or(Duration::ZERO, |t| t.elapsed());
     Ok(stages)
+}
+
+/// Where rendered frames go.
+enum FrameSink<'a> {
+    /// A hardware encoder's `appsrc`.
+    AppSrc(&'a gst_app::AppSrc),
+    /// The x264 thread's inbox.
+    X264(SyncSender<gst::Buffer>),
+}
+
+impl FrameSink<'_> {
+    /// Hands over one frame, blocking while a window of them waits.
+    fn push(&self, frame: gst::Buffer) -> Result<(), MediaError> {
+        match self {
+            FrameSink::AppSrc(src) => src
+                .push_buffer(frame)
+                .map(drop)
+                .map_err(|e| MediaError::pipeline("video-src", format!("push failed: {e:?}"))),
+            FrameSink::X264(inbox) => inbox
+                .send(frame)
+                .map_err(|_| MediaError::pipeline("x264", "the encoder stopped")),
+        }
+    }
+
+    /// Ends the stream of frames.
+    fn finish(self) -> Result<(), MediaError> {
+        match self {
+            FrameSink::AppSrc(src) => src
+                .end_of_stream()
+                .map(drop)
+                .map_err(|e| MediaError::pipeline("video-src", format!("end of stream: {e:?}"))),
+            // The thread flushes x264 and ends its stream once the inbox closes.
+            FrameSink::X264(inbox) => {
+                drop(inbox);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Plays `pipeline` while `push` feeds it on this thread and a second thread watches the bus;
@@ -1288,7 +1369,7 @@ fn push_everything(
     job: &Job,
     frames: &dyn FrameSource,
     mut feed: Option<AudioFeed<'_>>,
-    video: &gst_app::AppSrc,
+    video: FrameSink<'_>,
     pool: Option<&rayon::ThreadPool>,
     window: usize,
     progress: &mut dyn FnMut(u64, u64),
@@ -1354,9 +1435,7 @@ fn push_everything(
         }
         let t = Instant::now();
         for buffer in buffers {
-            video
-                .push_buffer(buffer)
-                .map_err(|e| MediaError::pipeline("video-src", format!("push failed: {e:?}")))?;
+            video.push(buffer)?;
         }
         stages.push += t.elapsed();
         first += count as u64;
@@ -1366,9 +1445,7 @@ fn push_everything(
     if let Some(feed) = feed.as_mut() {
         feed.finish()?;
     }
-    video
-        .end_of_stream()
-        .map_err(|e| MediaError::pipeline("video-src", format!("end of stream: {e:?}")))?;
+    video.finish()?;
     stages.render = Duration::from_nanos(render_ns.into_inner());
     stages.convert = Duration::from_nanos(convert_ns.into_inner());
     Ok(stages)
@@ -1389,7 +1466,7 @@ mod tests {
             ..EncodeSettings::default()
         };
         let id = encoder_identity(&x264).unwrap();
-        assert!(id.starts_with("x264enc "), "{id}");
+        assert!(id.starts_with("libx264 0.1"), "{id}");
         assert!(id.ends_with(&x264_run_identity(&x264)), "{id}");
         assert!(id.contains(" threads2 asm-"), "{id}");
         let four = EncodeSettings {
@@ -1469,10 +1546,10 @@ mod tests {
             assert!(matches!(err, MediaError::NoHardwareEncoder { .. }), "{err}");
         }
         let (name, hardware) = selected_encoder(EncoderChoice::Auto, 720, 1280).unwrap();
-        assert_eq!(hardware, name != "x264enc");
+        assert_eq!(hardware, name != SOFTWARE_ENCODER);
         assert_eq!(
             selected_encoder(EncoderChoice::Software, 720, 1280).unwrap(),
-            ("x264enc", false)
+            (SOFTWARE_ENCODER, false)
         );
     }
 

@@ -21,6 +21,7 @@ mod encode;
 mod error;
 mod gst_util;
 mod join;
+mod x264_thread;
 
 pub use clip::{
     ClipDecoder, ClipFrame, ClipInfo, ClipPixels, YuvColour, YuvPlanes, cover_crop, probe_clip,
