@@ -107,8 +107,10 @@ impl Encoder {
                 "fps, threads and keyint must be at least 1".into(),
             ));
         }
-        let number = |n: u32| c_int::try_from(n).map_err(|_| Error::Invalid(format!("{n}")));
-        let text = |s: &str| CString::new(s).map_err(|_| Error::Invalid(format!("{s:?}")));
+        let number =
+            |n: u32| c_int::try_from(n).map_err(|_| Error::Invalid(format!("{n} is too large")));
+        let text =
+            |s: &str| CString::new(s).map_err(|_| Error::Invalid(format!("{s:?} holds a NUL")));
         let preset = text(settings.preset)?;
         let asm = settings.asm.map(text).transpose()?;
         let config = ffi::Config {
@@ -369,8 +371,19 @@ mod tests {
             keyint: 60,
             threads: 2,
             sync_lookahead: -1,
-            asm: None,
+            asm: deterministic_asm(),
         }
+    }
+
+    /// x264's AVX-512 code reads memory it never wrote, so the same frames can encode to other
+    /// bytes from run to run on a host that has it (the compositor holds x264 to AVX2 for the
+    /// same reason): these tests hold it to AVX2 where the host has that, as the product does.
+    fn deterministic_asm() -> Option<&'static str> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Some("avx2");
+        }
+        None
     }
 
     /// A frame of `settings()`' size: a moving gradient.

@@ -1084,7 +1084,7 @@ fn run_encode(
             let (sink, encoder) = match software {
                 Some(encoder) => {
                     let video = sources.video.clone();
-                    let (frames, thread) = encoder.spawn(scope, video, job.layout, window);
+                    let (frames, thread) = encoder.spawn(scope, video, job.layout, window)?;
                     (FrameSink::X264(frames), Some(thread))
                 }
                 None => (FrameSink::AppSrc(&sources.video), None),

@@ -30,6 +30,12 @@ const PTS_OFFSET: u64 = 1000 * 3600 * gst::ClockTime::SECOND.nseconds();
 /// x264's VBV buffer: x264enc's default of 600 ms at the peak bitrate.
 const VBV_BUFFER_MS: u32 = 600;
 
+/// A started encoder: the inbox for frames, and the thread that ends the stream.
+pub(super) type Running<'scope> = (
+    SyncSender<gst::Buffer>,
+    std::thread::ScopedJoinHandle<'scope, Result<(), MediaError>>,
+);
+
 /// An open encoder for one video stream, and its decoder configuration for the caps.
 pub(super) struct SoftwareEncoder {
     encoder: x264::Encoder,
@@ -77,18 +83,15 @@ impl SoftwareEncoder {
         out: gst_app::AppSrc,
         layout: I420Layout,
         window: usize,
-    ) -> (
-        SyncSender<gst::Buffer>,
-        std::thread::ScopedJoinHandle<'scope, Result<(), MediaError>>,
-    ) {
+    ) -> Result<Running<'scope>, MediaError> {
         let (frames, inbox) = sync_channel(window);
         let thread = std::thread::Builder::new()
             .name("reelsmith-x264".into())
             // On a failure the inbox is dropped with the thread, which fails the renderer's
             // next send.
             .spawn_scoped(scope, move || self.run(inbox, &out, layout))
-            .expect("spawning the encoder thread");
-        (frames, thread)
+            .map_err(|e| MediaError::pipeline("x264", format!("starting its thread: {e}")))?;
+        Ok((frames, thread))
     }
 
     fn run(
