@@ -242,8 +242,12 @@ impl Encoder {
         let widths = [self.width, self.width / 2, self.width / 2];
         for i in 0..3 {
             let (stride, plane) = (picture.strides[i], picture.planes[i]);
-            let needed = stride.checked_mul(rows[i] - 1).map(|n| n + widths[i]);
-            if stride < widths[i] || stride > c_int::MAX as usize || needed > Some(plane.len()) {
+            // An overflow is too short a plane, never a pass (`None` orders below `Some`).
+            let needed = stride
+                .checked_mul(rows[i] - 1)
+                .and_then(|n| n.checked_add(widths[i]));
+            let short = needed.is_none_or(|n| n > plane.len());
+            if stride < widths[i] || stride > c_int::MAX as usize || short {
                 return Err(Error::Invalid(format!(
                     "plane {i}: {} bytes at stride {stride} for {}x{}",
                     plane.len(),
@@ -477,6 +481,17 @@ mod tests {
         let picture = Picture {
             planes: [&y[..64 * 47], &u, &v],
             strides: [64, 32, 32],
+        };
+        assert!(matches!(encoder.encode(picture, 0), Err(Error::Invalid(_))));
+    }
+
+    #[test]
+    fn a_huge_stride_is_refused() {
+        let mut encoder = Encoder::open(&settings()).unwrap();
+        let (y, u, v) = frame(0);
+        let picture = Picture {
+            planes: [&y, &u, &v],
+            strides: [usize::MAX / 2, 32, 32],
         };
         assert!(matches!(encoder.encode(picture, 0), Err(Error::Invalid(_))));
     }

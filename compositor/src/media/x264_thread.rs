@@ -180,8 +180,10 @@ impl Stream<'_> {
             segment.set_start(gst::ClockTime::from_nseconds(PTS_OFFSET));
             segment.set_time(gst::ClockTime::ZERO);
             segment.set_position(gst::ClockTime::from_nseconds(PTS_OFFSET));
+            let caps = self.out.caps();
             let sample = gst::Sample::builder()
                 .buffer(&buffer)
+                .caps_if_some(caps.as_ref())
                 .segment(&segment)
                 .build();
             self.out.push_sample(&sample)
