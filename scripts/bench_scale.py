@@ -6,16 +6,18 @@ not a test, nothing here is asserted. Every figure comes from this one run.
 1. End to end: a 150-word script → finished MP4 (`reelsmith render`), E2E_RUNS times from
    scratch (a shared VM's runs spread by ±10 %): the median run's wall time, the video's
    length, the realtime factor (video seconds per wall second; the aim is ≥ 8× on 2 cores)
-   and CPU use; every run's wall and the range of peak RSS. Then the floor: the median run's
+   and CPU use; every run's wall and the range of peak RSS (the render's own process, and the
+   neural voice's worker apart: see `Tree`). Then the floor: the median run's
    frames encoded alone by GStreamer's x264enc and by ffmpeg's libx264, and the faster of the
    two plus the narrator's synthesis time as the run logged it (the neural voice speaks before
    anything renders), each against the end-to-end wall. Each run alternates with one at
    `render.lanes = E2E_LANES` (two runs of scenes encoded at once), printed against the same
    floor, with its peak RSS.
 2. Memory with length: scripts of about 1 and 3 minutes through `reelsmith render`, each under
-   `/usr/bin/time -v`: peak RSS of the whole process (the aim is flat in length and under
-   300 MB). A script may have 500 words (the spec's limit), about 3.3 minutes; the 10-minute
-   figure comes from `cargo bench -p pipeline --bench memory`, which builds in process.
+   `/usr/bin/time -v`: peak RSS of the render's process (the aim is flat in length and under
+   300 MB), and of the voice's worker beside it. A script may have 500 words (the spec's
+   limit), about 3.3 minutes; the 10-minute figure comes from `cargo bench -p pipeline --bench
+   memory`, which builds in process.
 3. Batch: ten short videos rendered into one data dir, their chunk caches removed (as after a
    renderer change, whose version is in every chunk key), then `reelsmith rerender --all`, one
    video at a time and two at a time (`--jobs 2`, caches removed again): videos per minute, CPU
@@ -37,6 +39,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -79,9 +82,10 @@ def script(words):
     return " ".join(out)
 
 
-# One `reelsmith render`: wall and CPU seconds, peak RSS (MB), video seconds, the MP4, the
-# encoder identity it logged and the seconds its narrator took to speak the script.
-Run = collections.namedtuple("Run", "wall cpu rss secs mp4 encoder voice")
+# One `reelsmith render`: wall and CPU seconds, the peak RSS (MB) of its own process and of its
+# children (the voice's worker), video seconds, the MP4, the encoder identity it logged and the
+# seconds its narrator took to speak the script.
+Run = collections.namedtuple("Run", "wall cpu rss child_rss secs mp4 encoder voice")
 
 # The build's stage times (`video::build::work` logs them as `StageTimes { .., voice: 8.13s, ..}`).
 VOICE_TIME = re.compile(r"\bvoice: ([0-9.]+)(s|ms|µs|ns)\b")
@@ -99,19 +103,61 @@ X264_IDENTITY = re.compile(r"encoder=(?:libx264|x264enc) \S+ (\d+)x(\d+) (\w+) c
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def timed(args, env=None):
-    """Runs `args` under /usr/bin/time -v; returns (wall s, cpu s, peak RSS MB, stderr)."""
+class Tree:
+    """The peak resident memory of a command started under /usr/bin/time, sampled every 20 ms:
+    its own process's, and its children's summed (the neural voice's worker), apart.
+    /usr/bin/time's maximum is the larger of any one of them, which for a one-lane render is
+    the voice's worker (244 MB), not the render (189–196 MB; 2026-12-02, 2 cores)."""
+
+    def __init__(self, time_pid):
+        self.time_pid, self.own, self.children = time_pid, 0.0, 0.0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        from bench_memory import rss_mb
+        # Only these processes' own files are read: a scan of /proc each time took CPU enough
+        # to slow the render it measured.
+        while not self.stop.wait(0.02):
+            for pid in children(self.time_pid)[:1]:  # the command, under /usr/bin/time
+                self.own = max(self.own, rss_mb([pid]))
+                self.children = max(self.children, rss_mb(children(pid)))
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+def children(pid):
+    """The processes `pid` started (Linux's per-task list); none once it has ended."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def timed(args, env=None, tree=False):
+    """Runs `args` under /usr/bin/time -v; returns (wall s, cpu s, peak RSS MB, stderr), and
+    with `tree` also the command's own and its children's peaks (MB) apart ([`Tree`])."""
     cmd = ["/usr/bin/time", "-v"] + args
     start = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=ROOT)
+    sampler = Tree(proc.pid) if tree else None
+    _, err = proc.communicate()
     wall = time.monotonic() - start
-    err = proc.stderr
+    if sampler:
+        sampler.close()
     if proc.returncode != 0:
         own = err.split("\tCommand being timed")[0]
         sys.exit(f"{' '.join(args)} failed:\n{own[-3000:]}")
     field = lambda name: float(re.search(re.escape(name) + r":\s*([0-9.]+)", err).group(1))
     cpu = field("User time (seconds)") + field("System time (seconds)")
     rss = field("Maximum resident set size (kbytes)") / 1024
+    if sampler:
+        return wall, cpu, rss, err, (sampler.own, sampler.children)
     return wall, cpu, rss, err
 
 
@@ -137,11 +183,20 @@ def render(tmp, name, words, data_dir=None, lanes=None):
     env = None
     if lanes:
         env = dict(os.environ, REELSMITH__RENDER__LANES=str(lanes))
-    wall, cpu, rss, err = timed(args, env)
+    wall, cpu, _, err, (own, voice_rss) = timed(args, env, tree=True)
     log = ANSI.sub("", err)
     identity = re.search(r"encoder=.*", log)
-    return Run(wall, cpu, rss, duration(out), out, identity.group(0) if identity else "",
-               voice_secs(log))
+    return Run(wall, cpu, own, voice_rss, duration(out), out,
+               identity.group(0) if identity else "", voice_secs(log))
+
+
+def peaks(runs):
+    """The range of `runs`' peak RSS: the render's process, then the voice's worker."""
+    def span(xs):
+        low, high = f"{min(xs):.0f}", f"{max(xs):.0f}"
+        return low if low == high else f"{low}–{high}"
+    return (f"{span([r.rss for r in runs])} MB (the voice's worker beside it "
+            f"{span([r.child_rss for r in runs])} MB)")
 
 
 def encoder_floor(tmp, run, laned=None):
@@ -226,14 +281,13 @@ def main():
         print(f"end to end, 150 words: {secs:.1f} s of video in {wall:.1f} s wall (median of "
               f"{len(runs)}: {walls}) = {secs / wall:.1f}x realtime; CPU "
               f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS "
-              f"{min(r.rss for r in runs):.0f}–{max(r.rss for r in runs):.0f} MB")
+              f"{peaks(runs)}")
         laned_median = laned[len(laned) // 2] if laned else None
         if laned_median:
             walls = ", ".join(f"{r.wall:.1f}" for r in laned)
             print(f"end to end, render.lanes = {E2E_LANES}: {laned_median.wall:.1f} s wall "
                   f"(median of {len(laned)}: {walls}), {median.wall / laned_median.wall:.2f}x "
-                  f"as fast; peak RSS {min(r.rss for r in laned):.0f}–"
-                  f"{max(r.rss for r in laned):.0f} MB")
+                  f"as fast; peak RSS {peaks(laned)}")
         encoder_floor(tmp, median, laned_median)
 
         rows = []
@@ -241,7 +295,7 @@ def main():
             run = render(tmp, f"len{minutes:g}", int(150 * minutes))
             rows.append((minutes, run.secs, run.wall, run.rss))
             print(f"length {minutes:g} min: {run.secs:.0f} s of video in {run.wall:.1f} s "
-                  f"({run.secs / run.wall:.1f}x realtime), peak RSS {run.rss:.0f} MB")
+                  f"({run.secs / run.wall:.1f}x realtime), peak RSS {peaks([run])}")
         if len(rows) > 1:
             print(f"peak RSS, longest / shortest: {rows[-1][3] / rows[0][3]:.2f}x for "
                   f"{rows[-1][1] / rows[0][1]:.1f}x the length")
