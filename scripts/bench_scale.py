@@ -110,7 +110,7 @@ class Tree:
     the voice's worker (244 MB), not the render (189–196 MB; 2026-12-02, 2 cores)."""
 
     def __init__(self, time_pid):
-        self.time_pid, self.own, self.children = time_pid, 0.0, 0.0
+        self.time_pid, self.own_peak, self.children_peak = time_pid, 0.0, 0.0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -121,8 +121,8 @@ class Tree:
         # to slow the render it measured.
         while not self.stop.wait(0.02):
             for pid in children(self.time_pid)[:1]:  # the command, under /usr/bin/time
-                self.own = max(self.own, rss_mb([pid]))
-                self.children = max(self.children, rss_mb(children(pid)))
+                self.own_peak = max(self.own_peak, rss_mb([pid]))
+                self.children_peak = max(self.children_peak, rss_mb(children(pid)))
 
     def close(self):
         self.stop.set()
@@ -157,7 +157,7 @@ def timed(args, env=None, tree=False):
     cpu = field("User time (seconds)") + field("System time (seconds)")
     rss = field("Maximum resident set size (kbytes)") / 1024
     if sampler:
-        return wall, cpu, rss, err, (sampler.own, sampler.children)
+        return wall, cpu, rss, err, (sampler.own_peak, sampler.children_peak)
     return wall, cpu, rss, err
 
 
