@@ -139,8 +139,9 @@ def children(pid):
 
 
 def timed(args, env=None, tree=False):
-    """Runs `args` under /usr/bin/time -v; returns (wall s, cpu s, peak RSS MB, stderr), and
-    with `tree` also the command's own and its children's peaks (MB) apart ([`Tree`])."""
+    """Runs `args` under /usr/bin/time -v; returns (wall s, cpu s, peak RSS MB, stderr, peaks):
+    `peaks` is the command's own and its children's peak (MB) apart ([`Tree`]) with `tree`,
+    else None."""
     cmd = ["/usr/bin/time", "-v"] + args
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -156,9 +157,8 @@ def timed(args, env=None, tree=False):
     field = lambda name: float(re.search(re.escape(name) + r":\s*([0-9.]+)", err).group(1))
     cpu = field("User time (seconds)") + field("System time (seconds)")
     rss = field("Maximum resident set size (kbytes)") / 1024
-    if sampler:
-        return wall, cpu, rss, err, (sampler.own_peak, sampler.children_peak)
-    return wall, cpu, rss, err
+    peaks = (sampler.own_peak, sampler.children_peak) if sampler else None
+    return wall, cpu, rss, err, peaks
 
 
 def probe(mp4):
@@ -234,7 +234,7 @@ def encoder_floor(tmp, run, laned=None):
     }
     walls = {}
     for name, args in encoders.items():
-        wall, cpu, _, _ = timed(args)
+        wall, cpu, _, _, _ = timed(args)
         walls[name] = wall
         print(f"encoder floor, {name}: the same {frames} frames alone ({preset}, crf{crf}, "
               f"{threads} threads, asm {asm}; one stream, nothing rendered) in {wall:.1f} s = "
@@ -255,7 +255,8 @@ def encoder_floor(tmp, run, laned=None):
 
 def batch(data, label, seconds, jobs):
     """`rerender --all --jobs JOBS` over the batch in `data`; prints and returns its wall."""
-    wall, cpu, rss, _ = timed([BIN, "rerender", "--all", "--jobs", str(jobs), "--data-dir", data])
+    wall, cpu, rss, _, _ = timed([BIN, "rerender", "--all", "--jobs", str(jobs), "--data-dir",
+                                  data])
     print(f"batch rerender --all, {label}: {BATCH} videos ({seconds:.0f} s of video) in "
           f"{wall:.1f} s = {BATCH / wall * 60:.1f} videos/min; CPU "
           f"{cpu / wall / CORES * 100:.0f}% of {CORES} cores; peak RSS {rss:.0f} MB")
