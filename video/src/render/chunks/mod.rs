@@ -139,7 +139,8 @@ impl Render<'_> {
         let started = Instant::now();
         let mut walk = Walk::new(self, &timeline, &encoder);
         // The soundtrack (mix, encode, check) is mostly one thread's work: it fills the cores
-        // the video's encodes leave idle instead of waiting for them.
+        // the video's encodes leave idle instead of waiting for them (its mix at the lowest
+        // priority, `super::in_spare_time`, so that it takes none from them).
         let (chunks, audio) = std::thread::scope(|scope| {
             let audio = scope.spawn(|| self.soundtrack(sound, &timeline));
             let chunks = walk.all(progress).and_then(|chunks| {
@@ -265,7 +266,9 @@ impl Render<'_> {
         if path.is_file() {
             return Ok(path);
         }
-        let mix = (sound.mix)().map_err(Failure::Input)?;
+        let mix = super::in_spare_time(sound.mix)
+            .ok_or_else(|| encode_failed("the mixing thread panicked"))?
+            .map_err(Failure::Input)?;
         let (rate, channels) = (mix.rate(), mix.channels());
         // Trial encodes go beside the cache entry, which appears only once under the ceiling.
         let trial = path.with_extension("trial.mp4");

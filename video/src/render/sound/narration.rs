@@ -14,7 +14,7 @@ use foundation::error::Code;
 use foundation::jobs::JobFailure;
 
 /// A mono signal that can be read from its start any number of times.
-pub trait Replay: Sync {
+pub trait Replay: Send + Sync {
     /// A reader from the start (mono).
     fn open(&self) -> Box<dyn Signal + '_>;
     /// Its length in samples.
