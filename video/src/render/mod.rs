@@ -89,7 +89,9 @@ pub fn give_back_free_memory() {
 /// video) runs this way beside the chunk walk, which keeps 2 cores only about 80 % busy
 /// between the x264 encoders' drains and the scenes' resolves. At the same priority it took
 /// its share from the encoders instead: end to end 9.58 s against 9.18 s at nice 19 (median
-/// of 4 alternated runs each, 2026-12-02, 2 cores; nice 10 gave 9.29 s). Only the mix runs
+/// of 4 alternated runs each, 2026-12-02, 2 cores; nice 10 gave 9.29 s), then 9.38 against
+/// 9.26 s and 9.50 against 9.27 s (4 and 5 runs), the 5-minute daemon render's peak memory
+/// unchanged (222 and 247 MB against 223 MB, `bench_memory.py`). Only the mix runs
 /// here: threads a thread starts inherit its priority, and the soundtrack's encode starts
 /// GStreamer threads that its pools may later lend to a chunk's muxer. Without privilege a thread
 /// cannot raise its priority again, so this one ends with `work`. Under load from other renders the mix
