@@ -19,10 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use compositor::focus::Subject;
 use compositor::geom::PreviewRect;
 
-use crate::build::broll::{self, BrollItem, Pick, SceneQuery};
+use crate::build::broll::{self, Pick, SceneQuery};
 use crate::build::direction::{self, Direction, SceneInput};
 use crate::build::overlays::{self, OverlayFonts, SceneOverlay};
 use crate::build::placement::{self, SceneBoxes};
@@ -171,32 +170,34 @@ pub fn assemble(
     std::fs::create_dir_all(&folders.dir).map_err(JobFailure::internal)?;
     std::fs::create_dir_all(&folders.public).map_err(JobFailure::internal)?;
 
-    // The B-roll needs only the scenes' words: it is picked and fetched while the narration
-    // is spoken, in the cores the voice leaves idle.
+    let t = Instant::now();
+    let n = drafts.len();
     let mut drafts = drafts;
-    let wanted = BrollWanted::of(&segments, &drafts);
-    let (narrated, fetched, t) = std::thread::scope(|scope| {
-        let fetching =
-            crate::render::in_spare_time(scope, || fetch_broll(providers, &folders, &wanted));
-        let t = Instant::now();
-        let narrated = narrate(
-            providers,
-            (&doc, &folders, goal),
-            (&mut segments, &mut drafts),
-            progress,
-            times,
-        );
-        times.voice += t.elapsed();
-        // The narration is done: the voice's memory goes back before the visuals are made.
-        providers.voice.release();
-        // From here the build waits for the visuals: their time, not the voice's.
-        progress(4, 0.75, "Choosing the visuals");
-        let t = Instant::now();
-        (narrated, fetching.join(), t)
-    });
-    narrated?;
-    let fetched = fetched.map_err(|_| JobFailure::internal("the B-roll thread panicked"))??;
-    apply_visuals(providers, &folders, &mut segments, &drafts, fetched)?;
+    let mut spoken = 0.0;
+    for (i, (seg, draft)) in segments.iter_mut().zip(&mut drafts).enumerate() {
+        let (narration, note) = match draft.narration.take() {
+            Some(recorded) => (recorded, "Cutting the narration into scenes"),
+            None => (
+                speak(providers.voice.as_ref(), &doc, seg, i)?,
+                "Recording the narration",
+            ),
+        };
+        spoken += narration.duration();
+        if spoken > goal.max_narration_secs {
+            return Err(narration_too_long(goal.max_narration_secs, i + 1, n));
+        }
+        let file = format!("{}.wav", seg.voice_file);
+        publish_narration(&folders, seg, narration, &file)?;
+        times.audio_seconds += seg.duration;
+        progress(3, 0.1 + 0.6 * (i + 1) as f64 / n as f64, note);
+    }
+    times.voice += t.elapsed();
+    // The narration is done: the voice's memory goes back before the visuals are made.
+    providers.voice.release();
+
+    let t = Instant::now();
+    progress(4, 0.75, "Choosing the visuals");
+    visuals(providers, &folders, &mut segments, &drafts)?;
     times.media += t.elapsed();
 
     let t = Instant::now();
@@ -206,37 +207,6 @@ pub fn assemble(
 
     doc.segments = segments;
     Ok(doc)
-}
-
-/// Each scene's narration: the recording's part, or the voice speaking its text; stored and
-/// published, with the scene's length and word timings set from it.
-fn narrate(
-    providers: &Providers,
-    (doc, folders, goal): (&VideoDocument, &Folders, Goal),
-    (segments, drafts): (&mut [Segment], &mut [SceneDraft]),
-    progress: &mut dyn FnMut(u8, f64, &str),
-    times: &mut StageTimes,
-) -> Result<(), JobFailure> {
-    let n = drafts.len();
-    let mut spoken = 0.0;
-    for (i, (seg, draft)) in segments.iter_mut().zip(drafts).enumerate() {
-        let (narration, note) = match draft.narration.take() {
-            Some(recorded) => (recorded, "Cutting the narration into scenes"),
-            None => (
-                speak(providers.voice.as_ref(), doc, seg, i)?,
-                "Recording the narration",
-            ),
-        };
-        spoken += narration.duration();
-        if spoken > goal.max_narration_secs {
-            return Err(narration_too_long(goal.max_narration_secs, i + 1, n));
-        }
-        let file = format!("{}.wav", seg.voice_file);
-        publish_narration(folders, seg, narration, &file)?;
-        times.audio_seconds += seg.duration;
-        progress(3, 0.1 + 0.6 * (i + 1) as f64 / n as f64, note);
-    }
-    Ok(())
 }
 
 /// Asks the writer for the overlay copy of the scenes that have an overlay and takes what obeys
@@ -480,77 +450,24 @@ fn visuals(
     segments: &mut [Segment],
     drafts: &[SceneDraft],
 ) -> Result<(), JobFailure> {
-    let fetched = fetch_broll(providers, folders, &BrollWanted::of(segments, drafts))?;
-    apply_visuals(providers, folders, segments, drafts, fetched)
-}
-
-/// What picking a scene's B-roll reads of it, owned: a new video's B-roll is fetched while its
-/// narration, which changes the scenes, is spoken.
-struct BrollWanted {
-    keyword: String,
-    text: String,
-    voice_file: String,
-    /// False when the scene has the user's media or a presenter (nothing is picked).
-    wanted: bool,
-}
-
-impl BrollWanted {
-    fn of(segments: &[Segment], drafts: &[SceneDraft]) -> Vec<BrollWanted> {
-        segments
-            .iter()
-            .zip(drafts)
-            .map(|(s, d)| BrollWanted {
-                keyword: s.keyword.clone(),
-                text: s.text.clone(),
-                voice_file: s.voice_file.clone(),
-                wanted: d.media.is_none() && d.presenter.is_none(),
-            })
-            .collect()
-    }
-}
-
-/// The scenes' B-roll picked and fetched (`None` where a scene wants none or none was found):
-/// it needs no timing, only the scenes' words.
-fn fetch_broll(
-    providers: &Providers,
-    folders: &Folders,
-    scenes: &[BrollWanted],
-) -> Result<Vec<Option<Fetched>>, JobFailure> {
-    let queries: Vec<SceneQuery<'_>> = scenes
-        .iter()
-        .map(|s| SceneQuery {
-            keyword: &s.keyword,
-            text: &s.text,
-            wanted: s.wanted,
-        })
-        .collect();
-    let picks = broll::pick_for_scenes(providers.broll.as_ref(), &queries);
-    scenes
-        .iter()
-        .zip(picks)
-        .map(|(scene, pick)| {
-            pick.map(|p| fetch_pick(providers, folders, &scene.voice_file, p))
-                .transpose()
-        })
-        .collect()
-}
-
-/// The scenes' inline media (its trim needs the scene's length), then their fetched B-roll.
-fn apply_visuals(
-    providers: &Providers,
-    folders: &Folders,
-    segments: &mut [Segment],
-    drafts: &[SceneDraft],
-    fetched: Vec<Option<Fetched>>,
-) -> Result<(), JobFailure> {
     for (seg, draft) in segments.iter_mut().zip(drafts) {
         if let Some(media) = &draft.media {
             apply_inline(providers, folders, seg, media)?;
         }
     }
-    for (seg, fetched) in segments.iter_mut().zip(fetched) {
-        if let Some(fetched) = fetched {
-            apply_fetched(seg, fetched);
+    let queries: Vec<SceneQuery<'_>> = segments
+        .iter()
+        .zip(drafts)
+        .map(|(s, d)| SceneQuery {
+            keyword: &s.keyword,
+            text: &s.text,
+            wanted: d.media.is_none() && d.presenter.is_none(),
+        })
+        .collect();
+    let picks = broll::pick_for_scenes(providers.broll.as_ref(), &queries);
+    for (seg, pick) in segments.iter_mut().zip(picks) {
+        if let Some(pick) = pick {
+            apply_pick(providers, folders, seg, pick)?;
         }
     }
     Ok(())
@@ -658,50 +575,31 @@ fn apply_inline(
     Ok(())
 }
 
-/// A scene's B-roll pick, fetched before the scene's timing is known ([`fetch_pick`]); what
-/// the scene takes from it once it is ([`apply_fetched`]).
-enum Fetched {
-    /// A procedural background, drawn at render time.
-    Procedural {
-        style: String,
-        seed: u64,
-        title: String,
-    },
-    /// The download failed: a procedural gradient instead.
-    Unavailable,
-    /// A library or stock file, stored in the video folder and published as `file`.
-    Stored {
-        item: Box<BrollItem>,
-        provider: BrollSource,
-        file: String,
-        media_url: String,
-        thumb_url: String,
-        subject: Option<Subject>,
-    },
-}
-
-/// Fetches a B-roll pick for the scene whose files are named after `voice_file`: library and
-/// stock files are copied into the video folder and published (with a clip's poster frame);
-/// procedural backgrounds are drawn at render time.
-fn fetch_pick(
+/// Sets a scene's background from a B-roll pick: library and stock files are copied into the
+/// video folder and published; procedural backgrounds are drawn at render time.
+fn apply_pick(
     providers: &Providers,
     folders: &Folders,
-    voice_file: &str,
+    seg: &mut Segment,
     pick: Pick,
-) -> Result<Fetched, JobFailure> {
+) -> Result<(), JobFailure> {
     let item = pick.item;
     if let Some((style, seed)) = &item.procedural {
-        return Ok(Fetched::Procedural {
+        seg.background = Background::Procedural {
             style: style.clone(),
             seed: *seed,
-            title: item.title.clone(),
-        });
+        };
+        seg.broll_source = Some(BrollSource::Procedural);
+        seg.visual = item.title.clone();
+        return Ok(());
     }
     let bytes = match providers.broll.download(&item) {
         Ok(b) => b,
         Err(e) => {
             tracing::warn!(error = %e, id = %item.id, "B-roll download failed; procedural background");
-            return Ok(Fetched::Unavailable);
+            seg.broll_source = Some(BrollSource::Procedural);
+            seg.visual = "Procedural gradient background".into();
+            return Ok(());
         }
     };
     let ext = match (item.kind, MediaKind::sniff(&bytes)) {
@@ -709,16 +607,20 @@ fn fetch_pick(
         (MediaKind::Image, Some((MediaKind::Image, ext))) => ext,
         (MediaKind::Image, _) => "jpg",
     };
-    let file = format!("{voice_file}_broll.{ext}");
+    let file = format!("{}_broll.{ext}", seg.voice_file);
     foundation::files::write_atomic(&folders.dir.join(&file), &bytes)
         .map_err(JobFailure::internal)?;
     folders.publish(&file).map_err(JobFailure::internal)?;
-    let media_url = folders.url(&file);
+    seg.media_url = folders.url(&file);
+    seg.broll_url = seg.media_url.clone();
+    seg.media_type = Some(item.kind);
+    seg.visual = item.title.clone();
+    seg.broll_source = Some(pick.provider);
     // Thumbnail: the image itself, or the clip's poster frame.
     let thumb_url = match (&item.local_thumb, item.kind) {
-        (_, MediaKind::Image) => media_url.clone(),
+        (_, MediaKind::Image) => seg.media_url.clone(),
         (Some(local), MediaKind::Video) => {
-            let tf = format!("{voice_file}_broll_thumb.jpg");
+            let tf = format!("{}_broll_thumb.jpg", seg.voice_file);
             match std::fs::read(local) {
                 Ok(b) => {
                     foundation::files::write_atomic(&folders.public.join(&tf), &b)
@@ -730,48 +632,6 @@ fn fetch_pick(
         }
         (None, MediaKind::Video) => item.thumbnail_url.clone(),
     };
-    let subject = match item.kind {
-        MediaKind::Video => None,
-        MediaKind::Image => placement::subject_of_picture(&bytes, item.focus),
-    };
-    Ok(Fetched::Stored {
-        item: Box::new(item),
-        provider: pick.provider,
-        file,
-        media_url,
-        thumb_url,
-        subject,
-    })
-}
-
-/// Sets a scene's background from its fetched pick; a clip is trimmed to the scene's length.
-fn apply_fetched(seg: &mut Segment, fetched: Fetched) {
-    let (item, provider, file, media_url, thumb_url, subject) = match fetched {
-        Fetched::Procedural { style, seed, title } => {
-            seg.background = Background::Procedural { style, seed };
-            seg.broll_source = Some(BrollSource::Procedural);
-            seg.visual = title;
-            return;
-        }
-        Fetched::Unavailable => {
-            seg.broll_source = Some(BrollSource::Procedural);
-            seg.visual = "Procedural gradient background".into();
-            return;
-        }
-        Fetched::Stored {
-            item,
-            provider,
-            file,
-            media_url,
-            thumb_url,
-            subject,
-        } => (item, provider, file, media_url, thumb_url, subject),
-    };
-    seg.media_url = media_url;
-    seg.broll_url = seg.media_url.clone();
-    seg.media_type = Some(item.kind);
-    seg.visual = item.title.clone();
-    seg.broll_source = Some(provider);
     seg.thumbnail_url = thumb_url.clone();
     seg.broll_thumbnail_url = thumb_url;
     seg.background = match item.kind {
@@ -787,10 +647,11 @@ fn apply_fetched(seg: &mut Segment, fetched: Fetched) {
             Background::Video { file }
         }
         MediaKind::Image => {
-            seg.background_subject = subject;
+            seg.background_subject = placement::subject_of_picture(&bytes, item.focus);
             Background::Image { file }
         }
     };
+    Ok(())
 }
 
 /// Fetches inline media through the guarded client, decodes it within limits and stores it as
@@ -860,77 +721,6 @@ mod tests {
             writer: None,
             music: Default::default(),
         }
-    }
-
-    /// A stock clip of `secs`, fetched and stored as `file`.
-    fn stored_clip(secs: f64, file: &str) -> Fetched {
-        Fetched::Stored {
-            item: Box::new(BrollItem {
-                id: "clip-1".into(),
-                kind: MediaKind::Video,
-                url: "https://stock.example/clip-1.mp4".into(),
-                thumbnail_url: "https://stock.example/clip-1.jpg".into(),
-                title: "Waves on a beach".into(),
-                source: "pexels".into(),
-                author: String::new(),
-                width: 720,
-                height: 1280,
-                duration: secs,
-                local: None,
-                local_thumb: None,
-                procedural: None,
-                score: 0.0,
-                focus: None,
-            }),
-            provider: BrollSource::Pexels,
-            file: file.into(),
-            media_url: format!("https://v.example/{file}"),
-            thumb_url: "https://stock.example/clip-1.jpg".into(),
-            subject: None,
-        }
-    }
-
-    #[test]
-    fn a_clip_fetched_before_its_scene_was_narrated_is_trimmed_to_the_narrated_length() {
-        // Fetched while the scene had no length yet; the narration then gave it 4.5 s.
-        let fetched = stored_clip(12.0, "v1_broll.mp4");
-        let mut seg = Segment {
-            duration: 4.5,
-            ..Segment::default()
-        };
-        apply_fetched(&mut seg, fetched);
-        assert_eq!(
-            seg.video_trim,
-            Some(VideoTrim {
-                start: 0.0,
-                end: 4.5
-            })
-        );
-        assert!(matches!(&seg.background, Background::Video { file } if file == "v1_broll.mp4"));
-        assert_eq!(seg.media_type, Some(MediaKind::Video));
-        assert_eq!(seg.broll_url, "https://v.example/v1_broll.mp4");
-        assert_eq!(seg.broll_source, Some(BrollSource::Pexels));
-        // A clip shorter than its scene plays whole.
-        let mut long = Segment {
-            duration: 20.0,
-            ..Segment::default()
-        };
-        apply_fetched(&mut long, stored_clip(12.0, "v2_broll.mp4"));
-        assert_eq!(
-            long.video_trim,
-            Some(VideoTrim {
-                start: 0.0,
-                end: 12.0
-            })
-        );
-    }
-
-    #[test]
-    fn a_pick_that_could_not_be_downloaded_leaves_a_procedural_background() {
-        let mut seg = Segment::default();
-        apply_fetched(&mut seg, Fetched::Unavailable);
-        assert_eq!(seg.broll_source, Some(BrollSource::Procedural));
-        assert!(seg.media_url.is_empty() && seg.video_trim.is_none());
     }
 
     fn recorded() -> Narration {

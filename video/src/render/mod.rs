@@ -81,35 +81,34 @@ pub fn give_back_free_memory() {
     }
 }
 
-/// Starts `work` on a thread of `scope` at the lowest scheduling priority (nice 19): for work
-/// that is not needed at once and should take only the cores the rest leaves idle.
+/// Runs `work` on a thread of its own at the lowest scheduling priority (nice 19), and
+/// returns its result (`None` if it panicked): for work that has until the end of a render to
+/// finish and should take only the cores the render leaves idle.
 ///
-/// - A render's soundtrack mix (`sound::Mix::new`: its loudness passes, about 1 CPU-s of a
-///   150-word video) runs this way beside the chunk walk, which keeps 2 cores only about 80 %
-///   busy between the x264 encoders' drains and the scenes' resolves. At the same priority it
-///   took its share from the encoders instead: end to end 9.58 s against 9.18 s at nice 19
-///   (median of 4 alternated runs each, 2026-12-02, 2 cores; nice 10 gave 9.29 s), then 9.38
-///   against 9.26 s and 9.50 against 9.27 s (4 and 5 runs), the 5-minute daemon render's peak
-///   memory unchanged (222 and 247 MB against 223 MB, `bench_memory.py`).
-/// - A new video's B-roll (`build::scenes`) is picked and fetched while its narration is
-///   spoken: the neural voice keeps 2 cores about 75 % busy.
-///
-/// Only such work runs here: threads a thread starts inherit its priority, so a thread that
-/// starts GStreamer's (whose pools may later lend them to a chunk's muxer) must not. Without
-/// privilege a thread cannot raise its priority again, so this one ends with `work`. Under
-/// load from other jobs the work waits for their idle time, at worst until its caller has
-/// nothing else to do and joins it.
-pub(crate) fn in_spare_time<'scope, T: Send + 'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    work: impl FnOnce() -> T + Send + 'scope,
-) -> std::thread::ScopedJoinHandle<'scope, T> {
-    scope.spawn(|| {
-        // Lowering one's own priority needs no privilege; where it fails anyway, the work
-        // runs at the caller's.
-        if let Err(e) = rustix::process::setpriority_process(None, SPARE_TIME_NICE) {
-            tracing::debug!(error = %e, "could not lower a thread's priority");
-        }
-        work()
+/// The soundtrack's mix (`sound::Mix::new`: its loudness passes, about 1 CPU-s of a 150-word
+/// video) runs this way beside the chunk walk, which keeps 2 cores only about 80 % busy
+/// between the x264 encoders' drains and the scenes' resolves. At the same priority it took
+/// its share from the encoders instead: end to end 9.58 s against 9.18 s at nice 19 (median
+/// of 4 alternated runs each, 2026-12-02, 2 cores; nice 10 gave 9.29 s), then 9.38 against
+/// 9.26 s and 9.50 against 9.27 s (4 and 5 runs), the 5-minute daemon render's peak memory
+/// unchanged (222 and 247 MB against 223 MB, `bench_memory.py`). Only the mix runs
+/// here: threads a thread starts inherit its priority, and the soundtrack's encode starts
+/// GStreamer threads that its pools may later lend to a chunk's muxer. Without privilege a thread
+/// cannot raise its priority again, so this one ends with `work`. Under load from other renders the mix
+/// waits for their idle time, at worst until this render's walk ends.
+pub(crate) fn in_spare_time<T: Send>(work: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                // Lowering one's own priority needs no privilege; where it fails anyway, the
+                // work runs at the caller's.
+                if let Err(e) = rustix::process::setpriority_process(None, SPARE_TIME_NICE) {
+                    tracing::debug!(error = %e, "could not lower a thread's priority");
+                }
+                work()
+            })
+            .join()
+            .ok()
     })
 }
 
@@ -130,10 +129,7 @@ mod tests {
     #[test]
     fn spare_time_work_runs_at_the_lowest_priority_and_leaves_the_caller_s_alone() {
         let before = getpriority_process(None).unwrap();
-        let (result, nice) = std::thread::scope(|s| {
-            in_spare_time(s, || (6 * 7, getpriority_process(None).unwrap())).join()
-        })
-        .unwrap();
+        let (result, nice) = in_spare_time(|| (6 * 7, getpriority_process(None).unwrap())).unwrap();
         assert_eq!(result, 42);
         assert_eq!(nice, SPARE_TIME_NICE, "the work ran at nice {nice}");
         assert_eq!(
@@ -144,9 +140,7 @@ mod tests {
     }
 
     #[test]
-    fn spare_time_work_that_panics_is_an_error_to_its_joiner() {
-        let joined =
-            std::thread::scope(|s| in_spare_time(s, || -> u8 { panic!("mixing failed") }).join());
-        assert!(joined.is_err());
+    fn spare_time_work_that_panics_is_none() {
+        assert_eq!(in_spare_time(|| -> u8 { panic!("mixing failed") }), None);
     }
 }

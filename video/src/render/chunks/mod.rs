@@ -266,8 +266,8 @@ impl Render<'_> {
         if path.is_file() {
             return Ok(path);
         }
-        let mix = std::thread::scope(|scope| super::in_spare_time(scope, sound.mix).join())
-            .map_err(|_| encode_failed("the mixing thread panicked"))?
+        let mix = super::in_spare_time(sound.mix)
+            .ok_or_else(|| encode_failed("the mixing thread panicked"))?
             .map_err(Failure::Input)?;
         let (rate, channels) = (mix.rate(), mix.channels());
         // Trial encodes go beside the cache entry, which appears only once under the ceiling.
