@@ -91,11 +91,13 @@ pub fn give_back_free_memory() {
 /// its share from the encoders instead: end to end 9.58 s against 9.18 s at nice 19 (median
 /// of 4 alternated runs each, 2026-12-02, 2 cores; nice 10 gave 9.29 s), then 9.38 against
 /// 9.26 s and 9.50 against 9.27 s (4 and 5 runs), the 5-minute daemon render's peak memory
-/// unchanged (222 and 247 MB against 223 MB, `bench_memory.py`). Only the mix runs
-/// here: threads a thread starts inherit its priority, and the soundtrack's encode starts
-/// GStreamer threads that its pools may later lend to a chunk's muxer. Without privilege a thread
-/// cannot raise its priority again, so this one ends with `work`. Under load from other renders the mix
-/// waits for their idle time, at worst until this render's walk ends.
+/// unchanged (222 and 247 MB against 223 MB, `bench_memory.py`).
+///
+/// Only the mix runs here, not the soundtrack's encode: threads a thread starts inherit its
+/// priority, and the encode starts GStreamer threads that its pools may later lend to a
+/// chunk's muxer. Without privilege a thread cannot raise its priority again, so this one
+/// ends with `work`. Under load from other renders the mix waits for their idle time, at
+/// worst until this render's walk ends.
 ///
 /// Tried this way and not kept: a new video's B-roll picked and fetched beside its narration.
 /// The build of a 3-minute script took 6.8–7.1 s against 7.3–7.6 s, but peaked at 349–352 MB

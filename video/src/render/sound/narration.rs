@@ -13,7 +13,8 @@ use foundation::document::VideoDocument;
 use foundation::error::Code;
 use foundation::jobs::JobFailure;
 
-/// A mono signal that can be read from its start any number of times.
+/// A mono signal that can be read from its start any number of times; a mix of it is made
+/// on a thread of its own (`render::in_spare_time`), hence `Send`.
 pub trait Replay: Send + Sync {
     /// A reader from the start (mono).
     fn open(&self) -> Box<dyn Signal + '_>;
