@@ -174,13 +174,11 @@ pub fn assemble(
     let n = drafts.len();
     let mut drafts = drafts;
     let mut spoken = 0.0;
+    let speaking = Speaking(providers.voice.as_ref());
     for (i, (seg, draft)) in segments.iter_mut().zip(&mut drafts).enumerate() {
         let (narration, note) = match draft.narration.take() {
             Some(recorded) => (recorded, "Cutting the narration into scenes"),
-            None => (
-                speak(providers.voice.as_ref(), &doc, seg, i)?,
-                "Recording the narration",
-            ),
+            None => (speaking.speak(&doc, seg, i)?, "Recording the narration"),
         };
         spoken += narration.duration();
         if spoken > goal.max_narration_secs {
@@ -193,7 +191,7 @@ pub fn assemble(
     }
     times.voice += t.elapsed();
     // The narration is done: the voice's memory goes back before the visuals are made.
-    providers.voice.release();
+    drop(speaking);
 
     let t = Instant::now();
     progress(4, 0.75, "Choosing the visuals");
@@ -302,23 +300,39 @@ fn new_segment(i: usize, draft: &SceneDraft, dir: &Direction, doc: &VideoDocumen
 }
 
 /// The voice speaks scene `i`'s text; the scene's narrator names the voice that spoke.
-fn speak(
-    voice: &dyn VoiceProvider,
-    doc: &VideoDocument,
-    seg: &mut Segment,
-    i: usize,
-) -> Result<Narration, JobFailure> {
-    let voice_id = scene_voice(voice, doc, seg);
-    if !seg.narrator.voice_id.is_empty() {
-        seg.narrator.voice_id = voice_id.clone();
+/// A voice in use: its [`VoiceProvider::release`] runs when this is dropped, so the memory a
+/// narration loaded (Piper's worker, about 240 MB) goes back however the narration ends — also
+/// when a scene fails to speak or the narration runs too long, and after the editor's one-scene
+/// `revoice` and `add_scene`, which left the worker running beside the daemon until the next
+/// build (the next of several one-scene edits loads the model again: about 0.3 s on 2 cores).
+struct Speaking<'a>(&'a dyn VoiceProvider);
+
+impl Speaking<'_> {
+    /// Speaks scene `i`'s text with the voice the build picks for it.
+    fn speak(
+        &self,
+        doc: &VideoDocument,
+        seg: &mut Segment,
+        i: usize,
+    ) -> Result<Narration, JobFailure> {
+        let voice_id = scene_voice(self.0, doc, seg);
+        if !seg.narrator.voice_id.is_empty() {
+            seg.narrator.voice_id = voice_id.clone();
+        }
+        self.0.synthesize(&seg.text, &voice_id).map_err(|e| {
+            JobFailure::new(
+                Code::SceneBuildFailed,
+                format!("The narration of scene {} could not be synthesised.", i + 1),
+            )
+            .because(e)
+        })
     }
-    voice.synthesize(&seg.text, &voice_id).map_err(|e| {
-        JobFailure::new(
-            Code::SceneBuildFailed,
-            format!("The narration of scene {} could not be synthesised.", i + 1),
-        )
-        .because(e)
-    })
+}
+
+impl Drop for Speaking<'_> {
+    fn drop(&mut self) {
+        self.0.release();
+    }
 }
 
 /// The narration passed its bound at scene `at` of `n`: the voice stops there.
@@ -353,7 +367,7 @@ pub fn revoice(
 ) -> Result<(), JobFailure> {
     let folders = Folders::of(settings, doc);
     let mut seg = doc.segments[index].clone();
-    let narration = speak(voice, doc, &mut seg, index)?;
+    let narration = Speaking(voice).speak(doc, &mut seg, index)?;
     let file = format!("{}_voice_{}.wav", seg.voice_file, ids::file_token());
     publish_narration(&folders, &mut seg, narration, &file)?;
     doc.segments[index] = seg;
@@ -402,7 +416,7 @@ pub fn add_scene(
         seg.narrator.name = name.clone();
     }
     let folders = Folders::of(settings, doc);
-    let narration = speak(providers.voice.as_ref(), doc, &mut seg, at)?;
+    let narration = Speaking(providers.voice.as_ref()).speak(doc, &mut seg, at)?;
     let file = format!("{}.wav", seg.voice_file);
     publish_narration(&folders, &mut seg, narration, &file)?;
     let mut one = [seg];
@@ -706,6 +720,7 @@ pub(crate) fn seed_of(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build::voice::VoiceError;
 
     fn doc(faceless: bool) -> VideoDocument {
         VideoDocument {
@@ -844,6 +859,74 @@ mod tests {
         let sidecar = std::fs::read(folders.public.join("vabc_words.json")).unwrap();
         let words: Vec<typography::TimedWord> = serde_json::from_slice(&sidecar).unwrap();
         assert_eq!(words, seg.words);
+    }
+
+    /// A voice that speaks every text as 0.1 s of silence (or fails, when `fails`) and counts
+    /// the times its memory was given back.
+    #[derive(Default)]
+    struct Counting {
+        fails: bool,
+        released: std::sync::atomic::AtomicUsize,
+    }
+
+    impl VoiceProvider for Counting {
+        fn synthesize(&self, _: &str, _: &str) -> Result<Narration, VoiceError> {
+            match self.fails {
+                true => Err(VoiceError::Synthesis("the model is broken".into())),
+                false => Ok(recorded()),
+            }
+        }
+        fn voices(&self) -> Vec<crate::build::voice::VoiceInfo> {
+            Vec::new()
+        }
+        fn release(&self) {
+            self.released
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_revoiced_scene_gives_the_voice_back_whether_it_spoke_or_failed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let settings = foundation::config::Config {
+            data_dir: tmp.path().to_owned(),
+            ..foundation::config::Config::default()
+        }
+        .finish("127.0.0.1:1".parse().unwrap())
+        .unwrap();
+        let mut d = doc(false);
+        d.segments = vec![Segment {
+            voice_file: "vabc".into(),
+            text: "Hello there.".into(),
+            ..Segment::default()
+        }];
+        let folders = Folders::of(&settings, &d);
+        std::fs::create_dir_all(&folders.dir).unwrap();
+        std::fs::create_dir_all(&folders.public).unwrap();
+        let released = |v: &Counting| v.released.load(std::sync::atomic::Ordering::SeqCst);
+
+        let speaks = Counting::default();
+        revoice(&settings, &speaks, &mut d, 0).unwrap();
+        assert!((d.segments[0].duration - 0.1).abs() < 1e-9);
+        assert_eq!(released(&speaks), 1);
+
+        let fails = Counting {
+            fails: true,
+            ..Counting::default()
+        };
+        let before = serde_json::to_value(&d.segments).unwrap();
+        let e = revoice(&settings, &fails, &mut d, 0).unwrap_err();
+        assert_eq!(e.code, Code::SceneBuildFailed);
+        assert_eq!(
+            released(&fails),
+            1,
+            "a failed narration gives the voice back too"
+        );
+        assert_eq!(
+            serde_json::to_value(&d.segments).unwrap(),
+            before,
+            "a failed narration changes nothing"
+        );
     }
 
     #[test]

@@ -159,10 +159,8 @@ pub fn build_document(
         output_type: req.output_type,
         max_narration_secs: script::max_narration_secs(req.source, req.video_length),
     };
-    let doc = scenes::assemble(settings, providers, doc, drafts, goal, progress, &mut times);
-    // The narration is done: the render that follows gets the voice's memory.
-    providers.voice.release();
-    let doc = doc?;
+    // Assembly gives the voice's memory back once the narration is done, whatever the outcome.
+    let doc = scenes::assemble(settings, providers, doc, drafts, goal, progress, &mut times)?;
     times.total = started.elapsed();
     Ok((doc, times))
 }
