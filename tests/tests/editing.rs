@@ -1493,6 +1493,34 @@ async fn reorder_and_delete_keep_each_scenes_files_renumber_ids_and_undo_restore
 }
 
 #[tokio::test]
+async fn the_neural_voice_s_child_ends_after_a_revoice_and_an_added_scene() {
+    let d = Daemon::start(BIN, &[("REELSMITH__VOICE__PROVIDER", "piper")]);
+    let (id, review, scenes) = scene_video(&d).await;
+    let narrator = &d.scene_tree(&id).await["segments"][0]["narrator"]["voice_id"];
+    assert_eq!(narrator, "en_US-joe-medium", "the neural voice speaks");
+    let none = Vec::<String>::new();
+    assert_eq!(crate::scenes::children(d.pid()), none, "after the build");
+    let h = History::of(&review);
+    let (c, v) = h.post("revoice", json!({ "voice_file": scenes[0] })).await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        crate::scenes::children(d.pid()),
+        none,
+        "the worker ends with the revoice"
+    );
+    let text = "Rivers carve canyons one grain of sand at a time.";
+    let (c, v) = h
+        .post("add", json!({ "after": scenes[0], "text": text }))
+        .await;
+    assert_eq!(c, 200, "{v}");
+    assert_eq!(
+        crate::scenes::children(d.pid()),
+        none,
+        "the worker ends with the added scene"
+    );
+}
+
+#[tokio::test]
 async fn adding_a_scene_speaks_its_text_picks_its_visual_and_undo_removes_it() {
     let d = Daemon::start(BIN, &[]);
     let (id, review, scenes) = scene_video(&d).await;

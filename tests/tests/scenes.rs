@@ -905,7 +905,7 @@ fn maps_the_voice_runtime(pid: u32) -> bool {
 }
 
 /// The live children of a process, from every thread's list.
-fn children(pid: u32) -> Vec<String> {
+pub(crate) fn children(pid: u32) -> Vec<String> {
     std::fs::read_dir(format!("/proc/{pid}/task"))
         .unwrap()
         .filter_map(Result::ok)
