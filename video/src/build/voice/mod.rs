@@ -92,9 +92,9 @@ pub trait VoiceProvider: Send + Sync {
     /// The voices this provider offers.
     fn voices(&self) -> Vec<VoiceInfo>;
 
-    /// Gives back what the engine holds between uses (a neural model): called when a video's
-    /// narration is done, so the render that follows has the memory. The next synthesis loads
-    /// it again.
+    /// Gives back what the engine holds between uses (a neural model): called when a narration
+    /// is done (a video's, or one scene's in the editor), whether it succeeded or failed, so the
+    /// render that follows has the memory. The next synthesis loads it again.
     fn release(&self) {}
 
     /// The voice to use for a narrator: `requested` when this provider offers it (case-
