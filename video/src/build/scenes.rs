@@ -299,16 +299,16 @@ fn new_segment(i: usize, draft: &SceneDraft, dir: &Direction, doc: &VideoDocumen
     seg
 }
 
-/// The voice speaks scene `i`'s text; the scene's narrator names the voice that spoke.
 /// A voice in use: its [`VoiceProvider::release`] runs when this is dropped, so the memory a
-/// narration loaded (Piper's worker, about 240 MB) goes back however the narration ends — also
-/// when a scene fails to speak or the narration runs too long, and after the editor's one-scene
-/// `revoice` and `add_scene`, which left the worker running beside the daemon until the next
-/// build (the next of several one-scene edits loads the model again: about 0.3 s on 2 cores).
+/// narration loaded (Piper's worker: 222 MB after one scene) goes back however the narration
+/// ends, also when a scene fails to speak or the narration runs too long. The editor's
+/// one-scene `revoice` and `add_scene` used to leave the worker beside the daemon until the next
+/// build, through any render in between; now the next of several one-scene edits loads the
+/// model again (0.69 s on a slow 2-core machine, 2026-12-02).
 struct Speaking<'a>(&'a dyn VoiceProvider);
 
 impl Speaking<'_> {
-    /// Speaks scene `i`'s text with the voice the build picks for it.
+    /// The voice speaks scene `i`'s text; the scene's narrator names the voice that spoke.
     fn speak(
         &self,
         doc: &VideoDocument,
@@ -871,10 +871,10 @@ mod tests {
 
     impl VoiceProvider for Counting {
         fn synthesize(&self, _: &str, _: &str) -> Result<Narration, VoiceError> {
-            match self.fails {
-                true => Err(VoiceError::Synthesis("the model is broken".into())),
-                false => Ok(recorded()),
+            if self.fails {
+                return Err(VoiceError::Synthesis("the model is broken".into()));
             }
+            Ok(recorded())
         }
         fn voices(&self) -> Vec<crate::build::voice::VoiceInfo> {
             Vec::new()
