@@ -9,8 +9,8 @@ use compositor::frame::FRAME_BYTES;
 use compositor::geom::PreviewRect;
 use compositor::media::convert::I420Layout;
 use compositor::media::{
-    AudioTrack, ChunkFile, ClipDecoder, EncodeSettings, EncoderChoice, FrameSource, encode_audio,
-    encode_mp4, encode_video, join_mp4, probe_clip,
+    AudioTrack, ChunkEncoder, ChunkFile, ClipDecoder, EncodeSettings, EncoderChoice, FrameSource,
+    encode_audio, encode_mp4, encode_video, join_mp4, probe_clip,
 };
 use compositor::plan::{
     Background, CaptionChunk, Clip, Narrator, Palette, ProceduralStyle, ScenePlan, TimedWord,
@@ -85,14 +85,39 @@ fn tone(seconds: f64) -> AudioTrack {
     }
 }
 
+/// How [`chunked`] encodes its chunks.
+#[derive(Clone, Copy)]
+enum Encoders {
+    /// An encoder of its own per chunk ([`encode_video`]).
+    Apart,
+    /// One [`ChunkEncoder`] for all, fed last chunk first, as the render's walk feeds it.
+    KeptLastFirst,
+}
+
 /// Encodes frames `0 .. total` as chunks cut at `cuts` and joins them.
-fn chunked(dir: &Path, (width, height): (u32, u32), cuts: &[u64], total: u64) -> PathBuf {
+fn chunked(dir: &Path, size: (u32, u32), cuts: &[u64], total: u64) -> PathBuf {
+    chunked_by(Encoders::Apart, dir, size, cuts, total)
+}
+
+fn chunked_by(
+    encoders: Encoders,
+    dir: &Path,
+    (width, height): (u32, u32),
+    cuts: &[u64],
+    total: u64,
+) -> PathBuf {
     let mut bounds = vec![0];
     bounds.extend_from_slice(cuts);
     bounds.push(total);
-    let chunks: Vec<ChunkFile> = bounds
+    let settings = settings(width, height);
+    let mut kept = match encoders {
+        Encoders::Apart => None,
+        Encoders::KeptLastFirst => Some(ChunkEncoder::open(&settings, FPS).unwrap()),
+    };
+    let mut chunks: Vec<ChunkFile> = bounds
         .windows(2)
         .enumerate()
+        .rev()
         .map(|(i, w)| {
             let path = dir.join(format!("chunk{i}.mp4"));
             let source = Counter {
@@ -100,8 +125,11 @@ fn chunked(dir: &Path, (width, height): (u32, u32), cuts: &[u64], total: u64) ->
                 height,
                 frames: w[0]..w[1],
             };
-            let report =
-                encode_video(&source, &settings(width, height), &path, &mut |_, _| {}).unwrap();
+            let report = match kept.as_mut() {
+                Some(encoder) => encoder.encode(&source, &path, &mut |_, _| {}),
+                None => encode_video(&source, &settings, &path, &mut |_, _| {}),
+            };
+            let report = report.unwrap();
             assert_eq!(report.frames, w[1] - w[0]);
             assert!(report.audio_encoder.is_none());
             ChunkFile {
@@ -111,10 +139,14 @@ fn chunked(dir: &Path, (width, height): (u32, u32), cuts: &[u64], total: u64) ->
             }
         })
         .collect();
+    chunks.reverse();
+    if let Some(encoder) = kept {
+        encoder.finish().unwrap();
+    }
     let out = dir.join("joined.mp4");
     let audio = dir.join("audio.mp4");
     let tone = tone(total as f64 / f64::from(FPS));
-    encode_audio(&tone, (total, FPS), &settings(width, height), &audio).unwrap();
+    encode_audio(&tone, (total, FPS), &settings, &audio).unwrap();
     let report = join_mp4(&chunks, FPS, &audio, &out).unwrap();
     assert_eq!((report.chunks, report.frames), (chunks.len(), total));
     out
@@ -130,9 +162,64 @@ fn num(v: &serde_json::Value) -> f64 {
 #[test]
 fn joined_chunks_show_every_frame_at_its_time_with_the_audio_in_sync() {
     let dir = scratch("join");
-    let total = 95;
-    let out = chunked(&dir, (192, 128), &[31, 32, 70], total);
-    let probe = crate::ffprobe(&out, true);
+    let out = chunked(&dir, (192, 128), &[31, 32, 70], 95);
+    every_frame_at_its_time(&out, 95);
+}
+
+/// One encoder kept open across the chunks (the walk's way, last chunk first) makes chunks
+/// that each decode alone, a one-frame chunk among them, and join as chunks encoded apart do.
+#[test]
+fn chunks_of_one_kept_encoder_join_with_every_frame_at_its_time() {
+    let dir = scratch("kept");
+    let out = chunked_by(Encoders::KeptLastFirst, &dir, (192, 128), &[31, 32, 70], 95);
+    every_frame_at_its_time(&out, 95);
+    for (i, frames) in [(0, 31), (1, 1), (2, 38), (3, 25)] {
+        let chunk = dir.join(format!("chunk{i}.mp4"));
+        let probe = crate::ffprobe(&chunk, true);
+        assert_eq!(num(&probe["streams"][0]["nb_read_frames"]), frames as f64);
+        assert_eq!(num(&probe["streams"][0]["start_time"]), 0.0, "chunk {i}");
+    }
+}
+
+/// A kept encoder dropped unfinished (a render that failed between or within chunks) still
+/// puts the chunks whose frames were all handed over in place, and leaves nothing of the one
+/// whose frames were not.
+#[test]
+fn a_dropped_kept_encoder_keeps_whole_chunks_and_leaves_no_part() {
+    let dir = scratch("dropped");
+    let (width, height) = (128, 96);
+    let mut encoder = ChunkEncoder::open(&settings(width, height), FPS).unwrap();
+    let whole = dir.join("whole.mp4");
+    let source = Counter {
+        width,
+        height,
+        frames: 0..20,
+    };
+    encoder.encode(&source, &whole, &mut |_, _| {}).unwrap();
+    // The next chunk stops after 5 of its 20 frames: its progress callback unwinds.
+    let cut = dir.join("cut.mp4");
+    let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let source = Counter {
+            width,
+            height,
+            frames: 20..40,
+        };
+        let _ = encoder.encode(&source, &cut, &mut |done, _| assert!(done < 5));
+    }));
+    assert!(stopped.is_err());
+    drop(encoder);
+    let probe = crate::ffprobe(&whole, true);
+    assert_eq!(num(&probe["streams"][0]["nb_read_frames"]), 20.0);
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(left, ["whole.mp4"]);
+}
+
+/// Every frame of `out` (`total` of them) decodes at its own time, the audio beside it.
+fn every_frame_at_its_time(out: &Path, total: u64) {
+    let probe = crate::ffprobe(out, true);
     let streams = probe["streams"].as_array().unwrap();
     let video = streams.iter().find(|s| s["codec_type"] == "video").unwrap();
     let audio = streams.iter().find(|s| s["codec_type"] == "audio").unwrap();
@@ -152,13 +239,16 @@ fn joined_chunks_show_every_frame_at_its_time_with_the_audio_in_sync() {
     );
 
     // Every frame decodes at its own time: read the index each one shows.
-    let info = probe_clip(&out).unwrap();
-    let mut decoder = ClipDecoder::open(&out, &info, 192, 128).unwrap();
+    let info = probe_clip(out).unwrap();
+    let (width, height) = (info.width, info.height);
+    let mut decoder = ClipDecoder::open(out, &info, width, height).unwrap();
     for k in 0..total {
         let frame = decoder
             .frame_at((k as f64 + 0.25) / f64::from(FPS))
             .unwrap();
-        let got = frame.with_pixels(|px, _| read_index(px, 192)).unwrap();
+        let got = frame
+            .with_pixels(|px, _| read_index(px, width as usize))
+            .unwrap();
         assert_eq!(got, k, "frame {k} of the joined file");
     }
 }

@@ -58,6 +58,10 @@ pub struct Picture<'a> {
     pub planes: [&'a [u8]; 3],
     /// Bytes per row of each plane.
     pub strides: [usize; 3],
+    /// Whether x264 must make this picture an IDR frame: a stream that goes on across it
+    /// then falls into parts that each decode alone (x264's GOPs are closed, so no frame
+    /// after it refers to one before it, and every frame shown before it is coded before it).
+    pub idr: bool,
 }
 
 /// One encoded frame, borrowed from the encoder until its next call.
@@ -185,6 +189,7 @@ impl Encoder {
                 planes.as_ptr(),
                 strides.as_ptr(),
                 pts,
+                c_int::from(picture.idr),
                 &mut packet,
             )
         };
@@ -203,6 +208,7 @@ impl Encoder {
                     self.raw.as_ptr(),
                     std::ptr::null(),
                     std::ptr::null(),
+                    0,
                     0,
                     &mut packet,
                 )
@@ -351,6 +357,7 @@ mod ffi {
             planes: *const *const u8,
             strides: *const c_int,
             pts: i64,
+            idr: c_int,
             out: *mut RawPacket,
         ) -> c_int;
         pub(crate) fn rs_x264_delayed(shim: *mut Shim) -> c_int;
@@ -399,6 +406,11 @@ mod tests {
     }
 
     fn encode_all(frames: usize) -> Vec<(Vec<u8>, i64, i64, bool)> {
+        encode_with_idrs(frames, &[])
+    }
+
+    /// `frames` frames in one stream, each of `idrs` forced to be an IDR frame.
+    fn encode_with_idrs(frames: usize, idrs: &[usize]) -> Vec<(Vec<u8>, i64, i64, bool)> {
         let mut encoder = Encoder::open(&settings()).unwrap();
         let mut out = Vec::new();
         for i in 0..frames {
@@ -406,6 +418,7 @@ mod tests {
             let picture = Picture {
                 planes: [&y, &u, &v],
                 strides: [64, 32, 32],
+                idr: idrs.contains(&i),
             };
             if let Some(p) = encoder.encode(picture, i as i64 * 100).unwrap() {
                 out.push((p.data.to_vec(), p.pts, p.dts, p.keyframe));
@@ -428,6 +441,32 @@ mod tests {
         // Decoding order: DTS rises, and no frame decodes after it is shown.
         assert!(packets.windows(2).all(|w| w[0].2 < w[1].2));
         assert!(packets.iter().all(|p| p.2 <= p.1));
+    }
+
+    #[test]
+    fn a_forced_idr_cuts_the_stream_into_parts_coded_one_after_the_other() {
+        // Frames 0..23 and 23..50 of one stream, the second part starting on a forced IDR
+        // where x264 alone would have put a B-frame.
+        let packets = encode_with_idrs(50, &[23]);
+        assert_eq!(packets.len(), 50);
+        let cut = 23 * 100;
+        let first_of_second = packets.iter().position(|p| p.1 >= cut).unwrap();
+        assert_eq!(
+            first_of_second, 23,
+            "every frame shown before the cut is coded before it"
+        );
+        assert_eq!(packets[first_of_second].1, cut);
+        assert!(
+            packets[first_of_second].3,
+            "the second part starts on an IDR frame"
+        );
+        assert!(packets[first_of_second..].iter().all(|p| p.1 >= cut));
+        // Decoding times stand below the cut by as much as they stand below the stream's first
+        // frame: each part has the timing of a stream of its own.
+        assert_eq!(
+            packets[0].1 - packets[0].2,
+            cut - packets[first_of_second].2
+        );
     }
 
     #[test]
@@ -481,6 +520,7 @@ mod tests {
         let picture = Picture {
             planes: [&y[..64 * 47], &u, &v],
             strides: [64, 32, 32],
+            idr: false,
         };
         assert!(matches!(encoder.encode(picture, 0), Err(Error::Invalid(_))));
     }
@@ -492,6 +532,7 @@ mod tests {
         let picture = Picture {
             planes: [&y, &u, &v],
             strides: [usize::MAX / 2, 32, 32],
+            idr: false,
         };
         assert!(matches!(encoder.encode(picture, 0), Err(Error::Invalid(_))));
     }

@@ -157,10 +157,11 @@ int rs_x264_headers(rs_x264 *shim, const uint8_t **sps, int *sps_len, const uint
 }
 
 /* Hands x264 one I420 frame (or, with `planes` NULL, asks for a delayed one) and returns 1
- * with `out` set when an encoded frame came out, 0 when none did, and -1 on failure. x264
- * copies the picture before this returns. `out->data` stays valid until the next call. */
+ * with `out` set when an encoded frame came out, 0 when none did, and -1 on failure. With
+ * `idr` set, x264 must make the frame an IDR frame. x264 copies the picture before this
+ * returns. `out->data` stays valid until the next call. */
 int rs_x264_encode(rs_x264 *shim, const uint8_t *const *planes, const int *strides,
-                   int64_t pts, rs_x264_packet *out) {
+                   int64_t pts, int idr, rs_x264_packet *out) {
     x264_picture_t in;
     x264_picture_t encoded;
     x264_nal_t *nal = NULL;
@@ -174,7 +175,7 @@ int rs_x264_encode(rs_x264 *shim, const uint8_t *const *planes, const int *strid
             in.img.plane[i] = (uint8_t *)planes[i];
             in.img.i_stride[i] = strides[i];
         }
-        in.i_type = X264_TYPE_AUTO;
+        in.i_type = idr ? X264_TYPE_IDR : X264_TYPE_AUTO;
         in.i_pts = pts;
         input = &in;
     }

@@ -32,6 +32,7 @@ use gstreamer_video as gst_video;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::chunk_encoder::Message;
 use super::convert::{I420Layout, rgba_to_i420};
 use super::error::MediaError;
 use super::gst_util::{
@@ -470,14 +471,14 @@ pub fn encoder_identity(settings: &EncodeSettings) -> Result<String, MediaError>
 }
 
 /// Validated numbers for one encode.
-struct Job {
-    frame_count: u64,
-    fps: u32,
-    layout: I420Layout,
+pub(super) struct Job {
+    pub(super) frame_count: u64,
+    pub(super) fps: u32,
+    pub(super) layout: I420Layout,
 }
 
 impl Job {
-    fn validate(
+    pub(super) fn validate(
         frames: &dyn FrameSource,
         audio: Option<&AudioTrack>,
         settings: &EncodeSettings,
@@ -622,7 +623,9 @@ const HARDWARE_ENCODERS: &[&str] = &[
     "v4l2h264enc",
 ];
 
-fn choose_video_encoder(settings: &EncodeSettings) -> Result<(&'static str, bool), MediaError> {
+pub(super) fn choose_video_encoder(
+    settings: &EncodeSettings,
+) -> Result<(&'static str, bool), MediaError> {
     let software = || Ok((SOFTWARE_ENCODER, false));
     let candidates = settings.encoder.hardware_candidates();
     match settings.encoder {
@@ -742,7 +745,7 @@ fn probe_encoder(name: &str, width: u32, height: u32) -> Result<(), MediaError> 
 }
 
 /// Caps our converted frames carry: I420, BT.709 limited range, square pixels.
-fn i420_caps(width: u32, height: u32, fps: u32) -> Result<gst::Caps, MediaError> {
+pub(super) fn i420_caps(width: u32, height: u32, fps: u32) -> Result<gst::Caps, MediaError> {
     video_info(width, height, fps)?
         .to_caps()
         .map_err(|e| MediaError::pipeline("appsrc", e.to_string()))
@@ -771,7 +774,7 @@ fn h264_high_caps() -> gst::Caps {
 
 /// The caps of our encoder's output: AVC access units with their `avcC` record, and the
 /// size, rate and colour of the raw frames (`i420`) they were encoded from.
-fn h264_caps(i420: &gst::Caps, avc_config: &[u8]) -> Result<gst::Caps, MediaError> {
+pub(super) fn h264_caps(i420: &gst::Caps, avc_config: &[u8]) -> Result<gst::Caps, MediaError> {
     let raw = i420
         .structure(0)
         .ok_or_else(|| MediaError::pipeline("video-src", "raw caps without a structure"))?;
@@ -817,8 +820,9 @@ fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSetting
 /// times realtime. A host with more cores renders more videos at once (`render.workers`), each
 /// with an encoder of its own, so a render's memory counts there too (issue 40: at most 300 MB).
 ///
-/// One thread per encoder with two render lanes (`render.lanes`) keeps both cores busy across
-/// each chunk's start and drain: on a 150-word script the walk took 0.85–1.1 s less than one
+/// One thread per encoder with two render lanes (`render.lanes`) kept both cores busy across
+/// each chunk's start and drain (measured with an encoder per chunk, before the walk kept one
+/// open, `ChunkEncoder`): on a 150-word script the walk took 0.85–1.1 s less than one
 /// lane at two threads (3 alternated runs, 8.2–8.9 s against 9.3–9.9 s), and 0.3–0.6 s less
 /// than two lanes at two threads. But an encoder at one thread holds nearly as much as one at
 /// two (ffmpeg's libx264 on 300 of those frames peaked at 131 MB and 155 MB, on one frame at
@@ -828,7 +832,7 @@ fn configure_hardware(encoder: &gst::Element, fps: u32, settings: &EncodeSetting
 const X264_THREADS: u32 = 2;
 
 /// x264's frame threads for `settings`: theirs, or [`X264_THREADS`].
-fn x264_threads(settings: &EncodeSettings) -> u32 {
+pub(super) fn x264_threads(settings: &EncodeSettings) -> u32 {
     settings
         .threads
         .map_or(X264_THREADS, |n| n.min(u32::MAX as usize) as u32)
@@ -841,7 +845,7 @@ fn x264_threads(settings: &EncodeSettings) -> u32 {
 /// again by a full render, could differ from the cached one. Its AVX2 code does not, and it
 /// is what hosts without AVX-512 use anyway, so holding every AVX2 host to it also makes
 /// hosts with and without AVX-512 agree. It costs about 6 % of a render's wall time here.
-fn x264_asm() -> Option<&'static str> {
+pub(super) fn x264_asm() -> Option<&'static str> {
     #[cfg(target_arch = "x86_64")]
     {
         let avx2 = std::arch::is_x86_feature_detected!("avx2")
@@ -1041,20 +1045,7 @@ fn run_encode(
     tmp: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<StageTimes, MediaError> {
-    let pool = match settings.threads {
-        Some(n) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .thread_name(|i| format!("reelsmith-encode-{i}"))
-                .build()
-                .map_err(|e| MediaError::InvalidInput(format!("thread pool: {e}")))?,
-        ),
-        None => None,
-    };
-    let workers = pool
-        .as_ref()
-        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-    let window = (2 * workers).clamp(2, 64);
+    let (pool, window) = render_pool(settings)?;
 
     let software = (encoders.0 == SOFTWARE_ENCODER)
         .then(|| SoftwareEncoder::open(settings, job.fps, x264_threads(settings), x264_asm()))
@@ -1104,12 +1095,35 @@ fn run_encode(
     Ok(stages)
 }
 
+/// The rayon pool an encode renders on (`None`: the global one), and its window: how many
+/// frames are rendered at once, and may wait for the encoder.
+pub(super) fn render_pool(
+    settings: &EncodeSettings,
+) -> Result<(Option<rayon::ThreadPool>, usize), MediaError> {
+    let pool = match settings.threads {
+        Some(n) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("reelsmith-encode-{i}"))
+                .build()
+                .map_err(|e| MediaError::InvalidInput(format!("thread pool: {e}")))?,
+        ),
+        None => None,
+    };
+    let workers = pool
+        .as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+    Ok((pool, (2 * workers).clamp(2, 64)))
+}
+
 /// Where rendered frames go.
-enum FrameSink<'a> {
+pub(super) enum FrameSink<'a> {
     /// A hardware encoder's `appsrc`.
     AppSrc(&'a gst_app::AppSrc),
     /// The x264 thread's inbox.
     X264(SyncSender<gst::Buffer>),
+    /// The inbox of an x264 thread kept open across chunks (`chunk_encoder.rs`).
+    Chunks(SyncSender<Message>),
 }
 
 impl FrameSink<'_> {
@@ -1122,6 +1136,9 @@ impl FrameSink<'_> {
                 .map_err(|e| MediaError::pipeline("video-src", format!("push failed: {e:?}"))),
             FrameSink::X264(inbox) => inbox
                 .send(frame)
+                .map_err(|_| MediaError::pipeline("x264", "the encoder stopped")),
+            FrameSink::Chunks(inbox) => inbox
+                .send(Message::Frame(frame))
                 .map_err(|_| MediaError::pipeline("x264", "the encoder stopped")),
         }
     }
@@ -1138,6 +1155,8 @@ impl FrameSink<'_> {
                 drop(inbox);
                 Ok(())
             }
+            // The stream goes on with the next chunk.
+            FrameSink::Chunks(_) => Ok(()),
         }
     }
 }
@@ -1185,16 +1204,19 @@ const STOP_MESSAGE: &str = "reelsmith-stop";
 
 impl Drop for StopWatcher<'_> {
     fn drop(&mut self) {
-        let _ = self
-            .0
-            .post(gst::message::Application::new(gst::Structure::new_empty(
-                STOP_MESSAGE,
-            )));
+        post_stop(self.0);
     }
 }
 
+/// Asks whoever watches `bus` ([`watch_bus`]) to stop watching.
+pub(super) fn post_stop(bus: &gst::Bus) {
+    let _ = bus.post(gst::message::Application::new(gst::Structure::new_empty(
+        STOP_MESSAGE,
+    )));
+}
+
 /// Why [`watch_bus`] returned before end of stream.
-enum Unwatched {
+pub(super) enum Unwatched {
     /// A bus error (the pipeline is stopped).
     Failed(MediaError),
     /// The pushing side asked it to stop ([`StopWatcher`]).
@@ -1202,8 +1224,18 @@ enum Unwatched {
 }
 use Unwatched::{Failed, Stopped};
 
+impl Unwatched {
+    /// Why pipeline `name` ended without finishing.
+    pub(super) fn into_error(self, name: &str) -> MediaError {
+        match self {
+            Failed(e) => e,
+            Stopped => MediaError::pipeline(name, "stopped before its end"),
+        }
+    }
+}
+
 /// Waits for EOS; on an error, stops the pipeline (unblocking any `push_buffer`) and returns it.
-fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), Unwatched> {
+pub(super) fn watch_bus(bus: &gst::Bus, pipeline: &gst::Pipeline) -> Result<(), Unwatched> {
     for msg in bus.iter_timed(gst::ClockTime::NONE) {
         match msg.view() {
             gst::MessageView::Eos(_) => return Ok(()),
@@ -1365,7 +1397,7 @@ thread_local! {
     static RGBA_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn push_everything(
+pub(super) fn push_everything(
     job: &Job,
     frames: &dyn FrameSource,
     mut feed: Option<AudioFeed<'_>>,

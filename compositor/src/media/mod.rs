@@ -14,6 +14,7 @@
 //! Every pipeline is torn down to `Null` on every exit path, and every failure (a bus error, a
 //! missing plugin, bad input) comes back as a typed [`MediaError`], never a panic.
 
+mod chunk_encoder;
 mod clip;
 pub mod convert;
 mod decode;
@@ -23,6 +24,7 @@ mod gst_util;
 mod join;
 mod x264_thread;
 
+pub use chunk_encoder::ChunkEncoder;
 pub use clip::{
     ClipDecoder, ClipFrame, ClipInfo, ClipPixels, YuvColour, YuvPlanes, cover_crop, probe_clip,
 };

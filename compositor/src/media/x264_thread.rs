@@ -100,29 +100,11 @@ impl SoftwareEncoder {
         out: &gst_app::AppSrc,
         layout: I420Layout,
     ) -> Result<(), MediaError> {
-        let mut stream = Stream {
-            out,
-            durations: BTreeMap::new(),
-            started: false,
-        };
+        let mut stream = Stream::new(out.clone(), 0);
         for frame in inbox {
-            let (Some(pts), Some(duration)) = (frame.pts(), frame.duration()) else {
-                return Err(MediaError::pipeline("x264", "a frame without its timing"));
-            };
-            let pts = offset(pts)?;
+            let (pts, duration) = timing(&frame)?;
             stream.durations.insert(pts, duration);
-            let map = frame
-                .map_readable()
-                .map_err(|e| MediaError::pipeline("x264", format!("mapping a frame: {e}")))?;
-            let picture = x264::Picture {
-                planes: [
-                    &map[..layout.u_offset],
-                    &map[layout.u_offset..layout.v_offset],
-                    &map[layout.v_offset..],
-                ],
-                strides: [layout.y_stride, layout.uv_stride, layout.uv_stride],
-            };
-            let packet = self.encoder.encode(picture, pts).map_err(failed)?;
+            let packet = encode(&mut self.encoder, &frame, layout, pts, false)?;
             if let Some(packet) = packet {
                 stream.push(packet)?;
             }
@@ -130,10 +112,44 @@ impl SoftwareEncoder {
         while let Some(packet) = self.encoder.flush().map_err(failed)? {
             stream.push(packet)?;
         }
-        out.end_of_stream()
-            .map_err(|e| MediaError::pipeline("x264", format!("end of stream: {e:?}")))?;
-        Ok(())
+        stream.end()
     }
+
+    /// The encoder itself, for a caller that runs it on a thread of its own.
+    pub(super) fn into_inner(self) -> x264::Encoder {
+        self.encoder
+    }
+}
+
+/// A frame's time in x264 (its PTS plus [`PTS_OFFSET`]) and its duration.
+pub(super) fn timing(frame: &gst::Buffer) -> Result<(i64, gst::ClockTime), MediaError> {
+    let (Some(pts), Some(duration)) = (frame.pts(), frame.duration()) else {
+        return Err(MediaError::pipeline("x264", "a frame without its timing"));
+    };
+    Ok((offset(pts)?, duration))
+}
+
+/// Hands `frame` to x264 at time `pts` (an IDR frame when `idr`); returns what came out.
+pub(super) fn encode<'e>(
+    encoder: &'e mut x264::Encoder,
+    frame: &gst::Buffer,
+    layout: I420Layout,
+    pts: i64,
+    idr: bool,
+) -> Result<Option<x264::Packet<'e>>, MediaError> {
+    let map = frame
+        .map_readable()
+        .map_err(|e| MediaError::pipeline("x264", format!("mapping a frame: {e}")))?;
+    let picture = x264::Picture {
+        planes: [
+            &map[..layout.u_offset],
+            &map[layout.u_offset..layout.v_offset],
+            &map[layout.v_offset..],
+        ],
+        strides: [layout.y_stride, layout.uv_stride, layout.uv_stride],
+        idr,
+    };
+    encoder.encode(picture, pts).map_err(failed)
 }
 
 /// x264's time for a frame at `pts`.
@@ -143,20 +159,44 @@ fn offset(pts: gst::ClockTime) -> Result<i64, MediaError> {
 }
 
 /// The encoded stream's way into the pipeline.
-struct Stream<'a> {
-    out: &'a gst_app::AppSrc,
+pub(super) struct Stream {
+    out: gst_app::AppSrc,
+    /// What x264's times stand above the stream's own: the stream's first frame went into x264
+    /// at `shift + PTS_OFFSET`.
+    shift: i64,
     /// The duration of each frame in x264, by its time there.
-    durations: BTreeMap<i64, gst::ClockTime>,
+    pub(super) durations: BTreeMap<i64, gst::ClockTime>,
     started: bool,
 }
 
-impl Stream<'_> {
+impl Stream {
+    pub(super) fn new(out: gst_app::AppSrc, shift: i64) -> Stream {
+        Stream {
+            out,
+            shift,
+            durations: BTreeMap::new(),
+            started: false,
+        }
+    }
+
+    /// What x264's times stand above the stream's own.
+    pub(super) fn shift(&self) -> i64 {
+        self.shift
+    }
+
+    /// Whether every frame that went into x264 for this stream has come out.
+    pub(super) fn drained(&self) -> bool {
+        self.durations.is_empty()
+    }
+
     /// Pushes one access unit with its timestamps, the first with the shifted segment.
-    fn push(&mut self, packet: x264::Packet<'_>) -> Result<(), MediaError> {
+    pub(super) fn push(&mut self, packet: x264::Packet<'_>) -> Result<(), MediaError> {
+        let shift = self.shift;
         let time = |t: i64| {
-            u64::try_from(t)
+            t.checked_sub(shift)
+                .and_then(|t| u64::try_from(t).ok())
                 .map(gst::ClockTime::from_nseconds)
-                .map_err(|_| MediaError::pipeline("x264", "a timestamp before the stream"))
+                .ok_or_else(|| MediaError::pipeline("x264", "a timestamp before the stream"))
         };
         let duration = self
             .durations
@@ -191,8 +231,16 @@ impl Stream<'_> {
         pushed.map_err(|e| MediaError::pipeline("x264", format!("push failed: {e:?}")))?;
         Ok(())
     }
+
+    /// Ends the stream: the muxer then writes its index and closes the file.
+    pub(super) fn end(&self) -> Result<(), MediaError> {
+        self.out
+            .end_of_stream()
+            .map(drop)
+            .map_err(|e| MediaError::pipeline("x264", format!("end of stream: {e:?}")))
+    }
 }
 
-fn failed(e: x264::Error) -> MediaError {
+pub(super) fn failed(e: x264::Error) -> MediaError {
     MediaError::pipeline("x264", e.to_string())
 }
