@@ -469,6 +469,19 @@ pub fn frame_digests(mp4: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The PSNR of the luma of each frame of `b` against the same frame of `a`, in dB (ffmpeg's
+/// `psnr` filter; infinite where the two are equal): how near two encodings of the same frames
+/// are.
+pub fn luma_psnr(a: &Path, b: &Path) -> Vec<f64> {
+    let inputs = ["-i".as_ref(), a.as_os_str(), "-i".as_ref(), b.as_os_str()];
+    let filter = ["-lavfi", "[0:v][1:v]psnr=stats_file=-", "-f", "null", "-"];
+    ffmpeg(&[&inputs[..], &filter.map(std::ffi::OsStr::new)[..]].concat())
+        .lines()
+        .filter_map(|l| l.split_whitespace().find_map(|f| f.strip_prefix("psnr_y:")))
+        .map(|v| v.parse().unwrap_or(f64::INFINITY))
+        .collect()
+}
+
 /// CPU seconds (user and system) process `pid` has used so far, from `/proc/{pid}/stat`.
 pub fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

@@ -230,9 +230,9 @@ fn keep_origin(core: &Core, topic: &str, old: &str, new: &str) -> Result<String,
 /// Re-renders `topics` (or, with `all`, every exported video) in the data dir of `cfg`,
 /// `jobs` videos at a time.
 ///
-/// One render leaves part of the cores idle (at each chunk's boundary the encoder drains on
-/// about one core, and the soundtrack is mixed beside the first chunks), so a batch fills
-/// them with a second video: on 2 cores, two at a time. Each render in flight holds its
+/// One render leaves part of the cores idle (x264's frame threads wait on each other, and at
+/// each scene's start the next scene resolves on one core), so a batch fills them with a
+/// second video: on 2 cores, two at a time. Each render in flight holds its
 /// own peak memory (about 280 MB).
 pub fn rerender(cfg: Config, all: bool, topics: Vec<String>, jobs: usize) -> Result<(), String> {
     if all != topics.is_empty() {

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reelsmith_tests::cluster::{Nats, S3, Worker, frame_digests, queue_env, tls_certificates};
+use reelsmith_tests::cluster::{
+    Nats, S3, Worker, frame_digests, luma_psnr, queue_env, tls_certificates,
+};
 use reelsmith_tests::{Daemon, Receiver, corrupt, script};
 use serde_json::json;
 
@@ -82,14 +84,25 @@ async fn three_workers_on_s3_render_the_frames_one_machine_renders() {
     assert_ne!(alone, farmed);
     // Every chunk had the same key: the same inputs, placement, next first frame and encoder.
     assert_eq!(farmed_keys, chunk_names(&chunks));
-    // The frames decode to the same pixels, frame for frame.
+    // The same pictures, frame for frame. Not the same bytes: the workers encode each chunk
+    // apart, one process keeps its encoder open from chunk to chunk, so x264's rate control
+    // differs. Two such encodings of a 150-word video were 46.9 dB apart at their worst frame;
+    // the same video one frame late fell to 17.5 dB (2026-12-02).
     let (farmed_frames, alone_frames) = (frame_digests(&farmed_copy), frame_digests(&alone));
     assert!(alone_frames.len() > 100, "{} frames", alone_frames.len());
     assert_eq!(farmed_frames.len(), alone_frames.len());
-    let differ: Vec<usize> = (0..alone_frames.len())
-        .filter(|&i| farmed_frames[i] != alone_frames[i])
+    let psnr = luma_psnr(&farmed_copy, &alone);
+    assert_eq!(psnr.len(), alone_frames.len());
+    let far: Vec<(usize, f64)> = psnr
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, db)| db < 35.0)
         .collect();
-    assert!(differ.is_empty(), "frames {differ:?} differ");
+    assert!(
+        far.is_empty(),
+        "frames (index, dB) beyond encoding noise: {far:?}"
+    );
 }
 
 /// The chunk files of a chunk folder (names carry the keys), sorted.

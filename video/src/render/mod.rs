@@ -41,12 +41,14 @@ pub use task::render as render_job;
 /// paged in); 4 MiB 258 / 257 / 266 MB, within 5 % of the default's speed. Elsewhere than glibc
 /// this does nothing.
 ///
-/// x264 allocates each of its frames (4–8 MB) afresh for every chunk, so at 4 MiB they are
-/// mapped and faulted in again 25 times in a 150-word render: about half the render's system
-/// time. 8 MiB with a 128 MiB trim threshold keeps them, and saved 1.0 s of 13.3 (1.9 CPU-s,
-/// median of 5, 2026-11-30), but the daemon's render peak (`scripts/bench_memory.py`) rose
-/// from 234 / 242 to 294 / 378 MB for 1- and 3-minute videos, past the 300 MB aim; 8 MiB with
-/// the default trim halved the system time but saved no wall time. (`mallopt` here overrides
+/// x264 allocates each of its frames (4–8 MB) when it opens, so at 4 MiB they are mapped and
+/// faulted in again for each encoder: with an encoder per chunk, 25 times in a 150-word render,
+/// about half the render's system time. 8 MiB with a 128 MiB trim threshold kept them, and
+/// saved 1.0 s of 13.3 (1.9 CPU-s, median of 5, 2026-11-30), but the daemon's render peak
+/// (`scripts/bench_memory.py`) rose from 234 / 242 to 294 / 378 MB for 1- and 3-minute videos,
+/// past the 300 MB aim; 8 MiB with the default trim halved the system time but saved no wall
+/// time. Since 2026-12-02 a walk keeps one encoder open across its chunks
+/// (`compositor::media::ChunkEncoder`), so its frames are mapped once per walk. (`mallopt` here overrides
 /// `GLIBC_TUNABLES`: try other values through this function, not the environment.)
 ///
 /// x264 already asks for transparent huge pages for its own large buffers (`x264_malloc`
@@ -86,8 +88,9 @@ pub fn give_back_free_memory() {
 /// finish and should take only the cores the render leaves idle.
 ///
 /// The soundtrack's mix (`sound::Mix::new`: its loudness passes, about 1 CPU-s of a 150-word
-/// video) runs this way beside the chunk walk, which keeps 2 cores only about 80 % busy
-/// between the x264 encoders' drains and the scenes' resolves. At the same priority it took
+/// video) runs this way beside the chunk walk, which kept 2 cores only about 80 % busy
+/// between the x264 encoders' drains and the scenes' resolves (with an encoder per chunk,
+/// until 2026-12-02). At the same priority it took
 /// its share from the encoders instead: end to end 9.58 s against 9.18 s at nice 19 (median
 /// of 4 alternated runs each, 2026-12-02, 2 cores; nice 10 gave 9.29 s), then 9.38 against
 /// 9.26 s and 9.50 against 9.27 s (4 and 5 runs), the 5-minute daemon render's peak memory

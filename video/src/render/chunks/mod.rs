@@ -4,10 +4,15 @@
 //! without re-encoding (`compositor::media::join_mp4`).
 //!
 //! A re-export after an edit encodes only the chunks whose keys changed; every other chunk is
-//! the same file, so its frames are bit-identical to a render from scratch. Scenes are visited
+//! the same file, so its frames are bit-identical to the render that made it. Scenes are visited
 //! last to first: a scene that fades into the next one needs that scene's first frame (its
 //! digest for the key, its pixels to render), which the previous step has just made. So each
 //! scene is resolved at most once, one at a time, and memory stays flat in the video's length.
+//! The chunks a walk lacks go through one x264 encoder kept open from chunk to chunk
+//! (`compositor::media::ChunkEncoder`): the next chunk's frames push the last one's out of
+//! x264's lookahead, where an encoder per chunk stalled on each chunk's drain. A chunk's
+//! pictures depend on its key alone; its bytes also on the chunks encoded before it in the
+//! walk (x264's rate control carries over), so any file under a key is a right one.
 //! With `render.lanes` above one, the scenes are cut into that many runs of about as many
 //! frames, each walked so on a thread of its own with an encoder of its own; a run that ends
 //! where a crossfade begins draws the next run's first frame itself.
@@ -21,8 +26,8 @@ use std::time::{Duration, Instant};
 
 use compositor::chunk::{SceneChunk, incoming_frame};
 use compositor::media::{
-    ChunkFile, EncodeSettings, FrameSource, encode_audio_from, encode_video, encoder_identity,
-    join_mp4,
+    ChunkEncoder, ChunkFile, EncodeSettings, FrameSource, encode_audio_from, encode_video,
+    encoder_identity, join_mp4,
 };
 use compositor::plan::{Transition, VideoPlan};
 use compositor::resolve::Timeline;
@@ -476,11 +481,22 @@ impl<'a> Walk<'a> {
         progress: &mut dyn FnMut(u64),
     ) -> Result<Vec<ChunkFile>, Failure> {
         let mut chunks = Vec::with_capacity(scenes.len());
+        // Opened at the first chunk the cache lacks; its files are all in place once finished.
+        let mut encoder = None;
         for scene in scenes.rev() {
             let incoming = if self.fades(scene) { next.take() } else { None };
-            let (chunk, first) = self.scene(scene, incoming, progress)?;
+            let (chunk, first) = self.scene(scene, incoming, &mut encoder, progress)?;
             chunks.extend(chunk);
             next = first;
+        }
+        if let Some(encoder) = encoder {
+            let started = Instant::now();
+            encoder.finish().map_err(encode_failed)?;
+            tracing::debug!(
+                topic = %self.render.doc.topic_id,
+                finish_ms = started.elapsed().as_millis(),
+                "chunks finished"
+            );
         }
         chunks.reverse();
         Ok(chunks)
@@ -490,15 +506,16 @@ impl<'a> Walk<'a> {
     /// its frames, its crossfade into the next scene included. Also its first frame, when the
     /// scene before fades into it.
     ///
-    /// One chunk per scene, not the crossfade apart: each chunk starts and drains an encoder,
-    /// which cost a 9-frame crossfade about 200 ms. Without its 12 crossfade chunks, a 13-scene
-    /// video's chunks took a median 0.4 s less (13 alternated pairs on 2 cores, 10.2–15.2 s),
-    /// and 0.6 s less system time. An edit that changes a scene's first frame now encodes the
-    /// scene before it again, not only that scene's 9 crossfading frames.
+    /// One chunk per scene, not the crossfade apart: when each chunk started and drained an
+    /// encoder of its own, that cost a 9-frame crossfade about 200 ms. Without its 12 crossfade
+    /// chunks, a 13-scene video's chunks took a median 0.4 s less (13 alternated pairs on 2
+    /// cores, 10.2–15.2 s), and 0.6 s less system time. An edit that changes a scene's first
+    /// frame now encodes the scene before it again, not only that scene's 9 crossfading frames.
     fn scene(
         &mut self,
         scene: usize,
         incoming: Option<FirstFrame>,
+        encoder: &mut Option<ChunkEncoder>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(Option<ChunkFile>, Option<FirstFrame>), Failure> {
         let frames = self.timeline.scene_frames(scene);
@@ -534,7 +551,7 @@ impl<'a> Walk<'a> {
                     (Some(_), None) => Some(incoming_frame(&self.resolve(scene + 1)?)),
                 };
                 let chunk = SceneChunk::new(self.timeline, scene, resolved, pixels.as_deref());
-                self.encode(&chunk, &part.path, progress)?;
+                self.encode(&chunk, &part.path, encoder, progress)?;
             }
             if !farmed {
                 self.done += part.frames.end - part.frames.start;
@@ -604,17 +621,19 @@ impl<'a> Walk<'a> {
 
     /// Scene `scene` resolved alone; a scene whose overlay does not resolve loses it.
     ///
-    /// Between two encodes, not during one: resolving scene `k - 1` while scene `k`'s encoder
-    /// drained its last frames (scene `k` handed back and dropped first) took a median 0.2 s (0.5 s
-    /// with scene `k` still held) off a 9–10 s walk of 13 scenes, but the daemon's render peak for
-    /// a 5-minute video (`bench_memory.py`) rose from 238–270 MB to 265–321 MB, past the 300 MB
+    /// After the scene before has handed all its frames over, not beside them. With an encoder
+    /// per chunk (until 2026-12-02), resolving scene `k - 1` while scene `k`'s encoder drained
+    /// its last frames (scene `k` handed back and dropped first) took a median 0.2 s (0.5 s with
+    /// scene `k` still held) off a 9–10 s walk of 13 scenes, but the daemon's render peak for a
+    /// 5-minute video (`bench_memory.py`) rose from 238–270 MB to 265–321 MB, past the 300 MB
     /// aim. Its first resolve grew the RSS by about 29 MB on a cold heap (41 MB while
     /// resolving), though a scene's layers hold about 10 MB (a 150-word video's: plate 4.5 MB,
-    /// its planar copy 3.3 MB, captions up to 1.5 MB): between encodes the resolve fits in what
-    /// the finished encoder freed, during one it comes on top.
-    /// `malloc_trim` brought the peak back to 247–261 MB but its system time cost the gain, and
-    /// waiting for the soundtrack to be made first still peaked at 264–317 MB (measured 2026-12-01,
-    /// alternated runs on 2 cores).
+    /// its planar copy 3.3 MB, captions up to 1.5 MB). `malloc_trim` brought the peak back to
+    /// 247–261 MB but its system time cost the gain, and waiting for the soundtrack to be made
+    /// first still peaked at 264–317 MB (measured 2026-12-01, alternated runs on 2 cores).
+    /// The kept encoder now holds its frames through each resolve, and there the same
+    /// 5-minute render peaked at 232–233 MB against 221–246 MB with encoders apart: x264's
+    /// frames are mapped once per walk instead of once per chunk.
     fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
         let started = Instant::now();
         let resolved = resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene);
@@ -627,24 +646,33 @@ impl<'a> Walk<'a> {
         resolved
     }
 
-    /// Encodes `chunk` to `path`, at half size when the render asks for it.
+    /// Encodes `chunk` to `path`, at half size when the render asks for it, with `encoder`
+    /// (opened here for the walk's first missing chunk): its file is in place once the
+    /// encoder is finished.
     fn encode(
         &mut self,
         chunk: &SceneChunk<'_>,
         path: &Path,
+        encoder: &mut Option<ChunkEncoder>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), Failure> {
         let half = HalfSize { inner: chunk };
         let frames: &dyn FrameSource = if self.render.half { &half } else { chunk };
         let base = self.done;
-        let settings = EncodeSettings {
-            serial_lookahead: self.beside_others,
-            ..self.render.encode.clone()
+        let encoder = match encoder {
+            Some(encoder) => encoder,
+            None => {
+                let settings = EncodeSettings {
+                    serial_lookahead: self.beside_others,
+                    ..self.render.encode.clone()
+                };
+                let opened = ChunkEncoder::open(&settings, self.timeline.fps());
+                encoder.insert(opened.map_err(encode_failed)?)
+            }
         };
-        let report = encode_video(frames, &settings, path, &mut |done, _| {
-            progress(base + done);
-        })
-        .map_err(encode_failed)?;
+        let report = encoder
+            .encode(frames, path, &mut |done, _| progress(base + done))
+            .map_err(encode_failed)?;
         let stages = &report.stages;
         tracing::debug!(
             topic = %self.render.doc.topic_id,
@@ -652,7 +680,6 @@ impl<'a> Walk<'a> {
             wall_ms = report.wall.as_millis(),
             render_cpu_ms = (stages.render + stages.convert).as_millis(),
             push_blocked_ms = stages.push.as_millis(),
-            finish_ms = stages.finish.as_millis(),
             "chunk encoded"
         );
         self.rendered += 1;
