@@ -633,7 +633,10 @@ impl<'a> Walk<'a> {
     /// first still peaked at 264–317 MB (measured 2026-12-01, alternated runs on 2 cores).
     /// The kept encoder now holds its frames through each resolve, and there the same
     /// 5-minute render peaked at 232–233 MB against 221–246 MB with encoders apart: x264's
-    /// frames are mapped once per walk instead of once per chunk.
+    /// frames are mapped once per walk instead of once per chunk. With it, resolving scene
+    /// `k - 1` on a thread of its own while scene `k` encoded saved nothing (a 150-word
+    /// script: median of 6 alternated runs 9.50 s against 9.55 s, 2026-12-02, 2 cores):
+    /// x264 is still at work on the frames it holds while the walk resolves.
     fn resolve(&self, scene: usize) -> Result<ResolvedVideo, Failure> {
         let started = Instant::now();
         let resolved = resolve_alone(&self.render.plan, &self.render.doc.topic_id, scene);
