@@ -52,7 +52,9 @@ pub(super) enum Message {
     Frame(gst::Buffer),
 }
 
-/// Where a chunk's encoded frames go.
+/// Where a chunk's encoded frames go. Dropped before its stream ended (the encoder failed,
+/// the renderer stopped handing over frames, or the x264 thread never saw it), it stops its
+/// muxer, which then leaves no file.
 pub(super) struct ChunkOut {
     stream: Stream,
     /// How many frames the chunk has, and how many of them went into x264 so far.
@@ -60,6 +62,7 @@ pub(super) struct ChunkOut {
     sent: u64,
     /// The chunk's muxer's bus, to stop it if the chunk cannot be finished.
     bus: gst::Bus,
+    ended: bool,
 }
 
 /// Encodes chunks one after another; see the module docs.
@@ -184,7 +187,8 @@ impl Kept {
             .ok_or_else(|| MediaError::pipeline("x264", "the encoder was finished"))?;
         let (chunk, muxing) = self.start_muxer(out, job.frame_count)?;
         if inbox.send(Message::Chunk(chunk)).is_err() {
-            // The thread is gone (its error comes out of `finish`); so is the chunk it never saw.
+            // The thread is gone (its error comes out of `finish`); the chunk it never saw was
+            // dropped with the message, which stopped its muxer.
             let _ = muxing.join();
             return Err(MediaError::pipeline("x264", "the encoder stopped"));
         }
@@ -253,6 +257,7 @@ impl Kept {
             frames,
             sent: 0,
             bus: bus.clone(),
+            ended: false,
         };
         let out = out.to_owned();
         let muxing = std::thread::Builder::new()
@@ -346,10 +351,24 @@ impl ChunkOut {
     fn complete(&self) -> bool {
         self.sent == self.frames && self.stream.drained()
     }
+
+    /// Ends the stream: its muxer writes its index, and its thread moves the file into place.
+    fn end(&mut self) -> Result<(), MediaError> {
+        self.stream.end()?;
+        self.ended = true;
+        Ok(())
+    }
 }
 
-/// The chunks whose streams are open, oldest first. Dropped with chunks still open (the
-/// encoder failed, or the renderer stopped handing over frames), it stops their muxers.
+impl Drop for ChunkOut {
+    fn drop(&mut self) {
+        if !self.ended {
+            post_stop(&self.bus);
+        }
+    }
+}
+
+/// The chunks whose streams are open, oldest first.
 struct Chunks(VecDeque<ChunkOut>);
 
 impl Chunks {
@@ -371,27 +390,18 @@ impl Chunks {
                     "a chunk's frame came out before the last chunk's were all out",
                 ));
             }
-            front.stream.end()?;
+            front.end()?;
             self.0.pop_front();
         }
     }
 
-    /// Ends the stream of every chunk whose frames all came out; the others stay open, for
-    /// `drop` to stop.
+    /// Ends the stream of every chunk whose frames all came out; the others are stopped when
+    /// dropped.
     fn end_complete(&mut self) -> Result<(), MediaError> {
-        while self.0.front().is_some_and(ChunkOut::complete) {
-            if let Some(chunk) = self.0.pop_front() {
-                chunk.stream.end()?;
-            }
+        while let Some(chunk) = self.0.front_mut().filter(|c| c.complete()) {
+            chunk.end()?;
+            self.0.pop_front();
         }
         Ok(())
-    }
-}
-
-impl Drop for Chunks {
-    fn drop(&mut self) {
-        for chunk in self.0.drain(..) {
-            post_stop(&chunk.bus);
-        }
     }
 }
